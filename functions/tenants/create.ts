@@ -1,0 +1,9 @@
+import * as tenants from '#shared/adapters/dynamo/tenants.ts';
+import { createTenant } from '#shared/domain/tenants/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { created } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('POST /api/tenants', async ({ body }) => {
+  const tenant = await createTenant(tenants, body);
+  return created({ tenant_id: tenant.tenant_id });
+});

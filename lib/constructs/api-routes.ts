@@ -1,0 +1,38 @@
+import { type HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Construct } from 'constructs';
+import { type RouteSpec, routeKeyParts } from '#shared/routes.ts';
+import { bindAccess, type SharedResources } from './access.ts';
+import { ServiceFunction } from './service-function.ts';
+
+export interface ApiRoutesProps {
+  api: HttpApi;
+  routes: [string, RouteSpec][];
+  resources: SharedResources;
+}
+
+/** One function and one API Gateway route per entry of the route table. */
+export class ApiRoutes extends Construct {
+  readonly functions: Record<string, ServiceFunction> = {};
+
+  constructor(scope: Construct, id: string, props: ApiRoutesProps) {
+    super(scope, id);
+    for (const [key, spec] of props.routes) {
+      const { method, path } = routeKeyParts(key);
+      const id = key.replace(/[^A-Za-z0-9]+/g, '-');
+      const fn = new ServiceFunction(this, id, {
+        entry: spec.entry,
+        description: `${key}: ${spec.summary}`,
+        memoryMb: spec.function?.memoryMb,
+        timeoutSeconds: spec.function?.timeoutSeconds,
+      });
+      bindAccess(fn, spec.access, props.resources);
+      new HttpRoute(this, `${id}-Route`, {
+        httpApi: props.api,
+        routeKey: HttpRouteKey.with(path, HttpMethod[method]),
+        integration: new HttpLambdaIntegration(`${id}-Integration`, fn),
+      });
+      this.functions[key] = fn;
+    }
+  }
+}

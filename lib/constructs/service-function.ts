@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
+
+export interface ServiceFunctionProps {
+  /** Handler module relative to the repository root, e.g. functions/tenants/list.ts. */
+  entry: string;
+  description: string;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+  environment?: Record<string, string>;
+  logRetention?: RetentionDays;
+}
+
+/**
+ * Every Tributary function: arm64, Node.js 22, ESM bundle built by the local esbuild (no Docker),
+ * minified with source maps, JSON logs into its own log group with a retention, and the AWS SDK
+ * taken from the runtime rather than bundled.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    super(scope, id, {
+      entry: path.join(repositoryRoot, props.entry),
+      handler: 'handler',
+      description: props.description.slice(0, 256),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMb ?? 512,
+      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      tracing: Tracing.ACTIVE,
+      projectRoot: repositoryRoot,
+      depsLockFilePath: path.join(repositoryRoot, 'package-lock.json'),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'tributary',
+        POWERTOOLS_METRICS_NAMESPACE: 'Tributary',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        externalModules: ['@aws-sdk/*'],
+        // ESM bundles of CommonJS dependencies still call require(); give them one.
+        banner:
+          "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
+        forceDockerBundling: false,
+      },
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { globalIndexes, keyAttributes, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
+import { type QueueName, queues } from '#shared/topology.ts';
+
+export interface StatefulStackProps extends StackProps {
+  /** RETAIN (default) keeps the table and bucket when the stack is deleted. */
+  removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * What outlives a deployment: the single table (built from the same key module the code uses),
+ * the queues from shared/topology.ts with their dead-letter queues, the platform bucket, and the
+ * bootstrap API key. Secure defaults throughout: encryption at rest, SSL only, no public access.
+ */
+export class StatefulStack extends Stack {
+  readonly table: Table;
+  readonly queues: Record<QueueName, Queue>;
+  readonly platformBucket: Bucket;
+  readonly bootstrapKey: Secret;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
+    super(scope, id, props);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: keyAttributes.partition, type: AttributeType.STRING },
+      sortKey: { name: keyAttributes.sort, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: ttlAttribute,
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+    for (const index of globalIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partition, type: AttributeType.STRING },
+        sortKey: { name: index.sort, type: AttributeType.STRING },
+      });
+    }
+
+    const created = {} as Record<QueueName, Queue>;
+    const ordered = (Object.keys(queues) as QueueName[]).sort(
+      (a, b) => Number(Boolean(queues[a].deadLetter)) - Number(Boolean(queues[b].deadLetter)),
+    );
+    for (const name of ordered) {
+      const spec = queues[name];
+      created[name] = new Queue(this, `Queue-${spec.name}`, {
+        fifo: spec.fifo || undefined,
+        visibilityTimeout: Duration.seconds(spec.visibilityTimeoutSeconds),
+        retentionPeriod: Duration.days(spec.retentionDays),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: spec.deadLetter
+          ? { queue: created[spec.deadLetter.queue], maxReceiveCount: spec.deadLetter.maxReceiveCount }
+          : undefined,
+      });
+    }
+    this.queues = created;
+
+    const accessLogs = new Bucket(this, 'AccessLogs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy,
+      autoDeleteObjects: false,
+    });
+
+    this.platformBucket = new Bucket(this, 'PlatformBucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: false,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'platform/',
+      lifecycleRules: [
+        // Claim checks outlive the ingest queue's retention and its dead-letter queue's, then go.
+        { prefix: 'claims/', expiration: Duration.days(15) },
+      ],
+      removalPolicy,
+    });
+
+    this.bootstrapKey = new Secret(this, 'BootstrapApiKey', {
+      description: 'Tributary bootstrap API key (PlatformAdmin). Read it once to create users and their keys.',
+      generateSecretString: {
+        // trb_key_ + 43 characters, the same shape as every other Tributary API key.
+        secretStringTemplate: JSON.stringify({}),
+        generateStringKey: 'random',
+        passwordLength: 43,
+        excludePunctuation: true,
+      },
+    });
+  }
+}

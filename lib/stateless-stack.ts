@@ -1,0 +1,122 @@
+import { CfnOutput, CustomResource, Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
+import { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import type { Construct } from 'constructs';
+import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
+import { consumers, schedules } from '#shared/topology.ts';
+import { bindAccess } from './constructs/access.ts';
+import { ApiRoutes } from './constructs/api-routes.ts';
+import { ServiceFunction } from './constructs/service-function.ts';
+import type { StatefulStack } from './stateful-stack.ts';
+
+export interface StatelessStackProps extends StackProps {
+  stateful: StatefulStack;
+  /** Steady-state requests per second for the whole API (API Gateway stage throttling). */
+  throttleRatePerSecond?: number;
+  throttleBurst?: number;
+}
+
+/**
+ * What a deployment replaces: the HTTP API with one function per route (grouped in one nested
+ * stack per area, which keeps every template far below CloudFormation's resource limit), the
+ * queue consumers, the schedules, and the custom resource that installs the bootstrap key.
+ */
+export class StatelessStack extends Stack {
+  readonly api: HttpApi;
+  readonly routeFunctions: Record<string, ServiceFunction> = {};
+  readonly consumerFunctions: Record<string, ServiceFunction> = {};
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const resources = {
+      table: props.stateful.table,
+      queues: props.stateful.queues,
+      platformBucket: props.stateful.platformBucket,
+    };
+
+    const notFound = new ServiceFunction(this, 'NotFound', {
+      entry: notFoundRoute.entry,
+      description: notFoundRoute.summary,
+    });
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Tributary management and ingest API',
+      defaultIntegration: new HttpLambdaIntegration('NotFoundIntegration', notFound),
+      createDefaultStage: false,
+    });
+    new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttleRatePerSecond ?? 1000, burstLimit: props.throttleBurst ?? 2000 },
+    });
+
+    const byArea = new Map<string, [string, RouteSpec][]>();
+    for (const [key, spec] of Object.entries(routes) as [string, RouteSpec][]) {
+      byArea.set(spec.tag, [...(byArea.get(spec.tag) ?? []), [key, spec]]);
+    }
+    for (const [area, areaRoutes] of byArea) {
+      const nested = new NestedStack(this, `${area}Routes`, { description: `Tributary ${area} routes` });
+      const built = new ApiRoutes(nested, 'Routes', { api: this.api, routes: areaRoutes, resources });
+      Object.assign(this.routeFunctions, built.functions);
+    }
+
+    for (const [name, consumer] of Object.entries(consumers)) {
+      const fn = new ServiceFunction(this, `Consumer-${name}`, {
+        entry: consumer.entry,
+        description: consumer.summary,
+        memoryMb: consumer.function.memoryMb,
+        timeoutSeconds: consumer.function.timeoutSeconds,
+      });
+      bindAccess(fn, consumer.access, resources);
+      fn.addEventSource(
+        new SqsEventSource(props.stateful.queues[consumer.queue], {
+          batchSize: consumer.batchSize,
+          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+          maxConcurrency: consumer.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
+      this.consumerFunctions[name] = fn;
+    }
+
+    for (const [name, schedule] of Object.entries(schedules)) {
+      const fn = new ServiceFunction(this, `Schedule-${name}`, {
+        entry: schedule.entry,
+        description: schedule.summary,
+        memoryMb: schedule.function?.memoryMb,
+        timeoutSeconds: schedule.function?.timeoutSeconds,
+      });
+      bindAccess(fn, schedule.access, resources);
+      new Rule(this, `Rule-${name}`, {
+        schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
+        targets: [new LambdaFunction(fn)],
+      });
+    }
+
+    const bootstrap = new ServiceFunction(this, 'BootstrapKeyInstaller', {
+      entry: 'functions/platform/install-bootstrap-key.ts',
+      description: 'Custom resource: makes the bootstrap secret a valid PlatformAdmin API key',
+      timeoutSeconds: 30,
+    });
+    bindAccess(bootstrap, { table: 'readWrite' }, resources);
+    props.stateful.bootstrapKey.grantRead(bootstrap);
+    props.stateful.bootstrapKey.grantWrite(bootstrap);
+    bootstrap.addEnvironment('BOOTSTRAP_KEY_SECRET_ARN', props.stateful.bootstrapKey.secretArn);
+    const provider = new Provider(this, 'BootstrapKeyProvider', { onEventHandler: bootstrap });
+    new CustomResource(this, 'BootstrapKey', {
+      serviceToken: provider.serviceToken,
+      // A new secret version (rotation by hand) is picked up by the next deploy.
+      properties: { SecretArn: props.stateful.bootstrapKey.secretArn },
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
+    new CfnOutput(this, 'BootstrapKeySecret', {
+      value: props.stateful.bootstrapKey.secretName,
+      description: 'aws secretsmanager get-secret-value --secret-id <this> --query SecretString --output text',
+    });
+  }
+}

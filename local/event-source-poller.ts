@@ -1,0 +1,215 @@
+/**
+ * Lambda's SQS event source mapping, locally. Each poller gathers a batch (up to the batch size,
+ * within the batching window, under Lambda's 6 MB invocation payload), invokes the consumer with an
+ * SQS event, and then does what Lambda does with the answer:
+ *   - success: deletes every record except those listed in batchItemFailures (ReportBatchItemFailures);
+ *   - a malformed failure list, an exception or a timeout: deletes nothing, the whole batch returns;
+ * Records that are not deleted reappear after the visibility timeout, and the queue's own redrive
+ * policy moves a record to the dead-letter queue on its fifth receive.
+ */
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | undefined>;
+
+export interface PollerOptions {
+  name: string;
+  entry: string;
+  queueUrl: string;
+  queueArn: string;
+  handler: SqsHandler;
+  batchSize: number;
+  batchingWindowSeconds: number;
+  timeoutSeconds: number;
+  concurrency: number;
+  /** Called with each invocation's outcome (used by logs and tests of the runtime). */
+  onInvocation?: (outcome: { records: number; failed: number; error?: Error }) => void;
+}
+
+const maxInvocationPayloadBytes = 6 * 1024 * 1024;
+/** How long an idle poller waits before asking an empty queue again. */
+const idlePauseMs = 100;
+
+function toRecord(message: Message, queueArn: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId as string,
+    receiptHandle: message.ReceiptHandle as string,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...(attributes.MessageGroupId ? { MessageGroupId: attributes.MessageGroupId } : {}),
+      ...(attributes.MessageDeduplicationId ? { MessageDeduplicationId: attributes.MessageDeduplicationId } : {}),
+      ...(attributes.SequenceNumber ? { SequenceNumber: attributes.SequenceNumber } : {}),
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        {
+          stringValue: value.StringValue,
+          binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined,
+          stringListValues: [],
+          binaryListValues: [],
+          dataType: value.DataType ?? 'String',
+        },
+      ]),
+    ),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+export interface Poller {
+  /** Stops gathering new batches and waits for invocations in flight. */
+  stop(): Promise<void>;
+  /** Makes the records this poller holds but did not delete visible again at once. */
+  release(): Promise<void>;
+}
+
+export function startPoller(sqs: SQSClient, options: PollerOptions): Poller {
+  let stopping = false;
+  /** Records received and not deleted, by message id: released on stop so a snapshot can take them. */
+  const held = new Map<string, string>();
+
+  async function gather(): Promise<Message[]> {
+    const batch: Message[] = [];
+    let bytes = 0;
+    // The window opens with the first record. Short polls with a pause when the queue is empty:
+    // the SQS stand-in holds a long poll for its whole wait even when messages are ready.
+    let windowEnds: number | null = null;
+    while (!stopping && batch.length < options.batchSize && bytes < maxInvocationPayloadBytes) {
+      const remainingMs = windowEnds === null ? idlePauseMs : windowEnds - Date.now();
+      if (remainingMs <= 0) break;
+      const result = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: Math.min(10, options.batchSize - batch.length),
+          WaitTimeSeconds: 0,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      const messages = result.Messages ?? [];
+      for (const message of messages) {
+        batch.push(message);
+        held.set(message.MessageId as string, message.ReceiptHandle as string);
+        bytes += Buffer.byteLength(message.Body ?? '');
+      }
+      if (batch.length > 0 && windowEnds === null) windowEnds = Date.now() + options.batchingWindowSeconds * 1000;
+      if (messages.length === 0)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(remainingMs, idlePauseMs)));
+    }
+    return batch;
+  }
+
+  async function deleteRecords(messages: Message[]): Promise<void> {
+    for (let i = 0; i < messages.length; i += 10) {
+      const chunk = messages.slice(i, i + 10);
+      const result = await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: chunk.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
+        }),
+      );
+      const failedIds = new Set((result.Failed ?? []).map((failure) => failure.Id));
+      chunk.forEach((message, index) => {
+        if (!failedIds.has(String(index))) held.delete(message.MessageId as string);
+      });
+    }
+  }
+
+  async function invoke(batch: Message[]): Promise<void> {
+    const records = batch.map((message) => toRecord(message, options.queueArn));
+    const context = lambdaContext(functionNameOf(options.entry), options.timeoutSeconds);
+    try {
+      const response = await withTimeout(
+        Promise.resolve(options.handler({ Records: records }, context)),
+        options.timeoutSeconds,
+        options.name,
+      );
+      const failures = response && 'batchItemFailures' in response ? response.batchItemFailures : [];
+      const ids = new Set(records.map((record) => record.messageId));
+      // Lambda treats a failure list naming an unknown or empty id as a failure of the whole batch.
+      if (failures.some((failure) => !failure.itemIdentifier || !ids.has(failure.itemIdentifier))) {
+        throw new Error('batchItemFailures names a record that is not in the batch');
+      }
+      const failed = new Set(failures.map((failure) => failure.itemIdentifier));
+      await deleteRecords(batch.filter((message) => !failed.has(message.MessageId as string)));
+      options.onInvocation?.({ records: records.length, failed: failed.size });
+    } catch (error) {
+      options.onInvocation?.({ records: records.length, failed: records.length, error: error as Error });
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      try {
+        const batch = await gather();
+        if (batch.length > 0) await invoke(batch);
+      } catch (error) {
+        if (stopping) break;
+        process.stderr.write(`poller ${options.name}: ${(error as Error).message}\n`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  const loops = Array.from({ length: options.concurrency }, () => loop());
+
+  return {
+    async stop() {
+      stopping = true;
+      await Promise.all(loops);
+    },
+    async release() {
+      await Promise.all(
+        [...held.values()].map((receiptHandle) =>
+          sqs
+            .send(
+              new ChangeMessageVisibilityCommand({
+                QueueUrl: options.queueUrl,
+                ReceiptHandle: receiptHandle,
+                VisibilityTimeout: 0,
+              }),
+            )
+            .catch(() => undefined),
+        ),
+      );
+      held.clear();
+    },
+  };
+}
+
+/** Messages still in a queue, visible or in flight. */
+export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const result = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  const attributes = result.Attributes ?? {};
+  return (
+    Number(attributes.ApproximateNumberOfMessages ?? 0) +
+    Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0)
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Creates what the CDK stateful stack creates on AWS, from the same declarations: the table from
+ * shared/adapters/dynamo/table-schema.ts, the queues from shared/topology.ts, and the buckets.
+ * Every step is idempotent, so a restart over an existing DATA_DIR keeps its state.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createTableInput, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
+import { issueToken, tokenPrefixes } from '#shared/domain/tokens.ts';
+import { type QueueName, queues } from '#shared/topology.ts';
+import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
+
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: localRegion, credentials: localCredentials });
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+export type QueueUrls = Record<QueueName, string>;
+
+/** Queue names carry a prefix so that several local stacks can share one SQS stand-in (the tests do). */
+export async function ensureQueues(
+  endpoint: string,
+  prefix: string,
+  visibilityTimeoutSeconds: number,
+): Promise<QueueUrls> {
+  const client = new SQSClient({ endpoint, region: localRegion, credentials: localCredentials });
+  const urls = {} as QueueUrls;
+  const physicalName = (name: QueueName) => `${prefix}${queues[name].name}${queues[name].fifo ? '.fifo' : ''}`;
+  // Dead-letter queues first: a redrive policy must name an existing queue.
+  const ordered = (Object.keys(queues) as QueueName[]).sort(
+    (a, b) => Number(Boolean(queues[a].deadLetter)) - Number(Boolean(queues[b].deadLetter)),
+  );
+  try {
+    for (const name of ordered) {
+      const spec = queues[name];
+      const attributes: Record<string, string> = {
+        VisibilityTimeout: String(visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(spec.retentionDays * 86400),
+      };
+      if (spec.fifo) attributes.FifoQueue = 'true';
+      if (spec.deadLetter) {
+        const dlqUrl = urls[spec.deadLetter.queue];
+        const arn = await client.send(
+          new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
+        );
+        attributes.RedrivePolicy = JSON.stringify({
+          deadLetterTargetArn: arn.Attributes?.QueueArn,
+          maxReceiveCount: spec.deadLetter.maxReceiveCount,
+        });
+      }
+      const created = await client.send(
+        new CreateQueueCommand({ QueueName: physicalName(name), Attributes: attributes }),
+      );
+      urls[name] = created.QueueUrl as string;
+    }
+    return urls;
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function ensureBuckets(endpoint: string, buckets: string[]): Promise<void> {
+  const client = new S3Client({
+    endpoint,
+    region: localRegion,
+    credentials: localCredentials,
+    forcePathStyle: true,
+  });
+  try {
+    for (const bucket of buckets) {
+      try {
+        await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        const name = (error as Error).name;
+        if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * The bootstrap key: ADMIN_API_KEY when set, otherwise the one generated at first start and kept
+ * in DATA_DIR (readable by its owner only).
+ */
+export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): { key: string; generated: boolean } {
+  if (fromEnv) {
+    if (!fromEnv.startsWith(tokenPrefixes.apiKey) || fromEnv.length < tokenPrefixes.apiKey.length + 32) {
+      throw new Error(
+        `ADMIN_API_KEY must start with "${tokenPrefixes.apiKey}" followed by at least 32 characters ` +
+          '(unset it to have one generated).',
+      );
+    }
+    return { key: fromEnv, generated: false };
+  }
+  const file = path.join(dataDir, 'admin-api-key');
+  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: false };
+  mkdirSync(dataDir, { recursive: true });
+  const { token } = issueToken('apiKey');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { key: token, generated: true };
+}
+
+export type { Endpoints };

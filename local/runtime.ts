@@ -1,0 +1,120 @@
+/**
+ * The service itself, locally: the HTTP front, one event-source poller per queue consumer and the
+ * schedules, all running the very handler modules the stack deploys. The stand-ins it talks to may
+ * run in the same process (npm start) or elsewhere (the tests start them once for every runtime).
+ */
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
+import { type Poller, queueDepth, type SqsHandler, startPoller } from './event-source-poller.ts';
+import { type HttpFront, startHttpFront } from './http-front.ts';
+import type { QueueUrls } from './provision.ts';
+import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
+import type { LocalSettings } from './settings.ts';
+import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
+
+export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The environment every handler reads, as the stack would set it on each function. */
+export function handlerEnvironment(
+  settings: LocalSettings,
+  endpoints: Endpoints,
+  queueUrls: QueueUrls,
+): Record<string, string> {
+  return {
+    AWS_REGION: localRegion,
+    AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    S3_FORCE_PATH_STYLE: 'true',
+    TABLE_NAME: settings.tableName,
+    PLATFORM_BUCKET: settings.platformBucket,
+    ...Object.fromEntries((Object.keys(queues) as QueueName[]).map((name) => [queues[name].envVar, queueUrls[name]])),
+    POWERTOOLS_SERVICE_NAME: 'tributary',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: settings.logLevel,
+  };
+}
+
+export interface Runtime {
+  url: string;
+  front: HttpFront;
+  /**
+   * Graceful stop: no new requests; pollers keep writing until the queues they consume are empty
+   * (or the drain timeout passes), then stop; schedules stop last.
+   */
+  stop(): Promise<{ undrained: number }>;
+}
+
+async function importHandler<T>(entry: string): Promise<T> {
+  const module = await import(pathToFileURL(path.join(repositoryRoot, entry)).href);
+  return module.handler as T;
+}
+
+export async function startRuntime(
+  settings: LocalSettings,
+  env: Record<string, string>,
+  queueUrls: QueueUrls,
+): Promise<Runtime> {
+  Object.assign(process.env, env);
+  const sqs = new SQSClient({ endpoint: env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials });
+
+  const front = await startHttpFront({ port: settings.port, host: settings.host, root: repositoryRoot });
+
+  const pollers: Poller[] = [];
+  for (const [name, consumer] of Object.entries(consumers)) {
+    const queueUrl = queueUrls[consumer.queue];
+    const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    pollers.push(
+      startPoller(sqs, {
+        name,
+        entry: consumer.entry,
+        queueUrl,
+        queueArn: arn.Attributes?.QueueArn ?? '',
+        handler: await importHandler<SqsHandler>(consumer.entry),
+        batchSize: consumer.batchSize,
+        batchingWindowSeconds: settings.batchWindowSeconds,
+        timeoutSeconds: consumer.function.timeoutSeconds,
+        concurrency: Math.min(settings.pollersPerConsumer, consumer.maxConcurrency),
+      }),
+    );
+  }
+
+  const running: Schedule[] = [];
+  for (const [name, schedule] of Object.entries(schedules)) {
+    running.push(
+      startSchedule({
+        name,
+        entry: schedule.entry,
+        handler: await importHandler<ScheduledHandler>(schedule.entry),
+        intervalSeconds: settings.scheduleSecondsOverride ?? schedule.everyMinutes * 60,
+        timeoutSeconds: schedule.function?.timeoutSeconds ?? 60,
+      }),
+    );
+  }
+
+  return {
+    url: front.url,
+    front,
+    async stop() {
+      await front.close();
+      const consumed = [...new Set(Object.values(consumers).map((consumer) => queueUrls[consumer.queue]))];
+      const deadline = Date.now() + settings.drainTimeoutSeconds * 1000;
+      let undrained = 0;
+      for (;;) {
+        const depths = await Promise.all(consumed.map((url) => queueDepth(sqs, url)));
+        undrained = depths.reduce((sum, depth) => sum + depth, 0);
+        if (undrained === 0 || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await Promise.all(pollers.map((poller) => poller.stop()));
+      await Promise.all(pollers.map((poller) => poller.release()));
+      await Promise.all(running.map((schedule) => schedule.stop()));
+      sqs.destroy();
+      return { undrained };
+    },
+  };
+}

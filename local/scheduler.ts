@@ -1,0 +1,54 @@
+/**
+ * EventBridge schedules, locally: each scheduled function runs every `everyMinutes` (or every
+ * LOCAL_SCHEDULE_SECONDS when set, so tests need not wait minutes), one run at a time.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts';
+
+export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+
+export interface Schedule {
+  stop(): Promise<void>;
+}
+
+export function startSchedule(options: {
+  name: string;
+  entry: string;
+  handler: ScheduledHandler;
+  intervalSeconds: number;
+  timeoutSeconds: number;
+}): Schedule {
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    const event: ScheduledEvent = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [`arn:aws:events:us-east-1:000000000000:rule/${options.name}`],
+      detail: {},
+    };
+    running = withTimeout(
+      options.handler(event, lambdaContext(functionNameOf(options.entry), options.timeoutSeconds)),
+      options.timeoutSeconds,
+      options.name,
+    )
+      .catch((error: Error) => process.stderr.write(`schedule ${options.name}: ${error.message}\n`))
+      .finally(() => {
+        busy = false;
+      });
+  }, options.intervalSeconds * 1000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

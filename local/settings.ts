@@ -1,0 +1,55 @@
+/**
+ * Local mode settings, all from the environment (README lists them). Defaults match the contract:
+ * PORT 3000, DynamoDB 8000, S3 4569, SQS 9324, state under .data/.
+ */
+import path from 'node:path';
+import { intEnv } from '#shared/config.ts';
+
+export interface LocalSettings {
+  port: number;
+  host: string;
+  dataDir: string;
+  dynamodbPort: number;
+  s3Port: number;
+  sqsPort: number;
+  buckets: string[];
+  tableName: string;
+  platformBucket: string;
+  batchWindowSeconds: number;
+  visibilityTimeoutSeconds: number;
+  /** How long a graceful stop waits for accepted envelopes to be written before it keeps them on disk. */
+  drainTimeoutSeconds: number;
+  /** Concurrent pollers per queue consumer (Lambda would scale these out). */
+  pollersPerConsumer: number;
+  /** Seconds between runs of scheduled functions (EventBridge rules on AWS). */
+  scheduleSecondsOverride: number | null;
+  logLevel: string;
+}
+
+export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSettings {
+  const list = (value: string | undefined, fallback: string[]) =>
+    value === undefined || value.trim() === ''
+      ? fallback
+      : value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
+  const schedule = env.LOCAL_SCHEDULE_SECONDS;
+  return {
+    port: intEnv('PORT', 3000),
+    host: env.HOST ?? '127.0.0.1',
+    dataDir: path.resolve(env.DATA_DIR ?? '.data'),
+    dynamodbPort: intEnv('LOCAL_DYNAMODB_PORT', 8000),
+    s3Port: intEnv('LOCAL_S3_PORT', 4569),
+    sqsPort: intEnv('LOCAL_SQS_PORT', 9324),
+    buckets: list(env.LOCAL_BUCKETS, ['demo-bucket']),
+    tableName: env.TABLE_NAME ?? 'tributary',
+    platformBucket: env.PLATFORM_BUCKET ?? 'tributary-platform',
+    batchWindowSeconds: intEnv('LOCAL_BATCH_WINDOW_SECONDS', 1),
+    visibilityTimeoutSeconds: intEnv('LOCAL_VISIBILITY_TIMEOUT_SECONDS', 10),
+    drainTimeoutSeconds: intEnv('LOCAL_DRAIN_TIMEOUT_SECONDS', 30),
+    pollersPerConsumer: intEnv('LOCAL_POLLERS_PER_CONSUMER', 2),
+    scheduleSecondsOverride: schedule ? Number(schedule) : null,
+    logLevel: env.LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+  };
+}

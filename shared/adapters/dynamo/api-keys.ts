@@ -1,0 +1,157 @@
+/**
+ * API keys. Two items per key, written together:
+ *   pk USER#<user_id>   sk API_KEY#<api_key_id>   the key as listed under its user (strongly consistent)
+ *   pk API_KEY#<sha256> sk API_KEY                the lookup that authentication reads
+ * The bootstrap key (ADMIN_API_KEY / the stack's secret) has only the lookup item, with user_id null,
+ * and a pointer item (pk BOOTSTRAP_KEY) naming its current hash so that a new bootstrap key retires the old.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '../../domain/errors.ts';
+import type { ApiKeyRecord } from '../../domain/identity/model.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
+
+export const apiKeyKeys = {
+  lookup: (hash: string) => ({ pk: `API_KEY#${hash}`, sk: 'API_KEY' }),
+  ofUser: (userId: string, apiKeyId: string) => ({ pk: `USER#${userId}`, sk: `API_KEY#${apiKeyId}` }),
+  userPartition: (userId: string) => `USER#${userId}`,
+  bootstrapPointer: { pk: 'BOOTSTRAP_KEY', sk: 'BOOTSTRAP_KEY' },
+};
+
+type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
+
+function toRecord(item: Record<string, unknown>): ApiKeyRecord {
+  return {
+    api_key_id: item.api_key_id as string,
+    user_id: (item.user_id as string | null) ?? null,
+    name: item.name as string,
+    prefix: item.prefix as string,
+    hash: item.hash as string,
+    created_at: item.created_at as string,
+    last_used_at: (item.last_used_at as string | null) ?? null,
+  };
+}
+
+export async function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: apiKeyKeys.lookup(hash), ConsistentRead: true }),
+  );
+  return result.Item ? toRecord(result.Item) : null;
+}
+
+export async function touchApiKey(key: ApiKeyRecord, now: Date): Promise<void> {
+  const at = now.toISOString();
+  const update = (Key: Record<string, string>) =>
+    db
+      .send(
+        new UpdateCommand({
+          TableName: table(),
+          Key,
+          UpdateExpression: 'SET last_used_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      )
+      .catch((error: unknown) => {
+        // A key revoked between authentication and this write: nothing to record.
+        if (!isConditionFailure(error)) throw error;
+      });
+  await Promise.all([
+    update(apiKeyKeys.lookup(key.hash)),
+    key.user_id ? update(apiKeyKeys.ofUser(key.user_id, key.api_key_id)) : Promise.resolve(),
+  ]);
+}
+
+export async function createApiKey(record: ApiKeyRecord & { user_id: string }): Promise<void> {
+  const item = (keys: { pk: string; sk: string }): StoredKey => ({ ...keys, entity: 'ApiKey', ...record });
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: table(), Item: item(apiKeyKeys.ofUser(record.user_id, record.api_key_id)) } },
+        {
+          Put: {
+            TableName: table(),
+            Item: item(apiKeyKeys.lookup(record.hash)),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    }),
+  );
+}
+
+export async function listApiKeysByUser(userId: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+  const result = await queryPage<Record<string, unknown>>(
+    { partition: apiKeyKeys.userPartition(userId), sortBeginsWith: 'API_KEY#' },
+    page,
+  );
+  return { items: result.items.map(toRecord), nextCursor: result.nextCursor };
+}
+
+export async function getApiKeyOfUser(userId: string, apiKeyId: string): Promise<ApiKeyRecord | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: apiKeyKeys.ofUser(userId, apiKeyId), ConsistentRead: true }),
+  );
+  return result.Item ? toRecord(result.Item) : null;
+}
+
+/** Removes both items at once: the key stops working on the next request. */
+export async function revokeApiKey(userId: string, apiKeyId: string): Promise<void> {
+  const key = await getApiKeyOfUser(userId, apiKeyId);
+  if (!key) throw notFound('API key');
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: table(),
+              Key: apiKeyKeys.ofUser(userId, apiKeyId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          { Delete: { TableName: table(), Key: apiKeyKeys.lookup(key.hash) } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isTransactionConflict(error)) throw notFound('API key');
+    throw error;
+  }
+}
+
+/**
+ * Makes `hash` the bootstrap key's hash, retiring a previous bootstrap key. Idempotent: the local
+ * runtime calls it at every start and the stack's custom resource at every deploy.
+ */
+export async function installBootstrapKey(hash: string, prefix: string, now = new Date()): Promise<void> {
+  const pointer = await db.send(
+    new GetCommand({ TableName: table(), Key: apiKeyKeys.bootstrapPointer, ConsistentRead: true }),
+  );
+  const previous = pointer.Item?.hash as string | undefined;
+  if (previous === hash) return;
+  const record: ApiKeyRecord = {
+    api_key_id: randomUUID(),
+    user_id: null,
+    name: 'bootstrap',
+    prefix,
+    hash,
+    created_at: now.toISOString(),
+    last_used_at: null,
+  };
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: table(), Item: { ...apiKeyKeys.lookup(hash), entity: 'ApiKey', ...record } } },
+        {
+          Put: {
+            TableName: table(),
+            Item: { ...apiKeyKeys.bootstrapPointer, entity: 'BootstrapKey', hash, updated_at: record.created_at },
+          },
+        },
+        ...(previous ? [{ Delete: { TableName: table(), Key: apiKeyKeys.lookup(previous) } }] : []),
+      ],
+    }),
+  );
+}

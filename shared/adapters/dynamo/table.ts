@@ -1,0 +1,116 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../config.ts';
+import { invalid } from '../../domain/errors.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { globalIndexes, type IndexName, keyAttributes } from './table-schema.ts';
+
+/** One document client per process; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB when set. */
+export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export const table = () => config.tableName();
+
+type Key = Record<string, string>;
+
+function keyNames(index?: IndexName): string[] {
+  if (!index) return [keyAttributes.partition, keyAttributes.sort];
+  const definition = globalIndexes.find((candidate) => candidate.name === index);
+  if (!definition) throw new Error(`Unknown index ${index}`);
+  return [keyAttributes.partition, keyAttributes.sort, definition.partition, definition.sort];
+}
+
+function encodeCursor(key: Key): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/**
+ * Cursors are opaque to clients but not trusted: a cursor must decode to a key of the very partition
+ * being listed, so a crafted cursor can neither reach another partition nor cause a 500.
+ */
+function decodeCursor(cursor: string, partitionAttribute: string, partitionValue: string, names: string[]): Key {
+  const fail = () => invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw fail();
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail();
+  const entries = Object.entries(parsed);
+  const valid =
+    entries.length === names.length &&
+    entries.every(([name, value]) => names.includes(name) && typeof value === 'string') &&
+    (parsed as Key)[partitionAttribute] === partitionValue;
+  if (!valid) throw fail();
+  return parsed as Key;
+}
+
+export interface QueryPageInput {
+  index?: IndexName;
+  partition: string;
+  sortBeginsWith?: string;
+  filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  newestFirst?: boolean;
+  consistent?: boolean;
+}
+
+/**
+ * One page of a partition, in sort-key order. With a filter, DynamoDB applies `Limit` before
+ * filtering, so this keeps reading (a bounded number of rounds) until the page is full.
+ */
+export async function queryPage<T>(input: QueryPageInput, page: PageRequest): Promise<Page<T>> {
+  const index = input.index ? globalIndexes.find((candidate) => candidate.name === input.index) : undefined;
+  const partitionAttribute = index ? index.partition : keyAttributes.partition;
+  const sortAttribute = index ? index.sort : keyAttributes.sort;
+  const names = keyNames(input.index);
+  let startKey = page.cursor ? decodeCursor(page.cursor, partitionAttribute, input.partition, names) : undefined;
+
+  const items: Record<string, unknown>[] = [];
+  const maxRounds = input.filter ? 10 : 1;
+  let lastEvaluated: Key | undefined;
+  for (let round = 0; round < maxRounds; round++) {
+    const request: QueryCommandInput = {
+      TableName: table(),
+      IndexName: input.index,
+      KeyConditionExpression: input.sortBeginsWith ? '#p = :p AND begins_with(#s, :s)' : '#p = :p',
+      ExpressionAttributeNames: {
+        '#p': partitionAttribute,
+        ...(input.sortBeginsWith ? { '#s': sortAttribute } : {}),
+        ...input.filter?.names,
+      },
+      ExpressionAttributeValues: {
+        ':p': input.partition,
+        ...(input.sortBeginsWith ? { ':s': input.sortBeginsWith } : {}),
+        ...input.filter?.values,
+      },
+      FilterExpression: input.filter?.expression,
+      ScanIndexForward: !input.newestFirst,
+      ConsistentRead: input.index ? undefined : (input.consistent ?? true),
+      ExclusiveStartKey: startKey,
+      Limit: page.limit + 1 - items.length,
+    };
+    const result = await db.send(new QueryCommand(request));
+    items.push(...((result.Items ?? []) as Record<string, unknown>[]));
+    lastEvaluated = result.LastEvaluatedKey as Key | undefined;
+    if (items.length > page.limit || !lastEvaluated) break;
+    startKey = lastEvaluated;
+  }
+
+  if (items.length > page.limit) {
+    const visible = items.slice(0, page.limit);
+    const last = visible[visible.length - 1] as Record<string, string>;
+    const key = Object.fromEntries(names.map((name) => [name, last[name] as string]));
+    return { items: visible as T[], nextCursor: encodeCursor(key) };
+  }
+  return { items: items as T[], nextCursor: lastEvaluated ? encodeCursor(lastEvaluated) : null };
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+export function isTransactionConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TransactionCanceledException';
+}

@@ -1,0 +1,76 @@
+/**
+ * Tenants.
+ *   pk TENANT#<tenant_id>   sk TENANT          the tenant   gsi1pk TENANTS  gsi1sk <created_at>#<tenant_id>
+ *   pk TENANT_SLUG#<slug>   sk TENANT_SLUG     the slug claim that makes slugs unique
+ */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { conflict } from '../../domain/errors.ts';
+import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Tenant } from '../../domain/tenants/model.ts';
+import { db, isTransactionConflict, queryPage, table } from './table.ts';
+
+export const tenantKeys = {
+  tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
+  slugClaim: (slug: string) => ({ pk: `TENANT_SLUG#${slug}`, sk: 'TENANT_SLUG' }),
+  all: 'TENANTS',
+  order: (tenant: Pick<Tenant, 'created_at' | 'tenant_id'>) => `${tenant.created_at}#${tenant.tenant_id}`,
+};
+
+export function toTenant(item: Record<string, unknown>): Tenant {
+  return {
+    tenant_id: item.tenant_id as string,
+    name: item.name as string,
+    slug: item.slug as string,
+    status: item.status as Tenant['status'],
+    sites: (item.sites as Tenant['sites']) ?? null,
+    default_object_store_id: (item.default_object_store_id as string | null) ?? null,
+    idp_org_id: (item.idp_org_id as string | null) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+export function tenantItem(tenant: Tenant) {
+  return {
+    ...tenantKeys.tenant(tenant.tenant_id),
+    entity: 'Tenant',
+    gsi1pk: tenantKeys.all,
+    gsi1sk: tenantKeys.order(tenant),
+    ...tenant,
+  };
+}
+
+export async function getTenant(tenantId: string): Promise<Tenant | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: tenantKeys.tenant(tenantId), ConsistentRead: true }),
+  );
+  return result.Item ? toTenant(result.Item) : null;
+}
+
+export async function listTenants(page: PageRequest): Promise<Page<Tenant>> {
+  const result = await queryPage<Record<string, unknown>>({ index: 'gsi1', partition: tenantKeys.all }, page);
+  return mapPage(result, toTenant);
+}
+
+/** The slug claim and the tenant are written in one transaction: two creators of one slug cannot both win. */
+export async function createTenant(tenant: Tenant): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: { ...tenantKeys.slugClaim(tenant.slug), entity: 'TenantSlug', tenant_id: tenant.tenant_id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Put: { TableName: table(), Item: tenantItem(tenant), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isTransactionConflict(error)) throw conflict(`A tenant with the slug "${tenant.slug}" already exists`);
+    throw error;
+  }
+}

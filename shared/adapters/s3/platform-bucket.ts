@@ -1,0 +1,15 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { config } from '../../config.ts';
+
+/**
+ * The platform's own bucket (claim checks, dead letters, job results). Checksums only when an API
+ * requires them: S3-compatible stores such as the local one corrupt streamed uploads that carry
+ * the SDK's default trailing checksums.
+ */
+export const platformS3 = new S3Client({
+  forcePathStyle: config.s3ForcePathStyle(),
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
+
+export const platformBucket = () => config.platformBucket();

@@ -1,0 +1,44 @@
+/**
+ * Environment configuration. Every value is read once, on first use, and a missing required
+ * value fails the cold start loudly instead of surfacing later as an obscure SDK error.
+ * The CDK stack sets these per function; the local runtime sets them for the whole process.
+ */
+
+function lazy<T>(read: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => {
+    if (value === undefined) value = { v: read() };
+    return value.v;
+  };
+}
+
+export function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`Environment variable ${name} is required but not set`);
+  }
+  return value;
+}
+
+export function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number, got "${raw}"`);
+  return value;
+}
+
+export function boolEnv(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw === 'true' || raw === '1';
+}
+
+export const config = {
+  tableName: lazy(() => requiredEnv('TABLE_NAME')),
+  platformBucket: lazy(() => requiredEnv('PLATFORM_BUCKET')),
+  /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */
+  s3ForcePathStyle: lazy(() => boolEnv('S3_FORCE_PATH_STYLE', false)),
+  queueUrl: (envName: string) => requiredEnv(envName),
+  serviceName: lazy(() => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary'),
+};

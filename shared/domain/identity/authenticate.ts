@@ -1,0 +1,55 @@
+import { unauthorized } from '../errors.ts';
+import type { Principal } from '../principal.ts';
+import { hashToken, sameHash, tokenPrefixes } from '../tokens.ts';
+import type { ApiKeyRecord, User } from './model.ts';
+
+export interface CredentialLookup {
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  getUser(userId: string): Promise<User | null>;
+  /** Records use, at most once a minute per key (a write on every request would be waste). */
+  touchApiKey(key: ApiKeyRecord, now: Date): Promise<void>;
+}
+
+const touchIntervalMs = 60_000;
+
+/**
+ * Resolve the caller of a management route from its X-API-Key header.
+ *
+ * Input: the header value. Output: the Principal, or 401 UNAUTHORIZED.
+ *  1. A missing or malformed key is refused without a lookup.
+ *  2. The key's SHA-256 is looked up (strongly consistent, no cache: a revoked key or a deactivated
+ *     user stops working on the very next request).
+ *  3. The bootstrap key (no user) is a PlatformAdmin; any other key acts with its user's current
+ *     role and tenant, and only while that user is Active.
+ */
+export async function authenticate(
+  deps: CredentialLookup,
+  apiKey: string | undefined,
+  now = new Date(),
+): Promise<Principal> {
+  if (!apiKey?.startsWith(tokenPrefixes.apiKey) || apiKey.length > 200) throw unauthorized();
+  const hash = hashToken(apiKey);
+  const key = await deps.findApiKeyByHash(hash);
+  if (!key || !sameHash(key.hash, hash)) throw unauthorized();
+
+  let principal: Principal;
+  if (key.user_id === null) {
+    principal = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: key.api_key_id };
+  } else {
+    const user = await deps.getUser(key.user_id);
+    if (user?.status !== 'Active') throw unauthorized();
+    principal =
+      user.role === 'PlatformAdmin'
+        ? { kind: 'platform', role: 'PlatformAdmin', userId: user.user_id, apiKeyId: key.api_key_id }
+        : {
+            kind: 'tenant',
+            role: user.role,
+            userId: user.user_id,
+            tenantId: user.tenant_id as string,
+            apiKeyId: key.api_key_id,
+          };
+  }
+  const lastUsed = key.last_used_at ? Date.parse(key.last_used_at) : 0;
+  if (now.getTime() - lastUsed > touchIntervalMs) await deps.touchApiKey(key, now);
+  return principal;
+}

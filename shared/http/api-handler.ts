@@ -1,0 +1,90 @@
+/**
+ * The handler pattern for HTTP routes. A route's handler file reads like a sentence:
+ *
+ *   export const handler = apiHandler('POST /api/tenants', async ({ principal, body }) =>
+ *     created(await createTenant(deps, principal, body)));
+ *
+ * Everything else happens here, once: the request id, structured logs, authentication, the
+ * permission check from the route table, strict parsing of params, query and body against the
+ * route's zod schemas, and one error edge that turns every failure into the contract's error body.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { findApiKeyByHash, touchApiKey } from '../adapters/dynamo/api-keys.ts';
+import { getUser } from '../adapters/dynamo/users.ts';
+import { authenticate } from '../domain/identity/authenticate.ts';
+import { type Principal, requirePermission } from '../domain/principal.ts';
+import { logger } from '../observability/logger.ts';
+import { type RouteKey, type RouteSpec, routes } from '../routes.ts';
+import { header, parseJsonBody, parseWith } from './request.ts';
+import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
+
+type Route<K extends RouteKey> = (typeof routes)[K];
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface ApiRequest<K extends RouteKey> {
+  principal: Route<K>['auth'] extends 'apiKey' ? Principal : null;
+  params: Route<K> extends { params: infer S } ? Parsed<S> : Record<string, string>;
+  query: Route<K> extends { query: infer S } ? Parsed<S> : undefined;
+  body: Route<K> extends { body: infer S } ? Parsed<S> : undefined;
+  event: APIGatewayProxyEventV2;
+  requestId: string;
+}
+
+type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const credentials = { findApiKeyByHash, getUser, touchApiKey };
+
+export function requestIdOf(event: APIGatewayProxyEventV2): string {
+  return event.requestContext?.requestId ?? 'unknown';
+}
+
+/**
+ * The edge every HTTP function shares: logger context, one access log line per request, and the
+ * error body for every failure. The handler is the last thing attached.
+ */
+export function httpEdge(routeKey: string, inner: LambdaHandler): LambdaHandler {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use({
+      before: (request) => {
+        logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
+      },
+      after: (request) => {
+        logger.info('request', { status: request.response?.statusCode });
+      },
+      onError: (request) => {
+        request.response = errorResult(request.error, requestIdOf(request.event));
+        logger.info('request', { status: request.response.statusCode });
+      },
+    })
+    .handler(inner) as unknown as LambdaHandler;
+}
+
+export function apiHandler<K extends RouteKey>(
+  routeKey: K,
+  handle: (request: ApiRequest<K>) => Promise<HttpResult>,
+): LambdaHandler {
+  const route: RouteSpec = routes[routeKey];
+  return httpEdge(routeKey, async (event) => {
+    const requestId = requestIdOf(event);
+    let principal: Principal | null = null;
+    if (route.auth === 'apiKey') {
+      principal = await authenticate(credentials, header(event, 'x-api-key'));
+      logger.appendKeys({
+        principal_role: principal.role,
+        ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
+      });
+      if (route.permission) requirePermission(principal, route.permission);
+    }
+    const params = route.params
+      ? parseWith(route.params, event.pathParameters ?? {}, 'path')
+      : (event.pathParameters ?? {});
+    const query = route.query ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string') : undefined;
+    const body = parseJsonBody(event, route.body);
+    const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<K>);
+    return toApiGatewayResult(result, requestId);
+  });
+}

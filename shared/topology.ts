@@ -1,0 +1,77 @@
+/**
+ * Queues, queue consumers and schedules: everything asynchronous, in one place. The CDK stacks and
+ * the local runtime both read this module, so a queue or a consumer is declared nowhere else.
+ */
+
+export type QueueName = 'ingest' | 'ingestDeadLetter';
+
+export interface QueueSpec {
+  /** The environment variable that carries the queue URL to functions that use it. */
+  envVar: string;
+  /** Physical name suffix (the stack prefixes it; the local runtime uses it as is). */
+  name: string;
+  fifo: boolean;
+  /** Seconds; at least six times the consumer's timeout (AWS guidance for Lambda event sources). */
+  visibilityTimeoutSeconds: number;
+  retentionDays: number;
+  deadLetter?: { queue: QueueName; maxReceiveCount: number };
+}
+
+/** What a function may touch. The stack turns it into IAM grants and environment variables. */
+export interface Access {
+  table?: 'read' | 'readWrite';
+  queues?: Partial<Record<QueueName, 'send' | 'consume' | 'inspect'>>;
+  platformBucket?: 'read' | 'readWrite';
+  /** Reads and writes tenants' own object stores (their buckets, with their credentials or role). */
+  tenantStores?: boolean;
+}
+
+export interface FunctionSettings {
+  memoryMb?: number;
+  timeoutSeconds?: number;
+}
+
+export interface ConsumerSpec {
+  queue: QueueName;
+  entry: string;
+  summary: string;
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  /** Upper bound on concurrent invocations (Lambda's maximum concurrency for SQS sources, ≥ 2). */
+  maxConcurrency: number;
+  access: Access;
+  function: Required<FunctionSettings>;
+}
+
+export interface ScheduleSpec {
+  entry: string;
+  summary: string;
+  everyMinutes: number;
+  access: Access;
+  function?: FunctionSettings;
+}
+
+/** Maximum receives before a message moves to its dead-letter queue (specification: five attempts). */
+export const maxReceiveCount = 5;
+
+export const queues: Record<QueueName, QueueSpec> = {
+  ingest: {
+    envVar: 'INGEST_QUEUE_URL',
+    name: 'ingest',
+    fifo: false,
+    visibilityTimeoutSeconds: 6 * 120,
+    retentionDays: 4,
+    deadLetter: { queue: 'ingestDeadLetter', maxReceiveCount },
+  },
+  ingestDeadLetter: {
+    envVar: 'INGEST_DLQ_URL',
+    name: 'ingest-dlq',
+    fifo: false,
+    visibilityTimeoutSeconds: 6 * 60,
+    retentionDays: 14,
+  },
+};
+
+export const consumers: Record<string, ConsumerSpec> = {};
+
+export const schedules: Record<string, ScheduleSpec> = {};

@@ -1,0 +1,122 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '#shared/routes.ts';
+import { consumers, queues } from '#shared/topology.ts';
+import { synthesizeApp } from './app.ts';
+
+let synthesized: ReturnType<typeof synthesizeApp>;
+beforeAll(() => {
+  synthesized = synthesizeApp();
+});
+
+describe('the stateful stack', () => {
+  it('builds the table from the key module: pk/sk and the generic GSIs, TTL, encryption, PITR', () => {
+    synthesized.statefulTemplate.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: 'gsi1',
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+        }),
+        Match.objectLike({
+          IndexName: 'gsi2',
+          KeySchema: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+        }),
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('gives the ingest queue a dead-letter queue after five receives', () => {
+    synthesized.statefulTemplate.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+      VisibilityTimeout: queues.ingest.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('keeps each queue visibility timeout at least six times the timeout of its consumer', () => {
+    for (const consumer of Object.values(consumers)) {
+      expect(queues[consumer.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
+        6 * consumer.function.timeoutSeconds,
+      );
+    }
+  });
+
+  it('keeps the platform bucket private, encrypted and SSL-only', () => {
+    synthesized.statefulTemplate.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: Match.objectLike({}),
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'platform/' }),
+    });
+    synthesized.statefulTemplate.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('the stateless stack', () => {
+  it('creates one function and one API route per entry of the route table', () => {
+    const routeKeys = synthesized.nestedTemplates.flatMap((template) =>
+      Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map(
+        (route) => route.Properties.RouteKey as string,
+      ),
+    );
+    expect(routeKeys.sort()).toEqual(Object.keys(routes).sort());
+    const functionsInNested = synthesized.nestedTemplates.reduce(
+      (sum, template) => sum + Object.keys(template.findResources('AWS::Lambda::Function')).length,
+      0,
+    );
+    expect(functionsInNested).toBe(Object.keys(routes).length);
+  });
+
+  it('sends unmatched requests to the not-found function', () => {
+    synthesized.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
+  });
+
+  it('runs every function on arm64 and Node.js 22 with a log group that expires', () => {
+    for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates]) {
+      for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+        const properties = fn.Properties as Record<string, unknown>;
+        // The custom-resource framework's own function is the provider's, not ours.
+        if (String(properties.Description ?? '').startsWith('AWS CDK resource provider framework')) continue;
+        expect(properties.Architectures).toEqual(['arm64']);
+        expect(properties.Runtime).toBe('nodejs22.x');
+      }
+      for (const group of Object.values(template.findResources('AWS::Logs::LogGroup'))) {
+        expect((group.Properties as { RetentionInDays?: number }).RetentionInDays).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('keeps every template well below the CloudFormation limit of 500 resources', () => {
+    for (const template of [
+      synthesized.statefulTemplate,
+      synthesized.statelessTemplate,
+      ...synthesized.nestedTemplates,
+    ]) {
+      expect(Object.keys(template.toJSON().Resources).length).toBeLessThan(400);
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { type Poller, startPoller } from '../../local/event-source-poller.ts';
+
+const env = inject('runtimeEnv');
+const sqs = new SQSClient({
+  endpoint: env.AWS_ENDPOINT_URL_SQS,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+});
+
+async function queuePair(visibilityTimeout = 1) {
+  const name = `poller-${randomUUID().slice(0, 8)}`;
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
+  const dlqArn = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const main = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: String(visibilityTimeout),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn.Attributes?.QueueArn, maxReceiveCount: 5 }),
+      },
+    }),
+  );
+  return { url: main.QueueUrl as string, dlqUrl: dlq.QueueUrl as string };
+}
+
+async function send(url: string, bodies: string[]) {
+  for (let i = 0; i < bodies.length; i += 10) {
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: bodies.slice(i, i + 10).map((body, index) => ({ Id: String(index), MessageBody: body })),
+      }),
+    );
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function drainAll(url: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (;;) {
+    const result = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
+    if (!result.Messages?.length) return bodies;
+    bodies.push(...result.Messages.map((message) => message.Body ?? ''));
+  }
+}
+
+let poller: Poller | undefined;
+afterEach(async () => {
+  await poller?.stop();
+  poller = undefined;
+});
+
+function start(
+  url: string,
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>,
+  extra: { batchSize?: number; window?: number; timeout?: number } = {},
+) {
+  poller = startPoller(sqs, {
+    name: 'test',
+    entry: 'functions/test.ts',
+    queueUrl: url,
+    queueArn: 'arn:aws:sqs:us-east-1:000000000000:test',
+    handler,
+    batchSize: extra.batchSize ?? 10,
+    batchingWindowSeconds: extra.window ?? 0,
+    timeoutSeconds: extra.timeout ?? 10,
+    concurrency: 1,
+  });
+}
+
+describe('the local event-source poller', () => {
+  it('gathers batches up to the batch size within the window and deletes what succeeded', async () => {
+    const { url } = await queuePair();
+    await send(
+      url,
+      Array.from({ length: 25 }, (_, i) => `m${i}`),
+    );
+    const sizes: number[] = [];
+    const seen = new Set<string>();
+    start(
+      url,
+      async (event) => {
+        sizes.push(event.Records.length);
+        for (const record of event.Records) seen.add(record.body);
+        return { batchItemFailures: [] };
+      },
+      { batchSize: 12, window: 1 },
+    );
+    await until(() => seen.size === 25);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(12);
+    expect(sizes[0]).toBe(12);
+    await poller?.stop();
+    poller = undefined;
+    expect(await drainAll(url)).toEqual([]);
+  });
+
+  it('redelivers only the records listed in batchItemFailures, with a higher receive count', async () => {
+    const { url } = await queuePair();
+    await send(url, ['keep', 'retry']);
+    const deliveries: { body: string; receiveCount: string }[] = [];
+    start(url, async (event) => {
+      for (const record of event.Records)
+        deliveries.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
+      const retry = event.Records.find(
+        (record) => record.body === 'retry' && record.attributes.ApproximateReceiveCount === '1',
+      );
+      return { batchItemFailures: retry ? [{ itemIdentifier: retry.messageId }] : [] };
+    });
+    await until(() => deliveries.filter((delivery) => delivery.body === 'retry').length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(deliveries.filter((delivery) => delivery.body === 'keep')).toHaveLength(1);
+    expect(deliveries.filter((delivery) => delivery.body === 'retry').map((delivery) => delivery.receiveCount)).toEqual(
+      ['1', '2'],
+    );
+  });
+
+  it('moves a record that fails five times to the dead-letter queue, body intact', async () => {
+    const { url, dlqUrl } = await queuePair();
+    const body = JSON.stringify({ poison: randomUUID() });
+    await send(url, [body]);
+    let attempts = 0;
+    start(url, async (event) => {
+      attempts += event.Records.length;
+      return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
+    });
+    await until(() => attempts >= 5, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(attempts).toBe(5);
+    expect(await drainAll(dlqUrl)).toEqual([body]);
+  });
+
+  it('returns the whole batch when the handler throws, times out, or names an unknown record', async () => {
+    for (const failure of ['throw', 'timeout', 'unknown-id'] as const) {
+      const { url } = await queuePair();
+      await send(url, ['a', 'b']);
+      let invocations = 0;
+      const bodiesPerInvocation: string[][] = [];
+      start(
+        url,
+        async (event) => {
+          invocations++;
+          bodiesPerInvocation.push(event.Records.map((record) => record.body).sort());
+          if (invocations === 1) {
+            if (failure === 'throw') throw new Error('boom');
+            if (failure === 'timeout') await new Promise((resolve) => setTimeout(resolve, 3000));
+            if (failure === 'unknown-id') return { batchItemFailures: [{ itemIdentifier: 'not-in-batch' }] };
+          }
+          return { batchItemFailures: [] };
+        },
+        { timeout: 1 },
+      );
+      await until(() => bodiesPerInvocation.flat().length >= 4, 20_000);
+      await poller?.stop();
+      poller = undefined;
+      expect({ failure, redelivered: bodiesPerInvocation.flat().sort() }).toEqual({
+        failure,
+        redelivered: ['a', 'a', 'b', 'b'],
+      });
+    }
+  });
+});

@@ -1,0 +1,55 @@
+/** A small HTTP client for the integration suite: every call goes through the real local front. */
+import { inject } from 'vitest';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  headers?: Record<string, string>;
+  /** A JSON value, or raw bytes/text sent as is. */
+  json?: unknown;
+  raw?: string | Uint8Array;
+}
+
+/** Every response body the suite sees, so that a test can scan them all for secrets. */
+export const seenBodies: string[] = [];
+
+export function apiClient(baseUrl = inject('baseUrl'), defaultKey: string | null = inject('adminKey')) {
+  async function call<T = unknown>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? defaultKey : options.key;
+    if (key) headers['x-api-key'] = key;
+    let body: string | Uint8Array | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.raw !== undefined) {
+      body = options.raw;
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    seenBodies.push(text);
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+  return {
+    baseUrl,
+    get: <T = unknown>(path: string, options?: RequestOptions) => call<T>('GET', path, options),
+    post: <T = unknown>(path: string, options?: RequestOptions) => call<T>('POST', path, options),
+    put: <T = unknown>(path: string, options?: RequestOptions) => call<T>('PUT', path, options),
+    delete: <T = unknown>(path: string, options?: RequestOptions) => call<T>('DELETE', path, options),
+    call,
+  };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;

@@ -1,0 +1,61 @@
+/**
+ * Integration tests run against the real thing: the stand-ins (DynamoDB Local, S3, SQS) started
+ * once here, and the service started as `npm start` would, in a child process. Every test file
+ * creates its own tenants, so files can run side by side on the same service.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { issueToken } from '#shared/domain/tokens.ts';
+import { type StandIns, startStandIns } from '../../local/stand-ins.ts';
+import { freePort } from './ports.ts';
+import { type RuntimeProcess, startRuntimeProcess } from './runtime-process.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    adminKey: string;
+    /** The environment a second runtime process needs to join the same stand-ins. */
+    runtimeEnv: Record<string, string>;
+  }
+}
+
+let standIns: StandIns | undefined;
+let runtime: RuntimeProcess | undefined;
+let dataDir: string | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-test-'));
+  standIns = await startStandIns({
+    dataDir,
+    dynamodbPort: await freePort(),
+    s3Port: await freePort(),
+    sqsPort: await freePort(),
+  });
+  const adminKey = issueToken('apiKey').token;
+  const runtimeEnv: Record<string, string> = {
+    AWS_ENDPOINT_URL_DYNAMODB: standIns.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: standIns.endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: standIns.endpoints.sqs,
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: adminKey,
+    LOCAL_BATCH_WINDOW_SECONDS: '1',
+    LOCAL_VISIBILITY_TIMEOUT_SECONDS: '2',
+    LOCAL_DRAIN_TIMEOUT_SECONDS: '20',
+    LOG_LEVEL: 'WARN',
+  };
+  runtime = await startRuntimeProcess(runtimeEnv);
+  project.provide('baseUrl', runtime.url);
+  project.provide('adminKey', adminKey);
+  project.provide('runtimeEnv', runtimeEnv);
+}
+
+export async function teardown(): Promise<void> {
+  if (runtime) {
+    const code = await runtime.stop();
+    if (code !== 0) process.stderr.write(`runtime exited with ${code}:\n${runtime.output()}\n`);
+  }
+  await standIns?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}
