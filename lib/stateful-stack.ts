@@ -22,6 +22,7 @@ export class StatefulStack extends Stack {
   readonly queues: Record<QueueName, Queue>;
   readonly platformBucket: Bucket;
   readonly bootstrapKey: Secret;
+  readonly secretsKey: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
@@ -97,6 +98,12 @@ export class StatefulStack extends Stack {
         passwordLength: 43,
         excludePunctuation: true,
       },
+    });
+
+    this.secretsKey = new Secret(this, 'SecretsKey', {
+      description: 'Tributary key material that seals stored secrets (object store options, signing secrets)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
     });
   }
 }

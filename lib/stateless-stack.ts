@@ -18,6 +18,8 @@ export interface StatelessStackProps extends StackProps {
   /** Steady-state requests per second for the whole API (API Gateway stage throttling). */
   throttleRatePerSecond?: number;
   throttleBurst?: number;
+  /** The dashboard tool that receives each tenant's read-only credential (none: provisioning fails with a reason). */
+  dashboardUrl?: string;
 }
 
 /**
@@ -36,6 +38,7 @@ export class StatelessStack extends Stack {
       table: props.stateful.table,
       queues: props.stateful.queues,
       platformBucket: props.stateful.platformBucket,
+      secretsKey: props.stateful.secretsKey,
     };
 
     const notFound = new ServiceFunction(this, 'NotFound', {
@@ -72,6 +75,8 @@ export class StatelessStack extends Stack {
         timeoutSeconds: consumer.function.timeoutSeconds,
       });
       bindAccess(fn, consumer.access, resources);
+      if (name === 'dashboard-provisioner' && props.dashboardUrl)
+        fn.addEnvironment('DASHBOARD_URL', props.dashboardUrl);
       fn.addEventSource(
         new SqsEventSource(props.stateful.queues[consumer.queue], {
           batchSize: consumer.batchSize,

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { displayPrefix, hashToken } from '#shared/domain/tokens.ts';
-import { ensureBuckets, ensureQueues, ensureTable, resolveAdminKey } from './provision.ts';
+import { ensureBuckets, ensureQueues, ensureTable, resolveAdminKey, resolveSecretsKey } from './provision.ts';
 import { restoreQueues, saveQueues } from './queue-snapshot.ts';
 import { handlerEnvironment, startRuntime } from './runtime.ts';
 import { readLocalSettings } from './settings.ts';
@@ -53,7 +53,10 @@ async function main(): Promise<void> {
     settings.visibilityTimeoutSeconds,
   );
   await ensureBuckets(endpoints.s3, [settings.platformBucket, ...settings.buckets]);
-  const env = handlerEnvironment(settings, endpoints, queueUrls);
+  const env = {
+    ...handlerEnvironment(settings, endpoints, queueUrls),
+    SECRETS_KEY: resolveSecretsKey(settings.dataDir, process.env.SECRETS_KEY),
+  };
   Object.assign(process.env, env);
 
   const admin = resolveAdminKey(settings.dataDir, process.env.ADMIN_API_KEY);

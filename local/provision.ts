@@ -3,6 +3,7 @@
  * shared/adapters/dynamo/table-schema.ts, the queues from shared/topology.ts, and the buckets.
  * Every step is idempotent, so a restart over an existing DATA_DIR keeps its state.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -121,6 +122,21 @@ export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): {
   const { token } = issueToken('apiKey');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { key: token, generated: true };
+}
+
+/**
+ * The key material that seals stored secrets (object store options, signing secrets): SECRETS_KEY
+ * when set, otherwise generated at first start and kept in DATA_DIR. Losing it makes those
+ * secrets unreadable, so it lives next to the data it protects.
+ */
+export function resolveSecretsKey(dataDir: string, fromEnv: string | undefined): string {
+  if (fromEnv) return fromEnv;
+  const file = path.join(dataDir, 'secrets-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 export type { Endpoints };

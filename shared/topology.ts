@@ -3,7 +3,7 @@
  * the local runtime both read this module, so a queue or a consumer is declared nowhere else.
  */
 
-export type QueueName = 'ingest' | 'ingestDeadLetter';
+export type QueueName = 'ingest' | 'ingestDeadLetter' | 'dashboard' | 'dashboardDeadLetter';
 
 export interface QueueSpec {
   /** The environment variable that carries the queue URL to functions that use it. */
@@ -24,6 +24,8 @@ export interface Access {
   platformBucket?: 'read' | 'readWrite';
   /** Reads and writes tenants' own object stores (their buckets, with their credentials or role). */
   tenantStores?: boolean;
+  /** Seals and opens stored secrets (object store options, signing secrets, credentials). */
+  secretsKey?: boolean;
 }
 
 export interface FunctionSettings {
@@ -70,8 +72,34 @@ export const queues: Record<QueueName, QueueSpec> = {
     visibilityTimeoutSeconds: 6 * 60,
     retentionDays: 14,
   },
+  dashboard: {
+    envVar: 'DASHBOARD_QUEUE_URL',
+    name: 'dashboard',
+    fifo: false,
+    visibilityTimeoutSeconds: 6 * 30,
+    retentionDays: 4,
+    deadLetter: { queue: 'dashboardDeadLetter', maxReceiveCount },
+  },
+  dashboardDeadLetter: {
+    envVar: 'DASHBOARD_DLQ_URL',
+    name: 'dashboard-dlq',
+    fifo: false,
+    visibilityTimeoutSeconds: 6 * 30,
+    retentionDays: 14,
+  },
 };
 
-export const consumers: Record<string, ConsumerSpec> = {};
+export const consumers: Record<string, ConsumerSpec> = {
+  'dashboard-provisioner': {
+    queue: 'dashboard',
+    entry: 'functions/tenants/provision-dashboard.ts',
+    summary: "Hands a tenant's read-only credential to the dashboard tool (DASHBOARD_URL) and records the outcome",
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    maxConcurrency: 2,
+    access: { table: 'readWrite', secretsKey: true },
+    function: { memoryMb: 256, timeoutSeconds: 30 },
+  },
+};
 
 export const schedules: Record<string, ScheduleSpec> = {};

@@ -1,6 +1,7 @@
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { type Access, type QueueName, queues } from '#shared/topology.ts';
 
@@ -8,6 +9,7 @@ export interface SharedResources {
   table: Table;
   queues: Record<QueueName, Queue>;
   platformBucket: Bucket;
+  secretsKey: ISecret;
 }
 
 /**
@@ -31,6 +33,10 @@ export function bindAccess(
     if (mode === 'inspect') queue.grant(fn, 'sqs:GetQueueAttributes');
     // 'consume' is granted by the event source mapping itself.
     fn.addEnvironment(queues[name].envVar, queue.queueUrl);
+  }
+  if (access.secretsKey) {
+    resources.secretsKey.grantRead(fn);
+    fn.addEnvironment('SECRETS_KEY_SECRET_ARN', resources.secretsKey.secretArn);
   }
   if (access.platformBucket) {
     if (access.platformBucket === 'readWrite') resources.platformBucket.grantReadWrite(fn);

@@ -4,7 +4,7 @@ import { forbidden, notFound } from './errors.ts';
 /** The caller of an API route, resolved from its API key. */
 export type Principal =
   | { kind: 'platform'; role: 'PlatformAdmin'; userId: string | null; apiKeyId: string }
-  | { kind: 'tenant'; role: Exclude<Role, 'PlatformAdmin'>; userId: string; tenantId: string; apiKeyId: string };
+  | { kind: 'tenant'; role: Exclude<Role, 'PlatformAdmin'>; userId: string | null; tenantId: string; apiKeyId: string };
 
 export function requirePermission(principal: Principal, permission: Permission): void {
   if (!roleHolds(principal.role, permission)) throw forbidden();

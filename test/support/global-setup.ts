@@ -3,6 +3,7 @@
  * once here, and the service started as `npm start` would, in a child process. Every test file
  * creates its own tenants, so files can run side by side on the same service.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,7 @@ export async function setup(project: TestProject): Promise<void> {
     AWS_ENDPOINT_URL_SQS: standIns.endpoints.sqs,
     DATA_DIR: dataDir,
     ADMIN_API_KEY: adminKey,
+    SECRETS_KEY: randomBytes(32).toString('base64url'),
     LOCAL_BATCH_WINDOW_SECONDS: '1',
     LOCAL_VISIBILITY_TIMEOUT_SECONDS: '2',
     LOCAL_DRAIN_TIMEOUT_SECONDS: '20',

@@ -20,6 +20,21 @@ describe('the authorisation table', () => {
     }
   });
 
+  it('keeps users, keys, object stores and connection management from an editor (contract section 2)', () => {
+    for (const permission of [
+      'users.manage',
+      'api-keys.manage',
+      'object-stores.manage',
+      'connections.manage',
+    ] as const) {
+      expect(roleHolds('TenantEditor', permission)).toBe(false);
+      expect(roleHolds('TenantAdmin', permission)).toBe(true);
+    }
+    for (const permission of ['pipelines.write', 'jobs.write', 'wiki.write', 'connections.operate'] as const) {
+      expect(roleHolds('TenantEditor', permission)).toBe(true);
+    }
+  });
+
   it('lets a viewer write nothing', () => {
     const writes = [...grants.TenantViewer].filter((permission) => !permission.endsWith('.read'));
     expect(writes).toEqual([]);

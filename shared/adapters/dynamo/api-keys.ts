@@ -25,6 +25,8 @@ function toRecord(item: Record<string, unknown>): ApiKeyRecord {
   return {
     api_key_id: item.api_key_id as string,
     user_id: (item.user_id as string | null) ?? null,
+    tenant_id: (item.tenant_id as string | null) ?? null,
+    role: (item.role as ApiKeyRecord['role']) ?? null,
     name: item.name as string,
     prefix: item.prefix as string,
     hash: item.hash as string,

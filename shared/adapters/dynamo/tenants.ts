@@ -3,11 +3,11 @@
  *   pk TENANT#<tenant_id>   sk TENANT          the tenant   gsi1pk TENANTS  gsi1sk <created_at>#<tenant_id>
  *   pk TENANT_SLUG#<slug>   sk TENANT_SLUG     the slug claim that makes slugs unique
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import type { Tenant } from '../../domain/tenants/model.ts';
-import { db, isTransactionConflict, queryPage, table } from './table.ts';
+import type { Tenant, TenantStatus } from '../../domain/tenants/model.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
 
 export const tenantKeys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -71,6 +71,29 @@ export async function createTenant(tenant: Tenant): Promise<void> {
     );
   } catch (error) {
     if (isTransactionConflict(error)) throw conflict(`A tenant with the slug "${tenant.slug}" already exists`);
+    throw error;
+  }
+}
+
+export async function moveTenantStatus(
+  tenantId: string,
+  from: TenantStatus,
+  to: TenantStatus,
+  now: Date,
+): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: tenantKeys.tenant(tenantId),
+        UpdateExpression: 'SET #status = :to, updated_at = :at',
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':to': to, ':from': from, ':at': now.toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw conflict(`The tenant is not ${from}`);
     throw error;
   }
 }

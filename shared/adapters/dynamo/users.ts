@@ -5,9 +5,12 @@
  *     gsi2pk USERS                                                          gsi2sk <created_at>#<user_id>
  *   pk USER_EMAIL#<lowercased>   sk USER_EMAIL   the email claim that makes addresses unique
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { User } from '../../domain/identity/model.ts';
-import { db, table } from './table.ts';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conflict, notFound } from '../../domain/errors.ts';
+import { normalizeEmail, type User } from '../../domain/identity/model.ts';
+import type { UserFilters } from '../../domain/identity/ports.ts';
+import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
 
 export const userKeys = {
   user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'USER' }),
@@ -38,4 +41,108 @@ export async function getUser(userId: string): Promise<User | null> {
     new GetCommand({ TableName: table(), Key: userKeys.user(userId), ConsistentRead: true }),
   );
   return result.Item ? toUser(result.Item) : null;
+}
+
+function userItem(user: User) {
+  return {
+    ...userKeys.user(user.user_id),
+    entity: 'User',
+    gsi1pk: userKeys.byTenant(user.tenant_id),
+    gsi1sk: userKeys.order(user),
+    gsi2pk: userKeys.all,
+    gsi2sk: userKeys.order(user),
+    ...user,
+  };
+}
+
+export async function findUserIdByEmail(email: string): Promise<string | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: userKeys.emailClaim(normalizeEmail(email)), ConsistentRead: true }),
+  );
+  return (result.Item?.user_id as string | undefined) ?? null;
+}
+
+function filterOf(filters: UserFilters) {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filters.role) {
+    clauses.push('#role = :role');
+    names['#role'] = 'role';
+    values[':role'] = filters.role;
+  }
+  if (filters.status) {
+    clauses.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = filters.status;
+  }
+  return clauses.length > 0 ? { expression: clauses.join(' AND '), names, values } : undefined;
+}
+
+export async function listUsersOfTenant(
+  tenantId: string | null,
+  filters: UserFilters,
+  page: PageRequest,
+): Promise<Page<User>> {
+  const result = await queryPage<Record<string, unknown>>(
+    { index: 'gsi1', partition: userKeys.byTenant(tenantId), filter: filterOf(filters) },
+    page,
+  );
+  return mapPage(result, toUser);
+}
+
+export async function listAllUsers(filters: UserFilters, page: PageRequest): Promise<Page<User>> {
+  const result = await queryPage<Record<string, unknown>>(
+    { index: 'gsi2', partition: userKeys.all, filter: filterOf(filters) },
+    page,
+  );
+  return mapPage(result, toUser);
+}
+
+/** The email claim and the user are written together: of two creators of one address, one wins. */
+export async function createUser(user: User): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: { ...userKeys.emailClaim(normalizeEmail(user.email)), entity: 'UserEmail', user_id: user.user_id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Put: { TableName: table(), Item: userItem(user), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isTransactionConflict(error)) throw conflict('A user with this email already exists');
+    throw error;
+  }
+}
+
+export async function updateUser(
+  userId: string,
+  changes: Partial<Pick<User, 'role' | 'status' | 'external_id'>>,
+  now: Date,
+): Promise<User> {
+  const entries = Object.entries({ ...changes, updated_at: now.toISOString() });
+  try {
+    const result = await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: userKeys.user(userId),
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toUser(result.Attributes as Record<string, unknown>);
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound('User');
+    throw error;
+  }
 }

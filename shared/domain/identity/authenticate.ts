@@ -19,8 +19,9 @@ const touchIntervalMs = 60_000;
  *  1. A missing or malformed key is refused without a lookup.
  *  2. The key's SHA-256 is looked up (strongly consistent, no cache: a revoked key or a deactivated
  *     user stops working on the very next request).
- *  3. The bootstrap key (no user) is a PlatformAdmin; any other key acts with its user's current
- *     role and tenant, and only while that user is Active.
+ *  3. The bootstrap key (no user, no tenant) is a PlatformAdmin; a service credential (no user, one
+ *     tenant) has its fixed role; a user's key acts with the user's current role and tenant, and
+ *     only while that user is Active.
  */
 export async function authenticate(
   deps: CredentialLookup,
@@ -33,7 +34,9 @@ export async function authenticate(
   if (!key || !sameHash(key.hash, hash)) throw unauthorized();
 
   let principal: Principal;
-  if (key.user_id === null) {
+  if (key.user_id === null && key.tenant_id && key.role && key.role !== 'PlatformAdmin') {
+    principal = { kind: 'tenant', role: key.role, userId: null, tenantId: key.tenant_id, apiKeyId: key.api_key_id };
+  } else if (key.user_id === null) {
     principal = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: key.api_key_id };
   } else {
     const user = await deps.getUser(key.user_id);

@@ -19,10 +19,18 @@ export interface User {
   updated_at: string;
 }
 
-/** An API key as stored: only its hash is kept. The bootstrap key has no user. */
+/**
+ * An API key as stored: only its hash is kept. A user's key acts with the user's current role; a
+ * key without a user is either the bootstrap key (no tenant: PlatformAdmin) or a service credential
+ * of one tenant with a fixed role (the dashboard connection's read-only key).
+ */
 export interface ApiKeyRecord {
   api_key_id: string;
   user_id: string | null;
+  /** Service credentials only. */
+  tenant_id?: string | null;
+  /** Service credentials only. */
+  role?: Role | null;
   name: string;
   prefix: string;
   hash: string;

@@ -1,9 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { notFound } from '../errors.ts';
-import type { Page, PageRequest } from '../pagination.ts';
+import { conflict } from '../errors.ts';
+import { mapPage, type Page, type PageRequest } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
+import type { SecretBox } from '../secrets.ts';
+import { issueToken } from '../tokens.ts';
+import {
+  type DashboardConnection,
+  type DashboardProvisioningQueue,
+  type DashboardRepository,
+  dashboardCredentialContext,
+  publicDashboardConnection,
+} from './dashboard.ts';
+import { tenantFor } from './guard.ts';
 import { slugOf, type Tenant } from './model.ts';
-import type { TenantRepository } from './ports.ts';
+import {
+  normalizeBaseUrl,
+  type ObjectStore,
+  type ObjectStoreOptions,
+  publicObjectStore,
+  type StoredObjectStore,
+  validateOptions,
+} from './object-stores.ts';
+import type { ObjectStoreRepository, TenantRepository } from './ports.ts';
 
 /**
  * List tenants.
@@ -48,13 +66,195 @@ export async function createTenant(
   return tenant;
 }
 
-export async function getVisibleTenant(
-  deps: Pick<TenantRepository, 'getTenant'>,
+/** Suspension is a platform action: the tenant's data stays readable, its writes and ingest stop. */
+export async function suspendTenant(
+  deps: Pick<TenantRepository, 'getTenant' | 'moveTenantStatus'>,
   principal: Principal,
   tenantId: string,
-): Promise<Tenant> {
-  if (principal.kind === 'tenant' && principal.tenantId !== tenantId) throw notFound('Tenant');
-  const tenant = await deps.getTenant(tenantId);
-  if (!tenant) throw notFound('Tenant');
-  return tenant;
+  now = new Date(),
+): Promise<void> {
+  await tenantFor(deps, principal, tenantId, 'read');
+  await deps.moveTenantStatus(tenantId, 'Active', 'Suspended', now);
+}
+
+export async function reactivateTenant(
+  deps: Pick<TenantRepository, 'getTenant' | 'moveTenantStatus'>,
+  principal: Principal,
+  tenantId: string,
+  now = new Date(),
+): Promise<void> {
+  await tenantFor(deps, principal, tenantId, 'read');
+  await deps.moveTenantStatus(tenantId, 'Suspended', 'Active', now);
+}
+
+/** A tenant registers at most this many object stores. */
+export const maxObjectStoresPerTenant = 20;
+
+const optionsContext = (tenantId: string, objectStoreId: string) => `object-store-options:${tenantId}:${objectStoreId}`;
+
+function sortedKeys(options: ObjectStoreOptions): string[] {
+  return Object.keys(options).sort();
+}
+
+/**
+ * Register an object store.
+ * Input: base_url, name, options. Output: the new store.
+ *  1. The tenant must be visible and writable; at most 20 stores per tenant.
+ *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent.
+ *  3. Option values are sealed before they are stored; the first store becomes the default.
+ */
+export async function registerObjectStore(
+  deps: Pick<TenantRepository, 'getTenant'> & ObjectStoreRepository & { secrets: SecretBox },
+  principal: Principal,
+  tenantId: string,
+  input: { base_url: string; name: string; options: ObjectStoreOptions },
+  now = new Date(),
+): Promise<ObjectStore> {
+  await tenantFor(deps, principal, tenantId, 'write');
+  const baseUrl = normalizeBaseUrl(input.base_url);
+  validateOptions(input.options);
+  if ((await deps.countObjectStores(tenantId)) >= maxObjectStoresPerTenant) {
+    throw conflict(`A tenant registers at most ${maxObjectStoresPerTenant} object stores`);
+  }
+  const objectStoreId = randomUUID();
+  const at = now.toISOString();
+  const store: StoredObjectStore = {
+    object_store_id: objectStoreId,
+    tenant_id: tenantId,
+    name: input.name,
+    base_url: baseUrl,
+    option_keys: sortedKeys(input.options),
+    options_sealed: await deps.secrets.seal(JSON.stringify(input.options), optionsContext(tenantId, objectStoreId)),
+    created_at: at,
+    updated_at: at,
+  };
+  await deps.createObjectStore(store);
+  return store;
+}
+
+export async function listObjectStores(
+  deps: Pick<TenantRepository, 'getTenant'> & Pick<ObjectStoreRepository, 'listObjectStores'>,
+  principal: Principal,
+  tenantId: string,
+  page: PageRequest,
+) {
+  const tenant = await tenantFor(deps, principal, tenantId, 'read');
+  const stores = await deps.listObjectStores(tenantId, page);
+  return mapPage(stores, (store) => publicObjectStore(store, tenant.default_object_store_id));
+}
+
+export async function selectDefaultObjectStore(
+  deps: Pick<TenantRepository, 'getTenant'> & Pick<ObjectStoreRepository, 'setDefaultObjectStore'>,
+  principal: Principal,
+  tenantId: string,
+  objectStoreId: string,
+  now = new Date(),
+): Promise<void> {
+  await tenantFor(deps, principal, tenantId, 'write');
+  await deps.setDefaultObjectStore(tenantId, objectStoreId, now);
+}
+
+/** Replaces the whole set of options (a key left out is removed), sealed like at registration. */
+export async function updateObjectStoreOptions(
+  deps: Pick<TenantRepository, 'getTenant'> &
+    Pick<ObjectStoreRepository, 'replaceObjectStoreOptions'> & { secrets: SecretBox },
+  principal: Principal,
+  tenantId: string,
+  input: { object_store_id: string; options: ObjectStoreOptions },
+  now = new Date(),
+): Promise<void> {
+  await tenantFor(deps, principal, tenantId, 'write');
+  validateOptions(input.options);
+  const sealed = await deps.secrets.seal(
+    JSON.stringify(input.options),
+    optionsContext(tenantId, input.object_store_id),
+  );
+  await deps.replaceObjectStoreOptions(tenantId, input.object_store_id, sortedKeys(input.options), sealed, now);
+}
+
+/** The plain options of a store, for the adapters that reach it; never for a response. */
+export async function openObjectStoreOptions(
+  secrets: SecretBox,
+  store: StoredObjectStore,
+): Promise<ObjectStoreOptions> {
+  return JSON.parse(await secrets.open(store.options_sealed, optionsContext(store.tenant_id, store.object_store_id)));
+}
+
+/**
+ * Retry the dashboard connection.
+ * Input: the tenant. Output: the connection, now Pending.
+ *  1. The tenant must be visible and writable.
+ *  2. A connection without a credential gets one (a TenantViewer key owned by the connection).
+ *  3. The status becomes Pending and a provisioning job is queued.
+ */
+export async function retryDashboardConnection(
+  deps: Pick<TenantRepository, 'getTenant'> & DashboardRepository & DashboardProvisioningQueue & { secrets: SecretBox },
+  principal: Principal,
+  tenantId: string,
+  now = new Date(),
+) {
+  await tenantFor(deps, principal, tenantId, 'write');
+  const existing = await deps.getDashboardConnection(tenantId);
+  if (existing?.credential) {
+    await deps.setDashboardStatus(tenantId, 'Pending', null, now);
+  } else {
+    await issueDashboardCredential(deps, tenantId, existing, now);
+  }
+  await deps.requestDashboardProvisioning(tenantId);
+  return publicDashboardConnection({
+    ...(existing ?? emptyConnection(tenantId, now)),
+    status: 'Pending',
+    last_error: null,
+  });
+}
+
+/** Rotate the dashboard's credential: a new key, the old one revoked at once, provisioning queued. */
+export async function rotateDashboardCredential(
+  deps: Pick<TenantRepository, 'getTenant'> & DashboardRepository & DashboardProvisioningQueue & { secrets: SecretBox },
+  principal: Principal,
+  tenantId: string,
+  now = new Date(),
+): Promise<void> {
+  await tenantFor(deps, principal, tenantId, 'write');
+  const existing = await deps.getDashboardConnection(tenantId);
+  await issueDashboardCredential(deps, tenantId, existing, now);
+  await deps.requestDashboardProvisioning(tenantId);
+}
+
+function emptyConnection(tenantId: string, now: Date): DashboardConnection {
+  return {
+    tenant_id: tenantId,
+    status: 'NotConfigured',
+    last_error: null,
+    rotated_at: null,
+    credential: null,
+    updated_at: now.toISOString(),
+  };
+}
+
+async function issueDashboardCredential(
+  deps: DashboardRepository & { secrets: SecretBox },
+  tenantId: string,
+  existing: DashboardConnection | null,
+  now: Date,
+): Promise<void> {
+  const issued = issueToken('apiKey');
+  const apiKeyId = randomUUID();
+  const at = now.toISOString();
+  await deps.saveDashboardCredential(
+    {
+      ...(existing ?? emptyConnection(tenantId, now)),
+      status: 'Pending',
+      last_error: null,
+      rotated_at: at,
+      credential: {
+        api_key_id: apiKeyId,
+        hash: issued.hash,
+        sealed: await deps.secrets.seal(issued.token, dashboardCredentialContext(tenantId)),
+      },
+      updated_at: at,
+    },
+    { api_key_id: apiKeyId, hash: issued.hash, prefix: issued.displayPrefix, created_at: at },
+    existing?.credential?.hash ?? null,
+  );
 }

@@ -1,0 +1,13 @@
+import { tenancy } from '#shared/adapters/repositories.ts';
+import { publicDashboardConnection } from '#shared/domain/tenants/dashboard.ts';
+import { tenantFor } from '#shared/domain/tenants/guard.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'GET /api/tenants/{tenant_id}/dashboard-connection',
+  async ({ principal, params }) => {
+    await tenantFor(tenancy, principal, params.tenant_id, 'read');
+    return ok(publicDashboardConnection(await tenancy.getDashboardConnection(params.tenant_id)));
+  },
+);

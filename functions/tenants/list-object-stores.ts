@@ -1,0 +1,12 @@
+import { tenancy } from '#shared/adapters/repositories.ts';
+import { listObjectStores } from '#shared/domain/tenants/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'GET /api/tenants/{tenant_id}/object-stores',
+  async ({ principal, params, query }) => {
+    const page = await listObjectStores(tenancy, principal, params.tenant_id, query);
+    return ok({ object_stores: page.items, next_cursor: page.nextCursor });
+  },
+);

@@ -1,0 +1,11 @@
+import * as z from 'zod';
+import { dashboardToolFromEnv } from '#shared/adapters/dashboard-tool.ts';
+import { tenancy } from '#shared/adapters/repositories.ts';
+import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
+import { recordHandler } from '#shared/queue-handler.ts';
+
+const dashboardTool = dashboardToolFromEnv();
+
+export const handler = recordHandler('dashboard provisioning', z.object({ tenant_id: z.uuid() }), async (message) => {
+  await provisionDashboard({ ...tenancy, dashboardTool }, message.tenant_id);
+});

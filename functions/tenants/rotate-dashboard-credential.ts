@@ -1,0 +1,12 @@
+import { tenancy } from '#shared/adapters/repositories.ts';
+import { rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'POST /api/tenants/{tenant_id}/dashboard-connection/rotate',
+  async ({ principal, params }) => {
+    await rotateDashboardCredential(tenancy, principal, params.tenant_id);
+    return noContent();
+  },
+);

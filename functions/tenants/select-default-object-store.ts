@@ -1,0 +1,12 @@
+import { tenancy } from '#shared/adapters/repositories.ts';
+import { selectDefaultObjectStore } from '#shared/domain/tenants/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'POST /api/tenants/{tenant_id}/select-default-object-store',
+  async ({ principal, params, body }) => {
+    await selectDefaultObjectStore(tenancy, principal, params.tenant_id, body.object_store_id);
+    return noContent();
+  },
+);

@@ -1,0 +1,9 @@
+import { identity } from '#shared/adapters/repositories.ts';
+import { changeRole } from '#shared/domain/identity/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('POST /api/users/{user_id}/change-role', async ({ principal, params, body }) => {
+  await changeRole(identity, principal, params.user_id, body.role);
+  return noContent();
+});

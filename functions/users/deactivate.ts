@@ -1,0 +1,9 @@
+import { identity } from '#shared/adapters/repositories.ts';
+import { deactivateUser } from '#shared/domain/identity/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('POST /api/users/{user_id}/deactivate', async ({ principal, params }) => {
+  await deactivateUser(identity, principal, params.user_id);
+  return noContent();
+});

@@ -1,0 +1,12 @@
+import { identity } from '#shared/adapters/repositories.ts';
+import { revokeApiKey } from '#shared/domain/identity/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'DELETE /api/users/{user_id}/api-keys/{api_key_id}',
+  async ({ principal, params }) => {
+    await revokeApiKey(identity, principal, params.user_id, params.api_key_id);
+    return noContent();
+  },
+);

@@ -1,0 +1,139 @@
+/**
+ * Object stores, under their tenant.
+ *   pk TENANT#<tenant_id>   sk OBJECT_STORE#<object_store_id>
+ * Option values are held only sealed (options_sealed); option_keys lists their names.
+ */
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '../../domain/errors.ts';
+import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
+import { tenantKeys } from './tenants.ts';
+
+export const objectStoreKeys = {
+  store: (tenantId: string, objectStoreId: string) => ({
+    pk: `TENANT#${tenantId}`,
+    sk: `OBJECT_STORE#${objectStoreId}`,
+  }),
+  partition: (tenantId: string) => `TENANT#${tenantId}`,
+  sortPrefix: 'OBJECT_STORE#',
+};
+
+function toStore(item: Record<string, unknown>): StoredObjectStore {
+  return {
+    object_store_id: item.object_store_id as string,
+    tenant_id: item.tenant_id as string,
+    name: item.name as string,
+    base_url: item.base_url as string,
+    option_keys: (item.option_keys as string[]) ?? [],
+    options_sealed: item.options_sealed as string,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+export async function getObjectStore(tenantId: string, objectStoreId: string): Promise<StoredObjectStore | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: objectStoreKeys.store(tenantId, objectStoreId), ConsistentRead: true }),
+  );
+  return result.Item ? toStore(result.Item) : null;
+}
+
+export async function listObjectStores(tenantId: string, page: PageRequest): Promise<Page<StoredObjectStore>> {
+  const result = await queryPage<Record<string, unknown>>(
+    { partition: objectStoreKeys.partition(tenantId), sortBeginsWith: objectStoreKeys.sortPrefix },
+    page,
+  );
+  return mapPage(result, toStore);
+}
+
+export async function countObjectStores(tenantId: string): Promise<number> {
+  const result = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': objectStoreKeys.partition(tenantId), ':prefix': objectStoreKeys.sortPrefix },
+      Select: 'COUNT',
+      ConsistentRead: true,
+    }),
+  );
+  return result.Count ?? 0;
+}
+
+export async function createObjectStore(store: StoredObjectStore): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: table(),
+      Item: { ...objectStoreKeys.store(store.tenant_id, store.object_store_id), entity: 'ObjectStore', ...store },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  // The first store becomes the default; of two concurrent first registrations, the first write wins.
+  await db
+    .send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: tenantKeys.tenant(store.tenant_id),
+        UpdateExpression: 'SET default_object_store_id = :id, updated_at = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(default_object_store_id) OR attribute_type(default_object_store_id, :null))',
+        ExpressionAttributeValues: { ':id': store.object_store_id, ':at': store.created_at, ':null': 'NULL' },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+}
+
+export async function setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: table(),
+              Key: objectStoreKeys.store(tenantId, objectStoreId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: table(),
+              Key: tenantKeys.tenant(tenantId),
+              UpdateExpression: 'SET default_object_store_id = :id, updated_at = :at',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':id': objectStoreId, ':at': now.toISOString() },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isTransactionConflict(error)) throw notFound('Object store');
+    throw error;
+  }
+}
+
+export async function replaceObjectStoreOptions(
+  tenantId: string,
+  objectStoreId: string,
+  optionKeys: string[],
+  sealed: string,
+  now: Date,
+): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: objectStoreKeys.store(tenantId, objectStoreId),
+        UpdateExpression: 'SET option_keys = :keys, options_sealed = :sealed, updated_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound('Object store');
+    throw error;
+  }
+}

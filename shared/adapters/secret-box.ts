@@ -1,0 +1,55 @@
+/**
+ * AES-256-GCM with the platform's data key. The key material comes from SECRETS_KEY (local mode keeps it in
+ * DATA_DIR) or, on AWS, from the Secrets Manager secret named by SECRETS_KEY_SECRET_ARN, read once
+ * per function instance. One code path seals and opens in both places.
+ * Format: v1.<iv>.<ciphertext>.<tag>, base64url parts; the context is the additional authenticated data.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretBox } from '../domain/secrets.ts';
+
+let keyPromise: Promise<Buffer> | undefined;
+
+/** The key material is a random string of at least 32 characters; its SHA-256 is the AES key. */
+function decodeKey(value: string): Buffer {
+  if (value.trim().length < 32) throw new Error('The secrets key must be at least 32 characters long');
+  return createHash('sha256').update(value.trim(), 'utf8').digest();
+}
+
+function dataKey(): Promise<Buffer> {
+  keyPromise ??= (async () => {
+    if (process.env.SECRETS_KEY) return decodeKey(process.env.SECRETS_KEY);
+    const arn = process.env.SECRETS_KEY_SECRET_ARN;
+    if (!arn) throw new Error('Environment variable SECRETS_KEY or SECRETS_KEY_SECRET_ARN is required');
+    const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+    return decodeKey(secret.SecretString ?? '');
+  })();
+  keyPromise.catch(() => {
+    keyPromise = undefined;
+  });
+  return keyPromise;
+}
+
+export const secretBox: SecretBox = {
+  async seal(plaintext, context) {
+    const key = await dataKey();
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv, ciphertext, cipher.getAuthTag()]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
+  },
+  async open(sealed, context) {
+    const [version, iv, ciphertext, tag] = sealed.split('.');
+    if (version !== 'v1' || iv === undefined || ciphertext === undefined || tag === undefined) {
+      throw new Error('Unknown sealed value format');
+    }
+    const key = await dataKey();
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  },
+};

@@ -1,0 +1,27 @@
+import type { Role } from '../authorization.ts';
+import type { Page, PageRequest } from '../pagination.ts';
+import type { ApiKeyRecord, User, UserStatus } from './model.ts';
+
+export interface UserFilters {
+  role?: Role | undefined;
+  status?: UserStatus | undefined;
+}
+
+export interface UserRepository {
+  getUser(userId: string): Promise<User | null>;
+  findUserIdByEmail(email: string): Promise<string | null>;
+  /** tenantId null lists the PlatformAdmin users. */
+  listUsersOfTenant(tenantId: string | null, filters: UserFilters, page: PageRequest): Promise<Page<User>>;
+  listAllUsers(filters: UserFilters, page: PageRequest): Promise<Page<User>>;
+  /** Fails with CONFLICT when the email is taken, whatever its case. */
+  createUser(user: User): Promise<void>;
+  /** Fails with NOT_FOUND when the user does not exist. */
+  updateUser(userId: string, changes: Partial<Pick<User, 'role' | 'status' | 'external_id'>>, now: Date): Promise<User>;
+}
+
+export interface ApiKeyRepository {
+  createApiKey(record: ApiKeyRecord & { user_id: string }): Promise<void>;
+  listApiKeysByUser(userId: string, page: PageRequest): Promise<Page<ApiKeyRecord>>;
+  /** Fails with NOT_FOUND when the user has no such key. */
+  revokeApiKey(userId: string, apiKeyId: string): Promise<void>;
+}

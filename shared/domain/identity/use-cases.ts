@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import type { Role } from '../authorization.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
+import { mapPage, type Page, type PageRequest } from '../pagination.ts';
+import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
+import { tenantFor } from '../tenants/guard.ts';
+import type { TenantRepository } from '../tenants/ports.ts';
+import { issueToken } from '../tokens.ts';
+import type { ApiKeyRecord, User } from './model.ts';
+import { hashPassword } from './passwords.ts';
+import type { ApiKeyRepository, UserFilters, UserRepository } from './ports.ts';
+
+type Deps = UserRepository & Pick<TenantRepository, 'getTenant'>;
+
+/** A user as the API shows it: everything but the password hash. */
+export function publicUser(user: User) {
+  const { password_hash: _hidden, ...visible } = user;
+  return visible;
+}
+
+/** Users may hold at most this many API keys at once: enough for rotation, few enough to audit. */
+export const maxApiKeysPerUser = 20;
+
+/**
+ * List users.
+ * Input: the caller, optional tenant/role/status filters, a page. Output: a page of users.
+ *  1. A tenant-scoped caller lists its own tenant (naming another tenant is 404).
+ *  2. A PlatformAdmin lists one tenant when it names one, otherwise every user.
+ */
+export async function listUsers(
+  deps: Deps,
+  principal: Principal,
+  query: UserFilters & { tenant_id?: string | undefined } & PageRequest,
+): Promise<Page<ReturnType<typeof publicUser>>> {
+  const tenantId = effectiveTenantId(principal, query.tenant_id);
+  const filters = { role: query.role, status: query.status };
+  const page = tenantId
+    ? await deps.listUsersOfTenant(tenantId, filters, query)
+    : await deps.listAllUsers(filters, query);
+  return mapPage(page, publicUser);
+}
+
+/** Loads a user the caller may see; users of other tenants do not exist for it. */
+export async function visibleUser(
+  deps: Pick<UserRepository, 'getUser'>,
+  principal: Principal,
+  userId: string,
+): Promise<User> {
+  const user = await deps.getUser(userId);
+  if (!user) throw notFound('User');
+  if (principal.kind === 'tenant') requireTenantVisible(principal, user.tenant_id, 'User');
+  return user;
+}
+
+export async function getUserByEmail(deps: Deps, principal: Principal, email: string): Promise<User> {
+  const userId = await deps.findUserIdByEmail(email);
+  if (!userId) throw notFound('User');
+  return visibleUser(deps, principal, userId);
+}
+
+/**
+ * Create a user.
+ * Input: email, password, role, tenant_id. Output: the new user.
+ *  1. A PlatformAdmin user belongs to no tenant, and only a PlatformAdmin creates one.
+ *  2. A tenant user belongs to an existing, writable tenant the caller may see (a TenantAdmin's own by default).
+ *  3. The password is hashed with scrypt; the email is claimed case-insensitively (409 when taken).
+ */
+export async function createUser(
+  deps: Deps,
+  principal: Principal,
+  input: { email: string; password: string; role: Role; tenant_id?: string | null | undefined },
+  now = new Date(),
+): Promise<User> {
+  let tenant: { tenant_id: string; name: string; slug: string } | null = null;
+  if (input.role === 'PlatformAdmin') {
+    if (principal.kind !== 'platform')
+      throw invalid('Only a PlatformAdmin can create PlatformAdmin users', [
+        { path: 'role', message: 'Not allowed for this caller' },
+      ]);
+    if (input.tenant_id)
+      throw invalid('A PlatformAdmin user belongs to no tenant', [
+        { path: 'tenant_id', message: 'Must be absent for PlatformAdmin' },
+      ]);
+  } else {
+    const tenantId = effectiveTenantId(principal, input.tenant_id);
+    if (!tenantId)
+      throw invalid('A tenant user needs a tenant', [{ path: 'tenant_id', message: 'Required for tenant roles' }]);
+    tenant = await tenantFor(deps, principal, tenantId, 'write');
+  }
+  const at = now.toISOString();
+  const user: User = {
+    user_id: randomUUID(),
+    email: input.email.trim(),
+    external_id: null,
+    role: input.role,
+    status: 'Active',
+    tenant_id: tenant?.tenant_id ?? null,
+    tenant_name: tenant?.name ?? null,
+    tenant_slug: tenant?.slug ?? null,
+    password_hash: await hashPassword(input.password),
+    created_at: at,
+    updated_at: at,
+  };
+  await deps.createUser(user);
+  return user;
+}
+
+async function changeUser(
+  deps: Deps,
+  principal: Principal,
+  userId: string,
+  intent: 'write' | 'restrict',
+  decide: (user: User) => Partial<Pick<User, 'role' | 'status' | 'external_id'>>,
+  now: Date,
+): Promise<User> {
+  const user = await visibleUser(deps, principal, userId);
+  if (user.tenant_id) await tenantFor(deps, principal, user.tenant_id, intent);
+  return deps.updateUser(userId, decide(user), now);
+}
+
+/**
+ * Change a user's role. A tenant user keeps a tenant role and a PlatformAdmin stays one (the role
+ * cannot move a user in or out of a tenant); nobody changes their own role, so that the last
+ * administrator cannot lock a tenant out by accident.
+ */
+export function changeRole(
+  deps: Deps,
+  principal: Principal,
+  userId: string,
+  role: Role,
+  now = new Date(),
+): Promise<User> {
+  return changeUser(
+    deps,
+    principal,
+    userId,
+    'write',
+    (user) => {
+      if (user.user_id === principal.userId) throw conflict('You cannot change your own role');
+      if ((user.role === 'PlatformAdmin') !== (role === 'PlatformAdmin')) {
+        throw invalid('The role cannot move a user into or out of a tenant', [
+          { path: 'role', message: `Not allowed for a ${user.role}` },
+        ]);
+      }
+      return { role };
+    },
+    now,
+  );
+}
+
+export function deactivateUser(deps: Deps, principal: Principal, userId: string, now = new Date()): Promise<User> {
+  return changeUser(
+    deps,
+    principal,
+    userId,
+    'restrict',
+    (user) => {
+      if (user.user_id === principal.userId) throw conflict('You cannot deactivate yourself');
+      if (user.status === 'Deactivated') throw conflict('The user is already deactivated');
+      return { status: 'Deactivated' };
+    },
+    now,
+  );
+}
+
+export function reactivateUser(deps: Deps, principal: Principal, userId: string, now = new Date()): Promise<User> {
+  return changeUser(
+    deps,
+    principal,
+    userId,
+    'write',
+    (user) => {
+      if (user.status === 'Active') throw conflict('The user is already active');
+      return { status: 'Active' };
+    },
+    now,
+  );
+}
+
+export function linkExternalId(
+  deps: Deps,
+  principal: Principal,
+  userId: string,
+  externalId: string,
+  now = new Date(),
+): Promise<User> {
+  return changeUser(deps, principal, userId, 'write', () => ({ external_id: externalId }), now);
+}
+
+/**
+ * Issue an API key for a user.
+ * Input: the user and a name. Output: the key record and the key itself, shown this once.
+ *  1. The user must be visible, active, in a writable tenant, and below the per-user key limit.
+ *  2. Only the key's SHA-256 is stored.
+ */
+export async function issueApiKey(
+  deps: Deps & ApiKeyRepository,
+  principal: Principal,
+  userId: string,
+  name: string,
+  now = new Date(),
+): Promise<{ record: ApiKeyRecord; apiKey: string }> {
+  const user = await visibleUser(deps, principal, userId);
+  if (user.tenant_id) await tenantFor(deps, principal, user.tenant_id, 'write');
+  if (user.status !== 'Active') throw conflict('A deactivated user cannot be given API keys');
+  const existing = await deps.listApiKeysByUser(userId, { limit: maxApiKeysPerUser });
+  if (existing.items.length >= maxApiKeysPerUser) {
+    throw conflict(`A user holds at most ${maxApiKeysPerUser} API keys; revoke one first`);
+  }
+  const issued = issueToken('apiKey');
+  const record = {
+    api_key_id: randomUUID(),
+    user_id: userId,
+    name,
+    prefix: issued.displayPrefix,
+    hash: issued.hash,
+    created_at: now.toISOString(),
+    last_used_at: null,
+  };
+  await deps.createApiKey(record);
+  return { record, apiKey: issued.token };
+}
+
+export function publicApiKey(record: ApiKeyRecord) {
+  return {
+    api_key_id: record.api_key_id,
+    name: record.name,
+    prefix: record.prefix,
+    created_at: record.created_at,
+    last_used_at: record.last_used_at,
+  };
+}
+
+export async function listApiKeys(
+  deps: Deps & ApiKeyRepository,
+  principal: Principal,
+  userId: string,
+  page: PageRequest,
+): Promise<Page<ReturnType<typeof publicApiKey>>> {
+  await visibleUser(deps, principal, userId);
+  return mapPage(await deps.listApiKeysByUser(userId, page), publicApiKey);
+}
+
+/** Revoking only reduces access, so it works even while the tenant is suspended. */
+export async function revokeApiKey(
+  deps: Deps & ApiKeyRepository,
+  principal: Principal,
+  userId: string,
+  apiKeyId: string,
+): Promise<void> {
+  await visibleUser(deps, principal, userId);
+  await deps.revokeApiKey(userId, apiKeyId);
+}

@@ -1,0 +1,51 @@
+/**
+ * A tenant's connection to the external dashboard tool. The tool reads the tenant's data with a
+ * read-only credential (a TenantViewer API key owned by the connection, not by a user); provisioning
+ * hands that credential to the tool configured by DASHBOARD_URL.
+ */
+export const dashboardStatuses = ['NotConfigured', 'Pending', 'Active', 'Failed'] as const;
+export type DashboardStatus = (typeof dashboardStatuses)[number];
+
+export interface DashboardConnection {
+  tenant_id: string;
+  status: DashboardStatus;
+  last_error: string | null;
+  rotated_at: string | null;
+  credential: { api_key_id: string; hash: string; sealed: string } | null;
+  updated_at: string;
+}
+
+export function publicDashboardConnection(connection: DashboardConnection | null) {
+  return {
+    status: connection?.status ?? 'NotConfigured',
+    last_error: connection?.last_error ?? null,
+    rotated_at: connection?.rotated_at ?? null,
+  };
+}
+
+export const dashboardCredentialContext = (tenantId: string) => `dashboard-credential:${tenantId}`;
+
+export interface DashboardRepository {
+  getDashboardConnection(tenantId: string): Promise<DashboardConnection | null>;
+  /** Stores the connection with a new credential and retires the previous credential, atomically. */
+  saveDashboardCredential(
+    connection: DashboardConnection,
+    credential: { api_key_id: string; hash: string; prefix: string; created_at: string },
+    previousHash: string | null,
+  ): Promise<void>;
+  setDashboardStatus(tenantId: string, status: DashboardStatus, lastError: string | null, now: Date): Promise<void>;
+}
+
+export interface DashboardProvisioningQueue {
+  requestDashboardProvisioning(tenantId: string): Promise<void>;
+}
+
+/** The external dashboard tool, when the platform has one configured. */
+export interface DashboardTool {
+  deliverCredential(input: {
+    tenant_id: string;
+    tenant_slug: string;
+    tenant_name: string;
+    api_key: string;
+  }): Promise<void>;
+}

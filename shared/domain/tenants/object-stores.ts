@@ -1,0 +1,114 @@
+import { invalid } from '../errors.ts';
+
+/** The options a tenant may set on its object store; every value is treated as a secret. */
+export const objectStoreOptionKeys = [
+  'region',
+  'endpoint',
+  'force_path_style',
+  'access_key_id',
+  'secret_access_key',
+  'session_token',
+  'role_arn',
+  'external_id',
+] as const;
+export type ObjectStoreOptionKey = (typeof objectStoreOptionKeys)[number];
+export type ObjectStoreOptions = Partial<Record<ObjectStoreOptionKey, string>>;
+
+export interface ObjectStore {
+  object_store_id: string;
+  tenant_id: string;
+  name: string;
+  base_url: string;
+  /** Sorted names of the options set; their values are only ever held sealed. */
+  option_keys: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StoredObjectStore extends ObjectStore {
+  options_sealed: string;
+}
+
+/** The API view: configuration with option keys only, and whether it is the tenant's default. */
+export function publicObjectStore(store: ObjectStore, defaultId: string | null) {
+  return {
+    object_store_id: store.object_store_id,
+    name: store.name,
+    is_default: store.object_store_id === defaultId,
+    configuration: { base_url: store.base_url, option_keys: store.option_keys },
+    created_at: store.created_at,
+    updated_at: store.updated_at,
+  };
+}
+
+export interface ParsedBaseUrl {
+  bucket: string;
+  /** Key prefix without leading or trailing slash; empty for the bucket root. */
+  prefix: string;
+}
+
+const bucketPattern = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** s3://bucket or s3://bucket/prefix, with S3's bucket naming rules and a clean prefix. */
+export function parseBaseUrl(baseUrl: string): ParsedBaseUrl {
+  const fail = (message: string) => invalid('The object store base_url is not valid', [{ path: 'base_url', message }]);
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(baseUrl);
+  if (!match) throw fail('Must be s3://bucket or s3://bucket/prefix');
+  const bucket = match[1] as string;
+  if (!bucketPattern.test(bucket) || bucket.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
+    throw fail('Not a valid S3 bucket name');
+  }
+  const prefix = (match[2] ?? '').replace(/\/+$/, '');
+  const segments = prefix === '' ? [] : prefix.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw fail('The prefix must not contain empty, "." or ".." segments');
+  }
+  if (/[\s\\]/.test(prefix)) throw fail('The prefix must not contain whitespace or backslashes');
+  return { bucket, prefix };
+}
+
+export function normalizeBaseUrl(baseUrl: string): string {
+  const { bucket, prefix } = parseBaseUrl(baseUrl);
+  return prefix ? `s3://${bucket}/${prefix}` : `s3://${bucket}`;
+}
+
+/** Checks option values as a set; messages name the key, never the value. */
+export function validateOptions(options: ObjectStoreOptions): void {
+  const issues: { path: string; message: string }[] = [];
+  const check = (key: ObjectStoreOptionKey, ok: boolean, message: string) => {
+    if (options[key] !== undefined && !ok) issues.push({ path: `options.${key}`, message });
+  };
+  check('region', /^[a-z]{2}(-[a-z]+)+-\d$/.test(options.region ?? ''), 'Not an AWS region name');
+  check(
+    'endpoint',
+    (() => {
+      try {
+        const url = new URL(options.endpoint ?? '');
+        return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+      } catch {
+        return false;
+      }
+    })(),
+    'Must be an http(s) URL without credentials',
+  );
+  check(
+    'force_path_style',
+    options.force_path_style === 'true' || options.force_path_style === 'false',
+    'Must be "true" or "false"',
+  );
+  check(
+    'role_arn',
+    /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(options.role_arn ?? ''),
+    'Not an IAM role ARN',
+  );
+  if ((options.access_key_id === undefined) !== (options.secret_access_key === undefined)) {
+    issues.push({ path: 'options', message: 'access_key_id and secret_access_key go together' });
+  }
+  if (options.session_token !== undefined && options.access_key_id === undefined) {
+    issues.push({ path: 'options.session_token', message: 'Needs access_key_id and secret_access_key' });
+  }
+  if (options.external_id !== undefined && options.role_arn === undefined) {
+    issues.push({ path: 'options.external_id', message: 'Needs role_arn' });
+  }
+  if (issues.length > 0) throw invalid('The object store options are not valid', issues);
+}

@@ -1,0 +1,42 @@
+import type { SecretBox } from '../secrets.ts';
+import { type DashboardRepository, type DashboardTool, dashboardCredentialContext } from './dashboard.ts';
+import type { TenantRepository } from './ports.ts';
+
+/**
+ * Provision a tenant's dashboard connection.
+ * Input: the tenant id from the provisioning queue. Output: the connection Active or Failed.
+ *  1. Only a Pending connection with a credential is provisioned (a stale message changes nothing).
+ *  2. Without a configured dashboard tool the connection fails with a reason that says what to set.
+ *  3. The tool receives the read-only credential; its answer decides Active or Failed (with the error).
+ */
+export async function provisionDashboard(
+  deps: Pick<TenantRepository, 'getTenant'> &
+    DashboardRepository & { secrets: SecretBox; dashboardTool: DashboardTool | null },
+  tenantId: string,
+  now = new Date(),
+): Promise<void> {
+  const connection = await deps.getDashboardConnection(tenantId);
+  const tenant = await deps.getTenant(tenantId);
+  if (!connection?.credential || connection.status !== 'Pending' || !tenant) return;
+  if (!deps.dashboardTool) {
+    await deps.setDashboardStatus(
+      tenantId,
+      'Failed',
+      'No dashboard tool is configured: the platform must set DASHBOARD_URL',
+      now,
+    );
+    return;
+  }
+  const apiKey = await deps.secrets.open(connection.credential.sealed, dashboardCredentialContext(tenantId));
+  try {
+    await deps.dashboardTool.deliverCredential({
+      tenant_id: tenant.tenant_id,
+      tenant_slug: tenant.slug,
+      tenant_name: tenant.name,
+      api_key: apiKey,
+    });
+    await deps.setDashboardStatus(tenantId, 'Active', null, now);
+  } catch (error) {
+    await deps.setDashboardStatus(tenantId, 'Failed', (error as Error).message.slice(0, 500), now);
+  }
+}

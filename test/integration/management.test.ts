@@ -1,0 +1,638 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type * as z from 'zod';
+import { hashToken } from '#shared/domain/tokens.ts';
+import {
+  dashboardConnection,
+  listObjectStoresResponse,
+  listTenantsResponse,
+  tenant,
+} from '#shared/http/schemas/tenants.ts';
+import { apiKey, createApiKeyResponse, listUsersResponse, user } from '#shared/http/schemas/users.ts';
+import { apiClient, seenBodies } from '../support/api.ts';
+import {
+  createTenant,
+  createTenantWithUsers,
+  createUser,
+  issuedKeys,
+  neverShown,
+  password,
+  registerStore,
+  type TestTenant,
+  unique,
+} from '../support/fixtures.ts';
+import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
+
+const api = apiClient();
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+let acme: TestTenant;
+beforeAll(async () => {
+  acme = await createTenantWithUsers(api);
+});
+
+describe('tenants', () => {
+  it('creates a tenant with a slug from its name and shows every field with its type', async () => {
+    const name = `Acme ${unique('Corp')}`;
+    const created = await api.post<{ tenant_id: string }>('/api/tenants', {
+      json: { name, sites: [{ name: 'Berlin' }] },
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body)).toEqual(['tenant_id']);
+
+    const fetched = await api.get(`/api/tenants/${created.body.tenant_id}`);
+    expect(fetched.status).toBe(200);
+    const body = tenant.strict().parse(fetched.body);
+    expect(body).toMatchObject({
+      name,
+      slug: name.toLowerCase().replace(/ /g, '-'),
+      status: 'Active',
+      sites: [{ name: 'Berlin' }],
+      default_object_store_id: null,
+      idp_org_id: null,
+    });
+    expect(body.created_at).toBe(body.updated_at);
+  });
+
+  it('refuses a second tenant whose name gives the same slug with 409', async () => {
+    const name = unique('Same Slug');
+    expect((await api.post('/api/tenants', { json: { name } })).status).toBe(201);
+    const again = await api.post('/api/tenants', { json: { name: name.toUpperCase() } });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('lists every tenant to a PlatformAdmin, page by page, and only its own to a tenant key', async () => {
+    const first = await api.get<z.infer<typeof listTenantsResponse>>('/api/tenants?limit=2');
+    expect(first.status).toBe(200);
+    listTenantsResponse.parse(first.body);
+    expect(first.body.tenants).toHaveLength(2);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await api.get<z.infer<typeof listTenantsResponse>>(
+      `/api/tenants?limit=2&cursor=${first.body.next_cursor}`,
+    );
+    expect(second.body.tenants.map((t) => t.tenant_id)).not.toContain(first.body.tenants[0]?.tenant_id);
+
+    const own = await api.get<z.infer<typeof listTenantsResponse>>('/api/tenants', {
+      key: acme.users.TenantViewer.key,
+    });
+    expect(own.body.tenants.map((t) => t.tenant_id)).toEqual([acme.tenantId]);
+    expect(own.body.next_cursor).toBeNull();
+  });
+
+  it('refuses a cursor forged to reach another partition with 400', async () => {
+    const forged = Buffer.from(
+      JSON.stringify({ pk: 'USER#x', sk: 'USER', gsi1pk: `TENANT#${acme.tenantId}#USERS`, gsi1sk: 'x' }),
+    ).toString('base64url');
+    const response = await api.get(`/api/tenants?cursor=${forged}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('suspends a tenant: reads work, writes get 422, access can still be reduced; then reactivates', async () => {
+    const t = await createTenantWithUsers(api);
+    const spare = await createUser(api, t.tenantId, 'TenantViewer');
+    expect((await api.post(`/api/tenants/${t.tenantId}/suspend`)).status).toBe(204);
+    expect((await api.post(`/api/tenants/${t.tenantId}/suspend`)).status).toBe(409);
+
+    const read = await api.get<{ status: string }>(`/api/tenants/${t.tenantId}`, { key: t.users.TenantViewer.key });
+    expect(read.status).toBe(200);
+    expect(read.body.status).toBe('Suspended');
+
+    const write = await api.post('/api/users', {
+      key: t.users.TenantAdmin.key,
+      json: { email: `${unique('x')}@example.com`, password: password(), role: 'TenantViewer' },
+    });
+    expect(write.status).toBe(422);
+    expect(write.body).toMatchObject({ code: 'TENANT_SUSPENDED' });
+    expect((await registerStoreRaw(t.tenantId, t.users.TenantAdmin.key)).status).toBe(422);
+
+    expect((await api.post(`/api/users/${spare.userId}/deactivate`, { key: t.users.TenantAdmin.key })).status).toBe(
+      204,
+    );
+
+    expect((await api.post(`/api/tenants/${t.tenantId}/reactivate`)).status).toBe(204);
+    expect((await api.post(`/api/tenants/${t.tenantId}/reactivate`)).status).toBe(409);
+    expect((await registerStoreRaw(t.tenantId, t.users.TenantAdmin.key)).status).toBe(201);
+  });
+});
+
+function registerStoreRaw(
+  tenantId: string,
+  key?: string,
+  body: unknown = { base_url: 's3://demo-bucket', name: 'store', options: {} },
+) {
+  return api.post(`/api/tenants/${tenantId}/register-object-store`, { key, json: body });
+}
+
+describe('object stores', () => {
+  it('registers stores, makes the first the default, and shows option keys but never their values', async () => {
+    const tenantId = await createTenant(api);
+    const secret = `secret-${unique('value')}`;
+    const first = await registerStore(
+      api,
+      tenantId,
+      { access_key_id: unique('AKIA'), secret_access_key: secret, region: 'eu-west-1' },
+      's3://demo-bucket/raw/',
+    );
+    const second = await registerStore(api, tenantId, { endpoint: 'http://127.0.0.1:4569', force_path_style: 'true' });
+
+    const listed = await api.get<z.infer<typeof listObjectStoresResponse>>(`/api/tenants/${tenantId}/object-stores`);
+    expect(listed.status).toBe(200);
+    listObjectStoresResponse.parse(listed.body);
+    const byId = new Map(listed.body.object_stores.map((store) => [store.object_store_id, store]));
+    expect(byId.get(first)).toMatchObject({
+      is_default: true,
+      configuration: {
+        base_url: 's3://demo-bucket/raw',
+        option_keys: ['access_key_id', 'region', 'secret_access_key'],
+      },
+    });
+    expect(byId.get(second)).toMatchObject({
+      is_default: false,
+      configuration: { option_keys: ['endpoint', 'force_path_style'] },
+    });
+    expect(listed.text).not.toContain(secret);
+
+    expect(
+      (await api.post(`/api/tenants/${tenantId}/select-default-object-store`, { json: { object_store_id: second } }))
+        .status,
+    ).toBe(204);
+    const tenantNow = await api.get<{ default_object_store_id: string }>(`/api/tenants/${tenantId}`);
+    expect(tenantNow.body.default_object_store_id).toBe(second);
+
+    const replaced = await api.post(`/api/tenants/${tenantId}/update-object-store-options`, {
+      json: { object_store_id: first, options: { region: 'us-east-2' } },
+    });
+    expect(replaced.status).toBe(204);
+    const after = await api.get<z.infer<typeof listObjectStoresResponse>>(`/api/tenants/${tenantId}/object-stores`);
+    expect(
+      after.body.object_stores.find((store) => store.object_store_id === first)?.configuration.option_keys,
+    ).toEqual(['region']);
+  });
+
+  it('answers 404 for an unknown store in select-default and update-options', async () => {
+    const tenantId = await createTenant(api);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    expect(
+      (await api.post(`/api/tenants/${tenantId}/select-default-object-store`, { json: { object_store_id: missing } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await api.post(`/api/tenants/${tenantId}/update-object-store-options`, {
+          json: { object_store_id: missing, options: {} },
+        })
+      ).status,
+    ).toBe(404);
+  });
+
+  it.each([
+    ['an http base_url', { base_url: 'https://demo-bucket', name: 's', options: {} }, 'base_url'],
+    ['a bucket name with capitals', { base_url: 's3://Demo', name: 's', options: {} }, 'base_url'],
+    ['a ".." prefix', { base_url: 's3://demo-bucket/a/../b', name: 's', options: {} }, 'base_url'],
+    ['an unknown option', { base_url: 's3://demo-bucket', name: 's', options: { password: 'x' } }, 'options.password'],
+    [
+      'a malformed role ARN',
+      { base_url: 's3://demo-bucket', name: 's', options: { role_arn: 'admin' } },
+      'options.role_arn',
+    ],
+    ['half a key pair', { base_url: 's3://demo-bucket', name: 's', options: { access_key_id: 'AKIA1' } }, 'options'],
+    [
+      'an endpoint with credentials',
+      { base_url: 's3://demo-bucket', name: 's', options: { endpoint: 'http://u:p@h' } },
+      'options.endpoint',
+    ],
+  ])('refuses %s with 400, names the field, never echoes the value, and stores nothing', async (_, body, path) => {
+    const tenantId = await createTenant(api);
+    const response = await registerStoreRaw(tenantId, undefined, body);
+    expect(response.status).toBe(400);
+    expect((response.body as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain(path);
+    for (const value of Object.values(body.options)) expect(response.text).not.toContain(value);
+    const listed = await api.get<{ object_stores: unknown[] }>(`/api/tenants/${tenantId}/object-stores`);
+    expect(listed.body.object_stores).toEqual([]);
+  });
+});
+
+describe('users', () => {
+  it('creates a user and shows it by id and by email in any case, with every field typed', async () => {
+    const email = `${unique('Mixed.Case')}@Example.com`;
+    const created = await api.post<{ user_id: string; email: string }>('/api/users', {
+      json: { email, password: password(), role: 'TenantEditor', tenant_id: acme.tenantId },
+    });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['email', 'user_id']);
+    expect(created.body.email).toBe(email);
+
+    const byId = await api.get(`/api/users/${created.body.user_id}`);
+    const parsed = user.strict().parse(byId.body);
+    expect(parsed).toMatchObject({
+      email,
+      role: 'TenantEditor',
+      status: 'Active',
+      tenant_id: acme.tenantId,
+      external_id: null,
+    });
+    expect(parsed.tenant_slug).toEqual(expect.any(String));
+    expect(byId.text).not.toContain('password');
+
+    const byEmail = await api.get<{ user_id: string }>(
+      `/api/users/by-email?email=${encodeURIComponent(email.toUpperCase())}`,
+    );
+    expect(byEmail.status).toBe(200);
+    expect(byEmail.body.user_id).toBe(created.body.user_id);
+  });
+
+  it('refuses a second user with the same email in another case with 409', async () => {
+    const email = `${unique('dup')}@example.com`;
+    expect(
+      (
+        await api.post('/api/users', {
+          json: { email, password: password(), role: 'TenantViewer', tenant_id: acme.tenantId },
+        })
+      ).status,
+    ).toBe(201);
+    const again = await api.post('/api/users', {
+      json: { email: email.toUpperCase(), password: password(), role: 'TenantViewer', tenant_id: acme.tenantId },
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it('lets a TenantAdmin create users in its own tenant without naming it, and not PlatformAdmins', async () => {
+    const admin = acme.users.TenantAdmin.key;
+    const own = await api.post<{ user_id: string }>('/api/users', {
+      key: admin,
+      json: { email: `${unique('own')}@example.com`, password: password(), role: 'TenantViewer' },
+    });
+    expect(own.status).toBe(201);
+    const fetched = await api.get<{ tenant_id: string }>(`/api/users/${own.body.user_id}`);
+    expect(fetched.body.tenant_id).toBe(acme.tenantId);
+
+    const platform = await api.post('/api/users', {
+      key: admin,
+      json: { email: `${unique('p')}@example.com`, password: password(), role: 'PlatformAdmin' },
+    });
+    expect(platform.status).toBe(400);
+  });
+
+  it('filters the user list by tenant, role and status, page by page', async () => {
+    const t = await createTenantWithUsers(api);
+    const extraViewer = await createUser(api, t.tenantId, 'TenantViewer');
+    await api.post(`/api/users/${extraViewer.userId}/deactivate`);
+
+    const viewers = await api.get<z.infer<typeof listUsersResponse>>(
+      `/api/users?tenant_id=${t.tenantId}&role=TenantViewer`,
+    );
+    expect(viewers.status).toBe(200);
+    listUsersResponse.parse(viewers.body);
+    expect(viewers.body.users.map((u) => u.user_id).sort()).toEqual(
+      [t.users.TenantViewer.userId, extraViewer.userId].sort(),
+    );
+
+    const deactivated = await api.get<z.infer<typeof listUsersResponse>>(
+      `/api/users?tenant_id=${t.tenantId}&status=Deactivated`,
+    );
+    expect(deactivated.body.users.map((u) => u.user_id)).toEqual([extraViewer.userId]);
+
+    const pageOne = await api.get<z.infer<typeof listUsersResponse>>(`/api/users?tenant_id=${t.tenantId}&limit=3`);
+    expect(pageOne.body.users).toHaveLength(3);
+    const pageTwo = await api.get<z.infer<typeof listUsersResponse>>(
+      `/api/users?tenant_id=${t.tenantId}&limit=3&cursor=${pageOne.body.next_cursor}`,
+    );
+    expect(pageTwo.body.users).toHaveLength(1);
+    expect(pageTwo.body.next_cursor).toBeNull();
+
+    const fromTenantKey = await api.get<z.infer<typeof listUsersResponse>>('/api/users', {
+      key: t.users.TenantViewer.key,
+    });
+    expect(fromTenantKey.body.users).toHaveLength(4);
+  });
+
+  it('changes a role, links an external id, and refuses to change your own role', async () => {
+    const target = await createUser(api, acme.tenantId, 'TenantViewer');
+    expect((await api.post(`/api/users/${target.userId}/change-role`, { json: { role: 'TenantEditor' } })).status).toBe(
+      204,
+    );
+    expect(
+      (await api.post(`/api/users/${target.userId}/link-external-id`, { json: { external_id: 'idp|42' } })).status,
+    ).toBe(204);
+    const fetched = await api.get<{ role: string; external_id: string; updated_at: string; created_at: string }>(
+      `/api/users/${target.userId}`,
+    );
+    expect(fetched.body).toMatchObject({ role: 'TenantEditor', external_id: 'idp|42' });
+    expect(fetched.body.updated_at > fetched.body.created_at).toBe(true);
+
+    const self = await api.post(`/api/users/${acme.users.TenantAdmin.userId}/change-role`, {
+      key: acme.users.TenantAdmin.key,
+      json: { role: 'TenantViewer' },
+    });
+    expect(self.status).toBe(409);
+    const tooHigh = await api.post(`/api/users/${target.userId}/change-role`, { json: { role: 'PlatformAdmin' } });
+    expect(tooHigh.status).toBe(400);
+  });
+
+  it('stops the key of a deactivated user on the very next request, and restores it on reactivation', async () => {
+    const target = await createUser(api, acme.tenantId, 'TenantViewer');
+    expect((await api.get('/api/tenants', { key: target.key })).status).toBe(200);
+    expect((await api.post(`/api/users/${target.userId}/deactivate`)).status).toBe(204);
+    expect((await api.get('/api/tenants', { key: target.key })).status).toBe(401);
+    expect((await api.post(`/api/users/${target.userId}/deactivate`)).status).toBe(409);
+    expect((await api.post(`/api/users/${target.userId}/reactivate`)).status).toBe(204);
+    expect((await api.get('/api/tenants', { key: target.key })).status).toBe(200);
+  });
+
+  it('refuses to let a TenantAdmin deactivate itself', async () => {
+    const response = await api.post(`/api/users/${acme.users.TenantAdmin.userId}/deactivate`, {
+      key: acme.users.TenantAdmin.key,
+    });
+    expect(response.status).toBe(409);
+  });
+});
+
+describe('API keys', () => {
+  it('shows a key once, lists it by prefix only, and revokes it at once', async () => {
+    const target = await createUser(api, acme.tenantId, 'TenantViewer');
+    const created = await api.post<z.infer<typeof createApiKeyResponse>>(`/api/users/${target.userId}/api-keys`, {
+      json: { name: 'ci' },
+    });
+    expect(created.status).toBe(201);
+    const body = createApiKeyResponse.strict().parse(created.body);
+    issuedKeys.push(body.api_key);
+    expect(body.api_key.startsWith('trb_key_')).toBe(true);
+    expect(body.api_key.startsWith(body.prefix)).toBe(true);
+    expect(body.prefix.length).toBeLessThan(16);
+
+    const listed = await api.get<{ api_keys: unknown[] }>(`/api/users/${target.userId}/api-keys`);
+    expect(listed.status).toBe(200);
+    for (const key of listed.body.api_keys) apiKey.strict().parse(key);
+    expect(listed.body.api_keys).toHaveLength(2);
+    expect(listed.text).not.toContain(body.api_key);
+
+    expect((await api.get('/api/tenants', { key: body.api_key })).status).toBe(200);
+    expect((await api.delete(`/api/users/${target.userId}/api-keys/${body.api_key_id}`)).status).toBe(204);
+    expect((await api.get('/api/tenants', { key: body.api_key })).status).toBe(401);
+    expect((await api.delete(`/api/users/${target.userId}/api-keys/${body.api_key_id}`)).status).toBe(404);
+    expect((await api.get('/api/tenants', { key: target.key })).status).toBe(200);
+  });
+
+  it('records when a key was last used', async () => {
+    const target = await createUser(api, acme.tenantId, 'TenantViewer');
+    await api.get('/api/tenants', { key: target.key });
+    const listed = await api.get<{ api_keys: { last_used_at: string | null }[] }>(
+      `/api/users/${target.userId}/api-keys`,
+    );
+    expect(listed.body.api_keys[0]?.last_used_at).toEqual(expect.any(String));
+  });
+
+  it('caps a user at 20 keys with 409', async () => {
+    const target = await createUser(api, acme.tenantId, 'TenantViewer');
+    const results = await Promise.all(
+      Array.from({ length: 19 }, () =>
+        api.post<{ api_key: string }>(`/api/users/${target.userId}/api-keys`, { json: { name: 'k' } }),
+      ),
+    );
+    for (const result of results) issuedKeys.push(result.body.api_key);
+    expect(results.every((result) => result.status === 201)).toBe(true);
+    const over = await api.post(`/api/users/${target.userId}/api-keys`, { json: { name: 'one too many' } });
+    expect(over.status).toBe(409);
+  });
+});
+
+describe('uniqueness under concurrency', () => {
+  it('gives exactly one 201 among 20 parallel creations of one tenant slug', async () => {
+    const name = unique('Race');
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post('/api/tenants', { json: { name: i % 2 ? name : name.toUpperCase() } }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+  });
+
+  it('gives exactly one 201 among 20 parallel creations of one email in different cases', async () => {
+    const email = `${unique('race')}@example.com`;
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post('/api/users', {
+          json: {
+            email: i % 2 ? email : email.toUpperCase(),
+            password: password(),
+            role: 'TenantViewer',
+            tenant_id: acme.tenantId,
+          },
+        }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(19);
+  });
+});
+
+describe('the dashboard connection', () => {
+  it('starts NotConfigured, and a retry without a dashboard tool fails with a reason', async () => {
+    const tenantId = await createTenant(api);
+    const initial = await api.get(`/api/tenants/${tenantId}/dashboard-connection`);
+    expect(dashboardConnection.strict().parse(initial.body)).toEqual({
+      status: 'NotConfigured',
+      last_error: null,
+      rotated_at: null,
+    });
+
+    const retried = await api.post<{ status: string }>(`/api/tenants/${tenantId}/dashboard-connection/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe('Pending');
+
+    const failed = await until(
+      () => api.get<{ status: string; last_error: string }>(`/api/tenants/${tenantId}/dashboard-connection`),
+      (response) => response.body.status !== 'Pending',
+    );
+    expect(failed.body.status).toBe('Failed');
+    expect(failed.body.last_error).toContain('DASHBOARD_URL');
+  });
+
+  describe('with a dashboard tool configured', () => {
+    const received: { tenant_id: string; api_key: string }[] = [];
+    let tool: Server;
+    let runtime: RuntimeProcess;
+
+    beforeAll(async () => {
+      tool = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk) => {
+          body += chunk;
+        });
+        request.on('end', () => {
+          received.push(JSON.parse(body));
+          response.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => tool.listen(0, '127.0.0.1', resolve));
+      runtime = await startRuntimeProcess({
+        ...inject('runtimeEnv'),
+        DASHBOARD_URL: `http://127.0.0.1:${(tool.address() as AddressInfo).port}/connections`,
+        LOCAL_QUEUE_PREFIX: 'dashboard-tool-',
+      });
+    });
+    afterAll(async () => {
+      await runtime?.stop();
+      tool?.close();
+    });
+
+    it('hands the tool a read-only key, and a rotation replaces it and revokes the old one', async () => {
+      const local = apiClient(runtime.url);
+      const tenantId = await createTenant(local);
+      expect((await local.post(`/api/tenants/${tenantId}/dashboard-connection/retry`)).status).toBe(200);
+      const active = await until(
+        () => local.get<{ status: string; rotated_at: string }>(`/api/tenants/${tenantId}/dashboard-connection`),
+        (response) => response.body.status !== 'Pending',
+      );
+      expect(active.body.status).toBe('Active');
+      const first = received.find((delivery) => delivery.tenant_id === tenantId);
+      expect(first?.api_key).toMatch(/^trb_key_/);
+      const credential = first?.api_key as string;
+      neverShown.add(credential);
+
+      expect((await local.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(200);
+      expect(
+        (
+          await local.post(`/api/tenants/${tenantId}/register-object-store`, {
+            key: credential,
+            json: { base_url: 's3://demo-bucket', name: 'x', options: {} },
+          })
+        ).status,
+      ).toBe(403);
+
+      expect((await local.post(`/api/tenants/${tenantId}/dashboard-connection/rotate`)).status).toBe(204);
+      await until(
+        async () => received.filter((delivery) => delivery.tenant_id === tenantId).length,
+        (count) => count === 2,
+      );
+      const second = received.filter((delivery) => delivery.tenant_id === tenantId)[1]?.api_key as string;
+      neverShown.add(second);
+      expect(second).not.toBe(credential);
+      expect((await local.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(401);
+      expect((await local.get(`/api/tenants/${tenantId}`, { key: second })).status).toBe(200);
+    });
+  });
+});
+
+describe('bad input changes nothing', () => {
+  const oversized = 'x'.repeat(5000);
+  const cases: [string, () => Promise<{ path: string; valid: Record<string, unknown> }>, string[]][] = [
+    ['POST /api/tenants', async () => ({ path: '/api/tenants', valid: { name: unique('t') } }), ['name']],
+    [
+      'POST /api/users',
+      async () => ({
+        path: '/api/users',
+        valid: {
+          email: `${unique('u')}@example.com`,
+          password: password(),
+          role: 'TenantViewer',
+          tenant_id: acme.tenantId,
+        },
+      }),
+      ['email', 'password', 'role'],
+    ],
+    [
+      'register-object-store',
+      async () => ({
+        path: `/api/tenants/${acme.tenantId}/register-object-store`,
+        valid: { base_url: 's3://demo-bucket', name: 'n', options: {} },
+      }),
+      ['base_url', 'name'],
+    ],
+    [
+      'change-role',
+      async () => ({
+        path: `/api/users/${(await createUser(api, acme.tenantId, 'TenantViewer')).userId}/change-role`,
+        valid: { role: 'TenantEditor' },
+      }),
+      ['role'],
+    ],
+    [
+      'link-external-id',
+      async () => ({
+        path: `/api/users/${(await createUser(api, acme.tenantId, 'TenantViewer')).userId}/link-external-id`,
+        valid: { external_id: 'x' },
+      }),
+      ['external_id'],
+    ],
+    [
+      'create-api-key',
+      async () => ({
+        path: `/api/users/${(await createUser(api, acme.tenantId, 'TenantViewer')).userId}/api-keys`,
+        valid: { name: 'n' },
+      }),
+      ['name'],
+    ],
+  ];
+
+  /** What these requests could have changed: acme's users and stores, and tenants named like the attempts. */
+  async function snapshot(names: unknown[]): Promise<string> {
+    const [tenants, users, stores] = await Promise.all([
+      api.get<{ tenants: { name: string }[] }>('/api/tenants?limit=1000'),
+      api.get<{ users: unknown[] }>(`/api/users?tenant_id=${acme.tenantId}&limit=1000`),
+      api.get<{ object_stores: unknown[] }>(`/api/tenants/${acme.tenantId}/object-stores`),
+    ]);
+    const attempted = tenants.body.tenants.filter((t) => names.includes(t.name));
+    return JSON.stringify([attempted, users.body.users, stores.body.object_stores]);
+  }
+
+  it.each(cases)(
+    '%s: unknown field, wrong type, missing field, malformed JSON and oversized strings are 400',
+    async (_, prepare, fields) => {
+      const { path, valid } = await prepare();
+      const names = [valid.name, oversized];
+      const before = await snapshot(names);
+      const attempts: { label: string; options: Parameters<typeof api.post>[1] }[] = [
+        { label: 'unknown field', options: { json: { ...valid, status: 'Active' } } },
+        { label: 'malformed JSON', options: { raw: '{"a":', headers: { 'content-type': 'application/json' } } },
+        { label: 'not an object', options: { json: [valid] } },
+        ...fields.flatMap((field) => [
+          { label: `${field}: wrong type`, options: { json: { ...valid, [field]: 12345 } } },
+          {
+            label: `${field}: missing`,
+            options: { json: Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field)) },
+          },
+          { label: `${field}: oversized`, options: { json: { ...valid, [field]: oversized } } },
+        ]),
+      ];
+      for (const attempt of attempts) {
+        const response = await api.post(path, attempt.options);
+        expect({ attempt: attempt.label, status: response.status }).toEqual({ attempt: attempt.label, status: 400 });
+        expect(response.body).toMatchObject({
+          code: expect.stringMatching(/^(VALIDATION_ERROR|INVALID_JSON)$/),
+          request_id: expect.any(String),
+        });
+      }
+      expect(await snapshot(names)).toBe(before);
+    },
+  );
+});
+
+describe('secrets in responses', () => {
+  it('never shows a password, a key hash or an option value, and each API key only in its creation response', () => {
+    expect(seenBodies.length).toBeGreaterThan(100);
+    const all = seenBodies.join('\n');
+    for (const secret of neverShown)
+      expect(all.includes(secret), 'a password, option value or credential was shown').toBe(false);
+    for (const key of issuedKeys) {
+      expect(all.includes(hashToken(key)), 'a key hash was shown').toBe(false);
+      expect(all.split(key).length - 1, 'an API key was shown more than once').toBe(1);
+    }
+    expect(all).not.toMatch(/password_hash|options_sealed|scrypt\$/);
+  });
+});

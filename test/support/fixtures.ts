@@ -1,0 +1,78 @@
+/** Builders for the integration suite; everything goes through the public API. */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { ApiClient } from './api.ts';
+
+export type TenantRole = 'TenantAdmin' | 'TenantEditor' | 'TenantViewer';
+export const tenantRoles: TenantRole[] = ['TenantAdmin', 'TenantEditor', 'TenantViewer'];
+
+export const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+export const password = () => `pw-${randomUUID()}`;
+
+/** Every password and option value the suite sends: no response may ever contain one. */
+export const neverShown = new Set<string>();
+/** Every API key issued: each may appear in its creation response and nowhere else. */
+export const issuedKeys: string[] = [];
+
+export async function createTenant(api: ApiClient, name = unique('tenant')): Promise<string> {
+  const response = await api.post<{ tenant_id: string }>('/api/tenants', { json: { name } });
+  expect(response.status, response.text).toBe(201);
+  return response.body.tenant_id;
+}
+
+export interface TestUser {
+  userId: string;
+  email: string;
+  key: string;
+}
+
+export async function createUser(
+  api: ApiClient,
+  tenantId: string | null,
+  role: string,
+  key?: string,
+): Promise<TestUser> {
+  const email = `${unique('user')}@example.com`;
+  const secret = password();
+  neverShown.add(secret);
+  const created = await api.post<{ user_id: string }>('/api/users', {
+    json: { email, password: secret, role, ...(tenantId ? { tenant_id: tenantId } : {}) },
+    key,
+  });
+  expect(created.status, created.text).toBe(201);
+  const issued = await api.post<{ api_key: string }>(`/api/users/${created.body.user_id}/api-keys`, {
+    json: { name: 'test' },
+  });
+  expect(issued.status, issued.text).toBe(201);
+  issuedKeys.push(issued.body.api_key);
+  return { userId: created.body.user_id, email, key: issued.body.api_key };
+}
+
+export interface TestTenant {
+  tenantId: string;
+  users: Record<TenantRole, TestUser>;
+}
+
+export async function createTenantWithUsers(api: ApiClient): Promise<TestTenant> {
+  const tenantId = await createTenant(api);
+  const users = {} as Record<TenantRole, TestUser>;
+  for (const role of tenantRoles) users[role] = await createUser(api, tenantId, role);
+  return { tenantId, users };
+}
+
+export async function registerStore(
+  api: ApiClient,
+  tenantId: string,
+  options: Record<string, string> = {},
+  baseUrl = 's3://demo-bucket',
+): Promise<string> {
+  // Every option value is secret; the credential-like ones are unique enough to search every response for.
+  for (const key of ['access_key_id', 'secret_access_key', 'session_token', 'external_id']) {
+    if (options[key]) neverShown.add(options[key]);
+  }
+  const response = await api.post<{ object_store_id: string }>(`/api/tenants/${tenantId}/register-object-store`, {
+    json: { base_url: baseUrl, name: unique('store'), options },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.object_store_id;
+}

@@ -1,0 +1,166 @@
+/**
+ * One request per API-key route for the isolation suite (test/integration/isolation.test.ts).
+ * `build` aims the request at the target tenant's resources; routes that change or remove
+ * something build a fresh resource each time, so that every case starts from the same state.
+ * A `global` route acts on the platform, not on one tenant.
+ */
+import type { Role } from '#shared/domain/authorization.ts';
+import type { ApiClient } from './api.ts';
+import type { createTenant, createUser, password, unique } from './fixtures.ts';
+
+export interface FixtureContext {
+  api: ApiClient;
+  world: { tenant: { tenantId: string }; storeId: string; subject: { userId: string; email: string } };
+  role: Role;
+  helpers: {
+    createTenant: typeof createTenant;
+    createUser: typeof createUser;
+    password: typeof password;
+    unique: typeof unique;
+  };
+}
+
+export interface IsolationFixture {
+  scope: 'global' | 'tenant';
+  build(context: FixtureContext): Promise<{ path: string; body?: unknown }>;
+}
+
+const freshUser = async ({ api, world, helpers }: FixtureContext) =>
+  helpers.createUser(api, world.tenant.tenantId, 'TenantViewer');
+
+export const isolationFixtures: Record<string, IsolationFixture> = {
+  'GET /metrics': { scope: 'global', build: async () => ({ path: '/metrics' }) },
+  'GET /api/tenants': { scope: 'global', build: async () => ({ path: '/api/tenants' }) },
+  'POST /api/tenants': {
+    scope: 'global',
+    build: async ({ helpers }) => ({ path: '/api/tenants', body: { name: helpers.unique('isolation') } }),
+  },
+  'GET /api/tenants/{tenant_id}': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}` }),
+  },
+  'POST /api/tenants/{tenant_id}/suspend': {
+    scope: 'tenant',
+    // Only a PlatformAdmin may suspend; it gets a tenant of its own so the shared ones stay active.
+    build: async ({ api, world, role, helpers }) => ({
+      path: `/api/tenants/${role === 'PlatformAdmin' ? await helpers.createTenant(api) : world.tenant.tenantId}/suspend`,
+    }),
+  },
+  'POST /api/tenants/{tenant_id}/reactivate': {
+    scope: 'tenant',
+    build: async ({ api, world, role, helpers }) => {
+      if (role !== 'PlatformAdmin') return { path: `/api/tenants/${world.tenant.tenantId}/reactivate` };
+      const tenantId = await helpers.createTenant(api);
+      await api.post(`/api/tenants/${tenantId}/suspend`);
+      return { path: `/api/tenants/${tenantId}/reactivate` };
+    },
+  },
+  'GET /api/tenants/{tenant_id}/object-stores': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/object-stores` }),
+  },
+  'POST /api/tenants/{tenant_id}/register-object-store': {
+    scope: 'tenant',
+    build: async ({ world }) => ({
+      path: `/api/tenants/${world.tenant.tenantId}/register-object-store`,
+      body: { base_url: 's3://demo-bucket/isolation', name: 'isolation', options: {} },
+    }),
+  },
+  'POST /api/tenants/{tenant_id}/select-default-object-store': {
+    scope: 'tenant',
+    build: async ({ world }) => ({
+      path: `/api/tenants/${world.tenant.tenantId}/select-default-object-store`,
+      body: { object_store_id: world.storeId },
+    }),
+  },
+  'POST /api/tenants/{tenant_id}/update-object-store-options': {
+    scope: 'tenant',
+    build: async ({ world }) => ({
+      path: `/api/tenants/${world.tenant.tenantId}/update-object-store-options`,
+      body: { object_store_id: world.storeId, options: { region: 'eu-central-1' } },
+    }),
+  },
+  'GET /api/tenants/{tenant_id}/dashboard-connection': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/dashboard-connection` }),
+  },
+  'POST /api/tenants/{tenant_id}/dashboard-connection/retry': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/dashboard-connection/retry` }),
+  },
+  'POST /api/tenants/{tenant_id}/dashboard-connection/rotate': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/dashboard-connection/rotate` }),
+  },
+  'GET /api/users': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/users?tenant_id=${world.tenant.tenantId}` }),
+  },
+  'POST /api/users': {
+    scope: 'tenant',
+    build: async ({ world, helpers }) => ({
+      path: '/api/users',
+      body: {
+        email: `${helpers.unique('isolation')}@example.com`,
+        password: helpers.password(),
+        role: 'TenantViewer',
+        tenant_id: world.tenant.tenantId,
+      },
+    }),
+  },
+  'GET /api/users/by-email': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/users/by-email?email=${encodeURIComponent(world.subject.email)}` }),
+  },
+  'GET /api/users/{user_id}': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/users/${world.subject.userId}` }),
+  },
+  'POST /api/users/{user_id}/change-role': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/api/users/${(await freshUser(context)).userId}/change-role`,
+      body: { role: 'TenantEditor' },
+    }),
+  },
+  'POST /api/users/{user_id}/deactivate': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/users/${(await freshUser(context)).userId}/deactivate` }),
+  },
+  'POST /api/users/{user_id}/reactivate': {
+    scope: 'tenant',
+    build: async (context) => {
+      const user = await freshUser(context);
+      await context.api.post(`/api/users/${user.userId}/deactivate`);
+      return { path: `/api/users/${user.userId}/reactivate` };
+    },
+  },
+  'POST /api/users/{user_id}/link-external-id': {
+    scope: 'tenant',
+    build: async ({ world }) => ({
+      path: `/api/users/${world.subject.userId}/link-external-id`,
+      body: { external_id: 'idp|1' },
+    }),
+  },
+  'POST /api/users/{user_id}/api-keys': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/api/users/${(await freshUser(context)).userId}/api-keys`,
+      body: { name: 'isolation' },
+    }),
+  },
+  'GET /api/users/{user_id}/api-keys': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/users/${world.subject.userId}/api-keys` }),
+  },
+  'DELETE /api/users/{user_id}/api-keys/{api_key_id}': {
+    scope: 'tenant',
+    build: async (context) => {
+      const user = await freshUser(context);
+      const listed = await context.api.get<{ api_keys: { api_key_id: string }[] }>(
+        `/api/users/${user.userId}/api-keys`,
+      );
+      return { path: `/api/users/${user.userId}/api-keys/${listed.body.api_keys[0]?.api_key_id}` };
+    },
+  },
+};
