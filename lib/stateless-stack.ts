@@ -62,7 +62,9 @@ export class StatelessStack extends Stack {
       byArea.set(spec.tag, [...(byArea.get(spec.tag) ?? []), [key, spec]]);
     }
     for (const [area, areaRoutes] of byArea) {
-      const nested = new NestedStack(this, `${area}Routes`, { description: `Tributary ${area} routes` });
+      const nested = new NestedStack(this, `${area.replace(/\W/g, '')}Routes`, {
+        description: `Tributary ${area} routes`,
+      });
       const built = new ApiRoutes(nested, 'Routes', { api: this.api, routes: areaRoutes, resources });
       Object.assign(this.routeFunctions, built.functions);
     }

@@ -17,6 +17,16 @@ import { handlerEnvironment, startRuntime } from './runtime.ts';
 import { readLocalSettings } from './settings.ts';
 import { type Endpoints, localCredentials, localRegion, type StandIns, startStandIns } from './stand-ins.ts';
 
+/** A signal that arrives while the service is still starting is honoured once it has started. */
+let onSignal: ((signal: string) => void) | null = null;
+let pendingSignal: string | null = null;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (onSignal) onSignal(signal);
+    else pendingSignal = signal;
+  });
+}
+
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const settings = readLocalSettings();
@@ -102,8 +112,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  onSignal = (signal) => void stop(signal);
+  if (pendingSignal) onSignal(pendingSignal);
 }
 
 main().catch((error: Error) => {

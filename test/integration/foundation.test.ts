@@ -101,7 +101,7 @@ describe('a service whose platform bucket is gone', () => {
   let runtime: RuntimeProcess;
 
   beforeAll(async () => {
-    runtime = await startRuntimeProcess({ ...env, PLATFORM_BUCKET: bucket });
+    runtime = await startRuntimeProcess({ ...env, PLATFORM_BUCKET: bucket, LOCAL_QUEUE_PREFIX: 'health-' });
   });
   afterAll(async () => {
     await runtime?.stop();
@@ -125,6 +125,7 @@ describe('a service whose platform bucket is gone', () => {
   });
 
   it('stops gracefully on SIGTERM with exit code 0', async () => {
-    expect(await runtime.stop()).toBe(0);
+    const code = await runtime.stop();
+    expect(code, runtime.output()).toBe(0);
   });
 });

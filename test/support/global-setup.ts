@@ -34,6 +34,9 @@ export async function setup(project: TestProject): Promise<void> {
     s3Port: await freePort(),
     sqsPort: await freePort(),
   });
+  process.stderr.write(
+    `stand-ins: DynamoDB ${standIns.endpoints.dynamodb}, S3 ${standIns.endpoints.s3}, SQS ${standIns.endpoints.sqs} (data in ${dataDir})\n`,
+  );
   const adminKey = issueToken('apiKey').token;
   const runtimeEnv: Record<string, string> = {
     AWS_ENDPOINT_URL_DYNAMODB: standIns.endpoints.dynamodb,

@@ -28,7 +28,70 @@ export interface IsolationFixture {
 const freshUser = async ({ api, world, helpers }: FixtureContext) =>
   helpers.createUser(api, world.tenant.tenantId, 'TenantViewer');
 
+/** A new connection in the target tenant, optionally moved to a state first (as the bootstrap key). */
+async function freshConnection({ api, world }: FixtureContext, ...moves: string[]) {
+  const created = await api.post<{ connection_id: string; data_set_id: string }>(
+    `/api/tenants/${world.tenant.tenantId}/connections`,
+    {
+      json: { type: 'Webhook', name: 'isolation' },
+    },
+  );
+  for (const move of moves) await api.post(`/api/connections/${created.body.connection_id}/${move}`);
+  return created.body;
+}
+
+const connectionRoute = (action: string, ...moves: string[]): IsolationFixture => ({
+  scope: 'tenant',
+  build: async (context) => ({
+    path: `/api/connections/${(await freshConnection(context, ...moves)).connection_id}/${action}`,
+  }),
+});
+
 export const isolationFixtures: Record<string, IsolationFixture> = {
+  'POST /api/tenants/{tenant_id}/connections': {
+    scope: 'tenant',
+    build: async ({ world }) => ({
+      path: `/api/tenants/${world.tenant.tenantId}/connections`,
+      body: { type: 'Webhook', name: 'isolation' },
+    }),
+  },
+  'GET /api/tenants/{tenant_id}/connections': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/connections` }),
+  },
+  'GET /api/connections/{connection_id}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/connections/${(await freshConnection(context)).connection_id}` }),
+  },
+  'POST /api/connections/{connection_id}/regenerate-token': connectionRoute('regenerate-token'),
+  'POST /api/connections/{connection_id}/activate': connectionRoute('activate', 'deactivate'),
+  'POST /api/connections/{connection_id}/deactivate': connectionRoute('deactivate'),
+  'POST /api/connections/{connection_id}/pause-source': connectionRoute('pause-source'),
+  'POST /api/connections/{connection_id}/resume-source': connectionRoute('resume-source', 'pause-source'),
+  'DELETE /api/connections/{connection_id}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/connections/${(await freshConnection(context)).connection_id}` }),
+  },
+  'GET /api/data-sets': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets?tenant_id=${world.tenant.tenantId}` }),
+  },
+  'GET /api/data-sets/{data_set_id}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/data-sets/${(await freshConnection(context)).data_set_id}` }),
+  },
+  'GET /api/data-sets/{data_set_id}/files': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/data-sets/${(await freshConnection(context)).data_set_id}/files` }),
+  },
+  'DELETE /api/data-sets/{data_set_id}': {
+    scope: 'tenant',
+    build: async (context) => {
+      const connection = await freshConnection(context);
+      await context.api.delete(`/api/connections/${connection.connection_id}`);
+      return { path: `/api/data-sets/${connection.data_set_id}` };
+    },
+  },
   'GET /metrics': { scope: 'global', build: async () => ({ path: '/metrics' }) },
   'GET /api/tenants': { scope: 'global', build: async () => ({ path: '/api/tenants' }) },
   'POST /api/tenants': {

@@ -36,17 +36,12 @@ export async function startRuntimeProcess(env: Record<string, string>): Promise<
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
-  for (;;) {
+  // Ready means everything started (front, pollers, schedules), which the banner announces.
+  while (!output.includes('Tributary is running at')) {
     if (child.exitCode !== null) throw new Error(`The runtime exited during start:\n${output}`);
-    try {
-      const response = await fetch(`${url}/live`);
-      if (response.status === 200) break;
-    } catch {
-      // not listening yet
-    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`The runtime did not answer /live within 60 s:\n${output}`);
+      throw new Error(`The runtime did not start within 60 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -7,6 +7,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
+import { tenantCache } from './ingest-cache.ts';
 import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
@@ -83,6 +84,7 @@ export async function createObjectStore(store: StoredObjectStore): Promise<void>
     .catch((error: unknown) => {
       if (!isConditionFailure(error)) throw error;
     });
+  tenantCache.forget(store.tenant_id);
 }
 
 export async function setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void> {

@@ -114,3 +114,28 @@ export function isConditionFailure(error: unknown): boolean {
 export function isTransactionConflict(error: unknown): boolean {
   return error instanceof Error && error.name === 'TransactionCanceledException';
 }
+
+/** SET the given fields (names are escaped), optionally under a condition; returns the new item. */
+export function setFieldsCommand(
+  key: Record<string, string>,
+  fields: Record<string, unknown>,
+  condition: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> } = {
+    expression: 'attribute_exists(pk)',
+  },
+) {
+  const entries = Object.entries(fields);
+  return {
+    TableName: table(),
+    Key: key,
+    UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: {
+      ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+      ...condition.names,
+    },
+    ExpressionAttributeValues: {
+      ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+      ...condition.values,
+    },
+  };
+}

@@ -7,6 +7,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { conflict } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { Tenant, TenantStatus } from '../../domain/tenants/model.ts';
+import { tenantCache } from './ingest-cache.ts';
 import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
 
 export const tenantKeys = {
@@ -95,5 +96,7 @@ export async function moveTenantStatus(
   } catch (error) {
     if (isConditionFailure(error)) throw conflict(`The tenant is not ${from}`);
     throw error;
+  } finally {
+    tenantCache.forget(tenantId);
   }
 }

@@ -10,7 +10,7 @@ import { conflict, notFound } from '../../domain/errors.ts';
 import { normalizeEmail, type User } from '../../domain/identity/model.ts';
 import type { UserFilters } from '../../domain/identity/ports.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const userKeys = {
   user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'USER' }),
@@ -127,16 +127,10 @@ export async function updateUser(
   changes: Partial<Pick<User, 'role' | 'status' | 'external_id'>>,
   now: Date,
 ): Promise<User> {
-  const entries = Object.entries({ ...changes, updated_at: now.toISOString() });
   try {
     const result = await db.send(
       new UpdateCommand({
-        TableName: table(),
-        Key: userKeys.user(userId),
-        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+        ...setFieldsCommand(userKeys.user(userId), { ...changes, updated_at: now.toISOString() }),
         ReturnValues: 'ALL_NEW',
       }),
     );

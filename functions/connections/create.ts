@@ -1,0 +1,19 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { createConnection } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { publicBaseUrl } from '#shared/http/request.ts';
+import { created } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'POST /api/tenants/{tenant_id}/connections',
+  async ({ principal, params, body, event }) => {
+    const { connection, ingestToken } = await createConnection(connectivity, principal, params.tenant_id, body);
+    return created({
+      connection_id: connection.connection_id,
+      source_id: connection.source_id,
+      data_set_id: connection.data_set_id,
+      ingest_token: ingestToken,
+      ingest_url: `${publicBaseUrl(event)}/api/ingest/${connection.source_id}`,
+    });
+  },
+);

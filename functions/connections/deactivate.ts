@@ -1,0 +1,9 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { moveConnection } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('POST /api/connections/{connection_id}/deactivate', async ({ principal, params }) => {
+  await moveConnection(connectivity, principal, params.connection_id, { field: 'status', to: 'Inactive' });
+  return noContent();
+});

@@ -1,0 +1,9 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('DELETE /api/connections/{connection_id}', async ({ principal, params }) => {
+  await deleteConnection(connectivity, principal, params.connection_id);
+  return noContent();
+});

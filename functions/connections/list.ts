@@ -1,0 +1,9 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { listConnections } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('GET /api/tenants/{tenant_id}/connections', async ({ principal, params, query }) => {
+  const page = await listConnections(connectivity, principal, params.tenant_id, query);
+  return ok({ connections: page.items, next_cursor: page.nextCursor });
+});

@@ -1,0 +1,12 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { moveConnection } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'POST /api/connections/{connection_id}/resume-source',
+  async ({ principal, params }) => {
+    await moveConnection(connectivity, principal, params.connection_id, { field: 'source_status', to: 'Active' });
+    return noContent();
+  },
+);

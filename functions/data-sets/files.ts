@@ -1,0 +1,8 @@
+import { dataSetStore } from '#shared/adapters/repositories.ts';
+import { listDataSetFiles } from '#shared/domain/datasets/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('GET /api/data-sets/{data_set_id}/files', async ({ principal, params }) =>
+  ok(await listDataSetFiles(dataSetStore, principal, params.data_set_id)),
+);

@@ -1,0 +1,126 @@
+/**
+ * The batch writer: the ingest queue's consumer. Envelopes in, Parquet files and Delta commits out,
+ * in each tenant's own store. Records whose commit did not succeed are reported as batch item
+ * failures, so only they come back (and move to the dead-letter queue on their fifth receive).
+ */
+import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { addToCounter } from '#shared/adapters/dynamo/counters.ts';
+import { fixDataSetStorage, getDataSet, recordDataSetVersion } from '#shared/adapters/dynamo/data-sets.ts';
+import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
+import { getObjectStore } from '#shared/adapters/dynamo/object-stores.ts';
+import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
+import { type CellValue, maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { platformBucket, platformS3 } from '#shared/adapters/s3/platform-bucket.ts';
+import { tableLocation } from '#shared/adapters/s3/tenant-stores.ts';
+import { type DataSet, storageLocationOf } from '#shared/domain/datasets/model.ts';
+import { type Envelope, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import {
+  type BatchWriterDeps,
+  envelopeColumns,
+  type PendingEnvelope,
+  writeEnvelopeBatch,
+} from '#shared/domain/ingest/write-batch.ts';
+import { logger } from '#shared/observability/logger.ts';
+
+async function storeOf(dataSet: DataSet) {
+  const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
+  if (!store) throw new Error(`The object store of data set ${dataSet.data_set_id} is not registered`);
+  return store;
+}
+
+export const batchWriterDeps: BatchWriterDeps = {
+  getDataSet,
+  async fixStorage(dataSet) {
+    if (dataSet.object_store_id && dataSet.storage_location) return dataSet;
+    const tenant = await getTenant(dataSet.tenant_id);
+    const storeId = tenant?.default_object_store_id;
+    const store = storeId ? await getObjectStore(dataSet.tenant_id, storeId) : null;
+    if (!store)
+      throw new Error(`Tenant ${dataSet.tenant_id} has no object store to write data set ${dataSet.data_set_id} to`);
+    return fixDataSetStorage(
+      dataSet.data_set_id,
+      store.object_store_id,
+      storageLocationOf(store.base_url, dataSet.data_set_id),
+      new Date(),
+    );
+  },
+  async tableAt(dataSet) {
+    return { log: deltaLog, storage: await tableLocation(await storeOf(dataSet), dataSet.storage_location as string) };
+  },
+  async onCommitted(dataSet, entry) {
+    await recordDataSetVersion(dataSet.data_set_id, entry.version, new Date());
+    const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
+    await Promise.all([
+      addToCounter('envelopesWritten', { source_id: source }, entry.rows),
+      addToCounter('batchesCommitted', {}, 1),
+    ]);
+  },
+  encode(rows: Envelope[]) {
+    const columns: CellValue[][] = envelopeColumns.map(() => new Array(rows.length));
+    rows.forEach((row, i) => {
+      (columns[0] as CellValue[])[i] = row.message_id;
+      (columns[1] as CellValue[])[i] = row.ingested_at_us;
+      (columns[2] as CellValue[])[i] = row.source_id;
+      (columns[3] as CellValue[])[i] = row.tenant_id;
+      (columns[4] as CellValue[])[i] = row.content_type;
+      (columns[5] as CellValue[])[i] = BigInt(row.payload_size);
+      (columns[6] as CellValue[])[i] = row.payload;
+    });
+    return writeParquet([...envelopeColumns], columns);
+  },
+  maxRowsPerFile,
+};
+
+async function resolvePayload(message: ReturnType<typeof envelopeMessage.parse>): Promise<string> {
+  if (message.payload !== undefined) return message.payload;
+  if (!message.payload_ref) throw new Error('The envelope has neither a payload nor a claim check');
+  const object = await platformS3.send(
+    new GetObjectCommand({ Bucket: message.payload_ref.bucket, Key: message.payload_ref.key }),
+  );
+  const bytes = await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray();
+  return Buffer.from(bytes).toString('base64');
+}
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const failed: string[] = [];
+  const pending: PendingEnvelope[] = [];
+  const claims = new Map<string, string>();
+  await Promise.all(
+    event.Records.map(async (record) => {
+      try {
+        const message = envelopeMessage.parse(JSON.parse(record.body));
+        const payload = await resolvePayload(message);
+        if (message.payload_ref) claims.set(record.messageId, message.payload_ref.key);
+        pending.push({
+          recordId: record.messageId,
+          receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
+          envelope: { ...message, ingested_at_us: BigInt(message.ingested_at_us), payload },
+        });
+      } catch (error) {
+        logger.error('Unreadable envelope', { message_id: record.messageId, error: (error as Error).message });
+        failed.push(record.messageId);
+      }
+    }),
+  );
+
+  const outcome = await writeEnvelopeBatch(batchWriterDeps, pending);
+  for (const failure of outcome.failures) {
+    logger.error('Batch commit failed', {
+      data_set_id: failure.dataSetId,
+      records: failure.recordIds.length,
+      error: failure.error,
+    });
+    await addToCounter('batchFailures', { reason: failure.error.name }, failure.recordIds.length);
+  }
+  failed.push(...outcome.failedRecordIds);
+
+  // Claim checks of written envelopes are no longer needed (a lifecycle rule is the backstop).
+  const done = [...claims].filter(([recordId]) => !failed.includes(recordId)).map(([, key]) => ({ Key: key }));
+  if (done.length > 0) {
+    await platformS3
+      .send(new DeleteObjectsCommand({ Bucket: platformBucket(), Delete: { Objects: done, Quiet: true } }))
+      .catch((error: Error) => logger.warn('Claim check clean-up failed', { error: error.message }));
+  }
+  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+}

@@ -1,0 +1,151 @@
+/**
+ * Tenants' own object stores. A client per store, from its sealed options: static keys, or a role
+ * in the tenant's account assumed with its external id, or (neither) the platform's own
+ * credentials; a custom endpoint (any S3-compatible store) implies path-style addressing unless
+ * the options say otherwise. Clients are cached per store version, so changed options take effect
+ * on the next use.
+ */
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { AwsCredentialIdentity } from '@smithy/types';
+import { config } from '../../config.ts';
+import type { TableStorage } from '../../domain/delta/commit.ts';
+import type { ObjectStoreOptions, StoredObjectStore } from '../../domain/tenants/object-stores.ts';
+import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
+import { secretBox } from '../secret-box.ts';
+
+const clients = new Map<string, S3Client>();
+const sts = new STSClient({});
+
+function assumedRole(options: ObjectStoreOptions, sessionName: string): () => Promise<AwsCredentialIdentity> {
+  let cached: AwsCredentialIdentity | undefined;
+  return async () => {
+    if (cached?.expiration && cached.expiration.getTime() - Date.now() > 5 * 60_000) return cached;
+    const result = await sts.send(
+      new AssumeRoleCommand({
+        RoleArn: options.role_arn,
+        ExternalId: options.external_id,
+        RoleSessionName: sessionName.slice(0, 64),
+        DurationSeconds: 3600,
+      }),
+    );
+    const credentials = result.Credentials;
+    if (!credentials?.AccessKeyId || !credentials.SecretAccessKey)
+      throw new Error('AssumeRole returned no credentials');
+    cached = {
+      accessKeyId: credentials.AccessKeyId,
+      secretAccessKey: credentials.SecretAccessKey,
+      sessionToken: credentials.SessionToken,
+      expiration: credentials.Expiration,
+    };
+    return cached;
+  };
+}
+
+export function clientConfig(options: ObjectStoreOptions, sessionName: string): S3ClientConfig {
+  const settings: S3ClientConfig = {
+    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    forcePathStyle: options.force_path_style
+      ? options.force_path_style === 'true'
+      : Boolean(options.endpoint) || config.s3ForcePathStyle(),
+    maxAttempts: 3,
+  };
+  if (options.endpoint) settings.endpoint = options.endpoint;
+  if (options.access_key_id && options.secret_access_key) {
+    settings.credentials = {
+      accessKeyId: options.access_key_id,
+      secretAccessKey: options.secret_access_key,
+      sessionToken: options.session_token,
+    };
+  } else if (options.role_arn) {
+    settings.credentials = assumedRole(options, sessionName);
+  }
+  return settings;
+}
+
+async function clientFor(store: StoredObjectStore): Promise<S3Client> {
+  const cacheKey = `${store.object_store_id}:${store.updated_at}`;
+  let client = clients.get(cacheKey);
+  if (!client) {
+    const options = await openObjectStoreOptions(secretBox, store);
+    client = new S3Client(clientConfig(options, `tributary-${store.tenant_id}`));
+    clients.set(cacheKey, client);
+  }
+  return client;
+}
+
+export function parseLocation(location: string): { bucket: string; prefix: string } {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
+  if (!match) throw new Error(`Not an S3 location: ${location}`);
+  return { bucket: match[1] as string, prefix: (match[2] ?? '').replace(/\/+$/, '') };
+}
+
+export interface TableLocation extends TableStorage {
+  list(relativePrefix: string): Promise<{ key: string; size: number }[]>;
+  presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
+}
+
+/** A Delta table's directory in a tenant store, addressed by keys relative to the table root. */
+export async function tableLocation(store: StoredObjectStore, location: string): Promise<TableLocation> {
+  const client = await clientFor(store);
+  const { bucket, prefix } = parseLocation(location);
+  const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
+  return {
+    async put(relativeKey, body, contentType) {
+      const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(relativeKey),
+          Body: bytes,
+          ContentType: contentType,
+          ContentLength: bytes.length,
+        }),
+      );
+    },
+    async get(relativeKey) {
+      const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }));
+      return Buffer.from(await (result.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+    },
+    async delete(relativeKeys) {
+      for (let i = 0; i < relativeKeys.length; i += 1000) {
+        const chunk = relativeKeys.slice(i, i + 1000);
+        await client.send(
+          new DeleteObjectsCommand({
+            Bucket: bucket,
+            Delete: { Objects: chunk.map((key) => ({ Key: keyOf(key) })), Quiet: true },
+          }),
+        );
+      }
+    },
+    async list(relativePrefix) {
+      const found: { key: string; size: number }[] = [];
+      let token: string | undefined;
+      do {
+        const result = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(relativePrefix), ContinuationToken: token }),
+        );
+        for (const object of result.Contents ?? []) {
+          found.push({ key: (object.Key ?? '').slice(prefix ? prefix.length + 1 : 0), size: Number(object.Size ?? 0) });
+        }
+        token = result.IsTruncated ? result.NextContinuationToken : undefined;
+      } while (token);
+      return found;
+    },
+    presignGet(relativeKey, expiresInSeconds) {
+      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }), {
+        expiresIn: expiresInSeconds,
+      });
+    },
+  };
+}

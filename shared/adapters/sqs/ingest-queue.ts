@@ -1,0 +1,31 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { config, intEnv } from '../../config.ts';
+import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import { queues } from '../../topology.ts';
+import { platformBucket, platformS3 } from '../s3/platform-bucket.ts';
+import { sqs } from './client.ts';
+
+/**
+ * Envelopes up to INGEST_INLINE_MAX_BYTES (default 240 KiB, under every SQS message limit) carry
+ * the payload inline. Larger bodies go by claim check: the raw bytes are written to the platform
+ * bucket first, and the message carries a pointer. Either way this resolves only once SQS holds the
+ * message, which is the moment the request may be answered 202.
+ */
+const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
+
+export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
+  `claims/${envelope.data_set_id}/${envelope.message_id}`;
+
+export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer): Promise<void> {
+  const inline: EnvelopeMessage = { ...envelope, payload: body.toString('base64') };
+  let message = JSON.stringify(inline);
+  if (Buffer.byteLength(message) > inlineMaxBytes) {
+    const ref = { bucket: platformBucket(), key: claimKey(envelope) };
+    await platformS3.send(
+      new PutObjectCommand({ Bucket: ref.bucket, Key: ref.key, Body: body, ContentLength: body.length }),
+    );
+    message = JSON.stringify({ ...envelope, payload_ref: ref });
+  }
+  await sqs.send(new SendMessageCommand({ QueueUrl: config.queueUrl(queues.ingest.envVar), MessageBody: message }));
+}

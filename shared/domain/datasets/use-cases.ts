@@ -1,0 +1,96 @@
+import type { LogEntry } from '../delta/commit.ts';
+import { conflict, notFound } from '../errors.ts';
+import type { Page, PageRequest } from '../pagination.ts';
+import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
+import { tenantFor } from '../tenants/guard.ts';
+import type { Tenant } from '../tenants/model.ts';
+import type { DataSet } from './model.ts';
+
+export interface DataSetFiles {
+  list(relativePrefix: string): Promise<{ key: string; size: number }[]>;
+  delete(relativeKeys: string[]): Promise<void>;
+  presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
+}
+
+export interface DataSetDeps {
+  getTenant(tenantId: string): Promise<Tenant | null>;
+  getDataSet(dataSetId: string): Promise<DataSet | null>;
+  listDataSetsByTenant(
+    tenantId: string,
+    filters: { pipelineId?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<DataSet>>;
+  listAllDataSets(filters: { pipelineId?: string | undefined }, page: PageRequest): Promise<Page<DataSet>>;
+  /** Whether a connection or pipeline still writes to the data set. */
+  hasWriter(dataSet: DataSet): Promise<boolean>;
+  logEntries(dataSetId: string): Promise<LogEntry[]>;
+  filesOf(dataSet: DataSet): Promise<DataSetFiles>;
+  deleteLog(dataSetId: string): Promise<void>;
+  deleteDataSetItem(dataSetId: string): Promise<void>;
+}
+
+export async function listDataSets(
+  deps: DataSetDeps,
+  principal: Principal,
+  query: { tenant_id?: string | undefined; pipeline_id?: string | undefined } & PageRequest,
+) {
+  const tenantId = effectiveTenantId(principal, query.tenant_id);
+  const filters = { pipelineId: query.pipeline_id };
+  return tenantId ? deps.listDataSetsByTenant(tenantId, filters, query) : deps.listAllDataSets(filters, query);
+}
+
+export async function visibleDataSet(deps: DataSetDeps, principal: Principal, dataSetId: string): Promise<DataSet> {
+  const dataSet = await deps.getDataSet(dataSetId);
+  if (!dataSet) throw notFound('Data set');
+  requireTenantVisible(principal, dataSet.tenant_id, 'Data set');
+  return dataSet;
+}
+
+/** Presigned download URLs stay valid this long. */
+export const downloadUrlSeconds = 15 * 60;
+
+/**
+ * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes).
+ * Tributary only appends, so the snapshot is every file added by a completed commit.
+ */
+export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, dataSetId: string) {
+  const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  const entries = (await deps.logEntries(dataSetId)).filter((entry) => entry.complete);
+  if (entries.length === 0 || !dataSet.storage_location) return { version: dataSet.version, files: [] };
+  const files = await deps.filesOf(dataSet);
+  const adds = entries.flatMap((entry) => entry.adds);
+  return {
+    version: Math.max(...entries.map((entry) => entry.version)),
+    files: await Promise.all(
+      adds.map(async (add) => ({
+        path: add.path,
+        partition_values: add.partitionValues,
+        size: add.size,
+        num_records: add.stats.numRecords,
+        url: await files.presignGet(add.path, downloadUrlSeconds),
+      })),
+    ),
+  };
+}
+
+/**
+ * Delete a data set.
+ *  1. 409 while a connection or pipeline still writes to it (delete that first).
+ *  2. Its objects in the tenant store go, then its log, then the data set itself.
+ */
+export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dataSetId: string): Promise<void> {
+  const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  await tenantFor(deps, principal, dataSet.tenant_id, 'write');
+  if (await deps.hasWriter(dataSet)) {
+    throw conflict(
+      `A ${dataSet.origin.type === 'Webhook' ? 'connection' : 'pipeline'} still writes to this data set; delete it first`,
+    );
+  }
+  if (dataSet.storage_location) {
+    const files = await deps.filesOf(dataSet);
+    const objects = await files.list('');
+    await files.delete(objects.map((object) => object.key));
+  }
+  await deps.deleteLog(dataSetId);
+  await deps.deleteDataSetItem(dataSetId);
+}

@@ -1,0 +1,47 @@
+import * as z from 'zod';
+
+/**
+ * One accepted webhook request, as it travels on the ingest queue. The payload is the raw body,
+ * base64-encoded; a body too large for a queue message travels by claim check instead (the raw
+ * bytes in the platform bucket, `payload_ref` here). `ingested_at_us` is microseconds since the
+ * epoch, as a decimal string (it does not fit a JSON number).
+ */
+export const envelopeMessage = z.strictObject({
+  v: z.literal(1),
+  message_id: z.uuid(),
+  data_set_id: z.uuid(),
+  dt: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  ingested_at_us: z.string().regex(/^\d{1,20}$/),
+  source_id: z.string().min(1),
+  tenant_id: z.uuid(),
+  content_type: z.string().nullable(),
+  payload_size: z.number().int().nonnegative(),
+  payload: z.string().optional(),
+  payload_ref: z.strictObject({ bucket: z.string(), key: z.string() }).optional(),
+});
+
+export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
+
+/** A row of the envelope data set, as the writer receives it (payload resolved). */
+export interface Envelope {
+  message_id: string;
+  data_set_id: string;
+  dt: string;
+  ingested_at_us: bigint;
+  source_id: string;
+  tenant_id: string;
+  content_type: string | null;
+  payload_size: number;
+  payload: string;
+}
+
+/** The server receive time in microseconds (the clock's sub-millisecond part from the monotonic timer). */
+export function nowMicros(): bigint {
+  const milliseconds = Date.now();
+  const fraction = Math.floor((performance.now() % 1) * 1000);
+  return BigInt(milliseconds) * 1000n + BigInt(fraction);
+}
+
+export function utcDate(micros: bigint): string {
+  return new Date(Number(micros / 1000n)).toISOString().slice(0, 10);
+}

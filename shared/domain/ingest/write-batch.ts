@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSet } from '../datasets/model.ts';
+import { appendToTable, type CommitDeps, type LogEntry } from '../delta/commit.ts';
+import type { AddFile } from '../delta/log.ts';
+import type { Envelope } from './envelope.ts';
+
+/** The envelope columns as written to Parquet; dt is the partition column and lives in the path. */
+export const envelopeColumns = [
+  { name: 'message_id', type: 'string', nullable: false },
+  { name: 'ingested_at', type: 'timestamp', nullable: false },
+  { name: 'source_id', type: 'string', nullable: false },
+  { name: 'tenant_id', type: 'string', nullable: false },
+  { name: 'content_type', type: 'string', nullable: true },
+  { name: 'payload_size', type: 'long', nullable: false },
+  { name: 'payload', type: 'string', nullable: false },
+] as const;
+
+export interface EncodedFile {
+  bytes: Uint8Array;
+  stats: AddFile['stats'];
+}
+
+export interface BatchWriterDeps {
+  getDataSet(dataSetId: string): Promise<DataSet | null>;
+  /** The data set with its store and location fixed (the tenant's default store at the first write). */
+  fixStorage(dataSet: DataSet): Promise<DataSet>;
+  /** Commit dependencies for a table at a location. */
+  tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>>;
+  onCommitted(dataSet: DataSet, entry: LogEntry): Promise<void>;
+  encode(rows: Envelope[]): EncodedFile;
+  maxRowsPerFile: number;
+}
+
+export interface PendingEnvelope {
+  /** The queue record that carried it: what gets acknowledged or reported as failed. */
+  recordId: string;
+  envelope: Envelope;
+  receiveCount: number;
+}
+
+export interface BatchOutcome {
+  failedRecordIds: string[];
+  written: number;
+  skipped: number;
+  failures: { dataSetId: string; error: Error; recordIds: string[] }[];
+}
+
+/**
+ * Write a batch of envelopes (WebhookMerge).
+ * Input: envelopes from the ingest queue. Output: the records that could not be committed.
+ *  1. Group by data set; each data set commits on its own, so one tenant's failing store does not
+ *     hold back another tenant's envelopes.
+ *  2. Fix the table's store and location on its first write.
+ *  3. Append: one Parquet file per day (dt) and bounded chunk, one Delta commit per data set,
+ *     each message id at most once (redeliveries and in-batch duplicates are acknowledged, not written).
+ *  4. A data set whose commit failed reports all its records as failures: they come back, and after
+ *     five receives they move to the dead-letter queue.
+ */
+export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: PendingEnvelope[]): Promise<BatchOutcome> {
+  const byDataSet = new Map<string, PendingEnvelope[]>();
+  for (const item of pending) {
+    const group = byDataSet.get(item.envelope.data_set_id) ?? [];
+    group.push(item);
+    byDataSet.set(item.envelope.data_set_id, group);
+  }
+  const outcome: BatchOutcome = { failedRecordIds: [], written: 0, skipped: 0, failures: [] };
+  await Promise.all(
+    [...byDataSet.entries()].map(async ([dataSetId, items]) => {
+      try {
+        const found = await deps.getDataSet(dataSetId);
+        if (!found) throw new Error(`Data set ${dataSetId} does not exist`);
+        const dataSet = await deps.fixStorage(found);
+        const table = await deps.tableAt(dataSet);
+        const result = await appendToTable(
+          { ...table, hooks: { onCompleted: (entry) => deps.onCommitted(dataSet, entry) } },
+          {
+            tableId: dataSet.data_set_id,
+            metadata: {
+              tableId: dataSet.data_set_id,
+              name: dataSet.name,
+              schema: dataSet.schema_json,
+              partitionColumns: dataSet.partitioning.columns,
+              createdTime: Date.parse(dataSet.created_at),
+            },
+            rows: items.map((item) => ({ messageId: item.envelope.message_id, envelope: item.envelope })),
+            deduplicate: true,
+            attempt: Math.max(...items.map((item) => item.receiveCount)),
+            writeFiles: async (rows) => {
+              const adds: AddFile[] = [];
+              let bytes = 0;
+              const byDay = new Map<string, Envelope[]>();
+              for (const row of rows) byDay.set(row.envelope.dt, [...(byDay.get(row.envelope.dt) ?? []), row.envelope]);
+              for (const [dt, envelopes] of byDay) {
+                for (let i = 0; i < envelopes.length; i += deps.maxRowsPerFile) {
+                  const file = deps.encode(envelopes.slice(i, i + deps.maxRowsPerFile));
+                  const path = `dt=${dt}/part-${randomUUID()}.zstd.parquet`;
+                  await table.storage.put(path, file.bytes, 'application/vnd.apache.parquet');
+                  adds.push({
+                    path,
+                    partitionValues: { dt },
+                    size: file.bytes.length,
+                    modificationTime: Date.now(),
+                    dataChange: true,
+                    stats: file.stats,
+                  });
+                  bytes += file.bytes.length;
+                }
+              }
+              return { adds, bytes };
+            },
+          },
+        );
+        outcome.written += result.written;
+        outcome.skipped += result.skipped;
+      } catch (error) {
+        const recordIds = items.map((item) => item.recordId);
+        outcome.failedRecordIds.push(...recordIds);
+        outcome.failures.push({ dataSetId, error: error as Error, recordIds });
+      }
+    }),
+  );
+  return outcome;
+}

@@ -1,0 +1,49 @@
+import * as z from 'zod';
+import { dataSetStatuses } from '../../domain/datasets/model.ts';
+import { id, nextCursor, pageQuery, timestamp } from './common.ts';
+
+export const dataSetIdParams = z.strictObject({ data_set_id: id });
+
+export const dataSet = z
+  .object({
+    data_set_id: id,
+    tenant_id: id,
+    tenant_slug: z.string(),
+    object_store_id: id.nullable(),
+    name: z.string(),
+    data_set_type: z.literal('Delta'),
+    storage_tier: z.literal('Tributary'),
+    storage_location: z.string().nullable(),
+    status: z.enum(dataSetStatuses),
+    origin: z.union([
+      z.object({ type: z.literal('Webhook'), connection_id: id, source_id: z.string() }),
+      z.object({ type: z.literal('Pipeline'), pipeline_id: id, pipeline_version: z.number().int() }),
+    ]),
+    partitioning: z.object({ columns: z.array(z.string()), granularity: z.literal('day') }),
+    schema_json: z.object({
+      type: z.literal('struct'),
+      fields: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean(), metadata: z.object({}) })),
+    }),
+    version: z.number().int().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'DataSet' });
+
+export const listDataSetsQuery = z.strictObject({ tenant_id: id.optional(), pipeline_id: id.optional(), ...pageQuery });
+export const listDataSetsResponse = z.object({ data_sets: z.array(dataSet), next_cursor: nextCursor });
+
+export const dataSetFiles = z
+  .object({
+    version: z.number().int().nullable(),
+    files: z.array(
+      z.object({
+        path: z.string(),
+        partition_values: z.record(z.string(), z.string()),
+        size: z.number().int(),
+        num_records: z.number().int(),
+        url: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'DataSetFiles' });
