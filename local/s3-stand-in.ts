@@ -5,6 +5,11 @@
  */
 import S3rver from 's3rver';
 
+// s3rver can throw outside a request (a key read while it is deleted); that must not take the
+// whole stand-in down with every later request.
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`s3 stand-in: ${error.stack}\n`);
+});
 const [port, directory] = [Number(process.argv[2]), process.argv[3] as string];
 const server = new S3rver({ port, address: '127.0.0.1', directory, silent: true });
 const address = await server.run();

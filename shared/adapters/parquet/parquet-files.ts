@@ -35,6 +35,8 @@ export interface ColumnSpec {
   name: string;
   type: ColumnType;
   nullable: boolean;
+  /** Large opaque values (the base64 payload): no dictionary, no page statistics; both only cost time. */
+  opaque?: boolean;
 }
 
 /** string: string; long: bigint; double: number; boolean: boolean; timestamp: bigint microseconds. */
@@ -209,10 +211,13 @@ export function writeParquet(columns: ColumnSpec[], values: CellValue[][]): Parq
     makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: built.map((column) => column.data) }),
   );
   const table = new Table([batch]);
-  const properties = new parquet.WriterPropertiesBuilder()
-    .setCompression(parquet.Compression.ZSTD)
-    .setColumnDictionaryEnabled('payload', false)
-    .build();
+  let builder = new parquet.WriterPropertiesBuilder().setCompression(parquet.Compression.ZSTD);
+  for (const column of columns.filter((spec) => spec.opaque)) {
+    builder = builder
+      .setColumnDictionaryEnabled(column.name, false)
+      .setColumnStatisticsEnabled(column.name, parquet.EnabledStatistics.None);
+  }
+  const properties = builder.build();
   const bytes = parquet.writeParquet(parquet.Table.fromIPCStream(tableToIPC(table, 'stream')), properties);
 
   const stats: FileStats = { numRecords: length, minValues: {}, maxValues: {}, nullCount: {} };

@@ -1,4 +1,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 
-/** One SQS client per process; the endpoint comes from AWS_ENDPOINT_URL_SQS when set. */
-export const sqs = new SQSClient({});
+/**
+ * One SQS client per process; the endpoint comes from AWS_ENDPOINT_URL_SQS when set. The MD5
+ * re-validation of each response is off: TLS already guarantees integrity in transit, and the
+ * check costs a quarter of the client's CPU per call on the ingest hot path.
+ */
+export const sqs = new SQSClient({ md5: false });

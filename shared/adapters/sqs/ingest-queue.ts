@@ -1,9 +1,9 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config, intEnv } from '../../config.ts';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { queues } from '../../topology.ts';
 import { platformBucket, platformS3 } from '../s3/platform-bucket.ts';
+import { BatchingSender } from './batching-sender.ts';
 import { sqs } from './client.ts';
 
 /**
@@ -13,6 +13,8 @@ import { sqs } from './client.ts';
  * message, which is the moment the request may be answered 202.
  */
 const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
+
+const sender = new BatchingSender(sqs, () => config.queueUrl(queues.ingest.envVar));
 
 export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
   `claims/${envelope.data_set_id}/${envelope.message_id}`;
@@ -27,5 +29,5 @@ export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer): 
     );
     message = JSON.stringify({ ...envelope, payload_ref: ref });
   }
-  await sqs.send(new SendMessageCommand({ QueueUrl: config.queueUrl(queues.ingest.envVar), MessageBody: message }));
+  await sender.send(message);
 }

@@ -66,16 +66,17 @@ export interface PendingRow {
   messageId: string;
 }
 
+/**
+ * Temporary commit files stay where they are, as with Delta's S3DynamoDBLogStore: another writer
+ * may be reading one to finish the same commit, and readers ignore `_delta_log/.tmp/`. A lifecycle
+ * rule on the tenant's bucket can expire them; deleting the data set removes them.
+ */
 async function finalize(deps: CommitDeps, tableId: string, entry: LogEntry): Promise<void> {
-  // The temporary file is removed only once the entry is complete, which happens only after the
-  // final log file exists: a finaliser that finds the temporary file gone reads the final one.
-  const content = await deps.storage.get(entry.tempKey).catch(() => deps.storage.get(logFileName(entry.version)));
+  const content = await deps.storage.get(entry.tempKey);
   await deps.storage.put(logFileName(entry.version), content, 'application/json');
   if (entry.messageIds.length > 0) await deps.log.recordWrittenMessageIds(tableId, entry.messageIds);
-  if (await deps.log.markComplete(tableId, entry.version, deps.now?.() ?? new Date())) {
+  if (await deps.log.markComplete(tableId, entry.version, deps.now?.() ?? new Date()))
     await deps.hooks.onCompleted(entry);
-    await deps.storage.delete([entry.tempKey]);
-  }
 }
 
 /** Completes the latest entry if its writer stopped half-way; answers the table's current version. */

@@ -12,7 +12,7 @@ export const envelopeColumns = [
   { name: 'tenant_id', type: 'string', nullable: false },
   { name: 'content_type', type: 'string', nullable: true },
   { name: 'payload_size', type: 'long', nullable: false },
-  { name: 'payload', type: 'string', nullable: false },
+  { name: 'payload', type: 'string', nullable: false, opaque: true },
 ] as const;
 
 export interface EncodedFile {

@@ -1,0 +1,106 @@
+/**
+ * `npm run bench`: the numbers the closing notes report, measured on this machine in one run.
+ *   writer    envelopes → zstd Parquet (Tributary's encoder vs DuckDB, single-threaded, same rows)
+ *   ingest    the local front under load beside a bare node:http server, handler CPU, freshness,
+ *             and whether every 202 reached the table
+ * Each side of a comparison runs in its own process, so peak memory is its own.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { benchIngest, benchIngestFrontOnly } from './ingest.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const only = new Set(process.argv.slice(2));
+const want = (name: string) => only.size === 0 || only.has(name);
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const lines: string[] = [];
+const row = (...cells: (string | number)[]) => lines.push(`| ${cells.join(' | ')} |`);
+
+function runChild(script: string, ...args: string[]) {
+  const output = execFileSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, script), ...args],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  return JSON.parse(output);
+}
+
+if (want('writer')) {
+  const rows = Number(process.env.BENCH_WRITER_ROWS ?? 100_000);
+  const ours = runChild('writer-tributary.ts', String(rows));
+  const duck = runChild('writer-duckdb.ts', String(rows));
+  const oursRate = rows / ours.seconds;
+  const duckRate = rows / duck.seconds;
+  const budget = 3 * ours.rawBytes + 150 * 1024 * 1024;
+  lines.push(
+    `### Writer: ${rows.toLocaleString('en')} envelopes of ~1 KB (${mb(ours.rawBytes)} raw) → zstd Parquet`,
+    '',
+  );
+  row('writer', 'rows/s', 'seconds', 'output', 'peak RSS', 'RSS of the input alone');
+  row('---', '---', '---', '---', '---', '---');
+  row(
+    'Tributary (apache-arrow + parquet-wasm)',
+    Math.round(oursRate),
+    ours.seconds.toFixed(2),
+    mb(ours.fileBytes),
+    mb(ours.peakRss),
+    mb(ours.baselineRss),
+  );
+  row(
+    'DuckDB, threads=1 (appender + COPY)',
+    Math.round(duckRate),
+    duck.seconds.toFixed(2),
+    mb(duck.fileBytes),
+    mb(duck.peakRss),
+    mb(duck.baselineRss),
+  );
+  row('DuckDB COPY alone', Math.round(rows / duck.copySeconds), duck.copySeconds.toFixed(2), '', '', '');
+  lines.push(
+    '',
+    `ratio Tributary/DuckDB: ${(oursRate / duckRate).toFixed(2)} (target ≥ 1.0); ` +
+      `peak ${mb(ours.peakRss)} against a budget of 3 × raw + 150 MB = ${mb(budget)}; ` +
+      `the encoder's own share above the input: ${mb(ours.peakRss - ours.baselineRss)}`,
+    '',
+  );
+}
+
+if (want('ingest')) {
+  const result = await benchIngest();
+  const front = await benchIngestFrontOnly();
+  lines.push('### Ingest: POST 1 KB bodies, 50 connections (autocannon)', '');
+  row('server', 'requests/s', 'p50 ms', 'p99 ms', 'non-2xx');
+  row('---', '---', '---', '---', '---');
+  row(
+    'bare node:http answering 202',
+    Math.round(result.bare.rps),
+    result.bare.p50,
+    result.bare.p99,
+    result.bare.non2xx,
+  );
+  row(
+    'Tributary, whole service (writer running)',
+    Math.round(result.ingest.rps),
+    result.ingest.p50,
+    result.ingest.p99,
+    result.ingest.non2xx,
+  );
+  row('Tributary, front only (consumers paused)', Math.round(front.rps), front.p50, front.p99, front.non2xx);
+  lines.push(
+    '',
+    `ratio to bare: ${((result.ingest.rps / result.bare.rps) * 100).toFixed(1)} % whole service, ` +
+      `${((front.rps / result.bare.rps) * 100).toFixed(1)} % front only (target ≥ 25 %)`,
+    `ingest handler per request: ${result.handler.cpuMicros.toFixed(0)} µs CPU, ${result.handler.wallMs.toFixed(2)} ms wall (sequential, SQS stand-in on another core)`,
+    `writer under that load: ${result.writer.written.toLocaleString('en')} rows committed for ${result.writer.accepted.toLocaleString('en')} 202s counted ` +
+      `(autocannon does not count requests in flight when it stops), ${result.writer.distinct.toLocaleString('en')} distinct message ids, ` +
+      `${Math.round(result.writer.rowsPerSecond)} rows/s end to end`,
+    `freshness (202 → row in the files endpoint, 1 s batching window, 20 req/s): ` +
+      `p50 ${(result.freshness.p50 / 1000).toFixed(2)} s, p99 ${(result.freshness.p99 / 1000).toFixed(2)} s, missing ${result.freshness.missing}`,
+    '',
+  );
+}
+
+process.stdout.write(`${lines.join('\n')}\n`);
+process.exit(0);

@@ -1,0 +1,84 @@
+/** A whole local Tributary, started the way `npm start` starts it, on free ports and a scratch DATA_DIR. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../test/support/ports.ts';
+
+export interface BenchService {
+  url: string;
+  adminKey: string;
+  env: Record<string, string>;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startService(extraEnv: Record<string, string> = {}): Promise<BenchService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-'));
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    LOCAL_DYNAMODB_PORT: String(await freePort()),
+    LOCAL_S3_PORT: String(await freePort()),
+    LOCAL_SQS_PORT: String(await freePort()),
+    LOG_LEVEL: 'WARN',
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const deadline = Date.now() + 90_000;
+  while (!output.includes('Tributary is running at')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`The service did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${env.PORT}`,
+    adminKey: readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim(),
+    env,
+    child,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A tenant with a store and a webhook connection, through the API. */
+export async function createWebhook(
+  service: BenchService,
+): Promise<{ sourceId: string; token: string; dataSetId: string }> {
+  const call = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${service.url}${route}`, {
+      method,
+      headers: { 'x-api-key': service.adminKey, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await response.json()) as Record<string, string>;
+  };
+  const tenant = await call('POST', '/api/tenants', { name: `bench ${Date.now()}` });
+  await call('POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
+    name: 'bench',
+    base_url: 's3://demo-bucket/bench',
+    options: { endpoint: `http://127.0.0.1:${service.env.LOCAL_S3_PORT}` },
+  });
+  const connection = await call('POST', `/api/tenants/${tenant.tenant_id}/connections`, {
+    type: 'Webhook',
+    name: 'bench',
+  });
+  return {
+    sourceId: connection.source_id as string,
+    token: connection.ingest_token as string,
+    dataSetId: connection.data_set_id as string,
+  };
+}
