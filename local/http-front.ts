@@ -104,6 +104,15 @@ function isValidUtf8(bytes: Buffer): boolean {
   }
 }
 
+/**
+ * The path exactly as sent, as API Gateway passes it on: WHATWG URL parsing would resolve "." and
+ * ".." segments (even percent-encoded ones) before any handler could refuse them.
+ */
+export function rawPathOf(requestUrl: string | undefined): string {
+  const path = (requestUrl ?? '/').split('?')[0] ?? '/';
+  return path.startsWith('/') ? path : `/${path}`;
+}
+
 /** Multi-valued headers and query parameters are joined with commas, as payload 2.0 does. */
 export function buildEvent(
   request: IncomingMessage,
@@ -112,6 +121,7 @@ export function buildEvent(
   pathParameters: Record<string, string> | undefined,
 ): APIGatewayProxyEventV2 {
   const url = new URL(request.url ?? '/', 'http://local');
+  const rawPath = rawPathOf(request.url);
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
@@ -131,7 +141,7 @@ export function buildEvent(
   return {
     version: '2.0',
     routeKey,
-    rawPath: url.pathname,
+    rawPath,
     rawQueryString: url.search.slice(1),
     cookies: cookies.length > 0 ? cookies : undefined,
     headers,
@@ -144,7 +154,7 @@ export function buildEvent(
       domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
       http: {
         method: request.method ?? 'GET',
-        path: url.pathname,
+        path: rawPath,
         protocol: `HTTP/${request.httpVersion}`,
         sourceIp: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
         userAgent: headers['user-agent'] ?? '',
@@ -224,8 +234,7 @@ export async function startHttpFront(options: { port: number; host: string; root
           writeResult(response, gatewayError(413, `Request bodies are limited to ${maxPayloadBytes} bytes`));
           return;
         }
-        const url = new URL(request.url ?? '/', 'http://local');
-        const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+        const matched = matchRoute(compiled, request.method ?? 'GET', rawPathOf(request.url));
         const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
         const routeKey = matched ? matched.route.key : '$default';
         const event = buildEvent(request, Buffer.concat(chunks), routeKey, matched?.pathParameters);

@@ -3,7 +3,7 @@
  * the local runtime both read this module, so a queue or a consumer is declared nowhere else.
  */
 
-export type QueueName = 'ingest' | 'ingestDeadLetter' | 'dashboard' | 'dashboardDeadLetter';
+export type QueueName = 'ingest' | 'ingestDeadLetter' | 'dashboard' | 'dashboardDeadLetter' | 'jobs' | 'jobsDeadLetter';
 
 export interface QueueSpec {
   /** The environment variable that carries the queue URL to functions that use it. */
@@ -87,6 +87,23 @@ export const queues: Record<QueueName, QueueSpec> = {
     visibilityTimeoutSeconds: 6 * 30,
     retentionDays: 14,
   },
+  // Standard, not FIFO: one pipeline's jobs are kept apart by a lease in the table, which also
+  // notices a runner that died; a FIFO group would only order them.
+  jobs: {
+    envVar: 'JOBS_QUEUE_URL',
+    name: 'jobs',
+    fifo: false,
+    visibilityTimeoutSeconds: 6 * 900,
+    retentionDays: 4,
+    deadLetter: { queue: 'jobsDeadLetter', maxReceiveCount },
+  },
+  jobsDeadLetter: {
+    envVar: 'JOBS_DLQ_URL',
+    name: 'jobs-dlq',
+    fifo: false,
+    visibilityTimeoutSeconds: 6 * 900,
+    retentionDays: 14,
+  },
 };
 
 export const consumers: Record<string, ConsumerSpec> = {
@@ -101,6 +118,22 @@ export const consumers: Record<string, ConsumerSpec> = {
     // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.
     function: { memoryMb: 1769, timeoutSeconds: 120 },
   },
+  'job-runner': {
+    queue: 'jobs',
+    entry: 'functions/jobs/run.ts',
+    summary: 'Runs queued jobs: pipeline runs into Delta tables, and queries',
+    batchSize: 1,
+    maxBatchingWindowSeconds: 0,
+    maxConcurrency: 10,
+    access: {
+      table: 'readWrite',
+      platformBucket: 'readWrite',
+      tenantStores: true,
+      secretsKey: true,
+      queues: { jobs: 'send' },
+    },
+    function: { memoryMb: 3008, timeoutSeconds: 900 },
+  },
   'dashboard-provisioner': {
     queue: 'dashboard',
     entry: 'functions/tenants/provision-dashboard.ts',
@@ -113,4 +146,12 @@ export const consumers: Record<string, ConsumerSpec> = {
   },
 };
 
-export const schedules: Record<string, ScheduleSpec> = {};
+export const schedules: Record<string, ScheduleSpec> = {
+  'job-lease-sweeper': {
+    entry: 'functions/jobs/sweep.ts',
+    summary: 'Fails jobs whose runner stopped responding (expired lease), so none stays Running forever',
+    everyMinutes: 1,
+    access: { table: 'readWrite' },
+    function: { memoryMb: 256, timeoutSeconds: 60 },
+  },
+};

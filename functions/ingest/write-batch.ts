@@ -5,15 +5,11 @@
  */
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { fixStorage, recordCommit, tableAt } from '#shared/adapters/delta-tables.ts';
 import { addToCounter } from '#shared/adapters/dynamo/counters.ts';
-import { fixDataSetStorage, getDataSet, recordDataSetVersion } from '#shared/adapters/dynamo/data-sets.ts';
-import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
-import { getObjectStore } from '#shared/adapters/dynamo/object-stores.ts';
-import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
+import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { platformBucket, platformS3 } from '#shared/adapters/s3/platform-bucket.ts';
-import { tableLocation } from '#shared/adapters/s3/tenant-stores.ts';
-import { type DataSet, storageLocationOf } from '#shared/domain/datasets/model.ts';
 import { type Envelope, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import {
   type BatchWriterDeps,
@@ -23,33 +19,12 @@ import {
 } from '#shared/domain/ingest/write-batch.ts';
 import { logger } from '#shared/observability/logger.ts';
 
-async function storeOf(dataSet: DataSet) {
-  const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
-  if (!store) throw new Error(`The object store of data set ${dataSet.data_set_id} is not registered`);
-  return store;
-}
-
 export const batchWriterDeps: BatchWriterDeps = {
   getDataSet,
-  async fixStorage(dataSet) {
-    if (dataSet.object_store_id && dataSet.storage_location) return dataSet;
-    const tenant = await getTenant(dataSet.tenant_id);
-    const storeId = tenant?.default_object_store_id;
-    const store = storeId ? await getObjectStore(dataSet.tenant_id, storeId) : null;
-    if (!store)
-      throw new Error(`Tenant ${dataSet.tenant_id} has no object store to write data set ${dataSet.data_set_id} to`);
-    return fixDataSetStorage(
-      dataSet.data_set_id,
-      store.object_store_id,
-      storageLocationOf(store.base_url, dataSet.data_set_id),
-      new Date(),
-    );
-  },
-  async tableAt(dataSet) {
-    return { log: deltaLog, storage: await tableLocation(await storeOf(dataSet), dataSet.storage_location as string) };
-  },
+  fixStorage,
+  tableAt,
   async onCommitted(dataSet, entry) {
-    await recordDataSetVersion(dataSet.data_set_id, entry.version, new Date());
+    await recordCommit(dataSet, entry.version);
     const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
     await Promise.all([
       addToCounter('envelopesWritten', { source_id: source }, entry.rows),

@@ -4,17 +4,22 @@
  */
 import type { DataSet } from '../domain/datasets/model.ts';
 import type { DataSetDeps } from '../domain/datasets/use-cases.ts';
+import { tableFiles } from './delta-tables.ts';
 import * as apiKeys from './dynamo/api-keys.ts';
 import * as connections from './dynamo/connections.ts';
 import * as dashboard from './dynamo/dashboard-connections.ts';
 import * as dataSets from './dynamo/data-sets.ts';
 import { deleteTableLog, deltaLog } from './dynamo/delta-log.ts';
+import { jobs, leases } from './dynamo/jobs.ts';
 import * as objectStores from './dynamo/object-stores.ts';
+import * as pipelines from './dynamo/pipelines.ts';
 import * as tenants from './dynamo/tenants.ts';
 import * as users from './dynamo/users.ts';
-import { tableLocation } from './s3/tenant-stores.ts';
+import { wiki } from './dynamo/wiki.ts';
+import * as jobResults from './s3/job-results.ts';
 import { secretBox } from './secret-box.ts';
 import { requestDashboardProvisioning } from './sqs/dashboard-queue.ts';
+import { dispatchJob } from './sqs/jobs-queue.ts';
 
 export const identity = { ...users, ...apiKeys, getTenant: tenants.getTenant };
 
@@ -34,15 +39,22 @@ export const dataSetStore: DataSetDeps = {
   async hasWriter(dataSet: DataSet) {
     if (dataSet.origin.type === 'Webhook')
       return (await connections.getConnection(dataSet.origin.connection_id)) !== null;
-    return false;
+    return (await pipelines.getPipeline(dataSet.origin.pipeline_id)) !== null;
   },
   logEntries: (dataSetId) => deltaLog.allEntries(dataSetId),
-  async filesOf(dataSet) {
-    const store = dataSet.object_store_id
-      ? await objectStores.getObjectStore(dataSet.tenant_id, dataSet.object_store_id)
-      : null;
-    if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
-    return tableLocation(store, dataSet.storage_location);
-  },
+  filesOf: tableFiles,
   deleteLog: deleteTableLog,
 };
+
+export const pipelineStore = {
+  ...pipelines,
+  ...jobs,
+  ...jobResults,
+  dispatchJob,
+  getTenant: tenants.getTenant,
+  getDataSet: dataSets.getDataSet,
+};
+
+export const runnerStore = { ...jobs, ...leases, dispatchJob };
+
+export const wikiStore = { ...wiki, getTenant: tenants.getTenant };

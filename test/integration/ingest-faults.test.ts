@@ -9,7 +9,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { apiClient } from '../support/api.ts';
-import { readDeltaTable } from '../support/delta.ts';
+import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
@@ -68,7 +68,7 @@ describe('a tenant store that fails', () => {
     expect(during.body.files).toEqual([]);
 
     proxy.failWhen(null);
-    const table = await readDeltaTable(await waitForRows(api, hook.dataSetId, 10));
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 10));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(ids.sort());
   });
 
@@ -109,7 +109,7 @@ describe('deliveries that repeat', () => {
       if (i === 1) await waitForRows(api, hook.dataSetId, 1);
     }
     await ingest(api, hook, '{"marker":"after"}');
-    const table = await readDeltaTable(await waitForRows(api, hook.dataSetId, 2));
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
     expect(table.rows.filter((row) => row.message_id === envelope.message_id)).toHaveLength(1);
   });
 
@@ -137,7 +137,7 @@ describe('deliveries that repeat', () => {
       proxy.failWhen(null);
       await sleep(4000);
 
-      const table = await readDeltaTable(await locationOf(hook.dataSetId));
+      const table = await readEnvelopeTable(await locationOf(hook.dataSetId));
       expect(table.rows.map((row) => row.message_id).sort()).toEqual(ids.sort());
       const depth = await sqs.send(
         new ReceiveMessageCommand({ QueueUrl: await queueUrl('acklost-ingest'), MaxNumberOfMessages: 10 }),
@@ -180,7 +180,7 @@ describe('writers committing to one table at once', () => {
     expect(results.map((result) => result.batchItemFailures)).toEqual([[], [], [], []]);
 
     const expected = new Set(batches.flat().map((envelope) => envelope.message_id));
-    const table = await readDeltaTable(await waitForRows(api, hook.dataSetId, expected.size));
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, expected.size));
     expect(table.versions).toEqual([0, 1, 2, 3]);
     expect(table.rows.map((row) => row.message_id).sort()).toEqual([...expected].sort());
   });

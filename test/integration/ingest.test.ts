@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataSetFiles, dataSet as dataSetSchema } from '#shared/http/schemas/data-sets.ts';
 import { apiClient } from '../support/api.ts';
-import { listKeys, localS3, readDeltaTable } from '../support/delta.ts';
+import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { createTenant } from '../support/fixtures.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
@@ -129,7 +129,7 @@ describe('round trip through the Delta table', () => {
       ids.push(response.body.message_id);
     }
     const location = await waitForRows(api, hook.dataSetId, sent.length);
-    const table = await readDeltaTable(location);
+    const table = await readEnvelopeTable(location);
 
     expect(table.types).toEqual({
       message_id: 'VARCHAR',
@@ -158,7 +158,7 @@ describe('round trip through the Delta table', () => {
     const body = randomBytes(700 * 1024);
     const response = await ingest(api, hook, body, { 'content-type': 'application/octet-stream' });
     expect(response.status).toBe(202);
-    const table = await readDeltaTable(await waitForRows(api, hook.dataSetId, 1));
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 1));
     expect(table.rows[0]?.payload.equals(body)).toBe(true);
     const claims = await listKeys(localS3(), 'tributary-platform', `claims/${hook.dataSetId}/`);
     expect(claims).toEqual([]);
@@ -169,7 +169,7 @@ describe('round trip through the Delta table', () => {
     const first = await ingest(api, hook, '{"same":1}');
     const second = await ingest(api, hook, '{"same":1}');
     expect(first.body.message_id).not.toBe(second.body.message_id);
-    const table = await readDeltaTable(await waitForRows(api, hook.dataSetId, 2));
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(
       [first.body.message_id, second.body.message_id].sort(),
     );
@@ -181,7 +181,7 @@ describe('round trip through the Delta table', () => {
       await Promise.all(Array.from({ length: 15 }, (_, i) => ingest(api, hook, JSON.stringify({ batch, i }))));
       await waitForRows(api, hook.dataSetId, (batch + 1) * 15);
     }
-    const table = await readDeltaTable(
+    const table = await readEnvelopeTable(
       (await api.get<{ storage_location: string }>(`/api/data-sets/${hook.dataSetId}`)).body.storage_location,
     );
     expect(table.versions.length).toBeGreaterThanOrEqual(4);

@@ -1,4 +1,5 @@
 /** A small HTTP client for the integration suite: every call goes through the real local front. */
+import { request as httpRequest } from 'node:http';
 import { inject } from 'vitest';
 
 export interface ApiResponse<T = unknown> {
@@ -53,3 +54,34 @@ export function apiClient(baseUrl = inject('baseUrl'), defaultKey: string | null
 }
 
 export type ApiClient = ReturnType<typeof apiClient>;
+
+/** A request whose path goes out byte for byte (fetch normalises "..", "%2e%2e" and the like away). */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(baseUrl);
+    const request = httpRequest(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}

@@ -49,16 +49,20 @@ export interface EnvelopeRow {
   payload: Buffer;
 }
 
-export interface TableRead {
+export interface TableRead<Row> {
   versions: number[];
-  rows: EnvelopeRow[];
+  rows: Row[];
   /** DuckDB's type for each column, e.g. ingested_at: TIMESTAMP WITH TIME ZONE. */
   types: Record<string, string>;
 }
 
 let duck: Awaited<ReturnType<typeof DuckDBInstance.create>> | undefined;
 
-export async function readDeltaTable(location: string): Promise<TableRead> {
+/**
+ * Any Delta table: the log checked, every added file read by DuckDB with `select` (timestamps are
+ * best selected as text), `dt` taken from the add's partition values.
+ */
+export async function readDeltaTable(location: string, select = '*'): Promise<TableRead<Record<string, unknown>>> {
   const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
   if (!match) throw new Error(`Not an s3 location: ${location}`);
   const [bucket, root] = [match[1] as string, match[2] as string];
@@ -91,7 +95,7 @@ export async function readDeltaTable(location: string): Promise<TableRead> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'delta-read-'));
   duck ??= await DuckDBInstance.create(':memory:');
   const connection = await duck.connect();
-  const rows: EnvelopeRow[] = [];
+  const rows: Record<string, unknown>[] = [];
   let types: Record<string, string> = {};
   for (const [index, add] of adds.entries()) {
     const dt = /(?:^|\/)dt=([^/]+)\//.exec(add.path)?.[1];
@@ -104,25 +108,33 @@ export async function readDeltaTable(location: string): Promise<TableRead> {
     types = Object.fromEntries(
       described.getRowObjectsJson().map((row) => [String(row.column_name), String(row.column_type)]),
     );
-    const result = await connection.runAndReadAll(
-      `SELECT message_id, strftime(ingested_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ') AS ingested_at, source_id, tenant_id,
-              content_type, payload_size, payload FROM read_parquet('${file}')`,
-    );
-    const fileRows = result.getRowObjectsJson();
+    const fileRows = (
+      await connection.runAndReadAll(`SELECT ${select} FROM read_parquet('${file}')`)
+    ).getRowObjectsJson();
     expect(fileRows.length).toBe(JSON.parse(add.stats).numRecords);
-    for (const row of fileRows) {
-      rows.push({
-        dt: dt as string,
-        message_id: String(row.message_id),
-        ingested_at: String(row.ingested_at),
-        source_id: String(row.source_id),
-        tenant_id: String(row.tenant_id),
-        content_type: row.content_type === null ? null : String(row.content_type),
-        payload_size: Number(row.payload_size),
-        payload: Buffer.from(String(row.payload), 'base64'),
-      });
-    }
+    for (const row of fileRows) rows.push({ dt, ...row });
   }
   connection.closeSync();
   return { versions, rows, types };
+}
+
+/** A webhook connection's table, rows as envelopes (payload decoded back to bytes). */
+export async function readEnvelopeTable(location: string): Promise<TableRead<EnvelopeRow>> {
+  const table = await readDeltaTable(
+    location,
+    `message_id, strftime(ingested_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ') AS ingested_at, source_id, tenant_id, content_type, payload_size, payload`,
+  );
+  return {
+    ...table,
+    rows: table.rows.map((row) => ({
+      dt: String(row.dt),
+      message_id: String(row.message_id),
+      ingested_at: String(row.ingested_at),
+      source_id: String(row.source_id),
+      tenant_id: String(row.tenant_id),
+      content_type: row.content_type === null ? null : String(row.content_type),
+      payload_size: Number(row.payload_size),
+      payload: Buffer.from(String(row.payload), 'base64'),
+    })),
+  };
 }

@@ -3,7 +3,13 @@
  * demand, to inject the faults the service must survive: a tenant store that is down, an
  * acknowledgement (DeleteMessageBatch) that never reaches the queue.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type FaultRule = (request: IncomingMessage) => boolean;
@@ -12,6 +18,9 @@ export interface FaultProxy {
   url: string;
   /** Requests matching the rule get a 503 instead of reaching the target; null lets everything through. */
   failWhen(rule: FaultRule | null): void;
+  /** Requests matching the rule wait, unanswered, until the rule is lifted (null), then go through. */
+  holdWhen(rule: FaultRule | null): void;
+  held(): number;
   failed(): number;
   close(): Promise<void>;
 }
@@ -19,8 +28,20 @@ export interface FaultProxy {
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
   let rule: FaultRule | null = null;
+  let holdRule: FaultRule | null = null;
   let failedCount = 0;
+  let waiting: (() => void)[] = [];
+  let heldCount = 0;
   const server: Server = createServer((incoming, outgoing) => {
+    if (holdRule?.(incoming)) {
+      heldCount++;
+      incoming.pause();
+      waiting.push(() => forward(incoming, outgoing));
+      return;
+    }
+    forward(incoming, outgoing);
+  });
+  function forward(incoming: IncomingMessage, outgoing: ServerResponse) {
     if (rule?.(incoming)) {
       failedCount++;
       incoming.resume();
@@ -45,13 +66,23 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       outgoing.writeHead(502).end();
     });
     incoming.pipe(forwarded);
-  });
+    incoming.resume();
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     failWhen(next) {
       rule = next;
     },
+    holdWhen(next) {
+      holdRule = next;
+      if (!next) {
+        const released = waiting;
+        waiting = [];
+        for (const go of released) go();
+      }
+    },
+    held: () => heldCount,
     failed: () => failedCount,
     close: () =>
       new Promise<void>((resolve) => {

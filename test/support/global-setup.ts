@@ -48,6 +48,9 @@ export async function setup(project: TestProject): Promise<void> {
     LOCAL_BATCH_WINDOW_SECONDS: '1',
     LOCAL_VISIBILITY_TIMEOUT_SECONDS: '2',
     LOCAL_DRAIN_TIMEOUT_SECONDS: '20',
+    // Jobs whose runner dies fail within seconds rather than minutes.
+    LOCAL_SCHEDULE_SECONDS: '1',
+    JOB_LEASE_SECONDS: '4',
     LOG_LEVEL: 'WARN',
   };
   runtime = await startRuntimeProcess(runtimeEnv);

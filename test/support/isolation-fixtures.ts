@@ -10,7 +10,12 @@ import type { createTenant, createUser, password, unique } from './fixtures.ts';
 
 export interface FixtureContext {
   api: ApiClient;
-  world: { tenant: { tenantId: string }; storeId: string; subject: { userId: string; email: string } };
+  world: {
+    tenant: { tenantId: string };
+    storeId: string;
+    subject: { userId: string; email: string };
+    dataSetId: string;
+  };
   role: Role;
   helpers: {
     createTenant: typeof createTenant;
@@ -23,6 +28,8 @@ export interface FixtureContext {
 export interface IsolationFixture {
   scope: 'global' | 'tenant';
   build(context: FixtureContext): Promise<{ path: string; body?: unknown }>;
+  /** The answer an authorised caller gets when it is not a success status (e.g. cancelling a finished job). */
+  allowedStatus?: number;
 }
 
 const freshUser = async ({ api, world, helpers }: FixtureContext) =>
@@ -40,6 +47,39 @@ async function freshConnection({ api, world }: FixtureContext, ...moves: string[
   return created.body;
 }
 
+const definitionFor = (dataSetId: string) => ({
+  source: { data_set_id: dataSetId },
+  decode: { format: 'json' },
+  columns: [{ name: 'a', path: '$.a', type: 'string' }],
+  output: { name: 'isolation' },
+});
+
+/** A new pipeline in the target tenant (deployed, or first moved to a state), made with the bootstrap key. */
+async function freshPipeline({ api, world }: FixtureContext, ...steps: string[]) {
+  const created = await api.post<{ pipeline_id: string }>('/api/pipelines', {
+    json: { tenant_id: world.tenant.tenantId, name: 'isolation', definition: definitionFor(world.dataSetId) },
+  });
+  for (const step of steps)
+    await api.post(`/api/pipelines/${created.body.pipeline_id}/${step}`, { json: step === 'deploy' ? {} : undefined });
+  return created.body.pipeline_id;
+}
+
+/** A finished query job in the target tenant. */
+async function finishedJob({ api, world }: FixtureContext) {
+  const { output: _output, ...query } = definitionFor(world.dataSetId);
+  const started = await api.post<{ job_id: string }>('/api/jobs', {
+    json: { type: 'query', tenant_id: world.tenant.tenantId, query },
+  });
+  for (let i = 0; i < 100; i++) {
+    const job = await api.get<{ status: string }>(`/api/jobs/${started.body.job_id}`);
+    if (job.body.status === 'Succeeded') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return started.body.job_id;
+}
+
+const scopeOf = (world: FixtureContext['world']) => `tenant_id=${world.tenant.tenantId}`;
+
 const connectionRoute = (action: string, ...moves: string[]): IsolationFixture => ({
   scope: 'tenant',
   build: async (context) => ({
@@ -48,6 +88,100 @@ const connectionRoute = (action: string, ...moves: string[]): IsolationFixture =
 });
 
 export const isolationFixtures: Record<string, IsolationFixture> = {
+  'GET /api/pipelines': { scope: 'tenant', build: async ({ world }) => ({ path: `/api/pipelines?${scopeOf(world)}` }) },
+  'POST /api/pipelines': {
+    scope: 'tenant',
+    build: async ({ world }) => ({
+      path: '/api/pipelines',
+      body: { tenant_id: world.tenant.tenantId, name: 'isolation' },
+    }),
+  },
+  'GET /api/pipelines/{pipeline_id}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context)}` }),
+  },
+  'DELETE /api/pipelines/{pipeline_id}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context)}` }),
+  },
+  'POST /api/pipelines/{pipeline_id}/update-definition': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/api/pipelines/${await freshPipeline(context)}/update-definition`,
+      body: { definition: definitionFor(context.world.dataSetId) },
+    }),
+  },
+  'POST /api/pipelines/{pipeline_id}/deploy': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context)}/deploy`, body: {} }),
+  },
+  'POST /api/pipelines/{pipeline_id}/enable': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context, 'disable')}/enable` }),
+  },
+  'POST /api/pipelines/{pipeline_id}/disable': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context)}/disable` }),
+  },
+  'POST /api/pipelines/{pipeline_id}/rename': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/api/pipelines/${await freshPipeline(context)}/rename`,
+      body: { name: 'renamed' },
+    }),
+  },
+  'POST /api/pipelines/{pipeline_id}/trigger': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context, 'deploy')}/trigger`, body: {} }),
+  },
+  'GET /api/jobs': { scope: 'tenant', build: async ({ world }) => ({ path: `/api/jobs?${scopeOf(world)}` }) },
+  'POST /api/jobs': {
+    scope: 'tenant',
+    build: async ({ world }) => {
+      const { output: _output, ...query } = definitionFor(world.dataSetId);
+      return { path: '/api/jobs', body: { type: 'query', tenant_id: world.tenant.tenantId, query } };
+    },
+  },
+  'GET /api/jobs/{job_id}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/jobs/${await finishedJob(context)}` }),
+  },
+  'GET /api/jobs/{job_id}/result': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/api/jobs/${await finishedJob(context)}/result` }),
+  },
+  'POST /api/jobs/{job_id}/cancel': {
+    scope: 'tenant',
+    // A finished job is the one state every run reaches deterministically; its authorised answer is 422.
+    allowedStatus: 422,
+    build: async (context) => ({ path: `/api/jobs/${await finishedJob(context)}/cancel` }),
+  },
+  'GET /api/wiki-documents': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/wiki-documents?${scopeOf(world)}` }),
+  },
+  'GET /api/wiki-documents/{path+}': {
+    scope: 'tenant',
+    build: async ({ api, world }) => {
+      await api.put(`/api/wiki-documents/isolation/read?${scopeOf(world)}`, { json: { content: 'x' } });
+      return { path: `/api/wiki-documents/isolation/read?${scopeOf(world)}` };
+    },
+  },
+  'PUT /api/wiki-documents/{path+}': {
+    scope: 'tenant',
+    build: async ({ world, helpers }) => ({
+      path: `/api/wiki-documents/isolation/${helpers.unique('doc')}?${scopeOf(world)}`,
+      body: { content: 'x' },
+    }),
+  },
+  'DELETE /api/wiki-documents/{path+}': {
+    scope: 'tenant',
+    build: async ({ api, world, helpers }) => {
+      const path = `/api/wiki-documents/isolation/${helpers.unique('doc')}?${scopeOf(world)}`;
+      await api.put(path, { json: { content: 'x' } });
+      return { path };
+    },
+  },
   'POST /api/tenants/{tenant_id}/connections': {
     scope: 'tenant',
     build: async ({ world }) => ({

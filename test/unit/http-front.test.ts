@@ -70,3 +70,11 @@ describe('the local HTTP front', () => {
     expect(Buffer.from(invalidText.body ?? '', 'base64')).toEqual(binary);
   });
 });
+
+describe('the raw path', () => {
+  it('keeps dot segments, encoded or not, for the handler to judge', async () => {
+    const { rawPathOf } = await import('../../local/http-front.ts');
+    expect(rawPathOf('/api/wiki-documents/a/../b?x=1')).toBe('/api/wiki-documents/a/../b');
+    expect(rawPathOf('/api/wiki-documents/a/%2E%2E/b')).toBe('/api/wiki-documents/a/%2E%2E/b');
+  });
+});

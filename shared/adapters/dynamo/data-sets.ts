@@ -4,7 +4,7 @@
  *     gsi1pk TENANT#<tenant_id>#DATA_SETS  gsi1sk <created_at>#<data_set_id>
  *     gsi2pk DATA_SETS                     gsi2sk <created_at>#<data_set_id>
  */
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DataSet } from '../../domain/datasets/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
@@ -147,4 +147,10 @@ export async function recordDataSetVersion(dataSetId: string, version: number, n
 
 export async function deleteDataSetItem(dataSetId: string): Promise<void> {
   await db.send(new DeleteCommand({ TableName: table(), Key: dataSetKeys.dataSet(dataSetId) }));
+}
+
+export async function createDataSet(dataSet: DataSet): Promise<void> {
+  await db.send(
+    new PutCommand({ TableName: table(), Item: dataSetItem(dataSet), ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
 }

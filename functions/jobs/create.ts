@@ -1,0 +1,15 @@
+import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { notFound } from '#shared/domain/errors.ts';
+import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { created } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('POST /api/jobs', async ({ principal, body }) => {
+  if (body.type === 'query') return created({ job_id: (await startQuery(pipelineStore, principal, body)).job_id });
+  const pipeline = await pipelineStore.getPipeline(body.pipeline_id);
+  // A pipeline named under another tenant than the one given does not exist for this request.
+  if (pipeline && body.tenant_id && pipeline.tenant_id !== body.tenant_id) throw notFound('Pipeline');
+  return created({
+    job_id: (await triggerPipeline(pipelineStore, principal, body.pipeline_id, body.parameters)).job_id,
+  });
+});

@@ -1,0 +1,9 @@
+import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { listJobs } from '#shared/domain/jobs/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('GET /api/jobs', async ({ principal, query }) => {
+  const page = await listJobs(pipelineStore, principal, query);
+  return ok({ jobs: page.items, next_cursor: page.nextCursor });
+});

@@ -1,0 +1,41 @@
+/**
+ * The job runner: the jobs queue's consumer. One job per invocation; pipeline runs write Delta
+ * tables, queries leave their rows in the platform bucket.
+ */
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
+import { appendRows, readEnvelopes } from '#shared/adapters/delta-tables.ts';
+import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
+import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
+import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
+import { runnerStore } from '#shared/adapters/repositories.ts';
+import { putResult } from '#shared/adapters/s3/job-results.ts';
+import { intEnv } from '#shared/config.ts';
+import type { Job } from '#shared/domain/jobs/model.ts';
+import { type JobWork, runJob } from '#shared/domain/jobs/run-job.ts';
+import { runPipeline, runQuery, type SourceReader } from '#shared/domain/pipelines/run-pipeline.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { recordHandler } from '#shared/queue-handler.ts';
+
+const source: SourceReader = { getDataSet, logEntries: (dataSetId) => deltaLog.allEntries(dataSetId), readEnvelopes };
+
+const work: JobWork = async (job: Job, control) => {
+  if (job.job_type === 'Pipeline') {
+    return runPipeline(
+      { ...source, getPipeline, getDeployedVersion, createDataSet, saveProgress, appendRows },
+      job,
+      control,
+    );
+  }
+  const { result, ...outcome } = await runQuery(source, job, control);
+  await control.beginCommit();
+  await putResult(job.job_id, result);
+  return outcome;
+};
+
+const deps = { ...runnerStore, leaseMs: intEnv('JOB_LEASE_SECONDS', 60) * 1000 };
+
+export const handler = recordHandler('job', z.object({ job_id: z.uuid() }), async (message) => {
+  const outcome = await runJob(deps, message.job_id, randomUUID(), work);
+  logger.info('job', { job_id: message.job_id, outcome });
+});

@@ -1,0 +1,9 @@
+import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { deletePipeline } from '#shared/domain/pipelines/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { noContent } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('DELETE /api/pipelines/{pipeline_id}', async ({ principal, params }) => {
+  await deletePipeline(pipelineStore, principal, params.pipeline_id);
+  return noContent();
+});

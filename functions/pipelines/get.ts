@@ -1,0 +1,8 @@
+import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { publicPipeline, visiblePipeline } from '#shared/domain/pipelines/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('GET /api/pipelines/{pipeline_id}', async ({ principal, params }) =>
+  ok(publicPipeline(await visiblePipeline(pipelineStore, principal, params.pipeline_id, 'read'))),
+);

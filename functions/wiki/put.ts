@@ -1,0 +1,9 @@
+import { wikiStore } from '#shared/adapters/repositories.ts';
+import { writeDocument } from '#shared/domain/wiki/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { created, ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('PUT /api/wiki-documents/{path+}', async ({ principal, params, query, body }) => {
+  const result = await writeDocument(wikiStore, principal, params.path, query.tenant_id, body.content);
+  return result.created ? created(result.document) : ok(result.document);
+});

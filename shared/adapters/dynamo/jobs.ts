@@ -1,0 +1,260 @@
+/**
+ * Jobs and the leases that keep the jobs of one partition from running at once.
+ *   pk JOB#<job_id>   sk JOB                 the job
+ *     gsi1pk TENANT#<tenant_id>#JOBS  gsi1sk <created_at>#<job_id>
+ *     gsi2pk JOBS                     gsi2sk <created_at>#<job_id>
+ *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry)
+ */
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Job, JobStatus } from '../../domain/jobs/model.ts';
+import type { LeaseStore } from '../../domain/jobs/run-job.ts';
+import type { JobFilters, JobRepository } from '../../domain/jobs/use-cases.ts';
+import { mapPage } from '../../domain/pagination.ts';
+import { db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
+
+export const jobKeys = {
+  job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' }),
+  byTenant: (tenantId: string) => `TENANT#${tenantId}#JOBS`,
+  all: 'JOBS',
+  lease: (partitionKey: string) => ({ pk: 'JOB_LEASES', sk: partitionKey }),
+};
+
+const jobFields = [
+  'job_id',
+  'tenant_id',
+  'job_type',
+  'status',
+  'partition_key',
+  'payload',
+  'source',
+  'runner_id',
+  'error_message',
+  'rows_in',
+  'rows_out',
+  'rows_rejected',
+  'rejection_samples',
+  'cancel_requested_at',
+  'committing_at',
+  'created_at',
+  'dispatched_at',
+  'started_at',
+  'completed_at',
+  'cancelled_at',
+  'updated_at',
+] as const;
+
+function toJob(item: Record<string, unknown>): Job {
+  const job = Object.fromEntries(jobFields.map((field) => [field, item[field] ?? null])) as unknown as Job;
+  job.rejection_samples ??= [];
+  return job;
+}
+
+function filterOf(filters: JobFilters) {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (filters.jobType) {
+    clauses.push('#type = :type');
+    names['#type'] = 'job_type';
+    values[':type'] = filters.jobType;
+  }
+  if (filters.status) {
+    clauses.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = filters.status;
+  }
+  return clauses.length > 0 ? { expression: clauses.join(' AND '), names, values } : undefined;
+}
+
+export const jobs: JobRepository = {
+  async createJob(job) {
+    const order = `${job.created_at}#${job.job_id}`;
+    await db.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...jobKeys.job(job.job_id),
+          entity: 'Job',
+          gsi1pk: jobKeys.byTenant(job.tenant_id),
+          gsi1sk: order,
+          gsi2pk: jobKeys.all,
+          gsi2sk: order,
+          ...job,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  },
+
+  async getJob(jobId) {
+    const result = await db.send(new GetCommand({ TableName: table(), Key: jobKeys.job(jobId), ConsistentRead: true }));
+    return result.Item ? toJob(result.Item) : null;
+  },
+
+  async listJobsByTenant(tenantId, filters, page) {
+    return mapPage(
+      await queryPage<Record<string, unknown>>(
+        { index: 'gsi1', partition: jobKeys.byTenant(tenantId), filter: filterOf(filters), newestFirst: true },
+        page,
+      ),
+      toJob,
+    );
+  },
+
+  async listAllJobs(filters, page) {
+    return mapPage(
+      await queryPage<Record<string, unknown>>(
+        { index: 'gsi2', partition: jobKeys.all, filter: filterOf(filters), newestFirst: true },
+        page,
+      ),
+      toJob,
+    );
+  },
+
+  async moveJob(jobId, from, changes, now) {
+    const statuses = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]));
+    try {
+      const result = await db.send(
+        new UpdateCommand({
+          ...setFieldsCommand(
+            jobKeys.job(jobId),
+            { ...changes, updated_at: now.toISOString() },
+            {
+              expression: `#current IN (${Object.keys(statuses).join(', ')})`,
+              names: { '#current': 'status' },
+              values: statuses,
+            },
+          ),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toJob(result.Attributes as Record<string, unknown>);
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  },
+
+  async requestCancel(jobId, now) {
+    try {
+      const result = await db.send(
+        new UpdateCommand({
+          ...setFieldsCommand(
+            jobKeys.job(jobId),
+            { cancel_requested_at: now.toISOString(), updated_at: now.toISOString() },
+            {
+              expression:
+                '#current = :running AND (attribute_not_exists(committing_at) OR attribute_type(committing_at, :null))',
+              names: { '#current': 'status' },
+              values: { ':running': 'Running' satisfies JobStatus, ':null': 'NULL' },
+            },
+          ),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toJob(result.Attributes as Record<string, unknown>);
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  },
+
+  async beginCommit(jobId, now) {
+    try {
+      await db.send(
+        new UpdateCommand(
+          setFieldsCommand(
+            jobKeys.job(jobId),
+            { committing_at: now.toISOString() },
+            {
+              expression:
+                '#current = :running AND (attribute_not_exists(cancel_requested_at) OR attribute_type(cancel_requested_at, :null))',
+              names: { '#current': 'status' },
+              values: { ':running': 'Running' satisfies JobStatus, ':null': 'NULL' },
+            },
+          ),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};
+
+export const leases: LeaseStore = {
+  async acquireLease(partitionKey, jobId, runnerId, ttlMs, now) {
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: {
+            ...jobKeys.lease(partitionKey),
+            entity: 'JobLease',
+            job_id: jobId,
+            runner_id: runnerId,
+            expires_at_ms: now.getTime() + ttlMs,
+          },
+          // Free, expired, or already this job's (a redelivered message of the same job).
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at_ms < :now OR job_id = :job',
+          ExpressionAttributeValues: { ':now': now.getTime(), ':job': jobId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  async renewLease(partitionKey, jobId, ttlMs, now) {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: jobKeys.lease(partitionKey),
+          UpdateExpression: 'SET expires_at_ms = :expires',
+          ConditionExpression: 'job_id = :job AND expires_at_ms >= :now',
+          ExpressionAttributeValues: { ':expires': now.getTime() + ttlMs, ':job': jobId, ':now': now.getTime() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  async releaseLease(partitionKey, jobId) {
+    await db
+      .send(
+        new DeleteCommand({
+          TableName: table(),
+          Key: jobKeys.lease(partitionKey),
+          ConditionExpression: 'job_id = :job',
+          ExpressionAttributeValues: { ':job': jobId },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  },
+
+  async expiredLeases(now) {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'expires_at_ms < :now',
+        ExpressionAttributeValues: { ':pk': 'JOB_LEASES', ':now': now.getTime() },
+        ConsistentRead: true,
+      }),
+    );
+    return (result.Items ?? []).map((item) => ({
+      partitionKey: item.sk as string,
+      jobId: item.job_id as string,
+      expiresAt: new Date(Number(item.expires_at_ms)).toISOString(),
+    }));
+  },
+};

@@ -1,0 +1,204 @@
+/**
+ * Pipelines and their deployed snapshots.
+ *   pk PIPELINE#<pipeline_id>  sk PIPELINE              the pipeline (and its output and checkpoint)
+ *     gsi1pk TENANT#<tenant_id>#PIPELINES  gsi1sk <created_at>#<pipeline_id>
+ *     gsi2pk PIPELINES                     gsi2sk <created_at>#<pipeline_id>
+ *   pk PIPELINE#<pipeline_id>  sk VERSION#<version, 10 digits>   an immutable deployed definition
+ */
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conflict, notFound } from '../../domain/errors.ts';
+import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { DeployedVersion, Pipeline, PipelineProgress } from '../../domain/pipelines/model.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
+
+export const pipelineKeys = {
+  pipeline: (pipelineId: string) => ({ pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' }),
+  version: (pipelineId: string, version: number) => ({
+    pk: `PIPELINE#${pipelineId}`,
+    sk: `VERSION#${String(version).padStart(10, '0')}`,
+  }),
+  byTenant: (tenantId: string) => `TENANT#${tenantId}#PIPELINES`,
+  all: 'PIPELINES',
+};
+
+function toPipeline(item: Record<string, unknown>): Pipeline & PipelineProgress {
+  return {
+    pipeline_id: item.pipeline_id as string,
+    tenant_id: item.tenant_id as string,
+    name: item.name as string,
+    definition: (item.definition as Pipeline['definition']) ?? null,
+    status: item.status as Pipeline['status'],
+    working_set_id: item.working_set_id as string,
+    working_version: Number(item.working_version),
+    deployed_version: Number(item.deployed_version),
+    deployed_at: (item.deployed_at as string | null) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+    output_data_set_id: (item.output_data_set_id as string | null) ?? null,
+    checkpoint: (item.checkpoint as PipelineProgress['checkpoint']) ?? null,
+  };
+}
+
+export async function createPipeline(pipeline: Pipeline): Promise<void> {
+  const order = `${pipeline.created_at}#${pipeline.pipeline_id}`;
+  await db.send(
+    new PutCommand({
+      TableName: table(),
+      Item: {
+        ...pipelineKeys.pipeline(pipeline.pipeline_id),
+        entity: 'Pipeline',
+        gsi1pk: pipelineKeys.byTenant(pipeline.tenant_id),
+        gsi1sk: order,
+        gsi2pk: pipelineKeys.all,
+        gsi2sk: order,
+        ...pipeline,
+        output_data_set_id: null,
+        checkpoint: null,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getPipeline(pipelineId: string): Promise<(Pipeline & PipelineProgress) | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: pipelineKeys.pipeline(pipelineId), ConsistentRead: true }),
+  );
+  return result.Item ? toPipeline(result.Item) : null;
+}
+
+export async function listPipelinesByTenant(tenantId: string, page: PageRequest): Promise<Page<Pipeline>> {
+  return mapPage(
+    await queryPage<Record<string, unknown>>({ index: 'gsi1', partition: pipelineKeys.byTenant(tenantId) }, page),
+    toPipeline,
+  );
+}
+
+export async function listAllPipelines(page: PageRequest): Promise<Page<Pipeline>> {
+  return mapPage(
+    await queryPage<Record<string, unknown>>({ index: 'gsi2', partition: pipelineKeys.all }, page),
+    toPipeline,
+  );
+}
+
+/** Optimistic: the change applies only to the working version the caller read. */
+export async function updatePipeline(
+  pipelineId: string,
+  expectedWorkingVersion: number,
+  changes: Partial<Pick<Pipeline, 'name' | 'definition' | 'status' | 'working_version'>>,
+  now: Date,
+): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand(
+        setFieldsCommand(
+          pipelineKeys.pipeline(pipelineId),
+          { ...changes, updated_at: now.toISOString() },
+          { expression: 'working_version = :expected', values: { ':expected': expectedWorkingVersion } },
+        ),
+      ),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) {
+      if (!(await getPipeline(pipelineId))) throw notFound('Pipeline');
+      throw conflict('The pipeline changed meanwhile; read it again and retry');
+    }
+    throw error;
+  }
+}
+
+export async function deployVersion(snapshot: DeployedVersion, now: Date): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: {
+                ...pipelineKeys.version(snapshot.pipeline_id, snapshot.version),
+                entity: 'DeployedPipelineVersion',
+                ...snapshot,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: setFieldsCommand(
+              pipelineKeys.pipeline(snapshot.pipeline_id),
+              { deployed_version: snapshot.version, deployed_at: snapshot.deployed_at, updated_at: now.toISOString() },
+              { expression: 'working_version = :expected', values: { ':expected': snapshot.version } },
+            ),
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isTransactionConflict(error)) throw conflict('The pipeline changed meanwhile; read it again and retry');
+    throw error;
+  }
+}
+
+export async function getDeployedVersion(pipelineId: string, version: number): Promise<DeployedVersion | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: pipelineKeys.version(pipelineId, version), ConsistentRead: true }),
+  );
+  return result.Item ? (result.Item as unknown as DeployedVersion) : null;
+}
+
+export async function deletePipeline(pipelineId: string): Promise<void> {
+  const items = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `PIPELINE#${pipelineId}` },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    }),
+  );
+  const keys = (items.Items ?? []) as { pk: string; sk: string }[];
+  for (let i = 0; i < keys.length; i += 100) {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: keys.slice(i, i + 100).map((Key) => ({ Delete: { TableName: table(), Key } })),
+      }),
+    );
+  }
+}
+
+/** The checkpoint moves only from the value the run started from: two runs cannot both advance it. */
+export async function saveProgress(
+  pipelineId: string,
+  expected: PipelineProgress['checkpoint'],
+  progress: PipelineProgress,
+  now: Date,
+): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand(
+        setFieldsCommand(
+          pipelineKeys.pipeline(pipelineId),
+          {
+            output_data_set_id: progress.output_data_set_id,
+            checkpoint: progress.checkpoint,
+            updated_at: now.toISOString(),
+          },
+          expected
+            ? {
+                expression: 'checkpoint.version = :version AND checkpoint.data_set_id = :source',
+                values: { ':version': expected.version, ':source': expected.data_set_id },
+              }
+            : {
+                expression:
+                  'attribute_exists(pk) AND (attribute_not_exists(checkpoint) OR attribute_type(checkpoint, :null))',
+                values: { ':null': 'NULL' },
+              },
+        ),
+      ),
+    );
+  } catch (error) {
+    if (isConditionFailure(error))
+      throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Wiki documents.
+ *   pk WIKI#<tenant_id or GLOBAL>   sk PATH#<path>
+ * Paths sort lexicographically within a scope, so a prefix listing is one Query.
+ */
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapPage } from '../../domain/pagination.ts';
+import type { WikiDocument, WikiRepository } from '../../domain/wiki/use-cases.ts';
+import { db, queryPage, table } from './table.ts';
+
+export const wikiKeys = {
+  scope: (tenantId: string | null) => `WIKI#${tenantId ?? 'GLOBAL'}`,
+  document: (tenantId: string | null, path: string) => ({ pk: `WIKI#${tenantId ?? 'GLOBAL'}`, sk: `PATH#${path}` }),
+};
+
+function toDocument(item: Record<string, unknown>): WikiDocument {
+  return {
+    document_id: item.document_id as string,
+    path: item.path as string,
+    content: item.content as string,
+    tenant_id: (item.tenant_id as string | null) ?? null,
+    created_at: item.created_at as string,
+    updated_at: item.updated_at as string,
+  };
+}
+
+export const wiki: WikiRepository = {
+  async getDocument(tenantId, path) {
+    const result = await db.send(
+      new GetCommand({ TableName: table(), Key: wikiKeys.document(tenantId, path), ConsistentRead: true }),
+    );
+    return result.Item ? toDocument(result.Item) : null;
+  },
+
+  /** One write creates or replaces; the document keeps its id and creation time across replacements. */
+  async putDocument(document) {
+    const result = await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: wikiKeys.document(document.tenant_id, document.path),
+        UpdateExpression:
+          'SET entity = :entity, document_id = if_not_exists(document_id, :id), #path = :path, content = :content, ' +
+          'tenant_id = :tenant, created_at = if_not_exists(created_at, :at), updated_at = :at',
+        ExpressionAttributeNames: { '#path': 'path' },
+        ExpressionAttributeValues: {
+          ':entity': 'WikiDocument',
+          ':id': document.document_id,
+          ':path': document.path,
+          ':content': document.content,
+          ':tenant': document.tenant_id,
+          ':at': document.updated_at,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const stored = toDocument(result.Attributes as Record<string, unknown>);
+    return { created: stored.document_id === document.document_id, document: stored };
+  },
+
+  async deleteDocument(tenantId, path) {
+    const result = await db.send(
+      new DeleteCommand({ TableName: table(), Key: wikiKeys.document(tenantId, path), ReturnValues: 'ALL_OLD' }),
+    );
+    return Boolean(result.Attributes);
+  },
+
+  async listPaths(tenantId, prefix, page) {
+    const result = await queryPage<Record<string, unknown>>(
+      { partition: wikiKeys.scope(tenantId), sortBeginsWith: `PATH#${prefix}` },
+      page,
+    );
+    return mapPage(result, (item) => item.path as string);
+  },
+};

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { conflict, invalid, notFound, refused } from '../errors.ts';
+import type { Page, PageRequest } from '../pagination.ts';
+import type { QuerySpecification } from '../pipelines/definition.ts';
+import { type PipelineDeps, requireRunnable, requireSourceInTenant, visiblePipeline } from '../pipelines/use-cases.ts';
+import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
+import { tenantFor } from '../tenants/guard.ts';
+import { finishedStatuses, type Job, type JobStatus, type JobType } from './model.ts';
+
+export interface JobFilters {
+  jobType?: JobType | undefined;
+  status?: JobStatus | undefined;
+}
+
+export interface JobRepository {
+  createJob(job: Job): Promise<void>;
+  getJob(jobId: string): Promise<Job | null>;
+  listJobsByTenant(tenantId: string, filters: JobFilters, page: PageRequest): Promise<Page<Job>>;
+  listAllJobs(filters: JobFilters, page: PageRequest): Promise<Page<Job>>;
+  /** Applies the change only while the job's status is one of `from`; null when it was not. */
+  moveJob(jobId: string, from: readonly JobStatus[], changes: Partial<Job>, now: Date): Promise<Job | null>;
+  /** Marks a Running job for cancellation unless its runner already began committing; null otherwise. */
+  requestCancel(jobId: string, now: Date): Promise<Job | null>;
+  /** Marks a Running job as committing unless a cancel was requested; false otherwise. */
+  beginCommit(jobId: string, now: Date): Promise<boolean>;
+}
+
+export interface JobQueue {
+  dispatchJob(jobId: string, delaySeconds?: number): Promise<void>;
+}
+
+export interface JobResults {
+  getResult(jobId: string): Promise<unknown | null>;
+}
+
+type Deps = PipelineDeps & JobRepository & JobQueue;
+
+/** Query jobs return at most this many rows (default 1000). */
+export const maxQueryRows = 10_000;
+
+function newJob(
+  input: Pick<Job, 'tenant_id' | 'job_type' | 'payload' | 'source'> & { partition_key?: string },
+  now: Date,
+): Job {
+  const jobId = randomUUID();
+  const at = now.toISOString();
+  return {
+    job_id: jobId,
+    tenant_id: input.tenant_id,
+    job_type: input.job_type,
+    status: 'Queued',
+    partition_key: input.partition_key ?? jobId,
+    payload: input.payload,
+    source: input.source,
+    runner_id: null,
+    error_message: null,
+    rows_in: null,
+    rows_out: null,
+    rows_rejected: null,
+    rejection_samples: [],
+    cancel_requested_at: null,
+    committing_at: null,
+    created_at: at,
+    dispatched_at: null,
+    started_at: null,
+    completed_at: null,
+    cancelled_at: null,
+    updated_at: at,
+  };
+}
+
+/**
+ * Start a pipeline run.
+ * Input: the pipeline and optional parameters. Output: the Queued job.
+ *  1. The pipeline must be visible, its tenant writable, the pipeline Active and deployed (422 otherwise).
+ *  2. The job runs the deployed snapshot as it is now, even if the working copy changes later.
+ *  3. Its partition key is the pipeline: runs of one pipeline never overlap.
+ */
+export async function triggerPipeline(
+  deps: Deps,
+  principal: Principal,
+  pipelineId: string,
+  parameters: unknown,
+  now = new Date(),
+): Promise<Job> {
+  const pipeline = await visiblePipeline(deps, principal, pipelineId, 'write');
+  requireRunnable(pipeline);
+  const job = newJob(
+    {
+      tenant_id: pipeline.tenant_id,
+      job_type: 'Pipeline',
+      partition_key: pipeline.pipeline_id,
+      payload: { parameters: parameters ?? null },
+      source: { pipeline_id: pipeline.pipeline_id, pipeline_version: pipeline.deployed_version },
+    },
+    now,
+  );
+  await enqueue(deps, job, now);
+  return job;
+}
+
+/** A job that cannot be put on the queue must not wait there forever: it fails, saying why. */
+async function enqueue(deps: Deps, job: Job, now: Date): Promise<void> {
+  await deps.createJob(job);
+  try {
+    await deps.dispatchJob(job.job_id);
+  } catch (error) {
+    await deps.moveJob(
+      job.job_id,
+      ['Queued'],
+      { status: 'Failed', error_message: 'The job could not be queued', completed_at: now.toISOString() },
+      now,
+    );
+    throw error;
+  }
+}
+
+/** A query over a data set: the pipeline decoding, without writing a table; the rows are the job's result. */
+export async function startQuery(
+  deps: Deps,
+  principal: Principal,
+  input: { tenant_id?: string | undefined; query: QuerySpecification; limit?: number | undefined },
+  now = new Date(),
+): Promise<Job> {
+  const tenantId = effectiveTenantId(principal, input.tenant_id);
+  if (!tenantId) throw invalid('A query runs in a tenant', [{ path: 'tenant_id', message: 'Required' }]);
+  await tenantFor(deps, principal, tenantId, 'write');
+  await requireSourceInTenant(deps, input.query, tenantId, 'query');
+  const job = newJob(
+    {
+      tenant_id: tenantId,
+      job_type: 'Query',
+      payload: { query: input.query, limit: input.limit ?? 1000 },
+      source: { data_set_id: input.query.source.data_set_id },
+    },
+    now,
+  );
+  await enqueue(deps, job, now);
+  return job;
+}
+
+export async function visibleJob(deps: Pick<Deps, 'getJob'>, principal: Principal, jobId: string): Promise<Job> {
+  const job = await deps.getJob(jobId);
+  if (!job) throw notFound('Job');
+  requireTenantVisible(principal, job.tenant_id, 'Job');
+  return job;
+}
+
+export async function listJobs(
+  deps: Deps,
+  principal: Principal,
+  query: {
+    tenant_id?: string | undefined;
+    job_type?: JobType | undefined;
+    status?: JobStatus | undefined;
+  } & PageRequest,
+): Promise<Page<Job>> {
+  const tenantId = effectiveTenantId(principal, query.tenant_id);
+  const filters = { jobType: query.job_type, status: query.status };
+  return tenantId ? deps.listJobsByTenant(tenantId, filters, query) : deps.listAllJobs(filters, query);
+}
+
+/**
+ * Cancel a job.
+ *  - Queued or Dispatched: Cancelled at once.
+ *  - Running: the runner is asked to stop; it does so before its commit, and the job becomes
+ *    Cancelled. Once the runner has begun committing, it is too late: 422.
+ *  - Finished: 422 JOB_NOT_CANCELLABLE.
+ * Cancelling only stops work, so it is allowed during a tenant suspension.
+ */
+export async function cancelJob(deps: Deps, principal: Principal, jobId: string, now = new Date()): Promise<void> {
+  const job = await visibleJob(deps, principal, jobId);
+  await tenantFor(deps, principal, job.tenant_id, 'restrict');
+  const at = now.toISOString();
+  if (
+    await deps.moveJob(
+      jobId,
+      ['Queued', 'Dispatched'],
+      { status: 'Cancelled', cancelled_at: at, completed_at: at },
+      now,
+    )
+  )
+    return;
+  if (await deps.requestCancel(jobId, now)) return;
+  const current = await deps.getJob(jobId);
+  if (current && !finishedStatuses.includes(current.status) && current.cancel_requested_at) return;
+  throw refused('JOB_NOT_CANCELLABLE', `The job is ${current?.status ?? job.status} and can no longer be cancelled`);
+}
+
+export async function queryResult(deps: Pick<Deps, 'getJob'> & JobResults, principal: Principal, jobId: string) {
+  const job = await visibleJob(deps, principal, jobId);
+  if (job.job_type !== 'Query') throw notFound('Job result');
+  if (job.status !== 'Succeeded') throw conflict(`The query is ${job.status}; its result exists once it has succeeded`);
+  const result = await deps.getResult(jobId);
+  if (!result) throw notFound('Job result');
+  return result;
+}

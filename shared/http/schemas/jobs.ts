@@ -1,0 +1,65 @@
+import * as z from 'zod';
+import { jobStatuses, jobTypes } from '../../domain/jobs/model.ts';
+import { maxQueryRows } from '../../domain/jobs/use-cases.ts';
+import { querySpecification } from '../../domain/pipelines/definition.ts';
+import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
+
+export const jobIdParams = z.strictObject({ job_id: id });
+
+export const job = z
+  .object({
+    job_id: id,
+    tenant_id: id,
+    job_type: z.enum(jobTypes),
+    status: z.enum(jobStatuses),
+    partition_key: z.string(),
+    payload: z.unknown(),
+    source: z.unknown(),
+    runner_id: z.string().nullable(),
+    error_message: z.string().nullable(),
+    rows_in: z.number().int().nullable(),
+    rows_out: z.number().int().nullable(),
+    rows_rejected: z.number().int().nullable(),
+    rejection_samples: z.array(z.object({ message_id: z.string(), reason: z.string() })),
+    cancel_requested_at: nullableTimestamp,
+    committing_at: nullableTimestamp,
+    created_at: timestamp,
+    dispatched_at: nullableTimestamp,
+    started_at: nullableTimestamp,
+    completed_at: nullableTimestamp,
+    cancelled_at: nullableTimestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Job' });
+
+export const listJobsQuery = z.strictObject({
+  tenant_id: id.optional(),
+  job_type: z.enum(jobTypes).optional(),
+  status: z.enum(jobStatuses).optional(),
+  ...pageQuery,
+});
+export const listJobsResponse = z.object({ jobs: z.array(job), next_cursor: nextCursor });
+
+export const createJobBody = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('pipeline'),
+    pipeline_id: id,
+    tenant_id: id.optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('query'),
+    tenant_id: id.optional(),
+    query: querySpecification,
+    limit: z.number().int().min(1).max(maxQueryRows).optional(),
+  }),
+]);
+export const createJobResponse = z.object({ job_id: id });
+
+export const jobResult = z
+  .object({
+    columns: z.array(z.object({ name: z.string(), type: z.string() })),
+    rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+    truncated: z.boolean(),
+  })
+  .meta({ id: 'QueryResult' });

@@ -1,0 +1,36 @@
+import * as z from 'zod';
+import { pipelineDefinition } from '../../domain/pipelines/definition.ts';
+import { pipelineStatuses } from '../../domain/pipelines/model.ts';
+import { id, name, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
+
+export const pipelineIdParams = z.strictObject({ pipeline_id: id });
+
+export const pipeline = z
+  .object({
+    pipeline_id: id,
+    tenant_id: id,
+    name: z.string(),
+    definition: pipelineDefinition.nullable(),
+    status: z.enum(pipelineStatuses),
+    working_set_id: id,
+    working_version: z.number().int(),
+    deployed_version: z.number().int(),
+    deployed_at: nullableTimestamp,
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Pipeline' });
+
+export const listPipelinesQuery = z.strictObject({ tenant_id: id.optional(), ...pageQuery });
+export const listPipelinesResponse = z.object({ pipelines: z.array(pipeline), next_cursor: nextCursor });
+export const createPipelineBody = z.strictObject({
+  tenant_id: id.optional(),
+  name: name(200),
+  definition: pipelineDefinition.nullable().optional(),
+});
+export const createPipelineResponse = z.object({ pipeline_id: id });
+export const updateDefinitionBody = z.strictObject({ definition: pipelineDefinition });
+export const deployBody = z.strictObject({ version: z.number().int().min(1).optional() });
+export const renameBody = z.strictObject({ name: name(200) });
+export const triggerBody = z.strictObject({ parameters: z.record(z.string(), z.unknown()).optional() });
+export const triggerResponse = z.object({ job_id: id });
