@@ -10,6 +10,7 @@ import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { bindAccess } from './constructs/access.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
+import { type AlarmThresholds, Operations } from './constructs/operations.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
@@ -20,6 +21,9 @@ export interface StatelessStackProps extends StackProps {
   throttleBurst?: number;
   /** The dashboard tool that receives each tenant's read-only credential (none: provisioning fails with a reason). */
   dashboardUrl?: string;
+  /** Subscribed to the alarms topic (operators can add more subscriptions). */
+  alarmEmail?: string;
+  thresholds?: Partial<AlarmThresholds>;
 }
 
 /**
@@ -31,6 +35,7 @@ export class StatelessStack extends Stack {
   readonly api: HttpApi;
   readonly routeFunctions: Record<string, ServiceFunction> = {};
   readonly consumerFunctions: Record<string, ServiceFunction> = {};
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -120,7 +125,21 @@ export class StatelessStack extends Stack {
       properties: { SecretArn: props.stateful.bootstrapKey.secretArn },
     });
 
+    this.operations = new Operations(this, 'Operations', {
+      api: this.api,
+      queues: props.stateful.queues,
+      writer: this.consumerFunctions['ingest-writer'] as ServiceFunction,
+      runner: this.consumerFunctions['job-runner'] as ServiceFunction,
+      ingest: this.routeFunctions['POST /api/ingest/{source_id}'] as ServiceFunction,
+      alarmEmail: props.alarmEmail,
+      thresholds: props.thresholds,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
+    new CfnOutput(this, 'AlarmTopic', {
+      value: this.operations.topic.topicArn,
+      description: 'Subscribe operators here',
+    });
     new CfnOutput(this, 'BootstrapKeySecret', {
       value: props.stateful.bootstrapKey.secretName,
       description: 'aws secretsmanager get-secret-value --secret-id <this> --query SecretString --output text',

@@ -20,7 +20,13 @@ export function recordHandler<S extends z.ZodType>(
       const failures: SQSBatchResponse['batchItemFailures'] = [];
       for (const record of event.Records) {
         try {
-          const parsed = schema.safeParse(JSON.parse(record.body));
+          let json: unknown;
+          try {
+            json = JSON.parse(record.body);
+          } catch {
+            json = record.body;
+          }
+          const parsed = schema.safeParse(json);
           if (!parsed.success) throw new Error(`Malformed ${name} message`);
           await processRecord(parsed.data, record);
         } catch (error) {

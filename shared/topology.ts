@@ -118,6 +118,16 @@ export const consumers: Record<string, ConsumerSpec> = {
     // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.
     function: { memoryMb: 1769, timeoutSeconds: 120 },
   },
+  'dead-letter-recorder': {
+    queue: 'ingestDeadLetter',
+    entry: 'functions/ingest/record-dead-letters.ts',
+    summary: 'Records every envelope that exhausted its deliveries as a failed delivery of its connection, kept whole',
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    maxConcurrency: 2,
+    access: { table: 'readWrite', platformBucket: 'readWrite' },
+    function: { memoryMb: 512, timeoutSeconds: 60 },
+  },
   'job-runner': {
     queue: 'jobs',
     entry: 'functions/jobs/run.ts',

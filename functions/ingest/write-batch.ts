@@ -6,17 +6,19 @@
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { fixStorage, recordCommit, tableAt } from '#shared/adapters/delta-tables.ts';
-import { addToCounter } from '#shared/adapters/dynamo/counters.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
+import { markUnwritten, markWritten, recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
+import { countQuietly } from '#shared/adapters/metrics.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { platformBucket, platformS3 } from '#shared/adapters/s3/platform-bucket.ts';
-import { type Envelope, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { type Envelope, type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import {
   type BatchWriterDeps,
   envelopeColumns,
   type PendingEnvelope,
   writeEnvelopeBatch,
 } from '#shared/domain/ingest/write-batch.ts';
+import type { DeliveryFailure } from '#shared/domain/monitoring/model.ts';
 import { logger } from '#shared/observability/logger.ts';
 
 export const batchWriterDeps: BatchWriterDeps = {
@@ -27,8 +29,8 @@ export const batchWriterDeps: BatchWriterDeps = {
     await recordCommit(dataSet, entry.version);
     const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
     await Promise.all([
-      addToCounter('envelopesWritten', { source_id: source }, entry.rows),
-      addToCounter('batchesCommitted', {}, 1),
+      countQuietly('envelopesWritten', { source_id: source }, entry.rows),
+      countQuietly('batchesCommitted', {}, 1),
     ]);
   },
   encode(rows: Envelope[]) {
@@ -57,38 +59,80 @@ async function resolvePayload(message: ReturnType<typeof envelopeMessage.parse>)
   return Buffer.from(bytes).toString('base64');
 }
 
+function utcIso(micros: bigint): string {
+  return new Date(Number(micros / 1000n)).toISOString();
+}
+
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const failed: string[] = [];
   const pending: PendingEnvelope[] = [];
+  const unreadable: DeliveryFailure[] = [];
   const claims = new Map<string, string>();
+  const now = new Date().toISOString();
   await Promise.all(
     event.Records.map(async (record) => {
+      const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? 1);
+      let message: EnvelopeMessage | undefined;
       try {
-        const message = envelopeMessage.parse(JSON.parse(record.body));
+        message = envelopeMessage.parse(JSON.parse(record.body));
         const payload = await resolvePayload(message);
         if (message.payload_ref) claims.set(record.messageId, message.payload_ref.key);
         pending.push({
           recordId: record.messageId,
-          receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
+          receiveCount,
           envelope: { ...message, ingested_at_us: BigInt(message.ingested_at_us), payload },
         });
       } catch (error) {
         logger.error('Unreadable envelope', { message_id: record.messageId, error: (error as Error).message });
         failed.push(record.messageId);
+        if (message) {
+          unreadable.push({
+            message_id: message.message_id,
+            data_set_id: message.data_set_id,
+            error: `Unreadable envelope: ${(error as Error).message}`,
+            store: null,
+            attempt: receiveCount,
+            at: now,
+          });
+        }
       }
     }),
   );
 
   const outcome = await writeEnvelopeBatch(batchWriterDeps, pending);
+  const failures: DeliveryFailure[] = [...unreadable];
   for (const failure of outcome.failures) {
     logger.error('Batch commit failed', {
       data_set_id: failure.dataSetId,
-      records: failure.recordIds.length,
+      store: failure.location,
+      records: failure.envelopes.length,
       error: failure.error,
     });
-    await addToCounter('batchFailures', { reason: failure.error.name }, failure.recordIds.length);
+    for (const item of failure.envelopes) {
+      failures.push({
+        message_id: item.envelope.message_id,
+        data_set_id: failure.dataSetId,
+        error: `${failure.error.name}: ${failure.error.message}`.slice(0, 1000),
+        store: failure.location,
+        attempt: item.receiveCount,
+        at: now,
+      });
+    }
+    let oldest = failure.envelopes[0]?.envelope.ingested_at_us ?? 0n;
+    for (const item of failure.envelopes)
+      if (item.envelope.ingested_at_us < oldest) oldest = item.envelope.ingested_at_us;
+    await Promise.all([
+      markUnwritten(failure.dataSetId, utcIso(oldest)),
+      countQuietly('batchFailures', { reason: failure.error.name }, failure.envelopes.length),
+    ]);
   }
   failed.push(...outcome.failedRecordIds);
+  // Why each envelope failed is kept for the dead-letter recorder; a failure to keep it must not
+  // turn the written envelopes of this batch into failures.
+  await recordDeliveryFailures(failures).catch((error: Error) =>
+    logger.warn('Could not record delivery failures', { error: error.message }),
+  );
+  await Promise.all(outcome.committedDataSets.map((dataSetId) => markWritten(dataSetId)));
 
   // Claim checks of written envelopes are no longer needed (a lifecycle rule is the backstop).
   const done = [...claims].filter(([recordId]) => !failed.includes(recordId)).map(([, key]) => ({ Key: key }));

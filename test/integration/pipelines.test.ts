@@ -190,7 +190,11 @@ describe('a pipeline run', () => {
 
   it('writes nothing when triggered again without new data, and only the new rows after more arrive', async () => {
     const before = (await outputOf(pipelineId))[0];
+    const succeeded = async () =>
+      Number(/^tributary_jobs\{status="Succeeded"\} (\d+)$/m.exec((await api.get('/metrics')).text)?.[1] ?? 0);
+    const succeededBefore = await succeeded();
     const idle = await waitForJob(api, await trigger(api, pipelineId));
+    expect(await succeeded()).toBeGreaterThanOrEqual(succeededBefore + 1);
     expect(idle).toMatchObject({ status: 'Succeeded', rows_in: 0, rows_out: 0 });
     expect((await outputOf(pipelineId))[0]?.version).toBe(before?.version);
 

@@ -51,6 +51,8 @@ export async function setup(project: TestProject): Promise<void> {
     // Jobs whose runner dies fail within seconds rather than minutes.
     LOCAL_SCHEDULE_SECONDS: '1',
     JOB_LEASE_SECONDS: '4',
+    // A small ring, so that a test can overflow it with a flood of bad requests.
+    REJECTIONS_PER_SOURCE: '50',
     LOG_LEVEL: 'WARN',
   };
   runtime = await startRuntimeProcess(runtimeEnv);

@@ -88,6 +88,20 @@ const connectionRoute = (action: string, ...moves: string[]): IsolationFixture =
 });
 
 export const isolationFixtures: Record<string, IsolationFixture> = {
+  'GET /api/connections/{connection_id}/rejections': connectionRoute('rejections'),
+  'GET /api/connections/{connection_id}/failed-deliveries': connectionRoute('failed-deliveries'),
+  'POST /api/connections/{connection_id}/failed-deliveries/redrive': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/api/connections/${(await freshConnection(context)).connection_id}/failed-deliveries/redrive`,
+      body: {},
+    }),
+  },
+  'GET /api/connections/{connection_id}/stats': connectionRoute('stats'),
+  'GET /api/data-sets/{data_set_id}/runs': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/runs` }),
+  },
   'GET /api/pipelines': { scope: 'tenant', build: async ({ world }) => ({ path: `/api/pipelines?${scopeOf(world)}` }) },
   'POST /api/pipelines': {
     scope: 'tenant',

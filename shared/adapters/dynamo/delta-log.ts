@@ -15,7 +15,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { LogCoordinator, LogEntry } from '../../domain/delta/commit.ts';
-import { db, isConditionFailure, table } from './table.ts';
+import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import { db, isConditionFailure, queryPage, table } from './table.ts';
 
 const markerLifetimeSeconds = 30 * 86400;
 
@@ -38,6 +39,7 @@ function toEntry(item: Record<string, unknown>): LogEntry {
     rows: Number(item.rows ?? 0),
     bytes: Number(item.bytes ?? 0),
     startedAt: item.started_at as string,
+    completedAt: (item.completed_at as string | undefined) ?? null,
     attempt: Number(item.attempt ?? 1),
   };
 }
@@ -208,4 +210,18 @@ export async function deleteTableLog(tableId: string): Promise<void> {
       chunk.map((entry) => ({ DeleteRequest: { Key: deltaLogKeys.entry(tableId, entry.version) } })),
     );
   }
+}
+
+/** The completed commits of a table, newest first: its run history. */
+export async function completedEntries(tableId: string, page: PageRequest): Promise<Page<LogEntry>> {
+  const result = await queryPage<Record<string, unknown>>(
+    {
+      partition: deltaLogKeys.partition(tableId),
+      sortBeginsWith: 'V#',
+      newestFirst: true,
+      filter: { expression: 'complete = :true', values: { ':true': true } },
+    },
+    page,
+  );
+  return mapPage(result, toEntry);
 }

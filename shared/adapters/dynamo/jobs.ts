@@ -10,6 +10,7 @@ import type { Job, JobStatus } from '../../domain/jobs/model.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
 import type { JobFilters, JobRepository } from '../../domain/jobs/use-cases.ts';
 import { mapPage } from '../../domain/pagination.ts';
+import { countQuietly } from '../metrics.ts';
 import { db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const jobKeys = {
@@ -84,6 +85,7 @@ export const jobs: JobRepository = {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    await countQuietly('jobs', { status: job.status });
   },
 
   async getJob(jobId) {
@@ -125,10 +127,19 @@ export const jobs: JobRepository = {
               values: statuses,
             },
           ),
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return toJob(result.Attributes as Record<string, unknown>);
+      const before = toJob(result.Attributes as Record<string, unknown>);
+      const after = toJob({ ...result.Attributes, ...changes, updated_at: now.toISOString() });
+      // Every move is counted by the one write that made it: the gauge of jobs by status stays exact.
+      if (after.status !== before.status) {
+        await Promise.all([
+          countQuietly('jobs', { status: before.status }, -1),
+          countQuietly('jobs', { status: after.status }),
+        ]);
+      }
+      return after;
     } catch (error) {
       if (isConditionFailure(error)) return null;
       throw error;

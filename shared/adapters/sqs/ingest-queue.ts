@@ -19,7 +19,12 @@ const sender = new BatchingSender(sqs, () => config.queueUrl(queues.ingest.envVa
 export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
   `claims/${envelope.data_set_id}/${envelope.message_id}`;
 
-export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer): Promise<void> {
+/** Queues an envelope with its body; with `null`, the envelope goes as it is (a claim check it already carries). */
+export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer | null): Promise<void> {
+  if (body === null) {
+    await sender.send(JSON.stringify(envelope));
+    return;
+  }
   const inline: EnvelopeMessage = { ...envelope, payload: body.toString('base64') };
   let message = JSON.stringify(inline);
   if (Buffer.byteLength(message) > inlineMaxBytes) {

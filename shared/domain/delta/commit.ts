@@ -29,6 +29,8 @@ export interface LogEntry {
   rows: number;
   bytes: number;
   startedAt: string;
+  /** Set when the entry is complete. */
+  completedAt?: string | null;
   attempt: number;
 }
 

@@ -37,15 +37,32 @@ function bearerToken(authorization: string | undefined): string | null {
  *  4. malformed feed → 400;   5. tenant suspended → 422; 6. source paused → 422;
  *  7. connection inactive → 422;  8. no object store → 422;  9. body too large → 413.
  * Then the envelope (raw body base64, content type exactly as sent) goes on the queue; 202 follows.
+ * A refusal is an outcome, not an exception, so that the caller can record it for its source.
  */
-export async function acceptIngest(
+export type IngestOutcome =
+  | { accepted: true; messageId: string; source: Source }
+  /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
+  | { accepted: false; error: DomainError; source: Source | null };
+
+export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Promise<IngestOutcome> {
+  const token = bearerToken(request.authorization);
+  if (!token) return { accepted: false, error: unauthorized('A bearer ingest token is required'), source: null };
+  const source = await deps.findSource(request.sourceId);
+  if (!source) return { accepted: false, error: notFound('Data source'), source: null };
+  try {
+    return await acceptForSource(deps, request, source, token);
+  } catch (error) {
+    if (error instanceof DomainError) return { accepted: false, error, source };
+    throw error;
+  }
+}
+
+async function acceptForSource(
   deps: IngestDeps,
   request: IngestRequest,
-): Promise<{ messageId: string; source: Source }> {
-  const token = bearerToken(request.authorization);
-  if (!token) throw unauthorized('A bearer ingest token is required');
-  const source = await deps.findSource(request.sourceId);
-  if (!source) throw notFound('Data source');
+  source: Source,
+  token: string,
+): Promise<IngestOutcome> {
   if (!sameHash(source.token_hash, hashToken(token)))
     throw unauthorized('The ingest token is not valid for this source');
   if (request.feed !== undefined && !feedPattern.test(request.feed)) {
@@ -79,5 +96,5 @@ export async function acceptIngest(
     payload_size: request.body.length,
   };
   await deps.enqueue(envelope, request.body);
-  return { messageId: envelope.message_id, source };
+  return { accepted: true, messageId: envelope.message_id, source };
 }

@@ -38,11 +38,20 @@ export interface PendingEnvelope {
   receiveCount: number;
 }
 
+export interface BatchFailure {
+  dataSetId: string;
+  /** Where the table lives, when known: the store that failed, most likely. */
+  location: string | null;
+  error: Error;
+  envelopes: PendingEnvelope[];
+}
+
 export interface BatchOutcome {
   failedRecordIds: string[];
   written: number;
   skipped: number;
-  failures: { dataSetId: string; error: Error; recordIds: string[] }[];
+  committedDataSets: string[];
+  failures: BatchFailure[];
 }
 
 /**
@@ -63,13 +72,16 @@ export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: Pending
     group.push(item);
     byDataSet.set(item.envelope.data_set_id, group);
   }
-  const outcome: BatchOutcome = { failedRecordIds: [], written: 0, skipped: 0, failures: [] };
+  const outcome: BatchOutcome = { failedRecordIds: [], written: 0, skipped: 0, committedDataSets: [], failures: [] };
   await Promise.all(
     [...byDataSet.entries()].map(async ([dataSetId, items]) => {
+      let location: string | null = null;
       try {
         const found = await deps.getDataSet(dataSetId);
         if (!found) throw new Error(`Data set ${dataSetId} does not exist`);
+        location = found.storage_location;
         const dataSet = await deps.fixStorage(found);
+        location = dataSet.storage_location;
         const table = await deps.tableAt(dataSet);
         const result = await appendToTable(
           { ...table, hooks: { onCompleted: (entry) => deps.onCommitted(dataSet, entry) } },
@@ -112,10 +124,10 @@ export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: Pending
         );
         outcome.written += result.written;
         outcome.skipped += result.skipped;
+        outcome.committedDataSets.push(dataSetId);
       } catch (error) {
-        const recordIds = items.map((item) => item.recordId);
-        outcome.failedRecordIds.push(...recordIds);
-        outcome.failures.push({ dataSetId, error: error as Error, recordIds });
+        outcome.failedRecordIds.push(...items.map((item) => item.recordId));
+        outcome.failures.push({ dataSetId, location, error: error as Error, envelopes: items });
       }
     }),
   );

@@ -7,38 +7,46 @@ export interface MetricSpec {
   name: string;
   help: string;
   type: 'counter' | 'gauge';
+  /** The CloudWatch (EMF) metric with the same figure, and the labels that become its dimensions. */
+  cloudWatch: { name: string; dimensions: string[] };
 }
 
 export const metricCatalogue = {
   ingestRequests: {
     name: 'tributary_ingest_requests_total',
-    help: 'Ingest requests by source and HTTP status code',
+    help: 'Ingest requests by source, HTTP status and code (ACCEPTED or the error code)',
     type: 'counter',
+    cloudWatch: { name: 'IngestRequests', dimensions: ['status'] },
   },
   envelopesWritten: {
     name: 'tributary_envelopes_written_total',
-    help: 'Envelopes written to Delta tables (each message_id counted once)',
+    help: 'Envelopes written to Delta tables, by source (each message id once)',
     type: 'counter',
+    cloudWatch: { name: 'EnvelopesWritten', dimensions: [] },
   },
   batchesCommitted: {
     name: 'tributary_batches_committed_total',
     help: 'Delta commits made by the batch writer',
     type: 'counter',
+    cloudWatch: { name: 'BatchesCommitted', dimensions: [] },
   },
   batchFailures: {
     name: 'tributary_batch_failures_total',
     help: 'Envelopes the batch writer could not commit and left for redelivery, by reason',
     type: 'counter',
+    cloudWatch: { name: 'BatchFailures', dimensions: [] },
   },
   deadLettered: {
     name: 'tributary_dead_lettered_total',
-    help: 'Envelopes recorded as failed deliveries after exhausting their receives',
+    help: 'Envelopes recorded as failed deliveries after exhausting their deliveries, by source',
     type: 'counter',
+    cloudWatch: { name: 'DeadLettered', dimensions: [] },
   },
   jobs: {
     name: 'tributary_jobs',
-    help: 'Jobs by status',
+    help: 'Jobs by status (every job counted in its current status)',
     type: 'gauge',
+    cloudWatch: { name: 'JobTransitions', dimensions: ['status'] },
   },
 } as const satisfies Record<string, MetricSpec>;
 

@@ -1,0 +1,34 @@
+import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { deleteDeadLetters, getDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
+import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
+import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
+import { type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+const deps = {
+  allFailedDeliveries,
+  loadEnvelope: async (key: string) => envelopeMessage.parse(await getDeadLetter(key)),
+  async requeue(envelope: EnvelopeMessage) {
+    if (envelope.payload === undefined) {
+      await enqueueEnvelope(envelope, null);
+      return;
+    }
+    const { payload, ...rest } = envelope;
+    await enqueueEnvelope(rest, Buffer.from(payload, 'base64'));
+  },
+  async forget(failed: { body_key: string } & Parameters<typeof removeFailedDelivery>[0]) {
+    await removeFailedDelivery(failed);
+    await deleteDeadLetters([failed.body_key]);
+  },
+};
+
+export const handler = apiHandler(
+  'POST /api/connections/{connection_id}/failed-deliveries/redrive',
+  async ({ principal, params, body }) => {
+    const connection = await visibleConnection(connectivity, principal, params.connection_id, 'write');
+    return ok({ redriven: await redrive(deps, connection.data_set_id, body.message_ids) });
+  },
+);

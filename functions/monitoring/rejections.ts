@@ -1,0 +1,14 @@
+import { listRejections } from '#shared/adapters/dynamo/rejections.ts';
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'GET /api/connections/{connection_id}/rejections',
+  async ({ principal, params, query }) => {
+    const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');
+    const page = await listRejections(connection.source_id, query);
+    return ok({ rejections: page.items, next_cursor: page.nextCursor });
+  },
+);

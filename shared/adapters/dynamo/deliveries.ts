@@ -1,0 +1,143 @@
+/**
+ * What the writer knows about deliveries that went wrong.
+ *   pk DELIVERY_FAILURE#<message_id>   sk LAST          why its latest write failed (kept 15 days)
+ *   pk DATA_SET#<data_set_id>          sk DELIVERY      oldest envelope still unwritten after a failure
+ *   pk DATA_SET#<data_set_id>#FAILED   sk <failed_at>#<message_id>   an envelope that exhausted its deliveries
+ */
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
+import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import { db, queryPage, table } from './table.ts';
+
+const failureLifetimeSeconds = 15 * 86400;
+
+export const deliveryKeys = {
+  failure: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'LAST' }),
+  status: (dataSetId: string) => ({ pk: `DATA_SET#${dataSetId}`, sk: 'DELIVERY' }),
+  failedPartition: (dataSetId: string) => `DATA_SET#${dataSetId}#FAILED`,
+  failed: (dataSetId: string, failedAt: string, messageId: string) => ({
+    pk: `DATA_SET#${dataSetId}#FAILED`,
+    sk: `${failedAt}#${messageId}`,
+  }),
+};
+
+export async function recordDeliveryFailures(failures: DeliveryFailure[]): Promise<void> {
+  const expiresAt = Math.floor(Date.now() / 1000) + failureLifetimeSeconds;
+  for (let i = 0; i < failures.length; i += 25) {
+    await db.send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [table()]: failures.slice(i, i + 25).map((failure) => ({
+            PutRequest: {
+              Item: {
+                ...deliveryKeys.failure(failure.message_id),
+                entity: 'DeliveryFailure',
+                ...failure,
+                expires_at: expiresAt,
+              },
+            },
+          })),
+        },
+      }),
+    );
+  }
+}
+
+export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: deliveryKeys.failure(messageId), ConsistentRead: true }),
+  );
+  return (result.Item as DeliveryFailure | undefined) ?? null;
+}
+
+/** Marks the data set as having unwritten envelopes since the earliest `ingestedAt` seen failing. */
+export async function markUnwritten(dataSetId: string, oldestIngestedAt: string): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: deliveryKeys.status(dataSetId),
+      UpdateExpression: 'SET entity = :entity, oldest_unwritten_at = if_not_exists(oldest_unwritten_at, :at)',
+      ExpressionAttributeValues: { ':entity': 'DeliveryStatus', ':at': oldestIngestedAt },
+    }),
+  );
+}
+
+export async function markWritten(dataSetId: string): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: table(), Key: deliveryKeys.status(dataSetId) }));
+}
+
+export async function oldestUnwritten(dataSetId: string): Promise<string | null> {
+  const result = await db.send(
+    new GetCommand({ TableName: table(), Key: deliveryKeys.status(dataSetId), ConsistentRead: true }),
+  );
+  return (result.Item?.oldest_unwritten_at as string | undefined) ?? null;
+}
+
+export async function recordFailedDelivery(failed: FailedDelivery): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: table(),
+      Item: {
+        ...deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+        entity: 'FailedDelivery',
+        ...failed,
+      },
+    }),
+  );
+}
+
+export async function listFailedDeliveries(dataSetId: string, page: PageRequest): Promise<Page<FailedDelivery>> {
+  const result = await queryPage<FailedDelivery & Record<string, unknown>>(
+    { partition: deliveryKeys.failedPartition(dataSetId), newestFirst: true },
+    page,
+  );
+  return mapPage(
+    result,
+    ({ message_id, data_set_id, connection_id, source_id, failed_at, attempts, last_error, body_key }) => ({
+      message_id,
+      data_set_id,
+      connection_id,
+      source_id,
+      failed_at,
+      attempts,
+      last_error,
+      body_key,
+    }),
+  );
+}
+
+/** Every failed delivery of a data set (redrive reads them all; their number is bounded by what failed). */
+export async function allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]> {
+  const items: FailedDelivery[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': deliveryKeys.failedPartition(dataSetId) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...((result.Items ?? []) as FailedDelivery[]));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+export async function removeFailedDelivery(failed: FailedDelivery): Promise<void> {
+  await db.send(
+    new DeleteCommand({
+      TableName: table(),
+      Key: deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+    }),
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * Rejected ingest requests, per source, in a ring of REJECTIONS_PER_SOURCE slots (default 1000)
+ * that also expire after 7 days: a flood of bad requests overwrites its own oldest entries and can
+ * never grow the table.
+ *   pk SOURCE#<source_id>#REJECTIONS  sk SEQUENCE        the next sequence number
+ *   pk SOURCE#<source_id>#REJECTIONS  sk SLOT#<n, 6 digits>   one rejection (seq, expires_at)
+ */
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { intEnv } from '../../config.ts';
+import { invalid } from '../../domain/errors.ts';
+import type { Rejection } from '../../domain/monitoring/model.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { db, table } from './table.ts';
+
+const lifetimeSeconds = 7 * 86400;
+const capacity = () => intEnv('REJECTIONS_PER_SOURCE', 1000);
+
+export const rejectionKeys = {
+  partition: (sourceId: string) => `SOURCE#${sourceId}#REJECTIONS`,
+  sequence: (sourceId: string) => ({ pk: `SOURCE#${sourceId}#REJECTIONS`, sk: 'SEQUENCE' }),
+  slot: (sourceId: string, slot: number) => ({
+    pk: `SOURCE#${sourceId}#REJECTIONS`,
+    sk: `SLOT#${String(slot).padStart(6, '0')}`,
+  }),
+};
+
+export async function recordRejection(sourceId: string, rejection: Rejection): Promise<void> {
+  const next = await db.send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: rejectionKeys.sequence(sourceId),
+      UpdateExpression: 'ADD seq :one SET entity = :entity',
+      ExpressionAttributeValues: { ':one': 1, ':entity': 'RejectionSequence' },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  const seq = Number(next.Attributes?.seq);
+  await db.send(
+    new PutCommand({
+      TableName: table(),
+      Item: {
+        ...rejectionKeys.slot(sourceId, seq % capacity()),
+        entity: 'Rejection',
+        seq,
+        ...rejection,
+        expires_at: Math.floor(Date.now() / 1000) + lifetimeSeconds,
+      },
+    }),
+  );
+}
+
+/** Newest first; the cursor is the sequence number to continue below. */
+export async function listRejections(sourceId: string, page: PageRequest): Promise<Page<Rejection>> {
+  let before = Number.POSITIVE_INFINITY;
+  if (page.cursor) {
+    before = Number(Buffer.from(page.cursor, 'base64url').toString('utf8'));
+    if (!Number.isSafeInteger(before))
+      throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+  }
+  const items: (Rejection & { seq: number; expires_at: number })[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :slot)',
+        ExpressionAttributeValues: { ':pk': rejectionKeys.partition(sourceId), ':slot': 'SLOT#' },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...((result.Items ?? []) as (Rejection & { seq: number; expires_at: number })[]));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  const now = Math.floor(Date.now() / 1000);
+  const live = items.filter((item) => item.expires_at > now && item.seq < before).sort((a, b) => b.seq - a.seq);
+  const visible = live.slice(0, page.limit);
+  const last = visible[visible.length - 1];
+  return {
+    items: visible.map(({ at, status, code, content_type, payload_size, headers }) => ({
+      at,
+      status,
+      code,
+      content_type,
+      payload_size,
+      headers,
+    })),
+    nextCursor: live.length > page.limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null,
+  };
+}

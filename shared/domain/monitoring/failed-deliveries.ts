@@ -1,0 +1,85 @@
+import type { Source } from '../connections/model.ts';
+import { notFound } from '../errors.ts';
+import type { EnvelopeMessage } from '../ingest/envelope.ts';
+import type { DeliveryFailure, FailedDelivery } from './model.ts';
+
+export interface DeadLetterDeps {
+  writtenMessageIds(dataSetId: string, messageIds: string[]): Promise<Set<string>>;
+  lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null>;
+  getSource(sourceId: string): Promise<Source | null>;
+  connectionOfDataSet(dataSetId: string): Promise<string | null>;
+  /** The payload of a claim-checked envelope, when its object still exists. */
+  resolvePayload(envelope: EnvelopeMessage): Promise<string | null>;
+  keepEnvelope(dataSetId: string, messageId: string, envelope: EnvelopeMessage): Promise<string>;
+  recordFailedDelivery(failed: FailedDelivery): Promise<void>;
+  countDeadLettered(sourceId: string): Promise<void>;
+}
+
+/**
+ * Record an envelope that exhausted its deliveries.
+ * Input: an envelope from the ingest dead-letter queue. Output: a failed delivery, or nothing.
+ *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure.
+ *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
+ *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
+ */
+export async function recordDeadLetter(
+  deps: DeadLetterDeps,
+  envelope: EnvelopeMessage,
+  now = new Date(),
+): Promise<FailedDelivery | null> {
+  const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id]);
+  if (written.has(envelope.message_id)) return null;
+  const payload = envelope.payload ?? (await deps.resolvePayload(envelope));
+  const kept: EnvelopeMessage = payload === null ? envelope : { ...envelope, payload, payload_ref: undefined };
+  const [failure, source] = await Promise.all([
+    deps.lastDeliveryFailure(envelope.message_id),
+    deps.getSource(envelope.source_id),
+  ]);
+  const failed: FailedDelivery = {
+    message_id: envelope.message_id,
+    data_set_id: envelope.data_set_id,
+    connection_id: source?.connection_id ?? (await deps.connectionOfDataSet(envelope.data_set_id)),
+    source_id: envelope.source_id,
+    failed_at: now.toISOString(),
+    attempts: failure?.attempt ?? 5,
+    last_error: failure
+      ? `${failure.error}${failure.store ? ` (store ${failure.store})` : ''}`
+      : payload === null
+        ? 'The claim-checked payload no longer exists'
+        : 'No failure was recorded for this envelope',
+    body_key: await deps.keepEnvelope(envelope.data_set_id, envelope.message_id, kept),
+  };
+  await deps.recordFailedDelivery(failed);
+  await deps.countDeadLettered(envelope.source_id);
+  return failed;
+}
+
+export interface RedriveDeps {
+  allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]>;
+  loadEnvelope(bodyKey: string): Promise<EnvelopeMessage>;
+  /** Puts the envelope back on the ingest queue with its message id (so it can never become a second row). */
+  requeue(envelope: EnvelopeMessage): Promise<void>;
+  forget(failed: FailedDelivery): Promise<void>;
+}
+
+/**
+ * Redrive failed deliveries of a data set: all of them, or the message ids given (404 naming any
+ * that is not a failed delivery here). Each goes back on the ingest queue before its record is
+ * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
+ */
+export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
+  const all = await deps.allFailedDeliveries(dataSetId);
+  let selected = all;
+  if (messageIds) {
+    const known = new Set(all.map((failed) => failed.message_id));
+    const unknown = messageIds.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw notFound(`Failed delivery ${unknown.join(', ')}`);
+    const wanted = new Set(messageIds);
+    selected = all.filter((failed) => wanted.has(failed.message_id));
+  }
+  for (const failed of selected) {
+    await deps.requeue(await deps.loadEnvelope(failed.body_key));
+    await deps.forget(failed);
+  }
+  return selected.length;
+}

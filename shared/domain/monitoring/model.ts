@@ -1,0 +1,48 @@
+/**
+ * What Tributary keeps so that nothing it accepted or refused disappears without a trace.
+ */
+
+/** An ingest request refused after its source was identified (wrong token, bad feed, state, size). */
+export interface Rejection {
+  at: string;
+  status: number;
+  code: string;
+  content_type: string | null;
+  payload_size: number;
+  /** Request headers without credentials or signatures. */
+  headers: Record<string, string>;
+}
+
+/** An envelope that exhausted its deliveries: kept whole until it is redriven. */
+export interface FailedDelivery {
+  message_id: string;
+  data_set_id: string;
+  connection_id: string | null;
+  source_id: string;
+  failed_at: string;
+  attempts: number;
+  last_error: string;
+  /** Where the whole envelope is kept (platform bucket key). */
+  body_key: string;
+}
+
+/** Why a write of one envelope failed most recently: the batch writer's account, read by the dead-letter recorder. */
+export interface DeliveryFailure {
+  message_id: string;
+  data_set_id: string;
+  error: string;
+  store: string | null;
+  attempt: number;
+  at: string;
+}
+
+/** Headers never recorded with a rejection: credentials, signatures and cookies. */
+export function safeHeaders(headers: Record<string, string | undefined>): Record<string, string> {
+  const secret = /authorization|signature|token|secret|cookie|api-key|apikey|password/i;
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers).slice(0, 50)) {
+    if (value === undefined || secret.test(name)) continue;
+    kept[name.toLowerCase()] = value.slice(0, 256);
+  }
+  return kept;
+}

@@ -1,0 +1,53 @@
+import * as z from 'zod';
+import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
+
+export const monitoringPageQuery = z.strictObject({ ...pageQuery });
+
+export const rejection = z
+  .object({
+    at: timestamp,
+    status: z.number().int(),
+    code: z.string(),
+    content_type: z.string().nullable(),
+    payload_size: z.number().int(),
+    headers: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'Rejection' });
+export const listRejectionsResponse = z.object({ rejections: z.array(rejection), next_cursor: nextCursor });
+
+export const failedDelivery = z
+  .object({ message_id: id, failed_at: timestamp, attempts: z.number().int(), last_error: z.string() })
+  .meta({ id: 'FailedDelivery' });
+export const listFailedDeliveriesResponse = z.object({
+  failed_deliveries: z.array(failedDelivery),
+  next_cursor: nextCursor,
+});
+export const redriveBody = z.strictObject({ message_ids: z.array(id).min(1).max(1000).optional() });
+export const redriveResponse = z.object({ redriven: z.number().int() });
+
+export const connectionStats = z
+  .object({
+    accepted: z.number().int(),
+    rejected: z.record(z.string(), z.number().int()),
+    written_rows: z.number().int(),
+    dead_lettered: z.number().int(),
+    last_ingest_at: nullableTimestamp,
+    last_write_at: nullableTimestamp,
+    oldest_unwritten_age_seconds: z.number().int().nullable(),
+  })
+  .meta({ id: 'ConnectionStats' });
+
+export const run = z
+  .object({
+    run_id: id,
+    version: z.number().int(),
+    files: z.number().int(),
+    rows: z.number().int(),
+    bytes: z.number().int(),
+    started_at: timestamp,
+    completed_at: nullableTimestamp,
+    duration_ms: z.number().int().nullable(),
+    attempt: z.number().int(),
+  })
+  .meta({ id: 'Run' });
+export const listRunsResponse = z.object({ runs: z.array(run), next_cursor: nextCursor });

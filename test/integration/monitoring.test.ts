@@ -1,0 +1,273 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectionStats, listRejectionsResponse, listRunsResponse } from '#shared/http/schemas/monitoring.ts';
+import { apiClient } from '../support/api.ts';
+import { readEnvelopeTable } from '../support/delta.ts';
+import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
+import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
+
+const api = apiClient();
+const env = inject('runtimeEnv');
+
+interface Rejection {
+  at: string;
+  status: number;
+  code: string;
+  content_type: string | null;
+  payload_size: number;
+  headers: Record<string, string>;
+}
+
+async function rejections(hook: Webhook, limit = 1000) {
+  const response = await api.get<{ rejections: Rejection[]; next_cursor: string | null }>(
+    `/api/connections/${hook.connectionId}/rejections?limit=${limit}`,
+  );
+  listRejectionsResponse.parse(response.body);
+  return response.body;
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('rejected requests', () => {
+  it('records each refusal of an identified source with its code, type, size and safe headers', async () => {
+    const hook = await createWebhook(api);
+    const send = (options: { token?: string; query?: string; body?: string | Buffer } = {}) =>
+      ingest(
+        api,
+        { sourceId: hook.sourceId, token: options.token ?? hook.token },
+        options.body ?? '{"a":1}',
+        {
+          'content-type': 'application/vnd.test+json',
+          'x-hub-signature-256': 'sha256=secret-signature',
+          cookie: 'session=secret',
+          'x-request-source': 'monitoring-test',
+        },
+        options.query ?? '',
+      );
+    expect((await send({ token: 'trb_ing_wrong' })).status).toBe(401);
+    expect((await send({ query: '?feed=-bad' })).status).toBe(400);
+    expect((await send({ body: Buffer.alloc(1024 * 1024 + 1) })).status).toBe(413);
+    await api.post(`/api/connections/${hook.connectionId}/pause-source`);
+    expect((await send()).status).toBe(422);
+    await api.post(`/api/connections/${hook.connectionId}/resume-source`);
+    await api.post(`/api/connections/${hook.connectionId}/deactivate`);
+    expect((await send()).status).toBe(422);
+    await api.post(`/api/connections/${hook.connectionId}/activate`);
+    await api.post(`/api/tenants/${hook.tenantId}/suspend`);
+    expect((await send()).status).toBe(422);
+    await api.post(`/api/tenants/${hook.tenantId}/reactivate`);
+    expect((await send()).status).toBe(202);
+    expect(
+      (
+        await api.post('/api/ingest/no-such-source', {
+          key: null,
+          raw: '{}',
+          headers: { authorization: `Bearer ${hook.token}` },
+        })
+      ).status,
+    ).toBe(404);
+
+    const recorded = (await rejections(hook)).rejections;
+    expect(recorded.map((rejection) => [rejection.status, rejection.code])).toEqual([
+      [422, 'TENANT_SUSPENDED'],
+      [422, 'CONNECTION_NOT_ACTIVE'],
+      [422, 'SOURCE_PAUSED'],
+      [413, 'PAYLOAD_TOO_LARGE'],
+      [400, 'INVALID_FEED'],
+      [401, 'UNAUTHORIZED'],
+    ]);
+    for (const rejection of recorded) {
+      expect(rejection.content_type).toBe('application/vnd.test+json');
+      expect(rejection.headers['x-request-source']).toBe('monitoring-test');
+      expect(Object.keys(rejection.headers).filter((name) => /authorization|signature|cookie/.test(name))).toEqual([]);
+      expect(Date.parse(rejection.at)).toBeGreaterThan(Date.now() - 120_000);
+    }
+    expect(recorded.find((rejection) => rejection.code === 'PAYLOAD_TOO_LARGE')?.payload_size).toBe(1024 * 1024 + 1);
+    expect(recorded.find((rejection) => rejection.code === 'UNAUTHORIZED')?.payload_size).toBe(7);
+    expect(JSON.stringify(recorded)).not.toContain(hook.token);
+  });
+
+  it('records OBJECT_STORE_NOT_CONFIGURED for a tenant without a store', async () => {
+    const hook = await createWebhook(api, { store: null });
+    expect((await ingest(api, hook, 'x')).status).toBe(422);
+    expect((await rejections(hook)).rejections.map((rejection) => rejection.code)).toEqual([
+      'OBJECT_STORE_NOT_CONFIGURED',
+    ]);
+  });
+
+  it('keeps only the newest 50 of a flood of bad requests (the ring per source), page by page', async () => {
+    const hook = await createWebhook(api);
+    for (let i = 0; i < 70; i++) {
+      await ingest(api, { sourceId: hook.sourceId, token: 'trb_ing_flood' }, 'x', { 'x-attempt': String(i) });
+    }
+    const all = (await rejections(hook)).rejections;
+    expect(all).toHaveLength(50);
+    expect(all.map((rejection) => Number(rejection.headers['x-attempt']))).toEqual(
+      Array.from({ length: 50 }, (_, i) => 69 - i),
+    );
+    const first = await rejections(hook, 20);
+    expect(first.rejections).toHaveLength(20);
+    const second = await api.get<{ rejections: Rejection[] }>(
+      `/api/connections/${hook.connectionId}/rejections?limit=20&cursor=${first.next_cursor}`,
+    );
+    expect(Number(second.body.rejections[0]?.headers['x-attempt'])).toBe(49);
+  });
+});
+
+describe('/metrics and connection stats', () => {
+  function sampleOf(metrics: string, name: string, labels: Record<string, string>): number {
+    const expected = Object.entries(labels)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, value]) => `${key}="${value}"`)
+      .join(',');
+    const series = expected ? `${name}{${expected}} ` : `${name} `;
+    const line = metrics.split('\n').find((candidate) => candidate.startsWith(series));
+    return line ? Number(line.split(' ').pop()) : 0;
+  }
+
+  it('moves the counters by exactly what was sent, and stats agree', async () => {
+    const hook = await createWebhook(api);
+    const before = (await api.get('/metrics')).text;
+    expect(
+      sampleOf(before, 'tributary_ingest_requests_total', {
+        code: 'ACCEPTED',
+        source_id: hook.sourceId,
+        status: '202',
+      }),
+    ).toBe(0);
+    const batchesBefore = sampleOf(before, 'tributary_batches_committed_total', {});
+
+    await Promise.all(Array.from({ length: 7 }, (_, i) => ingest(api, hook, JSON.stringify({ i }))));
+    for (let i = 0; i < 3; i++) await ingest(api, { sourceId: hook.sourceId, token: 'trb_ing_wrong' }, 'x');
+    await ingest(api, hook, '{}', {}, '?feed=.bad');
+    await waitForRows(api, hook.dataSetId, 7);
+
+    const after = (await api.get('/metrics')).text;
+    expect(
+      sampleOf(after, 'tributary_ingest_requests_total', { code: 'ACCEPTED', source_id: hook.sourceId, status: '202' }),
+    ).toBe(7);
+    expect(
+      sampleOf(after, 'tributary_ingest_requests_total', {
+        code: 'UNAUTHORIZED',
+        source_id: hook.sourceId,
+        status: '401',
+      }),
+    ).toBe(3);
+    expect(
+      sampleOf(after, 'tributary_ingest_requests_total', {
+        code: 'INVALID_FEED',
+        source_id: hook.sourceId,
+        status: '400',
+      }),
+    ).toBe(1);
+    expect(sampleOf(after, 'tributary_envelopes_written_total', { source_id: hook.sourceId })).toBe(7);
+    expect(sampleOf(after, 'tributary_batches_committed_total', {})).toBeGreaterThan(batchesBefore);
+
+    const stats = await api.get(`/api/connections/${hook.connectionId}/stats`);
+    expect(connectionStats.strict().parse(stats.body)).toMatchObject({
+      accepted: 7,
+      rejected: { UNAUTHORIZED: 3, INVALID_FEED: 1 },
+      written_rows: 7,
+      dead_lettered: 0,
+      oldest_unwritten_age_seconds: null,
+    });
+    const body = stats.body as { last_ingest_at: string; last_write_at: string };
+    expect(body.last_write_at >= body.last_ingest_at).toBe(true);
+  });
+
+  it('lists each commit as a run, newest first, with its files, rows and bytes', async () => {
+    const hook = await createWebhook(api);
+    await ingest(api, hook, '1');
+    await waitForRows(api, hook.dataSetId, 1);
+    await Promise.all([ingest(api, hook, '2'), ingest(api, hook, '3')]);
+    await waitForRows(api, hook.dataSetId, 3);
+    const response = await api.get<{
+      runs: { version: number; rows: number; files: number; bytes: number; duration_ms: number }[];
+    }>(`/api/data-sets/${hook.dataSetId}/runs`);
+    listRunsResponse.parse(response.body);
+    const runs = response.body.runs;
+    expect(runs.map((run) => run.version)).toEqual([...runs.map((run) => run.version)].sort((a, b) => b - a));
+    expect(runs.reduce((sum, run) => sum + run.rows, 0)).toBe(3);
+    for (const run of runs) {
+      expect(run.files).toBeGreaterThanOrEqual(1);
+      expect(run.bytes).toBeGreaterThan(0);
+      expect(run.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
+
+describe('failed deliveries', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(env.AWS_ENDPOINT_URL_S3 as string);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  it('lists envelopes that exhausted their deliveries with the reason, and redrives them into the table once', async () => {
+    const hook = await createWebhook(api, { store: { endpoint: proxy.url } });
+    proxy.failWhen(() => true);
+    const sent = [
+      (await ingest(api, hook, '{"n":1}')).body.message_id,
+      (await ingest(api, hook, '{"n":2}')).body.message_id,
+    ];
+
+    const listed = await until(
+      () =>
+        api.get<{
+          failed_deliveries: { message_id: string; attempts: number; last_error: string; failed_at: string }[];
+        }>(`/api/connections/${hook.connectionId}/failed-deliveries`),
+      (response) => response.body.failed_deliveries.length === 2,
+    );
+    expect(listed.body.failed_deliveries.map((failed) => failed.message_id).sort()).toEqual([...sent].sort());
+    for (const failed of listed.body.failed_deliveries) {
+      expect(failed.attempts).toBe(5);
+      expect(failed.last_error).toMatch(/ServiceUnavailable|Injected fault|503/);
+      expect(failed.last_error).toContain('store s3://demo-bucket/');
+    }
+    const stats = await api.get<{ dead_lettered: number; oldest_unwritten_age_seconds: number | null }>(
+      `/api/connections/${hook.connectionId}/stats`,
+    );
+    expect(stats.body.dead_lettered).toBe(2);
+    expect(stats.body.oldest_unwritten_age_seconds).toEqual(expect.any(Number));
+
+    const unknown = await api.post(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
+      json: { message_ids: ['00000000-0000-4000-8000-000000000000'] },
+    });
+    expect(unknown.status).toBe(404);
+
+    proxy.failWhen(null);
+    const one = await api.post<{ redriven: number }>(
+      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
+      {
+        json: { message_ids: [sent[0]] },
+      },
+    );
+    expect(one.body).toEqual({ redriven: 1 });
+    const rest = await api.post<{ redriven: number }>(
+      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
+      { json: {} },
+    );
+    expect(rest.body).toEqual({ redriven: 1 });
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
+    expect(table.rows.map((row) => row.message_id).sort()).toEqual([...sent].sort());
+    expect(
+      (await api.get<{ failed_deliveries: unknown[] }>(`/api/connections/${hook.connectionId}/failed-deliveries`)).body
+        .failed_deliveries,
+    ).toEqual([]);
+    expect(
+      (
+        await api.post<{ redriven: number }>(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
+          json: {},
+        })
+      ).body,
+    ).toEqual({ redriven: 0 });
+  });
+});
