@@ -1,11 +1,13 @@
 import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { sourceCache, tenantCache } from '#shared/adapters/dynamo/ingest-cache.ts';
+import { claimDedupKey, takeRateToken } from '#shared/adapters/dynamo/ingest-guards.ts';
 import { recordRejection } from '#shared/adapters/dynamo/rejections.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
 import { countQuietly } from '#shared/adapters/metrics.ts';
+import { openSigningSecrets } from '#shared/adapters/signing-secrets.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
 import { intEnv } from '#shared/config.ts';
-import { acceptIngest } from '#shared/domain/ingest/accept.ts';
+import { acceptIngest, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import { safeHeaders } from '#shared/domain/monitoring/model.ts';
 import { httpEdge, requestIdOf } from '#shared/http/api-handler.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
@@ -13,9 +15,12 @@ import { header, rawBody } from '#shared/http/request.ts';
 import { accepted, toApiGatewayResult } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
 
-const deps = {
+const deps: IngestDeps = {
   findSource: (sourceId: string) => sourceCache.get(sourceId, () => getSource(sourceId)),
   findTenant: (tenantId: string) => tenantCache.get(tenantId, () => getTenant(tenantId)),
+  signingSecrets: (source) => openSigningSecrets(source),
+  takeRateToken,
+  claimDedupKey,
   enqueue: enqueueEnvelope,
   maxBodyBytes: intEnv('INGEST_MAX_BYTES', 1024 * 1024),
 };
@@ -30,9 +35,9 @@ export const handler = httpEdge('POST /api/ingest/{source_id}', async (event) =>
   const contentType = header(event, 'content-type') ?? null;
   const outcome = await acceptIngest(deps, {
     sourceId: event.pathParameters?.source_id ?? '',
-    authorization: header(event, 'authorization'),
+    header: (name) => header(event, name),
     feed: event.queryStringParameters?.feed,
-    contentType,
+    sourceIp: event.requestContext.http.sourceIp,
     body,
   });
   const sourceId = outcome.source?.source_id ?? 'unknown';

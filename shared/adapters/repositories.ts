@@ -31,7 +31,7 @@ export const tenancy = {
   secrets: secretBox,
 };
 
-export const connectivity = { ...connections, getTenant: tenants.getTenant };
+export const connectivity = { ...connections, getTenant: tenants.getTenant, secrets: secretBox };
 
 export const dataSetStore: DataSetDeps = {
   ...dataSets,

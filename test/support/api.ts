@@ -61,8 +61,10 @@ export function rawRequest(
   method: string,
   path: string,
   headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; text: string }> {
+  body: string | Buffer,
+  /** The local address to send from (any of 127.0.0.0/8 on Linux), to appear as another client. */
+  localAddress?: string,
+): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const url = new URL(baseUrl);
     const request = httpRequest(
@@ -71,6 +73,7 @@ export function rawRequest(
         port: url.port,
         method,
         path,
+        localAddress,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       },
       (response) => {
@@ -78,7 +81,7 @@ export function rawRequest(
         response.on('data', (chunk) => {
           text += chunk;
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text, headers: response.headers }));
       },
     );
     request.on('error', reject);

@@ -88,6 +88,36 @@ const connectionRoute = (action: string, ...moves: string[]): IsolationFixture =
 });
 
 export const isolationFixtures: Record<string, IsolationFixture> = {
+  'GET /api/connections/{connection_id}/security': connectionRoute('security'),
+  'PUT /api/connections/{connection_id}/security': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/api/connections/${(await freshConnection(context)).connection_id}/security`,
+      body: {
+        auth_mode: 'signature',
+        signature: { scheme: 'github' },
+        dedup_window_seconds: 60,
+        rate_limit: null,
+        ip_allowlist: null,
+      },
+    }),
+  },
+  'POST /api/connections/{connection_id}/rotate-signing-secret': {
+    scope: 'tenant',
+    build: async (context) => {
+      const connection = await freshConnection(context);
+      await context.api.put(`/api/connections/${connection.connection_id}/security`, {
+        json: {
+          auth_mode: 'signature',
+          signature: { scheme: 'stripe' },
+          dedup_window_seconds: 0,
+          rate_limit: null,
+          ip_allowlist: null,
+        },
+      });
+      return { path: `/api/connections/${connection.connection_id}/rotate-signing-secret`, body: {} };
+    },
+  },
   'GET /api/connections/{connection_id}/rejections': connectionRoute('rejections'),
   'GET /api/connections/{connection_id}/failed-deliveries': connectionRoute('failed-deliveries'),
   'POST /api/connections/{connection_id}/failed-deliveries/redrive': {

@@ -4,14 +4,15 @@
  *     gsi1pk TENANT#<tenant_id>#CONNECTIONS  gsi1sk <created_at>#<connection_id>
  *   pk SOURCE#<source_id>          sk SOURCE       what ingest reads: token hash and statuses
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Connection, Source } from '../../domain/connections/model.ts';
+import { defaultSecurity, type SourceSecurity } from '../../domain/connections/security.ts';
 import type { DataSet } from '../../domain/datasets/model.ts';
 import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { dataSetItem } from './data-sets.ts';
 import { sourceCache } from './ingest-cache.ts';
-import { db, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
+import { db, isConditionFailure, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const connectionKeys = {
   connection: (connectionId: string) => ({ pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' }),
@@ -46,6 +47,7 @@ export function toSource(item: Record<string, unknown>): Source {
     token_hash: item.token_hash as string,
     source_status: item.source_status as Source['source_status'],
     connection_status: item.connection_status as Source['connection_status'],
+    security: (item.security as Source['security'] | undefined) ?? defaultSecurity,
   };
 }
 
@@ -157,4 +159,17 @@ export async function deleteConnection(connection: Connection): Promise<void> {
     }),
   );
   sourceCache.forget(connection.source_id);
+}
+
+export async function setSourceSecurity(sourceId: string, security: SourceSecurity, now: Date): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand(setFieldsCommand(connectionKeys.source(sourceId), { security, updated_at: now.toISOString() })),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound('Connection');
+    throw error;
+  } finally {
+    sourceCache.forget(sourceId);
+  }
 }

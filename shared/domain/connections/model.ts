@@ -1,3 +1,5 @@
+import { defaultSecurity, type SourceSecurity } from './security.ts';
+
 /**
  * A webhook connection and the data source behind it. Senders address the source (its id is in
  * the ingest URL); the connection is what tenants manage. Each connection owns exactly one data set.
@@ -30,6 +32,7 @@ export interface Source {
   token_hash: string;
   source_status: SourceStatus;
   connection_status: ConnectionStatus;
+  security: SourceSecurity;
 }
 
 export function sourceOf(connection: Connection, tokenHash: string): Source {
@@ -41,5 +44,6 @@ export function sourceOf(connection: Connection, tokenHash: string): Source {
     token_hash: tokenHash,
     source_status: connection.source_status,
     connection_status: connection.status,
+    security: defaultSecurity,
   };
 }

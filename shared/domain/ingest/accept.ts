@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Source } from '../connections/model.ts';
-import { DomainError, notFound, refused, tooLarge, unauthorized } from '../errors.ts';
+import { allowed, allowlistOf, usesBearer, usesSignature } from '../connections/security.ts';
+import { DomainError, forbidden, notFound, rateLimited, refused, tooLarge, unauthorized } from '../errors.ts';
 import type { Tenant } from '../tenants/model.ts';
 import { hashToken, sameHash } from '../tokens.ts';
 import { type EnvelopeMessage, nowMicros, utcDate } from './envelope.ts';
+import { verifySignature } from './signatures.ts';
 
 export interface IngestDeps {
   findSource(sourceId: string): Promise<Source | null>;
   findTenant(tenantId: string): Promise<Tenant | null>;
+  /** The source's signing secrets still valid now, opened. */
+  signingSecrets(source: Source): Promise<string[]>;
+  takeRateToken(
+    sourceId: string,
+    requestsPerSecond: number,
+    burst: number,
+  ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  /** The message id to use for a request with this deduplication key (the first request's, inside the window). */
+  claimDedupKey(sourceId: string, key: string, messageId: string, windowSeconds: number): Promise<string>;
   /** Resolves once the envelope is durably on the ingest queue. */
   enqueue(envelope: EnvelopeMessage, body: Buffer): Promise<void>;
   maxBodyBytes: number;
@@ -15,12 +26,18 @@ export interface IngestDeps {
 
 export interface IngestRequest {
   sourceId: string;
-  authorization: string | undefined;
+  /** Request headers, by lowercase name. */
+  header(name: string): string | undefined;
   /** undefined when the query has no feed parameter; '' when it is present but empty. */
   feed: string | undefined;
-  contentType: string | null;
+  sourceIp: string;
   body: Buffer;
 }
+
+export type IngestOutcome =
+  | { accepted: true; messageId: string; source: Source }
+  /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
+  | { accepted: false; error: DomainError; source: Source | null };
 
 const feedPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -31,23 +48,27 @@ function bearerToken(authorization: string | undefined): string | null {
 
 /**
  * Accept one webhook request.
- * Input: the source id, the raw request. Output: the message id, once the envelope is queued.
- * The checks run in the contract's order (section 4), so that each refusal says the first thing wrong:
- *  1. no bearer token → 401;  2. unknown source → 404;  3. token not this source's → 401;
- *  4. malformed feed → 400;   5. tenant suspended → 422; 6. source paused → 422;
- *  7. connection inactive → 422;  8. no object store → 422;  9. body too large → 413.
- * Then the envelope (raw body base64, content type exactly as sent) goes on the queue; 202 follows.
+ * Input: the source id and the raw request. Output: the message id, once the envelope is queued.
+ * The checks, in order, so that each refusal names the first thing wrong and nothing is learnt
+ * about a source without its credentials:
+ *   1. no bearer token where the source takes one (or the source is unknown) → 401;
+ *   2. unknown source → 404;
+ *   3. source IP outside its allowlist → 403;
+ *   4. bearer token not this source's → 401; signature missing, wrong or stale → 401 (detail says which);
+ *   5. malformed feed → 400;  6. over the rate limit → 429 with Retry-After;
+ *   7. tenant suspended, source paused, connection inactive, no object store → 422;
+ *   8. body too large → 413.
+ * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows.
+ * Inside a deduplication window, a repeated webhook-id / Idempotency-Key gets the first request's
+ * message id: the envelope is queued again under it, and the writer keeps one row per message id.
  * A refusal is an outcome, not an exception, so that the caller can record it for its source.
  */
-export type IngestOutcome =
-  | { accepted: true; messageId: string; source: Source }
-  /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
-  | { accepted: false; error: DomainError; source: Source | null };
-
 export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Promise<IngestOutcome> {
-  const token = bearerToken(request.authorization);
-  if (!token) return { accepted: false, error: unauthorized('A bearer ingest token is required'), source: null };
+  const token = bearerToken(request.header('authorization'));
   const source = await deps.findSource(request.sourceId);
+  if (!token && (!source || usesBearer(source.security))) {
+    return { accepted: false, error: unauthorized('A bearer ingest token is required'), source: null };
+  }
   if (!source) return { accepted: false, error: notFound('Data source'), source: null };
   try {
     return await acceptForSource(deps, request, source, token);
@@ -61,16 +82,41 @@ async function acceptForSource(
   deps: IngestDeps,
   request: IngestRequest,
   source: Source,
-  token: string,
+  token: string | null,
 ): Promise<IngestOutcome> {
-  if (!sameHash(source.token_hash, hashToken(token)))
+  const { security } = source;
+  if (security.ip_allowlist && !allowed(allowlistOf(security.ip_allowlist), request.sourceIp)) {
+    throw forbidden('This source does not accept requests from this address');
+  }
+  if (usesBearer(security) && !sameHash(source.token_hash, hashToken(token ?? ''))) {
     throw unauthorized('The ingest token is not valid for this source');
+  }
+  if (usesSignature(security)) {
+    const failure = security.signature
+      ? verifySignature(security.signature, await deps.signingSecrets(source), {
+          headers: request.header,
+          body: request.body,
+        })
+      : 'INVALID_SIGNATURE';
+    if (failure)
+      throw unauthorized('The request signature is missing, wrong or too old', [
+        { path: 'signature', message: failure },
+      ]);
+  }
   if (request.feed !== undefined && !feedPattern.test(request.feed)) {
     throw new DomainError(
       'INVALID_FEED',
       'The feed name must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
       [{ path: 'feed', message: 'Invalid feed name' }],
     );
+  }
+  if (security.rate_limit) {
+    const decision = await deps.takeRateToken(
+      source.source_id,
+      security.rate_limit.requests_per_second,
+      security.rate_limit.burst,
+    );
+    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
   }
   const tenant = await deps.findTenant(source.tenant_id);
   if (!tenant) throw notFound('Data source');
@@ -83,18 +129,28 @@ async function acceptForSource(
   if (request.body.length > deps.maxBodyBytes)
     throw tooLarge(`Ingest bodies are limited to ${deps.maxBodyBytes} bytes`);
 
+  let messageId: string = randomUUID();
+  const dedupKey = request.header('webhook-id') ?? request.header('idempotency-key');
+  if (security.dedup_window_seconds > 0 && dedupKey) {
+    messageId = await deps.claimDedupKey(
+      source.source_id,
+      dedupKey.slice(0, 512),
+      messageId,
+      security.dedup_window_seconds,
+    );
+  }
   const ingestedAt = nowMicros();
   const envelope: EnvelopeMessage = {
     v: 1,
-    message_id: randomUUID(),
+    message_id: messageId,
     data_set_id: source.data_set_id,
     dt: utcDate(ingestedAt),
     ingested_at_us: ingestedAt.toString(),
     source_id: source.source_id,
     tenant_id: source.tenant_id,
-    content_type: request.contentType,
+    content_type: request.header('content-type') ?? null,
     payload_size: request.body.length,
   };
   await deps.enqueue(envelope, request.body);
-  return { accepted: true, messageId: envelope.message_id, source };
+  return { accepted: true, messageId, source };
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { connectionStatuses, sourceStatuses } from '../../domain/connections/model.ts';
+import { authModes, signatureSchemes } from '../../domain/connections/security.ts';
 import { id, name, nextCursor, pageQuery, timestamp } from './common.ts';
 
 export const connectionIdParams = z.strictObject({ connection_id: id });
@@ -35,3 +36,63 @@ export const regenerateTokenResponse = z.object({ ingest_token: z.string() });
 export const ingestParams = z.strictObject({ source_id: z.string().max(128) });
 export const ingestQuery = z.strictObject({ feed: z.string().optional() });
 export const ingestAccepted = z.object({ message_id: id }).meta({ id: 'IngestAccepted' });
+
+const securitySettings = {
+  auth_mode: z.enum(authModes),
+  dedup_window_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86400),
+  rate_limit: z
+    .strictObject({
+      requests_per_second: z.number().positive().max(10_000),
+      burst: z.number().int().min(1).max(100_000),
+    })
+    .nullable(),
+  ip_allowlist: z.array(z.string().min(2).max(64)).min(1).max(100).nullable(),
+};
+
+export const putSecurityBody = z.strictObject({
+  ...securitySettings,
+  signature: z
+    .strictObject({
+      scheme: z.enum(signatureSchemes),
+      secret: z.string().min(16).max(512).optional(),
+      header: z
+        .string()
+        .regex(/^[A-Za-z0-9-]{1,64}$/)
+        .optional(),
+      encoding: z.enum(['hex', 'base64']).optional(),
+      tolerance_seconds: z.number().int().min(1).max(86_400).optional(),
+    })
+    .nullable(),
+});
+
+export const securityView = z
+  .object({
+    ...securitySettings,
+    ip_allowlist: z.array(z.string()).nullable(),
+    signature: z
+      .object({
+        scheme: z.enum(signatureSchemes),
+        header: z.string().nullable(),
+        encoding: z.enum(['hex', 'base64']).nullable(),
+        tolerance_seconds: z.number().int().nullable(),
+        secrets: z.array(z.object({ created_at: z.string(), expires_at: z.string().nullable() })),
+      })
+      .nullable(),
+    signing_secret: z.string().optional(),
+  })
+  .meta({ id: 'SourceSecurity' });
+
+export const rotateSigningSecretBody = z.strictObject({
+  secret: z.string().min(16).max(512).optional(),
+  grace_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86400)
+    .optional(),
+});
+export const rotateSigningSecretResponse = z.object({ signing_secret: z.string() });

@@ -1,0 +1,8 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { getSecurity } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler('GET /api/connections/{connection_id}/security', async ({ principal, params }) =>
+  ok(await getSecurity(connectivity, principal, params.connection_id)),
+);

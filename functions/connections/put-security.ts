@@ -1,0 +1,9 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { putSecurity } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'PUT /api/connections/{connection_id}/security',
+  async ({ principal, params, body }) => ok(await putSecurity(connectivity, principal, params.connection_id, body)),
+);

@@ -1,0 +1,10 @@
+import { connectivity } from '#shared/adapters/repositories.ts';
+import { rotateSigningSecret } from '#shared/domain/connections/use-cases.ts';
+import { apiHandler } from '#shared/http/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+
+export const handler = apiHandler(
+  'POST /api/connections/{connection_id}/rotate-signing-secret',
+  async ({ principal, params, body }) =>
+    ok(await rotateSigningSecret(connectivity, principal, params.connection_id, body)),
+);

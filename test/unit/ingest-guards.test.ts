@@ -1,0 +1,154 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  allowed,
+  allowlistOf,
+  applySecurityUpdate,
+  defaultSecurity,
+  rotateSecret,
+  type SignatureSettings,
+} from '#shared/domain/connections/security.ts';
+import { decideRate } from '#shared/domain/ingest/rate-limit.ts';
+import { verifySignature } from '#shared/domain/ingest/signatures.ts';
+
+describe('the rate limiter (GCRA)', () => {
+  it('lets `burst` requests through at once, then one per interval', () => {
+    let stored: number | null = null;
+    const at = (ms: number) => {
+      const decision = decideRate(ms, stored, 2, 3);
+      if (decision.allowed) stored = decision.nextArrivalMs;
+      return decision;
+    };
+    expect([at(0), at(0), at(0)].map((decision) => decision.allowed)).toEqual([true, true, true]);
+    const refused = at(0);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBe(500);
+    expect(at(499).allowed).toBe(false);
+    expect(at(500).allowed).toBe(true);
+    expect(at(500).allowed).toBe(false);
+  });
+
+  it('refills fully after a quiet period, never beyond the burst', () => {
+    const decision = decideRate(10_000, 0, 10, 5);
+    expect(decision.allowed).toBe(true);
+    expect(decision.nextArrivalMs).toBe(10_100);
+  });
+});
+
+describe('the IP allowlist', () => {
+  it('matches IPv4 and IPv6 networks and single addresses, including IPv4-mapped IPv6', () => {
+    const list = allowlistOf(['192.0.2.0/24', '2001:db8::/32', '198.51.100.7']);
+    expect(allowed(list, '192.0.2.255')).toBe(true);
+    expect(allowed(list, '192.0.3.0')).toBe(false);
+    expect(allowed(list, '2001:db8:ffff::1')).toBe(true);
+    expect(allowed(list, '2001:db9::1')).toBe(false);
+    expect(allowed(list, '198.51.100.7')).toBe(true);
+    expect(allowed(list, '::ffff:198.51.100.7')).toBe(true);
+    expect(allowed(list, 'not an address')).toBe(false);
+  });
+
+  it('refuses malformed entries', () => {
+    for (const entry of ['10.0.0.0/33', '::/129', 'example.com', '10.0.0.0/x'])
+      expect(() => allowlistOf([entry])).toThrow();
+  });
+});
+
+describe('signature verification', () => {
+  const body = Buffer.from('{"a":1}');
+  const settings = (scheme: string): SignatureSettings =>
+    ({ scheme, header: 'x-sig', encoding: 'hex', tolerance_seconds: 300, secrets: [] }) as unknown as SignatureSettings;
+
+  it('fails closed for a scheme it does not know', () => {
+    expect(verifySignature(settings('acme-v9'), ['secret'], { headers: () => 'anything', body })).toBe(
+      'INVALID_SIGNATURE',
+    );
+  });
+
+  it('accepts a signature made with any of the valid secrets (rotation)', () => {
+    const headers = (secret: string) => (name: string) =>
+      name === 'x-sig' ? createHmac('sha256', secret).update(body).digest('hex') : undefined;
+    expect(
+      verifySignature(settings('hmac-sha256'), ['new-secret', 'old-secret'], { headers: headers('old-secret'), body }),
+    ).toBeNull();
+    expect(verifySignature(settings('hmac-sha256'), ['new-secret'], { headers: headers('old-secret'), body })).toBe(
+      'INVALID_SIGNATURE',
+    );
+  });
+
+  it('verifies over the raw bytes, so bodies that are not UTF-8 verify too', () => {
+    const binary = Buffer.from([0xff, 0x00, 0xfe]);
+    const signature = createHmac('sha256', 's').update(binary).digest('hex');
+    expect(
+      verifySignature(settings('hmac-sha256'), ['s'], {
+        headers: (name) => (name === 'x-sig' ? `sha256=${signature}` : undefined),
+        body: binary,
+      }),
+    ).toBeNull();
+  });
+});
+
+describe('security settings', () => {
+  const seal = async (secret: string) => `sealed:${secret}`;
+  const now = new Date('2026-11-21T10:00:00Z');
+
+  it('keeps the secrets of an unchanged scheme, and generates one for a new scheme', async () => {
+    const first = await applySecurityUpdate(
+      defaultSecurity,
+      {
+        auth_mode: 'signature',
+        signature: { scheme: 'github' },
+        dedup_window_seconds: 0,
+        rate_limit: null,
+        ip_allowlist: null,
+      },
+      seal,
+      now,
+    );
+    expect(first.generatedSecret).toEqual(expect.any(String));
+    const same = await applySecurityUpdate(
+      first.security,
+      {
+        auth_mode: 'signature',
+        signature: { scheme: 'github' },
+        dedup_window_seconds: 60,
+        rate_limit: null,
+        ip_allowlist: null,
+      },
+      seal,
+      now,
+    );
+    expect(same.generatedSecret).toBeNull();
+    expect(same.security.signature?.secrets).toEqual(first.security.signature?.secrets);
+  });
+
+  it('gives previous secrets the grace time on rotation and drops the expired ones', async () => {
+    const base = await applySecurityUpdate(
+      defaultSecurity,
+      {
+        auth_mode: 'signature',
+        signature: { scheme: 'stripe', secret: 'whsec_one_xxxxxxxxxxxxx' },
+        dedup_window_seconds: 0,
+        rate_limit: null,
+        ip_allowlist: null,
+      },
+      seal,
+      now,
+    );
+    const once = await rotateSecret(base.security, 'whsec_two_xxxxxxxxxxxxx', 3600, seal, now);
+    expect(once.security.signature?.secrets.map((secret) => [secret.sealed, secret.expires_at])).toEqual([
+      ['sealed:whsec_two_xxxxxxxxxxxxx', null],
+      ['sealed:whsec_one_xxxxxxxxxxxxx', '2026-11-21T11:00:00.000Z'],
+    ]);
+    const later = await rotateSecret(
+      once.security,
+      'whsec_three_xxxxxxxxxxx',
+      3600,
+      seal,
+      new Date('2026-11-21T12:00:00Z'),
+    );
+    expect(later.security.signature?.secrets.map((secret) => secret.sealed)).toEqual([
+      'sealed:whsec_three_xxxxxxxxxxx',
+      'sealed:whsec_two_xxxxxxxxxxxxx',
+    ]);
+  });
+});
