@@ -80,6 +80,7 @@ export class StatelessStack extends Stack {
         description: consumer.summary,
         memoryMb: consumer.function.memoryMb,
         timeoutSeconds: consumer.function.timeoutSeconds,
+        assets: consumer.function.assets,
       });
       bindAccess(fn, consumer.access, resources);
       if (name === 'dashboard-provisioner' && props.dashboardUrl)

@@ -31,7 +31,12 @@ export interface Access {
 export interface FunctionSettings {
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** Files (repository-relative) the bundled function reads from beside itself. */
+  assets?: string[];
 }
+
+/** parquet-wasm loads its WebAssembly from beside its code: only the writer and the runner ship it. */
+export const parquetAssets = ['node_modules/parquet-wasm/node/parquet_wasm_bg.wasm'];
 
 export interface ConsumerSpec {
   queue: QueueName;
@@ -42,7 +47,7 @@ export interface ConsumerSpec {
   /** Upper bound on concurrent invocations (Lambda's maximum concurrency for SQS sources, ≥ 2). */
   maxConcurrency: number;
   access: Access;
-  function: Required<FunctionSettings>;
+  function: FunctionSettings & { memoryMb: number; timeoutSeconds: number };
 }
 
 export interface ScheduleSpec {
@@ -116,7 +121,7 @@ export const consumers: Record<string, ConsumerSpec> = {
     maxConcurrency: 5,
     access: { table: 'readWrite', platformBucket: 'readWrite', tenantStores: true, secretsKey: true },
     // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.
-    function: { memoryMb: 1769, timeoutSeconds: 120 },
+    function: { memoryMb: 1769, timeoutSeconds: 120, assets: parquetAssets },
   },
   'dead-letter-recorder': {
     queue: 'ingestDeadLetter',
@@ -142,7 +147,7 @@ export const consumers: Record<string, ConsumerSpec> = {
       secretsKey: true,
       queues: { jobs: 'send' },
     },
-    function: { memoryMb: 3008, timeoutSeconds: 900 },
+    function: { memoryMb: 3008, timeoutSeconds: 900, assets: parquetAssets },
   },
   'dashboard-provisioner': {
     queue: 'dashboard',

@@ -4,6 +4,7 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { esbuildSettings } from '../bundling.ts';
 
 export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -15,6 +16,8 @@ export interface ServiceFunctionProps {
   timeoutSeconds?: number;
   environment?: Record<string, string>;
   logRetention?: RetentionDays;
+  /** Files (repository-relative) the bundle reads from beside itself, e.g. parquet-wasm's .wasm. */
+  assets?: string[];
 }
 
 /**
@@ -49,16 +52,21 @@ export class ServiceFunction extends NodejsFunction {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        externalModules: ['@aws-sdk/*'],
-        // ESM bundles of CommonJS dependencies still call require(); give them one.
-        banner:
-          "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
+        target: esbuildSettings.target,
+        minify: esbuildSettings.minify,
+        sourceMap: esbuildSettings.sourcemap,
+        sourcesContent: esbuildSettings.sourcesContent,
+        mainFields: esbuildSettings.mainFields,
+        externalModules: esbuildSettings.external,
+        banner: esbuildSettings.banner.js,
         forceDockerBundling: false,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // Copied beside index.mjs, where the bundled code looks for them.
+          afterBundling: (inputDir, outputDir) =>
+            (props.assets ?? []).map((asset) => `cp "${path.posix.join(inputDir, asset)}" "${outputDir}/"`),
+        },
       },
     });
   }

@@ -1,49 +1,16 @@
 /**
- * Delta tables in tenant stores, as the writer and the runner use them: where a table lives (fixed
- * at its first write), its commit dependencies, reading envelopes back, appending typed rows.
+ * Reading and writing Delta tables' data files: envelopes read back for pipelines and queries,
+ * pipeline rows appended as Parquet. Only the batch writer and the job runner load this module
+ * (it brings apache-arrow and parquet-wasm).
  */
 import { randomUUID } from 'node:crypto';
-import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import { appendToTable, type CommitDeps } from '../domain/delta/commit.ts';
+import type { DataSet } from '../domain/datasets/model.ts';
+import { appendToTable } from '../domain/delta/commit.ts';
 import type { AddFile } from '../domain/delta/log.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, StoredEnvelope } from '../domain/pipelines/run-pipeline.ts';
-import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
-import { deltaLog } from './dynamo/delta-log.ts';
-import { getObjectStore } from './dynamo/object-stores.ts';
-import { getTenant } from './dynamo/tenants.ts';
 import { type CellValue, maxRowsPerFile, readParquet, writeParquet } from './parquet/parquet-files.ts';
-import { tableLocation } from './s3/tenant-stores.ts';
-
-/** The data set with its store and location fixed: the tenant's default store at its first write. */
-export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
-  if (dataSet.object_store_id && dataSet.storage_location) return dataSet;
-  const tenant = await getTenant(dataSet.tenant_id);
-  const storeId = tenant?.default_object_store_id;
-  const store = storeId ? await getObjectStore(dataSet.tenant_id, storeId) : null;
-  if (!store)
-    throw new Error(`Tenant ${dataSet.tenant_id} has no object store to write data set ${dataSet.data_set_id} to`);
-  return fixDataSetStorage(
-    dataSet.data_set_id,
-    store.object_store_id,
-    storageLocationOf(store.base_url, dataSet.data_set_id),
-    new Date(),
-  );
-}
-
-export async function tableFiles(dataSet: DataSet) {
-  const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
-  if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
-  return tableLocation(store, dataSet.storage_location);
-}
-
-export async function tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>> {
-  return { log: deltaLog, storage: await tableFiles(dataSet) };
-}
-
-export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
-  await recordDataSetVersion(dataSet.data_set_id, version, new Date());
-}
+import { fixStorage, recordCommit, tableAt, tableFiles } from './table-storage.ts';
 
 /** The message ids and raw payloads of one envelope file. */
 export async function readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]> {

@@ -4,7 +4,6 @@
  */
 import type { DataSet } from '../domain/datasets/model.ts';
 import type { DataSetDeps } from '../domain/datasets/use-cases.ts';
-import { tableFiles } from './delta-tables.ts';
 import * as apiKeys from './dynamo/api-keys.ts';
 import * as connections from './dynamo/connections.ts';
 import * as dashboard from './dynamo/dashboard-connections.ts';
@@ -20,6 +19,7 @@ import * as jobResults from './s3/job-results.ts';
 import { secretBox } from './secret-box.ts';
 import { requestDashboardProvisioning } from './sqs/dashboard-queue.ts';
 import { dispatchJob } from './sqs/jobs-queue.ts';
+import { tableFiles } from './table-storage.ts';
 
 export const identity = { ...users, ...apiKeys, getTenant: tenants.getTenant };
 

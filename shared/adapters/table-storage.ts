@@ -1,0 +1,42 @@
+/**
+ * Where a data set's Delta table lives and how to commit to it: fixed at its first write (the
+ * tenant's default store then), reached with the store's own credentials.
+ */
+
+import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
+import type { CommitDeps } from '../domain/delta/commit.ts';
+import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
+import { deltaLog } from './dynamo/delta-log.ts';
+import { getObjectStore } from './dynamo/object-stores.ts';
+import { getTenant } from './dynamo/tenants.ts';
+import { tableLocation } from './s3/tenant-stores.ts';
+
+/** The data set with its store and location fixed: the tenant's default store at its first write. */
+export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
+  if (dataSet.object_store_id && dataSet.storage_location) return dataSet;
+  const tenant = await getTenant(dataSet.tenant_id);
+  const storeId = tenant?.default_object_store_id;
+  const store = storeId ? await getObjectStore(dataSet.tenant_id, storeId) : null;
+  if (!store)
+    throw new Error(`Tenant ${dataSet.tenant_id} has no object store to write data set ${dataSet.data_set_id} to`);
+  return fixDataSetStorage(
+    dataSet.data_set_id,
+    store.object_store_id,
+    storageLocationOf(store.base_url, dataSet.data_set_id),
+    new Date(),
+  );
+}
+
+export async function tableFiles(dataSet: DataSet) {
+  const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
+  if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
+  return tableLocation(store, dataSet.storage_location);
+}
+
+export async function tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>> {
+  return { log: deltaLog, storage: await tableFiles(dataSet) };
+}
+
+export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
+  await recordDataSetVersion(dataSet.data_set_id, version, new Date());
+}

@@ -1,0 +1,49 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { allFunctions, bundle } from '../../bench/functions.ts';
+
+// Inside the repository, so that the external AWS SDK resolves from node_modules as it does from the Lambda runtime.
+const root = path.resolve(import.meta.dirname, '..', '..');
+mkdirSync(path.join(root, '.bench'), { recursive: true });
+const directory = mkdtempSync(path.join(root, '.bench', 'test-bundles-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe('function bundles', () => {
+  it('load apache-arrow and parquet-wasm in the batch writer and the job runner only, and keep API functions under 300 KB', async () => {
+    const heavy: string[] = [];
+    const oversized: string[] = [];
+    for (const [index, fn] of allFunctions().entries()) {
+      const built = await bundle(fn, path.join(directory, String(index)));
+      if (built.inputs.some((input) => /node_modules\/(parquet-wasm|apache-arrow)\//.test(input))) heavy.push(fn.entry);
+      if (fn.kind === 'api' && built.bytes > 300 * 1024) oversized.push(`${fn.entry} ${built.bytes}`);
+    }
+    expect(heavy.sort()).toEqual(['functions/ingest/write-batch.ts', 'functions/jobs/run.ts']);
+    expect(oversized).toEqual([]);
+  }, 120_000);
+
+  it('ships parquet-wasm beside the bundles that load it, so they initialise as deployed', async () => {
+    const writer = allFunctions().find((fn) => fn.entry === 'functions/ingest/write-batch.ts');
+    if (!writer) throw new Error('no writer');
+    const built = await bundle(writer, path.join(directory, 'writer'));
+    const { execFileSync } = await import('node:child_process');
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(`file://${built.outfile}`)}); console.log(typeof m.handler);`,
+      ],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH,
+          AWS_REGION: 'us-east-1',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(output.trim()).toBe('function');
+  }, 60_000);
+});
