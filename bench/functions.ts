@@ -4,7 +4,7 @@
  * 10; the time of the import itself, not of starting node).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -59,7 +59,9 @@ export interface Bundle {
 
 export async function bundle(fn: FunctionEntry, directory: string): Promise<Bundle> {
   mkdirSync(directory, { recursive: true });
-  const outfile = path.join(directory, 'index.mjs');
+  const outfile = path.join(directory, 'index.js');
+  // As in the deployed asset, where no package.json says "module": index.js is CommonJS.
+  writeFileSync(path.join(directory, 'package.json'), '{ "type": "commonjs" }\n');
   const result = await esbuild.build({
     ...esbuildSettings,
     entryPoints: [path.join(root, fn.entry)],

@@ -3,10 +3,12 @@
  *   writer    envelopes → zstd Parquet (Tributary's encoder vs DuckDB, single-threaded, same rows)
  *   ingest    the local front under load beside a bare node:http server, handler CPU, freshness,
  *             and whether every 202 reached the table
+ *   functions every function bundled as it deploys: size, cold init, whether it loads Parquet
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { benchFunctions } from './functions.ts';
 import { benchIngest, benchIngestFrontOnly } from './ingest.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -98,6 +100,37 @@ if (want('ingest')) {
       `${Math.round(result.writer.rowsPerSecond)} rows/s end to end`,
     `freshness (202 → row in the files endpoint, 1 s batching window, 20 req/s): ` +
       `p50 ${(result.freshness.p50 / 1000).toFixed(2)} s, p99 ${(result.freshness.p99 / 1000).toFixed(2)} s, missing ${result.freshness.missing}`,
+    '',
+  );
+}
+
+if (want('functions')) {
+  const results = await benchFunctions(10);
+  const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+  lines.push('### Functions: bundle size and cold init (import in a fresh node process, median of 10)', '');
+  row('function', 'kind', 'bundle KB', 'init ms', 'loads arrow/parquet-wasm', 'target');
+  row('---', '---', '---', '---', '---', '---');
+  const misses: string[] = [];
+  for (const fn of results) {
+    const target = fn.kind === 'api' ? '≤ 300 KB, ≤ 80 ms' : fn.name === 'ingest-writer' ? '≤ 500 ms' : '';
+    const missed =
+      (fn.kind === 'api' && (fn.bytes > 300 * 1024 || fn.initMs > 80)) ||
+      (fn.name === 'ingest-writer' && fn.initMs > 500);
+    if (missed) misses.push(fn.name);
+    row(
+      fn.name,
+      fn.kind,
+      kb(fn.bytes),
+      fn.initMs.toFixed(1),
+      fn.parquet ? 'yes' : 'no',
+      missed ? `${target} MISSED` : target,
+    );
+  }
+  const api = results.filter((fn) => fn.kind === 'api');
+  lines.push(
+    '',
+    `API functions: ${api.length}, largest ${kb(Math.max(...api.map((fn) => fn.bytes)))} KB, ` +
+      `slowest init ${Math.max(...api.map((fn) => fn.initMs)).toFixed(1)} ms; targets missed: ${misses.length ? misses.join(', ') : 'none'}`,
     '',
   );
 }

@@ -1,10 +1,12 @@
-import { connectivity } from '#shared/adapters/repositories.ts';
+import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { publicBaseUrl } from '#shared/http/request.ts';
 import { created } from '#shared/http/responses.ts';
+import { connectionRoutes } from '#shared/routes/connections.ts';
 
 export const handler = apiHandler(
+  connectionRoutes,
   'POST /api/tenants/{tenant_id}/connections',
   async ({ principal, params, body, event }) => {
     const { connection, ingestToken } = await createConnection(connectivity, principal, params.tenant_id, body);

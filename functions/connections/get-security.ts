@@ -1,8 +1,11 @@
-import { connectivity } from '#shared/adapters/repositories.ts';
+import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { getSecurity } from '#shared/domain/connections/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { connectionRoutes } from '#shared/routes/connections.ts';
 
-export const handler = apiHandler('GET /api/connections/{connection_id}/security', async ({ principal, params }) =>
-  ok(await getSecurity(connectivity, principal, params.connection_id)),
+export const handler = apiHandler(
+  connectionRoutes,
+  'GET /api/connections/{connection_id}/security',
+  async ({ principal, params }) => ok(await getSecurity(connectivity, principal, params.connection_id)),
 );

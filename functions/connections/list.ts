@@ -1,9 +1,14 @@
-import { connectivity } from '#shared/adapters/repositories.ts';
+import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { listConnections } from '#shared/domain/connections/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { connectionRoutes } from '#shared/routes/connections.ts';
 
-export const handler = apiHandler('GET /api/tenants/{tenant_id}/connections', async ({ principal, params, query }) => {
-  const page = await listConnections(connectivity, principal, params.tenant_id, query);
-  return ok({ connections: page.items, next_cursor: page.nextCursor });
-});
+export const handler = apiHandler(
+  connectionRoutes,
+  'GET /api/tenants/{tenant_id}/connections',
+  async ({ principal, params, query }) => {
+    const page = await listConnections(connectivity, principal, params.tenant_id, query);
+    return ok({ connections: page.items, next_cursor: page.nextCursor });
+  },
+);

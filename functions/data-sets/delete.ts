@@ -1,9 +1,14 @@
-import { dataSetStore } from '#shared/adapters/repositories.ts';
+import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { deleteDataSet } from '#shared/domain/datasets/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
+import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
-export const handler = apiHandler('DELETE /api/data-sets/{data_set_id}', async ({ principal, params }) => {
-  await deleteDataSet(dataSetStore, principal, params.data_set_id);
-  return noContent();
-});
+export const handler = apiHandler(
+  dataSetRoutes,
+  'DELETE /api/data-sets/{data_set_id}',
+  async ({ principal, params }) => {
+    await deleteDataSet(dataSetStore, principal, params.data_set_id);
+    return noContent();
+  },
+);

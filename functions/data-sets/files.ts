@@ -1,8 +1,11 @@
-import { dataSetStore } from '#shared/adapters/repositories.ts';
+import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { listDataSetFiles } from '#shared/domain/datasets/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
-export const handler = apiHandler('GET /api/data-sets/{data_set_id}/files', async ({ principal, params }) =>
-  ok(await listDataSetFiles(dataSetStore, principal, params.data_set_id)),
+export const handler = apiHandler(
+  dataSetRoutes,
+  'GET /api/data-sets/{data_set_id}/files',
+  async ({ principal, params }) => ok(await listDataSetFiles(dataSetStore, principal, params.data_set_id)),
 );

@@ -1,8 +1,9 @@
-import { dataSetStore } from '#shared/adapters/repositories.ts';
+import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { visibleDataSet } from '#shared/domain/datasets/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
-export const handler = apiHandler('GET /api/data-sets/{data_set_id}', async ({ principal, params }) =>
+export const handler = apiHandler(dataSetRoutes, 'GET /api/data-sets/{data_set_id}', async ({ principal, params }) =>
   ok(await visibleDataSet(dataSetStore, principal, params.data_set_id)),
 );

@@ -1,9 +1,10 @@
-import { dataSetStore } from '#shared/adapters/repositories.ts';
+import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { listDataSets } from '#shared/domain/datasets/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
-export const handler = apiHandler('GET /api/data-sets', async ({ principal, query }) => {
+export const handler = apiHandler(dataSetRoutes, 'GET /api/data-sets', async ({ principal, query }) => {
   const page = await listDataSets(dataSetStore, principal, query);
   return ok({ data_sets: page.items, next_cursor: page.nextCursor });
 });

@@ -1,10 +1,11 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { notFound } from '#shared/domain/errors.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
+import { jobRoutes } from '#shared/routes/jobs.ts';
 
-export const handler = apiHandler('POST /api/jobs', async ({ principal, body }) => {
+export const handler = apiHandler(jobRoutes, 'POST /api/jobs', async ({ principal, body }) => {
   if (body.type === 'query') return created({ job_id: (await startQuery(pipelineStore, principal, body)).job_id });
   const pipeline = await pipelineStore.getPipeline(body.pipeline_id);
   // A pipeline named under another tenant than the one given does not exist for this request.

@@ -1,8 +1,9 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { visibleJob } from '#shared/domain/jobs/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { jobRoutes } from '#shared/routes/jobs.ts';
 
-export const handler = apiHandler('GET /api/jobs/{job_id}', async ({ principal, params }) =>
+export const handler = apiHandler(jobRoutes, 'GET /api/jobs/{job_id}', async ({ principal, params }) =>
   ok(await visibleJob(pipelineStore, principal, params.job_id)),
 );

@@ -1,9 +1,10 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { listJobs } from '#shared/domain/jobs/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { jobRoutes } from '#shared/routes/jobs.ts';
 
-export const handler = apiHandler('GET /api/jobs', async ({ principal, query }) => {
+export const handler = apiHandler(jobRoutes, 'GET /api/jobs', async ({ principal, query }) => {
   const page = await listJobs(pipelineStore, principal, query);
   return ok({ jobs: page.items, next_cursor: page.nextCursor });
 });

@@ -1,8 +1,10 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
+import { getResult } from '#shared/adapters/s3/job-results.ts';
 import { queryResult } from '#shared/domain/jobs/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { jobRoutes } from '#shared/routes/jobs.ts';
 
-export const handler = apiHandler('GET /api/jobs/{job_id}/result', async ({ principal, params }) =>
-  ok(await queryResult(pipelineStore, principal, params.job_id)),
+export const handler = apiHandler(jobRoutes, 'GET /api/jobs/{job_id}/result', async ({ principal, params }) =>
+  ok(await queryResult({ getJob: pipelineStore.getJob, getResult }, principal, params.job_id)),
 );

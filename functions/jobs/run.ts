@@ -8,7 +8,7 @@ import { appendRows, readEnvelopes } from '#shared/adapters/delta-tables.ts';
 import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
-import { runnerStore } from '#shared/adapters/repositories.ts';
+import { runnerStore } from '#shared/adapters/repositories/runner.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { intEnv } from '#shared/config.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';

@@ -1,4 +1,4 @@
-import { runnerStore } from '#shared/adapters/repositories.ts';
+import { runnerStore } from '#shared/adapters/repositories/runner.ts';
 import { sweepExpiredLeases } from '#shared/domain/jobs/run-job.ts';
 import { logger } from '#shared/observability/logger.ts';
 

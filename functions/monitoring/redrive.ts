@@ -1,5 +1,5 @@
 import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
-import { connectivity } from '#shared/adapters/repositories.ts';
+import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { deleteDeadLetters, getDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
@@ -7,6 +7,7 @@ import { type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/env
 import { redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
 const deps = {
   allFailedDeliveries,
@@ -26,6 +27,7 @@ const deps = {
 };
 
 export const handler = apiHandler(
+  monitoringRoutes,
   'POST /api/connections/{connection_id}/failed-deliveries/redrive',
   async ({ principal, params, body }) => {
     const connection = await visibleConnection(connectivity, principal, params.connection_id, 'write');

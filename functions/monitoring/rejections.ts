@@ -1,10 +1,12 @@
 import { listRejections } from '#shared/adapters/dynamo/rejections.ts';
-import { connectivity } from '#shared/adapters/repositories.ts';
+import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
 export const handler = apiHandler(
+  monitoringRoutes,
   'GET /api/connections/{connection_id}/rejections',
   async ({ principal, params, query }) => {
     const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');

@@ -1,16 +1,21 @@
 import { readSourceCounters } from '#shared/adapters/dynamo/counters.ts';
 import { oldestUnwritten } from '#shared/adapters/dynamo/deliveries.ts';
-import { connectivity } from '#shared/adapters/repositories.ts';
+import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
 import { statsFrom } from '#shared/domain/monitoring/views.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
-export const handler = apiHandler('GET /api/connections/{connection_id}/stats', async ({ principal, params }) => {
-  const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');
-  const [series, oldest] = await Promise.all([
-    readSourceCounters(connection.source_id),
-    oldestUnwritten(connection.data_set_id),
-  ]);
-  return ok(statsFrom(series, oldest));
-});
+export const handler = apiHandler(
+  monitoringRoutes,
+  'GET /api/connections/{connection_id}/stats',
+  async ({ principal, params }) => {
+    const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');
+    const [series, oldest] = await Promise.all([
+      readSourceCounters(connection.source_id),
+      oldestUnwritten(connection.data_set_id),
+    ]);
+    return ok(statsFrom(series, oldest));
+  },
+);

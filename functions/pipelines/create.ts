@@ -1,9 +1,10 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { createPipeline } from '#shared/domain/pipelines/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
+import { pipelineRoutes } from '#shared/routes/pipelines.ts';
 
-export const handler = apiHandler('POST /api/pipelines', async ({ principal, body }) => {
+export const handler = apiHandler(pipelineRoutes, 'POST /api/pipelines', async ({ principal, body }) => {
   const pipeline = await createPipeline(pipelineStore, principal, body);
   return created({ pipeline_id: pipeline.pipeline_id });
 });

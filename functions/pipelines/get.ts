@@ -1,8 +1,9 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { publicPipeline, visiblePipeline } from '#shared/domain/pipelines/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { pipelineRoutes } from '#shared/routes/pipelines.ts';
 
-export const handler = apiHandler('GET /api/pipelines/{pipeline_id}', async ({ principal, params }) =>
+export const handler = apiHandler(pipelineRoutes, 'GET /api/pipelines/{pipeline_id}', async ({ principal, params }) =>
   ok(publicPipeline(await visiblePipeline(pipelineStore, principal, params.pipeline_id, 'read'))),
 );

@@ -1,9 +1,14 @@
-import { pipelineStore } from '#shared/adapters/repositories.ts';
+import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
+import { pipelineRoutes } from '#shared/routes/pipelines.ts';
 
-export const handler = apiHandler('POST /api/pipelines/{pipeline_id}/trigger', async ({ principal, params, body }) => {
-  const job = await triggerPipeline(pipelineStore, principal, params.pipeline_id, body.parameters);
-  return created({ job_id: job.job_id });
-});
+export const handler = apiHandler(
+  pipelineRoutes,
+  'POST /api/pipelines/{pipeline_id}/trigger',
+  async ({ principal, params, body }) => {
+    const job = await triggerPipeline(pipelineStore, principal, params.pipeline_id, body.parameters);
+    return created({ job_id: job.job_id });
+  },
+);

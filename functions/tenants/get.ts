@@ -1,8 +1,9 @@
-import { tenancy } from '#shared/adapters/repositories.ts';
+import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
 import { tenantFor } from '#shared/domain/tenants/guard.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { tenantRoutes } from '#shared/routes/tenants.ts';
 
-export const handler = apiHandler('GET /api/tenants/{tenant_id}', async ({ principal, params }) =>
+export const handler = apiHandler(tenantRoutes, 'GET /api/tenants/{tenant_id}', async ({ principal, params }) =>
   ok(await tenantFor(tenancy, principal, params.tenant_id, 'read')),
 );

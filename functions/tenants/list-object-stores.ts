@@ -1,9 +1,11 @@
-import { tenancy } from '#shared/adapters/repositories.ts';
+import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
 import { listObjectStores } from '#shared/domain/tenants/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { tenantRoutes } from '#shared/routes/tenants.ts';
 
 export const handler = apiHandler(
+  tenantRoutes,
   'GET /api/tenants/{tenant_id}/object-stores',
   async ({ principal, params, query }) => {
     const page = await listObjectStores(tenancy, principal, params.tenant_id, query);

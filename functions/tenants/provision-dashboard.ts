@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { dashboardToolFromEnv } from '#shared/adapters/dashboard-tool.ts';
-import { tenancy } from '#shared/adapters/repositories.ts';
+import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 

@@ -1,9 +1,11 @@
-import { tenancy } from '#shared/adapters/repositories.ts';
+import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
 import { registerObjectStore } from '#shared/domain/tenants/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
+import { tenantRoutes } from '#shared/routes/tenants.ts';
 
 export const handler = apiHandler(
+  tenantRoutes,
   'POST /api/tenants/{tenant_id}/register-object-store',
   async ({ principal, params, body }) => {
     const store = await registerObjectStore(tenancy, principal, params.tenant_id, body);

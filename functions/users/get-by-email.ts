@@ -1,8 +1,9 @@
-import { identity } from '#shared/adapters/repositories.ts';
+import { identity } from '#shared/adapters/repositories/identity.ts';
 import { getUserByEmail, publicUser } from '#shared/domain/identity/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { userRoutes } from '#shared/routes/users.ts';
 
-export const handler = apiHandler('GET /api/users/by-email', async ({ principal, query }) =>
+export const handler = apiHandler(userRoutes, 'GET /api/users/by-email', async ({ principal, query }) =>
   ok(publicUser(await getUserByEmail(identity, principal, query.email))),
 );

@@ -1,8 +1,9 @@
-import { identity } from '#shared/adapters/repositories.ts';
+import { identity } from '#shared/adapters/repositories/identity.ts';
 import { publicUser, visibleUser } from '#shared/domain/identity/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { userRoutes } from '#shared/routes/users.ts';
 
-export const handler = apiHandler('GET /api/users/{user_id}', async ({ principal, params }) =>
+export const handler = apiHandler(userRoutes, 'GET /api/users/{user_id}', async ({ principal, params }) =>
   ok(publicUser(await visibleUser(identity, principal, params.user_id))),
 );

@@ -1,9 +1,14 @@
-import { identity } from '#shared/adapters/repositories.ts';
+import { identity } from '#shared/adapters/repositories/identity.ts';
 import { linkExternalId } from '#shared/domain/identity/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
+import { userRoutes } from '#shared/routes/users.ts';
 
-export const handler = apiHandler('POST /api/users/{user_id}/link-external-id', async ({ principal, params, body }) => {
-  await linkExternalId(identity, principal, params.user_id, body.external_id);
-  return noContent();
-});
+export const handler = apiHandler(
+  userRoutes,
+  'POST /api/users/{user_id}/link-external-id',
+  async ({ principal, params, body }) => {
+    await linkExternalId(identity, principal, params.user_id, body.external_id);
+    return noContent();
+  },
+);

@@ -1,9 +1,14 @@
-import { identity } from '#shared/adapters/repositories.ts';
+import { identity } from '#shared/adapters/repositories/identity.ts';
 import { listApiKeys } from '#shared/domain/identity/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
+import { userRoutes } from '#shared/routes/users.ts';
 
-export const handler = apiHandler('GET /api/users/{user_id}/api-keys', async ({ principal, params, query }) => {
-  const page = await listApiKeys(identity, principal, params.user_id, query);
-  return ok({ api_keys: page.items, next_cursor: page.nextCursor });
-});
+export const handler = apiHandler(
+  userRoutes,
+  'GET /api/users/{user_id}/api-keys',
+  async ({ principal, params, query }) => {
+    const page = await listApiKeys(identity, principal, params.user_id, query);
+    return ok({ api_keys: page.items, next_cursor: page.nextCursor });
+  },
+);

@@ -1,9 +1,10 @@
-import { identity } from '#shared/adapters/repositories.ts';
+import { identity } from '#shared/adapters/repositories/identity.ts';
 import { reactivateUser } from '#shared/domain/identity/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
+import { userRoutes } from '#shared/routes/users.ts';
 
-export const handler = apiHandler('POST /api/users/{user_id}/reactivate', async ({ principal, params }) => {
+export const handler = apiHandler(userRoutes, 'POST /api/users/{user_id}/reactivate', async ({ principal, params }) => {
   await reactivateUser(identity, principal, params.user_id);
   return noContent();
 });

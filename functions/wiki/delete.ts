@@ -1,9 +1,14 @@
-import { wikiStore } from '#shared/adapters/repositories.ts';
+import { wikiStore } from '#shared/adapters/repositories/wiki.ts';
 import { removeDocument } from '#shared/domain/wiki/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
+import { wikiRoutes } from '#shared/routes/wiki.ts';
 
-export const handler = apiHandler('DELETE /api/wiki-documents/{path+}', async ({ principal, params, query }) => {
-  await removeDocument(wikiStore, principal, params.path, query.tenant_id);
-  return noContent();
-});
+export const handler = apiHandler(
+  wikiRoutes,
+  'DELETE /api/wiki-documents/{path+}',
+  async ({ principal, params, query }) => {
+    await removeDocument(wikiStore, principal, params.path, query.tenant_id);
+    return noContent();
+  },
+);

@@ -21,7 +21,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * Every Tributary function: arm64, Node.js 22, ESM bundle built by the local esbuild (no Docker),
+ * Every Tributary function: arm64, Node.js 22, a CommonJS bundle (lib/bundling.ts) built by the local esbuild (no Docker),
  * minified with source maps, JSON logs into its own log group with a retention, and the AWS SDK
  * taken from the runtime rather than bundled.
  */
@@ -51,19 +51,18 @@ export class ServiceFunction extends NodejsFunction {
         ...props.environment,
       },
       bundling: {
-        format: OutputFormat.ESM,
+        format: OutputFormat.CJS,
         target: esbuildSettings.target,
         minify: esbuildSettings.minify,
         sourceMap: esbuildSettings.sourcemap,
         sourcesContent: esbuildSettings.sourcesContent,
         mainFields: esbuildSettings.mainFields,
         externalModules: esbuildSettings.external,
-        banner: esbuildSettings.banner.js,
         forceDockerBundling: false,
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          // Copied beside index.mjs, where the bundled code looks for them.
+          // Copied beside index.js, where the bundled code looks for them.
           afterBundling: (inputDir, outputDir) =>
             (props.assets ?? []).map((asset) => `cp "${path.posix.join(inputDir, asset)}" "${outputDir}/"`),
         },

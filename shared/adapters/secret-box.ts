@@ -1,11 +1,11 @@
 /**
  * AES-256-GCM with the platform's data key. The key material comes from SECRETS_KEY (local mode keeps it in
  * DATA_DIR) or, on AWS, from the Secrets Manager secret named by SECRETS_KEY_SECRET_ARN, read once
- * per function instance. One code path seals and opens in both places.
+ * per function instance (the Secrets Manager client is loaded then, not at every cold start of every
+ * function that might seal something). One code path seals and opens in both places.
  * Format: v1.<iv>.<ciphertext>.<tag>, base64url parts; the context is the additional authenticated data.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretBox } from '../domain/secrets.ts';
 
 let keyPromise: Promise<Buffer> | undefined;
@@ -21,6 +21,7 @@ function dataKey(): Promise<Buffer> {
     if (process.env.SECRETS_KEY) return decodeKey(process.env.SECRETS_KEY);
     const arn = process.env.SECRETS_KEY_SECRET_ARN;
     if (!arn) throw new Error('Environment variable SECRETS_KEY or SECRETS_KEY_SECRET_ARN is required');
+    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
     const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
     return decodeKey(secret.SecretString ?? '');
   })();

@@ -1,8 +1,11 @@
 /**
  * The handler pattern for HTTP routes. A route's handler file reads like a sentence:
  *
- *   export const handler = apiHandler('POST /api/tenants', async ({ principal, body }) =>
+ *   export const handler = apiHandler(tenantRoutes, 'POST /api/tenants', async ({ principal, body }) =>
  *     created(await createTenant(deps, principal, body)));
+ *
+ * The handler names its route group (shared/routes/<group>.ts) rather than the whole table, so its
+ * bundle carries only that group's schemas.
  *
  * Everything else happens here, once: the request id, structured logs, authentication, the
  * permission check from the route table, strict parsing of params, query and body against the
@@ -17,18 +20,17 @@ import { getUser } from '../adapters/dynamo/users.ts';
 import { authenticate } from '../domain/identity/authenticate.ts';
 import { type Principal, requirePermission } from '../domain/principal.ts';
 import { logger } from '../observability/logger.ts';
-import { type RouteKey, type RouteSpec, routes } from '../routes.ts';
+import type { RouteSpec } from '../routes/spec.ts';
 import { header, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
 
-type Route<K extends RouteKey> = (typeof routes)[K];
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface ApiRequest<K extends RouteKey> {
-  principal: Route<K>['auth'] extends 'apiKey' ? Principal : null;
-  params: Route<K> extends { params: infer S } ? Parsed<S> : Record<string, string>;
-  query: Route<K> extends { query: infer S } ? Parsed<S> : undefined;
-  body: Route<K> extends { body: infer S } ? Parsed<S> : undefined;
+export interface ApiRequest<R extends RouteSpec> {
+  principal: R['auth'] extends 'apiKey' ? Principal : null;
+  params: R extends { params: infer S } ? Parsed<S> : Record<string, string>;
+  query: R extends { query: infer S } ? Parsed<S> : undefined;
+  body: R extends { body: infer S } ? Parsed<S> : undefined;
   event: APIGatewayProxyEventV2;
   requestId: string;
 }
@@ -63,11 +65,12 @@ export function httpEdge(routeKey: string, inner: LambdaHandler): LambdaHandler 
     .handler(inner) as unknown as LambdaHandler;
 }
 
-export function apiHandler<K extends RouteKey>(
+export function apiHandler<T extends Record<string, RouteSpec>, K extends keyof T & string>(
+  group: T,
   routeKey: K,
-  handle: (request: ApiRequest<K>) => Promise<HttpResult>,
+  handle: (request: ApiRequest<T[K]>) => Promise<HttpResult>,
 ): LambdaHandler {
-  const route: RouteSpec = routes[routeKey];
+  const route: RouteSpec = group[routeKey] as RouteSpec;
   return httpEdge(routeKey, async (event) => {
     const requestId = requestIdOf(event);
     let principal: Principal | null = null;
@@ -84,7 +87,7 @@ export function apiHandler<K extends RouteKey>(
       : (event.pathParameters ?? {});
     const query = route.query ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string') : undefined;
     const body = parseJsonBody(event, route.body);
-    const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<K>);
+    const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
     return toApiGatewayResult(result, requestId);
   });
 }

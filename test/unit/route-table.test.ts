@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { notFoundRoute, type RouteSpec, routeKeyParts, routes } from '#shared/routes.ts';
+import { notFoundRoute, type RouteSpec, routeGroups, routeKeyParts, routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -20,6 +20,12 @@ describe('the route table', () => {
     for (const [key, spec] of entries) {
       expect({ key, hasPermission: Boolean(spec.permission) }).toEqual({ key, hasPermission: spec.auth === 'apiKey' });
     }
+  });
+
+  it('merges route groups that share no key, so none hides another', () => {
+    const keys = Object.values(routeGroups).flatMap((group) => Object.keys(group));
+    expect(keys.length).toBe(entries.length);
+    expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('uses each handler file for one route only', () => {

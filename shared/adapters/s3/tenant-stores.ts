@@ -13,7 +13,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { config } from '../../config.ts';
@@ -23,13 +23,20 @@ import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
 import { secretBox } from '../secret-box.ts';
 
 const clients = new Map<string, S3Client>();
-const sts = new STSClient({});
+let sts: Promise<STSClient> | undefined;
+
+/** STS only for stores reached through a role: loaded on first use, once per instance. */
+function stsClient(): Promise<STSClient> {
+  sts ??= import('@aws-sdk/client-sts').then(({ STSClient }) => new STSClient({}));
+  return sts;
+}
 
 function assumedRole(options: ObjectStoreOptions, sessionName: string): () => Promise<AwsCredentialIdentity> {
   let cached: AwsCredentialIdentity | undefined;
   return async () => {
     if (cached?.expiration && cached.expiration.getTime() - Date.now() > 5 * 60_000) return cached;
-    const result = await sts.send(
+    const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+    const result = await (await stsClient()).send(
       new AssumeRoleCommand({
         RoleArn: options.role_arn,
         ExternalId: options.external_id,

@@ -1,0 +1,6 @@
+/** Connections (webhook sources) and their sealed tokens and signing secrets. */
+import * as connections from '../dynamo/connections.ts';
+import { getTenant } from '../dynamo/tenants.ts';
+import { secretBox } from '../secret-box.ts';
+
+export const connectivity = { ...connections, getTenant, secrets: secretBox };

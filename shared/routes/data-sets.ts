@@ -1,0 +1,53 @@
+/** Routes — Data sets and their Delta tables. Part of the route table (shared/routes.ts). */
+import {
+  dataSet,
+  dataSetFiles,
+  dataSetIdParams,
+  listDataSetsQuery,
+  listDataSetsResponse,
+} from '../http/schemas/data-sets.ts';
+import { type RouteSpec, table } from './spec.ts';
+
+export const dataSetRoutes = {
+  'GET /api/data-sets': {
+    entry: 'functions/data-sets/list.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    summary: 'List data sets, filtered by tenant and pipeline',
+    tag: 'Data sets',
+    query: listDataSetsQuery,
+    responses: { 200: listDataSetsResponse },
+    access: table,
+  },
+  'GET /api/data-sets/{data_set_id}': {
+    entry: 'functions/data-sets/get.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    summary: 'Get a data set',
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    responses: { 200: dataSet },
+    access: table,
+  },
+  'DELETE /api/data-sets/{data_set_id}': {
+    entry: 'functions/data-sets/delete.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.delete',
+    summary: 'Delete a data set and its files (409 while a connection or pipeline writes to it)',
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    responses: { 204: null },
+    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
+    function: { timeoutSeconds: 60 },
+  },
+  'GET /api/data-sets/{data_set_id}/files': {
+    entry: 'functions/data-sets/files.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    summary: "The files of the data set's latest Delta snapshot, with download URLs valid 15 minutes",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    responses: { 200: dataSetFiles },
+    access: { table: 'read', tenantStores: true, secretsKey: true },
+  },
+} as const satisfies Record<string, RouteSpec>;

@@ -1,0 +1,17 @@
+/** Routes — The webhook ingest endpoint. Part of the route table (shared/routes.ts). */
+import { ingestAccepted, ingestParams, ingestQuery } from '../http/schemas/connections.ts';
+import type { RouteSpec } from './spec.ts';
+
+export const ingestRoutes = {
+  'POST /api/ingest/{source_id}': {
+    entry: 'functions/ingest/accept.ts',
+    auth: 'ingestToken',
+    summary: 'Accept a webhook: any body and content type; 202 once it is queued for writing',
+    tag: 'Ingest',
+    params: ingestParams,
+    query: ingestQuery,
+    responses: { 202: ingestAccepted },
+    access: { table: 'readWrite', queues: { ingest: 'send' }, platformBucket: 'readWrite', secretsKey: true },
+    function: { memoryMb: 512, timeoutSeconds: 10 },
+  },
+} as const satisfies Record<string, RouteSpec>;

@@ -1,0 +1,41 @@
+/** The shape of a route table entry, and what every route group shares. */
+import type { z } from 'zod';
+import type { Permission } from '../domain/authorization.ts';
+import type { Access, FunctionSettings } from '../topology.ts';
+
+export type AuthKind = 'public' | 'apiKey' | 'ingestToken';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteSpec {
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  entry: string;
+  auth: AuthKind;
+  /** Required for apiKey routes: the permission the caller's role must hold. */
+  permission?: Permission;
+  summary: string;
+  tag: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Success statuses and their bodies (null: no body). Errors always use the error shape. */
+  responses: Partial<Record<200 | 201 | 202 | 204, z.ZodType | null>>;
+  access: Access;
+  function?: FunctionSettings;
+}
+
+/** Access presets: most routes only read the table, or read and write it; `sealing` also uses the secrets key. */
+export const table = { table: 'read' } as const satisfies Access;
+export const tableWrite = { table: 'readWrite' } as const satisfies Access;
+export const sealing = { table: 'readWrite', secretsKey: true } as const satisfies Access;
+
+/** Answers requests that match no route, in the error shape (API Gateway's `$default` route). */
+export const notFoundRoute = {
+  entry: 'functions/status/not-found.ts',
+  summary: 'Any request that matches no route: 404 in the error shape',
+  access: {},
+} as const;
+
+export function routeKeyParts(key: string): { method: HttpMethod; path: string } {
+  const [method, path] = key.split(' ') as [HttpMethod, string];
+  return { method, path };
+}

@@ -1,0 +1,31 @@
+/** Routes — Liveness, health and metrics. Part of the route table (shared/routes.ts). */
+import { healthReport } from '../http/schemas/status.ts';
+import { type RouteSpec, table } from './spec.ts';
+
+export const statusRoutes = {
+  'GET /live': {
+    entry: 'functions/status/live.ts',
+    auth: 'public',
+    summary: 'Liveness probe: 200 with an empty body while the service answers',
+    tag: 'Status',
+    responses: { 200: null },
+    access: {},
+  },
+  'GET /health': {
+    entry: 'functions/status/health.ts',
+    auth: 'public',
+    summary: 'Health report: the table, the queues and the platform bucket; 503 when one fails',
+    tag: 'Status',
+    responses: { 200: healthReport },
+    access: { table: 'read', queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' }, platformBucket: 'read' },
+  },
+  'GET /metrics': {
+    entry: 'functions/status/metrics.ts',
+    auth: 'apiKey',
+    permission: 'platform.metrics',
+    summary: 'Prometheus metrics (text format 0.0.4)',
+    tag: 'Status',
+    responses: { 200: null },
+    access: table,
+  },
+} as const satisfies Record<string, RouteSpec>;
