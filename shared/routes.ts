@@ -11,16 +11,25 @@ import { ingestRoutes } from './routes/ingest.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
 import { pipelineRoutes } from './routes/pipelines.ts';
+import { referenceRoutes } from './routes/reference.ts';
 import { statusRoutes } from './routes/status.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { userRoutes } from './routes/users.ts';
 import { wikiRoutes } from './routes/wiki.ts';
 
-export { type AuthKind, type HttpMethod, notFoundRoute, type RouteSpec, routeKeyParts } from './routes/spec.ts';
+export {
+  type AuthKind,
+  type HttpMethod,
+  type MediaBody,
+  notFoundRoute,
+  type RouteSpec,
+  routeKeyParts,
+} from './routes/spec.ts';
 
 /** Each group is a module of its own, so a function bundles only its own routes' schemas. */
 export const routeGroups = {
   statusRoutes,
+  referenceRoutes,
   tenantRoutes,
   userRoutes,
   connectionRoutes,
@@ -34,6 +43,7 @@ export const routeGroups = {
 
 export const routes = {
   ...statusRoutes,
+  ...referenceRoutes,
   ...tenantRoutes,
   ...userRoutes,
   ...connectionRoutes,

@@ -6,6 +6,12 @@ import type { Access, FunctionSettings } from '../topology.ts';
 export type AuthKind = 'public' | 'apiKey' | 'ingestToken';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A response body that is not JSON, e.g. Prometheus text or an HTML page. */
+export interface MediaBody {
+  mediaType: string;
+  description: string;
+}
+
 export interface RouteSpec {
   /** Handler module, relative to the repository root; it exports `handler`. */
   entry: string;
@@ -17,8 +23,13 @@ export interface RouteSpec {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** Success statuses and their bodies (null: no body). Errors always use the error shape. */
-  responses: Partial<Record<200 | 201 | 202 | 204, z.ZodType | null>>;
+  /** For a route that takes any body as is (the ingest endpoint): what it does with it. */
+  rawBody?: string;
+  /**
+   * Statuses with a body of their own (every success, and the health check's 503): JSON (a schema),
+   * another media type, or none (null). Every other error uses the error shape.
+   */
+  responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | null>>;
   access: Access;
   function?: FunctionSettings;
 }

@@ -16,7 +16,7 @@ export const statusRoutes = {
     auth: 'public',
     summary: 'Health report: the table, the queues and the platform bucket; 503 when one fails',
     tag: 'Status',
-    responses: { 200: healthReport },
+    responses: { 200: healthReport, 503: healthReport },
     access: { table: 'read', queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' }, platformBucket: 'read' },
   },
   'GET /metrics': {
@@ -25,7 +25,9 @@ export const statusRoutes = {
     permission: 'platform.metrics',
     summary: 'Prometheus metrics (text format 0.0.4)',
     tag: 'Status',
-    responses: { 200: null },
+    responses: {
+      200: { mediaType: 'text/plain; version=0.0.4', description: 'Counters and gauges in the Prometheus text format' },
+    },
     access: table,
   },
 } as const satisfies Record<string, RouteSpec>;

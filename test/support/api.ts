@@ -1,6 +1,11 @@
-/** A small HTTP client for the integration suite: every call goes through the real local front. */
+/**
+ * A small HTTP client for the integration suite: every call goes through the real local front, and
+ * every response is checked against the OpenAPI document the service serves (test/support/contract.ts).
+ */
+import { appendFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { inject } from 'vitest';
+import { contractChecker, type Document } from './contract.ts';
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -19,6 +24,19 @@ export interface RequestOptions {
 
 /** Every response body the suite sees, so that a test can scan them all for secrets. */
 export const seenBodies: string[] = [];
+
+const checkers = new Map<string, Promise<ReturnType<typeof contractChecker>>>();
+
+function checkerFor(baseUrl: string) {
+  let checker = checkers.get(baseUrl);
+  if (!checker) {
+    checker = fetch(`${baseUrl}/openapi.json`)
+      .then((response) => response.json())
+      .then((document) => contractChecker(document as Document));
+    checkers.set(baseUrl, checker);
+  }
+  return checker;
+}
 
 export function apiClient(baseUrl = inject('baseUrl'), defaultKey: string | null = inject('adminKey')) {
   async function call<T = unknown>(
@@ -41,6 +59,16 @@ export function apiClient(baseUrl = inject('baseUrl'), defaultKey: string | null
     seenBodies.push(text);
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    const verdict = (await checkerFor(baseUrl))({
+      method,
+      url: path,
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      text,
+    });
+    appendFileSync(inject('contractLog'), `${verdict.seen}\n`);
+    if (verdict.violations.length > 0)
+      throw new Error(`Response breaks the API contract: ${verdict.violations.join('; ')}`);
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
   return {

@@ -4,11 +4,13 @@
  * creates its own tenants, so files can run side by side on the same service.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { issueToken } from '#shared/domain/tokens.ts';
+import { operationIdOf } from '#shared/http/openapi.ts';
+import { type RouteSpec, routes } from '#shared/routes.ts';
 import { type StandIns, startStandIns } from '../../local/stand-ins.ts';
 import { freePort } from './ports.ts';
 import { type RuntimeProcess, startRuntimeProcess } from './runtime-process.ts';
@@ -19,12 +21,15 @@ declare module 'vitest' {
     adminKey: string;
     /** The environment a second runtime process needs to join the same stand-ins. */
     runtimeEnv: Record<string, string>;
+    /** Where the API client notes each response the contract check passed (`operationId status`). */
+    contractLog: string;
   }
 }
 
 let standIns: StandIns | undefined;
 let runtime: RuntimeProcess | undefined;
 let dataDir: string | undefined;
+let contractLog: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-test-'));
@@ -59,9 +64,24 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('baseUrl', runtime.url);
   project.provide('adminKey', adminKey);
   project.provide('runtimeEnv', runtimeEnv);
+  contractLog = path.join(dataDir, 'contract.log');
+  writeFileSync(contractLog, '');
+  project.provide('contractLog', contractLog);
+}
+
+/** Which documented operations and statuses the suite's responses covered, for the closing summary. */
+function contractSummary(log: string): string {
+  const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  const covered = new Set(lines);
+  const operations = new Set(lines.map((line) => line.split(' ')[0]));
+  const missing = (Object.values(routes) as RouteSpec[])
+    .map((spec) => operationIdOf(spec))
+    .filter((id) => !operations.has(id));
+  return `contract: ${lines.length} responses checked against openapi.json, ${covered.size} operation/status pairs, ${operations.size} operations; never called: ${missing.length ? missing.join(', ') : 'none'}\n`;
 }
 
 export async function teardown(): Promise<void> {
+  if (contractLog && existsSync(contractLog)) process.stderr.write(contractSummary(contractLog));
   if (runtime) {
     const code = await runtime.stop();
     if (code !== 0) process.stderr.write(`runtime exited with ${code}:\n${runtime.output()}\n`);
