@@ -1,19 +1,23 @@
 #!/usr/bin/env node
 import { App } from 'aws-cdk-lib';
-import { StatefulStack } from '#lib/stateful-stack.ts';
-import { StatelessStack } from '#lib/stateless-stack.ts';
+import { tributary } from '#lib/app.ts';
 
 const app = new App();
-const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
 const context = (name: string) => app.node.tryGetContext(name) as string | undefined;
 const number = (name: string) => (context(name) === undefined ? undefined : Number(context(name)));
+const list = (name: string) =>
+  context(name)
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
-const stateful = new StatefulStack(app, 'TributaryStateful', { env });
-new StatelessStack(app, 'TributaryStateless', {
-  env,
-  stateful,
+tributary(app, {
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   alarmEmail: context('alarmEmail'),
   dashboardUrl: context('dashboardUrl'),
+  ingestMaxBytes: number('ingestMaxBytes'),
+  tenantBuckets: list('tenantBuckets'),
+  tenantRoleArns: list('tenantRoleArns'),
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     writerErrors: number('writerErrors'),

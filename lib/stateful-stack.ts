@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -104,6 +104,17 @@ export class StatefulStack extends Stack {
       description: 'Tributary key material that seals stored secrets (object store options, signing secrets)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
+    });
+
+    Validations.of(this.bootstrapKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The bootstrap key is an API key: rotating it means revoking the old one, which an operator does on purpose (put a new secret value, redeploy; the installer replaces the key). Day-to-day access uses per-user keys with their own expiry and revocation.',
+    });
+    Validations.of(this.secretsKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'This key seals stored secrets; a new value would leave every sealed secret unreadable until resealed, which automatic rotation cannot do. Rotation is a planned operation (see README).',
     });
   }
 }

@@ -1,9 +1,20 @@
-import { CfnOutput, CustomResource, Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  CfnOutput,
+  CustomResource,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
+import { HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
@@ -24,7 +35,25 @@ export interface StatelessStackProps extends StackProps {
   /** Subscribed to the alarms topic (operators can add more subscriptions). */
   alarmEmail?: string;
   thresholds?: Partial<AlarmThresholds>;
+  /**
+   * The largest webhook body accepted, in bytes (default 1 MiB). At most 4 MiB: API Gateway hands
+   * the body to Lambda base64-encoded, and a synchronous invocation carries at most 6 MB.
+   */
+  ingestMaxBytes?: number;
+  /**
+   * Buckets of tenant stores registered without keys or a role, which the platform reaches with
+   * its own role (typically buckets in the platform's own account). None by default.
+   */
+  tenantBuckets?: string[];
+  /**
+   * Roles in tenants' accounts the platform may assume for stores registered with a role_arn
+   * (default: any role, since tenants' accounts are not known at deploy time; the tenant's trust
+   * policy and external id decide). Narrow it, e.g. to arn:aws:iam::*:role/tributary-*.
+   */
+  tenantRoleArns?: string[];
 }
+
+export const maxIngestBytes = 4 * 1024 * 1024;
 
 /**
  * What a deployment replaces: the HTTP API with one function per route (grouped in one nested
@@ -39,11 +68,20 @@ export class StatelessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
+    if (
+      props.ingestMaxBytes !== undefined &&
+      !(Number.isInteger(props.ingestMaxBytes) && props.ingestMaxBytes >= 1 && props.ingestMaxBytes <= maxIngestBytes)
+    )
+      throw new Error(`ingestMaxBytes must be a whole number of bytes from 1 to ${maxIngestBytes}`);
     const resources = {
       table: props.stateful.table,
       queues: props.stateful.queues,
       platformBucket: props.stateful.platformBucket,
       secretsKey: props.stateful.secretsKey,
+      tenantStores: {
+        bucketNames: props.tenantBuckets ?? [],
+        roleArns: props.tenantRoleArns ?? ['arn:aws:iam::*:role/*'],
+      },
     };
 
     const notFound = new ServiceFunction(this, 'NotFound', {
@@ -60,6 +98,20 @@ export class StatelessStack extends Stack {
       stageName: '$default',
       autoDeploy: true,
       throttle: { rateLimit: props.throttleRatePerSecond ?? 1000, burstLimit: props.throttleBurst ?? 2000 },
+      // One JSON line per request (request id, caller IP, route, status, latency), as API Gateway records it.
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(
+          new LogGroup(this, 'ApiAccessLogs', {
+            retention: RetentionDays.THREE_MONTHS,
+            removalPolicy: RemovalPolicy.DESTROY,
+          }),
+        ),
+      },
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Every route authorises in its own function, before anything else: an API key checked against its hash in the table and the route’s permission (shared/http/api-handler.ts), or the source’s bearer token or signature on the ingest route. Public routes (live, health, openapi.json, docs) disclose nothing tenant-owned.',
     });
 
     const byArea = new Map<string, [string, RouteSpec][]>();
@@ -120,11 +172,26 @@ export class StatelessStack extends Stack {
     props.stateful.bootstrapKey.grantWrite(bootstrap);
     bootstrap.addEnvironment('BOOTSTRAP_KEY_SECRET_ARN', props.stateful.bootstrapKey.secretArn);
     const provider = new Provider(this, 'BootstrapKeyProvider', { onEventHandler: bootstrap });
+    Validations.of(provider).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bootstrap.node.defaultChild as CfnFunction)}.Arn>:*]`,
+      reason: 'The CDK custom resource framework invokes the installer function, by whichever version is current.',
+    });
+    Validations.of(provider).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason:
+        'The role of the CDK custom resource framework’s own function, which CDK defines; it runs only during deployments.',
+    });
     new CustomResource(this, 'BootstrapKey', {
       serviceToken: provider.serviceToken,
       // A new secret version (rotation by hand) is picked up by the next deploy.
       properties: { SecretArn: props.stateful.bootstrapKey.secretArn },
     });
+
+    if (props.ingestMaxBytes !== undefined)
+      this.routeFunctions['POST /api/ingest/{source_id}']?.addEnvironment(
+        'INGEST_MAX_BYTES',
+        String(props.ingestMaxBytes),
+      );
 
     this.operations = new Operations(this, 'Operations', {
       api: this.api,

@@ -20,6 +20,8 @@ export interface QueueSpec {
 /** What a function may touch. The stack turns it into IAM grants and environment variables. */
 export interface Access {
   table?: 'read' | 'readWrite';
+  /** Notes API keys' last use: set for every API-key route (a read-only one may write that attribute only). */
+  recordsKeyUse?: boolean;
   queues?: Partial<Record<QueueName, 'send' | 'consume' | 'inspect'>>;
   platformBucket?: 'read' | 'readWrite';
   /** Reads and writes tenants' own object stores (their buckets, with their credentials or role). */

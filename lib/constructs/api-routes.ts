@@ -26,7 +26,7 @@ export class ApiRoutes extends Construct {
         memoryMb: spec.function?.memoryMb,
         timeoutSeconds: spec.function?.timeoutSeconds,
       });
-      bindAccess(fn, spec.access, props.resources);
+      bindAccess(fn, { ...spec.access, recordsKeyUse: spec.auth === 'apiKey' }, props.resources);
       new HttpRoute(this, `${id}-Route`, {
         httpApi: props.api,
         routeKey: HttpRouteKey.with(path, HttpMethod[method]),

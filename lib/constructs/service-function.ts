@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -31,7 +32,20 @@ export class ServiceFunction extends NodejsFunction {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // Its own role, writing to its own log group only (rather than the managed basic execution
+    // policy, which allows every log group in the account).
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Tributary ${props.entry}`.slice(0, 1000),
+    });
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
     super(scope, id, {
+      role,
       entry: path.join(repositoryRoot, props.entry),
       handler: 'handler',
       description: props.description.slice(0, 256),
@@ -67,6 +81,11 @@ export class ServiceFunction extends NodejsFunction {
             (props.assets ?? []).map((asset) => `cp "${path.posix.join(inputDir, asset)}" "${outputDir}/"`),
         },
       },
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/least-privilege.test.ts).",
     });
   }
 }

@@ -1,13 +1,11 @@
 import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { StatefulStack } from '#lib/stateful-stack.ts';
-import { StatelessStack } from '#lib/stateless-stack.ts';
+import { type TributaryProps, tributary } from '#lib/app.ts';
 
-/** The app as bin/app.ts builds it, without bundling (the bench and `cdk synth` bundle for real). */
-export function synthesizeApp() {
+/** The app as bin/app.ts builds it, cdk-nag included, without bundling (the bench and `cdk synth` bundle for real). */
+export function synthesizeApp(props: TributaryProps = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stateful = new StatefulStack(app, 'TributaryStateful');
-  const stateless = new StatelessStack(app, 'TributaryStateless', { stateful });
+  const { stateful, stateless } = tributary(app, props);
   const nested = stateless.node.children.filter((child): child is NestedStack => child instanceof NestedStack);
   return {
     app,

@@ -1,9 +1,6 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
-import { StatefulStack } from '#lib/stateful-stack.ts';
-import { StatelessStack } from '#lib/stateless-stack.ts';
 import { synthesizeApp } from './app.ts';
 
 let template: Template;
@@ -89,14 +86,10 @@ describe('alarms', () => {
   });
 
   it('takes thresholds and an alarm email from stack props', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stateful = new StatefulStack(app, 'S');
-    const stack = new StatelessStack(app, 'T', {
-      stateful,
+    const custom = synthesizeApp({
       alarmEmail: 'oncall@example.com',
       thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5 },
-    });
-    const custom = Template.fromStack(stack);
+    }).statelessTemplate;
     custom.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     expect(alarmDescribed('The oldest envelope on the ingest queue is older than 60 s', custom).Threshold).toBe(60);
     expect(alarmDescribed('More than 5 % of API responses', custom).Threshold).toBe(5);

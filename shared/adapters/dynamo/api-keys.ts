@@ -10,14 +10,8 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { notFound } from '../../domain/errors.ts';
 import type { ApiKeyRecord } from '../../domain/identity/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { apiKeyKeys } from './api-key-items.ts';
 import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
-
-export const apiKeyKeys = {
-  lookup: (hash: string) => ({ pk: `API_KEY#${hash}`, sk: 'API_KEY' }),
-  ofUser: (userId: string, apiKeyId: string) => ({ pk: `USER#${userId}`, sk: `API_KEY#${apiKeyId}` }),
-  userPartition: (userId: string) => `USER#${userId}`,
-  bootstrapPointer: { pk: 'BOOTSTRAP_KEY', sk: 'BOOTSTRAP_KEY' },
-};
 
 type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
 

@@ -4,7 +4,7 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DashboardConnection, DashboardStatus } from '../../domain/tenants/dashboard.ts';
-import { apiKeyKeys } from './api-keys.ts';
+import { apiKeyKeys } from './api-key-items.ts';
 import { db, table } from './table.ts';
 
 export const dashboardKeys = {

@@ -1,6 +1,6 @@
 /**
  * The single table's shape, in one place. The CDK stateful stack and the local runtime both build
- * the table from this module, and every entity module (shared/adapters/dynamo/*-items.ts) builds its
+ * the table from this module, and every entity module (shared/adapters/dynamo/<entity>.ts) builds its
  * keys against these attribute names. Keys are generic on purpose (pk/sk/gsiNpk/gsiNsk): what they
  * hold is decided per entity, next to the code that reads it.
  */

@@ -1,0 +1,195 @@
+/**
+ * The stack's security posture, checked on every test run: cdk-nag's AwsSolutions rules with no
+ * unacknowledged finding, and least privilege per function, generated from the same Access
+ * declarations the stack grants from.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tributary } from '#lib/app.ts';
+import { type RouteSpec, routes } from '#shared/routes.ts';
+import { type Access, consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
+import { synthesizeApp } from './app.ts';
+
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function appInTemporaryDirectory() {
+  const outdir = mkdtempSync(path.join(os.tmpdir(), 'tributary-cdk-'));
+  outdirs.push(outdir);
+  return new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it('finds nothing unacknowledged in either stack', () => {
+    const app = appInTemporaryDirectory();
+    tributary(app);
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('fails the synth on a finding nobody acknowledged', () => {
+    const app = appInTemporaryDirectory();
+    const { stateful } = tributary(app);
+    // A bucket without SSL enforcement or access logs: two findings.
+    new Bucket(stateful, 'Careless');
+    expect(() => app.synth()).toThrow(/AwsSolutions-S1/);
+  });
+});
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, unknown>;
+}
+
+interface Resource {
+  Type: string;
+  Properties: {
+    Description?: string;
+    Roles?: { Ref: string }[];
+    PolicyDocument?: { Statement: Statement[] };
+  };
+}
+
+/** Every function role's statements, by the handler entry its role is described with ("Tributary <entry>"). */
+function statementsByEntry(synthesized = synthesizeApp()) {
+  const byEntry = new Map<string, Statement[]>();
+  for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates]) {
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    for (const resource of Object.values(resources)) {
+      if (resource.Type !== 'AWS::IAM::Policy') continue;
+      for (const role of resource.Properties.Roles ?? []) {
+        const description = String(resources[role.Ref]?.Properties.Description ?? `role ${role.Ref}`);
+        const entry = description.replace(/^Tributary /, '');
+        byEntry.set(entry, [...(byEntry.get(entry) ?? []), ...(resource.Properties.PolicyDocument?.Statement ?? [])]);
+      }
+    }
+  }
+  return byEntry;
+}
+
+const list = <T>(value: T | T[]) => (Array.isArray(value) ? value : [value]);
+const text = (value: unknown) => JSON.stringify(value);
+
+describe('least privilege', () => {
+  let byEntry: Map<string, Statement[]>;
+  beforeAll(() => {
+    byEntry = statementsByEntry();
+  });
+
+  it('gives no function a wildcard resource on a DynamoDB, SQS or S3 action', () => {
+    // No exception for these services. Object keys inside one named bucket (arn:…:bucket/*) are that
+    // bucket's objects, not a wildcard over buckets; so are a table's named indexes.
+    const offending: string[] = [];
+    for (const [entry, statements] of byEntry) {
+      for (const statement of statements) {
+        const services = list(statement.Action).map((action) => action.split(':')[0] as string);
+        if (!services.some((service) => ['dynamodb', 'sqs', 's3'].includes(service))) continue;
+        for (const resource of list(statement.Resource)) {
+          const arn = text(resource);
+          if (arn === '"*"' || /arn:aws:s3:::\*|table\/\*|index\/\*|:\*"/.test(arn))
+            offending.push(`${entry}: ${list(statement.Action).join(',')} on ${arn}`);
+        }
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it("uses a '*' resource only for X-Ray, whose actions have no resource-level permissions", () => {
+    const starred = new Set<string>();
+    for (const statements of byEntry.values()) {
+      for (const statement of statements) {
+        if (list(statement.Resource).includes('*')) for (const action of list(statement.Action)) starred.add(action);
+      }
+    }
+    expect([...starred].sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  });
+
+  const declared: [string, Access, QueueName | undefined][] = [
+    ...(Object.values(routes) as RouteSpec[]).map(
+      (spec) => [spec.entry, spec.access, undefined] as [string, Access, undefined],
+    ),
+    ...Object.values(consumers).map((spec) => [spec.entry, spec.access, spec.queue] as [string, Access, QueueName]),
+    ...Object.values(schedules).map((spec) => [spec.entry, spec.access, undefined] as [string, Access, undefined]),
+  ];
+
+  it.each(declared)('grants %s exactly what it declares', (entry, access, consumed) => {
+    const statements = byEntry.get(entry) ?? [];
+    const actions = statements.flatMap((statement) => list(statement.Action));
+    const unconditionalWrites = statements
+      .filter((statement) => !statement.Condition)
+      .flatMap((statement) => list(statement.Action))
+      .filter((action) => ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].includes(action));
+
+    expect(statements.length).toBeGreaterThan(0);
+    expect(actions.includes('dynamodb:GetItem')).toBe(Boolean(access.table));
+    expect(unconditionalWrites.length > 0).toBe(access.table === 'readWrite');
+    expect(actions.includes('s3:GetObject')).toBe(Boolean(access.platformBucket));
+    expect(actions.includes('s3:PutObject')).toBe(access.platformBucket === 'readWrite');
+    expect(actions.includes('sts:AssumeRole')).toBe(Boolean(access.tenantStores));
+    expect(actions.includes('secretsmanager:GetSecretValue')).toBe(Boolean(access.secretsKey));
+
+    const sqs = text(
+      statements.filter((statement) => list(statement.Action).some((action) => action.startsWith('sqs:'))),
+    );
+    for (const queue of Object.keys(queues) as QueueName[]) {
+      const logicalId = new RegExp(`Queue${queues[queue].name.replace(/[^A-Za-z0-9]/g, '')}[0-9A-F]{8}`);
+      expect({ queue, reachable: logicalId.test(sqs) }).toEqual({
+        queue,
+        reachable: Boolean(access.queues?.[queue]) || consumed === queue,
+      });
+    }
+  });
+
+  it('lets a read-only route write only the last-use time of API key items', () => {
+    const conditional = (byEntry.get(routes['GET /api/tenants'].entry) ?? []).filter(
+      (statement) => statement.Condition,
+    );
+    expect(conditional).toHaveLength(1);
+    expect(conditional[0]?.Action).toBe('dynamodb:UpdateItem');
+    expect(conditional[0]?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['API_KEY#*', 'USER#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'last_used_at'] },
+    });
+  });
+});
+
+describe('tenant stores', () => {
+  it('reaches listed buckets with the platform role, and assumes only the roles it is told to', () => {
+    const synthesized = synthesizeApp({
+      tenantBuckets: ['acme-lake'],
+      tenantRoleArns: ['arn:aws:iam::123456789012:role/tributary-writer'],
+    });
+    const byEntry = statementsByEntry(synthesized);
+    const reaching = [...byEntry.entries()].filter(([, statements]) => text(statements).includes('sts:AssumeRole'));
+    const declaring = [...(Object.values(routes) as RouteSpec[]), ...Object.values(consumers)]
+      .filter((spec) => spec.access.tenantStores)
+      .map((spec) => spec.entry);
+    expect(reaching.map(([entry]) => entry).sort()).toEqual(declaring.sort());
+    for (const [, statements] of reaching) {
+      const policy = text(statements);
+      expect(policy).toContain('"arn:aws:s3:::acme-lake/*"');
+      expect(policy).toContain('"arn:aws:s3:::acme-lake"');
+      expect(policy).toContain('arn:aws:iam::123456789012:role/tributary-writer');
+      expect(policy).not.toContain('arn:aws:iam::*:role/*');
+    }
+  });
+
+  it('passes the ingest limit to the ingest function, and refuses one API Gateway and Lambda cannot carry', () => {
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => tributary(app(), { ingestMaxBytes: 8 * 1024 * 1024 })).toThrow(/ingestMaxBytes/);
+    expect(() => tributary(app(), { ingestMaxBytes: 0 })).toThrow(/ingestMaxBytes/);
+    const ingest = synthesizeApp({ ingestMaxBytes: 2 * 1024 * 1024 }).nestedTemplates.flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) =>
+        String(fn.Properties.Description).startsWith('POST /api/ingest/'),
+      ),
+    );
+    expect(ingest[0]?.Properties.Environment.Variables.INGEST_MAX_BYTES).toBe(String(2 * 1024 * 1024));
+  });
+});
