@@ -5,7 +5,8 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { type MetricKey, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
-import { logger, metrics } from '../observability/logger.ts';
+import { logger } from '../observability/logger.ts';
+import { metrics } from '../observability/metrics.ts';
 import { addToCounter } from './dynamo/counters.ts';
 
 export async function count(metric: MetricKey, labels: Record<string, string>, by = 1): Promise<void> {
