@@ -1,7 +1,8 @@
 /**
  * Every function as it deploys: bundled with the stack's own esbuild settings (lib/bundling.ts),
  * its size, and its cold initialisation: the bundle imported in a fresh `node` process (median of
- * 10; the time of the import itself, not of starting node).
+ * 10; the time of the import itself, not of starting node), with the AWS SDK clients that import
+ * loaded.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { esbuildSettings } from '#lib/bundling.ts';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import { consumers, schedules } from '#shared/topology.ts';
+import { type Access, consumers, schedules } from '#shared/topology.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -19,6 +20,9 @@ export interface FunctionEntry {
   entry: string;
   kind: 'api' | 'consumer' | 'schedule' | 'deploy';
   assets: string[];
+  /** What the stack lets it touch; API-key routes may also read the key store. */
+  access: Access;
+  authenticated: boolean;
 }
 
 export function allFunctions(): FunctionEntry[] {
@@ -28,25 +32,41 @@ export function allFunctions(): FunctionEntry[] {
       entry: spec.entry,
       kind: 'api' as const,
       assets: spec.function?.assets ?? [],
+      access: spec.access,
+      authenticated: spec.auth === 'apiKey',
     })),
-    { name: '$default', entry: notFoundRoute.entry, kind: 'api' as const, assets: [] },
+    {
+      name: '$default',
+      entry: notFoundRoute.entry,
+      kind: 'api' as const,
+      assets: [],
+      access: notFoundRoute.access,
+      authenticated: false,
+    },
     ...Object.entries(consumers).map(([name, spec]) => ({
       name,
       entry: spec.entry,
       kind: 'consumer' as const,
       assets: spec.function.assets ?? [],
+      access: spec.access,
+      authenticated: false,
     })),
     ...Object.entries(schedules).map(([name, spec]) => ({
       name,
       entry: spec.entry,
       kind: 'schedule' as const,
       assets: spec.function?.assets ?? [],
+      access: spec.access,
+      authenticated: false,
     })),
     {
       name: 'bootstrap-key installer',
       entry: 'functions/platform/install-bootstrap-key.ts',
       kind: 'deploy' as const,
       assets: [],
+      // As the stack grants it (lib/stateless-stack.ts), plus reading and writing the bootstrap secret.
+      access: { table: 'readWrite', secretsKey: true },
+      authenticated: false,
     },
   ];
 }
@@ -73,32 +93,60 @@ export async function bundle(fn: FunctionEntry, directory: string): Promise<Bund
   return { outfile, bytes: statSync(outfile).size, inputs: Object.keys(result.metafile.inputs) };
 }
 
-function initMilliseconds(outfile: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(outfile).href)}); process.stdout.write(String(performance.now() - t));`;
+export interface ColdStart {
+  initMs: number;
+  /** The AWS SDK clients (`client-dynamodb`, `client-sqs`, …) that importing the function loaded. */
+  clients: string[];
+}
+
+/** Imports a bundled function in a fresh node process, as Lambda's init phase does. */
+export function coldStart(outfile: string): ColdStart {
+  const script = [
+    'const t = performance.now();',
+    `await import(${JSON.stringify(pathToFileURL(outfile).href)});`,
+    'const initMs = performance.now() - t;',
+    "const { createRequire } = await import('node:module');",
+    'const loaded = Object.keys(createRequire(import.meta.url).cache);',
+    'const clients = [...new Set(loaded.map((file) => /node_modules[\\/]@aws-sdk[\\/](client-[\\w-]+)/.exec(file)?.[1]).filter(Boolean))].sort();',
+    'process.stdout.write(JSON.stringify({ initMs, clients }));',
+  ].join('\n');
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: root,
     env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     encoding: 'utf8',
   });
-  return Number(output);
+  return JSON.parse(output) as ColdStart;
 }
 
 export async function benchFunctions(samples = 10) {
   const base = path.join(root, '.bench', 'functions');
   rmSync(base, { recursive: true, force: true });
-  const rows: { name: string; kind: string; bytes: number; initMs: number; parquet: boolean }[] = [];
+  const rows: { name: string; kind: string; bytes: number; initMs: number; clients: string[]; parquet: boolean }[] = [];
   for (const [index, fn] of allFunctions().entries()) {
     const built = await bundle(fn, path.join(base, String(index)));
-    const times = Array.from({ length: samples }, () => initMilliseconds(built.outfile)).sort((a, b) => a - b);
+    const starts = Array.from({ length: samples }, () => coldStart(built.outfile));
+    const times = starts.map((start) => start.initMs).sort((a, b) => a - b);
     rows.push({
       name: fn.name,
       kind: fn.kind,
       bytes: built.bytes,
       initMs: times[Math.floor(times.length / 2)] as number,
+      clients: starts[0]?.clients ?? [],
       parquet: built.inputs.some(
         (input) => input.includes('node_modules/parquet-wasm') || input.includes('node_modules/apache-arrow'),
       ),
     });
   }
-  return rows;
+  // The floor under every function that reads the table: loading the SDK's DynamoDB client itself.
+  const floor = path.join(base, 'dynamodb-client-alone');
+  mkdirSync(floor, { recursive: true });
+  writeFileSync(path.join(floor, 'package.json'), '{ "type": "commonjs" }\n');
+  writeFileSync(
+    path.join(floor, 'index.js'),
+    "require('@aws-sdk/client-dynamodb');\nrequire('@aws-sdk/lib-dynamodb');\n",
+  );
+  const floorTimes = Array.from({ length: samples }, () => coldStart(path.join(floor, 'index.js')).initMs).sort(
+    (a, b) => a - b,
+  );
+  return { functions: rows, dynamoDbClientMs: floorTimes[Math.floor(floorTimes.length / 2)] as number };
 }

@@ -1,4 +1,4 @@
-import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
+import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { deleteDataSet } from '#shared/domain/datasets/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
@@ -8,7 +8,7 @@ export const handler = apiHandler(
   dataSetRoutes,
   'DELETE /api/data-sets/{data_set_id}',
   async ({ principal, params }) => {
-    await deleteDataSet(dataSetStore, principal, params.data_set_id);
+    await deleteDataSet(dataSetFileStore, principal, params.data_set_id);
     return noContent();
   },
 );

@@ -1,4 +1,4 @@
-import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
+import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { listDataSetFiles } from '#shared/domain/datasets/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
@@ -7,5 +7,5 @@ import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 export const handler = apiHandler(
   dataSetRoutes,
   'GET /api/data-sets/{data_set_id}/files',
-  async ({ principal, params }) => ok(await listDataSetFiles(dataSetStore, principal, params.data_set_id)),
+  async ({ principal, params }) => ok(await listDataSetFiles(dataSetFileStore, principal, params.data_set_id)),
 );

@@ -10,6 +10,7 @@ import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
+import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { intEnv } from '#shared/config.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { type JobWork, runJob } from '#shared/domain/jobs/run-job.ts';
@@ -33,7 +34,7 @@ const work: JobWork = async (job: Job, control) => {
   return outcome;
 };
 
-const deps = { ...runnerStore, leaseMs: intEnv('JOB_LEASE_SECONDS', 60) * 1000 };
+const deps = { ...runnerStore, dispatchJob, leaseMs: intEnv('JOB_LEASE_SECONDS', 60) * 1000 };
 
 export const handler = recordHandler('job', z.object({ job_id: z.uuid() }), async (message) => {
   const outcome = await runJob(deps, message.job_id, randomUUID(), work);

@@ -1,4 +1,5 @@
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
+import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
@@ -8,7 +9,12 @@ export const handler = apiHandler(
   pipelineRoutes,
   'POST /api/pipelines/{pipeline_id}/trigger',
   async ({ principal, params, body }) => {
-    const job = await triggerPipeline(pipelineStore, principal, params.pipeline_id, body.parameters);
+    const job = await triggerPipeline(
+      { ...pipelineStore, dispatchJob },
+      principal,
+      params.pipeline_id,
+      body.parameters,
+    );
     return created({ job_id: job.job_id });
   },
 );

@@ -1,4 +1,5 @@
 import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
+import { requestDashboardProvisioning } from '#shared/adapters/sqs/dashboard-queue.ts';
 import { retryDashboardConnection } from '#shared/domain/tenants/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
@@ -7,5 +8,6 @@ import { tenantRoutes } from '#shared/routes/tenants.ts';
 export const handler = apiHandler(
   tenantRoutes,
   'POST /api/tenants/{tenant_id}/dashboard-connection/retry',
-  async ({ principal, params }) => ok(await retryDashboardConnection(tenancy, principal, params.tenant_id)),
+  async ({ principal, params }) =>
+    ok(await retryDashboardConnection({ ...tenancy, requestDashboardProvisioning }, principal, params.tenant_id)),
 );

@@ -1,4 +1,5 @@
 import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
+import { requestDashboardProvisioning } from '#shared/adapters/sqs/dashboard-queue.ts';
 import { rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
 import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
@@ -8,7 +9,7 @@ export const handler = apiHandler(
   tenantRoutes,
   'POST /api/tenants/{tenant_id}/dashboard-connection/rotate',
   async ({ principal, params }) => {
-    await rotateDashboardCredential(tenancy, principal, params.tenant_id);
+    await rotateDashboardCredential({ ...tenancy, requestDashboardProvisioning }, principal, params.tenant_id);
     return noContent();
   },
 );

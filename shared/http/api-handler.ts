@@ -15,9 +15,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { findApiKeyByHash, touchApiKey } from '../adapters/dynamo/api-keys.ts';
-import { getUser } from '../adapters/dynamo/users.ts';
-import { authenticate } from '../domain/identity/authenticate.ts';
+import { authenticate, type CredentialLookup } from '../domain/identity/authenticate.ts';
 import { type Principal, requirePermission } from '../domain/principal.ts';
 import { logger } from '../observability/logger.ts';
 import type { RouteSpec } from '../routes/spec.ts';
@@ -37,7 +35,21 @@ export interface ApiRequest<R extends RouteSpec> {
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-const credentials = { findApiKeyByHash, getUser, touchApiKey };
+/**
+ * The key store, loaded with the first authenticated request: a public route (/live, /docs,
+ * /openapi.json) never loads the DynamoDB client, so its cold start does not pay for it.
+ */
+let credentials: Promise<CredentialLookup> | undefined;
+function credentialStore(): Promise<CredentialLookup> {
+  credentials ??= Promise.all([import('../adapters/dynamo/api-keys.ts'), import('../adapters/dynamo/users.ts')]).then(
+    ([keys, users]) => ({
+      findApiKeyByHash: keys.findApiKeyByHash,
+      touchApiKey: keys.touchApiKey,
+      getUser: users.getUser,
+    }),
+  );
+  return credentials;
+}
 
 export function requestIdOf(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId ?? 'unknown';
@@ -75,7 +87,7 @@ export function apiHandler<T extends Record<string, RouteSpec>, K extends keyof 
     const requestId = requestIdOf(event);
     let principal: Principal | null = null;
     if (route.auth === 'apiKey') {
-      principal = await authenticate(credentials, header(event, 'x-api-key'));
+      principal = await authenticate(await credentialStore(), header(event, 'x-api-key'));
       logger.appendKeys({
         principal_role: principal.role,
         ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),

@@ -1,14 +1,13 @@
-/** Data sets: their records in DynamoDB and their Delta tables' files in the tenant's store. */
+/** Data sets: their records and logs in DynamoDB. (Their files in the tenant's store: data-set-files.ts.) */
 import type { DataSet } from '../../domain/datasets/model.ts';
-import type { DataSetDeps } from '../../domain/datasets/use-cases.ts';
+import type { DataSetRecords } from '../../domain/datasets/use-cases.ts';
 import { getConnection } from '../dynamo/connections.ts';
 import * as dataSets from '../dynamo/data-sets.ts';
 import { deleteTableLog, deltaLog } from '../dynamo/delta-log.ts';
 import { getPipeline } from '../dynamo/pipelines.ts';
 import { getTenant } from '../dynamo/tenants.ts';
-import { tableFiles } from '../table-storage.ts';
 
-export const dataSetStore: DataSetDeps = {
+export const dataSetStore: DataSetRecords = {
   ...dataSets,
   getTenant,
   async hasWriter(dataSet: DataSet) {
@@ -16,6 +15,5 @@ export const dataSetStore: DataSetDeps = {
     return (await getPipeline(dataSet.origin.pipeline_id)) !== null;
   },
   logEntries: (dataSetId) => deltaLog.allEntries(dataSetId),
-  filesOf: tableFiles,
   deleteLog: deleteTableLog,
 };

@@ -1,5 +1,4 @@
-/** What running jobs needs: job records, their leases, and re-dispatch onto the jobs queue. */
+/** What running jobs needs: job records and their leases. (Re-dispatch onto the jobs queue: sqs/jobs-queue.ts.) */
 import { jobs, leases } from '../dynamo/jobs.ts';
-import { dispatchJob } from '../sqs/jobs-queue.ts';
 
-export const runnerStore = { ...jobs, ...leases, dispatchJob };
+export const runnerStore = { ...jobs, ...leases };

@@ -1,14 +1,12 @@
-/** Tenants, their object stores and dashboard connections. */
+/** Tenants, their object stores and dashboard connections. (Queuing dashboard provisioning: sqs/dashboard-queue.ts.) */
 import * as dashboard from '../dynamo/dashboard-connections.ts';
 import * as objectStores from '../dynamo/object-stores.ts';
 import * as tenants from '../dynamo/tenants.ts';
 import { secretBox } from '../secret-box.ts';
-import { requestDashboardProvisioning } from '../sqs/dashboard-queue.ts';
 
 export const tenancy = {
   ...tenants,
   ...objectStores,
   ...dashboard,
-  requestDashboardProvisioning,
   secrets: secretBox,
 };

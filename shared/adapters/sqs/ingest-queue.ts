@@ -1,8 +1,6 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { config, intEnv } from '../../config.ts';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { queues } from '../../topology.ts';
-import { platformBucket, platformS3 } from '../s3/platform-bucket.ts';
 import { BatchingSender } from './batching-sender.ts';
 import { sqs } from './client.ts';
 
@@ -10,7 +8,8 @@ import { sqs } from './client.ts';
  * Envelopes up to INGEST_INLINE_MAX_BYTES (default 240 KiB, under every SQS message limit) carry
  * the payload inline. Larger bodies go by claim check: the raw bytes are written to the platform
  * bucket first, and the message carries a pointer. Either way this resolves only once SQS holds the
- * message, which is the moment the request may be answered 202.
+ * message, which is the moment the request may be answered 202. The S3 client loads with the first
+ * claim check, so the ingest function's cold start does not pay for what most requests never use.
  */
 const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
 
@@ -28,6 +27,10 @@ export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer | 
   const inline: EnvelopeMessage = { ...envelope, payload: body.toString('base64') };
   let message = JSON.stringify(inline);
   if (Buffer.byteLength(message) > inlineMaxBytes) {
+    const [{ PutObjectCommand }, { platformBucket, platformS3 }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('../s3/platform-bucket.ts'),
+    ]);
     const ref = { bucket: platformBucket(), key: claimKey(envelope) };
     await platformS3.send(
       new PutObjectCommand({ Bucket: ref.bucket, Key: ref.key, Body: body, ContentLength: body.length }),

@@ -12,7 +12,8 @@ export interface DataSetFiles {
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
 
-export interface DataSetDeps {
+/** Data sets' records and logs, in the table. */
+export interface DataSetRecords {
   getTenant(tenantId: string): Promise<Tenant | null>;
   getDataSet(dataSetId: string): Promise<DataSet | null>;
   listDataSetsByTenant(
@@ -24,13 +25,17 @@ export interface DataSetDeps {
   /** Whether a connection or pipeline still writes to the data set. */
   hasWriter(dataSet: DataSet): Promise<boolean>;
   logEntries(dataSetId: string): Promise<LogEntry[]>;
-  filesOf(dataSet: DataSet): Promise<DataSetFiles>;
   deleteLog(dataSetId: string): Promise<void>;
   deleteDataSetItem(dataSetId: string): Promise<void>;
 }
 
+/** …and their files, in the tenant's store (only the functions that reach the store load S3). */
+export interface DataSetDeps extends DataSetRecords {
+  filesOf(dataSet: DataSet): Promise<DataSetFiles>;
+}
+
 export async function listDataSets(
-  deps: DataSetDeps,
+  deps: DataSetRecords,
   principal: Principal,
   query: { tenant_id?: string | undefined; pipeline_id?: string | undefined } & PageRequest,
 ) {
@@ -39,7 +44,7 @@ export async function listDataSets(
   return tenantId ? deps.listDataSetsByTenant(tenantId, filters, query) : deps.listAllDataSets(filters, query);
 }
 
-export async function visibleDataSet(deps: DataSetDeps, principal: Principal, dataSetId: string): Promise<DataSet> {
+export async function visibleDataSet(deps: DataSetRecords, principal: Principal, dataSetId: string): Promise<DataSet> {
   const dataSet = await deps.getDataSet(dataSetId);
   if (!dataSet) throw notFound('Data set');
   requireTenantVisible(principal, dataSet.tenant_id, 'Data set');

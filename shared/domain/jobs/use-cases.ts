@@ -33,7 +33,8 @@ export interface JobResults {
   getResult(jobId: string): Promise<unknown | null>;
 }
 
-type Deps = PipelineDeps & JobRepository & JobQueue;
+type Records = PipelineDeps & JobRepository;
+type Deps = Records & JobQueue;
 
 /** Query jobs return at most this many rows (default 1000). */
 export const maxQueryRows = 10_000;
@@ -147,7 +148,7 @@ export async function visibleJob(deps: Pick<Deps, 'getJob'>, principal: Principa
 }
 
 export async function listJobs(
-  deps: Deps,
+  deps: Records,
   principal: Principal,
   query: {
     tenant_id?: string | undefined;
@@ -168,7 +169,7 @@ export async function listJobs(
  *  - Finished: 422 JOB_NOT_CANCELLABLE.
  * Cancelling only stops work, so it is allowed during a tenant suspension.
  */
-export async function cancelJob(deps: Deps, principal: Principal, jobId: string, now = new Date()): Promise<void> {
+export async function cancelJob(deps: Records, principal: Principal, jobId: string, now = new Date()): Promise<void> {
   const job = await visibleJob(deps, principal, jobId);
   await tenantFor(deps, principal, job.tenant_id, 'restrict');
   const at = now.toISOString();
