@@ -3,9 +3,9 @@
  * pipeline rows appended as Parquet. Only the batch writer and the job runner load this module
  * (it brings apache-arrow and parquet-wasm).
  */
-import { randomUUID } from 'node:crypto';
 import type { DataSet } from '../domain/datasets/model.ts';
 import { appendToTable } from '../domain/delta/commit.ts';
+import { writeDailyFiles } from '../domain/delta/daily-files.ts';
 import type { AddFile } from '../domain/delta/log.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, StoredEnvelope } from '../domain/pipelines/run-pipeline.ts';
@@ -43,33 +43,16 @@ export async function appendRows(output: DataSet, columns: ColumnDefinition[], r
       rows,
       deduplicate: true,
       attempt,
-      async writeFiles(pending) {
-        const adds: AddFile[] = [];
-        let bytes = 0;
-        const byDay = new Map<string, DecodedRow[]>();
-        for (const row of pending) byDay.set(row.dt, [...(byDay.get(row.dt) ?? []), row]);
-        for (const [dt, dayRows] of byDay) {
-          for (let i = 0; i < dayRows.length; i += maxRowsPerFile) {
-            const chunk = dayRows.slice(i, i + maxRowsPerFile);
-            const file = writeParquet(
+      writeFiles: (pending) =>
+        writeDailyFiles(deps.storage, pending, {
+          dayOf: (row) => row.dt,
+          encode: (chunk) =>
+            writeParquet(
               specs,
               specs.map((_, c) => chunk.map((row) => row.cells[c] as CellValue)),
-            );
-            const path = `dt=${dt}/part-${randomUUID()}.zstd.parquet`;
-            await deps.storage.put(path, file.bytes, 'application/vnd.apache.parquet');
-            adds.push({
-              path,
-              partitionValues: { dt },
-              size: file.bytes.length,
-              modificationTime: Date.now(),
-              dataChange: true,
-              stats: file.stats,
-            });
-            bytes += file.bytes.length;
-          }
-        }
-        return { adds, bytes };
-      },
+            ),
+          maxRowsPerFile,
+        }),
     },
   );
   return { version: result.version, written: result.written };

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSet } from '../datasets/model.ts';
 import { appendToTable, type CommitDeps, type LogEntry } from '../delta/commit.ts';
+import { writeDailyFiles } from '../delta/daily-files.ts';
 import type { AddFile } from '../delta/log.ts';
 import type { Envelope } from './envelope.ts';
 
@@ -97,29 +97,12 @@ export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: Pending
             rows: items.map((item) => ({ messageId: item.envelope.message_id, envelope: item.envelope })),
             deduplicate: true,
             attempt: Math.max(...items.map((item) => item.receiveCount)),
-            writeFiles: async (rows) => {
-              const adds: AddFile[] = [];
-              let bytes = 0;
-              const byDay = new Map<string, Envelope[]>();
-              for (const row of rows) byDay.set(row.envelope.dt, [...(byDay.get(row.envelope.dt) ?? []), row.envelope]);
-              for (const [dt, envelopes] of byDay) {
-                for (let i = 0; i < envelopes.length; i += deps.maxRowsPerFile) {
-                  const file = deps.encode(envelopes.slice(i, i + deps.maxRowsPerFile));
-                  const path = `dt=${dt}/part-${randomUUID()}.zstd.parquet`;
-                  await table.storage.put(path, file.bytes, 'application/vnd.apache.parquet');
-                  adds.push({
-                    path,
-                    partitionValues: { dt },
-                    size: file.bytes.length,
-                    modificationTime: Date.now(),
-                    dataChange: true,
-                    stats: file.stats,
-                  });
-                  bytes += file.bytes.length;
-                }
-              }
-              return { adds, bytes };
-            },
+            writeFiles: (rows) =>
+              writeDailyFiles(
+                table.storage,
+                rows.map((row) => row.envelope),
+                { dayOf: (envelope) => envelope.dt, encode: deps.encode, maxRowsPerFile: deps.maxRowsPerFile },
+              ),
           },
         );
         outcome.written += result.written;
