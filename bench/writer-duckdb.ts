@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, DuckDBTimestampTZValue } from '@duckdb/node-api';
 import { makeEnvelopes } from './envelopes.ts';
+import { trackPeakMemory } from './peak-memory.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const envelopes = makeEnvelopes(rows);
@@ -17,12 +18,7 @@ await connection.run('SET threads = 1');
 await connection.run(
   'CREATE TABLE envelopes (message_id VARCHAR, ingested_at TIMESTAMPTZ, source_id VARCHAR, tenant_id VARCHAR, content_type VARCHAR, payload_size BIGINT, payload VARCHAR)',
 );
-(globalThis as { gc?: () => void }).gc?.();
-const baselineRss = process.memoryUsage().rss;
-let peak = baselineRss;
-const sampler = setInterval(() => {
-  peak = Math.max(peak, process.memoryUsage().rss);
-}, 5);
+const memory = trackPeakMemory();
 
 const started = performance.now();
 const appender = await connection.createAppender('envelopes');
@@ -42,8 +38,7 @@ const loaded = performance.now();
 const file = path.join(directory, 'envelopes.parquet');
 await connection.run(`COPY envelopes TO '${file}' (FORMAT parquet, COMPRESSION zstd)`);
 const finished = performance.now();
-clearInterval(sampler);
-peak = Math.max(peak, process.resourceUsage().maxRSS * 1024);
+const peakRss = memory.stop();
 const fileBytes = statSync(file).size;
 rmSync(directory, { recursive: true, force: true });
 process.stdout.write(
@@ -52,7 +47,7 @@ process.stdout.write(
     seconds: (finished - started) / 1000,
     copySeconds: (finished - loaded) / 1000,
     fileBytes,
-    peakRss: peak,
-    baselineRss,
+    peakRss,
+    baselineRss: memory.baselineRss,
   }),
 );
