@@ -277,11 +277,13 @@ describe('deduplication', () => {
 
   it('treats the same key as new once the window has passed', async () => {
     const hook = await createWebhook(api);
-    await secure(hook, { auth_mode: 'bearer', signature: null, dedup_window_seconds: 1 });
+    // A window long enough that the repeat falls inside it even on a busy machine.
+    await secure(hook, { auth_mode: 'bearer', signature: null, dedup_window_seconds: 4 });
     const send = () => post(hook, '{}', { authorization: `Bearer ${hook.token}`, 'idempotency-key': 'k' });
     const first = JSON.parse((await send()).text).message_id;
+    const answeredAt = Date.now(); // the window began before this
     expect(JSON.parse((await send()).text).message_id).toBe(first);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await new Promise((resolve) => setTimeout(resolve, answeredAt + 4500 - Date.now()));
     expect(JSON.parse((await send()).text).message_id).not.toBe(first);
   });
 });
@@ -289,7 +291,8 @@ describe('deduplication', () => {
 describe('rate limits and allowlists', () => {
   it('lets a burst through, then answers 429 with Retry-After until the rate allows again', async () => {
     const hook = await createWebhook(api);
-    await secure(hook, { auth_mode: 'bearer', signature: null, rate_limit: { requests_per_second: 2, burst: 3 } });
+    // One request a second: the five requests below fit well inside the second the burst leaves.
+    await secure(hook, { auth_mode: 'bearer', signature: null, rate_limit: { requests_per_second: 1, burst: 3 } });
     const bearer = { authorization: `Bearer ${hook.token}` };
     const statuses: number[] = [];
     let retryAfter: string | string[] | undefined;
@@ -301,7 +304,7 @@ describe('rate limits and allowlists', () => {
     expect(statuses.slice(0, 3)).toEqual([202, 202, 202]);
     expect(statuses.slice(3)).toEqual([429, 429]);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000 + 100));
     expect((await post(hook, '{}', bearer)).status).toBe(202);
     expect(await lastRejection(hook)).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
   });
