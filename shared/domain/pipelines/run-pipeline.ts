@@ -12,6 +12,7 @@ import {
   RowRejected,
 } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
+import type { PipelineRepository } from './ports.ts';
 
 /** An envelope as read back from a webhook data set's Parquet file. */
 export interface StoredEnvelope {
@@ -31,16 +32,10 @@ export interface SourceReader {
   readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]>;
 }
 
-export interface PipelineRunDeps extends SourceReader {
-  getPipeline(pipelineId: string): Promise<(Pipeline & PipelineProgress) | null>;
-  getDeployedVersion(pipelineId: string, version: number): Promise<DeployedVersion | null>;
+export interface PipelineRunDeps
+  extends SourceReader,
+    Pick<PipelineRepository, 'getPipeline' | 'getDeployedVersion' | 'saveProgress'> {
   createDataSet(dataSet: DataSet): Promise<void>;
-  saveProgress(
-    pipelineId: string,
-    expected: PipelineProgress['checkpoint'],
-    progress: PipelineProgress,
-    now: Date,
-  ): Promise<void>;
   /** Appends rows to the output table, exactly once per source message id. */
   appendRows(
     output: DataSet,
