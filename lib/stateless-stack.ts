@@ -78,6 +78,7 @@ export class StatelessStack extends Stack {
       queues: props.stateful.queues,
       platformBucket: props.stateful.platformBucket,
       secretsKey: props.stateful.secretsKey,
+      cursorKey: props.stateful.cursorKey,
       tenantStores: {
         bucketNames: props.tenantBuckets ?? [],
         roleArns: props.tenantRoleArns ?? ['arn:aws:iam::*:role/*'],

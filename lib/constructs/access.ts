@@ -14,6 +14,7 @@ export interface SharedResources {
   queues: Record<QueueName, Queue>;
   platformBucket: Bucket;
   secretsKey: ISecret;
+  cursorKey: ISecret;
   tenantStores: {
     /** Buckets reached with the platform's own role (stores registered without keys or a role). */
     bucketNames: string[];
@@ -83,6 +84,11 @@ export function bindAccess(
   if (access.secretsKey) {
     resources.secretsKey.grantRead(fn);
     fn.addEnvironment('SECRETS_KEY_SECRET_ARN', resources.secretsKey.secretArn);
+  }
+
+  if (access.cursorKey) {
+    resources.cursorKey.grantRead(fn);
+    fn.addEnvironment('CURSOR_KEY_SECRET_ARN', resources.cursorKey.secretArn);
   }
 
   if (access.platformBucket) {

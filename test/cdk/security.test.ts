@@ -133,7 +133,14 @@ describe('least privilege', () => {
     expect(actions.includes('s3:GetObject')).toBe(Boolean(access.platformBucket));
     expect(actions.includes('s3:PutObject')).toBe(access.platformBucket === 'readWrite');
     expect(actions.includes('sts:AssumeRole')).toBe(Boolean(access.tenantStores));
-    expect(actions.includes('secretsmanager:GetSecretValue')).toBe(Boolean(access.secretsKey));
+    // Each key is its own secret: a function that only lists never holds the key that opens stored secrets.
+    const secretReads = text(
+      statements.filter((statement) => list(statement.Action).includes('secretsmanager:GetSecretValue')),
+    );
+    expect({ secretsKey: /SecretsKey/.test(secretReads), cursorKey: /CursorKey/.test(secretReads) }).toEqual({
+      secretsKey: Boolean(access.secretsKey),
+      cursorKey: Boolean(access.cursorKey),
+    });
 
     const sqs = text(
       statements.filter((statement) => list(statement.Action).some((action) => action.startsWith('sqs:'))),
