@@ -188,6 +188,22 @@ describe('tenant stores', () => {
     }
   });
 
+  it('accepts no custom store endpoint unless the operator lists some, and then tells every function', () => {
+    const environments = (synthesized: ReturnType<typeof synthesizeApp>) =>
+      synthesized.nestedTemplates.flatMap((template) =>
+        Object.values(template.findResources('AWS::Lambda::Function')).map(
+          (fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, string>,
+        ),
+      );
+    expect(environments(synthesizeApp()).filter((env) => 'ALLOWED_STORE_ENDPOINTS' in env)).toEqual([]);
+    const allowed = environments(
+      synthesizeApp({ allowedStoreEndpoints: ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'] }),
+    );
+    expect(allowed.length).toBeGreaterThan(0);
+    for (const env of allowed)
+      expect(env.ALLOWED_STORE_ENDPOINTS).toBe('*.r2.cloudflarestorage.com,minio.example.com:9000');
+  });
+
   it('passes the ingest limit to the ingest function, and refuses one API Gateway and Lambda cannot carry', () => {
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => tributary(app(), { ingestMaxBytes: 8 * 1024 * 1024 })).toThrow(/ingestMaxBytes/);
