@@ -224,22 +224,30 @@ export function craftedCursors(own: string | undefined, foreign: string[]): [str
     `${base.slice(0, base.length >> 1)}${base[base.length >> 1] === 'A' ? 'B' : 'A'}${base.slice((base.length >> 1) + 1)}`,
   ]);
   crafted.push(['cursor truncated', base.slice(0, -4)]);
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(base, 'base64url').toString('utf8'));
-  } catch {
-    decoded = undefined;
-  }
+  // The readable part of a cursor (the whole of it, or one of its dot-separated parts) is rewritten
+  // and put back in place, the rest (a signature, say) kept as it was.
+  const parts = base.split('.');
+  const readable = parts.findIndex((part) => {
+    try {
+      JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const rewritten = (value: unknown) => parts.map((part, i) => (i === readable ? b64(value) : part)).join('.');
+  const decoded: unknown =
+    readable < 0 ? undefined : JSON.parse(Buffer.from(parts[readable] as string, 'base64url').toString('utf8'));
   if (decoded && typeof decoded === 'object' && !Array.isArray(decoded)) {
     const object = decoded as Record<string, unknown>;
     for (const key of Object.keys(object)) {
-      crafted.push([`cursor ${key} emptied`, b64({ ...object, [key]: '' })]);
-      crafted.push([`cursor ${key} oversized`, b64({ ...object, [key]: 'x'.repeat(1100) })]);
-      crafted.push([`cursor ${key} not a string`, b64({ ...object, [key]: 7 })]);
+      crafted.push([`cursor ${key} emptied`, rewritten({ ...object, [key]: '' })]);
+      crafted.push([`cursor ${key} oversized`, rewritten({ ...object, [key]: 'x'.repeat(1100) })]);
+      crafted.push([`cursor ${key} not a string`, rewritten({ ...object, [key]: 7 })]);
     }
-    crafted.push(['cursor extra key', b64({ ...object, extra: 'x' })]);
+    crafted.push(['cursor extra key', rewritten({ ...object, extra: 'x' })]);
   } else {
-    crafted.push(['cursor value changed', b64('-1')], ['cursor huge value', b64('9'.repeat(400))]);
+    crafted.push(['cursor value changed', rewritten(-1)], ['cursor huge value', rewritten('9'.repeat(400))]);
   }
   return crafted;
 }
