@@ -18,6 +18,7 @@ tributary(app, {
   ingestMaxBytes: number('ingestMaxBytes'),
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
+  allowedStoreEndpoints: list('allowedStoreEndpoints'),
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     writerErrors: number('writerErrors'),

@@ -23,6 +23,7 @@ export class StatefulStack extends Stack {
   readonly platformBucket: Bucket;
   readonly bootstrapKey: Secret;
   readonly secretsKey: Secret;
+  readonly cursorKey: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps = {}) {
     super(scope, id, props);
@@ -106,6 +107,13 @@ export class StatefulStack extends Stack {
       removalPolicy,
     });
 
+    // A key of its own for list cursors: functions that only list never hold the key that opens stored secrets.
+    this.cursorKey = new Secret(this, 'CursorKey', {
+      description: 'Tributary key material that authenticates list cursors',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+
     Validations.of(this.bootstrapKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -115,6 +123,11 @@ export class StatefulStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'This key seals stored secrets; a new value would leave every sealed secret unreadable until resealed, which automatic rotation cannot do. Rotation is a planned operation (see README).',
+    });
+    Validations.of(this.cursorKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'A new value only ends the paging of lists in progress (their next cursor is refused with 400); an operator may put one at any time, and nothing else depends on it.',
     });
   }
 }

@@ -51,6 +51,12 @@ export interface StatelessStackProps extends StackProps {
    * policy and external id decide). Narrow it, e.g. to arn:aws:iam::*:role/tributary-*.
    */
   tenantRoleArns?: string[];
+  /**
+   * Custom object store endpoints (`options.endpoint`) the deployment accepts: host patterns such as
+   * `minio.example.com`, `minio.example.com:9000` or `*.r2.cloudflarestorage.com`. None by default:
+   * a tenant cannot point the platform's functions at an address of its choosing.
+   */
+  allowedStoreEndpoints?: string[];
 }
 
 export const maxIngestBytes = 4 * 1024 * 1024;
@@ -78,9 +84,11 @@ export class StatelessStack extends Stack {
       queues: props.stateful.queues,
       platformBucket: props.stateful.platformBucket,
       secretsKey: props.stateful.secretsKey,
+      cursorKey: props.stateful.cursorKey,
       tenantStores: {
         bucketNames: props.tenantBuckets ?? [],
         roleArns: props.tenantRoleArns ?? ['arn:aws:iam::*:role/*'],
+        allowedEndpoints: props.allowedStoreEndpoints ?? [],
       },
     };
 

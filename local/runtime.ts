@@ -36,6 +36,7 @@ export function handlerEnvironment(
     POWERTOOLS_SERVICE_NAME: 'tributary',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: settings.logLevel,
+    ALLOWED_STORE_ENDPOINTS: settings.allowedStoreEndpoints,
   };
 }
 

@@ -24,6 +24,8 @@ export interface LocalSettings {
   /** Seconds between runs of scheduled functions (EventBridge rules on AWS). */
   scheduleSecondsOverride: number | null;
   logLevel: string;
+  /** Custom tenant store endpoints the functions accept (default: loopback, where the stand-ins live). */
+  allowedStoreEndpoints: string;
 }
 
 export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSettings {
@@ -51,5 +53,6 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
     pollersPerConsumer: intEnv('LOCAL_POLLERS_PER_CONSUMER', 2),
     scheduleSecondsOverride: schedule ? Number(schedule) : null,
     logLevel: env.LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    allowedStoreEndpoints: env.ALLOWED_STORE_ENDPOINTS ?? 'loopback',
   };
 }

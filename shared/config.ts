@@ -40,5 +40,14 @@ export const config = {
   /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */
   s3ForcePathStyle: lazy(() => boolEnv('S3_FORCE_PATH_STYLE', false)),
   queueUrl: (envName: string) => requiredEnv(envName),
+  /**
+   * Custom object store endpoints the deployment accepts (host patterns, see endpointAllowed in
+   * shared/domain/tenants/object-stores.ts). Read at every use: none when unset.
+   */
+  allowedStoreEndpoints: () =>
+    (process.env.ALLOWED_STORE_ENDPOINTS ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
   serviceName: lazy(() => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary'),
 };

@@ -28,6 +28,8 @@ export interface Access {
   tenantStores?: boolean;
   /** Seals and opens stored secrets (object store options, signing secrets, credentials). */
   secretsKey?: boolean;
+  /** Issues and checks list cursors (a MAC key of its own, not the secrets key). */
+  cursorKey?: boolean;
 }
 
 export interface FunctionSettings {

@@ -19,6 +19,7 @@ import {
   writeEnvelopeBatch,
 } from '#shared/domain/ingest/write-batch.ts';
 import type { DeliveryFailure } from '#shared/domain/monitoring/model.ts';
+import { describeFailure, failureReason } from '#shared/domain/tenants/store-failures.ts';
 import { logger } from '#shared/observability/logger.ts';
 
 export const batchWriterDeps: BatchWriterDeps = {
@@ -112,7 +113,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       failures.push({
         message_id: item.envelope.message_id,
         data_set_id: failure.dataSetId,
-        error: `${failure.error.name}: ${failure.error.message}`.slice(0, 1000),
+        error: describeFailure(failure.error).slice(0, 1000),
         store: failure.location,
         attempt: item.receiveCount,
         at: now,
@@ -123,7 +124,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       if (item.envelope.ingested_at_us < oldest) oldest = item.envelope.ingested_at_us;
     await Promise.all([
       markUnwritten(failure.dataSetId, utcIso(oldest)),
-      countQuietly('batchFailures', { reason: failure.error.name }, failure.envelopes.length),
+      countQuietly('batchFailures', { reason: failureReason(failure.error) }, failure.envelopes.length),
     ]);
   }
   failed.push(...outcome.failedRecordIds);

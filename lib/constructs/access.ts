@@ -14,11 +14,14 @@ export interface SharedResources {
   queues: Record<QueueName, Queue>;
   platformBucket: Bucket;
   secretsKey: ISecret;
+  cursorKey: ISecret;
   tenantStores: {
     /** Buckets reached with the platform's own role (stores registered without keys or a role). */
     bucketNames: string[];
     /** Roles in tenants' accounts that may be assumed (stores registered with a role_arn). */
     roleArns: string[];
+    /** Custom store endpoints the deployment accepts (host patterns); none by default. */
+    allowedEndpoints: string[];
   };
 }
 
@@ -50,6 +53,12 @@ export function bindAccess(
 ): void {
   const allow = (actions: string[], arns: string[], conditions?: Record<string, Record<string, unknown>>) =>
     fn.addToRolePolicy(new PolicyStatement({ actions, resources: arns, conditions }));
+
+  // Every function knows which custom store endpoints are accepted: the ones that register a store check
+  // it then, the ones that reach a store at every use. Unset means none.
+  if (resources.tenantStores.allowedEndpoints.length > 0) {
+    fn.addEnvironment('ALLOWED_STORE_ENDPOINTS', resources.tenantStores.allowedEndpoints.join(','));
+  }
 
   const { table } = resources;
   if (access.table) {
@@ -83,6 +92,11 @@ export function bindAccess(
   if (access.secretsKey) {
     resources.secretsKey.grantRead(fn);
     fn.addEnvironment('SECRETS_KEY_SECRET_ARN', resources.secretsKey.secretArn);
+  }
+
+  if (access.cursorKey) {
+    resources.cursorKey.grantRead(fn);
+    fn.addEnvironment('CURSOR_KEY_SECRET_ARN', resources.cursorKey.secretArn);
   }
 
   if (access.platformBucket) {

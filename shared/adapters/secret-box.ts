@@ -7,29 +7,14 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { SecretBox } from '../domain/secrets.ts';
+import { keyFromMaterial } from './key-material.ts';
 
-let keyPromise: Promise<Buffer> | undefined;
-
-/** The key material is a random string of at least 32 characters; its SHA-256 is the AES key. */
-function decodeKey(value: string): Buffer {
-  if (value.trim().length < 32) throw new Error('The secrets key must be at least 32 characters long');
-  return createHash('sha256').update(value.trim(), 'utf8').digest();
-}
-
-function dataKey(): Promise<Buffer> {
-  keyPromise ??= (async () => {
-    if (process.env.SECRETS_KEY) return decodeKey(process.env.SECRETS_KEY);
-    const arn = process.env.SECRETS_KEY_SECRET_ARN;
-    if (!arn) throw new Error('Environment variable SECRETS_KEY or SECRETS_KEY_SECRET_ARN is required');
-    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-    const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
-    return decodeKey(secret.SecretString ?? '');
-  })();
-  keyPromise.catch(() => {
-    keyPromise = undefined;
-  });
-  return keyPromise;
-}
+/** The AES key is the SHA-256 of the key material. */
+const dataKey = keyFromMaterial(
+  'secrets key',
+  { env: 'SECRETS_KEY', secretArnEnv: 'SECRETS_KEY_SECRET_ARN' },
+  (material) => createHash('sha256').update(material, 'utf8').digest(),
+);
 
 export const secretBox: SecretBox = {
   async seal(plaintext, context) {

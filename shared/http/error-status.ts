@@ -14,6 +14,8 @@ export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
   SOURCE_PAUSED: 422,
   CONNECTION_NOT_ACTIVE: 422,
   OBJECT_STORE_NOT_CONFIGURED: 422,
+  // The tenant's own store refused or failed: the tenant's to fix, not a failure of the service.
+  OBJECT_STORE_FAILED: 422,
   TENANT_SUSPENDED: 422,
   PIPELINE_DISABLED: 422,
   PIPELINE_NOT_DEPLOYED: 422,

@@ -140,7 +140,10 @@ function errorResponses(spec: RouteSpec, method: string): Record<string, unknown
       add(413, 'The body is over the size limit');
       add(415, 'The body is not `application/json`');
     }
-    add(422, 'The tenant, connection, pipeline or job is not in a state that allows this');
+    add(
+      422,
+      'The tenant, connection, pipeline or job is not in a state that allows this, or the tenant’s object store failed (`details` gives its category and S3 error code)',
+    );
   }
   if (spec.auth === 'ingestToken') {
     add(401, 'Missing or wrong bearer token, or a signature that does not verify');

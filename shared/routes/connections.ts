@@ -13,7 +13,7 @@ import {
   securityView,
 } from '../http/schemas/connections.ts';
 import { tenantIdParams } from '../http/schemas/tenants.ts';
-import { type RouteSpec, table, tableWrite } from './spec.ts';
+import { listing, type RouteSpec, table, tableWrite } from './spec.ts';
 
 export const connectionRoutes = {
   'POST /api/tenants/{tenant_id}/connections': {
@@ -36,7 +36,7 @@ export const connectionRoutes = {
     params: tenantIdParams,
     query: listConnectionsQuery,
     responses: { 200: listConnectionsResponse },
-    access: table,
+    access: listing,
   },
   'GET /api/connections/{connection_id}': {
     entry: 'functions/connections/get.ts',

@@ -6,7 +6,7 @@ import {
   listDataSetsQuery,
   listDataSetsResponse,
 } from '../http/schemas/data-sets.ts';
-import { type RouteSpec, table } from './spec.ts';
+import { listing, type RouteSpec, table } from './spec.ts';
 
 export const dataSetRoutes = {
   'GET /api/data-sets': {
@@ -17,7 +17,7 @@ export const dataSetRoutes = {
     tag: 'Data sets',
     query: listDataSetsQuery,
     responses: { 200: listDataSetsResponse },
-    access: table,
+    access: listing,
   },
   'GET /api/data-sets/{data_set_id}': {
     entry: 'functions/data-sets/get.ts',

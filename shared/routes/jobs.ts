@@ -8,7 +8,7 @@ import {
   listJobsQuery,
   listJobsResponse,
 } from '../http/schemas/jobs.ts';
-import { type RouteSpec, table, tableWrite } from './spec.ts';
+import { listing, type RouteSpec, table, tableWrite } from './spec.ts';
 
 export const jobRoutes = {
   'GET /api/jobs': {
@@ -19,7 +19,7 @@ export const jobRoutes = {
     tag: 'Jobs',
     query: listJobsQuery,
     responses: { 200: listJobsResponse },
-    access: table,
+    access: listing,
   },
   'POST /api/jobs': {
     entry: 'functions/jobs/create.ts',

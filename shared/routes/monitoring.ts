@@ -10,7 +10,7 @@ import {
   redriveBody,
   redriveResponse,
 } from '../http/schemas/monitoring.ts';
-import { type RouteSpec, table } from './spec.ts';
+import { listing, type RouteSpec, table } from './spec.ts';
 
 export const monitoringRoutes = {
   'GET /api/connections/{connection_id}/rejections': {
@@ -22,7 +22,7 @@ export const monitoringRoutes = {
     params: connectionIdParams,
     query: monitoringPageQuery,
     responses: { 200: listRejectionsResponse },
-    access: table,
+    access: listing,
   },
   'GET /api/connections/{connection_id}/failed-deliveries': {
     entry: 'functions/monitoring/failed-deliveries.ts',
@@ -33,7 +33,7 @@ export const monitoringRoutes = {
     params: connectionIdParams,
     query: monitoringPageQuery,
     responses: { 200: listFailedDeliveriesResponse },
-    access: table,
+    access: listing,
   },
   'POST /api/connections/{connection_id}/failed-deliveries/redrive': {
     entry: 'functions/monitoring/redrive.ts',
@@ -67,6 +67,6 @@ export const monitoringRoutes = {
     params: dataSetIdParams,
     query: monitoringPageQuery,
     responses: { 200: listRunsResponse },
-    access: table,
+    access: listing,
   },
 } as const satisfies Record<string, RouteSpec>;

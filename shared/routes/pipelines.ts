@@ -12,7 +12,7 @@ import {
   triggerResponse,
   updateDefinitionBody,
 } from '../http/schemas/pipelines.ts';
-import { type RouteSpec, table, tableWrite } from './spec.ts';
+import { listing, type RouteSpec, table, tableWrite } from './spec.ts';
 
 export const pipelineRoutes = {
   'GET /api/pipelines': {
@@ -23,7 +23,7 @@ export const pipelineRoutes = {
     tag: 'Pipelines',
     query: listPipelinesQuery,
     responses: { 200: listPipelinesResponse },
-    access: table,
+    access: listing,
   },
   'POST /api/pipelines': {
     entry: 'functions/pipelines/create.ts',

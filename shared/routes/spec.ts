@@ -34,8 +34,12 @@ export interface RouteSpec {
   function?: FunctionSettings;
 }
 
-/** Access presets: most routes only read the table, or read and write it; `sealing` also uses the secrets key. */
+/**
+ * Access presets: most routes only read the table, or read and write it; `listing` also issues and
+ * checks list cursors; `sealing` also uses the secrets key.
+ */
 export const table = { table: 'read' } as const satisfies Access;
+export const listing = { table: 'read', cursorKey: true } as const satisfies Access;
 export const tableWrite = { table: 'readWrite' } as const satisfies Access;
 export const sealing = { table: 'readWrite', secretsKey: true } as const satisfies Access;
 

@@ -14,7 +14,7 @@ import {
   tenantIdParams,
   updateObjectStoreOptionsBody,
 } from '../http/schemas/tenants.ts';
-import { type RouteSpec, sealing, table, tableWrite } from './spec.ts';
+import { listing, type RouteSpec, sealing, table, tableWrite } from './spec.ts';
 
 export const tenantRoutes = {
   'GET /api/tenants': {
@@ -25,7 +25,7 @@ export const tenantRoutes = {
     tag: 'Tenants',
     query: listTenantsQuery,
     responses: { 200: listTenantsResponse },
-    access: table,
+    access: listing,
   },
   'POST /api/tenants': {
     entry: 'functions/tenants/create.ts',
@@ -76,7 +76,7 @@ export const tenantRoutes = {
     params: tenantIdParams,
     query: listObjectStoresQuery,
     responses: { 200: listObjectStoresResponse },
-    access: table,
+    access: listing,
   },
   'POST /api/tenants/{tenant_id}/register-object-store': {
     entry: 'functions/tenants/register-object-store.ts',

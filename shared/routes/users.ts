@@ -15,7 +15,7 @@ import {
   user,
   userIdParams,
 } from '../http/schemas/users.ts';
-import { type RouteSpec, table, tableWrite } from './spec.ts';
+import { listing, type RouteSpec, table, tableWrite } from './spec.ts';
 
 export const userRoutes = {
   'GET /api/users': {
@@ -26,7 +26,7 @@ export const userRoutes = {
     tag: 'Users',
     query: listUsersQuery,
     responses: { 200: listUsersResponse },
-    access: table,
+    access: listing,
   },
   'POST /api/users': {
     entry: 'functions/users/create.ts',
@@ -120,7 +120,7 @@ export const userRoutes = {
     params: userIdParams,
     query: listApiKeysQuery,
     responses: { 200: listApiKeysResponse },
-    access: table,
+    access: listing,
   },
   'DELETE /api/users/{user_id}/api-keys/{api_key_id}': {
     entry: 'functions/users/revoke-api-key.ts',

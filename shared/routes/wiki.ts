@@ -7,7 +7,7 @@ import {
   wikiPathParams,
   wikiScopeQuery,
 } from '../http/schemas/wiki.ts';
-import { type RouteSpec, table, tableWrite } from './spec.ts';
+import { listing, type RouteSpec, table, tableWrite } from './spec.ts';
 
 export const wikiRoutes = {
   'GET /api/wiki-documents': {
@@ -18,7 +18,7 @@ export const wikiRoutes = {
     tag: 'Wiki',
     query: listWikiQuery,
     responses: { 200: listWikiResponse },
-    access: table,
+    access: listing,
   },
   'GET /api/wiki-documents/{path+}': {
     entry: 'functions/wiki/get.ts',

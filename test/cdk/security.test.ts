@@ -133,7 +133,14 @@ describe('least privilege', () => {
     expect(actions.includes('s3:GetObject')).toBe(Boolean(access.platformBucket));
     expect(actions.includes('s3:PutObject')).toBe(access.platformBucket === 'readWrite');
     expect(actions.includes('sts:AssumeRole')).toBe(Boolean(access.tenantStores));
-    expect(actions.includes('secretsmanager:GetSecretValue')).toBe(Boolean(access.secretsKey));
+    // Each key is its own secret: a function that only lists never holds the key that opens stored secrets.
+    const secretReads = text(
+      statements.filter((statement) => list(statement.Action).includes('secretsmanager:GetSecretValue')),
+    );
+    expect({ secretsKey: /SecretsKey/.test(secretReads), cursorKey: /CursorKey/.test(secretReads) }).toEqual({
+      secretsKey: Boolean(access.secretsKey),
+      cursorKey: Boolean(access.cursorKey),
+    });
 
     const sqs = text(
       statements.filter((statement) => list(statement.Action).some((action) => action.startsWith('sqs:'))),
@@ -179,6 +186,22 @@ describe('tenant stores', () => {
       expect(policy).toContain('arn:aws:iam::123456789012:role/tributary-writer');
       expect(policy).not.toContain('arn:aws:iam::*:role/*');
     }
+  });
+
+  it('accepts no custom store endpoint unless the operator lists some, and then tells every function', () => {
+    const environments = (synthesized: ReturnType<typeof synthesizeApp>) =>
+      synthesized.nestedTemplates.flatMap((template) =>
+        Object.values(template.findResources('AWS::Lambda::Function')).map(
+          (fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, string>,
+        ),
+      );
+    expect(environments(synthesizeApp()).filter((env) => 'ALLOWED_STORE_ENDPOINTS' in env)).toEqual([]);
+    const allowed = environments(
+      synthesizeApp({ allowedStoreEndpoints: ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'] }),
+    );
+    expect(allowed.length).toBeGreaterThan(0);
+    for (const env of allowed)
+      expect(env.ALLOWED_STORE_ENDPOINTS).toBe('*.r2.cloudflarestorage.com,minio.example.com:9000');
   });
 
   it('passes the ingest limit to the ingest function, and refuses one API Gateway and Lambda cannot carry', () => {

@@ -15,5 +15,6 @@ export function useServiceEnvironment(): void {
     S3_FORCE_PATH_STYLE: 'true',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'WARN',
+    ALLOWED_STORE_ENDPOINTS: 'loopback',
   });
 }

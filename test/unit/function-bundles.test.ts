@@ -17,7 +17,7 @@ function allowedClients(fn: FunctionEntry): string[] {
     ...(Object.keys(access.queues ?? {}).length > 0 ? ['client-sqs'] : []),
     ...(access.platformBucket || access.tenantStores ? ['client-s3'] : []),
     ...(access.tenantStores ? ['client-sts'] : []),
-    ...(access.secretsKey ? ['client-secrets-manager'] : []),
+    ...(access.secretsKey || access.cursorKey ? ['client-secrets-manager'] : []),
   ];
 }
 

@@ -41,6 +41,13 @@ describe('the route table', () => {
     }
   });
 
+  it('lets exactly the routes that page with a cursor hold the cursor key', () => {
+    for (const [key, spec] of entries) {
+      const pages = Boolean(spec.query && 'cursor' in spec.query.shape);
+      expect({ key, cursorKey: Boolean(spec.access.cursorKey) }).toEqual({ key, cursorKey: pages });
+    }
+  });
+
   it('keeps the not-found, consumer and schedule handlers on disk too', () => {
     const others = [
       notFoundRoute.entry,

@@ -9,7 +9,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type MetricKey, metricCatalogue, type Sample } from '../../domain/observability/metric-catalogue.ts';
-import { db, queryPage, table } from './table.ts';
+import { db, queryAll, table } from './table.ts';
 
 const shards = 8;
 
@@ -95,20 +95,15 @@ export function addToCounter(metric: MetricKey, labels: Record<string, string>, 
 /** Every series of one metric, shards summed. */
 export async function readCounter(metric: MetricKey): Promise<Sample[]> {
   const totals = new Map<string, Sample>();
-  let cursor: string | undefined;
-  do {
-    const page = await queryPage<{ labels: Record<string, string>; value: number }>(
-      { partition: counterKeys.partition(metric) },
-      { limit: 1000, cursor },
-    );
-    for (const item of page.items) {
-      const key = canonicalLabels(item.labels);
-      const sample = totals.get(key) ?? { labels: item.labels, value: 0 };
-      sample.value += Number(item.value);
-      totals.set(key, sample);
-    }
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
+  const items = await queryAll<{ labels: Record<string, string>; value: number }>({
+    partition: counterKeys.partition(metric),
+  });
+  for (const item of items) {
+    const key = canonicalLabels(item.labels);
+    const sample = totals.get(key) ?? { labels: item.labels, value: 0 };
+    sample.value += Number(item.value);
+    totals.set(key, sample);
+  }
   return [...totals.values()];
 }
 
@@ -122,22 +117,16 @@ export interface SourceSeries {
 /** Every counter series of one source (for its connection's stats), shards summed, latest time kept. */
 export async function readSourceCounters(sourceId: string): Promise<SourceSeries[]> {
   const totals = new Map<string, SourceSeries>();
-  let cursor: string | undefined;
-  do {
-    const page = await queryPage<{
-      metric: MetricKey;
-      labels: Record<string, string>;
-      value: number;
-      last_at?: string;
-    }>({ index: 'gsi1', partition: counterKeys.bySource(sourceId) }, { limit: 1000, cursor });
-    for (const item of page.items) {
-      const key = `${item.metric}|${canonicalLabels(item.labels)}`;
-      const series = totals.get(key) ?? { metric: item.metric, labels: item.labels, value: 0, lastAt: null };
-      series.value += Number(item.value);
-      if (item.last_at && (!series.lastAt || item.last_at > series.lastAt)) series.lastAt = item.last_at;
-      totals.set(key, series);
-    }
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
+  const items = await queryAll<{ metric: MetricKey; labels: Record<string, string>; value: number; last_at?: string }>({
+    index: 'gsi1',
+    partition: counterKeys.bySource(sourceId),
+  });
+  for (const item of items) {
+    const key = `${item.metric}|${canonicalLabels(item.labels)}`;
+    const series = totals.get(key) ?? { metric: item.metric, labels: item.labels, value: 0, lastAt: null };
+    series.value += Number(item.value);
+    if (item.last_at && (!series.lastAt || item.last_at > series.lastAt)) series.lastAt = item.last_at;
+    totals.set(key, series);
+  }
   return [...totals.values()];
 }

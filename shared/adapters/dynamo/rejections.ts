@@ -7,9 +7,9 @@
  */
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { intEnv } from '../../config.ts';
-import { invalid } from '../../domain/errors.ts';
 import type { Rejection } from '../../domain/monitoring/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { openCursor, sealCursor } from './cursors.ts';
 import { db, table } from './table.ts';
 
 const lifetimeSeconds = 7 * 86400;
@@ -51,12 +51,8 @@ export async function recordRejection(sourceId: string, rejection: Rejection): P
 
 /** Newest first; the cursor is the sequence number to continue below. */
 export async function listRejections(sourceId: string, page: PageRequest): Promise<Page<Rejection>> {
-  let before = Number.POSITIVE_INFINITY;
-  if (page.cursor) {
-    before = Number(Buffer.from(page.cursor, 'base64url').toString('utf8'));
-    if (!Number.isSafeInteger(before))
-      throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
-  }
+  const list = `rejections|${sourceId}`;
+  const before = page.cursor ? Number(await openCursor(list, page.cursor)) : Number.POSITIVE_INFINITY;
   const items: (Rejection & { seq: number; expires_at: number })[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -85,6 +81,6 @@ export async function listRejections(sourceId: string, page: PageRequest): Promi
       payload_size,
       headers,
     })),
-    nextCursor: live.length > page.limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null,
+    nextCursor: live.length > page.limit && last ? await sealCursor(list, last.seq) : null,
   };
 }

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config.ts';
-import { invalid } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { openCursor, sealCursor } from './cursors.ts';
 import { globalIndexes, type IndexName, keyAttributes } from './table-schema.ts';
 
 /** One document client per process; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB when set. */
@@ -21,32 +21,6 @@ function keyNames(index?: IndexName): string[] {
   return [keyAttributes.partition, keyAttributes.sort, definition.partition, definition.sort];
 }
 
-function encodeCursor(key: Key): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-/**
- * Cursors are opaque to clients but not trusted: a cursor must decode to a key of the very partition
- * being listed, so a crafted cursor can neither reach another partition nor cause a 500.
- */
-function decodeCursor(cursor: string, partitionAttribute: string, partitionValue: string, names: string[]): Key {
-  const fail = () => invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw fail();
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw fail();
-  const entries = Object.entries(parsed);
-  const valid =
-    entries.length === names.length &&
-    entries.every(([name, value]) => names.includes(name) && typeof value === 'string') &&
-    (parsed as Key)[partitionAttribute] === partitionValue;
-  if (!valid) throw fail();
-  return parsed as Key;
-}
-
 export interface QueryPageInput {
   index?: IndexName;
   partition: string;
@@ -56,20 +30,26 @@ export interface QueryPageInput {
   consistent?: boolean;
 }
 
+/** The list a cursor belongs to: the index and partition it pages through. */
+const listOf = (input: QueryPageInput) => `${input.index ?? 'table'}|${input.partition}`;
+
 /**
- * One page of a partition, in sort-key order. With a filter, DynamoDB applies `Limit` before
- * filtering, so this keeps reading (a bounded number of rounds) until the page is full.
+ * Up to `limit` items of a partition from `startKey` on, in sort-key order, and the key to continue
+ * from. With a filter, DynamoDB applies `Limit` before filtering, so this keeps reading (a bounded
+ * number of rounds) until the page is full.
  */
-export async function queryPage<T>(input: QueryPageInput, page: PageRequest): Promise<Page<T>> {
+async function queryKeys(
+  input: QueryPageInput,
+  limit: number,
+  from: Key | undefined,
+): Promise<{ items: Record<string, unknown>[]; nextKey: Key | undefined }> {
   const index = input.index ? globalIndexes.find((candidate) => candidate.name === input.index) : undefined;
   const partitionAttribute = index ? index.partition : keyAttributes.partition;
   const sortAttribute = index ? index.sort : keyAttributes.sort;
-  const names = keyNames(input.index);
-  let startKey = page.cursor ? decodeCursor(page.cursor, partitionAttribute, input.partition, names) : undefined;
-
   const items: Record<string, unknown>[] = [];
-  const maxRounds = input.filter ? 10 : 1;
+  let startKey = from;
   let lastEvaluated: Key | undefined;
+  const maxRounds = input.filter ? 10 : 1;
   for (let round = 0; round < maxRounds; round++) {
     const request: QueryCommandInput = {
       TableName: table(),
@@ -89,22 +69,46 @@ export async function queryPage<T>(input: QueryPageInput, page: PageRequest): Pr
       ScanIndexForward: !input.newestFirst,
       ConsistentRead: input.index ? undefined : (input.consistent ?? true),
       ExclusiveStartKey: startKey,
-      Limit: page.limit + 1 - items.length,
+      Limit: limit + 1 - items.length,
     };
     const result = await db.send(new QueryCommand(request));
     items.push(...((result.Items ?? []) as Record<string, unknown>[]));
     lastEvaluated = result.LastEvaluatedKey as Key | undefined;
-    if (items.length > page.limit || !lastEvaluated) break;
+    if (items.length > limit || !lastEvaluated) break;
     startKey = lastEvaluated;
   }
-
-  if (items.length > page.limit) {
-    const visible = items.slice(0, page.limit);
+  if (items.length > limit) {
+    const visible = items.slice(0, limit);
     const last = visible[visible.length - 1] as Record<string, string>;
-    const key = Object.fromEntries(names.map((name) => [name, last[name] as string]));
-    return { items: visible as T[], nextCursor: encodeCursor(key) };
+    return {
+      items: visible,
+      nextKey: Object.fromEntries(keyNames(input.index).map((name) => [name, last[name] as string])),
+    };
   }
-  return { items: items as T[], nextCursor: lastEvaluated ? encodeCursor(lastEvaluated) : null };
+  return { items, nextKey: lastEvaluated };
+}
+
+/**
+ * One page of a list, for a client: the cursor it continues from must be one this list issued
+ * (shared/adapters/dynamo/cursors.ts), so no crafted key ever reaches DynamoDB.
+ */
+export async function queryPage<T>(input: QueryPageInput, page: PageRequest): Promise<Page<T>> {
+  const list = listOf(input);
+  const from = page.cursor ? ((await openCursor(list, page.cursor)) as Key) : undefined;
+  const { items, nextKey } = await queryKeys(input, page.limit, from);
+  return { items: items as T[], nextCursor: nextKey ? await sealCursor(list, nextKey) : null };
+}
+
+/** Every item of a partition, for the service's own use (no cursor leaves the function). */
+export async function queryAll<T>(input: QueryPageInput): Promise<T[]> {
+  const all: T[] = [];
+  let from: Key | undefined;
+  do {
+    const page = await queryKeys(input, 1000, from);
+    all.push(...(page.items as T[]));
+    from = page.nextKey;
+  } while (from);
+  return all;
 }
 
 export function isConditionFailure(error: unknown): boolean {

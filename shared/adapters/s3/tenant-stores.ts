@@ -1,9 +1,12 @@
 /**
  * Tenants' own object stores. A client per store, from its sealed options: static keys, or a role
  * in the tenant's account assumed with its external id, or (neither) the platform's own
- * credentials; a custom endpoint (any S3-compatible store) implies path-style addressing unless
- * the options say otherwise. Clients are cached per store version, so changed options take effect
- * on the next use.
+ * credentials. A custom endpoint (any S3-compatible store) implies path-style addressing unless
+ * the options say otherwise; it is reached only while the deployment accepts it
+ * (ALLOWED_STORE_ENDPOINTS, checked at every use), and never with the platform's credentials: a
+ * store with an endpoint and no keys or role is reached anonymously (unsigned requests).
+ * Clients are cached per store version, so changed options take effect on the next use.
+ * Every failure leaves here as a StoreFailure: a category and S3 error code, nothing the store said.
  */
 import {
   DeleteObjectsCommand,
@@ -18,11 +21,16 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { config } from '../../config.ts';
 import type { TableStorage } from '../../domain/delta/commit.ts';
-import type { ObjectStoreOptions, StoredObjectStore } from '../../domain/tenants/object-stores.ts';
+import {
+  endpointAllowed,
+  type ObjectStoreOptions,
+  type StoredObjectStore,
+} from '../../domain/tenants/object-stores.ts';
+import { StoreFailure, storeFailureOf } from '../../domain/tenants/store-failures.ts';
 import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
 import { secretBox } from '../secret-box.ts';
 
-const clients = new Map<string, S3Client>();
+const clients = new Map<string, { client: S3Client; endpoint: string | undefined; anonymous: boolean }>();
 let sts: Promise<STSClient> | undefined;
 
 /** STS only for stores reached through a role: loaded on first use, once per instance. */
@@ -76,19 +84,45 @@ export function clientConfig(options: ObjectStoreOptions, sessionName: string): 
     };
   } else if (options.role_arn) {
     settings.credentials = assumedRole(options, sessionName);
+  } else if (isAnonymous(options)) {
+    // Empty credentials, so the default chain (the platform's own) is never resolved, and no signature.
+    settings.credentials = { accessKeyId: '', secretAccessKey: '' };
+    settings.signer = { sign: async (request) => request };
   }
   return settings;
 }
 
-async function clientFor(store: StoredObjectStore): Promise<S3Client> {
+/** A custom endpoint without keys or a role: reached without credentials, never with the platform's. */
+function isAnonymous(options: ObjectStoreOptions): boolean {
+  return Boolean(options.endpoint) && !(options.access_key_id && options.secret_access_key) && !options.role_arn;
+}
+
+async function clientFor(store: StoredObjectStore) {
   const cacheKey = `${store.object_store_id}:${store.updated_at}`;
-  let client = clients.get(cacheKey);
-  if (!client) {
+  let entry = clients.get(cacheKey);
+  if (!entry) {
     const options = await openObjectStoreOptions(secretBox, store);
-    client = new S3Client(clientConfig(options, `tributary-${store.tenant_id}`));
-    clients.set(cacheKey, client);
+    entry = {
+      client: new S3Client(clientConfig(options, `tributary-${store.tenant_id}`)),
+      endpoint: options.endpoint,
+      anonymous: isAnonymous(options),
+    };
+    clients.set(cacheKey, entry);
   }
-  return client;
+  // Checked at every use: a store registered before the deployment stopped accepting its endpoint is not reached.
+  if (entry.endpoint !== undefined && !endpointAllowed(entry.endpoint, config.allowedStoreEndpoints())) {
+    throw new StoreFailure('ENDPOINT_NOT_ALLOWED');
+  }
+  return entry;
+}
+
+/** A request to the tenant's store; whatever it throws becomes a StoreFailure. */
+async function reach<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    throw storeFailureOf(error);
+  }
 }
 
 export function parseLocation(location: string): { bucket: string; prefix: string } {
@@ -104,34 +138,42 @@ export interface TableLocation extends TableStorage {
 
 /** A Delta table's directory in a tenant store, addressed by keys relative to the table root. */
 export async function tableLocation(store: StoredObjectStore, location: string): Promise<TableLocation> {
-  const client = await clientFor(store);
+  const { client, anonymous } = await clientFor(store);
   const { bucket, prefix } = parseLocation(location);
   const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
   return {
     async put(relativeKey, body, contentType) {
       const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: keyOf(relativeKey),
-          Body: bytes,
-          ContentType: contentType,
-          ContentLength: bytes.length,
-        }),
+      await reach(() =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: keyOf(relativeKey),
+            Body: bytes,
+            ContentType: contentType,
+            ContentLength: bytes.length,
+          }),
+        ),
       );
     },
-    async get(relativeKey) {
-      const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }));
-      return Buffer.from(await (result.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+    get(relativeKey) {
+      return reach(async () => {
+        const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }));
+        return Buffer.from(
+          await (result.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+        );
+      });
     },
     async delete(relativeKeys) {
       for (let i = 0; i < relativeKeys.length; i += 1000) {
         const chunk = relativeKeys.slice(i, i + 1000);
-        await client.send(
-          new DeleteObjectsCommand({
-            Bucket: bucket,
-            Delete: { Objects: chunk.map((key) => ({ Key: keyOf(key) })), Quiet: true },
-          }),
+        await reach(() =>
+          client.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: chunk.map((key) => ({ Key: keyOf(key) })), Quiet: true },
+            }),
+          ),
         );
       }
     },
@@ -139,8 +181,10 @@ export async function tableLocation(store: StoredObjectStore, location: string):
       const found: { key: string; size: number }[] = [];
       let token: string | undefined;
       do {
-        const result = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(relativePrefix), ContinuationToken: token }),
+        const result = await reach(() =>
+          client.send(
+            new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(relativePrefix), ContinuationToken: token }),
+          ),
         );
         for (const object of result.Contents ?? []) {
           found.push({ key: (object.Key ?? '').slice(prefix ? prefix.length + 1 : 0), size: Number(object.Size ?? 0) });
@@ -149,10 +193,21 @@ export async function tableLocation(store: StoredObjectStore, location: string):
       } while (token);
       return found;
     },
-    presignGet(relativeKey, expiresInSeconds) {
-      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }), {
-        expiresIn: expiresInSeconds,
-      });
+    async presignGet(relativeKey, expiresInSeconds) {
+      const url = new URL(
+        await reach(() =>
+          getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }), {
+            expiresIn: expiresInSeconds,
+          }),
+        ),
+      );
+      // An anonymous store is read without a signature: the object's own address.
+      if (anonymous) {
+        for (const name of [...url.searchParams.keys()]) {
+          if (name.toLowerCase().startsWith('x-amz-')) url.searchParams.delete(name);
+        }
+      }
+      return url.toString();
     },
   };
 }

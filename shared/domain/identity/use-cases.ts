@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Role } from '../authorization.ts';
-import { conflict, invalid, notFound } from '../errors.ts';
+import { conflict, forbidden, invalid, notFound } from '../errors.ts';
 import { mapPage, type Page, type PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
@@ -61,7 +61,7 @@ export async function getUserByEmail(deps: Deps, principal: Principal, email: st
 /**
  * Create a user.
  * Input: email, password, role, tenant_id. Output: the new user.
- *  1. A PlatformAdmin user belongs to no tenant, and only a PlatformAdmin creates one.
+ *  1. A PlatformAdmin user belongs to no tenant, and only a PlatformAdmin creates one (403 for anyone else).
  *  2. A tenant user belongs to an existing, writable tenant the caller may see (a TenantAdmin's own by default).
  *  3. The password is hashed with scrypt; the email is claimed case-insensitively (409 when taken).
  */
@@ -73,10 +73,7 @@ export async function createUser(
 ): Promise<User> {
   let tenant: { tenant_id: string; name: string; slug: string } | null = null;
   if (input.role === 'PlatformAdmin') {
-    if (principal.kind !== 'platform')
-      throw invalid('Only a PlatformAdmin can create PlatformAdmin users', [
-        { path: 'role', message: 'Not allowed for this caller' },
-      ]);
+    if (principal.kind !== 'platform') throw forbidden('Only a PlatformAdmin creates PlatformAdmin users');
     if (input.tenant_id)
       throw invalid('A PlatformAdmin user belongs to no tenant', [
         { path: 'tenant_id', message: 'Must be absent for PlatformAdmin' },
@@ -119,9 +116,10 @@ async function changeUser(
 }
 
 /**
- * Change a user's role. A tenant user keeps a tenant role and a PlatformAdmin stays one (the role
- * cannot move a user in or out of a tenant); nobody changes their own role, so that the last
- * administrator cannot lock a tenant out by accident.
+ * Change a user's role. Nobody changes their own role (403), so that the last administrator cannot
+ * lock a tenant out by accident, and only a PlatformAdmin gives the PlatformAdmin role (403). A
+ * tenant user keeps a tenant role and a PlatformAdmin stays one (the role cannot move a user in or
+ * out of a tenant: 400).
  */
 export function changeRole(
   deps: Deps,
@@ -136,7 +134,10 @@ export function changeRole(
     userId,
     'write',
     (user) => {
-      if (user.user_id === principal.userId) throw conflict('You cannot change your own role');
+      if (user.user_id === principal.userId) throw forbidden('Nobody changes their own role');
+      if (role === 'PlatformAdmin' && principal.kind !== 'platform') {
+        throw forbidden('Only a PlatformAdmin gives the PlatformAdmin role');
+      }
       if ((user.role === 'PlatformAdmin') !== (role === 'PlatformAdmin')) {
         throw invalid('The role cannot move a user into or out of a tenant', [
           { path: 'role', message: `Not allowed for a ${user.role}` },

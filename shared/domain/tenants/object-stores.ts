@@ -72,8 +72,39 @@ export function normalizeBaseUrl(baseUrl: string): string {
   return prefix ? `s3://${bucket}/${prefix}` : `s3://${bucket}`;
 }
 
-/** Checks option values as a set; messages name the key, never the value. */
-export function validateOptions(options: ObjectStoreOptions): void {
+/**
+ * Whether the deployment accepts a custom store endpoint. `allowed` lists host patterns: `minio.internal`
+ * or `minio.internal:9000` (that host, on any port or that one), `*.r2.cloudflarestorage.com` (its
+ * subdomains), and `loopback` (localhost, 127.0.0.0/8, ::1: local mode's stand-ins). Hosts compare as
+ * the URL parser normalises them, so `http://0x7f.1` is 127.0.0.1 and `HTTP://MinIO` is minio.
+ * Nothing is accepted when the list is empty, which it is on AWS unless the operator says otherwise.
+ */
+export function endpointAllowed(endpoint: string, allowed: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.toLowerCase();
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const loopback = host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return allowed.some((pattern) => {
+    const entry = pattern.trim().toLowerCase();
+    if (entry === 'loopback') return loopback;
+    const match = /^(\*\.)?([^:*\s]+|\[[0-9a-f:.]+\])(?::(\d+))?$/.exec(entry);
+    if (!match) return false;
+    const [, wildcard, name = '', wantedPort] = match;
+    if (wantedPort && wantedPort !== port) return false;
+    return wildcard ? host.endsWith(`.${name}`) : host === name;
+  });
+}
+
+/**
+ * Checks option values as a set; messages name the key, never the value. A custom endpoint must be
+ * one the deployment accepts (`allowedEndpoints`, see endpointAllowed).
+ */
+export function validateOptions(options: ObjectStoreOptions, allowedEndpoints: readonly string[]): void {
   const issues: { path: string; message: string }[] = [];
   const check = (key: ObjectStoreOptionKey, ok: boolean, message: string) => {
     if (options[key] !== undefined && !ok) issues.push({ path: `options.${key}`, message });
@@ -91,6 +122,13 @@ export function validateOptions(options: ObjectStoreOptions): void {
     })(),
     'Must be an http(s) URL without credentials',
   );
+  const endpointWellFormed = !issues.some((issue) => issue.path === 'options.endpoint');
+  if (options.endpoint !== undefined && endpointWellFormed && !endpointAllowed(options.endpoint, allowedEndpoints)) {
+    issues.push({
+      path: 'options.endpoint',
+      message: 'This deployment does not accept this endpoint (the operator lists the ones it accepts)',
+    });
+  }
   check(
     'force_path_style',
     options.force_path_style === 'true' || options.force_path_style === 'false',

@@ -96,15 +96,23 @@ function sortedKeys(options: ObjectStoreOptions): string[] {
   return Object.keys(options).sort();
 }
 
+/** What registering or changing a store's options needs besides the repositories. */
+export interface StoreOptionDeps {
+  secrets: SecretBox;
+  /** The custom endpoints the deployment accepts now (host patterns). */
+  allowedStoreEndpoints(): readonly string[];
+}
+
 /**
  * Register an object store.
  * Input: base_url, name, options. Output: the new store.
  *  1. The tenant must be visible and writable; at most 20 stores per tenant.
- *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent.
+ *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent, and a
+ *     custom endpoint is one the deployment accepts.
  *  3. Option values are sealed before they are stored; the first store becomes the default.
  */
 export async function registerObjectStore(
-  deps: Pick<TenantRepository, 'getTenant'> & ObjectStoreRepository & { secrets: SecretBox },
+  deps: Pick<TenantRepository, 'getTenant'> & ObjectStoreRepository & StoreOptionDeps,
   principal: Principal,
   tenantId: string,
   input: { base_url: string; name: string; options: ObjectStoreOptions },
@@ -112,7 +120,7 @@ export async function registerObjectStore(
 ): Promise<ObjectStore> {
   await tenantFor(deps, principal, tenantId, 'write');
   const baseUrl = normalizeBaseUrl(input.base_url);
-  validateOptions(input.options);
+  validateOptions(input.options, deps.allowedStoreEndpoints());
   if ((await deps.countObjectStores(tenantId)) >= maxObjectStoresPerTenant) {
     throw conflict(`A tenant registers at most ${maxObjectStoresPerTenant} object stores`);
   }
@@ -157,14 +165,15 @@ export async function selectDefaultObjectStore(
 /** Replaces the whole set of options (a key left out is removed), sealed like at registration. */
 export async function updateObjectStoreOptions(
   deps: Pick<TenantRepository, 'getTenant'> &
-    Pick<ObjectStoreRepository, 'replaceObjectStoreOptions'> & { secrets: SecretBox },
+    Pick<ObjectStoreRepository, 'replaceObjectStoreOptions'> &
+    StoreOptionDeps,
   principal: Principal,
   tenantId: string,
   input: { object_store_id: string; options: ObjectStoreOptions },
   now = new Date(),
 ): Promise<void> {
   await tenantFor(deps, principal, tenantId, 'write');
-  validateOptions(input.options);
+  validateOptions(input.options, deps.allowedStoreEndpoints());
   const sealed = await deps.secrets.seal(
     JSON.stringify(input.options),
     optionsContext(tenantId, input.object_store_id),

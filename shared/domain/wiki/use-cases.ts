@@ -1,7 +1,8 @@
 /**
  * Wiki documents: text addressed by path, in the platform-global scope or a tenant's.
  * Everyone reads global documents; a tenant's documents are its own; only a PlatformAdmin writes
- * global ones. A path is 1–512 characters, may contain '/', and has no empty, '.' or '..' segment.
+ * global ones. A path is 1–512 characters and at most 1,000 bytes of UTF-8 (it is part of a DynamoDB
+ * sort key, itself at most 1,024 bytes), may contain '/', and has no empty, '.' or '..' segment.
  */
 import { randomUUID } from 'node:crypto';
 import { forbidden, invalid, notFound, tooLarge } from '../errors.ts';
@@ -30,10 +31,13 @@ export interface WikiRepository {
 type Deps = WikiRepository & { getTenant(tenantId: string): Promise<Tenant | null> };
 
 export const maxContentBytes = 256 * 1024;
+export const maxPathCharacters = 512;
+export const maxPathBytes = 1000;
 
 export function validatePath(path: string): string {
   const fail = (message: string) => invalid('The document path is not valid', [{ path: 'path', message }]);
-  if (path.length < 1 || path.length > 512) throw fail('A path has 1 to 512 characters');
+  if (path.length < 1 || path.length > maxPathCharacters) throw fail('A path has 1 to 512 characters');
+  if (Buffer.byteLength(path, 'utf8') > maxPathBytes) throw fail('A path has at most 1,000 bytes of UTF-8');
   if (path.startsWith('/')) throw fail('A path does not start with /');
   if (path.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
     throw fail('A path has no empty, "." or ".." segments');
@@ -115,6 +119,12 @@ export async function listDocuments(
   principal: Principal,
   query: { tenant_id?: string | undefined; prefix?: string | undefined } & PageRequest,
 ) {
+  const prefix = query.prefix ?? '';
+  if (prefix.length > maxPathCharacters || Buffer.byteLength(prefix, 'utf8') > maxPathBytes) {
+    throw invalid('The prefix is not valid', [
+      { path: 'prefix', message: 'A prefix has at most 512 characters and 1,000 bytes of UTF-8' },
+    ]);
+  }
   const scope = await scopeOf(deps, principal, query.tenant_id, 'read');
-  return deps.listPaths(scope, query.prefix ?? '', query);
+  return deps.listPaths(scope, prefix, query);
 }

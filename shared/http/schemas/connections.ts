@@ -33,7 +33,9 @@ export const listConnectionsQuery = z.strictObject({ ...pageQuery });
 export const listConnectionsResponse = z.object({ connections: z.array(connection), next_cursor: nextCursor });
 export const regenerateTokenResponse = z.object({ ingest_token: z.string() });
 
-export const ingestParams = z.strictObject({ source_id: z.string().max(128) });
+export const ingestParams = z.strictObject({
+  source_id: z.string().describe('The source id (a UUID); anything else is an unknown source (404)'),
+});
 export const ingestQuery = z.strictObject({ feed: z.string().optional() });
 export const ingestAccepted = z.object({ message_id: id }).meta({ id: 'IngestAccepted' });
 
