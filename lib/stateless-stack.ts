@@ -115,8 +115,9 @@ export class StatelessStack extends Stack {
         'Every route authorises in its own function, before anything else: an API key checked against its hash in the table and the route’s permission (shared/http/api-handler.ts), or the source’s bearer token or signature on the ingest route. Public routes (live, health, openapi.json, docs, console) disclose nothing tenant-owned.',
     });
 
-    // The console function ships the console's script and stylesheet, built from source here.
-    buildConsole();
+    // The console function ships the console's script and stylesheet, built from source here
+    // whenever functions are bundled.
+    if (this.bundlingRequired) buildConsole();
     const byArea = new Map<string, [string, RouteSpec][]>();
     for (const [key, spec] of Object.entries(routes) as [string, RouteSpec][]) {
       byArea.set(spec.tag, [...(byArea.get(spec.tag) ?? []), [key, spec]]);
