@@ -269,15 +269,22 @@ export function connectionView(connectionId: string) {
                 { class: 'actions' },
                 el(
                   'button',
-                  { type: 'button', onclick: () => selected.size > 0 && confirmRedrive([...selected], selected.size) },
+                  {
+                    type: 'button',
+                    onclick: () =>
+                      selected.size > 0 &&
+                      confirmRedrive(
+                        [...selected],
+                        failed.failed_deliveries.filter((f) => selected.has(f.message_id)).length,
+                      ),
+                  },
                   'Redrive selected',
                 ),
                 el(
                   'button',
                   {
                     type: 'button',
-                    onclick: () =>
-                      confirmRedrive(undefined, new Set(failed.failed_deliveries.map((f) => f.message_id)).size),
+                    onclick: () => confirmRedrive(undefined, failed.failed_deliveries.length),
                   },
                   'Redrive all',
                 ),
@@ -317,7 +324,11 @@ export function connectionView(connectionId: string) {
                           {
                             type: 'button',
                             'aria-label': `Redrive ${f.message_id}`,
-                            onclick: () => confirmRedrive([f.message_id], 1),
+                            onclick: () =>
+                              confirmRedrive(
+                                [f.message_id],
+                                failed.failed_deliveries.filter((other) => other.message_id === f.message_id).length,
+                              ),
                           },
                           'Redrive',
                         ),

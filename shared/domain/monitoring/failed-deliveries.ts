@@ -67,7 +67,7 @@ export interface RedriveDeps {
  * that is not a failed delivery here). Each goes back on the ingest queue before its record is
  * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
  * The dead-letter queue delivers at least once, so one message may have several records (sharing
- * one kept envelope): it is requeued once, all its records go, and it counts once.
+ * one kept envelope): it is requeued once and all its records go. The count is of records, as listed.
  */
 export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
   const all = await deps.allFailedDeliveries(dataSetId);
@@ -86,5 +86,5 @@ export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: 
     await deps.requeue(await deps.loadEnvelope((records[0] as FailedDelivery).body_key));
     for (const failed of records) await deps.forget(failed);
   }
-  return byMessage.size;
+  return selected.length;
 }
