@@ -262,9 +262,10 @@ describe('the operator console', () => {
       expect(await look.page.getByRole('checkbox').count()).toBe(0);
       await checkAccessibility(look.page, 'connection-viewer');
       // A key that stops working sends the console back to the sign-in at its next call.
-      await api.delete(
-        `/api/users/${viewer.userId}/api-keys/${(await api.get<{ api_keys: { api_key_id: string }[] }>(`/api/users/${viewer.userId}/api-keys`)).body.api_keys[0]?.api_key_id}`,
-      );
+      const keys = await api.get<{ api_keys: { api_key_id: string }[] }>(`/api/users/${viewer.userId}/api-keys`);
+      expect(
+        (await api.delete(`/api/users/${viewer.userId}/api-keys/${keys.body.api_keys[0]?.api_key_id}`)).status,
+      ).toBe(204);
       await waitForText(look.page.getByRole('button'), /^Sign in$/, 15_000);
       await waitForText(look.page.getByRole('alert'), /^UNAUTHORIZED: /);
       expect(look.problems).toEqual([]);

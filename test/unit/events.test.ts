@@ -124,6 +124,33 @@ describe('reading events back from the table', () => {
     expect(lookup.flat()).toEqual([id(0)]);
   });
 
+  it('holds back an event an unread file could precede, and shows it on the next page in its place', async () => {
+    // Prepare: a file spanning 50 s to 115 s, fifteen files of one event (100 s to 114 s), and
+    // four files (57 s to 60 s) that one request's budget leaves unread.
+    const { deps } = table([
+      [event(0, 115), event(1, 50)],
+      ...Array.from({ length: 15 }, (_, k) => [event(100 + k, 100 + k)]),
+      ...Array.from({ length: 4 }, (_, k) => [event(57 + k, 57 + k)]),
+    ]);
+    // Act
+    const first = await readEvents(deps, { limit: 50 });
+    const all = (await allPages(deps, { limit: 50 })).flat();
+    // Assess: 50 s is not shown before 57–60 s are read.
+    expect(first.events.map((e) => e.message_id)).toEqual([
+      id(0),
+      ...Array.from({ length: 15 }, (_, k) => id(114 - k)),
+    ]);
+    expect(all).toEqual([
+      id(0),
+      ...Array.from({ length: 15 }, (_, k) => id(114 - k)),
+      id(60),
+      id(59),
+      id(58),
+      id(57),
+      id(1),
+    ]);
+  });
+
   it('shows the start of a large body and says it is cut', async () => {
     const big: StoredEvent = { ...event(1, 1), payload: Buffer.alloc(40_000, 'a').toString('base64') };
     const { deps } = table([[big]]);
