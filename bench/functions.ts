@@ -12,6 +12,7 @@ import * as esbuild from 'esbuild';
 import { esbuildSettings } from '#lib/bundling.ts';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
 import { type Access, consumers, schedules } from '#shared/topology.ts';
+import { buildConsole } from '../console/build.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -121,6 +122,7 @@ export function coldStart(outfile: string): ColdStart {
 export async function benchFunctions(samples = 10) {
   const base = path.join(root, '.bench', 'functions');
   rmSync(base, { recursive: true, force: true });
+  buildConsole();
   const rows: { name: string; kind: string; bytes: number; initMs: number; clients: string[]; parquet: boolean }[] = [];
   for (const [index, fn] of allFunctions().entries()) {
     const built = await bundle(fn, path.join(base, String(index)));

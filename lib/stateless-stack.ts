@@ -19,6 +19,7 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
+import { buildConsole } from '../console/build.ts';
 import { bindAccess } from './constructs/access.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
 import { type AlarmThresholds, Operations } from './constructs/operations.ts';
@@ -119,9 +120,12 @@ export class StatelessStack extends Stack {
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Every route authorises in its own function, before anything else: an API key checked against its hash in the table and the route’s permission (shared/http/api-handler.ts), or the source’s bearer token or signature on the ingest route. Public routes (live, health, openapi.json, docs) disclose nothing tenant-owned.',
+        'Every route authorises in its own function, before anything else: an API key checked against its hash in the table and the route’s permission (shared/http/api-handler.ts), or the source’s bearer token or signature on the ingest route. Public routes (live, health, openapi.json, docs, console) disclose nothing tenant-owned.',
     });
 
+    // The console function ships the console's script and stylesheet, built from source here
+    // whenever functions are bundled.
+    if (this.bundlingRequired) buildConsole();
     const byArea = new Map<string, [string, RouteSpec][]>();
     for (const [key, spec] of Object.entries(routes) as [string, RouteSpec][]) {
       byArea.set(spec.tag, [...(byArea.get(spec.tag) ?? []), [key, spec]]);

@@ -6,6 +6,7 @@
  */
 
 import { connectionRoutes } from './routes/connections.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { dataSetRoutes } from './routes/data-sets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { jobRoutes } from './routes/jobs.ts';
@@ -30,6 +31,7 @@ export {
 export const routeGroups = {
   statusRoutes,
   referenceRoutes,
+  consoleRoutes,
   tenantRoutes,
   userRoutes,
   connectionRoutes,
@@ -44,6 +46,7 @@ export const routeGroups = {
 export const routes = {
   ...statusRoutes,
   ...referenceRoutes,
+  ...consoleRoutes,
   ...tenantRoutes,
   ...userRoutes,
   ...connectionRoutes,

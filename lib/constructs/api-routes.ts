@@ -25,6 +25,7 @@ export class ApiRoutes extends Construct {
         description: `${key}: ${spec.summary}`,
         memoryMb: spec.function?.memoryMb,
         timeoutSeconds: spec.function?.timeoutSeconds,
+        assets: spec.function?.assets,
       });
       bindAccess(fn, { ...spec.access, recordsKeyUse: spec.auth === 'apiKey' }, props.resources);
       new HttpRoute(this, `${id}-Route`, {

@@ -9,6 +9,7 @@ export type Role = (typeof roles)[number];
 export type TenantRole = Exclude<Role, 'PlatformAdmin'>;
 
 export const permissions = [
+  'self.read',
   'platform.metrics',
   'tenants.create',
   'tenants.read',
@@ -34,6 +35,7 @@ export const permissions = [
 export type Permission = (typeof permissions)[number];
 
 const viewer: Permission[] = [
+  'self.read',
   'tenants.read',
   'object-stores.read',
   'users.read',

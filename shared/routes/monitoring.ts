@@ -3,6 +3,8 @@ import { connectionIdParams } from '../http/schemas/connections.ts';
 import { dataSetIdParams } from '../http/schemas/data-sets.ts';
 import {
   connectionStats,
+  eventsQuery,
+  listEventsResponse,
   listFailedDeliveriesResponse,
   listRejectionsResponse,
   listRunsResponse,
@@ -57,6 +59,19 @@ export const monitoringRoutes = {
     params: connectionIdParams,
     responses: { 200: connectionStats },
     access: table,
+  },
+  'GET /api/connections/{connection_id}/events': {
+    entry: 'functions/monitoring/events.ts',
+    auth: 'apiKey',
+    permission: 'connections.read',
+    summary:
+      'Accepted events read back from the data set, newest first, or by message id or time range (at most 16 files or 64 MiB of Parquet per request; the cursor goes on)',
+    tag: 'Monitoring',
+    params: connectionIdParams,
+    query: eventsQuery,
+    responses: { 200: listEventsResponse },
+    access: { table: 'read', tenantStores: true, secretsKey: true },
+    function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/runs': {
     entry: 'functions/monitoring/runs.ts',

@@ -2,6 +2,7 @@
 import {
   apiKeyParams,
   byEmailQuery,
+  caller,
   changeRoleBody,
   createApiKeyBody,
   createApiKeyResponse,
@@ -18,6 +19,15 @@ import {
 import { listing, type RouteSpec, table, tableWrite } from './spec.ts';
 
 export const userRoutes = {
+  'GET /api/me': {
+    entry: 'functions/users/me.ts',
+    auth: 'apiKey',
+    permission: 'self.read',
+    summary: 'The caller: its role, tenant, user, API key, and the permissions its role holds',
+    tag: 'Users',
+    responses: { 200: caller },
+    access: table,
+  },
   'GET /api/users': {
     entry: 'functions/users/list.ts',
     auth: 'apiKey',

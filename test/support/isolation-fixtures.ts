@@ -128,6 +128,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     }),
   },
   'GET /api/connections/{connection_id}/stats': connectionRoute('stats'),
+  'GET /api/connections/{connection_id}/events': connectionRoute('events'),
   'GET /api/data-sets/{data_set_id}/runs': {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/runs` }),
@@ -272,6 +273,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /metrics': { scope: 'global', build: async () => ({ path: '/metrics' }) },
   'GET /api/tenants': { scope: 'global', build: async () => ({ path: '/api/tenants' }) },
+  'GET /api/me': { scope: 'global', build: async () => ({ path: '/api/me' }) },
   'POST /api/tenants': {
     scope: 'global',
     build: async ({ helpers }) => ({ path: '/api/tenants', body: { name: helpers.unique('isolation') } }),

@@ -66,6 +66,8 @@ export interface RedriveDeps {
  * Redrive failed deliveries of a data set: all of them, or the message ids given (404 naming any
  * that is not a failed delivery here). Each goes back on the ingest queue before its record is
  * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
+ * The dead-letter queue delivers at least once, so one message may have several records (sharing
+ * one kept envelope): it is requeued once and all its records go. The count is of records, as listed.
  */
 export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
   const all = await deps.allFailedDeliveries(dataSetId);
@@ -77,9 +79,12 @@ export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: 
     const wanted = new Set(messageIds);
     selected = all.filter((failed) => wanted.has(failed.message_id));
   }
-  for (const failed of selected) {
-    await deps.requeue(await deps.loadEnvelope(failed.body_key));
-    await deps.forget(failed);
+  const byMessage = new Map<string, FailedDelivery[]>();
+  for (const failed of selected)
+    byMessage.set(failed.message_id, [...(byMessage.get(failed.message_id) ?? []), failed]);
+  for (const records of byMessage.values()) {
+    await deps.requeue(await deps.loadEnvelope((records[0] as FailedDelivery).body_key));
+    for (const failed of records) await deps.forget(failed);
   }
   return selected.length;
 }

@@ -51,3 +51,30 @@ export const run = z
   })
   .meta({ id: 'Run' });
 export const listRunsResponse = z.object({ runs: z.array(run), next_cursor: nextCursor });
+
+export const eventsQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+  cursor: pageQuery.cursor,
+  message_id: id.optional().meta({ description: 'Only the event with this message id' }),
+  from: timestamp.optional().meta({ description: 'Only events received at or after this time' }),
+  to: timestamp.optional().meta({ description: 'Only events received before this time' }),
+});
+
+export const event = z
+  .object({
+    message_id: id,
+    received_at: timestamp,
+    content_type: z.string().nullable(),
+    payload_size: z.number().int(),
+    payload: z.string().meta({
+      description:
+        'The body as received, base64: whole up to 32 KiB in lists and 1 MiB for a message id, else its start',
+    }),
+    payload_truncated: z.boolean(),
+  })
+  .meta({ id: 'Event' });
+export const listEventsResponse = z.object({
+  events: z.array(event),
+  next_cursor: nextCursor,
+  files_read: z.number().int().meta({ description: 'Parquet files this request read' }),
+});

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { roles } from '../../domain/authorization.ts';
+import { permissions, roles } from '../../domain/authorization.ts';
 import { userStatuses } from '../../domain/identity/model.ts';
 import { id, name, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
@@ -59,3 +59,13 @@ export const apiKey = z
   .meta({ id: 'ApiKey' });
 export const listApiKeysQuery = z.strictObject({ ...pageQuery });
 export const listApiKeysResponse = z.object({ api_keys: z.array(apiKey), next_cursor: nextCursor });
+
+export const caller = z
+  .object({
+    role: z.enum(roles),
+    tenant_id: id.nullable(),
+    user_id: id.nullable(),
+    api_key_id: z.string(),
+    permissions: z.array(z.enum(permissions)).meta({ description: "What the caller's role may do" }),
+  })
+  .meta({ id: 'Caller' });

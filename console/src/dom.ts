@@ -1,0 +1,111 @@
+/**
+ * Building the page: elements and text nodes only. Nothing here ever parses a string as HTML, so
+ * whatever a webhook sent (or an API error said) can only ever show as text.
+ */
+
+export type Child = Node | string | number | null | undefined | false | Child[];
+type Props = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (value === true) element.setAttribute(name, '');
+    else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (Array.isArray(child)) append(parent, child);
+    else if (child instanceof Node) parent.appendChild(child);
+    else if (child !== null && child !== undefined && child !== false)
+      parent.appendChild(document.createTextNode(String(child)));
+  }
+}
+
+export function replace(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  append(parent, children);
+}
+
+/** A table with a caption, column headers and one row per item (an empty table says so). */
+export function table<T>(
+  caption: string,
+  columns: { label: string; cell: (item: T) => Child; header?: boolean }[],
+  items: T[],
+  empty = 'None',
+): HTMLElement {
+  const body = items.length
+    ? items.map((item) =>
+        el(
+          'tr',
+          {},
+          columns.map((column) =>
+            column.header
+              ? el('th', { scope: 'row', 'data-label': column.label }, column.cell(item))
+              : el('td', { 'data-label': column.label }, column.cell(item)),
+          ),
+        ),
+      )
+    : [el('tr', {}, el('td', { colspan: columns.length, class: 'empty' }, empty))];
+  return el(
+    'div',
+    { class: 'table-wrap' },
+    el(
+      'table',
+      {},
+      el('caption', {}, caption),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          columns.map((column) => el('th', { scope: 'col' }, column.label)),
+        ),
+      ),
+      el('tbody', {}, body),
+    ),
+  );
+}
+
+export const when = (iso: string | null | undefined): string =>
+  iso
+    ? new Date(iso)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+    : '—';
+
+export function bytes(count: number): string {
+  if (count < 1024) return `${count} B`;
+  if (count < 1024 * 1024) return `${(count / 1024).toFixed(1)} KiB`;
+  return `${(count / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export function age(seconds: number | null): string {
+  if (seconds === null) return '—';
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
+}
+
+/** An error as the API words it. */
+export function errorBox(error: unknown): HTMLElement {
+  const { code, message, requestId } = error as { code?: string; message?: string; requestId?: string | null };
+  return el(
+    'div',
+    { class: 'error', role: 'alert' },
+    el('strong', {}, code ?? 'ERROR'),
+    ': ',
+    message ?? String(error),
+    requestId ? el('small', {}, ` (request ${requestId})`) : null,
+  );
+}

@@ -1,0 +1,96 @@
+/**
+ * Tributary's operator console: a hash-routed page over the same API, signed in with an API key
+ * that lives in sessionStorage only. Each view renders into <main> and may return a stop function
+ * (for its polling), called when the operator goes elsewhere.
+ */
+import { api, type Caller, session, whenUnauthorized } from './api.ts';
+import { el, errorBox, replace } from './dom.ts';
+import { connectionView } from './views/connection.ts';
+import { eventsView } from './views/events.ts';
+import { overviewView, tenantView } from './views/overview.ts';
+import { pipelinesView } from './views/pipelines.ts';
+import { signInView } from './views/sign-in.ts';
+
+export type Stop = () => void;
+export type View = (main: HTMLElement, caller: Caller) => Promise<Stop | undefined> | Stop | undefined;
+
+const routes: [RegExp, (match: RegExpExecArray) => View][] = [
+  [/^#\/connections\/([\w-]+)\/events$/, (match) => eventsView(match[1] as string)],
+  [/^#\/connections\/([\w-]+)$/, (match) => connectionView(match[1] as string)],
+  [/^#\/tenants\/([\w-]+)$/, (match) => tenantView(match[1] as string)],
+  [/^#\/pipelines$/, () => pipelinesView],
+  [/^(#\/?)?$/, () => overviewView],
+];
+
+const root = document.getElementById('app') as HTMLElement;
+let stop: Stop | undefined;
+let caller: Caller | null = null;
+
+function showSignIn(message?: { text: string; error: boolean }): void {
+  stop?.();
+  stop = undefined;
+  caller = null;
+  replace(
+    root,
+    signInView(message, async () => {
+      await render();
+    }),
+  );
+}
+
+whenUnauthorized((text) => showSignIn({ text, error: true }));
+
+function navigation(current: Caller): HTMLElement {
+  const link = (href: string, label: string) => {
+    const active = href === '#/' ? ['', '#', '#/'].includes(location.hash) : location.hash.startsWith(href);
+    return el('a', { href, 'aria-current': active ? 'page' : null }, label);
+  };
+  return el(
+    'header',
+    {},
+    el('span', { class: 'brand' }, 'Tributary'),
+    el('nav', { 'aria-label': 'Console' }, link('#/', 'Overview'), link('#/pipelines', 'Pipelines and jobs')),
+    el(
+      'span',
+      { class: 'who' },
+      `${current.role}${current.tenant_id ? ` · tenant ${current.tenant_id.slice(0, 8)}` : ''} `,
+      el(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            session.signOut();
+            showSignIn({ text: 'Signed out.', error: false });
+          },
+        },
+        'Sign out',
+      ),
+    ),
+  );
+}
+
+async function render(): Promise<void> {
+  stop?.();
+  stop = undefined;
+  if (!session.key()) return showSignIn();
+  try {
+    caller ??= await api<Caller>('api/me');
+  } catch (error) {
+    if (!session.key()) return; // a 401 already went back to the sign-in
+    replace(root, el('main', {}, errorBox(error)));
+    return;
+  }
+  const main = el('main', { id: 'main' });
+  replace(root, navigation(caller), main);
+  const [pattern, viewOf] =
+    routes.find(([pattern]) => pattern.test(location.hash)) ?? (routes.at(-1) as (typeof routes)[number]);
+  const view = viewOf(pattern.exec(location.hash) as RegExpExecArray);
+  try {
+    stop = (await view(main, caller)) ?? undefined;
+  } catch (error) {
+    if (session.key()) replace(main, errorBox(error));
+  }
+}
+
+window.addEventListener('hashchange', () => void render());
+void render();

@@ -1,0 +1,386 @@
+import { api, type Caller, type Connection, qs, type Stats } from '../api.ts';
+import { bytes, type Child, el, errorBox, replace, table, when } from '../dom.ts';
+import type { Stop } from '../main.ts';
+import { pollMs, statsCells } from './overview.ts';
+
+interface Security {
+  auth_mode: string;
+  signature: { scheme: string; header: string | null; tolerance_seconds: number | null } | null;
+  dedup_window_seconds: number;
+  rate_limit: { requests_per_second: number; burst: number } | null;
+  ip_allowlist: string[] | null;
+}
+interface Rejection {
+  at: string;
+  status: number;
+  code: string;
+  content_type: string | null;
+  payload_size: number;
+  headers: Record<string, string>;
+}
+interface FailedDelivery {
+  message_id: string;
+  failed_at: string;
+  attempts: number;
+  last_error: string;
+}
+interface Run {
+  version: number;
+  files: number;
+  rows: number;
+  bytes: number;
+  completed_at: string | null;
+  duration_ms: number | null;
+  attempt: number;
+}
+interface DataFile {
+  path: string;
+  size: number;
+  num_records: number;
+  url: string;
+}
+
+const section = (title: string, id: string, ...children: Child[]) =>
+  el('section', { 'aria-labelledby': id }, el('h2', { id }, title), ...children);
+
+/** The curl a person pastes to try the connection (the token is theirs: shown once at creation). */
+export function curlFor(ingestUrl: string): string {
+  return `curl -X POST '${ingestUrl}' \\\n  -H 'Authorization: Bearer <ingest token>' \\\n  -H 'Content-Type: application/json' \\\n  -d '{"hello": "world"}'`;
+}
+
+export function connectionView(connectionId: string) {
+  return async (main: HTMLElement, caller: Caller): Promise<Stop> => {
+    const mayOperate = caller.permissions.includes('connections.operate');
+    const base = `api/connections/${connectionId}`;
+    const selected = new Set<string>();
+    const notice = el('div', { 'aria-live': 'polite' });
+    const parts = {
+      head: el('div'),
+      figures: el('div'),
+      rejections: el('div'),
+      failed: el('div'),
+      runs: el('div'),
+      files: el('div'),
+    };
+    const dialog = el('dialog', { 'aria-labelledby': 'confirm-title' });
+    let connection = await api<Connection>(base);
+    const security = await api<Security>(`${base}/security`);
+    const ingestUrl = new URL(`api/ingest/${connection.source_id}`, location.href).href;
+
+    const act = async (run: () => Promise<string>) => {
+      try {
+        replace(notice, el('p', { class: 'notice' }, await run()));
+      } catch (error) {
+        replace(notice, errorBox(error));
+      }
+      await refresh();
+    };
+
+    const confirmRedrive = (ids: string[] | undefined, count: number) => {
+      replace(
+        dialog,
+        el('h2', { id: 'confirm-title' }, 'Redrive failed deliveries?'),
+        el(
+          'p',
+          {},
+          `${count} failed ${count === 1 ? 'delivery goes' : 'deliveries go'} back on the ingest queue and will be written to the data set (a message already written is never written twice).`,
+        ),
+        el(
+          'div',
+          { class: 'actions' },
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'primary',
+              onclick: () => {
+                dialog.close();
+                void act(async () => {
+                  const result = await api<{ redriven: number }>(`${base}/failed-deliveries/redrive`, {
+                    method: 'POST',
+                    body: ids ? { message_ids: ids } : {},
+                  });
+                  selected.clear();
+                  return `${result.redriven} redriven.`;
+                });
+              },
+            },
+            'Redrive',
+          ),
+          el('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'),
+        ),
+      );
+      dialog.showModal();
+    };
+
+    const renderHead = () =>
+      replace(
+        parts.head,
+        el('h1', {}, `Connection ${connection.name}`),
+        el(
+          'dl',
+          { class: 'facts' },
+          el('dt', {}, 'State'),
+          el('dd', {}, `${connection.status}, source ${connection.source_status}`),
+          el('dt', {}, 'Ingest URL'),
+          el('dd', {}, el('code', {}, ingestUrl)),
+          el('dt', {}, 'Token'),
+          el(
+            'dd',
+            {},
+            `${connection.token_prefix}… (shown once, when the connection was created or its token regenerated)`,
+          ),
+          el('dt', {}, 'Data set'),
+          el('dd', {}, el('code', {}, connection.data_set_id)),
+        ),
+        mayOperate
+          ? el(
+              'div',
+              { class: 'actions' },
+              connection.source_status === 'Paused'
+                ? el(
+                    'button',
+                    { type: 'button', onclick: () => void act(() => move('resume-source', 'Source resumed.')) },
+                    'Resume source',
+                  )
+                : el(
+                    'button',
+                    { type: 'button', onclick: () => void act(() => move('pause-source', 'Source paused.')) },
+                    'Pause source',
+                  ),
+            )
+          : null,
+        el('p', {}, el('a', { href: `#/connections/${connectionId}/events` }, 'Events: what arrived, with bodies')),
+      );
+
+    const move = async (action: string, done: string) => {
+      await api(`${base}/${action}`, { method: 'POST' });
+      connection = await api<Connection>(base);
+      renderHead();
+      return done;
+    };
+
+    const curl = curlFor(ingestUrl);
+    const curlBlock = el('pre', { id: 'curl', tabindex: 0, 'aria-label': 'curl command' }, curl);
+    const securityFacts = el(
+      'dl',
+      { class: 'facts' },
+      el('dt', {}, 'Authentication'),
+      el('dd', {}, security.auth_mode),
+      el('dt', {}, 'Signature'),
+      el(
+        'dd',
+        {},
+        security.signature
+          ? `${security.signature.scheme}${security.signature.header ? ` in ${security.signature.header}` : ''}${security.signature.tolerance_seconds ? `, tolerance ${security.signature.tolerance_seconds} s` : ''}`
+          : 'none',
+      ),
+      el('dt', {}, 'Deduplication window'),
+      el('dd', {}, security.dedup_window_seconds ? `${security.dedup_window_seconds} s` : 'off'),
+      el('dt', {}, 'Rate limit'),
+      el(
+        'dd',
+        {},
+        security.rate_limit
+          ? `${security.rate_limit.requests_per_second}/s, burst ${security.rate_limit.burst}`
+          : 'none',
+      ),
+      el('dt', {}, 'IP allowlist'),
+      el('dd', {}, security.ip_allowlist?.join(', ') || 'any address'),
+    );
+
+    renderHead();
+    replace(
+      main,
+      parts.head,
+      notice,
+      section(
+        'Try it',
+        'try-title',
+        el('p', {}, 'Send a test webhook with the token you were given:'),
+        curlBlock,
+        el(
+          'button',
+          {
+            type: 'button',
+            onclick: async () => {
+              try {
+                await navigator.clipboard.writeText(curl);
+                replace(notice, el('p', { class: 'notice' }, 'Copied.'));
+              } catch {
+                getSelection()?.selectAllChildren(curlBlock);
+                replace(notice, el('p', { class: 'notice' }, 'Selected: copy it with Ctrl-C.'));
+              }
+            },
+          },
+          'Copy curl',
+        ),
+      ),
+      section('Figures', 'figures-title', parts.figures),
+      section('Security settings', 'security-title', securityFacts),
+      section('Failed deliveries', 'failed-title', parts.failed),
+      section('Recent rejections', 'rejections-title', parts.rejections),
+      section('Runs', 'runs-title', parts.runs),
+      section('Files', 'files-title', parts.files),
+      dialog,
+    );
+
+    const refresh = async () => {
+      try {
+        const [stats, rejections, failed, runs, files] = await Promise.all([
+          api<Stats>(`${base}/stats`),
+          api<{ rejections: Rejection[] }>(`${base}/rejections${qs({ limit: 20 })}`),
+          api<{ failed_deliveries: FailedDelivery[] }>(`${base}/failed-deliveries${qs({ limit: 100 })}`),
+          api<{ runs: Run[] }>(`api/data-sets/${connection.data_set_id}/runs${qs({ limit: 20 })}`),
+          api<{ version: number | null; files: DataFile[] }>(`api/data-sets/${connection.data_set_id}/files`),
+        ]);
+        replace(parts.figures, table<{ stats: Stats }>('Since the connection was created', statsCells(), [{ stats }]));
+        replace(
+          parts.rejections,
+          table<Rejection>(
+            'The last 20 refused requests',
+            [
+              { label: 'At', cell: (r) => when(r.at) },
+              { label: 'Status', cell: (r) => r.status },
+              { label: 'Code', cell: (r) => r.code },
+              { label: 'Content type', cell: (r) => r.content_type ?? '—' },
+              { label: 'Size', cell: (r) => bytes(r.payload_size) },
+              {
+                label: 'Headers',
+                cell: (r) =>
+                  el(
+                    'ul',
+                    { class: 'headers' },
+                    Object.entries(r.headers).map(([n, v]) => el('li', {}, `${n}: ${v}`)),
+                  ),
+              },
+            ],
+            rejections.rejections,
+            'No rejections',
+          ),
+        );
+        const present = new Set(failed.failed_deliveries.map((f) => f.message_id));
+        for (const id of selected) if (!present.has(id)) selected.delete(id);
+        replace(
+          parts.failed,
+          mayOperate && failed.failed_deliveries.length > 0
+            ? el(
+                'div',
+                { class: 'actions' },
+                el(
+                  'button',
+                  {
+                    type: 'button',
+                    onclick: () =>
+                      selected.size > 0 &&
+                      confirmRedrive(
+                        [...selected],
+                        failed.failed_deliveries.filter((f) => selected.has(f.message_id)).length,
+                      ),
+                  },
+                  'Redrive selected',
+                ),
+                el(
+                  'button',
+                  {
+                    type: 'button',
+                    onclick: () => confirmRedrive(undefined, failed.failed_deliveries.length),
+                  },
+                  'Redrive all',
+                ),
+              )
+            : null,
+          table<FailedDelivery>(
+            'Envelopes whose write failed five times',
+            [
+              ...(mayOperate
+                ? [
+                    {
+                      label: 'Select',
+                      cell: (f: FailedDelivery) =>
+                        el('input', {
+                          type: 'checkbox',
+                          'aria-label': `Select ${f.message_id}`,
+                          checked: selected.has(f.message_id),
+                          onchange: (event: Event) => {
+                            if ((event.target as HTMLInputElement).checked) selected.add(f.message_id);
+                            else selected.delete(f.message_id);
+                          },
+                        }),
+                    },
+                  ]
+                : []),
+              { label: 'Message id', header: true, cell: (f) => el('code', {}, f.message_id) },
+              { label: 'Failed at', cell: (f) => when(f.failed_at) },
+              { label: 'Attempts', cell: (f) => f.attempts },
+              { label: 'Last error', cell: (f) => f.last_error },
+              ...(mayOperate
+                ? [
+                    {
+                      label: 'Redrive',
+                      cell: (f: FailedDelivery) =>
+                        el(
+                          'button',
+                          {
+                            type: 'button',
+                            'aria-label': `Redrive ${f.message_id}`,
+                            onclick: () =>
+                              confirmRedrive(
+                                [f.message_id],
+                                failed.failed_deliveries.filter((other) => other.message_id === f.message_id).length,
+                              ),
+                          },
+                          'Redrive',
+                        ),
+                    },
+                  ]
+                : []),
+            ],
+            failed.failed_deliveries,
+            'No failed deliveries',
+          ),
+        );
+        replace(
+          parts.runs,
+          table<Run>(
+            'The data set’s last 20 commits',
+            [
+              { label: 'Version', header: true, cell: (r) => r.version },
+              { label: 'Files', cell: (r) => r.files },
+              { label: 'Rows', cell: (r) => r.rows },
+              { label: 'Bytes', cell: (r) => bytes(r.bytes) },
+              { label: 'Duration', cell: (r) => (r.duration_ms === null ? '—' : `${r.duration_ms} ms`) },
+              { label: 'Attempt', cell: (r) => r.attempt },
+              { label: 'Completed', cell: (r) => when(r.completed_at) },
+            ],
+            runs.runs,
+            'Nothing written yet',
+          ),
+        );
+        replace(
+          parts.files,
+          table<DataFile>(
+            files.version === null
+              ? 'No snapshot yet'
+              : `Latest snapshot, version ${files.version}: ${files.files.length} files${files.files.length > 50 ? ' (the last 50)' : ''}`,
+            [
+              { label: 'Path', header: true, cell: (f) => el('a', { href: f.url, rel: 'noreferrer' }, f.path) },
+              { label: 'Rows', cell: (f) => f.num_records },
+              { label: 'Size', cell: (f) => bytes(f.size) },
+            ],
+            files.files.slice(-50).reverse(),
+            'No files yet',
+          ),
+        );
+      } catch (error) {
+        replace(parts.figures, errorBox(error));
+      }
+    };
+    await refresh();
+    const timer = setInterval(() => {
+      // A poll would redraw the rows under an open confirmation.
+      if (!dialog.open) void refresh();
+    }, pollMs);
+    return () => clearInterval(timer);
+  };
+}

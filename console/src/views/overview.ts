@@ -1,0 +1,135 @@
+import { api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
+import { chart, recordTotals } from '../chart.ts';
+import { age, el, errorBox, replace, table, when } from '../dom.ts';
+import type { Stop } from '../main.ts';
+
+export const pollMs = 3000;
+
+interface Row {
+  connection: Connection;
+  stats: Stats | null;
+}
+
+export const rejectedText = (rejected: Record<string, number>): string =>
+  Object.entries(rejected)
+    .filter(([, count]) => count > 0)
+    .map(([code, count]) => `${code} ${count}`)
+    .join(', ') || '0';
+
+export function statsCells<T extends { stats: Stats | null }>() {
+  const figure = (pick: (stats: Stats) => string | number) => (row: T) => (row.stats ? pick(row.stats) : '…');
+  return [
+    { label: 'Accepted', cell: figure((stats) => stats.accepted) },
+    { label: 'Rejected', cell: figure((stats) => rejectedText(stats.rejected)) },
+    { label: 'Written', cell: figure((stats) => stats.written_rows) },
+    { label: 'Dead-lettered', cell: figure((stats) => stats.dead_lettered) },
+    { label: 'Last ingest', cell: figure((stats) => when(stats.last_ingest_at)) },
+    { label: 'Last write', cell: figure((stats) => when(stats.last_write_at)) },
+    { label: 'Oldest unwritten', cell: figure((stats) => age(stats.oldest_unwritten_age_seconds)) },
+  ];
+}
+
+async function healthSection(): Promise<HTMLElement> {
+  const report = await api<Health>('health');
+  return el(
+    'section',
+    { 'aria-labelledby': 'health-title' },
+    el(
+      'h2',
+      { id: 'health-title' },
+      'Health: ',
+      el('span', { class: report.status === 'Healthy' ? 'ok' : 'bad' }, report.status),
+    ),
+    el(
+      'ul',
+      { class: 'checks' },
+      report.checks.map((check) =>
+        el('li', { class: check.healthy ? 'ok' : 'bad' }, `${check.name}: ${check.healthy ? 'healthy' : 'unhealthy'}`),
+      ),
+    ),
+  );
+}
+
+/** A tenant's connections with their figures and the accepted/written chart, polled. */
+export function tenantView(tenantId: string) {
+  return async (main: HTMLElement): Promise<Stop> => {
+    const tenant = await api<Tenant>(`api/tenants/${tenantId}`);
+    const health = el('div');
+    const figures = el('section', { 'aria-labelledby': 'connections-title' });
+    replace(main, el('h1', {}, `Overview of ${tenant.name}`), health, figures);
+    const refresh = async () => {
+      try {
+        const { connections } = await api<{ connections: Connection[] }>(
+          `api/tenants/${tenantId}/connections${qs({ limit: 100 })}`,
+        );
+        const [report, rows] = await Promise.all([
+          healthSection(),
+          Promise.all(
+            connections.map(
+              async (connection): Promise<Row> => ({
+                connection,
+                stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`),
+              }),
+            ),
+          ),
+        ]);
+        recordTotals(
+          tenantId,
+          rows.reduce((sum, row) => sum + (row.stats?.accepted ?? 0), 0),
+          rows.reduce((sum, row) => sum + (row.stats?.written_rows ?? 0), 0),
+        );
+        replace(health, report);
+        replace(
+          figures,
+          el('h2', { id: 'connections-title' }, 'Connections'),
+          chart(tenantId),
+          table<Row>(
+            `Tenant ${tenant.name} (${tenant.slug}, ${tenant.status}): accepted, rejected and written since each connection was created`,
+            [
+              {
+                label: 'Connection',
+                header: true,
+                cell: (row) => el('a', { href: `#/connections/${row.connection.connection_id}` }, row.connection.name),
+              },
+              { label: 'State', cell: (row) => `${row.connection.status}, source ${row.connection.source_status}` },
+              ...statsCells<Row>(),
+            ],
+            rows,
+            'No connections yet',
+          ),
+        );
+      } catch (error) {
+        replace(figures, errorBox(error));
+      }
+    };
+    await refresh();
+    const timer = setInterval(() => void refresh(), pollMs);
+    return () => clearInterval(timer);
+  };
+}
+
+/** A tenant key sees its tenant; a PlatformAdmin the tenants, each a link to its own overview. */
+export async function overviewView(main: HTMLElement, caller: Caller): Promise<Stop | undefined> {
+  if (caller.tenant_id) return tenantView(caller.tenant_id)(main);
+  const [health, { tenants }] = await Promise.all([
+    healthSection(),
+    api<{ tenants: Tenant[] }>(`api/tenants${qs({ limit: 1000 })}`),
+  ]);
+  replace(
+    main,
+    el('h1', {}, 'Overview'),
+    health,
+    el('h2', {}, 'Tenants'),
+    table<Tenant>(
+      `${tenants.length} tenants`,
+      [
+        { label: 'Tenant', header: true, cell: (t) => el('a', { href: `#/tenants/${t.tenant_id}` }, t.name) },
+        { label: 'Slug', cell: (t) => t.slug },
+        { label: 'Status', cell: (t) => t.status },
+      ],
+      tenants,
+      'No tenants yet',
+    ),
+  );
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import { api, type Caller, qs } from '../api.ts';
+import { el, replace, table, when } from '../dom.ts';
+
+interface Pipeline {
+  pipeline_id: string;
+  name: string;
+  status: string;
+  working_version: number;
+  deployed_version: number;
+  deployed_at: string | null;
+}
+interface Job {
+  job_id: string;
+  job_type: string;
+  status: string;
+  error_message: string | null;
+  rows_in: number | null;
+  rows_out: number | null;
+  rows_rejected: number | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+const count = (value: number | null) => (value === null ? '—' : value);
+
+export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<undefined> {
+  const scope = qs({ tenant_id: caller.tenant_id, limit: 100 });
+  const [{ pipelines }, { jobs }] = await Promise.all([
+    api<{ pipelines: Pipeline[] }>(`api/pipelines${scope}`),
+    api<{ jobs: Job[] }>(`api/jobs${qs({ tenant_id: caller.tenant_id, limit: 50 })}`),
+  ]);
+  replace(
+    main,
+    el('h1', {}, 'Pipelines and jobs'),
+    table<Pipeline>(
+      'Pipelines',
+      [
+        { label: 'Pipeline', header: true, cell: (p) => p.name },
+        { label: 'Status', cell: (p) => p.status },
+        { label: 'Working version', cell: (p) => p.working_version },
+        { label: 'Deployed version', cell: (p) => (p.deployed_version ? p.deployed_version : 'not deployed') },
+        { label: 'Deployed at', cell: (p) => when(p.deployed_at) },
+      ],
+      pipelines,
+      'No pipelines',
+    ),
+    table<Job>(
+      'Recent jobs, newest first',
+      [
+        { label: 'Job', header: true, cell: (j) => el('code', {}, j.job_id.slice(0, 8)) },
+        { label: 'Type', cell: (j) => j.job_type },
+        { label: 'Status', cell: (j) => j.status },
+        { label: 'Rows in', cell: (j) => count(j.rows_in) },
+        { label: 'Rows out', cell: (j) => count(j.rows_out) },
+        { label: 'Rejected', cell: (j) => count(j.rows_rejected) },
+        { label: 'Created', cell: (j) => when(j.created_at) },
+        { label: 'Finished', cell: (j) => when(j.completed_at) },
+        { label: 'Error', cell: (j) => j.error_message ?? '' },
+      ],
+      jobs,
+      'No jobs',
+    ),
+  );
+  return undefined;
+}

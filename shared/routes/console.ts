@@ -1,0 +1,25 @@
+/** Routes — The operator console, served by Tributary itself. Part of the route table (shared/routes.ts). */
+import * as z from 'zod';
+import { consoleAssetTypes } from '../http/console-page.ts';
+import type { RouteSpec } from './spec.ts';
+
+export const consoleRoutes = {
+  'GET /console': {
+    entry: 'functions/console/serve.ts',
+    auth: 'public',
+    summary:
+      'The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script or stylesheet',
+    tag: 'Console',
+    query: z.strictObject({
+      asset: z.enum(Object.keys(consoleAssetTypes) as [keyof typeof consoleAssetTypes]).optional(),
+    }),
+    responses: {
+      200: {
+        mediaType: 'text/html; charset=utf-8',
+        description: 'The console page (or, with `asset`, its script or stylesheet)',
+      },
+    },
+    access: {},
+    function: { assets: ['dist/console/console.js', 'dist/console/console.css'] },
+  },
+} as const satisfies Record<string, RouteSpec>;

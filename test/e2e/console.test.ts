@@ -1,0 +1,315 @@
+/**
+ * The operator console as a person uses it: a real headless Chromium (Debian's, driven by
+ * playwright-core) against the running local service. Every scene keeps a screenshot of what it
+ * checked under .artifacts/console/ and runs axe-core in the page on each view it visits.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildConsole } from '../../console/build.ts';
+import { apiClient } from '../support/api.ts';
+import { readEnvelopeTable } from '../support/delta.ts';
+import { createTenantWithUsers, createUser, unique } from '../support/fixtures.ts';
+import { freePort } from '../support/ports.ts';
+import { createWebhook, ingest, waitForRows } from '../support/webhooks.ts';
+
+const api = apiClient();
+const baseUrl = inject('baseUrl');
+const artifacts = path.resolve(import.meta.dirname, '..', '..', '.artifacts', 'console');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The flags this machine's Chromium needs: no sandbox as root, and no calls home on a closed network. */
+const chromiumFlags = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  // As `npm start` does before it serves the console.
+  buildConsole();
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumFlags });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+  /** Script errors and CSP violations the page reported: none is expected. */
+  problems: string[];
+}
+
+async function openTab(): Promise<Tab> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // A refused request (the wrong key at sign-in) is logged by the browser as a failed resource load.
+    if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text()))
+      problems.push(`console: ${message.text()}`);
+  });
+  return { context, page, problems };
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/console`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+}
+
+/** Waits on the page, not the clock; on time-out it says (and keeps a picture of) what the page showed last. */
+async function waitForText(locator: Locator, expected: RegExp, timeout = 30_000): Promise<void> {
+  try {
+    await locator.filter({ hasText: expected }).first().waitFor({ timeout });
+  } catch {
+    const page = locator.page();
+    await page.screenshot({ path: path.join(artifacts, `timed-out-${Date.now()}.png`), fullPage: true });
+    const alerts = await page.getByRole('alert').allTextContents();
+    throw new Error(
+      `Waited ${timeout} ms for ${expected}; the page showed: ${JSON.stringify(await locator.allTextContents())}, alerts: ${JSON.stringify(alerts)}`,
+    );
+  }
+}
+
+const seriousViolations: Record<string, string[]> = {};
+
+/** axe-core in the page; serious and critical findings fail, with where they are. */
+async function checkAccessibility(page: Page, view: string): Promise<void> {
+  await page.evaluate(axeSource);
+  // Expressions rather than functions: the tests compile without the browser's types.
+  const violations = (await page.evaluate('axe.run(document).then((result) => result.violations)')) as {
+    id: string;
+    impact: string;
+    nodes: { target: string[] }[];
+  }[];
+  seriousViolations[view] = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}) at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
+  expect(seriousViolations[view], `axe on ${view}`).toEqual([]);
+  await page.screenshot({ path: path.join(artifacts, `${view}.png`), fullPage: true });
+}
+
+const row = (page: Page, linkName: string) => page.locator('tr', { has: page.getByRole('link', { name: linkName }) });
+const cell = (container: Locator, label: string) => container.locator(`td[data-label="${label}"]`);
+
+describe('the operator console', () => {
+  let tab: Tab;
+  let tenant: Awaited<ReturnType<typeof createTenantWithUsers>>;
+  let hook: Awaited<ReturnType<typeof createWebhook>>;
+  let hookName: string;
+  // A tenant whose store answers nothing (a port no one listens on): its webhooks fail their
+  // deliveries while the other scenes run.
+  let failing: Awaited<ReturnType<typeof createWebhook>>;
+  let failingName: string;
+  let sent: string[];
+
+  beforeAll(async () => {
+    const deadEndpoint = `http://127.0.0.1:${await freePort()}`;
+    [tenant, failing] = await Promise.all([
+      createTenantWithUsers(api),
+      createWebhook(api, { store: { endpoint: deadEndpoint } }),
+    ]);
+    sent = [
+      (await ingest(api, failing, '{"n":1}')).body.message_id,
+      (await ingest(api, failing, '{"n":2}')).body.message_id,
+    ];
+    hook = await createWebhook(api, { tenantId: tenant.tenantId });
+    hookName = (await api.get<{ name: string }>(`/api/connections/${hook.connectionId}`)).body.name;
+    failingName = (await api.get<{ name: string }>(`/api/connections/${failing.connectionId}`)).body.name;
+    tab = await openTab();
+  });
+  afterAll(async () => {
+    await tab?.context.close();
+    process.stderr.write(`console axe, serious or critical findings per view: ${JSON.stringify(seriousViolations)}\n`);
+  });
+
+  it('is one page with a strict policy, and refuses a wrong key at sign-in in the API’s words', async () => {
+    const page = await api.get('/console', { key: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // No inline script, style or event handler: the page only points at its two assets.
+    expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)|<style|\sstyle=|\son[a-z]+=/i);
+
+    await tab.page.goto(`${baseUrl}/console`);
+    await tab.page.getByLabel('API key').fill('trb_key_wrongwrongwrongwrongwrongwrongwrong');
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await waitForText(tab.page.getByRole('alert'), /^UNAUTHORIZED: /);
+    await checkAccessibility(tab.page, 'sign-in');
+  });
+
+  it('shows a tenant admin its connection, counts that move as webhooks arrive, and a wrong token as a rejection', async () => {
+    const { page } = tab;
+    await signIn(page, tenant.users.TenantAdmin.key);
+    const stored = await page.evaluate(
+      '({ session: Object.keys(sessionStorage), local: localStorage.length, cookie: document.cookie, url: location.href })',
+    );
+    expect(stored).toEqual({ session: ['tributary.apiKey'], local: 0, cookie: '', url: `${baseUrl}/console` });
+    await waitForText(cell(row(page, hookName), 'Accepted'), /^0$/);
+
+    for (const n of [1, 2, 3]) expect((await ingest(api, hook, `{"n":${n}}`)).status).toBe(202);
+    await waitForText(cell(row(page, hookName), 'Accepted'), /^3$/);
+    await waitForText(cell(row(page, hookName), 'Written'), /^3$/);
+    await checkAccessibility(page, 'overview');
+
+    expect((await ingest(api, { ...hook, token: 'trb_ing_wrong' }, '{"n":4}')).status).toBe(401);
+    await page.getByRole('link', { name: hookName }).click();
+    await page.getByRole('heading', { level: 1, name: `Connection ${hookName}` }).waitFor();
+    await waitForText(cell(page.getByRole('table', { name: /refused requests/ }), 'Code'), /^UNAUTHORIZED$/);
+    expect(await page.locator('#curl').textContent()).toContain(`${baseUrl}/api/ingest/${hook.sourceId}`);
+
+    await page.getByRole('button', { name: 'Pause source' }).click();
+    await waitForText(page.locator('dl.facts dd'), /source Paused/);
+    expect((await ingest(api, hook, '{"n":5}')).body).toMatchObject({ code: 'SOURCE_PAUSED' });
+    await page.getByRole('button', { name: 'Resume source' }).click();
+    await waitForText(page.locator('dl.facts dd'), /source Active/);
+    await checkAccessibility(page, 'connection');
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('finds an event by message id and shows its body as text: a <script> in it runs nothing', async () => {
+    const { page } = tab;
+    const hostile = '<script>window.__ran = 1</script><img src=x onerror="window.__ran = 2">';
+    const scriptId = (await ingest(api, hook, hostile, { 'content-type': 'text/html' })).body.message_id;
+    const jsonId = (await ingest(api, hook, '{"action":"opened","number":7}', { 'content-type': 'application/json' }))
+      .body.message_id;
+    await waitForRows(api, hook.dataSetId, 5);
+
+    await page.getByRole('link', { name: /^Events/ }).click();
+    await page.getByRole('heading', { level: 1, name: `Events of ${hookName}` }).waitFor();
+    await waitForText(page.locator('ol.events summary').first(), new RegExp(jsonId));
+    expect(await page.locator('ol.events > li').count()).toBe(5);
+
+    await page.getByLabel('Message id').fill(scriptId);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('ol.events summary'), new RegExp(scriptId));
+    expect(await page.locator('ol.events pre').textContent()).toBe(hostile);
+    expect(await page.evaluate('typeof window.__ran')).toBe('undefined');
+    expect(await page.locator('main img, main script').count()).toBe(0);
+
+    await page.getByLabel('Message id').fill(jsonId);
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('ol.events summary'), new RegExp(jsonId));
+    expect(await page.locator('ol.events pre').textContent()).toBe('{\n  "action": "opened",\n  "number": 7\n}');
+    await checkAccessibility(page, 'events');
+
+    await page.getByLabel('Message id').fill('not-a-message-id');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.getByRole('alert'), /^VALIDATION_ERROR: The query string is not valid/);
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('lists the tenant’s pipelines and jobs', async () => {
+    const { page } = tab;
+    const name = unique('pipeline');
+    const created = await api.post('/api/pipelines', {
+      json: {
+        tenant_id: tenant.tenantId,
+        name,
+        definition: {
+          source: { data_set_id: hook.dataSetId },
+          decode: { format: 'json' },
+          columns: [{ name: 'n', path: '$.n', type: 'long' }],
+          output: { name },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    await page.getByRole('link', { name: 'Pipelines and jobs' }).click();
+    await waitForText(
+      page.getByRole('table', { name: 'Pipelines' }).locator('tr'),
+      new RegExp(`${name}.*not deployed`),
+    );
+    await checkAccessibility(page, 'pipelines');
+  });
+
+  it('lets an operator redrive failed deliveries once the store is fixed, and a viewer only look', async () => {
+    const viewer = await createUser(api, failing.tenantId, 'TenantViewer');
+
+    // The bootstrap key, as on a freshly started service.
+    const admin = await openTab();
+    try {
+      await signIn(admin.page, inject('adminKey'));
+      await checkAccessibility(admin.page, 'overview-platform');
+      await admin.page.goto(`${baseUrl}/console#/tenants/${failing.tenantId}`);
+      await admin.page.getByRole('link', { name: failingName }).click();
+      const failed = admin.page.getByRole('table', { name: /write failed/ });
+      await waitForText(failed.locator('th[data-label="Message id"]').nth(1), /./, 60_000);
+
+      const look = await openTab();
+      await signIn(look.page, viewer.key);
+      await look.page.getByRole('link', { name: failingName }).click();
+      await waitForText(
+        look.page.getByRole('table', { name: /write failed/ }).locator('th[data-label="Message id"]'),
+        /./,
+      );
+      expect(await look.page.getByRole('button', { name: /Redrive|Pause|Resume/ }).count()).toBe(0);
+      expect(await look.page.getByRole('checkbox').count()).toBe(0);
+      await checkAccessibility(look.page, 'connection-viewer');
+      // A key that stops working sends the console back to the sign-in at its next call.
+      const keys = await api.get<{ api_keys: { api_key_id: string }[] }>(`/api/users/${viewer.userId}/api-keys`);
+      expect(
+        (await api.delete(`/api/users/${viewer.userId}/api-keys/${keys.body.api_keys[0]?.api_key_id}`)).status,
+      ).toBe(204);
+      await waitForText(look.page.getByRole('button'), /^Sign in$/, 15_000);
+      await waitForText(look.page.getByRole('alert'), /^UNAUTHORIZED: /);
+      expect(look.problems).toEqual([]);
+      await look.context.close();
+
+      // Act: fix the store, then redrive one, then the rest, each confirmed.
+      const stores = await api.get<{ object_stores: { object_store_id: string }[] }>(
+        `/api/tenants/${failing.tenantId}/object-stores`,
+      );
+      const fixed = await api.post(`/api/tenants/${failing.tenantId}/update-object-store-options`, {
+        json: {
+          object_store_id: stores.body.object_stores[0]?.object_store_id,
+          options: { endpoint: inject('runtimeEnv').AWS_ENDPOINT_URL_S3 },
+        },
+      });
+      expect(fixed.status).toBeLessThan(300);
+      // The dead-letter queue delivers at least once: a message may be listed (and counted) more than once.
+      const records = (
+        await api.get<{ failed_deliveries: { message_id: string }[] }>(
+          `/api/connections/${failing.connectionId}/failed-deliveries`,
+        )
+      ).body.failed_deliveries;
+      const ofFirst = records.filter((record) => record.message_id === sent[0]).length;
+      await admin.page
+        .getByRole('checkbox', { name: `Select ${sent[0]}` })
+        .first()
+        .check();
+      await admin.page.getByRole('button', { name: 'Redrive selected' }).click();
+      await checkAccessibility(admin.page, 'redrive-confirmation');
+      await admin.page.getByRole('dialog').getByRole('button', { name: 'Redrive' }).click();
+      await waitForText(admin.page.locator('.notice'), new RegExp(`^${ofFirst} redriven\\.$`));
+      await admin.page.getByRole('button', { name: 'Redrive all' }).click();
+      await admin.page.getByRole('dialog').getByRole('button', { name: 'Redrive' }).click();
+      await waitForText(admin.page.locator('.notice'), new RegExp(`^${records.length - ofFirst} redriven\\.$`));
+
+      // Assess: the page shows both written, and the table (read by DuckDB) holds each once.
+      await waitForText(failed.locator('td'), /^No failed deliveries$/);
+      await waitForText(cell(admin.page.getByRole('table', { name: /Since the connection/ }), 'Written'), /^2$/);
+      await checkAccessibility(admin.page, 'connection-redriven');
+      const table = await readEnvelopeTable(await waitForRows(api, failing.dataSetId, 2));
+      expect(table.rows.map((stored) => stored.message_id).sort()).toEqual([...sent].sort());
+      expect(admin.problems).toEqual([]);
+    } finally {
+      await admin.context.close();
+    }
+  }, 150_000);
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { type RedriveDeps, redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
+import type { FailedDelivery } from '#shared/domain/monitoring/model.ts';
+
+const record = (messageId: string, failedAt: string): FailedDelivery => ({
+  message_id: messageId,
+  data_set_id: 'ds',
+  connection_id: 'c',
+  source_id: 's',
+  failed_at: failedAt,
+  attempts: 5,
+  last_error: 'store down',
+  // As the dead-letter recorder keeps it: one object per message.
+  body_key: `dead-letters/ds/${messageId}.json`,
+});
+
+/** The records and the kept envelopes in memory; forgetting a record deletes its kept envelope, as the adapter does. */
+function memory(records: FailedDelivery[]) {
+  const kept = new Map(records.map((failed) => [failed.body_key, { message_id: failed.message_id }]));
+  const state = { records: [...records], requeued: [] as string[] };
+  const deps: RedriveDeps = {
+    allFailedDeliveries: async () => [...state.records],
+    loadEnvelope: async (key) => {
+      const envelope = kept.get(key);
+      if (!envelope) throw new Error(`NoSuchKey ${key}`);
+      return envelope as EnvelopeMessage;
+    },
+    requeue: async (envelope) => {
+      state.requeued.push(envelope.message_id);
+    },
+    forget: async (failed) => {
+      state.records = state.records.filter((other) => other !== failed);
+      kept.delete(failed.body_key);
+    },
+  };
+  return { deps, state };
+}
+
+describe('redriving failed deliveries', () => {
+  it('requeues a message recorded twice by the dead-letter queue once, and removes (and counts) both records', async () => {
+    // Prepare: the dead-letter queue delivered message a twice, so the recorder kept two records of it.
+    const { deps, state } = memory([record('a', '10:00:01'), record('a', '10:00:03'), record('b', '10:00:02')]);
+    // Act
+    const one = await redrive(deps, 'ds', ['a']);
+    const rest = await redrive(deps, 'ds', undefined);
+    // Assess
+    expect({ one, rest, requeued: state.requeued, left: state.records }).toEqual({
+      one: 2,
+      rest: 1,
+      requeued: ['a', 'b'],
+      left: [],
+    });
+  });
+});
