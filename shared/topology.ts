@@ -28,6 +28,8 @@ export interface Access {
   tenantStores?: boolean;
   /** Seals and opens stored secrets (object store options, signing secrets, credentials). */
   secretsKey?: boolean;
+  /** Reads and replaces the bootstrap key secret (the deploy-time installer only). */
+  bootstrapKey?: boolean;
 }
 
 export interface FunctionSettings {
@@ -163,6 +165,13 @@ export const consumers: Record<string, ConsumerSpec> = {
   },
 };
 
+export interface DeployHookSpec {
+  entry: string;
+  summary: string;
+  access: Access;
+  function: FunctionSettings & { timeoutSeconds: number };
+}
+
 export const schedules: Record<string, ScheduleSpec> = {
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',
@@ -171,4 +180,12 @@ export const schedules: Record<string, ScheduleSpec> = {
     access: { table: 'readWrite' },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
+};
+
+/** The function CloudFormation runs during each deployment (a custom resource), not on any event. */
+export const bootstrapKeyInstaller: DeployHookSpec = {
+  entry: 'functions/platform/install-bootstrap-key.ts',
+  summary: 'Custom resource: makes the bootstrap secret a valid PlatformAdmin API key',
+  access: { table: 'readWrite', bootstrapKey: true },
+  function: { timeoutSeconds: 30 },
 };

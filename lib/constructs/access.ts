@@ -14,6 +14,7 @@ export interface SharedResources {
   queues: Record<QueueName, Queue>;
   platformBucket: Bucket;
   secretsKey: ISecret;
+  bootstrapKey: ISecret;
   tenantStores: {
     /** Buckets reached with the platform's own role (stores registered without keys or a role). */
     bucketNames: string[];
@@ -83,6 +84,12 @@ export function bindAccess(
   if (access.secretsKey) {
     resources.secretsKey.grantRead(fn);
     fn.addEnvironment('SECRETS_KEY_SECRET_ARN', resources.secretsKey.secretArn);
+  }
+
+  if (access.bootstrapKey) {
+    resources.bootstrapKey.grantRead(fn);
+    resources.bootstrapKey.grantWrite(fn);
+    fn.addEnvironment('BOOTSTRAP_KEY_SECRET_ARN', resources.bootstrapKey.secretArn);
   }
 
   if (access.platformBucket) {
