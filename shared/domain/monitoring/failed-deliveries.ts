@@ -11,7 +11,8 @@ export interface DeadLetterDeps {
   /** The payload of a claim-checked envelope, when its object still exists. */
   resolvePayload(envelope: EnvelopeMessage): Promise<string | null>;
   keepEnvelope(dataSetId: string, messageId: string, envelope: EnvelopeMessage): Promise<string>;
-  recordFailedDelivery(failed: FailedDelivery): Promise<void>;
+  /** False when the envelope is a failed delivery already (the dead-letter queue delivered it again). */
+  recordFailedDelivery(failed: FailedDelivery): Promise<boolean>;
   countDeadLettered(sourceId: string): Promise<void>;
 }
 
@@ -21,6 +22,7 @@ export interface DeadLetterDeps {
  *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure.
  *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
+ *  4. An envelope the dead-letter queue delivers again is recorded and counted once.
  */
 export async function recordDeadLetter(
   deps: DeadLetterDeps,
@@ -49,7 +51,7 @@ export async function recordDeadLetter(
         : 'No failure was recorded for this envelope',
     body_key: await deps.keepEnvelope(envelope.data_set_id, envelope.message_id, kept),
   };
-  await deps.recordFailedDelivery(failed);
+  if (!(await deps.recordFailedDelivery(failed))) return null;
   await deps.countDeadLettered(envelope.source_id);
   return failed;
 }
