@@ -32,7 +32,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
-          testTimeout: 60_000,
+          // Generous: a timeout only ends a test that is stuck; polls fail sooner, with what they saw.
+          testTimeout: 180_000,
           hookTimeout: 120_000,
         },
       },
