@@ -16,7 +16,8 @@ export default defineConfig({
   test: {
     maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // A unit test runs in milliseconds on a quiet machine; the timeout holds on a loaded one.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
       {
         test: {
           name: 'cdk',
