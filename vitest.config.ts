@@ -33,6 +33,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/service-ready.ts'],
           // Generous: a timeout only ends a test that is stuck; polls fail sooner, with what they saw.
           testTimeout: 180_000,
           hookTimeout: 120_000,

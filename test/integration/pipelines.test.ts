@@ -227,7 +227,8 @@ describe('a pipeline run', () => {
       Number(/^tributary_jobs\{status="Succeeded"\} (\d+)$/m.exec((await api.get('/metrics')).text)?.[1] ?? 0);
     const succeededBefore = await succeeded();
     const idle = await waitForJob(api, await trigger(api, pipelineId));
-    expect(await succeeded()).toBeGreaterThanOrEqual(succeededBefore + 1);
+    // The counter moves just after the job does: wait for it rather than race it.
+    await pollUntil(succeeded, (count) => count >= succeededBefore + 1, { what: 'the Succeeded jobs counter' });
     expect(idle).toMatchObject({ status: 'Succeeded', rows_in: 0, rows_out: 0 });
     expect((await outputOf(pipelineId))[0]?.version).toBe(before?.version);
 

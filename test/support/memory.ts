@@ -474,5 +474,3 @@ export function memoryStore() {
     },
   };
 }
-
-export type MemoryStore = ReturnType<typeof memoryStore>;

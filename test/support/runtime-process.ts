@@ -20,8 +20,8 @@ export interface RuntimeProcess {
   kill(): Promise<void>;
 }
 
-export async function startRuntimeProcess(env: Record<string, string>): Promise<RuntimeProcess> {
-  const port = await freePort();
+export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
     cwd: repositoryRoot,
     env: { ...process.env, ...env, PORT: String(port), LOCAL_STAND_INS: 'external' },

@@ -148,6 +148,58 @@ describe.concurrent('the API edge', () => {
     },
   );
 
+  it.for([
+    ['POST /api/tenants', ['name']],
+    ['POST /api/users', ['email', 'password', 'role']],
+    ['POST /api/tenants/{tenant_id}/register-object-store', ['base_url', 'name']],
+    ['POST /api/users/{user_id}/change-role', ['role']],
+    ['POST /api/users/{user_id}/link-external-id', ['external_id']],
+    ['POST /api/users/{user_id}/api-keys', ['name']],
+  ] as const)(
+    'refuses to %s a field of the wrong type, a missing one and an oversized one',
+    async ([key, fields], { expect }) => {
+      let ran = 0;
+      const handler = apiHandler({ [key]: routes[key] as RouteSpec }, key, async () => {
+        ran++;
+        return { status: 200, body: {} };
+      });
+      const valid = validBodies[key] ?? {};
+      const refusals = [];
+      for (const field of fields) {
+        for (const [what, body] of [
+          ['wrong type', { ...valid, [field]: 12345 }],
+          ['missing', Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field))],
+          ['oversized', { ...valid, [field]: 'x'.repeat(5000) }],
+        ] as const) {
+          const result = await handler(
+            eventFor(key, { apiKey: adminKey, body: JSON.stringify(body), contentType: 'application/json' }),
+            { functionName: 'test' } as Context,
+          );
+          const answer = JSON.parse(result.body ?? '{}') as { code: string; details: { path: string }[] };
+          refusals.push({
+            field,
+            what,
+            status: result.statusCode,
+            code: answer.code,
+            names: answer.details.some((d) => d.path === field),
+          });
+        }
+      }
+      expect(refusals).toEqual(
+        fields.flatMap((field) =>
+          ['wrong type', 'missing', 'oversized'].map((what) => ({
+            field,
+            what,
+            status: 400,
+            code: 'VALIDATION_ERROR',
+            names: true,
+          })),
+        ),
+      );
+      expect(ran).toBe(0);
+    },
+  );
+
   it('refuses a role without the route’s permission with 403 before parsing anything', async () => {
     const key = 'POST /api/tenants';
     let ran = 0;
