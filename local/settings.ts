@@ -36,19 +36,19 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
           .filter(Boolean);
   const schedule = env.LOCAL_SCHEDULE_SECONDS;
   return {
-    port: intEnv('PORT', 3000),
+    port: intEnv('PORT', 3000, env),
     host: env.HOST ?? '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR ?? '.data'),
-    dynamodbPort: intEnv('LOCAL_DYNAMODB_PORT', 8000),
-    s3Port: intEnv('LOCAL_S3_PORT', 4569),
-    sqsPort: intEnv('LOCAL_SQS_PORT', 9324),
+    dynamodbPort: intEnv('LOCAL_DYNAMODB_PORT', 8000, env),
+    s3Port: intEnv('LOCAL_S3_PORT', 4569, env),
+    sqsPort: intEnv('LOCAL_SQS_PORT', 9324, env),
     buckets: list(env.LOCAL_BUCKETS, ['demo-bucket']),
     tableName: env.TABLE_NAME ?? 'tributary',
     platformBucket: env.PLATFORM_BUCKET ?? 'tributary-platform',
-    batchWindowSeconds: intEnv('LOCAL_BATCH_WINDOW_SECONDS', 1),
-    visibilityTimeoutSeconds: intEnv('LOCAL_VISIBILITY_TIMEOUT_SECONDS', 10),
-    drainTimeoutSeconds: intEnv('LOCAL_DRAIN_TIMEOUT_SECONDS', 30),
-    pollersPerConsumer: intEnv('LOCAL_POLLERS_PER_CONSUMER', 2),
+    batchWindowSeconds: intEnv('LOCAL_BATCH_WINDOW_SECONDS', 1, env),
+    visibilityTimeoutSeconds: intEnv('LOCAL_VISIBILITY_TIMEOUT_SECONDS', 10, env),
+    drainTimeoutSeconds: intEnv('LOCAL_DRAIN_TIMEOUT_SECONDS', 30, env),
+    pollersPerConsumer: intEnv('LOCAL_POLLERS_PER_CONSUMER', 2, env),
     scheduleSecondsOverride: schedule ? Number(schedule) : null,
     logLevel: env.LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
   };

@@ -20,8 +20,8 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
-export function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
+export function intEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number, got "${raw}"`);
@@ -40,5 +40,4 @@ export const config = {
   /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */
   s3ForcePathStyle: lazy(() => boolEnv('S3_FORCE_PATH_STYLE', false)),
   queueUrl: (envName: string) => requiredEnv(envName),
-  serviceName: lazy(() => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary'),
 };

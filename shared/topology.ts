@@ -10,7 +10,6 @@ export interface QueueSpec {
   envVar: string;
   /** Physical name suffix (the stack prefixes it; the local runtime uses it as is). */
   name: string;
-  fifo: boolean;
   /** Seconds; at least six times the consumer's timeout (AWS guidance for Lambda event sources). */
   visibilityTimeoutSeconds: number;
   retentionDays: number;
@@ -69,7 +68,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   ingest: {
     envVar: 'INGEST_QUEUE_URL',
     name: 'ingest',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 120,
     retentionDays: 4,
     deadLetter: { queue: 'ingestDeadLetter', maxReceiveCount },
@@ -77,14 +75,12 @@ export const queues: Record<QueueName, QueueSpec> = {
   ingestDeadLetter: {
     envVar: 'INGEST_DLQ_URL',
     name: 'ingest-dlq',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 60,
     retentionDays: 14,
   },
   dashboard: {
     envVar: 'DASHBOARD_QUEUE_URL',
     name: 'dashboard',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 30,
     retentionDays: 4,
     deadLetter: { queue: 'dashboardDeadLetter', maxReceiveCount },
@@ -92,7 +88,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   dashboardDeadLetter: {
     envVar: 'DASHBOARD_DLQ_URL',
     name: 'dashboard-dlq',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 30,
     retentionDays: 14,
   },
@@ -101,7 +96,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   jobs: {
     envVar: 'JOBS_QUEUE_URL',
     name: 'jobs',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 900,
     retentionDays: 4,
     deadLetter: { queue: 'jobsDeadLetter', maxReceiveCount },
@@ -109,7 +103,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   jobsDeadLetter: {
     envVar: 'JOBS_DLQ_URL',
     name: 'jobs-dlq',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 900,
     retentionDays: 14,
   },

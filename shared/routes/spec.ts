@@ -1,13 +1,7 @@
 /** What every route group shares: the route shape (shared/http/route-spec.ts) and access presets. */
 import type { Access } from '../topology.ts';
 
-export {
-  type AuthKind,
-  type HttpMethod,
-  type MediaBody,
-  type RouteSpec,
-  routeKeyParts,
-} from '../http/route-spec.ts';
+export { type RouteSpec, routeKeyParts } from '../http/route-spec.ts';
 
 /** Access presets: most routes only read the table, or read and write it; `sealing` also uses the secrets key. */
 export const table = { table: 'read' } as const satisfies Access;

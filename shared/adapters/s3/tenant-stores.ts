@@ -21,6 +21,7 @@ import type { TableStorage } from '../../domain/delta/commit.ts';
 import type { ObjectStoreOptions, StoredObjectStore } from '../../domain/tenants/object-stores.ts';
 import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
 import { secretBox } from '../secret-box.ts';
+import { objectBytes } from './object-body.ts';
 
 const clients = new Map<string, S3Client>();
 let sts: Promise<STSClient> | undefined;
@@ -122,7 +123,7 @@ export async function tableLocation(store: StoredObjectStore, location: string):
     },
     async get(relativeKey) {
       const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }));
-      return Buffer.from(await (result.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+      return objectBytes(result);
     },
     async delete(relativeKeys) {
       for (let i = 0; i < relativeKeys.length; i += 1000) {
