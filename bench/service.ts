@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../test/support/ports.ts';
+import { freePort } from '../local/free-port.ts';
 
 export interface BenchService {
   url: string;

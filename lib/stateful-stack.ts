@@ -54,7 +54,6 @@ export class StatefulStack extends Stack {
     for (const name of ordered) {
       const spec = queues[name];
       created[name] = new Queue(this, `Queue-${spec.name}`, {
-        fifo: spec.fifo || undefined,
         visibilityTimeout: Duration.seconds(spec.visibilityTimeoutSeconds),
         retentionPeriod: Duration.days(spec.retentionDays),
         encryption: QueueEncryption.SQS_MANAGED,

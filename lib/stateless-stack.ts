@@ -18,7 +18,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import { consumers, schedules } from '#shared/topology.ts';
+import { bootstrapKeyInstaller, consumers, schedules } from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
 import { bindAccess } from './constructs/access.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
@@ -86,6 +86,7 @@ export class StatelessStack extends Stack {
       platformBucket: props.stateful.platformBucket,
       secretsKey: props.stateful.secretsKey,
       cursorKey: props.stateful.cursorKey,
+      bootstrapKey: props.stateful.bootstrapKey,
       tenantStores: {
         bucketNames: props.tenantBuckets ?? [],
         roleArns: props.tenantRoleArns ?? ['arn:aws:iam::*:role/*'],
@@ -175,14 +176,11 @@ export class StatelessStack extends Stack {
     }
 
     const bootstrap = new ServiceFunction(this, 'BootstrapKeyInstaller', {
-      entry: 'functions/platform/install-bootstrap-key.ts',
-      description: 'Custom resource: makes the bootstrap secret a valid PlatformAdmin API key',
-      timeoutSeconds: 30,
+      entry: bootstrapKeyInstaller.entry,
+      description: bootstrapKeyInstaller.summary,
+      timeoutSeconds: bootstrapKeyInstaller.function.timeoutSeconds,
     });
-    bindAccess(bootstrap, { table: 'readWrite' }, resources);
-    props.stateful.bootstrapKey.grantRead(bootstrap);
-    props.stateful.bootstrapKey.grantWrite(bootstrap);
-    bootstrap.addEnvironment('BOOTSTRAP_KEY_SECRET_ARN', props.stateful.bootstrapKey.secretArn);
+    bindAccess(bootstrap, bootstrapKeyInstaller.access, resources);
     const provider = new Provider(this, 'BootstrapKeyProvider', { onEventHandler: bootstrap });
     Validations.of(provider).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bootstrap.node.defaultChild as CfnFunction)}.Arn>:*]`,

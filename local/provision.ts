@@ -47,7 +47,7 @@ export async function ensureQueues(
 ): Promise<QueueUrls> {
   const client = new SQSClient({ endpoint, region: localRegion, credentials: localCredentials });
   const urls = {} as QueueUrls;
-  const physicalName = (name: QueueName) => `${prefix}${queues[name].name}${queues[name].fifo ? '.fifo' : ''}`;
+  const physicalName = (name: QueueName) => `${prefix}${queues[name].name}`;
   // Dead-letter queues first: a redrive policy must name an existing queue.
   const ordered = (Object.keys(queues) as QueueName[]).sort(
     (a, b) => Number(Boolean(queues[a].deadLetter)) - Number(Boolean(queues[b].deadLetter)),
@@ -59,7 +59,6 @@ export async function ensureQueues(
         VisibilityTimeout: String(visibilityTimeoutSeconds),
         MessageRetentionPeriod: String(spec.retentionDays * 86400),
       };
-      if (spec.fifo) attributes.FifoQueue = 'true';
       if (spec.deadLetter) {
         const dlqUrl = urls[spec.deadLetter.queue];
         const arn = await client.send(

@@ -20,8 +20,8 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
-export function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
+export function intEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number, got "${raw}"`);
@@ -49,5 +49,4 @@ export const config = {
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
-  serviceName: lazy(() => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary'),
 };

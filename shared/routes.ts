@@ -18,14 +18,7 @@ import { tenantRoutes } from './routes/tenants.ts';
 import { userRoutes } from './routes/users.ts';
 import { wikiRoutes } from './routes/wiki.ts';
 
-export {
-  type AuthKind,
-  type HttpMethod,
-  type MediaBody,
-  notFoundRoute,
-  type RouteSpec,
-  routeKeyParts,
-} from './routes/spec.ts';
+export { notFoundRoute, type RouteSpec, routeKeyParts } from './routes/spec.ts';
 
 /** Each group is a module of its own, so a function bundles only its own routes' schemas. */
 export const routeGroups = {
@@ -57,5 +50,3 @@ export const routes = {
   ...jobRoutes,
   ...wikiRoutes,
 };
-
-export type RouteKey = keyof typeof routes;

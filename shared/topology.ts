@@ -10,7 +10,6 @@ export interface QueueSpec {
   envVar: string;
   /** Physical name suffix (the stack prefixes it; the local runtime uses it as is). */
   name: string;
-  fifo: boolean;
   /** Seconds; at least six times the consumer's timeout (AWS guidance for Lambda event sources). */
   visibilityTimeoutSeconds: number;
   retentionDays: number;
@@ -30,6 +29,8 @@ export interface Access {
   secretsKey?: boolean;
   /** Issues and checks list cursors (a MAC key of its own, not the secrets key). */
   cursorKey?: boolean;
+  /** Reads and replaces the bootstrap key secret (the deploy-time installer only). */
+  bootstrapKey?: boolean;
 }
 
 export interface FunctionSettings {
@@ -69,7 +70,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   ingest: {
     envVar: 'INGEST_QUEUE_URL',
     name: 'ingest',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 120,
     retentionDays: 4,
     deadLetter: { queue: 'ingestDeadLetter', maxReceiveCount },
@@ -77,14 +77,12 @@ export const queues: Record<QueueName, QueueSpec> = {
   ingestDeadLetter: {
     envVar: 'INGEST_DLQ_URL',
     name: 'ingest-dlq',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 60,
     retentionDays: 14,
   },
   dashboard: {
     envVar: 'DASHBOARD_QUEUE_URL',
     name: 'dashboard',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 30,
     retentionDays: 4,
     deadLetter: { queue: 'dashboardDeadLetter', maxReceiveCount },
@@ -92,7 +90,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   dashboardDeadLetter: {
     envVar: 'DASHBOARD_DLQ_URL',
     name: 'dashboard-dlq',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 30,
     retentionDays: 14,
   },
@@ -101,7 +98,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   jobs: {
     envVar: 'JOBS_QUEUE_URL',
     name: 'jobs',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 900,
     retentionDays: 4,
     deadLetter: { queue: 'jobsDeadLetter', maxReceiveCount },
@@ -109,7 +105,6 @@ export const queues: Record<QueueName, QueueSpec> = {
   jobsDeadLetter: {
     envVar: 'JOBS_DLQ_URL',
     name: 'jobs-dlq',
-    fifo: false,
     visibilityTimeoutSeconds: 6 * 900,
     retentionDays: 14,
   },
@@ -165,6 +160,13 @@ export const consumers: Record<string, ConsumerSpec> = {
   },
 };
 
+export interface DeployHookSpec {
+  entry: string;
+  summary: string;
+  access: Access;
+  function: FunctionSettings & { timeoutSeconds: number };
+}
+
 export const schedules: Record<string, ScheduleSpec> = {
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',
@@ -173,4 +175,12 @@ export const schedules: Record<string, ScheduleSpec> = {
     access: { table: 'readWrite' },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
+};
+
+/** The function CloudFormation runs during each deployment (a custom resource), not on any event. */
+export const bootstrapKeyInstaller: DeployHookSpec = {
+  entry: 'functions/platform/install-bootstrap-key.ts',
+  summary: 'Custom resource: makes the bootstrap secret a valid PlatformAdmin API key',
+  access: { table: 'readWrite', bootstrapKey: true },
+  function: { timeoutSeconds: 30 },
 };

@@ -1,6 +1,6 @@
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { moveConnection } from '#shared/domain/connections/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { connectionRoutes } from '#shared/routes/connections.ts';
 

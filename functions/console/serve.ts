@@ -1,4 +1,4 @@
-import { apiHandler } from '#shared/http/api-handler.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import {
   consoleAsset,
   consoleAssetTypes,

@@ -1,6 +1,6 @@
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { deleteDataSet } from '#shared/domain/datasets/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 

@@ -1,6 +1,6 @@
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { visibleDataSet } from '#shared/domain/datasets/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 

@@ -9,6 +9,7 @@ import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dyna
 import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
 import { countQuietly } from '#shared/adapters/metrics.ts';
 import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
+import { objectBytes } from '#shared/adapters/s3/object-body.ts';
 import { platformS3 } from '#shared/adapters/s3/platform-bucket.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { type DeadLetterDeps, recordDeadLetter } from '#shared/domain/monitoring/failed-deliveries.ts';
@@ -29,9 +30,7 @@ const deps: DeadLetterDeps = {
       const object = await platformS3.send(
         new GetObjectCommand({ Bucket: envelope.payload_ref.bucket, Key: envelope.payload_ref.key }),
       );
-      return Buffer.from(
-        await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
-      ).toString('base64');
+      return (await objectBytes(object)).toString('base64');
     } catch (error) {
       if ((error as Error).name === 'NoSuchKey') return null;
       throw error;

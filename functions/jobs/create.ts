@@ -1,8 +1,8 @@
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { notFound } from '#shared/domain/errors.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
 import { jobRoutes } from '#shared/routes/jobs.ts';
 

@@ -1,8 +1,8 @@
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { eventsOf } from '#shared/adapters/repositories/events.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
 import { readEvents } from '#shared/domain/monitoring/events.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 

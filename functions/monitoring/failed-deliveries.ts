@@ -1,7 +1,7 @@
 import { listFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 

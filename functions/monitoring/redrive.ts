@@ -2,10 +2,10 @@ import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dyna
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { deleteDeadLetters, getDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
 import { type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 

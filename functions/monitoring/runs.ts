@@ -1,8 +1,8 @@
 import { completedEntries } from '#shared/adapters/dynamo/delta-log.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { visibleDataSet } from '#shared/domain/datasets/use-cases.ts';
 import { runOf } from '#shared/domain/monitoring/views.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 

@@ -1,9 +1,9 @@
 import { readSourceCounters } from '#shared/adapters/dynamo/counters.ts';
 import { oldestUnwritten } from '#shared/adapters/dynamo/deliveries.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
 import { statsFrom } from '#shared/domain/monitoring/views.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 

@@ -1,6 +1,6 @@
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { setPipelineStatus } from '#shared/domain/pipelines/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { pipelineRoutes } from '#shared/routes/pipelines.ts';
 

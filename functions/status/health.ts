@@ -1,5 +1,5 @@
 import { checkPlatformBucket, checkQueue, checkTable } from '#shared/adapters/health-checks.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { statusRoutes } from '#shared/routes/status.ts';
 import type { QueueName } from '#shared/topology.ts';
 

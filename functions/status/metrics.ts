@@ -1,6 +1,6 @@
 import { readCounter } from '#shared/adapters/dynamo/counters.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { type MetricKey, metricCatalogue, renderPrometheus } from '#shared/domain/observability/metric-catalogue.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { statusRoutes } from '#shared/routes/status.ts';
 
 export const handler = apiHandler(statusRoutes, 'GET /metrics', async () => {

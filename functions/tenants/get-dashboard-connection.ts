@@ -1,7 +1,7 @@
 import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { publicDashboardConnection } from '#shared/domain/tenants/dashboard.ts';
 import { tenantFor } from '#shared/domain/tenants/guard.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 

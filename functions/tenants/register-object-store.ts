@@ -1,6 +1,6 @@
 import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { registerObjectStore } from '#shared/domain/tenants/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { created } from '#shared/http/responses.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 

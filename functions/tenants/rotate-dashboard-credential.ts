@@ -1,7 +1,7 @@
 import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
 import { requestDashboardProvisioning } from '#shared/adapters/sqs/dashboard-queue.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 

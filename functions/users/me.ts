@@ -1,5 +1,5 @@
+import { apiHandler } from '#shared/api-handler.ts';
 import { grants } from '#shared/domain/authorization.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { userRoutes } from '#shared/routes/users.ts';
 

@@ -1,6 +1,6 @@
 import { wikiStore } from '#shared/adapters/repositories/wiki.ts';
+import { apiHandler } from '#shared/api-handler.ts';
 import { listDocuments } from '#shared/domain/wiki/use-cases.ts';
-import { apiHandler } from '#shared/http/api-handler.ts';
 import { ok } from '#shared/http/responses.ts';
 import { wikiRoutes } from '#shared/routes/wiki.ts';
 

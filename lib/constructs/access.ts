@@ -15,6 +15,7 @@ export interface SharedResources {
   platformBucket: Bucket;
   secretsKey: ISecret;
   cursorKey: ISecret;
+  bootstrapKey: ISecret;
   tenantStores: {
     /** Buckets reached with the platform's own role (stores registered without keys or a role). */
     bucketNames: string[];
@@ -97,6 +98,12 @@ export function bindAccess(
   if (access.cursorKey) {
     resources.cursorKey.grantRead(fn);
     fn.addEnvironment('CURSOR_KEY_SECRET_ARN', resources.cursorKey.secretArn);
+  }
+
+  if (access.bootstrapKey) {
+    resources.bootstrapKey.grantRead(fn);
+    resources.bootstrapKey.grantWrite(fn);
+    fn.addEnvironment('BOOTSTRAP_KEY_SECRET_ARN', resources.bootstrapKey.secretArn);
   }
 
   if (access.platformBucket) {

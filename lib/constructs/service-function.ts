@@ -85,7 +85,7 @@ export class ServiceFunction extends NodejsFunction {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/least-privilege.test.ts).",
+        "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/security.test.ts).",
     });
   }
 }

@@ -6,7 +6,6 @@
 
 export const roles = ['PlatformAdmin', 'TenantAdmin', 'TenantEditor', 'TenantViewer'] as const;
 export type Role = (typeof roles)[number];
-export type TenantRole = Exclude<Role, 'PlatformAdmin'>;
 
 export const permissions = [
   'self.read',

@@ -10,6 +10,7 @@
  * Everything else happens here, once: the request id, structured logs, authentication, the
  * permission check from the route table, strict parsing of params, query and body against the
  * route's zod schemas, and one error edge that turns every failure into the contract's error body.
+ * The key store is handed in (apiEdge): shared/api-handler.ts binds it to the table.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
@@ -18,9 +19,9 @@ import type { z } from 'zod';
 import { authenticate, type CredentialLookup } from '../domain/identity/authenticate.ts';
 import { type Principal, requirePermission } from '../domain/principal.ts';
 import { logger } from '../observability/logger.ts';
-import type { RouteSpec } from '../routes/spec.ts';
 import { header, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
+import type { RouteSpec } from './route-spec.ts';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -34,22 +35,6 @@ export interface ApiRequest<R extends RouteSpec> {
 }
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
-
-/**
- * The key store, loaded with the first authenticated request: a public route (/live, /docs,
- * /openapi.json) never loads the DynamoDB client, so its cold start does not pay for it.
- */
-let credentials: Promise<CredentialLookup> | undefined;
-function credentialStore(): Promise<CredentialLookup> {
-  credentials ??= Promise.all([import('../adapters/dynamo/api-keys.ts'), import('../adapters/dynamo/users.ts')]).then(
-    ([keys, users]) => ({
-      findApiKeyByHash: keys.findApiKeyByHash,
-      touchApiKey: keys.touchApiKey,
-      getUser: users.getUser,
-    }),
-  );
-  return credentials;
-}
 
 export function requestIdOf(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId ?? 'unknown';
@@ -77,29 +62,37 @@ export function httpEdge(routeKey: string, inner: LambdaHandler): LambdaHandler 
     .handler(inner) as unknown as LambdaHandler;
 }
 
-export function apiHandler<T extends Record<string, RouteSpec>, K extends keyof T & string>(
-  group: T,
-  routeKey: K,
-  handle: (request: ApiRequest<T[K]>) => Promise<HttpResult>,
-): LambdaHandler {
-  const route: RouteSpec = group[routeKey] as RouteSpec;
-  return httpEdge(routeKey, async (event) => {
-    const requestId = requestIdOf(event);
-    let principal: Principal | null = null;
-    if (route.auth === 'apiKey') {
-      principal = await authenticate(await credentialStore(), header(event, 'x-api-key'));
-      logger.appendKeys({
-        principal_role: principal.role,
-        ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
-      });
-      if (route.permission) requirePermission(principal, route.permission);
-    }
-    const params = route.params
-      ? parseWith(route.params, event.pathParameters ?? {}, 'path')
-      : (event.pathParameters ?? {});
-    const query = route.query ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string') : undefined;
-    const body = parseJsonBody(event, route.body);
-    const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
-    return toApiGatewayResult(result, requestId);
-  });
+/**
+ * The API edge over a key store. `loadCredentials` runs with the first authenticated request, so
+ * that a public route (/live, /docs, /openapi.json) never loads what the store needs.
+ */
+export function apiEdge(loadCredentials: () => Promise<CredentialLookup>) {
+  let credentials: Promise<CredentialLookup> | undefined;
+  return function apiHandler<T extends Record<string, RouteSpec>, K extends keyof T & string>(
+    group: T,
+    routeKey: K,
+    handle: (request: ApiRequest<T[K]>) => Promise<HttpResult>,
+  ): LambdaHandler {
+    const route: RouteSpec = group[routeKey] as RouteSpec;
+    return httpEdge(routeKey, async (event) => {
+      const requestId = requestIdOf(event);
+      let principal: Principal | null = null;
+      if (route.auth === 'apiKey') {
+        credentials ??= loadCredentials();
+        principal = await authenticate(await credentials, header(event, 'x-api-key'));
+        logger.appendKeys({
+          principal_role: principal.role,
+          ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
+        });
+        if (route.permission) requirePermission(principal, route.permission);
+      }
+      const params = route.params
+        ? parseWith(route.params, event.pathParameters ?? {}, 'path')
+        : (event.pathParameters ?? {});
+      const query = route.query ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string') : undefined;
+      const body = parseJsonBody(event, route.body);
+      const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
+      return toApiGatewayResult(result, requestId);
+    });
+  };
 }

@@ -1,13 +1,13 @@
 /**
- * The OpenAPI 3.1 document, generated from the route table and the same zod schemas the handlers
- * parse with: nothing about the API is written down twice. Schemas with an id (`.meta({ id })`)
+ * The OpenAPI 3.1 document, generated from the route table (which the caller hands in) and the same
+ * zod schemas the handlers parse with: nothing about the API is written down twice. Schemas with an id (`.meta({ id })`)
  * become components; request schemas are described as callers send them (defaults optional),
  * response schemas as the service answers them.
  */
 import * as z from 'zod';
 import { grants, type Permission, roles } from '../domain/authorization.ts';
-import { type MediaBody, type RouteSpec, routeKeyParts, routes } from '../routes.ts';
 import { statusOfCode } from './error-status.ts';
+import { type MediaBody, type RouteSpec, routeKeyParts } from './route-spec.ts';
 import { errorBody } from './schemas/common.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -219,12 +219,15 @@ export interface OpenApiDocument {
   components: JsonSchema;
 }
 
-/** The whole document; `serverUrl` is where the caller reached the API (it defaults to the same origin). */
-export function openApiDocument(serverUrl = '/'): OpenApiDocument {
+/**
+ * The whole document for a route table (shared/routes.ts); `serverUrl` is where the caller reached
+ * the API (it defaults to the same origin).
+ */
+export function openApiDocument(routes: Record<string, RouteSpec>, serverUrl = '/'): OpenApiDocument {
   const components = new Components();
   const paths: OpenApiDocument['paths'] = {};
   const tags = new Set<string>();
-  for (const [key, spec] of Object.entries(routes) as [string, RouteSpec][]) {
+  for (const [key, spec] of Object.entries(routes)) {
     const { method, path } = routeKeyParts(key);
     tags.add(spec.tag);
     const documentPath = openApiPath(path);

@@ -1,38 +1,7 @@
-/** The shape of a route table entry, and what every route group shares. */
-import type { z } from 'zod';
-import type { Permission } from '../domain/authorization.ts';
-import type { Access, FunctionSettings } from '../topology.ts';
+/** What every route group shares: the route shape (shared/http/route-spec.ts) and access presets. */
+import type { Access } from '../topology.ts';
 
-export type AuthKind = 'public' | 'apiKey' | 'ingestToken';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-/** A response body that is not JSON, e.g. Prometheus text or an HTML page. */
-export interface MediaBody {
-  mediaType: string;
-  description: string;
-}
-
-export interface RouteSpec {
-  /** Handler module, relative to the repository root; it exports `handler`. */
-  entry: string;
-  auth: AuthKind;
-  /** Required for apiKey routes: the permission the caller's role must hold. */
-  permission?: Permission;
-  summary: string;
-  tag: string;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  /** For a route that takes any body as is (the ingest endpoint): what it does with it. */
-  rawBody?: string;
-  /**
-   * Statuses with a body of their own (every success, and the health check's 503): JSON (a schema),
-   * another media type, or none (null). Every other error uses the error shape.
-   */
-  responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | null>>;
-  access: Access;
-  function?: FunctionSettings;
-}
+export { type RouteSpec, routeKeyParts } from '../http/route-spec.ts';
 
 /**
  * Access presets: most routes only read the table, or read and write it; `listing` also issues and
@@ -49,8 +18,3 @@ export const notFoundRoute = {
   summary: 'Any request that matches no route: 404 in the error shape',
   access: {},
 } as const;
-
-export function routeKeyParts(key: string): { method: HttpMethod; path: string } {
-  const [method, path] = key.split(' ') as [HttpMethod, string];
-  return { method, path };
-}

@@ -1,11 +1,11 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
-import { synthesizeApp } from './app.ts';
+import { synthesizeApp, synthesizedDefaultApp } from './app.ts';
 
 let template: Template;
-beforeAll(() => {
-  template = synthesizeApp().statelessTemplate;
+beforeAll(async () => {
+  template = (await synthesizedDefaultApp()).statelessTemplate;
 });
 
 /** The alarm whose description starts with `text`, with its properties. */

@@ -2,11 +2,11 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
 import { consumers, queues } from '#shared/topology.ts';
-import { synthesizeApp } from './app.ts';
+import { type SynthesizedApp, synthesizedDefaultApp } from './app.ts';
 
-let synthesized: ReturnType<typeof synthesizeApp>;
-beforeAll(() => {
-  synthesized = synthesizeApp();
+let synthesized: SynthesizedApp;
+beforeAll(async () => {
+  synthesized = await synthesizedDefaultApp();
 });
 
 describe('the stateful stack', () => {

@@ -8,11 +8,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '#local/free-port.ts';
 import { buildConsole } from '../../console/build.ts';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { createTenantWithUsers, createUser, unique } from '../support/fixtures.ts';
-import { freePort } from '../support/ports.ts';
 import { createWebhook, ingest, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();

@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type Poller, startPoller } from '../../local/event-source-poller.ts';
+import { type Poller, queueDepth, startPoller } from '../../local/event-source-poller.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const env = inject('runtimeEnv');
 const sqs = new SQSClient({
@@ -46,13 +47,13 @@ async function send(url: string, bodies: string[]) {
   }
 }
 
-async function until(condition: () => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Waits for what the handler has seen to satisfy `done`; on timeout, fails with what it had seen. */
+async function until<T>(seen: () => T, done: (value: T) => boolean, timeoutMs = 20_000) {
+  await pollUntil(async () => structuredClone(seen()), done, { timeoutMs, intervalMs: 50, what: 'the poller' });
 }
+
+/** Messages the queue still holds, visible or in flight: 0 means nothing can be delivered again. */
+const depthOf = (url: string) => queueDepth(sqs, url);
 
 async function drainAll(url: string): Promise<string[]> {
   const bodies: string[] = [];
@@ -107,7 +108,10 @@ describe('the local event-source poller', () => {
       },
       { batchSize: 12, window: 1 },
     );
-    await until(() => seen.size === 25);
+    await until(
+      () => seen.size,
+      (size) => size === 25,
+    );
     expect(Math.max(...sizes)).toBeLessThanOrEqual(12);
     expect(sizes[0]).toBe(12);
     await poller?.stop();
@@ -127,8 +131,14 @@ describe('the local event-source poller', () => {
       );
       return { batchItemFailures: retry ? [{ itemIdentifier: retry.messageId }] : [] };
     });
-    await until(() => deliveries.filter((delivery) => delivery.body === 'retry').length === 2);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await until(
+      () => deliveries,
+      (seen) => seen.filter((delivery) => delivery.body === 'retry').length === 2,
+    );
+    await poller?.stop();
+    poller = undefined;
+    // Both were deleted: nothing is left to come back.
+    expect(await depthOf(url)).toBe(0);
     expect(deliveries.filter((delivery) => delivery.body === 'keep')).toHaveLength(1);
     expect(deliveries.filter((delivery) => delivery.body === 'retry').map((delivery) => delivery.receiveCount)).toEqual(
       ['1', '2'],
@@ -144,9 +154,20 @@ describe('the local event-source poller', () => {
       attempts += event.Records.length;
       return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
     });
-    await until(() => attempts >= 5, 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await until(
+      () => attempts,
+      (count) => count >= 5,
+      30_000,
+    );
+    await pollUntil(
+      () => depthOf(dlqUrl),
+      (depth) => depth === 1,
+      { what: 'the dead-letter queue to receive it' },
+    );
+    await poller?.stop();
+    poller = undefined;
     expect(attempts).toBe(5);
+    expect(await depthOf(url)).toBe(0);
     expect(await drainAll(dlqUrl)).toEqual([body]);
   });
 
@@ -170,7 +191,10 @@ describe('the local event-source poller', () => {
         },
         { timeout: 1 },
       );
-      await until(() => bodiesPerInvocation.flat().length >= 4, 20_000);
+      await until(
+        () => bodiesPerInvocation.flat().length,
+        (count) => count >= 4,
+      );
       await poller?.stop();
       poller = undefined;
       expect({ failure, redelivered: bodiesPerInvocation.flat().sort() }).toEqual({

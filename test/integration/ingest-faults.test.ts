@@ -4,14 +4,14 @@
  * acknowledgements, and several writers committing to one table at once.
  */
 import { randomUUID } from 'node:crypto';
-import { GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
-import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
+import { pollUntil } from '../support/poll.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
@@ -22,14 +22,9 @@ const sqs = new SQSClient({
   region: 'us-east-1',
   credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
 });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function queueUrl(name: string): Promise<string> {
   return (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl as string;
-}
-
-async function locationOf(dataSetId: string): Promise<string> {
-  return (await api.get<{ storage_location: string }>(`/api/data-sets/${dataSetId}`)).body.storage_location;
 }
 
 function envelopeFor(hook: Webhook, body: string, messageId = randomUUID()): EnvelopeMessage {
@@ -48,6 +43,34 @@ function envelopeFor(hook: Webhook, body: string, messageId = randomUUID()): Env
   };
 }
 
+/** An SQS event as the event source hands it to the batch writer: one record per envelope. */
+function sqsEvent(envelopes: EnvelopeMessage[], receiveCount: number): SQSEvent {
+  return {
+    Records: envelopes.map((envelope) => ({
+      messageId: randomUUID(),
+      receiptHandle: 'r',
+      body: JSON.stringify(envelope),
+      attributes: {
+        ApproximateReceiveCount: String(receiveCount),
+        SentTimestamp: '0',
+        SenderId: 's',
+        ApproximateFirstReceiveTimestamp: '0',
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest',
+      awsRegion: 'us-east-1',
+    })),
+  };
+}
+
+/** The batch writer's handler, in this process, against the shared stand-ins. */
+async function writerHandler() {
+  useServiceEnvironment();
+  return import('../../functions/ingest/write-batch.ts');
+}
+
 describe('a tenant store that fails', () => {
   let proxy: FaultProxy;
   beforeAll(async () => {
@@ -62,8 +85,11 @@ describe('a tenant store that fails', () => {
     proxy.failWhen(() => true);
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push((await ingest(api, hook, JSON.stringify({ i }))).body.message_id);
-    await sleep(3500);
-    expect(proxy.failed()).toBeGreaterThan(0);
+    await pollUntil(
+      async () => proxy.failed(),
+      (failed) => failed > 0,
+      { what: 'the writer to meet the failing store' },
+    );
     const during = await api.get<{ files: unknown[] }>(`/api/data-sets/${hook.dataSetId}/files`);
     expect(during.body.files).toEqual([]);
 
@@ -71,25 +97,7 @@ describe('a tenant store that fails', () => {
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 10));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(ids.sort());
   });
-
-  it('moves envelopes that fail five times out of the queue, whole, as failed deliveries instead of dropping them', async () => {
-    const down = await startFaultProxy(env.AWS_ENDPOINT_URL_S3 as string);
-    const hook = await createWebhook(api, { store: { endpoint: down.url } });
-    down.failWhen(() => true);
-    const sent = (await ingest(api, hook, '{"doomed":true}')).body.message_id;
-    const deadline = Date.now() + 45_000;
-    let failed: { message_id: string }[] = [];
-    while (failed.length === 0 && Date.now() < deadline) {
-      failed = (
-        await api.get<{ failed_deliveries: { message_id: string }[] }>(
-          `/api/connections/${hook.connectionId}/failed-deliveries`,
-        )
-      ).body.failed_deliveries;
-      if (failed.length === 0) await sleep(500);
-    }
-    expect(failed.map((delivery) => delivery.message_id)).toEqual([sent]);
-    await down.close();
-  });
+  // An envelope that fails five times becomes a failed delivery: monitoring.test.ts and the Jepsen test.
 });
 
 describe('deliveries that repeat', () => {
@@ -106,69 +114,32 @@ describe('deliveries that repeat', () => {
     expect(table.rows.filter((row) => row.message_id === envelope.message_id)).toHaveLength(1);
   });
 
-  describe('when acknowledgements are lost after the commit', () => {
-    let proxy: FaultProxy;
-    let chaos: RuntimeProcess;
-    beforeAll(async () => {
-      proxy = await startFaultProxy(env.AWS_ENDPOINT_URL_SQS as string);
-      chaos = await startRuntimeProcess({ ...env, AWS_ENDPOINT_URL_SQS: proxy.url, LOCAL_QUEUE_PREFIX: 'acklost-' });
-    });
-    afterAll(async () => {
-      await chaos?.stop();
-      await proxy?.close();
-    });
-
-    it('recognises the redelivered envelopes as written: one row each', async () => {
-      const local = apiClient(chaos.url);
-      const hook = await createWebhook(local);
-      proxy.failWhen((request) => request.headers['x-amz-target'] === 'AmazonSQS.DeleteMessageBatch');
-      const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await ingest(local, hook, JSON.stringify({ i }))).body.message_id);
-      await waitForRows(local, hook.dataSetId, 5);
-      await sleep(2500);
-      expect(proxy.failed()).toBeGreaterThan(1);
-      proxy.failWhen(null);
-      await sleep(4000);
-
-      const table = await readEnvelopeTable(await locationOf(hook.dataSetId));
-      expect(table.rows.map((row) => row.message_id).sort()).toEqual(ids.sort());
-      const depth = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: await queueUrl('acklost-ingest'), MaxNumberOfMessages: 10 }),
-      );
-      expect(depth.Messages ?? []).toEqual([]);
-    });
+  it('recognises an envelope delivered again after a lost acknowledgement as written: one row, acknowledged', async () => {
+    // The acknowledgement of a committed batch never reached the queue (a crash, a network fault):
+    // the same records come back. The end-to-end version of this fault is the Jepsen test.
+    const hook = await createWebhook(api);
+    const { handler } = await writerHandler();
+    const envelopes = Array.from({ length: 5 }, (_, i) => envelopeFor(hook, JSON.stringify({ i })));
+    const first = await handler(sqsEvent(envelopes, 1));
+    const again = await handler(sqsEvent(envelopes, 2));
+    expect([first.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 5));
+    expect(table.rows.map((row) => row.message_id).sort()).toEqual(envelopes.map((e) => e.message_id).sort());
+    expect(table.versions).toEqual([0]);
   });
 });
 
 describe('writers committing to one table at once', () => {
   it('gives consecutive versions and every row exactly once with 4 concurrent writers', async () => {
     const hook = await createWebhook(api);
-    useServiceEnvironment();
-    const { handler } = await import('../../functions/ingest/write-batch.ts');
+    const { handler } = await writerHandler();
 
     const shared = Array.from({ length: 5 }, () => randomUUID());
     const batches = Array.from({ length: 4 }, (_, writer) => [
       ...Array.from({ length: 20 }, (_, i) => envelopeFor(hook, JSON.stringify({ writer, i }))),
       ...shared.map((id) => envelopeFor(hook, '{"shared":true}', id)),
     ]);
-    const events: SQSEvent[] = batches.map((envelopes) => ({
-      Records: envelopes.map((envelope) => ({
-        messageId: randomUUID(),
-        receiptHandle: 'r',
-        body: JSON.stringify(envelope),
-        attributes: {
-          ApproximateReceiveCount: '1',
-          SentTimestamp: '0',
-          SenderId: 's',
-          ApproximateFirstReceiveTimestamp: '0',
-        },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest',
-        awsRegion: 'us-east-1',
-      })),
-    }));
+    const events = batches.map((envelopes) => sqsEvent(envelopes, 1));
     const results = await Promise.all(events.map((event) => handler(event)));
     expect(results.map((result) => result.batchItemFailures)).toEqual([[], [], [], []]);
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dataSetFiles, dataSet as dataSetSchema } from '#shared/http/schemas/data-sets.ts';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { createTenant } from '../support/fixtures.ts';
@@ -220,8 +219,25 @@ describe('connections', () => {
     const listed = await api.get<{ connections: { connection_id: string }[] }>(`/api/tenants/${tenantId}/connections`);
     expect(listed.body.connections.map((c) => c.connection_id)).toEqual([created.body.connection_id]);
 
-    const dataSet = await api.get(`/api/data-sets/${created.body.data_set_id}`);
-    expect(dataSetSchema.strict().parse(dataSet.body)).toMatchObject({
+    const dataSet = await api.get<Record<string, unknown>>(`/api/data-sets/${created.body.data_set_id}`);
+    expect(Object.keys(dataSet.body).sort()).toEqual([
+      'created_at',
+      'data_set_id',
+      'data_set_type',
+      'name',
+      'object_store_id',
+      'origin',
+      'partitioning',
+      'schema_json',
+      'status',
+      'storage_location',
+      'storage_tier',
+      'tenant_id',
+      'tenant_slug',
+      'updated_at',
+      'version',
+    ]);
+    expect(dataSet.body).toMatchObject({
       status: 'Pending',
       version: null,
       storage_location: null,
@@ -264,9 +280,18 @@ describe('data sets', () => {
     const listed = await api.get<{ data_sets: { data_set_id: string }[] }>(`/api/data-sets?tenant_id=${hook.tenantId}`);
     expect(listed.body.data_sets.map((d) => d.data_set_id)).toEqual([hook.dataSetId]);
 
-    const files = await api.get(`/api/data-sets/${hook.dataSetId}/files`);
-    const parsed = dataSetFiles.strict().parse(files.body);
+    const files = await api.get<{ version: number; files: { path: string; size: number; url: string }[] }>(
+      `/api/data-sets/${hook.dataSetId}/files`,
+    );
+    const parsed = files.body;
     expect(parsed.version).toBe(0);
+    expect(Object.keys(parsed.files[0] ?? {}).sort()).toEqual([
+      'num_records',
+      'partition_values',
+      'path',
+      'size',
+      'url',
+    ]);
     const download = await fetch(parsed.files[0]?.url as string);
     expect(download.status).toBe(200);
     expect((await download.arrayBuffer()).byteLength).toBe(parsed.files[0]?.size);

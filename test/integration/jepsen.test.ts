@@ -8,15 +8,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
+import { queueDepth } from '../../local/event-source-poller.ts';
 import { type ApiClient, apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
+import { pollUntil } from '../support/poll.ts';
 import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
 import { createWebhook, ingest, type Webhook } from '../support/webhooks.ts';
 
 const env = inject('runtimeEnv');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sqs = new SQSClient({
+  endpoint: env.AWS_ENDPOINT_URL_SQS,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+});
+const queueUrl = async (name: string) =>
+  (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl as string;
 
 describe('nothing accepted is lost or duplicated under faults', () => {
   let storeProxy: FaultProxy;
@@ -49,26 +57,30 @@ describe('nothing accepted is lost or duplicated under faults', () => {
       )
     ).body.failed_deliveries;
 
-  async function settle(expectedFailures: (failed: { message_id: string }[]) => boolean, timeoutMs = 90_000) {
-    const deadline = Date.now() + timeoutMs;
-    let quietSince = Date.now();
-    let last = '';
-    for (;;) {
-      const [files, failed] = await Promise.all([
-        api.get<{ files: { num_records: number }[] }>(`/api/data-sets/${hook.dataSetId}/files`),
-        failedDeliveries(),
-      ]);
-      const snapshot = `${files.body.files.reduce((sum, file) => sum + file.num_records, 0)}/${failed.length}`;
-      if (snapshot !== last) {
-        last = snapshot;
-        quietSince = Date.now();
-      }
-      if ((expectedFailures(failed) && Date.now() - quietSince > 6000) || Date.now() > deadline) return;
-      await sleep(500);
-    }
+  /**
+   * Waits until nothing can change any more: the ingest queue and its dead-letter queue hold no
+   * message, visible or in flight, and the failed deliveries are as expected.
+   */
+  async function settle(what: string, expectedFailures: (failedIds: string[]) => boolean) {
+    const [ingestQueue, deadLetters] = await Promise.all([queueUrl('jepsen-ingest'), queueUrl('jepsen-ingest-dlq')]);
+    return pollUntil(
+      async () => {
+        const [failed, queued, deadLettered] = await Promise.all([
+          failedDeliveries(),
+          queueDepth(sqs, ingestQueue),
+          queueDepth(sqs, deadLetters),
+        ]);
+        return { failed: failed.map((delivery) => delivery.message_id), queued, deadLettered };
+      },
+      (state) => state.queued === 0 && state.deadLettered === 0 && expectedFailures(state.failed),
+      { what, timeoutMs: 120_000, intervalMs: 500 },
+    );
   }
 
   it('drains, redrives, and reads every event back exactly once', { timeout: 300_000 }, async () => {
+    onTestFailed(() => {
+      process.stderr.write(`The service's log:\n${runtime.output()}\n`);
+    });
     const events: { eventId: string; messageId: string }[] = [];
     const send = async (count: number) => {
       for (let i = 0; i < count; i++) {
@@ -81,31 +93,12 @@ describe('nothing accepted is lost or duplicated under faults', () => {
       }
     };
 
-    await send(30);
-
-    // The tenant's store fails long enough for some envelopes to exhaust their five deliveries.
-    storeProxy.failWhen(() => true);
-    await send(30);
-    await sleep(16_000);
-    storeProxy.failWhen(null);
-
-    // Commits succeed but their acknowledgements are lost for a while.
-    queueProxy.failWhen((request) => request.headers['x-amz-target'] === 'AmazonSQS.DeleteMessageBatch');
-    await send(30);
-    await sleep(4_000);
-    queueProxy.failWhen(null);
-
-    // A poison envelope: well-formed, but its claim-checked body does not exist.
-    const sqs = new SQSClient({
-      endpoint: env.AWS_ENDPOINT_URL_SQS,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    });
+    // A poison envelope, first, so that its five failing deliveries overlap the faults below:
+    // well-formed, but its claim-checked body does not exist.
     const poisonId = randomUUID();
-    const queueUrl = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'jepsen-ingest' }))).QueueUrl;
     await sqs.send(
       new SendMessageCommand({
-        QueueUrl: queueUrl,
+        QueueUrl: await queueUrl('jepsen-ingest'),
         MessageBody: JSON.stringify({
           v: 1,
           message_id: poisonId,
@@ -120,18 +113,53 @@ describe('nothing accepted is lost or duplicated under faults', () => {
         }),
       }),
     );
+
+    await send(30);
+
+    // The tenant's store fails until envelopes have exhausted their five deliveries.
+    storeProxy.failWhen(() => true);
+    await send(30);
+    await pollUntil(failedDeliveries, (failed) => failed.some((delivery) => delivery.message_id !== poisonId), {
+      what: 'an envelope to exhaust its deliveries while the store is down',
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    });
+    storeProxy.failWhen(null);
+
+    // Commits succeed but their acknowledgements are lost for a while.
+    queueProxy.failWhen((request) => request.headers['x-amz-target'] === 'AmazonSQS.DeleteMessageBatch');
+    await send(30);
+    await pollUntil(
+      async () => queueProxy.failed(),
+      (lost) => lost >= 3,
+      {
+        what: 'three lost acknowledgements',
+        timeoutMs: 60_000,
+      },
+    );
+    queueProxy.failWhen(null);
+
     await send(10);
 
-    await settle((failed) => failed.some((delivery) => delivery.message_id === poisonId));
-    const beforeRedrive = await failedDeliveries();
-    expect(beforeRedrive.map((failed) => failed.message_id)).toContain(poisonId);
+    const beforeRedrive = (
+      await settle('the queues to drain with the poison envelope among the failed deliveries', (failedIds) =>
+        failedIds.includes(poisonId),
+      )
+    ).failed;
+    expect(beforeRedrive).toContain(poisonId);
 
     const redriven = await api.post<{ redriven: number }>(
       `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
       { json: {} },
     );
-    expect(redriven.body.redriven).toBe(beforeRedrive.length);
-    await settle((failed) => failed.length === 1);
+    expect({ status: redriven.status, body: redriven.body }).toEqual({
+      status: 200,
+      body: { redriven: beforeRedrive.length },
+    });
+    await settle(
+      'the redriven envelopes to drain, the poison one failing again',
+      (failedIds) => failedIds.length === 1,
+    );
 
     const table = await readEnvelopeTable(
       (await api.get<{ storage_location: string }>(`/api/data-sets/${hook.dataSetId}`)).body.storage_location,

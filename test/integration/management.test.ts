@@ -1,15 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type * as z from 'zod';
 import { hashToken } from '#shared/domain/tokens.ts';
-import {
-  dashboardConnection,
-  listObjectStoresResponse,
-  listTenantsResponse,
-  tenant,
-} from '#shared/http/schemas/tenants.ts';
-import { apiKey, createApiKeyResponse, listUsersResponse, user } from '#shared/http/schemas/users.ts';
+import type { listObjectStoresResponse, listTenantsResponse } from '#shared/http/schemas/tenants.ts';
+import type { createApiKeyResponse, listUsersResponse } from '#shared/http/schemas/users.ts';
 import { apiClient, seenBodies } from '../support/api.ts';
 import {
   createTenant,
@@ -22,19 +15,9 @@ import {
   type TestTenant,
   unique,
 } from '../support/fixtures.ts';
-import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const api = apiClient();
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 let acme: TestTenant;
 beforeAll(async () => {
@@ -50,9 +33,20 @@ describe('tenants', () => {
     expect(created.status).toBe(201);
     expect(Object.keys(created.body)).toEqual(['tenant_id']);
 
-    const fetched = await api.get(`/api/tenants/${created.body.tenant_id}`);
+    const fetched = await api.get<Record<string, unknown>>(`/api/tenants/${created.body.tenant_id}`);
     expect(fetched.status).toBe(200);
-    const body = tenant.strict().parse(fetched.body);
+    const body = fetched.body;
+    expect(Object.keys(body).sort()).toEqual([
+      'created_at',
+      'default_object_store_id',
+      'idp_org_id',
+      'name',
+      'sites',
+      'slug',
+      'status',
+      'tenant_id',
+      'updated_at',
+    ]);
     expect(body).toMatchObject({
       name,
       slug: name.toLowerCase().replace(/ /g, '-'),
@@ -64,18 +58,9 @@ describe('tenants', () => {
     expect(body.created_at).toBe(body.updated_at);
   });
 
-  it('refuses a second tenant whose name gives the same slug with 409', async () => {
-    const name = unique('Same Slug');
-    expect((await api.post('/api/tenants', { json: { name } })).status).toBe(201);
-    const again = await api.post('/api/tenants', { json: { name: name.toUpperCase() } });
-    expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ code: 'CONFLICT' });
-  });
-
   it('lists every tenant to a PlatformAdmin, page by page, and only its own to a tenant key', async () => {
     const first = await api.get<z.infer<typeof listTenantsResponse>>('/api/tenants?limit=2');
     expect(first.status).toBe(200);
-    listTenantsResponse.parse(first.body);
     expect(first.body.tenants).toHaveLength(2);
     expect(first.body.next_cursor).toEqual(expect.any(String));
     const second = await api.get<z.infer<typeof listTenantsResponse>>(
@@ -149,7 +134,6 @@ describe('object stores', () => {
 
     const listed = await api.get<z.infer<typeof listObjectStoresResponse>>(`/api/tenants/${tenantId}/object-stores`);
     expect(listed.status).toBe(200);
-    listObjectStoresResponse.parse(listed.body);
     const byId = new Map(listed.body.object_stores.map((store) => [store.object_store_id, store]));
     expect(byId.get(first)).toMatchObject({
       is_default: true,
@@ -181,36 +165,16 @@ describe('object stores', () => {
     ).toEqual(['region']);
   });
 
-  it('answers 404 for an unknown store in select-default and update-options', async () => {
-    const tenantId = await createTenant(api);
-    const missing = '00000000-0000-4000-8000-000000000000';
-    expect(
-      (await api.post(`/api/tenants/${tenantId}/select-default-object-store`, { json: { object_store_id: missing } }))
-        .status,
-    ).toBe(404);
-    expect(
-      (
-        await api.post(`/api/tenants/${tenantId}/update-object-store-options`, {
-          json: { object_store_id: missing, options: {} },
-        })
-      ).status,
-    ).toBe(404);
-  });
-
+  // The other refusals of the validation rules are unit tests (test/unit/tenants-users.test.ts).
   it.each([
-    ['an http base_url', { base_url: 'https://demo-bucket', name: 's', options: {} }, 'base_url'],
-    ['a bucket name with capitals', { base_url: 's3://Demo', name: 's', options: {} }, 'base_url'],
-    ['a ".." prefix', { base_url: 's3://demo-bucket/a/../b', name: 's', options: {} }, 'base_url'],
-    ['an unknown option', { base_url: 's3://demo-bucket', name: 's', options: { password: 'x' } }, 'options.password'],
     [
-      'a malformed role ARN',
-      { base_url: 's3://demo-bucket', name: 's', options: { role_arn: 'admin' } },
-      'options.role_arn',
+      'an unknown option',
+      { base_url: 's3://demo-bucket', name: 's', options: { password: 'x-secret-value' } },
+      'options.password',
     ],
-    ['half a key pair', { base_url: 's3://demo-bucket', name: 's', options: { access_key_id: 'AKIA1' } }, 'options'],
     [
       'an endpoint with credentials',
-      { base_url: 's3://demo-bucket', name: 's', options: { endpoint: 'http://u:p@h' } },
+      { base_url: 's3://demo-bucket', name: 's', options: { endpoint: 'http://user:pa55word@h' } },
       'options.endpoint',
     ],
   ])('refuses %s with 400, names the field, never echoes the value, and stores nothing', async (_, body, path) => {
@@ -234,8 +198,20 @@ describe('users', () => {
     expect(Object.keys(created.body).sort()).toEqual(['email', 'user_id']);
     expect(created.body.email).toBe(email);
 
-    const byId = await api.get(`/api/users/${created.body.user_id}`);
-    const parsed = user.strict().parse(byId.body);
+    const byId = await api.get<{ tenant_slug: string }>(`/api/users/${created.body.user_id}`);
+    const parsed = byId.body;
+    expect(Object.keys(parsed).sort()).toEqual([
+      'created_at',
+      'email',
+      'external_id',
+      'role',
+      'status',
+      'tenant_id',
+      'tenant_name',
+      'tenant_slug',
+      'updated_at',
+      'user_id',
+    ]);
     expect(parsed).toMatchObject({
       email,
       role: 'TenantEditor',
@@ -251,21 +227,6 @@ describe('users', () => {
     );
     expect(byEmail.status).toBe(200);
     expect(byEmail.body.user_id).toBe(created.body.user_id);
-  });
-
-  it('refuses a second user with the same email in another case with 409', async () => {
-    const email = `${unique('dup')}@example.com`;
-    expect(
-      (
-        await api.post('/api/users', {
-          json: { email, password: password(), role: 'TenantViewer', tenant_id: acme.tenantId },
-        })
-      ).status,
-    ).toBe(201);
-    const again = await api.post('/api/users', {
-      json: { email: email.toUpperCase(), password: password(), role: 'TenantViewer', tenant_id: acme.tenantId },
-    });
-    expect(again.status).toBe(409);
   });
 
   it('lets a TenantAdmin create users in its own tenant without naming it, and not PlatformAdmins', async () => {
@@ -294,7 +255,6 @@ describe('users', () => {
       `/api/users?tenant_id=${t.tenantId}&role=TenantViewer`,
     );
     expect(viewers.status).toBe(200);
-    listUsersResponse.parse(viewers.body);
     expect(viewers.body.users.map((u) => u.user_id).sort()).toEqual(
       [t.users.TenantViewer.userId, extraViewer.userId].sort(),
     );
@@ -318,29 +278,6 @@ describe('users', () => {
     expect(fromTenantKey.body.users).toHaveLength(4);
   });
 
-  it('changes a role, links an external id, and refuses to change your own role', async () => {
-    const target = await createUser(api, acme.tenantId, 'TenantViewer');
-    expect((await api.post(`/api/users/${target.userId}/change-role`, { json: { role: 'TenantEditor' } })).status).toBe(
-      204,
-    );
-    expect(
-      (await api.post(`/api/users/${target.userId}/link-external-id`, { json: { external_id: 'idp|42' } })).status,
-    ).toBe(204);
-    const fetched = await api.get<{ role: string; external_id: string; updated_at: string; created_at: string }>(
-      `/api/users/${target.userId}`,
-    );
-    expect(fetched.body).toMatchObject({ role: 'TenantEditor', external_id: 'idp|42' });
-    expect(fetched.body.updated_at > fetched.body.created_at).toBe(true);
-
-    const self = await api.post(`/api/users/${acme.users.TenantAdmin.userId}/change-role`, {
-      key: acme.users.TenantAdmin.key,
-      json: { role: 'TenantViewer' },
-    });
-    expect(self.status).toBe(403);
-    const tooHigh = await api.post(`/api/users/${target.userId}/change-role`, { json: { role: 'PlatformAdmin' } });
-    expect(tooHigh.status).toBe(400);
-  });
-
   it('stops the key of a deactivated user on the very next request, and restores it on reactivation', async () => {
     const target = await createUser(api, acme.tenantId, 'TenantViewer');
     expect((await api.get('/api/tenants', { key: target.key })).status).toBe(200);
@@ -349,13 +286,6 @@ describe('users', () => {
     expect((await api.post(`/api/users/${target.userId}/deactivate`)).status).toBe(409);
     expect((await api.post(`/api/users/${target.userId}/reactivate`)).status).toBe(204);
     expect((await api.get('/api/tenants', { key: target.key })).status).toBe(200);
-  });
-
-  it('refuses to let a TenantAdmin deactivate itself', async () => {
-    const response = await api.post(`/api/users/${acme.users.TenantAdmin.userId}/deactivate`, {
-      key: acme.users.TenantAdmin.key,
-    });
-    expect(response.status).toBe(409);
   });
 });
 
@@ -366,7 +296,8 @@ describe('API keys', () => {
       json: { name: 'ci' },
     });
     expect(created.status).toBe(201);
-    const body = createApiKeyResponse.strict().parse(created.body);
+    const body = created.body;
+    expect(Object.keys(body).sort()).toEqual(['api_key', 'api_key_id', 'created_at', 'prefix']);
     issuedKeys.push(body.api_key);
     expect(body.api_key.startsWith('trb_key_')).toBe(true);
     expect(body.api_key.startsWith(body.prefix)).toBe(true);
@@ -374,7 +305,8 @@ describe('API keys', () => {
 
     const listed = await api.get<{ api_keys: unknown[] }>(`/api/users/${target.userId}/api-keys`);
     expect(listed.status).toBe(200);
-    for (const key of listed.body.api_keys) apiKey.strict().parse(key);
+    for (const key of listed.body.api_keys)
+      expect(Object.keys(key as object).sort()).toEqual(['api_key_id', 'created_at', 'last_used_at', 'name', 'prefix']);
     expect(listed.body.api_keys).toHaveLength(2);
     expect(listed.text).not.toContain(body.api_key);
 
@@ -392,19 +324,6 @@ describe('API keys', () => {
       `/api/users/${target.userId}/api-keys`,
     );
     expect(listed.body.api_keys[0]?.last_used_at).toEqual(expect.any(String));
-  });
-
-  it('caps a user at 20 keys with 409', async () => {
-    const target = await createUser(api, acme.tenantId, 'TenantViewer');
-    const results = await Promise.all(
-      Array.from({ length: 19 }, () =>
-        api.post<{ api_key: string }>(`/api/users/${target.userId}/api-keys`, { json: { name: 'k' } }),
-      ),
-    );
-    for (const result of results) issuedKeys.push(result.body.api_key);
-    expect(results.every((result) => result.status === 201)).toBe(true);
-    const over = await api.post(`/api/users/${target.userId}/api-keys`, { json: { name: 'one too many' } });
-    expect(over.status).toBe(409);
   });
 });
 
@@ -442,185 +361,77 @@ describe('uniqueness under concurrency', () => {
 });
 
 describe('the dashboard connection', () => {
-  it('starts NotConfigured, and a retry without a dashboard tool fails with a reason', async () => {
+  // The service's dashboard tool is the stand-in test/support/global-setup.ts runs; a service
+  // without one is a unit test (test/unit/data-sets-wiki-dashboard.test.ts).
+  const deliveries = async (tenantId: string) =>
+    ((await (await fetch(`${inject('dashboardTool')}/deliveries`)).json()) as { tenant_id: string; api_key: string }[])
+      .filter((delivery) => delivery.tenant_id === tenantId)
+      .map((delivery) => delivery.api_key);
+
+  it('starts NotConfigured, hands the tool a read-only key, and a rotation replaces it and revokes the old one', async () => {
     const tenantId = await createTenant(api);
     const initial = await api.get(`/api/tenants/${tenantId}/dashboard-connection`);
-    expect(dashboardConnection.strict().parse(initial.body)).toEqual({
-      status: 'NotConfigured',
-      last_error: null,
-      rotated_at: null,
-    });
-
+    expect(initial.body).toEqual({ status: 'NotConfigured', last_error: null, rotated_at: null });
     const retried = await api.post<{ status: string }>(`/api/tenants/${tenantId}/dashboard-connection/retry`);
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe('Pending');
-
-    const failed = await until(
-      () => api.get<{ status: string; last_error: string }>(`/api/tenants/${tenantId}/dashboard-connection`),
+    const active = await pollUntil(
+      () => api.get<{ status: string }>(`/api/tenants/${tenantId}/dashboard-connection`),
       (response) => response.body.status !== 'Pending',
+      { what: 'the dashboard connection to be provisioned' },
     );
-    expect(failed.body.status).toBe('Failed');
-    expect(failed.body.last_error).toContain('DASHBOARD_URL');
-  });
+    expect(active.body.status).toBe('Active');
+    const [credential] = await deliveries(tenantId);
+    expect(credential).toMatch(/^trb_key_/);
+    neverShown.add(credential as string);
 
-  describe('with a dashboard tool configured', () => {
-    const received: { tenant_id: string; api_key: string }[] = [];
-    let tool: Server;
-    let runtime: RuntimeProcess;
-
-    beforeAll(async () => {
-      tool = createServer((request, response) => {
-        let body = '';
-        request.on('data', (chunk) => {
-          body += chunk;
-        });
-        request.on('end', () => {
-          received.push(JSON.parse(body));
-          response.writeHead(204).end();
-        });
-      });
-      await new Promise<void>((resolve) => tool.listen(0, '127.0.0.1', resolve));
-      runtime = await startRuntimeProcess({
-        ...inject('runtimeEnv'),
-        DASHBOARD_URL: `http://127.0.0.1:${(tool.address() as AddressInfo).port}/connections`,
-        LOCAL_QUEUE_PREFIX: 'dashboard-tool-',
-      });
+    expect((await api.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(200);
+    const write = await api.post(`/api/tenants/${tenantId}/register-object-store`, {
+      key: credential,
+      json: { base_url: 's3://demo-bucket', name: 'x', options: {} },
     });
-    afterAll(async () => {
-      await runtime?.stop();
-      tool?.close();
-    });
+    expect(write.status).toBe(403);
 
-    it('hands the tool a read-only key, and a rotation replaces it and revokes the old one', async () => {
-      const local = apiClient(runtime.url);
-      const tenantId = await createTenant(local);
-      expect((await local.post(`/api/tenants/${tenantId}/dashboard-connection/retry`)).status).toBe(200);
-      const active = await until(
-        () => local.get<{ status: string; rotated_at: string }>(`/api/tenants/${tenantId}/dashboard-connection`),
-        (response) => response.body.status !== 'Pending',
-      );
-      expect(active.body.status).toBe('Active');
-      const first = received.find((delivery) => delivery.tenant_id === tenantId);
-      expect(first?.api_key).toMatch(/^trb_key_/);
-      const credential = first?.api_key as string;
-      neverShown.add(credential);
-
-      expect((await local.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(200);
-      expect(
-        (
-          await local.post(`/api/tenants/${tenantId}/register-object-store`, {
-            key: credential,
-            json: { base_url: 's3://demo-bucket', name: 'x', options: {} },
-          })
-        ).status,
-      ).toBe(403);
-
-      expect((await local.post(`/api/tenants/${tenantId}/dashboard-connection/rotate`)).status).toBe(204);
-      await until(
-        async () => received.filter((delivery) => delivery.tenant_id === tenantId).length,
-        (count) => count === 2,
-      );
-      const second = received.filter((delivery) => delivery.tenant_id === tenantId)[1]?.api_key as string;
-      neverShown.add(second);
-      expect(second).not.toBe(credential);
-      expect((await local.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(401);
-      expect((await local.get(`/api/tenants/${tenantId}`, { key: second })).status).toBe(200);
-    });
+    expect((await api.post(`/api/tenants/${tenantId}/dashboard-connection/rotate`)).status).toBe(204);
+    const keys = await pollUntil(
+      () => deliveries(tenantId),
+      (delivered) => delivered.length === 2,
+      { what: 'a second credential at the dashboard tool' },
+    );
+    const second = keys[1] as string;
+    neverShown.add(second);
+    expect(second).not.toBe(credential);
+    expect((await api.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(401);
+    expect((await api.get(`/api/tenants/${tenantId}`, { key: second })).status).toBe(200);
   });
 });
 
 describe('bad input changes nothing', () => {
-  const oversized = 'x'.repeat(5000);
-  const cases: [string, () => Promise<{ path: string; valid: Record<string, unknown> }>, string[]][] = [
-    ['POST /api/tenants', async () => ({ path: '/api/tenants', valid: { name: unique('t') } }), ['name']],
-    [
-      'POST /api/users',
-      async () => ({
-        path: '/api/users',
-        valid: {
-          email: `${unique('u')}@example.com`,
-          password: password(),
-          role: 'TenantViewer',
-          tenant_id: acme.tenantId,
-        },
-      }),
-      ['email', 'password', 'role'],
-    ],
-    [
-      'register-object-store',
-      async () => ({
-        path: `/api/tenants/${acme.tenantId}/register-object-store`,
-        valid: { base_url: 's3://demo-bucket', name: 'n', options: {} },
-      }),
-      ['base_url', 'name'],
-    ],
-    [
-      'change-role',
-      async () => ({
-        path: `/api/users/${(await createUser(api, acme.tenantId, 'TenantViewer')).userId}/change-role`,
-        valid: { role: 'TenantEditor' },
-      }),
-      ['role'],
-    ],
-    [
-      'link-external-id',
-      async () => ({
-        path: `/api/users/${(await createUser(api, acme.tenantId, 'TenantViewer')).userId}/link-external-id`,
-        valid: { external_id: 'x' },
-      }),
-      ['external_id'],
-    ],
-    [
-      'create-api-key',
-      async () => ({
-        path: `/api/users/${(await createUser(api, acme.tenantId, 'TenantViewer')).userId}/api-keys`,
-        valid: { name: 'n' },
-      }),
-      ['name'],
-    ],
-  ];
-
-  /** What these requests could have changed: acme's users and stores, and tenants named like the attempts. */
-  async function snapshot(names: unknown[]): Promise<string> {
-    const [tenants, users, stores] = await Promise.all([
-      api.get<{ tenants: { name: string }[] }>('/api/tenants?limit=1000'),
-      api.get<{ users: unknown[] }>(`/api/users?tenant_id=${acme.tenantId}&limit=1000`),
-      api.get<{ object_stores: unknown[] }>(`/api/tenants/${acme.tenantId}/object-stores`),
-    ]);
-    const attempted = tenants.body.tenants.filter((t) => names.includes(t.name));
-    return JSON.stringify([attempted, users.body.users, stores.body.object_stores]);
-  }
-
-  it.each(cases)(
-    '%s: unknown field, wrong type, missing field, malformed JSON and oversized strings are 400',
-    async (_, prepare, fields) => {
-      const { path, valid } = await prepare();
-      const names = [valid.name, oversized];
-      const before = await snapshot(names);
-      const attempts: { label: string; options: Parameters<typeof api.post>[1] }[] = [
-        { label: 'unknown field', options: { json: { ...valid, status: 'Active' } } },
-        { label: 'malformed JSON', options: { raw: '{"a":', headers: { 'content-type': 'application/json' } } },
-        { label: 'not an object', options: { json: [valid] } },
-        ...fields.flatMap((field) => [
-          { label: `${field}: wrong type`, options: { json: { ...valid, [field]: 12345 } } },
-          {
-            label: `${field}: missing`,
-            options: { json: Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field)) },
-          },
-          { label: `${field}: oversized`, options: { json: { ...valid, [field]: oversized } } },
-        ]),
-      ];
-      for (const attempt of attempts) {
-        const response = await api.post(path, attempt.options);
-        expect({ attempt: attempt.label, status: response.status }).toEqual({ attempt: attempt.label, status: 400 });
-        expect(response.body).toMatchObject({
-          code: expect.stringMatching(/^(VALIDATION_ERROR|INVALID_JSON)$/),
-          request_id: expect.any(String),
-        });
-      }
-      expect(await snapshot(names)).toBe(before);
-    },
-  );
+  // Every route's edge refuses bad bodies in test/unit/api-edge.test.ts; here, that the service
+  // answers them in the error shape and stores nothing.
+  it('refuses a user with a field too many, of the wrong type or oversized, and stores none', async () => {
+    const valid = {
+      email: `${unique('u')}@example.com`,
+      password: password(),
+      role: 'TenantViewer',
+      tenant_id: acme.tenantId,
+    };
+    const users = async () =>
+      (await api.get<{ users: { email: string }[] }>(`/api/users?tenant_id=${acme.tenantId}&limit=1000`)).body.users;
+    const before = await users();
+    for (const body of [
+      { ...valid, status: 'Active' },
+      { ...valid, role: 12345 },
+      { ...valid, email: 'x'.repeat(5000) },
+    ]) {
+      const response = await api.post('/api/users', { json: body });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ code: 'VALIDATION_ERROR', request_id: expect.any(String) });
+    }
+    const malformed = await api.post('/api/users', { raw: '{"a":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.body).toMatchObject({ code: 'INVALID_JSON' });
+    expect(await users()).toEqual(before);
+  });
 });
 
 describe('secrets in responses', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectionStats, listRejectionsResponse, listRunsResponse } from '#shared/http/schemas/monitoring.ts';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
+import { pollUntil } from '../support/poll.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -21,17 +21,9 @@ async function rejections(hook: Webhook, limit = 1000) {
   const response = await api.get<{ rejections: Rejection[]; next_cursor: string | null }>(
     `/api/connections/${hook.connectionId}/rejections?limit=${limit}`,
   );
-  listRejectionsResponse.parse(response.body);
+  for (const rejection of response.body.rejections)
+    expect(Object.keys(rejection).sort()).toEqual(['at', 'code', 'content_type', 'headers', 'payload_size', 'status']);
   return response.body;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 describe('rejected requests', () => {
@@ -101,22 +93,20 @@ describe('rejected requests', () => {
     ]);
   });
 
-  it('keeps only the newest 50 of a flood of bad requests (the ring per source), page by page', async () => {
+  it('keeps only the newest 10 of a flood of bad requests (the ring per source), page by page', async () => {
+    // The service runs with REJECTIONS_PER_SOURCE=10 (test/support/global-setup.ts).
     const hook = await createWebhook(api);
-    for (let i = 0; i < 70; i++) {
+    for (let i = 0; i < 15; i++) {
       await ingest(api, { sourceId: hook.sourceId, token: 'trb_ing_flood' }, 'x', { 'x-attempt': String(i) });
     }
     const all = (await rejections(hook)).rejections;
-    expect(all).toHaveLength(50);
-    expect(all.map((rejection) => Number(rejection.headers['x-attempt']))).toEqual(
-      Array.from({ length: 50 }, (_, i) => 69 - i),
-    );
-    const first = await rejections(hook, 20);
-    expect(first.rejections).toHaveLength(20);
+    expect(all.map((rejection) => Number(rejection.headers['x-attempt']))).toEqual([14, 13, 12, 11, 10, 9, 8, 7, 6, 5]);
+    const first = await rejections(hook, 4);
+    expect(first.rejections).toHaveLength(4);
     const second = await api.get<{ rejections: Rejection[] }>(
-      `/api/connections/${hook.connectionId}/rejections?limit=20&cursor=${first.next_cursor}`,
+      `/api/connections/${hook.connectionId}/rejections?limit=4&cursor=${first.next_cursor}`,
     );
-    expect(Number(second.body.rejections[0]?.headers['x-attempt'])).toBe(49);
+    expect(second.body.rejections.map((rejection) => Number(rejection.headers['x-attempt']))).toEqual([10, 9, 8, 7]);
   });
 });
 
@@ -169,16 +159,19 @@ describe('/metrics and connection stats', () => {
     expect(sampleOf(after, 'tributary_envelopes_written_total', { source_id: hook.sourceId })).toBe(7);
     expect(sampleOf(after, 'tributary_batches_committed_total', {})).toBeGreaterThan(batchesBefore);
 
-    const stats = await api.get(`/api/connections/${hook.connectionId}/stats`);
-    expect(connectionStats.strict().parse(stats.body)).toMatchObject({
+    const stats = await api.get<{ last_ingest_at: string; last_write_at: string }>(
+      `/api/connections/${hook.connectionId}/stats`,
+    );
+    expect(stats.body).toEqual({
       accepted: 7,
       rejected: { UNAUTHORIZED: 3, INVALID_FEED: 1 },
       written_rows: 7,
       dead_lettered: 0,
       oldest_unwritten_age_seconds: null,
+      last_ingest_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      last_write_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
-    const body = stats.body as { last_ingest_at: string; last_write_at: string };
-    expect(body.last_write_at >= body.last_ingest_at).toBe(true);
+    expect(stats.body.last_write_at >= stats.body.last_ingest_at).toBe(true);
   });
 
   it('lists each commit as a run, newest first, with its files, rows and bytes', async () => {
@@ -190,8 +183,19 @@ describe('/metrics and connection stats', () => {
     const response = await api.get<{
       runs: { version: number; rows: number; files: number; bytes: number; duration_ms: number }[];
     }>(`/api/data-sets/${hook.dataSetId}/runs`);
-    listRunsResponse.parse(response.body);
     const runs = response.body.runs;
+    for (const run of runs)
+      expect(Object.keys(run).sort()).toEqual([
+        'attempt',
+        'bytes',
+        'completed_at',
+        'duration_ms',
+        'files',
+        'rows',
+        'run_id',
+        'started_at',
+        'version',
+      ]);
     expect(runs.map((run) => run.version)).toEqual([...runs.map((run) => run.version)].sort((a, b) => b - a));
     expect(runs.reduce((sum, run) => sum + run.rows, 0)).toBe(3);
     for (const run of runs) {
@@ -219,12 +223,13 @@ describe('failed deliveries', () => {
       (await ingest(api, hook, '{"n":2}')).body.message_id,
     ];
 
-    const listed = await until(
+    const listed = await pollUntil(
       () =>
         api.get<{
           failed_deliveries: { message_id: string; attempts: number; last_error: string; failed_at: string }[];
         }>(`/api/connections/${hook.connectionId}/failed-deliveries`),
       (response) => response.body.failed_deliveries.length === 2,
+      { what: 'two failed deliveries', timeoutMs: 60_000, intervalMs: 500 },
     );
     expect(listed.body.failed_deliveries.map((failed) => failed.message_id).sort()).toEqual([...sent].sort());
     for (const failed of listed.body.failed_deliveries) {

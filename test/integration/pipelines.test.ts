@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { job as jobSchema } from '#shared/http/schemas/jobs.ts';
-import { pipeline as pipelineSchema } from '#shared/http/schemas/pipelines.ts';
 import { type ApiClient, apiClient } from '../support/api.ts';
 import { readDeltaTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { createTenant, createUser } from '../support/fixtures.ts';
+import { pollUntil } from '../support/poll.ts';
 import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
@@ -54,12 +53,10 @@ async function waitForJob(
   done: (job: Job) => boolean = (job) => ['Succeeded', 'Failed', 'Cancelled'].includes(job.status),
   timeoutMs = 30_000,
 ): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = (await client.get<Job>(`/api/jobs/${jobId}`)).body;
-    if (done(job) || Date.now() > deadline) return job;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return pollUntil(async () => (await client.get<Job>(`/api/jobs/${jobId}`)).body, done, {
+    what: `job ${jobId}`,
+    timeoutMs,
+  });
 }
 
 async function trigger(client: ApiClient, pipelineId: string): Promise<string> {
@@ -80,10 +77,24 @@ describe('pipeline versions', () => {
     const hook = await createWebhook(api);
     const pipelineId = await createPipeline(api, hook, definitionFor(hook.dataSetId, 'v1', columns.slice(0, 1)));
     const versions = async () => {
-      const response = await api.get(`/api/pipelines/${pipelineId}`);
-      const body = pipelineSchema.strict().parse(response.body);
+      const body = (
+        await api.get<{ working_version: number; deployed_version: number }>(`/api/pipelines/${pipelineId}`)
+      ).body;
       return [body.working_version, body.deployed_version];
     };
+    expect(Object.keys((await api.get(`/api/pipelines/${pipelineId}`)).body as object).sort()).toEqual([
+      'created_at',
+      'definition',
+      'deployed_at',
+      'deployed_version',
+      'name',
+      'pipeline_id',
+      'status',
+      'tenant_id',
+      'updated_at',
+      'working_set_id',
+      'working_version',
+    ]);
     expect(await versions()).toEqual([1, 0]);
     await api.post(`/api/pipelines/${pipelineId}/update-definition`, {
       json: { definition: definitionFor(hook.dataSetId, 'v2', columns.slice(0, 2)) },
@@ -146,7 +157,29 @@ describe('a pipeline run', () => {
     await waitForRows(api, hook.dataSetId, 6);
 
     const job = await waitForJob(api, await trigger(api, pipelineId));
-    jobSchema.parse(job);
+    expect(Object.keys(job).sort()).toEqual([
+      'cancel_requested_at',
+      'cancelled_at',
+      'committing_at',
+      'completed_at',
+      'created_at',
+      'dispatched_at',
+      'error_message',
+      'job_id',
+      'job_type',
+      'partition_key',
+      'payload',
+      'rejection_samples',
+      'rows_in',
+      'rows_out',
+      'rows_rejected',
+      'runner_id',
+      'source',
+      'started_at',
+      'status',
+      'tenant_id',
+      'updated_at',
+    ]);
     expect(job).toMatchObject({ status: 'Succeeded', rows_in: 6, rows_out: 3, rows_rejected: 3, error_message: null });
     expect(job.rejection_samples.map((sample) => sample.message_id).sort()).toEqual(badIds.sort());
     expect(job.rejection_samples.map((sample) => sample.reason).sort()).toEqual([
@@ -194,7 +227,8 @@ describe('a pipeline run', () => {
       Number(/^tributary_jobs\{status="Succeeded"\} (\d+)$/m.exec((await api.get('/metrics')).text)?.[1] ?? 0);
     const succeededBefore = await succeeded();
     const idle = await waitForJob(api, await trigger(api, pipelineId));
-    expect(await succeeded()).toBeGreaterThanOrEqual(succeededBefore + 1);
+    // The counter moves just after the job does: wait for it rather than race it.
+    await pollUntil(succeeded, (count) => count >= succeededBefore + 1, { what: 'the Succeeded jobs counter' });
     expect(idle).toMatchObject({ status: 'Succeeded', rows_in: 0, rows_out: 0 });
     expect((await outputOf(pipelineId))[0]?.version).toBe(before?.version);
 
@@ -333,39 +367,25 @@ describe('cancelling and failing jobs', () => {
     return { hook, pipelineId };
   }
 
-  it('cancels a Queued job at once', async () => {
-    const idle = await startRuntimeProcess({
-      ...env,
-      LOCAL_QUEUE_PREFIX: 'no-runner-',
-      LOCAL_DRAIN_TIMEOUT_SECONDS: '0',
-      LOCAL_POLLERS_PER_CONSUMER: '0',
-    });
-    try {
-      const client = apiClient(idle.url);
-      const hook = await createWebhook(client);
-      const pipelineId = await createPipeline(client, hook);
-      await client.post(`/api/pipelines/${pipelineId}/deploy`, { json: {} });
-      const jobId = await trigger(client, pipelineId);
-      expect((await client.get<Job>(`/api/jobs/${jobId}`)).body.status).toBe('Queued');
-      expect((await client.post(`/api/jobs/${jobId}/cancel`)).status).toBe(204);
-      expect((await client.get<Job>(`/api/jobs/${jobId}`)).body).toMatchObject({
-        status: 'Cancelled',
-        cancelled_at: expect.any(String),
-      });
-      const again = await client.post(`/api/jobs/${jobId}/cancel`);
-      expect(again.status).toBe(422);
-      expect(again.body).toMatchObject({ code: 'JOB_NOT_CANCELLABLE' });
-    } finally {
-      await idle.stop();
-    }
-  });
-
-  it('stops a Running job before its commit: Cancelled, and nothing written', async () => {
+  it('stops a Running job before its commit, and cancels the job queued behind it at once; nothing written', async () => {
     const { pipelineId } = await slowPipeline(api);
     hold.holdWhen((request) => request.method === 'GET');
     const jobId = await trigger(api, pipelineId);
     const running = await waitForJob(api, jobId, (job) => job.status === 'Running');
     expect(running.status).toBe('Running');
+
+    // Jobs of one pipeline run one at a time: the next one waits, Queued, until this one ends.
+    const queuedId = await trigger(api, pipelineId);
+    expect((await api.get<Job>(`/api/jobs/${queuedId}`)).body.status).toBe('Queued');
+    expect((await api.post(`/api/jobs/${queuedId}/cancel`)).status).toBe(204);
+    expect((await api.get<Job>(`/api/jobs/${queuedId}`)).body).toMatchObject({
+      status: 'Cancelled',
+      cancelled_at: expect.any(String),
+    });
+    const again = await api.post(`/api/jobs/${queuedId}/cancel`);
+    expect(again.status).toBe(422);
+    expect(again.body).toMatchObject({ code: 'JOB_NOT_CANCELLABLE' });
+
     expect((await api.post(`/api/jobs/${jobId}/cancel`)).status).toBe(204);
     hold.holdWhen(null);
     const finished = await waitForJob(api, jobId);

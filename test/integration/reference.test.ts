@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '#shared/http/openapi.ts';
+import { routes } from '#shared/routes.ts';
 import { apiClient, rawRequest } from '../support/api.ts';
 
 const api = apiClient();
@@ -9,7 +10,7 @@ describe('the API reference', () => {
     const response = await api.get<ReturnType<typeof openApiDocument>>('/openapi.json', { key: null });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    expect(response.body).toEqual(openApiDocument(api.baseUrl));
+    expect(response.body).toEqual(openApiDocument(routes, api.baseUrl));
   });
 
   it('serves the reference page as self-contained HTML under a policy that forbids loading anything', async () => {

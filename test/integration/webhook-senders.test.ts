@@ -8,7 +8,6 @@ import { sign as githubSign } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, inject, it } from 'vitest';
-import { securityView } from '#shared/http/schemas/connections.ts';
 import { apiClient, rawRequest } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { createWebhook, type Webhook, waitForRows } from '../support/webhooks.ts';
@@ -33,7 +32,11 @@ async function secure(hook: Webhook, settings: Record<string, unknown>): Promise
     json: { ...none, ...settings },
   });
   expect(response.status, response.text).toBe(200);
-  securityView.parse(response.body);
+  expect(
+    Object.keys(response.body)
+      .filter((key) => key !== 'signing_secret')
+      .sort(),
+  ).toEqual(['auth_mode', 'dedup_window_seconds', 'ip_allowlist', 'rate_limit', 'signature']);
   return response.body;
 }
 
@@ -274,25 +277,18 @@ describe('deduplication', () => {
       [...ids, (JSON.parse(other.text) as { message_id: string }).message_id].sort(),
     );
   });
-
-  it('treats the same key as new once the window has passed', async () => {
-    const hook = await createWebhook(api);
-    // A window long enough that the repeat falls inside it even on a busy machine.
-    await secure(hook, { auth_mode: 'bearer', signature: null, dedup_window_seconds: 4 });
-    const send = () => post(hook, '{}', { authorization: `Bearer ${hook.token}`, 'idempotency-key': 'k' });
-    const first = JSON.parse((await send()).text).message_id;
-    const answeredAt = Date.now(); // the window began before this
-    expect(JSON.parse((await send()).text).message_id).toBe(first);
-    await new Promise((resolve) => setTimeout(resolve, answeredAt + 4500 - Date.now()));
-    expect(JSON.parse((await send()).text).message_id).not.toBe(first);
-  });
+  // A key taken over once its window has passed: test/integration/ingest-guards.test.ts, with the clock handed in.
 });
 
 describe('rate limits and allowlists', () => {
-  it('lets a burst through, then answers 429 with Retry-After until the rate allows again', async () => {
+  it('lets a burst through, then answers 429 with Retry-After', async () => {
     const hook = await createWebhook(api);
-    // One request a second: the five requests below fit well inside the second the burst leaves.
-    await secure(hook, { auth_mode: 'bearer', signature: null, rate_limit: { requests_per_second: 1, burst: 3 } });
+    // One request a minute: the five requests below fit inside the minute the burst leaves, however busy the machine.
+    await secure(hook, {
+      auth_mode: 'bearer',
+      signature: null,
+      rate_limit: { requests_per_second: 1 / 60, burst: 3 },
+    });
     const bearer = { authorization: `Bearer ${hook.token}` };
     const statuses: number[] = [];
     let retryAfter: string | string[] | undefined;
@@ -304,9 +300,8 @@ describe('rate limits and allowlists', () => {
     expect(statuses.slice(0, 3)).toEqual([202, 202, 202]);
     expect(statuses.slice(3)).toEqual([429, 429]);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-    await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000 + 100));
-    expect((await post(hook, '{}', bearer)).status).toBe(202);
     expect(await lastRejection(hook)).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    // The allowance refilling after Retry-After: test/integration/ingest-guards.test.ts, with the clock handed in.
   });
 
   it('accepts only addresses inside the allowlist, at its edges', async () => {

@@ -6,8 +6,6 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiPath } from '#shared/http/openapi.ts';
-import { routeKeyParts, routes } from '#shared/routes.ts';
 
 interface MediaType {
   schema?: Record<string, unknown>;
@@ -17,6 +15,7 @@ interface Response {
 }
 interface Operation {
   operationId: string;
+  parameters?: { name: string; in: string; description?: string }[];
   responses: Record<string, Response>;
 }
 export interface Document {
@@ -66,14 +65,20 @@ export function contractChecker(document: Document) {
     }
     return validate;
   };
-  const matchers = Object.keys(routes).map((key) => {
-    const { method, path } = routeKeyParts(key);
-    const pattern = path
-      .replace(/\./g, '\\.')
-      .replace(/\{\w+\+\}/g, '(.+)')
-      .replace(/\{\w+\}/g, '([^/]+)');
-    return { method, regex: new RegExp(`^${pattern}$`), documentPath: openApiPath(path) };
-  });
+  // The document's own paths: a parameter it says may contain `/` matches several segments.
+  const matchers = Object.entries(document.paths).flatMap(([documentPath, item]) =>
+    Object.entries(item).map(([method, operation]) => {
+      const greedy = new Set(
+        (operation.parameters ?? [])
+          .filter((parameter) => parameter.in === 'path' && parameter.description?.includes('May contain `/`'))
+          .map((parameter) => parameter.name),
+      );
+      const pattern = documentPath
+        .replace(/\./g, '\\.')
+        .replace(/\{(\w+)\}/g, (_, name: string) => (greedy.has(name) ? '(.+)' : '([^/]+)'));
+      return { method: method.toUpperCase(), regex: new RegExp(`^${pattern}$`), documentPath };
+    }),
+  );
 
   return function check(observed: Observed): Verdict {
     const pathname = new URL(observed.url, 'http://service').pathname;

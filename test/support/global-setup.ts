@@ -2,17 +2,21 @@
  * Integration tests run against the real thing: the stand-ins (DynamoDB Local, S3, SQS) started
  * once here, and the service started as `npm start` would, in a child process. Every test file
  * creates its own tenants, so files can run side by side on the same service.
+ *
+ * Setup returns as soon as the ports and keys are chosen and starts the service in the background,
+ * so that unit and CDK tests run meanwhile; each integration file waits for it
+ * (test/support/service-ready.ts), and learns why if it did not start.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { issueToken } from '#shared/domain/tokens.ts';
-import { operationIdOf } from '#shared/http/openapi.ts';
-import { type RouteSpec, routes } from '#shared/routes.ts';
+import { freePort } from '../../local/free-port.ts';
 import { type StandIns, startStandIns } from '../../local/stand-ins.ts';
-import { freePort } from './ports.ts';
 import { type RuntimeProcess, startRuntimeProcess } from './runtime-process.ts';
 
 declare module 'vitest' {
@@ -23,6 +27,10 @@ declare module 'vitest' {
     runtimeEnv: Record<string, string>;
     /** Where the API client notes each response the contract check passed (`operationId status`). */
     contractLog: string;
+    /** The dashboard tool the service hands credentials to; GET /deliveries lists what it received. */
+    dashboardTool: string;
+    /** A file that says `ready`, or why the service did not start. */
+    serviceReady: string;
   }
 }
 
@@ -30,24 +38,43 @@ let standIns: StandIns | undefined;
 let runtime: RuntimeProcess | undefined;
 let dataDir: string | undefined;
 let contractLog: string | undefined;
+let dashboardTool: Server | undefined;
+let starting: Promise<void> | undefined;
+
+/** A stand-in for the dashboard tool: it records every credential delivered and lists them back. */
+async function startDashboardTool(): Promise<string> {
+  const deliveries: unknown[] = [];
+  dashboardTool = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      if (request.method === 'POST') {
+        deliveries.push(JSON.parse(body));
+        response.writeHead(204).end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(deliveries));
+    });
+  });
+  await new Promise<void>((resolve) => dashboardTool?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(dashboardTool.address() as AddressInfo).port}`;
+}
 
 export async function setup(project: TestProject): Promise<void> {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-test-'));
-  standIns = await startStandIns({
-    dataDir,
-    dynamodbPort: await freePort(),
-    s3Port: await freePort(),
-    sqsPort: await freePort(),
-  });
-  process.stderr.write(
-    `stand-ins: DynamoDB ${standIns.endpoints.dynamodb}, S3 ${standIns.endpoints.s3}, SQS ${standIns.endpoints.sqs} (data in ${dataDir})\n`,
-  );
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'tributary-test-'));
+  dataDir = directory;
+  const ports = { dynamodbPort: await freePort(), s3Port: await freePort(), sqsPort: await freePort() };
+  const servicePort = await freePort();
   const adminKey = issueToken('apiKey').token;
+  const toolUrl = await startDashboardTool();
+  const endpoint = (port: number) => `http://127.0.0.1:${port}`;
   const runtimeEnv: Record<string, string> = {
-    AWS_ENDPOINT_URL_DYNAMODB: standIns.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_S3: standIns.endpoints.s3,
-    AWS_ENDPOINT_URL_SQS: standIns.endpoints.sqs,
-    DATA_DIR: dataDir,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint(ports.dynamodbPort),
+    AWS_ENDPOINT_URL_S3: endpoint(ports.s3Port),
+    AWS_ENDPOINT_URL_SQS: endpoint(ports.sqsPort),
+    DATA_DIR: directory,
     ADMIN_API_KEY: adminKey,
     SECRETS_KEY: randomBytes(32).toString('base64url'),
     LOCAL_BATCH_WINDOW_SECONDS: '1',
@@ -56,36 +83,72 @@ export async function setup(project: TestProject): Promise<void> {
     // Jobs whose runner dies fail within seconds rather than minutes.
     LOCAL_SCHEDULE_SECONDS: '1',
     JOB_LEASE_SECONDS: '4',
-    // A small ring, so that a test can overflow it with a flood of bad requests.
-    REJECTIONS_PER_SOURCE: '50',
+    // A small ring, so that a test can overflow it with a few bad requests.
+    REJECTIONS_PER_SOURCE: '10',
     LOG_LEVEL: 'WARN',
+    DASHBOARD_URL: `${toolUrl}/connections`,
   };
-  runtime = await startRuntimeProcess(runtimeEnv);
-  project.provide('baseUrl', runtime.url);
+  const ready = path.join(directory, 'service-ready');
+  // Written whole, then renamed: a reader sees no file or the whole answer.
+  const settle = (state: string) => {
+    writeFileSync(`${ready}.partial`, state);
+    renameSync(`${ready}.partial`, ready);
+  };
+  starting = (async () => {
+    try {
+      standIns = await startStandIns({ dataDir: directory, ...ports });
+      const started = [standIns.endpoints.dynamodb, standIns.endpoints.s3, standIns.endpoints.sqs];
+      const expected = [
+        runtimeEnv.AWS_ENDPOINT_URL_DYNAMODB,
+        runtimeEnv.AWS_ENDPOINT_URL_S3,
+        runtimeEnv.AWS_ENDPOINT_URL_SQS,
+      ];
+      if (started.join() !== expected.join())
+        throw new Error(`Stand-ins at ${started.join(', ')}, not ${expected.join(', ')}`);
+      runtime = await startRuntimeProcess(runtimeEnv, servicePort);
+      settle('ready');
+    } catch (error) {
+      settle(`The service did not start: ${(error as Error).stack ?? error}`);
+    }
+  })();
+  project.provide('baseUrl', endpoint(servicePort));
   project.provide('adminKey', adminKey);
   project.provide('runtimeEnv', runtimeEnv);
-  contractLog = path.join(dataDir, 'contract.log');
+  project.provide('dashboardTool', toolUrl);
+  project.provide('serviceReady', ready);
+  contractLog = path.join(directory, 'contract.log');
   writeFileSync(contractLog, '');
   project.provide('contractLog', contractLog);
 }
 
 /** Which documented operations and statuses the suite's responses covered, for the closing summary. */
-function contractSummary(log: string): string {
+function contractSummary(log: string, documented: string[]): string {
   const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
   const covered = new Set(lines);
   const operations = new Set(lines.map((line) => line.split(' ')[0]));
-  const missing = (Object.values(routes) as RouteSpec[])
-    .map((spec) => operationIdOf(spec))
-    .filter((id) => !operations.has(id));
+  const missing = documented.filter((id) => !operations.has(id));
   return `contract: ${lines.length} responses checked against openapi.json, ${covered.size} operation/status pairs, ${operations.size} operations; never called: ${missing.length ? missing.join(', ') : 'none'}\n`;
 }
 
+/** The operation ids of the document the service serves. */
+async function servedOperations(baseUrl: string): Promise<string[]> {
+  const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  return Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+}
+
 export async function teardown(): Promise<void> {
-  if (contractLog && existsSync(contractLog)) process.stderr.write(contractSummary(contractLog));
+  await starting;
+  if (runtime && contractLog && existsSync(contractLog)) {
+    const documented = await servedOperations(runtime.url).catch(() => []);
+    process.stderr.write(contractSummary(contractLog, documented));
+  }
   if (runtime) {
     const code = await runtime.stop();
     if (code !== 0) process.stderr.write(`runtime exited with ${code}:\n${runtime.output()}\n`);
   }
   await standIns?.stop();
+  dashboardTool?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }

@@ -7,6 +7,7 @@
 import type { Role } from '#shared/domain/authorization.ts';
 import type { ApiClient } from './api.ts';
 import type { createTenant, createUser, password, unique } from './fixtures.ts';
+import { pollUntil } from './poll.ts';
 
 export interface FixtureContext {
   api: ApiClient;
@@ -28,8 +29,19 @@ export interface FixtureContext {
 export interface IsolationFixture {
   scope: 'global' | 'tenant';
   build(context: FixtureContext): Promise<{ path: string; body?: unknown }>;
-  /** The answer an authorised caller gets when it is not a success status (e.g. cancelling a finished job). */
-  allowedStatus?: number;
+}
+
+/** One resource per target tenant for the routes that only read it, built by the first case that needs it. */
+function shared<T>(make: (context: FixtureContext) => Promise<T>): (context: FixtureContext) => Promise<T> {
+  const built = new WeakMap<object, Promise<T>>();
+  return (context) => {
+    let resource = built.get(context.world);
+    if (!resource) {
+      resource = make(context);
+      built.set(context.world, resource);
+    }
+    return resource;
+  };
 }
 
 const freshUser = async ({ api, world, helpers }: FixtureContext) =>
@@ -64,21 +76,31 @@ async function freshPipeline({ api, world }: FixtureContext, ...steps: string[])
   return created.body.pipeline_id;
 }
 
-/** A finished query job in the target tenant. */
-async function finishedJob({ api, world }: FixtureContext) {
+/** A finished query job in the target tenant (reading it, its result, or cancelling it changes nothing). */
+const finishedJob = shared(async ({ api, world }: FixtureContext) => {
   const { output: _output, ...query } = definitionFor(world.dataSetId);
   const started = await api.post<{ job_id: string }>('/api/jobs', {
     json: { type: 'query', tenant_id: world.tenant.tenantId, query },
   });
-  for (let i = 0; i < 100; i++) {
-    const job = await api.get<{ status: string }>(`/api/jobs/${started.body.job_id}`);
-    if (job.body.status === 'Succeeded') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await pollUntil(
+    () => api.get<{ status: string }>(`/api/jobs/${started.body.job_id}`),
+    (job) => job.body.status === 'Succeeded',
+    { what: 'the isolation query job to succeed' },
+  );
   return started.body.job_id;
-}
+});
+
+/** A connection and a pipeline for the routes that only read them. */
+const readConnection = shared((context) => freshConnection(context));
+const readPipeline = shared((context) => freshPipeline(context));
 
 const scopeOf = (world: FixtureContext['world']) => `tenant_id=${world.tenant.tenantId}`;
+
+/** A wiki document of the target tenant, for the route that reads one: its path and scope. */
+const readDocument = shared(async ({ api, world }: FixtureContext) => {
+  await api.put(`/api/wiki-documents/isolation/read?${scopeOf(world)}`, { json: { content: 'x' } });
+  return `isolation/read?${scopeOf(world)}`;
+});
 
 const connectionRoute = (action: string, ...moves: string[]): IsolationFixture => ({
   scope: 'tenant',
@@ -87,8 +109,14 @@ const connectionRoute = (action: string, ...moves: string[]): IsolationFixture =
   }),
 });
 
+/** A route that only reads a connection. */
+const connectionRead = (action: string): IsolationFixture => ({
+  scope: 'tenant',
+  build: async (context) => ({ path: `/api/connections/${(await readConnection(context)).connection_id}/${action}` }),
+});
+
 export const isolationFixtures: Record<string, IsolationFixture> = {
-  'GET /api/connections/{connection_id}/security': connectionRoute('security'),
+  'GET /api/connections/{connection_id}/security': connectionRead('security'),
   'PUT /api/connections/{connection_id}/security': {
     scope: 'tenant',
     build: async (context) => ({
@@ -118,8 +146,8 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       return { path: `/api/connections/${connection.connection_id}/rotate-signing-secret`, body: {} };
     },
   },
-  'GET /api/connections/{connection_id}/rejections': connectionRoute('rejections'),
-  'GET /api/connections/{connection_id}/failed-deliveries': connectionRoute('failed-deliveries'),
+  'GET /api/connections/{connection_id}/rejections': connectionRead('rejections'),
+  'GET /api/connections/{connection_id}/failed-deliveries': connectionRead('failed-deliveries'),
   'POST /api/connections/{connection_id}/failed-deliveries/redrive': {
     scope: 'tenant',
     build: async (context) => ({
@@ -127,8 +155,8 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       body: {},
     }),
   },
-  'GET /api/connections/{connection_id}/stats': connectionRoute('stats'),
-  'GET /api/connections/{connection_id}/events': connectionRoute('events'),
+  'GET /api/connections/{connection_id}/stats': connectionRead('stats'),
+  'GET /api/connections/{connection_id}/events': connectionRead('events'),
   'GET /api/data-sets/{data_set_id}/runs': {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/runs` }),
@@ -143,7 +171,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /api/pipelines/{pipeline_id}': {
     scope: 'tenant',
-    build: async (context) => ({ path: `/api/pipelines/${await freshPipeline(context)}` }),
+    build: async (context) => ({ path: `/api/pipelines/${await readPipeline(context)}` }),
   },
   'DELETE /api/pipelines/{pipeline_id}': {
     scope: 'tenant',
@@ -198,7 +226,6 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   'POST /api/jobs/{job_id}/cancel': {
     scope: 'tenant',
     // A finished job is the one state every run reaches deterministically; its authorised answer is 422.
-    allowedStatus: 422,
     build: async (context) => ({ path: `/api/jobs/${await finishedJob(context)}/cancel` }),
   },
   'GET /api/wiki-documents': {
@@ -207,10 +234,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /api/wiki-documents/{path+}': {
     scope: 'tenant',
-    build: async ({ api, world }) => {
-      await api.put(`/api/wiki-documents/isolation/read?${scopeOf(world)}`, { json: { content: 'x' } });
-      return { path: `/api/wiki-documents/isolation/read?${scopeOf(world)}` };
-    },
+    build: async (context) => ({ path: `/api/wiki-documents/${await readDocument(context)}` }),
   },
   'PUT /api/wiki-documents/{path+}': {
     scope: 'tenant',
@@ -240,7 +264,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /api/connections/{connection_id}': {
     scope: 'tenant',
-    build: async (context) => ({ path: `/api/connections/${(await freshConnection(context)).connection_id}` }),
+    build: async (context) => ({ path: `/api/connections/${(await readConnection(context)).connection_id}` }),
   },
   'POST /api/connections/{connection_id}/regenerate-token': connectionRoute('regenerate-token'),
   'POST /api/connections/{connection_id}/activate': connectionRoute('activate', 'deactivate'),
@@ -257,11 +281,11 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /api/data-sets/{data_set_id}': {
     scope: 'tenant',
-    build: async (context) => ({ path: `/api/data-sets/${(await freshConnection(context)).data_set_id}` }),
+    build: async (context) => ({ path: `/api/data-sets/${(await readConnection(context)).data_set_id}` }),
   },
   'GET /api/data-sets/{data_set_id}/files': {
     scope: 'tenant',
-    build: async (context) => ({ path: `/api/data-sets/${(await freshConnection(context)).data_set_id}/files` }),
+    build: async (context) => ({ path: `/api/data-sets/${(await readConnection(context)).data_set_id}/files` }),
   },
   'DELETE /api/data-sets/{data_set_id}': {
     scope: 'tenant',

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './ports.ts';
+import { freePort } from '../../local/free-port.ts';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -20,8 +20,8 @@ export interface RuntimeProcess {
   kill(): Promise<void>;
 }
 
-export async function startRuntimeProcess(env: Record<string, string>): Promise<RuntimeProcess> {
-  const port = await freePort();
+export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
     cwd: repositoryRoot,
     env: { ...process.env, ...env, PORT: String(port), LOCAL_STAND_INS: 'external' },

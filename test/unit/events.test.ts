@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AddFile } from '#shared/domain/delta/log.ts';
+import { invalid } from '#shared/domain/errors.ts';
 import {
   type EventQuery,
   type EventReadDeps,
@@ -49,9 +50,20 @@ function table(files: StoredEvent[][], written = files.flat().map((e) => e.messa
       return files[adds.indexOf(file)] ?? [];
     },
     isWritten: async (messageId) => written.includes(messageId),
+    cursors: memoryCursors,
   };
   return { deps, read };
 }
+
+/** Cursors as the adapter seals them, in miniature: a payload and a tag only this list makes. */
+const memoryCursors: EventReadDeps['cursors'] = {
+  seal: async (position) => `${Buffer.from(JSON.stringify(position)).toString('base64url')}.events`,
+  open: async (cursor) => {
+    const [payload, tag] = cursor.split('.');
+    if (tag !== 'events' || !payload) throw invalid('Invalid cursor');
+    return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  },
+};
 
 async function allPages(deps: EventReadDeps, query: EventQuery) {
   const pages: string[][] = [];
@@ -163,7 +175,8 @@ describe('reading events back from the table', () => {
     const { deps } = table([[event(1, 1)]]);
     for (const query of [
       { limit: 5, cursor: 'not-a-cursor' },
-      { limit: 5, cursor: Buffer.from('{"t":"-1","id":""}').toString('base64url') },
+      { limit: 5, cursor: Buffer.from('{"t":"1","id":""}').toString('base64url') },
+      { limit: 5, cursor: await memoryCursors.seal({ t: '-1', id: '' }) },
       { limit: 5, from: '2026-11-21T11:00:00.000Z', to: '2026-11-21T10:00:00.000Z' },
     ]) {
       await expect(readEvents(deps, query)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });

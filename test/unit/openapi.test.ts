@@ -1,35 +1,86 @@
+/**
+ * The OpenAPI document, checked against the route table's own words (its keys, the schemas it
+ * names), literal expectations and an independent linter, never against the generator's helpers.
+ */
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { apiReferencePage } from '#shared/http/api-reference.ts';
-import { openApiDocument, openApiPath, operationIdOf } from '#shared/http/openapi.ts';
-import { type RouteSpec, routeKeyParts, routes } from '#shared/routes.ts';
+import { openApiDocument } from '#shared/http/openapi.ts';
+import { type RouteSpec, routes } from '#shared/routes.ts';
 import { contractChecker, type Document } from '../support/contract.ts';
 
-const document = openApiDocument('https://api.example.org');
+const document = openApiDocument(routes, 'https://api.example.org');
 const entries = Object.entries(routes) as [string, RouteSpec][];
-const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+interface Operation {
+  operationId: string;
+  parameters?: { name: string; in: string; required?: boolean; description?: string }[];
+  requestBody?: { required?: boolean; content: Record<string, unknown> };
+  responses: Record<string, { content?: Record<string, unknown> }>;
+  security?: Record<string, string[]>[];
+}
+const operations = Object.values(document.paths).flatMap((item) => Object.values(item)) as unknown as Operation[];
+
+/** Where the route table's `GET /a/{b}/{c+}` sits in the document: `get` of `/a/{b}/{c}`. */
+function operationOf(key: string): Operation | undefined {
+  const [method = '', path = ''] = key.split(' ');
+  const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
+  return paths[path.replace(/\{(\w+)\+\}/g, '{$1}')]?.[method.toLowerCase()];
+}
 
 describe('the OpenAPI document', () => {
-  it.each(entries)('describes %s with its parameters, body and every success status', (key, spec) => {
-    const { method, path } = routeKeyParts(key);
-    const operation = document.paths[openApiPath(path)]?.[method.toLowerCase()];
-    expect(operation?.operationId).toBe(operationIdOf(spec));
-    const parameters = (operation?.parameters ?? []) as { name: string; in: string }[];
-    expect(parameters.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(Object.keys(spec.params?.shape ?? {}));
-    expect(parameters.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(Object.keys(spec.query?.shape ?? {}));
-    expect(Boolean(operation?.requestBody)).toBe(Boolean(spec.body || spec.rawBody));
-    for (const status of Object.keys(spec.responses)) expect(Object.keys(operation?.responses ?? {})).toContain(status);
-  });
+  it.each(entries)(
+    'describes %s with its path and query parameters, its body and every success status',
+    (key, spec) => {
+      const operation = operationOf(key);
+      expect(operation?.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+      const parameters = operation?.parameters ?? [];
+      const inPath = [...key.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1]);
+      expect(parameters.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(inPath);
+      expect(parameters.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(
+        Object.keys(spec.query?.shape ?? {}),
+      );
+      expect(Boolean(operation?.requestBody)).toBe(Boolean(spec.body || spec.rawBody));
+      for (const status of Object.keys(spec.responses))
+        expect(Object.keys(operation?.responses ?? {})).toContain(status);
+      expect(operation?.security).toEqual(
+        // The ingest token is optional: a source may authenticate by signature alone.
+        { apiKey: [{ ApiKey: [] }], ingestToken: [{ IngestToken: [] }, {}], public: [] }[spec.auth],
+      );
+    },
+  );
 
-  it('has no operation the route table does not have, and unique operation ids', () => {
+  it('has one operation per route, each with its own id', () => {
     expect(operations.length).toBe(entries.length);
     const ids = operations.map((operation) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('reads as written for a few routes', () => {
+    expect(operationOf('POST /api/tenants')).toMatchObject({
+      operationId: 'tenantsCreate',
+      requestBody: { required: true, content: { 'application/json': expect.any(Object) } },
+    });
+    // The statuses the contract gives a create: 201, bad input, no key, the wrong role, a taken slug,
+    // a body too large or not JSON, a suspended tenant, and an internal error.
+    expect(Object.keys(operationOf('POST /api/tenants')?.responses ?? {})).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '5XX']),
+    );
+    expect(operationOf('GET /api/wiki-documents/{path+}')?.parameters).toContainEqual(
+      expect.objectContaining({ name: 'path', in: 'path', required: true, description: expect.stringContaining('/') }),
+    );
+    expect(operationOf('POST /api/ingest/{source_id}')).toMatchObject({
+      operationId: 'ingestAccept',
+      requestBody: { content: { '*/*': expect.any(Object) } },
+    });
+    expect(Object.keys(operationOf('POST /api/ingest/{source_id}')?.responses ?? {})).toContain('202');
+    expect(operationOf('GET /metrics')?.responses['200']?.content).toEqual({
+      'text/plain; version=0.0.4': expect.any(Object),
+    });
+  });
+
   it('gives every error response the error shape', () => {
     for (const operation of operations) {
-      for (const [status, response] of Object.entries(operation.responses) as [string, { content?: object }][]) {
+      for (const [status, response] of Object.entries(operation.responses)) {
         if (/^[45]/.test(status) && status !== '503')
           expect({ status, content: response.content }).toEqual({
             status,
@@ -60,16 +111,17 @@ describe('the response contract check', () => {
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
   };
-  const observed = (status: number, body: unknown, url = `/api/tenants/${tenant.tenant_id}`) => ({
-    method: 'GET',
+  const observed = (status: number, body: unknown, url = `/api/tenants/${tenant.tenant_id}`, method = 'GET') => ({
+    method,
     url,
     status,
     contentType: 'application/json',
     text: JSON.stringify(body),
   });
 
-  it('passes a response that matches its schema', () => {
+  it('passes a response that matches its schema, and finds the operation of a path with slashes', () => {
     expect(check(observed(200, tenant))).toEqual({ seen: 'tenantsGet 200', violations: [] });
+    expect(check(observed(204, '', '/api/wiki-documents/a/b/c', 'DELETE')).seen).toBe('wikiDelete 204');
   });
 
   it('fails a missing field, an undocumented field and a wrong type', () => {
@@ -102,7 +154,7 @@ describe('the API reference page', () => {
   });
 
   it('escapes what it shows', () => {
-    const hostile = openApiDocument('https://x.example/"><script>alert(1)</script>');
+    const hostile = openApiDocument(routes, 'https://x.example/"><script>alert(1)</script>');
     expect(apiReferencePage(hostile)).not.toContain('<script>');
   });
 });

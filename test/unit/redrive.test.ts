@@ -38,18 +38,31 @@ function memory(records: FailedDelivery[]) {
 }
 
 describe('redriving failed deliveries', () => {
-  it('requeues a message recorded twice by the dead-letter queue once, and removes (and counts) both records', async () => {
-    // Prepare: the dead-letter queue delivered message a twice, so the recorder kept two records of it.
-    const { deps, state } = memory([record('a', '10:00:01'), record('a', '10:00:03'), record('b', '10:00:02')]);
+  it('requeues the chosen messages before forgetting them, then the rest', async () => {
+    // Prepare
+    const { deps, state } = memory([record('a', '10:00:01'), record('b', '10:00:02'), record('c', '10:00:03')]);
     // Act
-    const one = await redrive(deps, 'ds', ['a']);
+    const one = await redrive(deps, 'ds', ['b']);
     const rest = await redrive(deps, 'ds', undefined);
     // Assess
     expect({ one, rest, requeued: state.requeued, left: state.records }).toEqual({
-      one: 2,
-      rest: 1,
-      requeued: ['a', 'b'],
+      one: 1,
+      rest: 2,
+      requeued: ['b', 'a', 'c'],
       left: [],
+    });
+  });
+
+  it('refuses a selection naming a message that is not a failed delivery, and redrives nothing', async () => {
+    // Prepare
+    const { deps, state } = memory([record('a', '10:00:01')]);
+    // Act
+    const refused = await redrive(deps, 'ds', ['a', 'zzz']).catch((error: Error) => error.message);
+    // Assess
+    expect({ refused, requeued: state.requeued, left: state.records.length }).toEqual({
+      refused: 'Failed delivery zzz not found',
+      requeued: [],
+      left: 1,
     });
   });
 });

@@ -11,7 +11,7 @@ import { notFound } from '../../domain/errors.ts';
 import type { ApiKeyRecord } from '../../domain/identity/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { apiKeyKeys } from './api-key-items.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
+import { db, isConditionFailure, queryPage, table, writeOrRefuse } from './table.ts';
 
 type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
 
@@ -96,8 +96,8 @@ export async function getApiKeyOfUser(userId: string, apiKeyId: string): Promise
 export async function revokeApiKey(userId: string, apiKeyId: string): Promise<void> {
   const key = await getApiKeyOfUser(userId, apiKeyId);
   if (!key) throw notFound('API key');
-  try {
-    await db.send(
+  await writeOrRefuse(
+    db.send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -110,11 +110,9 @@ export async function revokeApiKey(userId: string, apiKeyId: string): Promise<vo
           { Delete: { TableName: table(), Key: apiKeyKeys.lookup(key.hash) } },
         ],
       }),
-    );
-  } catch (error) {
-    if (isTransactionConflict(error)) throw notFound('API key');
-    throw error;
-  }
+    ),
+    () => notFound('API key'),
+  );
 }
 
 /**

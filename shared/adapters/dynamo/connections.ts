@@ -12,7 +12,7 @@ import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { dataSetItem } from './data-sets.ts';
 import { sourceCache } from './ingest-cache.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
+import { db, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const connectionKeys = {
   connection: (connectionId: string) => ({ pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' }),
@@ -132,17 +132,17 @@ export async function changeConnection(connection: Connection, change: Connectio
     onSource.token_hash = change.token.hash;
   }
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: setFieldsCommand(connectionKeys.connection(connection.connection_id), onConnection) },
-          { Update: setFieldsCommand(connectionKeys.source(connection.source_id), onSource) },
-        ],
-      }),
+    await writeOrRefuse(
+      db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: setFieldsCommand(connectionKeys.connection(connection.connection_id), onConnection) },
+            { Update: setFieldsCommand(connectionKeys.source(connection.source_id), onSource) },
+          ],
+        }),
+      ),
+      () => notFound('Connection'),
     );
-  } catch (error) {
-    if (isTransactionConflict(error)) throw notFound('Connection');
-    throw error;
   } finally {
     sourceCache.forget(connection.source_id);
   }
@@ -163,12 +163,14 @@ export async function deleteConnection(connection: Connection): Promise<void> {
 
 export async function setSourceSecurity(sourceId: string, security: SourceSecurity, now: Date): Promise<void> {
   try {
-    await db.send(
-      new UpdateCommand(setFieldsCommand(connectionKeys.source(sourceId), { security, updated_at: now.toISOString() })),
+    await writeOrRefuse(
+      db.send(
+        new UpdateCommand(
+          setFieldsCommand(connectionKeys.source(sourceId), { security, updated_at: now.toISOString() }),
+        ),
+      ),
+      () => notFound('Connection'),
     );
-  } catch (error) {
-    if (isConditionFailure(error)) throw notFound('Connection');
-    throw error;
   } finally {
     sourceCache.forget(sourceId);
   }

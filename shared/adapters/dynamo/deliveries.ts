@@ -3,18 +3,19 @@
  *   pk DELIVERY_FAILURE#<message_id>   sk LAST          why its latest write failed (kept 15 days)
  *   pk DATA_SET#<data_set_id>          sk DELIVERY      oldest envelope still unwritten after a failure
  *   pk DATA_SET#<data_set_id>#FAILED   sk <failed_at>#<message_id>   an envelope that exhausted its deliveries
+ *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once
  */
 import {
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
-  PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import { db, queryPage, table } from './table.ts';
+import { db, putWithUniqueClaim, queryPage, table } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
 
@@ -26,6 +27,7 @@ export const deliveryKeys = {
     pk: `DATA_SET#${dataSetId}#FAILED`,
     sk: `${failedAt}#${messageId}`,
   }),
+  deadLettered: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'DEAD_LETTERED' }),
 };
 
 export async function recordDeliveryFailures(failures: DeliveryFailure[]): Promise<void> {
@@ -80,16 +82,18 @@ export async function oldestUnwritten(dataSetId: string): Promise<string | null>
   return (result.Item?.oldest_unwritten_at as string | undefined) ?? null;
 }
 
-export async function recordFailedDelivery(failed: FailedDelivery): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: table(),
-      Item: {
-        ...deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
-        entity: 'FailedDelivery',
-        ...failed,
-      },
-    }),
+/**
+ * Records the failed delivery unless its message is one already: the dead-letter queue delivers at
+ * least once, so the same envelope can come twice. Answers whether it was recorded now.
+ */
+export async function recordFailedDelivery(failed: FailedDelivery): Promise<boolean> {
+  return putWithUniqueClaim(
+    { ...deliveryKeys.deadLettered(failed.message_id), entity: 'DeadLetterClaim', data_set_id: failed.data_set_id },
+    {
+      ...deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+      entity: 'FailedDelivery',
+      ...failed,
+    },
   );
 }
 
@@ -133,11 +137,19 @@ export async function allFailedDeliveries(dataSetId: string): Promise<FailedDeli
   return items;
 }
 
+/** Forgets the failed delivery and its claim, so the envelope is recorded again should it fail again. */
 export async function removeFailedDelivery(failed: FailedDelivery): Promise<void> {
   await db.send(
-    new DeleteCommand({
-      TableName: table(),
-      Key: deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: table(),
+            Key: deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+          },
+        },
+        { Delete: { TableName: table(), Key: deliveryKeys.deadLettered(failed.message_id) } },
+      ],
     }),
   );
 }

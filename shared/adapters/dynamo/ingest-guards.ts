@@ -21,13 +21,14 @@ export async function takeRateToken(
   sourceId: string,
   requestsPerSecond: number,
   burst: number,
+  nowMs = Date.now(),
 ): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await db.send(
       new GetCommand({ TableName: table(), Key: guardKeys.rate(sourceId), ConsistentRead: true }),
     );
     const stored = current.Item?.next_arrival_ms as number | undefined;
-    const decision = decideRate(Date.now(), stored ?? null, requestsPerSecond, burst);
+    const decision = decideRate(nowMs, stored ?? null, requestsPerSecond, burst);
     if (!decision.allowed) return { allowed: false, retryAfterSeconds: decision.retryAfterMs / 1000 };
     try {
       await db.send(
@@ -61,8 +62,9 @@ export async function claimDedupKey(
   key: string,
   messageId: string,
   windowSeconds: number,
+  nowMs = Date.now(),
 ): Promise<string> {
-  const nowSeconds = Math.floor(Date.now() / 1000);
+  const nowSeconds = Math.floor(nowMs / 1000);
   try {
     await db.send(
       new PutCommand({

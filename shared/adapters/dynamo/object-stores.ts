@@ -8,7 +8,7 @@ import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
 import { tenantCache } from './ingest-cache.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
+import { db, isConditionFailure, queryPage, table, writeOrRefuse } from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
 export const objectStoreKeys = {
@@ -88,8 +88,8 @@ export async function createObjectStore(store: StoredObjectStore): Promise<void>
 }
 
 export async function setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void> {
-  try {
-    await db.send(
+  await writeOrRefuse(
+    db.send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -110,11 +110,9 @@ export async function setDefaultObjectStore(tenantId: string, objectStoreId: str
           },
         ],
       }),
-    );
-  } catch (error) {
-    if (isTransactionConflict(error)) throw notFound('Object store');
-    throw error;
-  }
+    ),
+    () => notFound('Object store'),
+  );
 }
 
 export async function replaceObjectStoreOptions(
@@ -124,8 +122,8 @@ export async function replaceObjectStoreOptions(
   sealed: string,
   now: Date,
 ): Promise<void> {
-  try {
-    await db.send(
+  await writeOrRefuse(
+    db.send(
       new UpdateCommand({
         TableName: table(),
         Key: objectStoreKeys.store(tenantId, objectStoreId),
@@ -133,9 +131,7 @@ export async function replaceObjectStoreOptions(
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
       }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw notFound('Object store');
-    throw error;
-  }
+    ),
+    () => notFound('Object store'),
+  );
 }

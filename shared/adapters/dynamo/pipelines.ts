@@ -9,7 +9,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { conflict, notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '../../domain/pipelines/model.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
+import { db, isConditionFailure, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const pipelineKeys = {
   pipeline: (pipelineId: string) => ({ pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' }),
@@ -88,8 +88,8 @@ export async function updatePipeline(
   changes: Partial<Pick<Pipeline, 'name' | 'definition' | 'status' | 'working_version'>>,
   now: Date,
 ): Promise<void> {
-  try {
-    await db.send(
+  await writeOrRefuse(
+    db.send(
       new UpdateCommand(
         setFieldsCommand(
           pipelineKeys.pipeline(pipelineId),
@@ -97,19 +97,17 @@ export async function updatePipeline(
           { expression: 'working_version = :expected', values: { ':expected': expectedWorkingVersion } },
         ),
       ),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) {
-      if (!(await getPipeline(pipelineId))) throw notFound('Pipeline');
-      throw conflict('The pipeline changed meanwhile; read it again and retry');
-    }
-    throw error;
-  }
+    ),
+    async () =>
+      (await getPipeline(pipelineId))
+        ? conflict('The pipeline changed meanwhile; read it again and retry')
+        : notFound('Pipeline'),
+  );
 }
 
 export async function deployVersion(snapshot: DeployedVersion, now: Date): Promise<void> {
-  try {
-    await db.send(
+  await writeOrRefuse(
+    db.send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -132,11 +130,9 @@ export async function deployVersion(snapshot: DeployedVersion, now: Date): Promi
           },
         ],
       }),
-    );
-  } catch (error) {
-    if (isTransactionConflict(error)) throw conflict('The pipeline changed meanwhile; read it again and retry');
-    throw error;
-  }
+    ),
+    () => conflict('The pipeline changed meanwhile; read it again and retry'),
+  );
 }
 
 export async function getDeployedVersion(pipelineId: string, version: number): Promise<DeployedVersion | null> {

@@ -20,20 +20,6 @@ export type IndexName = (typeof globalIndexes)[number]['name'];
 /** Epoch seconds after which DynamoDB may delete the item (readers also filter expired items). */
 export const ttlAttribute = 'expires_at';
 
-/** Every item names its entity so that a table scan or an export stays readable. */
-export const entityAttribute = 'entity';
-
-export interface KeyedItem {
-  pk: string;
-  sk: string;
-  entity: string;
-  gsi1pk?: string;
-  gsi1sk?: string;
-  gsi2pk?: string;
-  gsi2sk?: string;
-  expires_at?: number;
-}
-
 /** The table definition in CreateTable terms, used by the local runtime. */
 export function createTableInput(tableName: string) {
   const stringAttr = (name: string) => ({ AttributeName: name, AttributeType: 'S' as const });

@@ -1,5 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
@@ -117,6 +122,43 @@ export function isConditionFailure(error: unknown): boolean {
 
 export function isTransactionConflict(error: unknown): boolean {
   return error instanceof Error && error.name === 'TransactionCanceledException';
+}
+
+/**
+ * A conditional write whose refusal means something to the caller: a failed condition (or a
+ * cancelled transaction) becomes the error `refused` makes, such as NOT_FOUND or CONFLICT.
+ */
+export async function writeOrRefuse<T>(write: Promise<T>, refused: () => Error | Promise<Error>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailure(error) || isTransactionConflict(error)) throw await refused();
+    throw error;
+  }
+}
+
+/**
+ * Puts `item` together with `claim`, an item keyed by a value that must be unique (a slug, an
+ * email, a message id), in one transaction: of two writers of one value, exactly one wins.
+ * Answers false, writing nothing, when the value is taken (or the item exists).
+ */
+export async function putWithUniqueClaim(
+  claim: Record<string, unknown>,
+  item: Record<string, unknown>,
+): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [claim, item].map((Item) => ({
+          Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
+        })),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isTransactionConflict(error)) return false;
+    throw error;
+  }
 }
 
 /** SET the given fields (names are escaped), optionally under a condition; returns the new item. */

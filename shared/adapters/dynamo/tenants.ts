@@ -3,12 +3,12 @@
  *   pk TENANT#<tenant_id>   sk TENANT          the tenant   gsi1pk TENANTS  gsi1sk <created_at>#<tenant_id>
  *   pk TENANT_SLUG#<slug>   sk TENANT_SLUG     the slug claim that makes slugs unique
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { Tenant, TenantStatus } from '../../domain/tenants/model.ts';
 import { tenantCache } from './ingest-cache.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, table } from './table.ts';
+import { db, putWithUniqueClaim, queryPage, table, writeOrRefuse } from './table.ts';
 
 export const tenantKeys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -55,25 +55,9 @@ export async function listTenants(page: PageRequest): Promise<Page<Tenant>> {
 
 /** The slug claim and the tenant are written in one transaction: two creators of one slug cannot both win. */
 export async function createTenant(tenant: Tenant): Promise<void> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table(),
-              Item: { ...tenantKeys.slugClaim(tenant.slug), entity: 'TenantSlug', tenant_id: tenant.tenant_id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { TableName: table(), Item: tenantItem(tenant), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (isTransactionConflict(error)) throw conflict(`A tenant with the slug "${tenant.slug}" already exists`);
-    throw error;
-  }
+  const claim = { ...tenantKeys.slugClaim(tenant.slug), entity: 'TenantSlug', tenant_id: tenant.tenant_id };
+  if (!(await putWithUniqueClaim(claim, tenantItem(tenant))))
+    throw conflict(`A tenant with the slug "${tenant.slug}" already exists`);
 }
 
 export async function moveTenantStatus(
@@ -83,19 +67,19 @@ export async function moveTenantStatus(
   now: Date,
 ): Promise<void> {
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: tenantKeys.tenant(tenantId),
-        UpdateExpression: 'SET #status = :to, updated_at = :at',
-        ConditionExpression: '#status = :from',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':to': to, ':from': from, ':at': now.toISOString() },
-      }),
+    await writeOrRefuse(
+      db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: tenantKeys.tenant(tenantId),
+          UpdateExpression: 'SET #status = :to, updated_at = :at',
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':to': to, ':from': from, ':at': now.toISOString() },
+        }),
+      ),
+      () => conflict(`The tenant is not ${from}`),
     );
-  } catch (error) {
-    if (isConditionFailure(error)) throw conflict(`The tenant is not ${from}`);
-    throw error;
   } finally {
     tenantCache.forget(tenantId);
   }

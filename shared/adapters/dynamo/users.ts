@@ -5,12 +5,12 @@
  *     gsi2pk USERS                                                          gsi2sk <created_at>#<user_id>
  *   pk USER_EMAIL#<lowercased>   sk USER_EMAIL   the email claim that makes addresses unique
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict, notFound } from '../../domain/errors.ts';
 import { normalizeEmail, type User } from '../../domain/identity/model.ts';
 import type { UserFilters } from '../../domain/identity/ports.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, setFieldsCommand, table } from './table.ts';
+import { db, putWithUniqueClaim, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const userKeys = {
   user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'USER' }),
@@ -101,25 +101,8 @@ export async function listAllUsers(filters: UserFilters, page: PageRequest): Pro
 
 /** The email claim and the user are written together: of two creators of one address, one wins. */
 export async function createUser(user: User): Promise<void> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table(),
-              Item: { ...userKeys.emailClaim(normalizeEmail(user.email)), entity: 'UserEmail', user_id: user.user_id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { TableName: table(), Item: userItem(user), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (isTransactionConflict(error)) throw conflict('A user with this email already exists');
-    throw error;
-  }
+  const claim = { ...userKeys.emailClaim(normalizeEmail(user.email)), entity: 'UserEmail', user_id: user.user_id };
+  if (!(await putWithUniqueClaim(claim, userItem(user)))) throw conflict('A user with this email already exists');
 }
 
 export async function updateUser(
@@ -127,16 +110,14 @@ export async function updateUser(
   changes: Partial<Pick<User, 'role' | 'status' | 'external_id'>>,
   now: Date,
 ): Promise<User> {
-  try {
-    const result = await db.send(
+  const result = await writeOrRefuse(
+    db.send(
       new UpdateCommand({
         ...setFieldsCommand(userKeys.user(userId), { ...changes, updated_at: now.toISOString() }),
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return toUser(result.Attributes as Record<string, unknown>);
-  } catch (error) {
-    if (isConditionFailure(error)) throw notFound('User');
-    throw error;
-  }
+    ),
+    () => notFound('User'),
+  );
+  return toUser(result.Attributes as Record<string, unknown>);
 }

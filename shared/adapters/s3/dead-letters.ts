@@ -1,5 +1,6 @@
 /** Envelopes that exhausted their deliveries, kept whole (payload inline) until redriven: dead-letters/<data_set_id>/<message_id>.json */
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
 export const deadLetterKey = (dataSetId: string, messageId: string) => `dead-letters/${dataSetId}/${messageId}.json`;
@@ -19,7 +20,7 @@ export async function putDeadLetter(key: string, envelope: unknown): Promise<voi
 
 export async function getDeadLetter(key: string): Promise<unknown> {
   const object = await platformS3.send(new GetObjectCommand({ Bucket: platformBucket(), Key: key }));
-  return JSON.parse(await (object.Body as { transformToString(): Promise<string> }).transformToString());
+  return JSON.parse((await objectBytes(object)).toString('utf8'));
 }
 
 export async function deleteDeadLetters(keys: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 /** Query results, kept in the platform bucket as JSON: job-results/<job_id>.json. */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
 const keyOf = (jobId: string) => `job-results/${jobId}.json`;
@@ -20,7 +21,7 @@ export async function putResult(jobId: string, result: unknown): Promise<void> {
 export async function getResult(jobId: string): Promise<unknown | null> {
   try {
     const object = await platformS3.send(new GetObjectCommand({ Bucket: platformBucket(), Key: keyOf(jobId) }));
-    return JSON.parse(await (object.Body as { transformToString(): Promise<string> }).transformToString());
+    return JSON.parse((await objectBytes(object)).toString('utf8'));
   } catch (error) {
     if ((error as Error).name === 'NoSuchKey') return null;
     throw error;

@@ -29,6 +29,7 @@ import {
 import { StoreFailure, storeFailureOf } from '../../domain/tenants/store-failures.ts';
 import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
 import { secretBox } from '../secret-box.ts';
+import { objectBytes } from './object-body.ts';
 
 const clients = new Map<string, { client: S3Client; endpoint: string | undefined; anonymous: boolean }>();
 let sts: Promise<STSClient> | undefined;
@@ -157,12 +158,9 @@ export async function tableLocation(store: StoredObjectStore, location: string):
       );
     },
     get(relativeKey) {
-      return reach(async () => {
-        const result = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }));
-        return Buffer.from(
-          await (result.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
-        );
-      });
+      return reach(async () =>
+        objectBytes(await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }))),
+      );
     },
     async delete(relativeKeys) {
       for (let i = 0; i < relativeKeys.length; i += 1000) {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSet } from '../datasets/model.ts';
-import { dailyPartitioning, envelopeSchema } from '../datasets/model.ts';
+import { type DataSet, envelopeSchema, newDataSet } from '../datasets/model.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
@@ -64,23 +63,17 @@ export async function createConnection(
     created_at: at,
     updated_at: at,
   };
-  const dataSet: DataSet = {
-    data_set_id: connection.data_set_id,
-    tenant_id: tenantId,
-    tenant_slug: tenant.slug,
-    object_store_id: null,
-    name: input.name,
-    data_set_type: 'Delta',
-    storage_tier: 'Tributary',
-    storage_location: null,
-    status: 'Pending',
-    origin: { type: 'Webhook', connection_id: connection.connection_id, source_id: connection.source_id },
-    partitioning: dailyPartitioning,
-    schema_json: envelopeSchema,
-    version: null,
-    created_at: at,
-    updated_at: at,
-  };
+  const dataSet = newDataSet(
+    {
+      data_set_id: connection.data_set_id,
+      tenant_id: tenantId,
+      tenant_slug: tenant.slug,
+      name: input.name,
+      origin: { type: 'Webhook', connection_id: connection.connection_id, source_id: connection.source_id },
+      schema_json: envelopeSchema,
+    },
+    at,
+  );
   await deps.createConnection(connection, sourceOf(connection, token.hash), dataSet);
   return { connection, dataSet, ingestToken: token.token };
 }

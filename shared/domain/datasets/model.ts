@@ -67,6 +67,28 @@ export const envelopeSchema: DeltaSchema = {
 
 export const dailyPartitioning = { columns: ['dt'], granularity: 'day' as const };
 
+/**
+ * A new data set: a Delta table in the Tributary tier, partitioned by day, Pending with no store or
+ * location until its first write fixes them.
+ */
+export function newDataSet(
+  input: Pick<DataSet, 'data_set_id' | 'tenant_id' | 'tenant_slug' | 'name' | 'origin' | 'schema_json'>,
+  at: string,
+): DataSet {
+  return {
+    ...input,
+    object_store_id: null,
+    data_set_type: 'Delta',
+    storage_tier: 'Tributary',
+    storage_location: null,
+    status: 'Pending',
+    partitioning: dailyPartitioning,
+    version: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 export function storageLocationOf(baseUrl: string, dataSetId: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/datasets/${dataSetId}`;
 }

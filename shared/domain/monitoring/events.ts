@@ -24,6 +24,8 @@ export interface EventReadDeps {
   readEvents(file: AddFile): Promise<StoredEvent[]>;
   /** Whether the table holds the message (its written marker, kept 30 days). */
   isWritten(messageId: string): Promise<boolean>;
+  /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
+  cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> };
 }
 
 export interface EventQuery {
@@ -74,20 +76,13 @@ const newestFirst = (a: StoredEvent, b: StoredEvent) =>
       ? -1
       : 1;
 
-export function encodeEventCursor(position: Position): string {
-  return Buffer.from(JSON.stringify({ t: position.t.toString(), id: position.id }), 'utf8').toString('base64url');
-}
+const cursorPayload = (position: Position) => ({ t: position.t.toString(), id: position.id });
 
-function decodeEventCursor(cursor: string): Position {
-  const fail = () => invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw fail();
-  }
-  const { t, id } = (parsed ?? {}) as { t?: unknown; id?: unknown };
-  if (typeof t !== 'string' || !/^\d{1,20}$/.test(t) || typeof id !== 'string' || id.length > 64) throw fail();
+/** A sealed cursor says where its list went on; its payload is still checked before use. */
+function positionOf(opened: unknown): Position {
+  const { t, id } = (opened ?? {}) as { t?: unknown; id?: unknown };
+  if (typeof t !== 'string' || !/^\d{1,20}$/.test(t) || typeof id !== 'string' || id.length > 64)
+    throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
   return { t: BigInt(t), id };
 }
 
@@ -138,7 +133,7 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
   if (query.message_id && !(await deps.isWritten(query.message_id)))
     return { events: [], next_cursor: null, files_read: 0 };
   const upper: Position | null = query.cursor
-    ? decodeEventCursor(query.cursor)
+    ? positionOf(await deps.cursors.open(query.cursor))
     : query.to
       ? { t: micros(query.to), id: '' }
       : null;
@@ -159,9 +154,9 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     .sort((a, b) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1));
 
   const previewBytes = query.message_id ? lookupPreviewBytes : listPreviewBytes;
-  const page = (events: StoredEvent[], next: Position | null, filesRead: number): EventPage => ({
+  const page = async (events: StoredEvent[], next: Position | null, filesRead: number): Promise<EventPage> => ({
     events: events.map((event) => view(event, previewBytes)),
-    next_cursor: next ? encodeEventCursor(next) : null,
+    next_cursor: next ? await deps.cursors.seal(cursorPayload(next)) : null,
     files_read: filesRead,
   });
 

@@ -11,7 +11,8 @@ export interface DeadLetterDeps {
   /** The payload of a claim-checked envelope, when its object still exists. */
   resolvePayload(envelope: EnvelopeMessage): Promise<string | null>;
   keepEnvelope(dataSetId: string, messageId: string, envelope: EnvelopeMessage): Promise<string>;
-  recordFailedDelivery(failed: FailedDelivery): Promise<void>;
+  /** False when the envelope is a failed delivery already (the dead-letter queue delivered it again). */
+  recordFailedDelivery(failed: FailedDelivery): Promise<boolean>;
   countDeadLettered(sourceId: string): Promise<void>;
 }
 
@@ -21,6 +22,7 @@ export interface DeadLetterDeps {
  *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure.
  *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
+ *  4. An envelope the dead-letter queue delivers again is recorded and counted once.
  */
 export async function recordDeadLetter(
   deps: DeadLetterDeps,
@@ -49,7 +51,7 @@ export async function recordDeadLetter(
         : 'No failure was recorded for this envelope',
     body_key: await deps.keepEnvelope(envelope.data_set_id, envelope.message_id, kept),
   };
-  await deps.recordFailedDelivery(failed);
+  if (!(await deps.recordFailedDelivery(failed))) return null;
   await deps.countDeadLettered(envelope.source_id);
   return failed;
 }
@@ -66,8 +68,7 @@ export interface RedriveDeps {
  * Redrive failed deliveries of a data set: all of them, or the message ids given (404 naming any
  * that is not a failed delivery here). Each goes back on the ingest queue before its record is
  * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
- * The dead-letter queue delivers at least once, so one message may have several records (sharing
- * one kept envelope): it is requeued once and all its records go. The count is of records, as listed.
+ * Each message has one record (the dead-letter recorder claims it once).
  */
 export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
   const all = await deps.allFailedDeliveries(dataSetId);
@@ -79,12 +80,9 @@ export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: 
     const wanted = new Set(messageIds);
     selected = all.filter((failed) => wanted.has(failed.message_id));
   }
-  const byMessage = new Map<string, FailedDelivery[]>();
-  for (const failed of selected)
-    byMessage.set(failed.message_id, [...(byMessage.get(failed.message_id) ?? []), failed]);
-  for (const records of byMessage.values()) {
-    await deps.requeue(await deps.loadEnvelope((records[0] as FailedDelivery).body_key));
-    for (const failed of records) await deps.forget(failed);
+  for (const failed of selected) {
+    await deps.requeue(await deps.loadEnvelope(failed.body_key));
+    await deps.forget(failed);
   }
   return selected.length;
 }

@@ -1,6 +1,5 @@
 import type { LogEntry } from '../delta/commit.ts';
 import type { MetricKey } from '../observability/metric-catalogue.ts';
-import type { Page } from '../pagination.ts';
 
 export interface SeriesReading {
   metric: MetricKey;
@@ -71,6 +70,3 @@ export function runOf(entry: LogEntry & { completedAt: string | null }) {
     attempt: entry.attempt,
   };
 }
-
-export type Run = ReturnType<typeof runOf>;
-export type RunPage = Page<Run>;

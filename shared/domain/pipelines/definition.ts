@@ -13,7 +13,6 @@
 import * as z from 'zod';
 
 export const columnTypes = ['string', 'long', 'double', 'boolean', 'timestamp'] as const;
-export type ColumnType = (typeof columnTypes)[number];
 
 const pathPattern = /^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["(?:[^"\\]|\\.)*"\])|(\[\d+\]))*$/;
 

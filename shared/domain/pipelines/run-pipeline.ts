@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DataSet, type DeltaSchema, dailyPartitioning } from '../datasets/model.ts';
+import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
 import type { LogEntry } from '../delta/commit.ts';
 import type { AddFile } from '../delta/log.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
@@ -178,25 +178,18 @@ async function outputFor(
       );
     return existing;
   }
-  const at = new Date().toISOString();
   const tenantSlug = (await deps.getDataSet(snapshot.definition.source.data_set_id))?.tenant_slug ?? '';
-  const created: DataSet = {
-    data_set_id: randomUUID(),
-    tenant_id: pipeline.tenant_id,
-    tenant_slug: tenantSlug,
-    object_store_id: null,
-    name: snapshot.definition.output.name,
-    data_set_type: 'Delta',
-    storage_tier: 'Tributary',
-    storage_location: null,
-    status: 'Pending',
-    origin: { type: 'Pipeline', pipeline_id: pipeline.pipeline_id, pipeline_version: snapshot.version },
-    partitioning: dailyPartitioning,
-    schema_json: schema,
-    version: null,
-    created_at: at,
-    updated_at: at,
-  };
+  const created = newDataSet(
+    {
+      data_set_id: randomUUID(),
+      tenant_id: pipeline.tenant_id,
+      tenant_slug: tenantSlug,
+      name: snapshot.definition.output.name,
+      origin: { type: 'Pipeline', pipeline_id: pipeline.pipeline_id, pipeline_version: snapshot.version },
+      schema_json: schema,
+    },
+    new Date().toISOString(),
+  );
   await deps.createDataSet(created);
   return created;
 }

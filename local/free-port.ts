@@ -1,3 +1,4 @@
+/** Free ports for running local mode beside others (tests, the bench): the OS picks, we release at once. */
 import { createServer } from 'node:net';
 
 /** A port that was free a moment ago on 127.0.0.1. */

@@ -1,0 +1,45 @@
+/**
+ * What an HTTP route is: method and path, how callers authenticate, its schemas and responses, and
+ * what its function may touch. The route table (shared/routes.ts) is made of these; the HTTP layer
+ * needs only the shape, never the table.
+ */
+import type { z } from 'zod';
+import type { Permission } from '../domain/authorization.ts';
+import type { Access, FunctionSettings } from '../topology.ts';
+
+export type AuthKind = 'public' | 'apiKey' | 'ingestToken';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** A response body that is not JSON, e.g. Prometheus text or an HTML page. */
+export interface MediaBody {
+  mediaType: string;
+  description: string;
+}
+
+export interface RouteSpec {
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  entry: string;
+  auth: AuthKind;
+  /** Required for apiKey routes: the permission the caller's role must hold. */
+  permission?: Permission;
+  summary: string;
+  tag: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** For a route that takes any body as is (the ingest endpoint): what it does with it. */
+  rawBody?: string;
+  /**
+   * Statuses with a body of their own (every success, and the health check's 503): JSON (a schema),
+   * another media type, or none (null). Every other error uses the error shape.
+   */
+  responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | null>>;
+  access: Access;
+  function?: FunctionSettings;
+}
+
+/** `POST /api/tenants` → its method and path. */
+export function routeKeyParts(key: string): { method: HttpMethod; path: string } {
+  const [method, path] = key.split(' ') as [HttpMethod, string];
+  return { method, path };
+}

@@ -1,0 +1,478 @@
+/**
+ * In-memory ports for the management use cases, for unit tests: each repository keeps its records
+ * in a Map and honours the contract its port documents (a taken slug or email is CONFLICT, a change
+ * to something missing is NOT_FOUND, an optimistic version that moved is CONFLICT). No network.
+ */
+
+import type { Connection, Source } from '#shared/domain/connections/model.ts';
+import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
+import type { DataSet } from '#shared/domain/datasets/model.ts';
+import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
+import type { LogEntry } from '#shared/domain/delta/commit.ts';
+import { conflict, notFound } from '#shared/domain/errors.ts';
+import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
+import { normalizeEmail } from '#shared/domain/identity/model.ts';
+import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
+import type { Job } from '#shared/domain/jobs/model.ts';
+import type { JobQueue, JobRepository } from '#shared/domain/jobs/use-cases.ts';
+import type { Page, PageRequest } from '#shared/domain/pagination.ts';
+import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
+import type { PipelineRepository } from '#shared/domain/pipelines/ports.ts';
+import type { Principal } from '#shared/domain/principal.ts';
+import type { SecretBox } from '#shared/domain/secrets.ts';
+import type {
+  DashboardConnection,
+  DashboardProvisioningQueue,
+  DashboardRepository,
+} from '#shared/domain/tenants/dashboard.ts';
+import type { Tenant } from '#shared/domain/tenants/model.ts';
+import type { StoredObjectStore } from '#shared/domain/tenants/object-stores.ts';
+import type { ObjectStoreRepository, TenantRepository } from '#shared/domain/tenants/ports.ts';
+import type { WikiDocument, WikiRepository } from '#shared/domain/wiki/use-cases.ts';
+
+/** Pages over a list in order; the cursor is the index of the next item. */
+export function pageOf<T>(items: T[], page: PageRequest): Page<T> {
+  const start = page.cursor ? Number(page.cursor) : 0;
+  const end = start + page.limit;
+  return { items: items.slice(start, end), nextCursor: end < items.length ? String(end) : null };
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Seals by wrapping, bound to its context: opening with another context fails, as the real box does. */
+export const memorySecrets: SecretBox = {
+  async seal(plaintext, context) {
+    return `sealed(${context}):${Buffer.from(plaintext).toString('base64')}`;
+  },
+  async open(sealed, context) {
+    const prefix = `sealed(${context}):`;
+    if (!sealed.startsWith(prefix)) throw new Error('The sealed value belongs to another context');
+    return Buffer.from(sealed.slice(prefix.length), 'base64').toString();
+  },
+};
+
+export const platformAdmin: Principal = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: 'k0' };
+
+export function tenantPrincipal(
+  tenantId: string,
+  role: 'TenantAdmin' | 'TenantEditor' | 'TenantViewer',
+  userId: string | null = null,
+): Principal {
+  return { kind: 'tenant', role, tenantId, userId, apiKeyId: `key-of-${userId ?? role}` };
+}
+
+/** Every management repository over one set of Maps, so that use cases see each other's writes. */
+export function memoryStore() {
+  const tenants = new Map<string, Tenant>();
+  const slugs = new Set<string>();
+  const stores = new Map<string, StoredObjectStore>();
+  const users = new Map<string, User>();
+  const emails = new Map<string, string>();
+  const apiKeys = new Map<string, ApiKeyRecord & { user_id: string }>();
+  const connections = new Map<string, Connection>();
+  const sources = new Map<string, Source>();
+  const dataSets = new Map<string, DataSet>();
+  const logs = new Map<string, LogEntry[]>();
+  const pipelines = new Map<string, Pipeline & PipelineProgress>();
+  const deployed = new Map<string, DeployedVersion>();
+  const jobs = new Map<string, Job>();
+  const dispatched: { jobId: string; delaySeconds: number }[] = [];
+  const documents = new Map<string, WikiDocument>();
+  const dashboards = new Map<string, DashboardConnection>();
+  const provisioningRequests: string[] = [];
+  const files = new Map<string, Map<string, number>>();
+
+  const tenantRepository: TenantRepository = {
+    async getTenant(tenantId) {
+      const tenant = tenants.get(tenantId);
+      return tenant ? copy(tenant) : null;
+    },
+    async listTenants(page) {
+      return pageOf([...tenants.values()].map(copy), page);
+    },
+    async createTenant(tenant) {
+      if (slugs.has(tenant.slug)) throw conflict(`A tenant with the slug "${tenant.slug}" already exists`);
+      slugs.add(tenant.slug);
+      tenants.set(tenant.tenant_id, copy(tenant));
+    },
+    async moveTenantStatus(tenantId, from, to, now) {
+      const tenant = tenants.get(tenantId);
+      if (tenant?.status !== from) throw conflict(`The tenant is not ${from}`);
+      tenants.set(tenantId, { ...tenant, status: to, updated_at: now.toISOString() });
+    },
+  };
+
+  const objectStoreRepository: ObjectStoreRepository = {
+    async getObjectStore(tenantId, objectStoreId) {
+      const store = stores.get(objectStoreId);
+      return store?.tenant_id === tenantId ? copy(store) : null;
+    },
+    async listObjectStores(tenantId, page) {
+      return pageOf([...stores.values()].filter((store) => store.tenant_id === tenantId).map(copy), page);
+    },
+    async countObjectStores(tenantId) {
+      return [...stores.values()].filter((store) => store.tenant_id === tenantId).length;
+    },
+    async createObjectStore(store) {
+      stores.set(store.object_store_id, copy(store));
+      const tenant = tenants.get(store.tenant_id);
+      if (tenant && !tenant.default_object_store_id) tenant.default_object_store_id = store.object_store_id;
+    },
+    async setDefaultObjectStore(tenantId, objectStoreId, now) {
+      const tenant = tenants.get(tenantId);
+      if (!tenant || stores.get(objectStoreId)?.tenant_id !== tenantId) throw notFound('Object store');
+      tenants.set(tenantId, { ...tenant, default_object_store_id: objectStoreId, updated_at: now.toISOString() });
+    },
+    async replaceObjectStoreOptions(tenantId, objectStoreId, optionKeys, sealed, now) {
+      const store = stores.get(objectStoreId);
+      if (store?.tenant_id !== tenantId) throw notFound('Object store');
+      stores.set(objectStoreId, {
+        ...store,
+        option_keys: optionKeys,
+        options_sealed: sealed,
+        updated_at: now.toISOString(),
+      });
+    },
+  };
+
+  const matches = (user: User, filters: { role?: string | undefined; status?: string | undefined }) =>
+    (!filters.role || user.role === filters.role) && (!filters.status || user.status === filters.status);
+
+  const userRepository: UserRepository = {
+    async getUser(userId) {
+      const user = users.get(userId);
+      return user ? copy(user) : null;
+    },
+    async findUserIdByEmail(email) {
+      return emails.get(normalizeEmail(email)) ?? null;
+    },
+    async listUsersOfTenant(tenantId, filters, page) {
+      return pageOf(
+        [...users.values()].filter((user) => user.tenant_id === tenantId && matches(user, filters)).map(copy),
+        page,
+      );
+    },
+    async listAllUsers(filters, page) {
+      return pageOf([...users.values()].filter((user) => matches(user, filters)).map(copy), page);
+    },
+    async createUser(user) {
+      const email = normalizeEmail(user.email);
+      if (emails.has(email)) throw conflict('A user with this email already exists');
+      emails.set(email, user.user_id);
+      users.set(user.user_id, copy(user));
+    },
+    async updateUser(userId, changes, now) {
+      const user = users.get(userId);
+      if (!user) throw notFound('User');
+      const updated = { ...user, ...changes, updated_at: now.toISOString() };
+      users.set(userId, updated);
+      return copy(updated);
+    },
+  };
+
+  const apiKeyRepository: ApiKeyRepository = {
+    async createApiKey(record) {
+      apiKeys.set(record.api_key_id, copy(record));
+    },
+    async listApiKeysByUser(userId, page) {
+      return pageOf([...apiKeys.values()].filter((key) => key.user_id === userId).map(copy), page);
+    },
+    async revokeApiKey(userId, apiKeyId) {
+      if (apiKeys.get(apiKeyId)?.user_id !== userId) throw notFound('API key');
+      apiKeys.delete(apiKeyId);
+    },
+  };
+
+  const connectionRepository: ConnectionRepository & Omit<SecurityDeps, 'secrets'> = {
+    async createConnection(connection, source, dataSet) {
+      connections.set(connection.connection_id, copy(connection));
+      sources.set(source.source_id, copy(source));
+      dataSets.set(dataSet.data_set_id, copy(dataSet));
+    },
+    async getConnection(connectionId) {
+      const connection = connections.get(connectionId);
+      return connection ? copy(connection) : null;
+    },
+    async listConnectionsByTenant(tenantId, page) {
+      return pageOf(
+        [...connections.values()].filter((connection) => connection.tenant_id === tenantId).map(copy),
+        page,
+      );
+    },
+    async changeConnection(connection, change, now) {
+      const current = connections.get(connection.connection_id);
+      const source = sources.get(connection.source_id);
+      if (!current || !source) throw notFound('Connection');
+      const at = now.toISOString();
+      connections.set(connection.connection_id, {
+        ...current,
+        ...(change.status ? { status: change.status } : {}),
+        ...(change.source_status ? { source_status: change.source_status } : {}),
+        ...(change.token ? { token_prefix: change.token.prefix } : {}),
+        updated_at: at,
+      });
+      sources.set(connection.source_id, {
+        ...source,
+        ...(change.status ? { connection_status: change.status } : {}),
+        ...(change.source_status ? { source_status: change.source_status } : {}),
+        ...(change.token ? { token_hash: change.token.hash } : {}),
+      });
+    },
+    async deleteConnection(connection) {
+      connections.delete(connection.connection_id);
+      sources.delete(connection.source_id);
+    },
+    async getSource(sourceId) {
+      const source = sources.get(sourceId);
+      return source ? copy(source) : null;
+    },
+    async setSourceSecurity(sourceId, security) {
+      const source = sources.get(sourceId);
+      if (!source) throw notFound('Connection');
+      sources.set(sourceId, { ...source, security: copy(security) });
+    },
+  };
+
+  const byPipeline = (dataSet: DataSet, pipelineId: string | undefined) =>
+    !pipelineId || (dataSet.origin.type === 'Pipeline' && dataSet.origin.pipeline_id === pipelineId);
+
+  const dataSetRecords: DataSetRecords & { createDataSet(dataSet: DataSet): Promise<void> } = {
+    getTenant: tenantRepository.getTenant,
+    async getDataSet(dataSetId) {
+      const dataSet = dataSets.get(dataSetId);
+      return dataSet ? copy(dataSet) : null;
+    },
+    async createDataSet(dataSet) {
+      dataSets.set(dataSet.data_set_id, copy(dataSet));
+    },
+    async listDataSetsByTenant(tenantId, filters, page) {
+      return pageOf(
+        [...dataSets.values()]
+          .filter((dataSet) => dataSet.tenant_id === tenantId && byPipeline(dataSet, filters.pipelineId))
+          .map(copy),
+        page,
+      );
+    },
+    async listAllDataSets(filters, page) {
+      return pageOf(
+        [...dataSets.values()].filter((dataSet) => byPipeline(dataSet, filters.pipelineId)).map(copy),
+        page,
+      );
+    },
+    async hasWriter(dataSet) {
+      return dataSet.origin.type === 'Webhook'
+        ? connections.has(dataSet.origin.connection_id)
+        : pipelines.has(dataSet.origin.pipeline_id);
+    },
+    async logEntries(dataSetId) {
+      return copy(logs.get(dataSetId) ?? []);
+    },
+    async deleteLog(dataSetId) {
+      logs.delete(dataSetId);
+    },
+    async deleteDataSetItem(dataSetId) {
+      dataSets.delete(dataSetId);
+    },
+  };
+
+  /** A data set's objects in its store, by key relative to its location. */
+  const filesOf = async (dataSet: DataSet): Promise<DataSetFiles> => {
+    const objects = files.get(dataSet.data_set_id) ?? new Map<string, number>();
+    files.set(dataSet.data_set_id, objects);
+    return {
+      async list(prefix) {
+        return [...objects.entries()].filter(([key]) => key.startsWith(prefix)).map(([key, size]) => ({ key, size }));
+      },
+      async delete(keys) {
+        for (const key of keys) objects.delete(key);
+      },
+      async presignGet(key, expiresInSeconds) {
+        return `https://store.example/${dataSet.data_set_id}/${key}?expires=${expiresInSeconds}`;
+      },
+    };
+  };
+
+  const pipelineRepository: PipelineRepository = {
+    async createPipeline(pipeline) {
+      pipelines.set(pipeline.pipeline_id, { ...copy(pipeline), output_data_set_id: null, checkpoint: null });
+    },
+    async getPipeline(pipelineId) {
+      const pipeline = pipelines.get(pipelineId);
+      return pipeline ? copy(pipeline) : null;
+    },
+    async listPipelinesByTenant(tenantId, page) {
+      return pageOf([...pipelines.values()].filter((pipeline) => pipeline.tenant_id === tenantId).map(copy), page);
+    },
+    async listAllPipelines(page) {
+      return pageOf([...pipelines.values()].map(copy), page);
+    },
+    async updatePipeline(pipelineId, expectedWorkingVersion, changes, now) {
+      const pipeline = pipelines.get(pipelineId);
+      if (!pipeline) throw notFound('Pipeline');
+      if (pipeline.working_version !== expectedWorkingVersion)
+        throw conflict('The pipeline changed meanwhile; read it again and retry');
+      pipelines.set(pipelineId, { ...pipeline, ...copy(changes), updated_at: now.toISOString() });
+    },
+    async deployVersion(snapshot, now) {
+      const pipeline = pipelines.get(snapshot.pipeline_id);
+      const key = `${snapshot.pipeline_id}#${snapshot.version}`;
+      if (!pipeline || pipeline.working_version !== snapshot.version || deployed.has(key))
+        throw conflict('The pipeline changed meanwhile; read it again and retry');
+      deployed.set(key, copy(snapshot));
+      pipelines.set(snapshot.pipeline_id, {
+        ...pipeline,
+        deployed_version: snapshot.version,
+        deployed_at: snapshot.deployed_at,
+        updated_at: now.toISOString(),
+      });
+    },
+    async getDeployedVersion(pipelineId, version) {
+      const snapshot = deployed.get(`${pipelineId}#${version}`);
+      return snapshot ? copy(snapshot) : null;
+    },
+    async deletePipeline(pipelineId) {
+      pipelines.delete(pipelineId);
+    },
+    async saveProgress(pipelineId, expected, progress, now) {
+      const pipeline = pipelines.get(pipelineId);
+      if (!pipeline || JSON.stringify(pipeline.checkpoint) !== JSON.stringify(expected))
+        throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
+      pipelines.set(pipelineId, { ...pipeline, ...copy(progress), updated_at: now.toISOString() });
+    },
+  };
+
+  const jobMatches = (job: Job, filters: { jobType?: string | undefined; status?: string | undefined }) =>
+    (!filters.jobType || job.job_type === filters.jobType) && (!filters.status || job.status === filters.status);
+
+  const jobRepository: JobRepository & JobQueue = {
+    async createJob(job) {
+      jobs.set(job.job_id, copy(job));
+    },
+    async getJob(jobId) {
+      const job = jobs.get(jobId);
+      return job ? copy(job) : null;
+    },
+    async listJobsByTenant(tenantId, filters, page) {
+      return pageOf(
+        [...jobs.values()].filter((job) => job.tenant_id === tenantId && jobMatches(job, filters)).map(copy),
+        page,
+      );
+    },
+    async listAllJobs(filters, page) {
+      return pageOf([...jobs.values()].filter((job) => jobMatches(job, filters)).map(copy), page);
+    },
+    async moveJob(jobId, from, changes, now) {
+      const job = jobs.get(jobId);
+      if (!job || !from.includes(job.status)) return null;
+      const moved = { ...job, ...copy(changes), updated_at: now.toISOString() };
+      jobs.set(jobId, moved);
+      return copy(moved);
+    },
+    async requestCancel(jobId, now) {
+      const job = jobs.get(jobId);
+      if (job?.status !== 'Running' || job.committing_at) return null;
+      const marked = { ...job, cancel_requested_at: now.toISOString() };
+      jobs.set(jobId, marked);
+      return copy(marked);
+    },
+    async beginCommit(jobId, now) {
+      const job = jobs.get(jobId);
+      if (job?.status !== 'Running' || job.cancel_requested_at) return false;
+      jobs.set(jobId, { ...job, committing_at: now.toISOString() });
+      return true;
+    },
+    async dispatchJob(jobId, delaySeconds = 0) {
+      dispatched.push({ jobId, delaySeconds });
+    },
+  };
+
+  const wikiKey = (tenantId: string | null, path: string) => `${tenantId ?? 'GLOBAL'}#${path}`;
+  const wikiRepository: WikiRepository = {
+    async getDocument(tenantId, path) {
+      const document = documents.get(wikiKey(tenantId, path));
+      return document ? copy(document) : null;
+    },
+    async putDocument(document) {
+      const key = wikiKey(document.tenant_id, document.path);
+      const existing = documents.get(key);
+      const stored = existing
+        ? { ...document, document_id: existing.document_id, created_at: existing.created_at }
+        : document;
+      documents.set(key, copy(stored));
+      return { created: !existing, document: copy(stored) };
+    },
+    async deleteDocument(tenantId, path) {
+      return documents.delete(wikiKey(tenantId, path));
+    },
+    async listPaths(tenantId, prefix, page) {
+      const paths = [...documents.values()]
+        .filter((document) => document.tenant_id === tenantId && document.path.startsWith(prefix))
+        .map((document) => document.path)
+        .sort();
+      return pageOf(paths, page);
+    },
+  };
+
+  const dashboardRepository: DashboardRepository & DashboardProvisioningQueue = {
+    async getDashboardConnection(tenantId) {
+      const connection = dashboards.get(tenantId);
+      return connection ? copy(connection) : null;
+    },
+    async saveDashboardCredential(connection, credential, previousHash) {
+      dashboards.set(connection.tenant_id, copy(connection));
+      for (const [id, key] of apiKeys) if (previousHash && key.hash === previousHash) apiKeys.delete(id);
+      apiKeys.set(credential.api_key_id, {
+        ...credential,
+        user_id: `dashboard:${connection.tenant_id}`,
+        tenant_id: connection.tenant_id,
+        role: 'TenantViewer',
+        name: 'dashboard',
+        last_used_at: null,
+      });
+    },
+    async setDashboardStatus(tenantId, status, lastError, now) {
+      const connection = dashboards.get(tenantId);
+      if (connection)
+        dashboards.set(tenantId, { ...connection, status, last_error: lastError, updated_at: now.toISOString() });
+    },
+    async requestDashboardProvisioning(tenantId) {
+      provisioningRequests.push(tenantId);
+    },
+  };
+
+  return {
+    ...tenantRepository,
+    ...objectStoreRepository,
+    ...userRepository,
+    ...apiKeyRepository,
+    ...connectionRepository,
+    ...dataSetRecords,
+    ...pipelineRepository,
+    ...jobRepository,
+    ...wikiRepository,
+    ...dashboardRepository,
+    filesOf,
+    secrets: memorySecrets,
+    /** As local mode allows: loopback endpoints only. */
+    allowedStoreEndpoints: () => ['loopback'],
+    /** What the repositories hold, for assertions. */
+    state: {
+      tenants,
+      stores,
+      users,
+      apiKeys,
+      connections,
+      sources,
+      dataSets,
+      logs,
+      pipelines,
+      deployed,
+      jobs,
+      dispatched,
+      documents,
+      dashboards,
+      provisioningRequests,
+      files,
+    },
+  };
+}

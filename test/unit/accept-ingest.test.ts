@@ -1,0 +1,277 @@
+/**
+ * acceptIngest, the ingest use case, through in-memory ports: the order of its checks (CONTRACT §4
+ * and §10), what the envelope carries, deduplication and rate limiting. The running service checks
+ * the wiring (the route, the queue, the rejections it records) with a few requests.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Source } from '#shared/domain/connections/model.ts';
+import type { SourceSecurity } from '#shared/domain/connections/security.ts';
+import { acceptIngest, type IngestDeps, type IngestRequest } from '#shared/domain/ingest/accept.ts';
+import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import type { Tenant } from '#shared/domain/tenants/model.ts';
+
+const token = 'trb_ing_good-token-0000000000000000000000000000';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function world(
+  options: { security?: Partial<SourceSecurity>; source?: Partial<Source>; tenant?: Partial<Tenant> } = {},
+) {
+  const source: Source = {
+    source_id: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+    connection_id: 'conn-1',
+    tenant_id: 'tenant-1',
+    data_set_id: 'ds-1',
+    token_hash: sha256(token),
+    source_status: 'Active',
+    connection_status: 'Active',
+    security: {
+      auth_mode: 'bearer',
+      signature: null,
+      dedup_window_seconds: 0,
+      rate_limit: null,
+      ip_allowlist: null,
+      ...options.security,
+    },
+    ...options.source,
+  };
+  const tenant: Tenant = {
+    tenant_id: 'tenant-1',
+    name: 'Acme',
+    slug: 'acme',
+    status: 'Active',
+    sites: null,
+    default_object_store_id: 'store-1',
+    idp_org_id: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    ...options.tenant,
+  };
+  const queued: { envelope: EnvelopeMessage; body: Buffer }[] = [];
+  const dedup = new Map<string, string>();
+  let tokens = Number.POSITIVE_INFINITY;
+  const deps: IngestDeps = {
+    findSource: async (sourceId) => (sourceId === source.source_id ? source : null),
+    findTenant: async (tenantId) => (tenantId === tenant.tenant_id ? tenant : null),
+    signingSecrets: async () => ['signing-secret'],
+    takeRateToken: async (_, __, burst) => {
+      if (tokens === Number.POSITIVE_INFINITY) tokens = burst;
+      if (tokens <= 0) return { allowed: false, retryAfterSeconds: 0.4 };
+      tokens--;
+      return { allowed: true, retryAfterSeconds: 0 };
+    },
+    claimDedupKey: async (sourceId, key, messageId) => {
+      const claimKey = `${sourceId}#${key}`;
+      if (!dedup.has(claimKey)) dedup.set(claimKey, messageId);
+      return dedup.get(claimKey) as string;
+    },
+    enqueue: async (envelope, body) => {
+      queued.push({ envelope, body });
+    },
+    maxBodyBytes: 16,
+  };
+  return { deps, queued, dedup, source };
+}
+
+function request(overrides: Partial<IngestRequest> & { headers?: Record<string, string> } = {}): IngestRequest {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...overrides.headers };
+  return {
+    sourceId: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+    header: (name) => headers[name],
+    feed: undefined,
+    sourceIp: '198.51.100.7',
+    body: Buffer.from('{"a":1}'),
+    ...overrides,
+  };
+}
+
+/** The outcome as a line: the message id, or the code and whether the refusal is the source's to see. */
+async function outcomeOf(deps: IngestDeps, input: IngestRequest) {
+  const outcome = await acceptIngest(deps, input);
+  return outcome.accepted
+    ? { accepted: true }
+    : { code: outcome.error.code, recordedFor: outcome.source?.source_id ?? null };
+}
+
+describe.concurrent('acceptIngest', () => {
+  it('queues the raw body with the content type exactly as sent, its size and the UTC day, then answers its id', async () => {
+    const { deps, queued } = world();
+    const body = Buffer.from([0, 255, 10, 13]);
+    const before = BigInt(Date.now()) * 1000n;
+    const outcome = await acceptIngest(
+      deps,
+      request({ body, headers: { 'content-type': 'Application/JSON; charset=x' } }),
+    );
+    const after = BigInt(Date.now() + 1) * 1000n;
+    if (!outcome.accepted) throw outcome.error;
+    expect(queued).toHaveLength(1);
+    const { envelope, body: sent } = queued[0] as (typeof queued)[number];
+    expect(sent).toEqual(body);
+    expect(envelope).toEqual({
+      v: 1,
+      message_id: outcome.messageId,
+      data_set_id: 'ds-1',
+      dt: new Date(Number(BigInt(envelope.ingested_at_us) / 1000n)).toISOString().slice(0, 10),
+      ingested_at_us: expect.stringMatching(/^\d{16}$/),
+      source_id: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+      tenant_id: 'tenant-1',
+      content_type: 'Application/JSON; charset=x',
+      payload_size: 4,
+    });
+    expect(BigInt(envelope.ingested_at_us) >= before && BigInt(envelope.ingested_at_us) <= after).toBe(true);
+    expect(outcome.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('keeps content_type null when the header is absent', async () => {
+    const { deps, queued } = world();
+    await acceptIngest(deps, request());
+    expect(queued[0]?.envelope.content_type).toBeNull();
+  });
+
+  it('refuses in the documented order, each refusal naming the first thing wrong', async () => {
+    const everythingWrong = {
+      security: { ip_allowlist: ['192.0.2.0/24'] },
+      source: { source_status: 'Paused' as const, connection_status: 'Inactive' as const },
+      tenant: { status: 'Suspended' as const, default_object_store_id: null },
+    };
+    const { deps } = world(everythingWrong);
+    const big = Buffer.alloc(17);
+    const steps: [string, IngestRequest, IngestDeps, { code: string; recordedFor: string | null }][] = [
+      [
+        'no bearer token',
+        request({ headers: { authorization: '' }, body: big }),
+        deps,
+        { code: 'UNAUTHORIZED', recordedFor: null },
+      ],
+      ['unknown source', request({ sourceId: 'nope', body: big }), deps, { code: 'NOT_FOUND', recordedFor: null }],
+      [
+        'outside the allowlist',
+        request({ body: big }),
+        deps,
+        { code: 'FORBIDDEN', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+      ],
+    ];
+    const inside = world({ ...everythingWrong, security: { ip_allowlist: ['198.51.100.0/24'] } }).deps;
+    steps.push(
+      [
+        'a wrong token',
+        request({ headers: { authorization: 'Bearer trb_ing_wrong' }, body: big }),
+        inside,
+        { code: 'UNAUTHORIZED', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+      ],
+      [
+        'a malformed feed',
+        request({ feed: '-bad', body: big }),
+        inside,
+        { code: 'INVALID_FEED', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+      ],
+      [
+        'a suspended tenant',
+        request({ feed: 'ok.feed_1', body: big }),
+        inside,
+        { code: 'TENANT_SUSPENDED', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+      ],
+    );
+    const active = { tenant: { default_object_store_id: null }, source: everythingWrong.source };
+    steps.push([
+      'a paused source',
+      request({ body: big }),
+      world(active).deps,
+      { code: 'SOURCE_PAUSED', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+    ]);
+    steps.push([
+      'an inactive connection',
+      request({ body: big }),
+      world({ tenant: { default_object_store_id: null }, source: { connection_status: 'Inactive' } }).deps,
+      { code: 'CONNECTION_NOT_ACTIVE', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+    ]);
+    steps.push([
+      'no object store',
+      request({ body: big }),
+      world({ tenant: { default_object_store_id: null } }).deps,
+      { code: 'OBJECT_STORE_NOT_CONFIGURED', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+    ]);
+    steps.push([
+      'a body over the limit',
+      request({ body: big }),
+      world().deps,
+      { code: 'PAYLOAD_TOO_LARGE', recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41' },
+    ]);
+    const seen = [];
+    for (const [label, input, stepDeps] of steps) seen.push([label, await outcomeOf(stepDeps, input)]);
+    expect(seen).toEqual(steps.map(([label, , , expected]) => [label, expected]));
+  });
+
+  it('takes a body of exactly the limit, and an empty feed only when it is well formed', async () => {
+    const { deps } = world();
+    expect(await outcomeOf(deps, request({ body: Buffer.alloc(16) }))).toEqual({ accepted: true });
+    expect(await outcomeOf(deps, request({ feed: '' }))).toEqual({
+      code: 'INVALID_FEED',
+      recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+    });
+    expect(await outcomeOf(deps, request({ feed: 'a'.repeat(65) }))).toEqual({
+      code: 'INVALID_FEED',
+      recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+    });
+    expect(await outcomeOf(deps, request({ feed: `A${'z'.repeat(63)}` }))).toEqual({ accepted: true });
+  });
+
+  it('answers a repeat of a webhook-id inside the window with the first message id, and queues it again', async () => {
+    const { deps, queued } = world({ security: { dedup_window_seconds: 60 } });
+    const first = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const again = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const other = await acceptIngest(deps, request({ headers: { 'idempotency-key': 'evt_1b' } }));
+    if (!first.accepted || !again.accepted || !other.accepted) throw new Error('refused');
+    expect(again.messageId).toBe(first.messageId);
+    expect(other.messageId).not.toBe(first.messageId);
+    expect(queued.map((item) => item.envelope.message_id)).toEqual([first.messageId, first.messageId, other.messageId]);
+  });
+
+  it('ignores deduplication keys on a source without a window', async () => {
+    const { deps, dedup } = world();
+    const first = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const again = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    if (!first.accepted || !again.accepted) throw new Error('refused');
+    expect(again.messageId).not.toBe(first.messageId);
+    expect(dedup.size).toBe(0);
+  });
+
+  it('lets the burst through, then answers 429 with a whole-second Retry-After', async () => {
+    const { deps, queued } = world({ security: { rate_limit: { requests_per_second: 1, burst: 2 } } });
+    const results = [];
+    for (let i = 0; i < 3; i++) results.push(await acceptIngest(deps, request()));
+    expect(results.map((result) => result.accepted)).toEqual([true, true, false]);
+    const refused = results[2];
+    if (refused?.accepted !== false) throw new Error('not refused');
+    expect({ code: refused.error.code, headers: refused.error.headers }).toEqual({
+      code: 'RATE_LIMITED',
+      headers: { 'retry-after': '1' },
+    });
+    expect(queued).toHaveLength(2);
+  });
+
+  it('takes a GitHub signature instead of a bearer token, and says which check failed', async () => {
+    const { deps } = world({
+      security: {
+        auth_mode: 'signature',
+        signature: { scheme: 'github', header: null, encoding: null, tolerance_seconds: null, secrets: [] },
+      },
+    });
+    const body = Buffer.from('{"action":"opened"}');
+    const signature = `sha256=${createHmac('sha256', 'signing-secret').update(body).digest('hex')}`;
+    const signed = request({ body, headers: { authorization: '', 'x-hub-signature-256': signature } });
+    expect(await outcomeOf({ ...deps, maxBodyBytes: 1024 }, signed)).toEqual({ accepted: true });
+    const outcomes = [];
+    for (const headers of [
+      {},
+      { 'x-hub-signature-256': `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}` },
+    ] as Record<string, string>[]) {
+      const outcome = await acceptIngest(
+        { ...deps, maxBodyBytes: 1024 },
+        request({ body, headers: { authorization: '', ...headers } }),
+      );
+      outcomes.push(outcome.accepted ? 'accepted' : `${outcome.error.code} ${outcome.error.details?.[0]?.message}`);
+    }
+    expect(outcomes).toEqual(['UNAUTHORIZED MISSING_SIGNATURE', 'UNAUTHORIZED INVALID_SIGNATURE']);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * runPipeline and runQuery, the job runner's use cases, through in-memory ports: the source table's
+ * log and envelopes in Maps, the output rows collected as they are appended. The running service
+ * checks the wiring (Parquet in the tenant's store, read back by DuckDB).
+ */
+import { describe, expect, it } from 'vitest';
+import { createConnection } from '#shared/domain/connections/use-cases.ts';
+import type { DataSet } from '#shared/domain/datasets/model.ts';
+import type { LogEntry } from '#shared/domain/delta/commit.ts';
+import type { Job } from '#shared/domain/jobs/model.ts';
+import type { RunControl } from '#shared/domain/jobs/run-job.ts';
+import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
+import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
+import { type DecodedRow, type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
+import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
+import { createTenant } from '#shared/domain/tenants/use-cases.ts';
+import { memoryStore, platformAdmin } from '../support/memory.ts';
+
+const columns = [
+  { name: 'action', path: '$.action', type: 'string' as const },
+  { name: 'number', path: '$.number', type: 'long' as const },
+  { name: 'merged', path: '$.pr.merged', type: 'boolean' as const },
+];
+
+const running: RunControl = { throwIfCancelled: async () => undefined, beginCommit: async () => undefined };
+
+async function world() {
+  const store = memoryStore();
+  const tenant = await createTenant(store, { name: 'Acme' });
+  const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'hook' });
+  const envelopes = new Map<string, { message_id: string; payload: Buffer }[]>();
+  const output = new Map<string, { dataSetId: string; row: DecodedRow }>();
+  let version = 0;
+  /** A committed source version holding these payloads (message ids m<n>), on one day. */
+  const commit = (payloads: Record<string, unknown>) => {
+    const path = `dt=2026-11-21/part-${version}.parquet`;
+    envelopes.set(
+      path,
+      Object.entries(payloads).map(([id, payload]) => ({
+        message_id: id,
+        payload: Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
+      })),
+    );
+    const entry: LogEntry = {
+      version,
+      runId: `run-${version}`,
+      tempKey: 'tmp',
+      complete: true,
+      messageIds: Object.keys(payloads),
+      adds: [
+        {
+          path,
+          partitionValues: { dt: '2026-11-21' },
+          size: 1,
+          modificationTime: 0,
+          dataChange: true,
+          stats: { numRecords: Object.keys(payloads).length, minValues: {}, maxValues: {}, nullCount: {} },
+        },
+      ],
+      rows: Object.keys(payloads).length,
+      bytes: 1,
+      startedAt: '2026-11-21T00:00:00.000Z',
+      attempt: 1,
+    };
+    store.state.logs.set(dataSet.data_set_id, [...(store.state.logs.get(dataSet.data_set_id) ?? []), entry]);
+    version++;
+  };
+  const deps: PipelineRunDeps = {
+    ...store,
+    readEnvelopes: async (_: DataSet, file) => envelopes.get(file.path) ?? [],
+    async appendRows(target, _, rows) {
+      let written = 0;
+      for (const row of rows) {
+        if (output.has(row.messageId)) continue;
+        output.set(row.messageId, { dataSetId: target.data_set_id, row });
+        written++;
+      }
+      return { version: 0, written };
+    },
+  };
+  const definition = (name = 'pull_requests', cols = columns): PipelineDefinition => ({
+    source: { data_set_id: dataSet.data_set_id },
+    decode: { format: 'json' },
+    columns: cols,
+    output: { name },
+  });
+  const deployedPipeline = async () => {
+    const pipeline = await createPipeline(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      name: 'prs',
+      definition: definition(),
+    });
+    await deployPipeline(store, platformAdmin, pipeline.pipeline_id, undefined);
+    return pipeline.pipeline_id;
+  };
+  const trigger = async (pipelineId: string): Promise<Job> => {
+    const job = await triggerPipeline(store, platformAdmin, pipelineId, null);
+    return (await store.getJob(job.job_id)) as Job;
+  };
+  return { store, tenant, dataSet, commit, deps, output, definition, deployedPipeline, trigger };
+}
+
+describe.concurrent('runPipeline', () => {
+  it('decodes typed columns, rejects and samples what does not fit, and writes the rest to a new output table', async () => {
+    const { commit, deps, output, deployedPipeline, trigger, store, dataSet } = await world();
+    commit({
+      m1: { action: 'opened', number: 1, pr: { merged: false } },
+      m2: { action: 'closed', number: '2' },
+      m3: '{"action": "broken"',
+      m4: { number: 'seven' },
+      m5: { pr: { merged: 'yes' } },
+    });
+    const pipelineId = await deployedPipeline();
+    const outcome = await runPipeline(deps, await trigger(pipelineId), running);
+    expect(outcome).toMatchObject({
+      rows_in: 5,
+      rows_out: 2,
+      rows_rejected: 3,
+      source: {
+        pipeline_id: pipelineId,
+        pipeline_version: 1,
+        data_set_id: dataSet.data_set_id,
+        from_version: 0,
+        to_version: 0,
+      },
+    });
+    expect(outcome.rejection_samples).toEqual([
+      { message_id: 'm3', reason: 'payload is not valid JSON' },
+      { message_id: 'm4', reason: 'column number: expected long, got string' },
+      { message_id: 'm5', reason: 'column merged: expected boolean, got string' },
+    ]);
+    expect([...output.values()].map(({ row }) => [row.messageId, row.dt, ...row.cells])).toEqual([
+      ['m1', '2026-11-21', 'opened', 1n, false],
+      ['m2', '2026-11-21', 'closed', 2n, null],
+    ]);
+    const progress = store.state.pipelines.get(pipelineId);
+    const created = store.state.dataSets.get(progress?.output_data_set_id as string);
+    expect(created).toMatchObject({
+      name: 'pull_requests',
+      tenant_slug: 'acme',
+      status: 'Pending',
+      origin: { type: 'Pipeline', pipeline_id: pipelineId, pipeline_version: 1 },
+      partitioning: { columns: ['dt'], granularity: 'day' },
+    });
+    expect(created?.schema_json.fields.map((field) => [field.name, field.type])).toEqual([
+      ['dt', 'string'],
+      ['action', 'string'],
+      ['number', 'long'],
+      ['merged', 'boolean'],
+    ]);
+    expect(progress?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 0 });
+  });
+
+  it('reads only the source versions after its checkpoint: nothing new, nothing written', async () => {
+    const { commit, deps, output, deployedPipeline, trigger, store } = await world();
+    commit({ m1: { action: 'a' } });
+    const pipelineId = await deployedPipeline();
+    await runPipeline(deps, await trigger(pipelineId), running);
+    const outputs = store.state.dataSets.size;
+    expect(await runPipeline(deps, await trigger(pipelineId), running)).toMatchObject({ rows_in: 0, rows_out: 0 });
+    expect(store.state.dataSets.size).toBe(outputs);
+    commit({ m2: { action: 'b' }, m3: { action: 'c' } });
+    expect(await runPipeline(deps, await trigger(pipelineId), running)).toMatchObject({
+      rows_in: 2,
+      rows_out: 2,
+      source: { from_version: 1, to_version: 1 },
+    });
+    expect([...output.keys()]).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('runs the version the job was started with, whatever the working copy says now', async () => {
+    const { commit, deps, output, deployedPipeline, trigger, store, definition } = await world();
+    commit({ m1: { action: 'a', number: 1 } });
+    const pipelineId = await deployedPipeline();
+    const job = await trigger(pipelineId);
+    await updateDefinition(store, platformAdmin, pipelineId, definition('other', columns.slice(0, 1)));
+    await runPipeline(deps, job, running);
+    expect(output.get('m1')?.row.cells).toEqual(['a', 1n, null]);
+  });
+
+  it('writes nothing and keeps its checkpoint when cancelled before the commit', async () => {
+    const { commit, deps, output, deployedPipeline, trigger, store } = await world();
+    commit({ m1: { action: 'a' } });
+    const pipelineId = await deployedPipeline();
+    const cancelled = new Error('cancelled');
+    const control: RunControl = {
+      throwIfCancelled: async () => undefined,
+      beginCommit: async () => {
+        throw cancelled;
+      },
+    };
+    await expect(runPipeline(deps, await trigger(pipelineId), control)).rejects.toBe(cancelled);
+    expect(output.size).toBe(0);
+    expect(store.state.pipelines.get(pipelineId)?.checkpoint).toBeNull();
+  });
+
+  it('refuses to write other columns under an existing output’s name', async () => {
+    const { commit, deps, deployedPipeline, trigger, store, definition } = await world();
+    commit({ m1: { action: 'a' } });
+    const pipelineId = await deployedPipeline();
+    await runPipeline(deps, await trigger(pipelineId), running);
+    await updateDefinition(store, platformAdmin, pipelineId, definition('pull_requests', columns.slice(0, 2)));
+    await deployPipeline(store, platformAdmin, pipelineId, undefined);
+    commit({ m2: { action: 'b' } });
+    await expect(runPipeline(deps, await trigger(pipelineId), running)).rejects.toThrow(
+      'The columns of version 2 differ from those of output "pull_requests"; give the output a new name',
+    );
+  });
+});
+
+describe.concurrent('runQuery', () => {
+  it('returns the decoded rows up to the limit, timestamps with microseconds, and says it truncated', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    commit({
+      m1: { n: 1, at: '2026-11-21T10:00:00.000001Z' },
+      m2: '{"n": 9007199254740993}',
+      m3: 'garbage',
+      m4: { n: 4, at: 1795000000 },
+      m5: { n: 5 },
+    });
+    const job = await startQuery(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      query: {
+        source: { data_set_id: dataSet.data_set_id },
+        decode: { format: 'json' },
+        columns: [
+          { name: 'n', path: '$.n', type: 'long' },
+          { name: 'at', path: '$.at', type: 'timestamp' },
+        ],
+      },
+      limit: 2,
+    });
+    const outcome = await runQuery(deps, job, running);
+    expect(outcome.result).toEqual({
+      columns: [
+        { name: 'dt', type: 'string' },
+        { name: 'n', type: 'long' },
+        { name: 'at', type: 'timestamp' },
+      ],
+      rows: [
+        ['2026-11-21', 1, '2026-11-21T10:00:00.000001Z'],
+        ['2026-11-21', 4, '2026-11-18T11:06:40.000000Z'],
+      ],
+      truncated: true,
+    });
+    // A long beyond 2^53 cannot be read exactly from JSON: the row is rejected, not rounded.
+    expect(outcome).toMatchObject({ rows_in: 4, rows_out: 2, rows_rejected: 2 });
+    expect(outcome.rejection_samples.map((sample) => sample.message_id)).toEqual(['m2', 'm3']);
+  });
+});
