@@ -43,10 +43,14 @@ export interface Runtime {
   url: string;
   front: HttpFront;
   /**
-   * Graceful stop: no new requests; pollers keep writing until the queues they consume are empty
-   * (or the drain timeout passes), then stop; schedules stop last.
+   * Graceful stop: the front answers new requests 503 and waits for those in flight; pollers keep
+   * writing until the queues they consume are empty (or the drain timeout passes, or `hurry` is
+   * called), then stop and hand back what they hold; schedules stop; the front closes last.
+   * Answers how many messages are still queued (kept by the queues for the next start).
    */
   stop(): Promise<{ undrained: number }>;
+  /** Ends the drain of a stop now: what is queued stays queued. */
+  hurry(): void;
 }
 
 async function importHandler<T>(entry: string): Promise<T> {
@@ -96,23 +100,25 @@ export async function startRuntime(
     );
   }
 
+  let deadline = Number.POSITIVE_INFINITY;
   return {
     url: front.url,
     front,
+    hurry() {
+      deadline = 0;
+    },
     async stop() {
-      await front.close();
+      await front.refuse();
       const consumed = [...new Set(Object.values(consumers).map((consumer) => queueUrls[consumer.queue]))];
-      const deadline = Date.now() + settings.drainTimeoutSeconds * 1000;
-      let undrained = 0;
-      for (;;) {
-        const depths = await Promise.all(consumed.map((url) => queueDepth(sqs, url)));
-        undrained = depths.reduce((sum, depth) => sum + depth, 0);
-        if (undrained === 0 || Date.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      deadline = Math.min(deadline, Date.now() + settings.drainTimeoutSeconds * 1000);
+      const queued = async () =>
+        (await Promise.all(consumed.map((url) => queueDepth(sqs, url)))).reduce((sum, depth) => sum + depth, 0);
+      while ((await queued()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       await Promise.all(pollers.map((poller) => poller.stop()));
       await Promise.all(pollers.map((poller) => poller.release()));
       await Promise.all(running.map((schedule) => schedule.stop()));
+      await front.close();
+      const undrained = await queued();
       sqs.destroy();
       return { undrained };
     },
