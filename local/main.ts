@@ -21,12 +21,14 @@ import {
   ensureQueues,
   ensureTable,
   importQueueSnapshot,
+  type QueueUrls,
   resolveAdminKey,
   resolveSecretsKey,
+  standInQueueUrls,
 } from './provision.ts';
-import { handlerEnvironment, type Runtime, startRuntime } from './runtime.ts';
+import { handlerEnvironment, preloadHandlers, type Runtime, startRuntime } from './runtime.ts';
 import { readLocalSettings } from './settings.ts';
-import { type Endpoints, localCredentials, type StandIns, startStandIns } from './stand-ins.ts';
+import { type Endpoints, localCredentials, type StandIns, standInEndpoints, startStandIns } from './stand-ins.ts';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -84,7 +86,10 @@ async function main(): Promise<void> {
     runtime?.hurry();
   };
 
+  const prefix = process.env.LOCAL_QUEUE_PREFIX ?? '';
+  const secretsKey = resolveSecretsKey(settings.dataDir, process.env.SECRETS_KEY);
   let endpoints: Endpoints;
+  let queueUrls: QueueUrls;
   if (external) {
     endpoints = {
       dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '',
@@ -96,7 +101,14 @@ async function main(): Promise<void> {
         'LOCAL_STAND_INS=external needs AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL_SQS',
       );
     }
+    await ensureTable(endpoints.dynamodb, settings.tableName);
+    queueUrls = await ensureQueues(endpoints.sqs, prefix, settings.visibilityTimeoutSeconds);
   } else {
+    // Everything the handlers are given is known before the stand-ins run: load them meanwhile.
+    endpoints = standInEndpoints(settings);
+    queueUrls = standInQueueUrls(endpoints.sqs, prefix);
+    Object.assign(process.env, handlerEnvironment(settings, endpoints, queueUrls), { SECRETS_KEY: secretsKey });
+    preloadHandlers();
     standIns = await startStandIns({
       dataDir: settings.dataDir,
       dynamodbPort: settings.dynamodbPort,
@@ -104,21 +116,15 @@ async function main(): Promise<void> {
       sqsPort: settings.sqsPort,
       log,
     });
-    endpoints = standIns.endpoints;
+    if (stopping) return;
+    await ensureTable(endpoints.dynamodb, settings.tableName);
+    const created = await ensureQueues(endpoints.sqs, prefix, settings.visibilityTimeoutSeconds);
+    if ((Object.keys(queueUrls) as (keyof QueueUrls)[]).some((name) => created[name] !== queueUrls[name]))
+      throw new Error(`The SQS stand-in named its queues otherwise than expected: ${JSON.stringify(created)}`);
   }
   if (stopping) return;
-
-  await ensureTable(endpoints.dynamodb, settings.tableName);
-  const queueUrls = await ensureQueues(
-    endpoints.sqs,
-    process.env.LOCAL_QUEUE_PREFIX ?? '',
-    settings.visibilityTimeoutSeconds,
-  );
   await ensureBuckets(endpoints.s3, [settings.platformBucket, ...settings.buckets]);
-  const env = {
-    ...handlerEnvironment(settings, endpoints, queueUrls),
-    SECRETS_KEY: resolveSecretsKey(settings.dataDir, process.env.SECRETS_KEY),
-  };
+  const env = { ...handlerEnvironment(settings, endpoints, queueUrls), SECRETS_KEY: secretsKey };
   Object.assign(process.env, env);
 
   const admin = resolveAdminKey(settings.dataDir, process.env.ADMIN_API_KEY);

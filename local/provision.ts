@@ -47,6 +47,19 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
 
 export type QueueUrls = Record<QueueName, string>;
 
+const physicalName = (prefix: string, name: QueueName) =>
+  `${prefix}${queues[name].name}${queues[name].fifo ? '.fifo' : ''}`;
+
+/** The URLs the local SQS stand-in gives the queues (known before it runs, so handlers can load meanwhile). */
+export function standInQueueUrls(endpoint: string, prefix: string): QueueUrls {
+  return Object.fromEntries(
+    (Object.keys(queues) as QueueName[]).map((name) => [
+      name,
+      `${endpoint}/000000000000/${physicalName(prefix, name)}`,
+    ]),
+  ) as QueueUrls;
+}
+
 /** Queue names carry a prefix so that several local stacks can share one SQS stand-in (the tests do). */
 export async function ensureQueues(
   endpoint: string,
@@ -55,7 +68,6 @@ export async function ensureQueues(
 ): Promise<QueueUrls> {
   const client = new SQSClient({ endpoint, region: localRegion, credentials: localCredentials });
   const urls = {} as QueueUrls;
-  const physicalName = (name: QueueName) => `${prefix}${queues[name].name}${queues[name].fifo ? '.fifo' : ''}`;
   // Dead-letter queues first: a redrive policy must name an existing queue.
   const ordered = (Object.keys(queues) as QueueName[]).sort(
     (a, b) => Number(Boolean(queues[a].deadLetter)) - Number(Boolean(queues[b].deadLetter)),
@@ -80,13 +92,13 @@ export async function ensureQueues(
       }
       try {
         const created = await client.send(
-          new CreateQueueCommand({ QueueName: physicalName(name), Attributes: attributes }),
+          new CreateQueueCommand({ QueueName: physicalName(prefix, name), Attributes: attributes }),
         );
         urls[name] = created.QueueUrl as string;
       } catch (error) {
         // Made by an earlier start with other settings (a visibility timeout set by env): take these.
         if ((error as Error).name !== 'QueueNameExists') throw error;
-        const existing = await client.send(new GetQueueUrlCommand({ QueueName: physicalName(name) }));
+        const existing = await client.send(new GetQueueUrlCommand({ QueueName: physicalName(prefix, name) }));
         urls[name] = existing.QueueUrl as string;
         await client.send(new SetQueueAttributesCommand({ QueueUrl: urls[name], Attributes: attributes }));
       }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { notFoundRoute, routes } from '#shared/routes.ts';
 import { consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
 import { type Poller, queueDepth, type SqsHandler, startPoller } from './event-source-poller.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
@@ -53,9 +54,31 @@ export interface Runtime {
   hurry(): void;
 }
 
-async function importHandler<T>(entry: string): Promise<T> {
-  const module = await import(pathToFileURL(path.join(repositoryRoot, entry)).href);
-  return module.handler as T;
+const imported = new Map<string, Promise<unknown>>();
+
+/** Each handler module is imported once, by whichever asks first (a preload or the runtime). */
+function importHandler<T>(entry: string): Promise<T> {
+  let handler = imported.get(entry);
+  if (!handler) {
+    handler = import(pathToFileURL(path.join(repositoryRoot, entry)).href).then((module) => module.handler);
+    imported.set(entry, handler);
+  }
+  return handler as Promise<T>;
+}
+
+/**
+ * Starts importing every handler module (a few seconds of work) while the stand-ins start. The
+ * handlers' environment must be in place first: modules read some of it as they load.
+ */
+export function preloadHandlers(): void {
+  const entries = [
+    ...Object.values(routes).map((route) => route.entry),
+    notFoundRoute.entry,
+    ...Object.values(consumers).map((consumer) => consumer.entry),
+    ...Object.values(schedules).map((schedule) => schedule.entry),
+  ];
+  // A module that fails to load fails the start when the runtime asks for it.
+  for (const entry of entries) importHandler(entry).catch(() => undefined);
 }
 
 export async function startRuntime(
@@ -66,7 +89,12 @@ export async function startRuntime(
   Object.assign(process.env, env);
   const sqs = new SQSClient({ endpoint: env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials });
 
-  const front = await startHttpFront({ port: settings.port, host: settings.host, root: repositoryRoot });
+  const front = await startHttpFront({
+    port: settings.port,
+    host: settings.host,
+    root: repositoryRoot,
+    loadHandler: importHandler,
+  });
 
   const pollers: Poller[] = [];
   for (const [name, consumer] of Object.entries(consumers)) {

@@ -171,14 +171,20 @@ async function stopStandIn(dataDir: string, started: Started): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
-    const stopped = await Promise.race([
-      exited.then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 20_000)),
-    ]);
-    if (!stopped) signal(child.pid as number, 'SIGKILL');
+    const force = setTimeout(() => signal(child.pid as number, 'SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(force);
   }
   await waitForExit(started.helpers, 10_000);
   rmSync(pidFileOf(dataDir, started.name), { force: true });
+}
+
+export function standInEndpoints(ports: { dynamodbPort: number; s3Port: number; sqsPort: number }): Endpoints {
+  return {
+    dynamodb: `http://127.0.0.1:${ports.dynamodbPort}`,
+    s3: `http://127.0.0.1:${ports.s3Port}`,
+    sqs: `http://127.0.0.1:${ports.sqsPort}`,
+  };
 }
 
 export async function startStandIns(options: StandInOptions): Promise<StandIns> {
@@ -202,11 +208,7 @@ export async function startStandIns(options: StandInOptions): Promise<StandIns> 
     await Promise.all(started.map((standIn) => stopStandIn(dataDir, standIn)));
     throw failed.reason;
   }
-  const endpoints = {
-    dynamodb: `http://127.0.0.1:${options.dynamodbPort}`,
-    s3: `http://127.0.0.1:${options.s3Port}`,
-    sqs: `http://127.0.0.1:${options.sqsPort}`,
-  };
+  const endpoints = standInEndpoints(options);
   log(`DynamoDB Local on ${endpoints.dynamodb}, S3 on ${endpoints.s3}, SQS on ${endpoints.sqs}`);
   return {
     endpoints,
