@@ -182,8 +182,7 @@ function receivedShape(message: ReceivedMessage, systemNames: string[], attribut
 
 export function sqsRequestHandler(service: QueueService, baseUrl: () => string) {
   const urlOf = (name: string) => `${baseUrl()}/${accountId}/${name}`;
-  const maxMessageBytes = (name: string) =>
-    Number(service.attributesOf(name, ['MaximumMessageSize']).MaximumMessageSize);
+  const maxMessageBytes = (name: string) => service.setting(name, 'MaximumMessageSize');
 
   const actions: Record<string, (body: Body) => Promise<unknown> | unknown> = {
     async CreateQueue(body) {
@@ -269,9 +268,7 @@ export function sqsRequestHandler(service: QueueService, baseUrl: () => string) 
     },
     async ReceiveMessage(body) {
       const name = queueNameOf(body);
-      const waitDefault = Number(
-        service.attributesOf(name, ['ReceiveMessageWaitTimeSeconds']).ReceiveMessageWaitTimeSeconds,
-      );
+      const waitDefault = service.setting(name, 'ReceiveMessageWaitTimeSeconds');
       const messages = await service.receive(name, {
         max: integer(body, 'MaxNumberOfMessages', 1, 10) ?? 1,
         visibilityTimeout: integer(body, 'VisibilityTimeout', 0, 43_200),

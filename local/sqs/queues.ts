@@ -510,6 +510,11 @@ export class QueueService {
     await this.record([{ t: 'purge', q: name }]);
   }
 
+  /** One of a queue's numeric settings (VisibilityTimeout, MaximumMessageSize, …), without counting messages. */
+  setting(name: string, attribute: string): number {
+    return this.queue(name).number(attribute);
+  }
+
   attributesOf(name: string, wanted: string[]): Record<string, string> {
     const queue = this.queue(name);
     const now = this.now();
