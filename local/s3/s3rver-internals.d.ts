@@ -14,6 +14,10 @@ declare module 's3rver/lib/stores/filesystem.js' {
     rootDirectory: string;
     getResourcePath(bucket: string, key?: string, resource?: string): string;
     getMetadata(bucket: string, key: string): Promise<Record<string, string>>;
+    listObjects(
+      bucket: string,
+      options: { prefix?: string; delimiter?: string; startAfter?: string; maxKeys?: number },
+    ): Promise<{ objects: { key: string }[]; commonPrefixes: string[]; isTruncated: boolean }>;
     putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
     putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5?: string): Promise<void>;
     copyObject(
