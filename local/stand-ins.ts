@@ -131,6 +131,11 @@ async function stopLeftover(dataDir: string, name: StandInName, log: (line: stri
   rmSync(pidFile, { force: true });
 }
 
+/** Stops every stand-in of this DATA_DIR an earlier run left behind. */
+export async function stopLeftovers(dataDir: string, log: (line: string) => void = () => undefined): Promise<void> {
+  await Promise.all((Object.keys(modules) as StandInName[]).map((name) => stopLeftover(dataDir, name, log)));
+}
+
 interface Started {
   name: StandInName;
   child: ChildProcess;
@@ -192,7 +197,7 @@ export async function startStandIns(options: StandInOptions): Promise<StandIns> 
   const dataDir = path.resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   requireJava();
-  await Promise.all((Object.keys(modules) as StandInName[]).map((name) => stopLeftover(dataDir, name, log)));
+  await stopLeftovers(dataDir, log);
   // Bounded heap: DynamoDB Local is a test double, not worth a quarter of the machine.
   // C1 only: the JVM starts in half the time on a busy machine, and a stand-in needs no peak speed.
   process.env.JAVA_TOOL_OPTIONS ??= '-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1';
