@@ -306,6 +306,45 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     return withTimeout(handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)), timeoutSeconds, routeKey);
   }
 
+  function serve(request: IncomingMessage, response: ServerResponse): void {
+    if (refusing) {
+      answerAndClose(response, frontError('SERVICE_UNAVAILABLE', 'The service is stopping; retry shortly'));
+      return;
+    }
+    inFlight++;
+    response.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    const tooLarge = frontError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limits.maxBodyBytes} bytes`);
+    if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+      answerAndClose(response, tooLarge);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      if (response.headersSent) return;
+      size += chunk.length;
+      if (size > limits.maxBodyBytes) answerAndClose(response, tooLarge);
+      else chunks.push(chunk);
+    });
+    request.on('end', async () => {
+      if (response.headersSent) return;
+      let result: APIGatewayProxyStructuredResultV2;
+      try {
+        result = await invoke(request, Buffer.concat(chunks));
+      } catch (error) {
+        process.stderr.write(`local http front: ${(error as Error).stack ?? error}\n`);
+        result = frontError('INTERNAL', 'Internal error');
+      }
+      if (response.destroyed || response.headersSent) return;
+      // A stop began meanwhile: this answer is the connection's last.
+      if (refusing) response.shouldKeepAlive = false;
+      writeResult(response, result);
+    });
+  }
+
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -313,45 +352,14 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
       maxHeaderSize: maxHeaderBytes,
     },
-    (request, response) => {
-      if (refusing) {
-        answerAndClose(response, frontError('SERVICE_UNAVAILABLE', 'The service is stopping; retry shortly'));
-        return;
-      }
-      inFlight++;
-      response.once('close', () => {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      });
-      const tooLarge = frontError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limits.maxBodyBytes} bytes`);
-      if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
-        answerAndClose(response, tooLarge);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      request.on('data', (chunk: Buffer) => {
-        if (response.headersSent) return;
-        size += chunk.length;
-        if (size > limits.maxBodyBytes) answerAndClose(response, tooLarge);
-        else chunks.push(chunk);
-      });
-      request.on('end', async () => {
-        if (response.headersSent) return;
-        let result: APIGatewayProxyStructuredResultV2;
-        try {
-          result = await invoke(request, Buffer.concat(chunks));
-        } catch (error) {
-          process.stderr.write(`local http front: ${(error as Error).stack ?? error}\n`);
-          result = frontError('INTERNAL', 'Internal error');
-        }
-        if (response.destroyed || response.headersSent) return;
-        // A stop began meanwhile: this answer is the connection's last.
-        if (refusing) response.shouldKeepAlive = false;
-        writeResult(response, result);
-      });
-    },
+    serve,
   );
+  // A client that asks before sending its body (Expect: 100-continue) is told to go on only if
+  // the body may be sent; otherwise it gets the refusal without sending a byte of it.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (!refusing && Number(request.headers['content-length'] ?? 0) <= limits.maxBodyBytes) response.writeContinue();
+    serve(request, response);
+  });
   server.keepAliveTimeout = 5000;
 
   // Answers Node's parser makes itself (a bad request line, headers over 16 KB, a request that

@@ -211,6 +211,19 @@ describe('the local HTTP front, facing hostile clients', () => {
     });
   });
 
+  it('answers a client that asks before sending (Expect: 100-continue) with 413 instead of "go on"', async () => {
+    const large = new RawClient(port);
+    large.write(ingestHead(100 * 1024 * 1024).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'));
+    expectErrorShape(await large.response(), 413, 'PAYLOAD_TOO_LARGE');
+
+    const small = new RawClient(port);
+    small.write(ingestHead(2).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'));
+    expect((await small.response()).status).toBe(100);
+    small.write('{}');
+    expect((await small.response()).status).toBe(202);
+    small.destroy();
+  });
+
   it('answers 413 as soon as a chunked body passes the limit, without waiting for its end', async () => {
     const client = new RawClient(port);
     client.write(ingestHead('chunked'));
