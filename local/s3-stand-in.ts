@@ -2,7 +2,8 @@
  * s3rver in a process of its own, over a durable store (local/s3/durable-store.ts). It needs Node's
  * legacy OpenSSL provider (its listing continuation tokens use DES; without it any truncated
  * ListObjectsV2 answers 500), and that flag belongs to this process only. The parent starts it with
- * fork() and talks to it over IPC; it stops on SIGTERM, or when its parent goes away.
+ * fork() and stops it by closing the IPC channel (or by going away). SIGINT and SIGTERM stop it
+ * only once its parent is gone: while the service runs, a signal to its group or unit is the service's.
  */
 import { mkdirSync } from 'node:fs';
 import S3rver from 's3rver';
@@ -34,6 +35,10 @@ async function stop() {
   await server.close();
   process.exit(0);
 }
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+// While the service is there, it stops this stand-in, last; a signal to its group is not for us.
 process.on('disconnect', () => void stop());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (!process.connected) void stop();
+  });
+}

@@ -1,8 +1,9 @@
 /**
  * The SQS stand-in in a process of its own (so queue work runs on another core than the service it
  * serves): Tributary's durable queues (local/sqs/) behind SQS's JSON protocol, journaled in the
- * directory it is given. The parent starts it with fork() and talks to it over IPC; it stops on
- * SIGTERM, or when its parent goes away, after its last journal flush.
+ * directory it is given. The parent starts it with fork() and stops it by closing the IPC channel
+ * (or by going away); it stops after its last journal flush. SIGINT and SIGTERM stop it only once
+ * its parent is gone: while the service runs, a signal to its group or its unit is the service's.
  */
 import { createServer } from 'node:http';
 import { sqsRequestHandler } from './sqs/protocol.ts';
@@ -33,6 +34,10 @@ async function stop() {
   server.closeAllConnections();
   process.exit(0);
 }
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+// While the service is there, it stops this stand-in, last; a signal to its group is not for us.
 process.on('disconnect', () => void stop());
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (!process.connected) void stop();
+  });
+}

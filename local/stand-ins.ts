@@ -5,10 +5,12 @@
  * handler code has no local branches at all.
  *
  * Each stand-in runs in a process group of its own, so that a signal to the service's group (Ctrl-C
- * in a terminal, systemd's stop, a container's) reaches the service only: the service stops taking
- * requests, writes what it accepted, and stops the stand-ins last. A stand-in also stops by itself
- * when the process that started it goes away, and each one's pid is kept in DATA_DIR, so that one
- * left behind by a killed parent is found and stopped at the next start.
+ * in a terminal, a container's stop) reaches the service only; and while the service runs, a
+ * stand-in ignores SIGINT and SIGTERM (systemd sends them to every process of the unit). The
+ * service stops taking requests, writes what it accepted, and stops the stand-ins last, by closing
+ * their IPC channels. A stand-in also stops by itself when the process that started it goes away,
+ * and each one's pids are kept in DATA_DIR, so that one left behind by a killed parent is found and
+ * stopped at the next start.
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -113,16 +115,18 @@ async function stopLeftover(dataDir: string, name: StandInName, log: (line: stri
   } catch {
     return;
   }
-  const ours = pids.filter((pid) => {
+  const stops = new Map<number, NodeJS.Signals>();
+  for (const pid of pids) {
     const commandLine = `${commandLineOf(pid) ?? ''} `;
-    return (
-      commandLine.includes(`${path.join(dataDir, name)} `) &&
-      (commandLine.includes(modules[name]) || commandLine.includes('DynamoDBLocal'))
-    );
-  });
+    if (!commandLine.includes(`${path.join(dataDir, name)} `)) continue;
+    // DynamoDB Local's JVM ignores SIGTERM (see dynamodb-stand-in.ts) and shuts down on SIGHUP.
+    if (commandLine.includes('DynamoDBLocal')) stops.set(pid, 'SIGHUP');
+    else if (commandLine.includes(modules[name])) stops.set(pid, 'SIGTERM');
+  }
+  const ours = [...stops.keys()];
   if (ours.length > 0) {
     log(`Stopping the ${name} stand-in an earlier run left behind (pid ${ours.join(', ')})`);
-    for (const pid of ours) signal(pid, 'SIGTERM');
+    for (const [pid, stop] of stops) signal(pid, stop);
     if (!(await waitForExit(ours, 15_000))) {
       for (const pid of ours) signal(pid, 'SIGKILL');
       await waitForExit(ours, 5_000);
@@ -175,7 +179,9 @@ async function stopStandIn(dataDir: string, started: Started): Promise<void> {
   const { child } = started;
   if (child.exitCode === null && child.signalCode === null) {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
+    // Closing the channel is the stop: the stand-ins take SIGTERM as the service's, not theirs.
+    if (child.connected) child.disconnect();
+    else child.kill('SIGTERM');
     const force = setTimeout(() => signal(child.pid as number, 'SIGKILL'), 20_000);
     await exited;
     clearTimeout(force);

@@ -104,8 +104,11 @@ export interface LocalService {
   pid: number;
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends a signal to the service's whole process group, as a terminal or systemd does. */
-  signalGroup(signal: NodeJS.Signals): void;
+  /**
+   * Sends a signal to the service's whole process group, as a terminal does; with `everything`,
+   * to every process a pid file in DATA_DIR names too, as systemd stops every process of a unit.
+   */
+  signalGroup(signal: NodeJS.Signals, options?: { everything?: boolean }): void;
   /**
    * SIGKILL to the service's process group and, with `everything`, to every process a pid file in
    * DATA_DIR names (the stand-ins run in groups of their own): a power cut, as far as processes go.
@@ -154,8 +157,10 @@ export async function startLocalService(
     pid,
     output: spawned.output,
     exited: spawned.exited,
-    signalGroup(signal) {
+    signalGroup(signal, options = {}) {
+      const others = options.everything ? standInPids(dataDir) : [];
       signalQuietly(-pid, signal);
+      for (const other of others) signalQuietly(other, signal);
     },
     async killGroup(options = {}) {
       const others = options.everything ? standInPids(dataDir) : [];
