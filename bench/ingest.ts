@@ -1,14 +1,18 @@
 /**
  * Ingest throughput through the local HTTP front (1 KB bodies, 50 connections) beside a bare
  * node:http server answering 202, measured in the same run; the ingest handler's own CPU time per
- * request; and freshness, from a 202 to the row appearing in the data set's files.
+ * request; freshness, from a 202 to the row appearing in the data set's files; and the cost of
+ * durability: the SQS stand-in's journal alone, every send flushed to disk before it is answered.
  */
 import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import autocannon from 'autocannon';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { readParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { QueueService } from '../local/sqs/queues.ts';
 import { createWebhook, startService } from './service.ts';
 
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -216,5 +220,41 @@ export async function benchIngestFrontOnly() {
     return await load(url, headers);
   } finally {
     await service.stop();
+  }
+}
+
+/**
+ * The SQS stand-in's journal on its own, in this process: 50 senders each sending one 1 KB message
+ * after another, every send answered only once it is on disk. Shows how many sends share a disk
+ * flush (group commit) and what a send waits for.
+ */
+export async function benchQueueJournal() {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-journal-'));
+  const { service } = await QueueService.open({ directory });
+  try {
+    await service.createQueue('bench', {});
+    const message = JSON.stringify({ v: 1, payload: Buffer.from(body).toString('base64') });
+    const latencies: number[] = [];
+    const flushesBefore = service.journalFlushes();
+    const until = performance.now() + (durationSeconds * 1000) / 2;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < until) {
+          const started = performance.now();
+          await service.send('bench', [{ body: message }]);
+          latencies.push(performance.now() - started);
+        }
+      }),
+    );
+    const flushes = service.journalFlushes() - flushesBefore;
+    return {
+      sendsPerSecond: latencies.length / (durationSeconds / 2),
+      sendsPerFlush: latencies.length / flushes,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+    };
+  } finally {
+    await service.close();
+    rmSync(directory, { recursive: true, force: true });
   }
 }

@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { benchFunctions } from './functions.ts';
-import { benchIngest, benchIngestFrontOnly } from './ingest.ts';
+import { benchIngest, benchIngestFrontOnly, benchQueueJournal } from './ingest.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const only = new Set(process.argv.slice(2));
@@ -72,6 +72,7 @@ if (want('writer')) {
 if (want('ingest')) {
   const result = await benchIngest();
   const front = await benchIngestFrontOnly();
+  const journal = await benchQueueJournal();
   lines.push('### Ingest: POST 1 KB bodies, 50 connections (autocannon)', '');
   row('server', 'requests/s', 'p50 ms', 'p99 ms', 'non-2xx');
   row('---', '---', '---', '---', '---');
@@ -100,6 +101,8 @@ if (want('ingest')) {
       `${Math.round(result.writer.rowsPerSecond)} rows/s end to end`,
     `freshness (202 → row in the files endpoint, 1 s batching window, 20 req/s): ` +
       `p50 ${(result.freshness.p50 / 1000).toFixed(2)} s, p99 ${(result.freshness.p99 / 1000).toFixed(2)} s, missing ${result.freshness.missing}`,
+    `durability (every 202 on disk first): the SQS stand-in's journal alone takes ${Math.round(journal.sendsPerSecond)} sends/s ` +
+      `from 50 senders, ${journal.sendsPerFlush.toFixed(1)} sends per disk flush, a send waits p50 ${journal.p50.toFixed(2)} ms, p99 ${journal.p99.toFixed(2)} ms`,
     '',
   );
 }

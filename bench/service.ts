@@ -35,9 +35,13 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 180_000;
   while (!output.includes('Tributary is running at')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`The service did not start:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // Not left running (and holding its stand-ins) after the bench gives up on it.
+      child.kill('SIGTERM');
+      throw new Error(`The service did not start:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {

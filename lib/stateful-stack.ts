@@ -8,14 +8,20 @@ import { globalIndexes, keyAttributes, ttlAttribute } from '#shared/adapters/dyn
 import { type QueueName, queues } from '#shared/topology.ts';
 
 export interface StatefulStackProps extends StackProps {
-  /** RETAIN (default) keeps the table and bucket when the stack is deleted. */
+  /**
+   * RETAIN (default) keeps every resource of this stack when the stack is deleted or a resource
+   * replaced: each holds data (the table; the queues hold accepted envelopes and jobs, their
+   * dead-letter queues failed ones; the buckets; the secrets, without which the table's sealed
+   * secrets and bootstrap key are useless). DESTROY is for throw-away stacks only.
+   */
   removalPolicy?: RemovalPolicy;
 }
 
 /**
  * What outlives a deployment: the single table (built from the same key module the code uses),
- * the queues from shared/topology.ts with their dead-letter queues, the platform bucket, and the
- * bootstrap API key. Secure defaults throughout: encryption at rest, SSL only, no public access.
+ * the queues from shared/topology.ts with their dead-letter queues, the platform bucket and its
+ * access-log bucket, the bootstrap API key and the secrets key, all retained by default. Secure
+ * defaults throughout: encryption at rest, SSL only, no public access.
  */
 export class StatefulStack extends Stack {
   readonly table: Table;
@@ -61,6 +67,7 @@ export class StatefulStack extends Stack {
         deadLetterQueue: spec.deadLetter
           ? { queue: created[spec.deadLetter.queue], maxReceiveCount: spec.deadLetter.maxReceiveCount }
           : undefined,
+        removalPolicy,
       });
     }
     this.queues = created;
@@ -98,6 +105,7 @@ export class StatefulStack extends Stack {
         passwordLength: 43,
         excludePunctuation: true,
       },
+      removalPolicy,
     });
 
     this.secretsKey = new Secret(this, 'SecretsKey', {

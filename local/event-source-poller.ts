@@ -5,7 +5,7 @@
  *   - success: deletes every record except those listed in batchItemFailures (ReportBatchItemFailures);
  *   - a malformed failure list, an exception or a timeout: deletes nothing, the whole batch returns;
  * Records that are not deleted reappear after the visibility timeout, and the queue's own redrive
- * policy moves a record to the dead-letter queue on its fifth receive.
+ * policy moves a record to the dead-letter queue once it has been received five times.
  */
 import {
   ChangeMessageVisibilityCommand,
@@ -35,8 +35,10 @@ export interface PollerOptions {
 }
 
 const maxInvocationPayloadBytes = 6 * 1024 * 1024;
-/** How long an idle poller waits before asking an empty queue again. */
-const idlePauseMs = 100;
+/** How long an idle poller's long poll waits for a first record (and so how long a stop may wait for it). */
+const idleWaitSeconds = 1;
+/** Within a batching window, how long to pause before asking an empty queue again. */
+const windowPauseMs = 100;
 
 function toRecord(message: Message, queueArn: string): SQSRecord {
   const attributes = message.Attributes ?? {};
@@ -87,17 +89,17 @@ export function startPoller(sqs: SQSClient, options: PollerOptions): Poller {
   async function gather(): Promise<Message[]> {
     const batch: Message[] = [];
     let bytes = 0;
-    // The window opens with the first record. Short polls with a pause when the queue is empty:
-    // the SQS stand-in holds a long poll for its whole wait even when messages are ready.
+    // The window opens with the first record: until then a long poll waits for one (and a stop
+    // waits at most that long); within the window, short polls with a pause when the queue is empty.
     let windowEnds: number | null = null;
     while (!stopping && batch.length < options.batchSize && bytes < maxInvocationPayloadBytes) {
-      const remainingMs = windowEnds === null ? idlePauseMs : windowEnds - Date.now();
+      const remainingMs = windowEnds === null ? idleWaitSeconds * 1000 : windowEnds - Date.now();
       if (remainingMs <= 0) break;
       const result = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: options.queueUrl,
           MaxNumberOfMessages: Math.min(10, options.batchSize - batch.length),
-          WaitTimeSeconds: 0,
+          WaitTimeSeconds: windowEnds === null ? idleWaitSeconds : 0,
           AttributeNames: ['All'],
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
@@ -110,8 +112,9 @@ export function startPoller(sqs: SQSClient, options: PollerOptions): Poller {
         bytes += Buffer.byteLength(message.Body ?? '');
       }
       if (batch.length > 0 && windowEnds === null) windowEnds = Date.now() + options.batchingWindowSeconds * 1000;
-      if (messages.length === 0)
-        await new Promise((resolve) => setTimeout(resolve, Math.min(remainingMs, idlePauseMs)));
+      else if (messages.length === 0 && windowEnds !== null)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(remainingMs, windowPauseMs)));
+      else if (messages.length === 0) break;
     }
     return batch;
   }
@@ -155,14 +158,21 @@ export function startPoller(sqs: SQSClient, options: PollerOptions): Poller {
     }
   }
 
+  /** The last error logged: the same error again is not logged again until the queue answers. */
+  let lastError: string | null = null;
+
   async function loop(): Promise<void> {
     while (!stopping) {
       try {
         const batch = await gather();
+        if (lastError) process.stderr.write(`poller ${options.name}: the queue answers again\n`);
+        lastError = null;
         if (batch.length > 0) await invoke(batch);
       } catch (error) {
         if (stopping) break;
-        process.stderr.write(`poller ${options.name}: ${(error as Error).message}\n`);
+        const message = (error as Error).message;
+        if (message !== lastError) process.stderr.write(`poller ${options.name}: ${message}\n`);
+        lastError = message;
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }

@@ -2,17 +2,28 @@
  * The local HTTP front: API Gateway's HTTP API, on one port. It matches each request against the
  * route table, builds the payload-2.0 event API Gateway would send, invokes the route's handler,
  * and writes the handler's result back. Unmatched requests go to the `$default` route's handler.
+ *
+ * What it refuses itself, in the contract's error shape, as API Gateway would before any handler:
+ *  - a body over 10 MiB: 413 at once when the declared Content-Length is larger, or as soon as a
+ *    chunked body passes it, and the connection is closed;
+ *  - a request that does not arrive in time (headers within 10 s, headers and body within 30 s):
+ *    408, so a client sending a byte now and then cannot hold a connection for ever;
+ *  - what Node's parser refuses: headers over 16 KB (431), a malformed request (400);
+ *  - anything once a stop has begun: 503 with `Connection: close`, on new and kept-alive
+ *    connections alike, while the requests already in flight finish.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ErrorCode } from '#shared/domain/errors.ts';
+import { statusOfCode } from '#shared/http/error-status.ts';
 import { notFoundRoute, type RouteSpec, routeKeyParts, routes } from '#shared/routes.ts';
 import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts';
 
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 interface CompiledRoute {
   key: string;
@@ -24,8 +35,6 @@ interface CompiledRoute {
   spec: Pick<RouteSpec, 'entry' | 'function'>;
 }
 
-/** API Gateway's payload limit for HTTP APIs. */
-const maxPayloadBytes = 10 * 1024 * 1024;
 const defaultTimeoutSeconds = 29;
 
 export function compileRoutes(): CompiledRoute[] {
@@ -181,33 +190,93 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
   response.end(body);
 }
 
-function gatewayError(status: number, message: string): APIGatewayProxyStructuredResultV2 {
+type FrontErrorCode = Extract<
+  ErrorCode,
+  | 'VALIDATION_ERROR'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
+  | 'INTERNAL'
+  | 'SERVICE_UNAVAILABLE'
+>;
+
+/** The front's own answers (API Gateway's, on AWS), in the contract's error shape. */
+export function frontErrorBody(code: FrontErrorCode, message: string): string {
+  return JSON.stringify({ code, message, details: null, request_id: randomUUID() });
+}
+
+function frontError(code: FrontErrorCode, message: string): APIGatewayProxyStructuredResultV2 {
   return {
-    statusCode: status,
+    statusCode: statusOfCode[code],
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      code: status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL',
-      message,
-      details: null,
-      request_id: randomUUID(),
-    }),
+    body: frontErrorBody(code, message),
   };
 }
+
+/**
+ * Closes a connection after an answer without resetting it: closing a socket whose client is still
+ * sending makes the kernel answer with a reset, which can destroy the answer in the client's buffer
+ * before it is read. The socket is half-closed at once and destroyed after a short linger, reading
+ * (and dropping) whatever still arrives meanwhile.
+ */
+function closeGently(socket: Socket): void {
+  // Node's server would destroy the socket right after the answer is written; this closes it instead.
+  socket.destroySoon = () => undefined;
+  socket.end();
+  socket.resume();
+  setTimeout(() => socket.destroy(), lingerMs).unref();
+}
+
+export interface FrontLimits {
+  /** Largest body (API Gateway's payload limit); a larger declared length is refused before it is read. */
+  maxBodyBytes: number;
+  /** Time for a request's headers to arrive. */
+  headersTimeoutMs: number;
+  /** Time for a whole request, headers and body, to arrive. */
+  requestTimeoutMs: number;
+}
+
+export const defaultLimits: FrontLimits = {
+  maxBodyBytes: 10 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+};
+
+/** Node's HTTP parser limit, which answers 431 above it. */
+const maxHeaderBytes = 16 * 1024;
+const lingerMs = 2000;
 
 export interface HttpFront {
   url: string;
   server: Server;
-  /** Stops accepting connections and waits for requests in flight. */
+  /**
+   * Stops taking requests: from now on every new request, on a new or a kept-alive connection, is
+   * answered 503 with `Connection: close`. Resolves once the requests in flight have been answered.
+   */
+  refuse(): Promise<void>;
+  /** Closes the listener and every connection. */
   close(): Promise<void>;
 }
 
-export async function startHttpFront(options: { port: number; host: string; root: string }): Promise<HttpFront> {
+export interface HttpFrontOptions {
+  port: number;
+  host: string;
+  root: string;
+  limits?: Partial<FrontLimits>;
+  /** Loads a route's handler module (the route table's entry); tests may stand in their own. */
+  loadHandler?: (entry: string) => Promise<Handler>;
+}
+
+export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
+  const limits = { ...defaultLimits, ...options.limits };
   const compiled = compileRoutes();
   const handlers = new Map<string, Promise<Handler>>();
+  const importHandler = (entry: string): Promise<Handler> =>
+    import(pathToFileURL(path.join(options.root, entry)).href).then((module) => module.handler as Handler);
   const load = (entry: string): Promise<Handler> => {
     let handler = handlers.get(entry);
     if (!handler) {
-      handler = import(pathToFileURL(path.join(options.root, entry)).href).then((module) => module.handler as Handler);
+      handler = (options.loadHandler ?? importHandler)(entry);
       handlers.set(entry, handler);
     }
     return handler;
@@ -215,47 +284,106 @@ export async function startHttpFront(options: { port: number; host: string; root
   // Load every handler up front: a broken import fails the start, not the first request.
   await Promise.all([...compiled.map((route) => load(route.spec.entry)), load(notFoundRoute.entry)]);
 
+  let refusing = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
-  const server = createServer((request, response) => {
+  /** Answers at once and closes the connection, whatever the request still has to send. */
+  function answerAndClose(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+    if (response.headersSent) return;
+    response.shouldKeepAlive = false;
+    writeResult(response, { ...result, headers: { ...result.headers, connection: 'close' } });
+    closeGently(response.socket as Socket);
+  }
+
+  async function invoke(request: IncomingMessage, body: Buffer): Promise<APIGatewayProxyStructuredResultV2> {
+    const matched = matchRoute(compiled, request.method ?? 'GET', rawPathOf(request.url));
+    const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
+    const routeKey = matched ? matched.route.key : '$default';
+    const event = buildEvent(request, body, routeKey, matched?.pathParameters);
+    const timeoutSeconds = matched?.route.spec.function?.timeoutSeconds ?? defaultTimeoutSeconds;
+    const handler = await load(entry);
+    return withTimeout(handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)), timeoutSeconds, routeKey);
+  }
+
+  function serve(request: IncomingMessage, response: ServerResponse): void {
+    if (refusing) {
+      answerAndClose(response, frontError('SERVICE_UNAVAILABLE', 'The service is stopping; retry shortly'));
+      return;
+    }
     inFlight++;
+    response.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    const tooLarge = frontError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limits.maxBodyBytes} bytes`);
+    if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+      answerAndClose(response, tooLarge);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
+      if (response.headersSent) return;
       size += chunk.length;
-      if (size > maxPayloadBytes) tooLarge = true;
+      if (size > limits.maxBodyBytes) answerAndClose(response, tooLarge);
       else chunks.push(chunk);
     });
     request.on('end', async () => {
+      if (response.headersSent) return;
+      let result: APIGatewayProxyStructuredResultV2;
       try {
-        if (tooLarge) {
-          writeResult(response, gatewayError(413, `Request bodies are limited to ${maxPayloadBytes} bytes`));
-          return;
-        }
-        const matched = matchRoute(compiled, request.method ?? 'GET', rawPathOf(request.url));
-        const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
-        const routeKey = matched ? matched.route.key : '$default';
-        const event = buildEvent(request, Buffer.concat(chunks), routeKey, matched?.pathParameters);
-        const timeoutSeconds = matched?.route.spec.function?.timeoutSeconds ?? defaultTimeoutSeconds;
-        const handler = await load(entry);
-        const result = await withTimeout(
-          handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)),
-          timeoutSeconds,
-          routeKey,
-        );
-        writeResult(response, result);
+        result = await invoke(request, Buffer.concat(chunks));
       } catch (error) {
         process.stderr.write(`local http front: ${(error as Error).stack ?? error}\n`);
-        writeResult(response, gatewayError(500, 'Internal error'));
-      } finally {
-        inFlight--;
-        if (inFlight === 0 && drained) drained();
+        result = frontError('INTERNAL', 'Internal error');
       }
+      if (response.destroyed || response.headersSent) return;
+      // A stop began meanwhile: this answer is the connection's last.
+      if (refusing) response.shouldKeepAlive = false;
+      writeResult(response, result);
     });
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+      maxHeaderSize: maxHeaderBytes,
+    },
+    serve,
+  );
+  // A client that asks before sending its body (Expect: 100-continue) is told to go on only if
+  // the body may be sent; otherwise it gets the refusal without sending a byte of it.
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (!refusing && Number(request.headers['content-length'] ?? 0) <= limits.maxBodyBytes) response.writeContinue();
+    serve(request, response);
   });
   server.keepAliveTimeout = 5000;
+
+  // Answers Node's parser makes itself (a bad request line, headers over 16 KB, a request that
+  // takes too long to arrive), in the error shape, where the connection can still carry one.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const started = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
+    if (error.code === 'ECONNRESET' || !socket.writable || started) {
+      socket.destroy();
+      return;
+    }
+    const [code, message]: [FrontErrorCode, string] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['HEADERS_TOO_LARGE', `Request headers are limited to ${maxHeaderBytes / 1024} KB`]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? ['REQUEST_TIMEOUT', `A request must arrive whole within ${limits.requestTimeoutMs / 1000} s`]
+          : ['VALIDATION_ERROR', 'Malformed HTTP request'];
+    const body = frontErrorBody(code, message);
+    const status = statusOfCode[code];
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    closeGently(socket);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -265,10 +393,13 @@ export async function startHttpFront(options: { port: number; host: string; root
   return {
     url: `http://${options.host}:${address.port}`,
     server,
-    async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+    async refuse() {
+      refusing = true;
       if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+    },
+    async close() {
+      refusing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
     },

@@ -1,29 +1,53 @@
 /**
  * `npm start`: the whole of Tributary on one machine, no AWS account needed.
  *
- *  1. Starts the stand-ins (DynamoDB Local, S3, SQS) on 127.0.0.1, or uses running ones when
- *     LOCAL_STAND_INS=external (endpoints from AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS).
+ *  1. Starts the stand-ins (DynamoDB Local, S3, SQS) on 127.0.0.1, each in a process group of its
+ *     own, or uses running ones when LOCAL_STAND_INS=external (AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS).
  *  2. Creates the table, queues and buckets from the same declarations as the stack.
  *  3. Installs the bootstrap key and starts the HTTP front, pollers and schedules.
- *  4. On SIGINT/SIGTERM: stops taking requests, writes what was accepted, keeps the rest on disk.
+ *  4. On SIGINT/SIGTERM (to this process or its whole group): new requests get 503, requests in
+ *     flight finish, accepted envelopes are written until the queues are empty or the drain time
+ *     is up (what is left stays in the durable queue under DATA_DIR), then the stand-ins stop.
+ *
+ * Every envelope is on disk in the SQS stand-in's journal before its 202, so a crash, a kill -9 or
+ * a power cut loses nothing either: the next start writes what was queued.
  */
 
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { displayPrefix, hashToken } from '#shared/domain/tokens.ts';
-import { ensureBuckets, ensureQueues, ensureTable, resolveAdminKey, resolveSecretsKey } from './provision.ts';
-import { restoreQueues, saveQueues } from './queue-snapshot.ts';
-import { handlerEnvironment, startRuntime } from './runtime.ts';
+import {
+  ensureBuckets,
+  ensureQueues,
+  ensureTable,
+  importQueueSnapshot,
+  type QueueUrls,
+  resolveAdminKey,
+  resolveSecretsKey,
+  standInQueueUrls,
+} from './provision.ts';
+import { handlerEnvironment, preloadHandlers, type Runtime, startRuntime } from './runtime.ts';
 import { readLocalSettings } from './settings.ts';
-import { type Endpoints, localCredentials, localRegion, type StandIns, startStandIns } from './stand-ins.ts';
+import { type Endpoints, localCredentials, type StandIns, standInEndpoints, startStandIns } from './stand-ins.ts';
 
-/** A signal that arrives while the service is still starting is honoured once it has started. */
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/**
+ * A terminal, npm and tsx each pass a Ctrl-C on, so one stop can bring the same signal a few times
+ * within a moment; a signal well after the first means "stop now" and ends the drain.
+ */
+const repeatAfterMs = 2000;
+let firstSignalAt: number | null = null;
 let onSignal: ((signal: string) => void) | null = null;
-let pendingSignal: string | null = null;
+let onRepeat: (() => void) | null = null;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (onSignal) onSignal(signal);
-    else pendingSignal = signal;
+    if (firstSignalAt === null) {
+      firstSignalAt = Date.now();
+      onSignal?.(signal);
+    } else if (Date.now() - firstSignalAt > repeatAfterMs) {
+      onRepeat?.();
+    }
   });
 }
 
@@ -31,10 +55,41 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const settings = readLocalSettings();
   const external = process.env.LOCAL_STAND_INS === 'external';
-  const log = (line: string) => process.stdout.write(`${line}\n`);
 
   let standIns: StandIns | null = null;
+  let runtime: Runtime | null = null;
+  let stopping = false;
+  /**
+   * Stops whatever has started so far, in order: the service first, the stand-ins last. A signal
+   * during start stops at once; a stand-in still starting then stops by itself when this exits.
+   */
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping; new requests get 503, accepted envelopes are written first…`);
+    let code = 0;
+    try {
+      const undrained = runtime ? (await runtime.stop()).undrained : 0;
+      if (undrained > 0)
+        log(`${undrained} queued messages are not written yet; the queue keeps them and the next start writes them.`);
+    } catch (error) {
+      code = 1;
+      process.stderr.write(`Stop failed: ${(error as Error).stack}\n`);
+    }
+    await standIns?.stop();
+    log('Stopped.');
+    process.exit(code);
+  };
+  onSignal = (signal) => void stop(signal);
+  onRepeat = () => {
+    log('Stopping now: what is not written yet stays queued for the next start.');
+    runtime?.hurry();
+  };
+
+  const prefix = process.env.LOCAL_QUEUE_PREFIX ?? '';
+  const secretsKey = resolveSecretsKey(settings.dataDir, process.env.SECRETS_KEY);
   let endpoints: Endpoints;
+  let queueUrls: QueueUrls;
   if (external) {
     endpoints = {
       dynamodb: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '',
@@ -46,38 +101,42 @@ async function main(): Promise<void> {
         'LOCAL_STAND_INS=external needs AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_S3 and AWS_ENDPOINT_URL_SQS',
       );
     }
+    await ensureTable(endpoints.dynamodb, settings.tableName);
+    queueUrls = await ensureQueues(endpoints.sqs, prefix, settings.visibilityTimeoutSeconds);
   } else {
+    // Everything the handlers are given is known before the stand-ins run: load them meanwhile.
+    endpoints = standInEndpoints(settings);
+    queueUrls = standInQueueUrls(endpoints.sqs, prefix);
+    Object.assign(process.env, handlerEnvironment(settings, endpoints, queueUrls), { SECRETS_KEY: secretsKey });
+    preloadHandlers();
     standIns = await startStandIns({
       dataDir: settings.dataDir,
       dynamodbPort: settings.dynamodbPort,
       s3Port: settings.s3Port,
       sqsPort: settings.sqsPort,
+      log,
     });
-    endpoints = standIns.endpoints;
+    if (stopping) return;
+    await ensureTable(endpoints.dynamodb, settings.tableName);
+    const created = await ensureQueues(endpoints.sqs, prefix, settings.visibilityTimeoutSeconds);
+    if ((Object.keys(queueUrls) as (keyof QueueUrls)[]).some((name) => created[name] !== queueUrls[name]))
+      throw new Error(`The SQS stand-in named its queues otherwise than expected: ${JSON.stringify(created)}`);
   }
-
-  await ensureTable(endpoints.dynamodb, settings.tableName);
-  const queueUrls = await ensureQueues(
-    endpoints.sqs,
-    process.env.LOCAL_QUEUE_PREFIX ?? '',
-    settings.visibilityTimeoutSeconds,
-  );
+  if (stopping) return;
   await ensureBuckets(endpoints.s3, [settings.platformBucket, ...settings.buckets]);
-  const env = {
-    ...handlerEnvironment(settings, endpoints, queueUrls),
-    SECRETS_KEY: resolveSecretsKey(settings.dataDir, process.env.SECRETS_KEY),
-  };
+  const env = { ...handlerEnvironment(settings, endpoints, queueUrls), SECRETS_KEY: secretsKey };
   Object.assign(process.env, env);
 
   const admin = resolveAdminKey(settings.dataDir, process.env.ADMIN_API_KEY);
   const { installBootstrapKey } = await import('#shared/adapters/dynamo/api-keys.ts');
   await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
 
-  const sqs = new SQSClient({ endpoint: endpoints.sqs, region: localRegion, credentials: localCredentials });
-  const snapshotFile = path.join(settings.dataDir, 'queued-messages.jsonl');
-  const restored = standIns ? await restoreQueues(sqs, queueUrls, snapshotFile) : 0;
+  const snapshot = path.join(settings.dataDir, 'queued-messages.jsonl');
+  const imported =
+    !external && existsSync(snapshot) ? await importQueueSnapshot(endpoints.sqs, queueUrls, snapshot) : 0;
 
-  const runtime = await startRuntime(settings, env, queueUrls);
+  if (stopping) return;
+  runtime = await startRuntime(settings, env, queueUrls);
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   log(
     [
@@ -86,34 +145,10 @@ async function main(): Promise<void> {
       `  Local S3: ${endpoints.s3}  access key ${localCredentials.accessKeyId}, secret ${localCredentials.secretAccessKey}; buckets: ${settings.buckets.join(', ')}`,
       `  Register a tenant store with {"name": "demo", "base_url": "s3://${settings.buckets[0] ?? 'demo-bucket'}", "options": {"endpoint": "${endpoints.s3}"}}`,
       `  DynamoDB Local: ${endpoints.dynamodb} (table ${settings.tableName})   SQS: ${endpoints.sqs}`,
-      `  State: ${settings.dataDir}${restored > 0 ? `  (${restored} queued messages restored from the last stop)` : ''}`,
-      '  Ctrl-C stops gracefully: everything already answered 202 is written (or kept on disk) first.',
+      `  State: ${settings.dataDir}${imported > 0 ? `  (${imported} messages an earlier version kept at its stop were queued again)` : ''}`,
+      '  Every 202 is on disk before it is sent. Ctrl-C stops gracefully: new requests get 503, accepted envelopes are written first.',
     ].join('\n'),
   );
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping; writing accepted envelopes first…`);
-    try {
-      const { undrained } = await runtime.stop();
-      if (standIns) {
-        const saved = await saveQueues(sqs, queueUrls, snapshotFile);
-        if (saved > 0) log(`${saved} messages could not be written yet; kept in ${snapshotFile} for the next start.`);
-        await standIns.stop();
-      } else if (undrained > 0) {
-        log(`${undrained} messages remain in the queues for the next consumer.`);
-      }
-      log('Stopped.');
-      process.exit(0);
-    } catch (error) {
-      process.stderr.write(`Stop failed: ${(error as Error).stack}\n`);
-      process.exit(1);
-    }
-  };
-  onSignal = (signal) => void stop(signal);
-  if (pendingSignal) onSignal(pendingSignal);
 }
 
 main().catch((error: Error) => {

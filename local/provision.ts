@@ -4,7 +4,7 @@
  * Every step is idempotent, so a restart over an existing DATA_DIR keeps its state.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   CreateTableCommand,
@@ -13,7 +13,15 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  type MessageAttributeValue,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { createTableInput, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
 import { issueToken, tokenPrefixes } from '#shared/domain/tokens.ts';
 import { type QueueName, queues } from '#shared/topology.ts';
@@ -39,6 +47,18 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
 
 export type QueueUrls = Record<QueueName, string>;
 
+const physicalName = (prefix: string, name: QueueName) => `${prefix}${queues[name].name}`;
+
+/** The URLs the local SQS stand-in gives the queues (known before it runs, so handlers can load meanwhile). */
+export function standInQueueUrls(endpoint: string, prefix: string): QueueUrls {
+  return Object.fromEntries(
+    (Object.keys(queues) as QueueName[]).map((name) => [
+      name,
+      `${endpoint}/000000000000/${physicalName(prefix, name)}`,
+    ]),
+  ) as QueueUrls;
+}
+
 /** Queue names carry a prefix so that several local stacks can share one SQS stand-in (the tests do). */
 export async function ensureQueues(
   endpoint: string,
@@ -47,7 +67,6 @@ export async function ensureQueues(
 ): Promise<QueueUrls> {
   const client = new SQSClient({ endpoint, region: localRegion, credentials: localCredentials });
   const urls = {} as QueueUrls;
-  const physicalName = (name: QueueName) => `${prefix}${queues[name].name}`;
   // Dead-letter queues first: a redrive policy must name an existing queue.
   const ordered = (Object.keys(queues) as QueueName[]).sort(
     (a, b) => Number(Boolean(queues[a].deadLetter)) - Number(Boolean(queues[b].deadLetter)),
@@ -69,15 +88,53 @@ export async function ensureQueues(
           maxReceiveCount: spec.deadLetter.maxReceiveCount,
         });
       }
-      const created = await client.send(
-        new CreateQueueCommand({ QueueName: physicalName(name), Attributes: attributes }),
-      );
-      urls[name] = created.QueueUrl as string;
+      try {
+        const created = await client.send(
+          new CreateQueueCommand({ QueueName: physicalName(prefix, name), Attributes: attributes }),
+        );
+        urls[name] = created.QueueUrl as string;
+      } catch (error) {
+        // Made by an earlier start with other settings (a visibility timeout set by env): take these.
+        if ((error as Error).name !== 'QueueNameExists') throw error;
+        const existing = await client.send(new GetQueueUrlCommand({ QueueName: physicalName(prefix, name) }));
+        urls[name] = existing.QueueUrl as string;
+        await client.send(new SetQueueAttributesCommand({ QueueUrl: urls[name], Attributes: attributes }));
+      }
     }
     return urls;
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * Earlier versions kept the messages still queued at a stop in DATA_DIR/queued-messages.jsonl (their
+ * queues lived in memory). Queues are durable now; a file left by such a version is queued once
+ * more, then removed. Answers how many messages it held.
+ */
+export async function importQueueSnapshot(endpoint: string, queueUrls: QueueUrls, file: string): Promise<number> {
+  const client = new SQSClient({ endpoint, region: localRegion, credentials: localCredentials });
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  try {
+    for (const line of lines) {
+      const message = JSON.parse(line) as {
+        queue: QueueName;
+        body: string;
+        attributes: Record<string, MessageAttributeValue>;
+      };
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrls[message.queue],
+          MessageBody: message.body,
+          MessageAttributes: Object.keys(message.attributes).length > 0 ? message.attributes : undefined,
+        }),
+      );
+    }
+  } finally {
+    client.destroy();
+  }
+  rmSync(file);
+  return lines.length;
 }
 
 export async function ensureBuckets(endpoint: string, buckets: string[]): Promise<void> {

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { notFoundRoute, routes } from '#shared/routes.ts';
 import { consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
 import { type Poller, queueDepth, type SqsHandler, startPoller } from './event-source-poller.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
@@ -44,15 +45,41 @@ export interface Runtime {
   url: string;
   front: HttpFront;
   /**
-   * Graceful stop: no new requests; pollers keep writing until the queues they consume are empty
-   * (or the drain timeout passes), then stop; schedules stop last.
+   * Graceful stop: the front answers new requests 503 and waits for those in flight; pollers keep
+   * writing until the queues they consume are empty (or the drain timeout passes, or `hurry` is
+   * called), then stop and hand back what they hold; schedules stop; the front closes last.
+   * Answers how many messages are still queued (kept by the queues for the next start).
    */
   stop(): Promise<{ undrained: number }>;
+  /** Ends the drain of a stop now: what is queued stays queued. */
+  hurry(): void;
 }
 
-async function importHandler<T>(entry: string): Promise<T> {
-  const module = await import(pathToFileURL(path.join(repositoryRoot, entry)).href);
-  return module.handler as T;
+const imported = new Map<string, Promise<unknown>>();
+
+/** Each handler module is imported once, by whichever asks first (a preload or the runtime). */
+function importHandler<T>(entry: string): Promise<T> {
+  let handler = imported.get(entry);
+  if (!handler) {
+    handler = import(pathToFileURL(path.join(repositoryRoot, entry)).href).then((module) => module.handler);
+    imported.set(entry, handler);
+  }
+  return handler as Promise<T>;
+}
+
+/**
+ * Starts importing every handler module (a few seconds of work) while the stand-ins start. The
+ * handlers' environment must be in place first: modules read some of it as they load.
+ */
+export function preloadHandlers(): void {
+  const entries = [
+    ...Object.values(routes).map((route) => route.entry),
+    notFoundRoute.entry,
+    ...Object.values(consumers).map((consumer) => consumer.entry),
+    ...Object.values(schedules).map((schedule) => schedule.entry),
+  ];
+  // A module that fails to load fails the start when the runtime asks for it.
+  for (const entry of entries) importHandler(entry).catch(() => undefined);
 }
 
 export async function startRuntime(
@@ -63,7 +90,12 @@ export async function startRuntime(
   Object.assign(process.env, env);
   const sqs = new SQSClient({ endpoint: env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials });
 
-  const front = await startHttpFront({ port: settings.port, host: settings.host, root: repositoryRoot });
+  const front = await startHttpFront({
+    port: settings.port,
+    host: settings.host,
+    root: repositoryRoot,
+    loadHandler: importHandler,
+  });
 
   const pollers: Poller[] = [];
   for (const [name, consumer] of Object.entries(consumers)) {
@@ -97,23 +129,25 @@ export async function startRuntime(
     );
   }
 
+  let deadline = Number.POSITIVE_INFINITY;
   return {
     url: front.url,
     front,
+    hurry() {
+      deadline = 0;
+    },
     async stop() {
-      await front.close();
+      await front.refuse();
       const consumed = [...new Set(Object.values(consumers).map((consumer) => queueUrls[consumer.queue]))];
-      const deadline = Date.now() + settings.drainTimeoutSeconds * 1000;
-      let undrained = 0;
-      for (;;) {
-        const depths = await Promise.all(consumed.map((url) => queueDepth(sqs, url)));
-        undrained = depths.reduce((sum, depth) => sum + depth, 0);
-        if (undrained === 0 || Date.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      deadline = Math.min(deadline, Date.now() + settings.drainTimeoutSeconds * 1000);
+      const queued = async () =>
+        (await Promise.all(consumed.map((url) => queueDepth(sqs, url)))).reduce((sum, depth) => sum + depth, 0);
+      while ((await queued()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       await Promise.all(pollers.map((poller) => poller.stop()));
       await Promise.all(pollers.map((poller) => poller.release()));
       await Promise.all(running.map((schedule) => schedule.stop()));
+      await front.close();
+      const undrained = await queued();
       sqs.destroy();
       return { undrained };
     },

@@ -23,7 +23,10 @@ export const errorCodes = [
   'PIPELINE_NOT_DEPLOYED',
   'JOB_NOT_CANCELLABLE',
   'RATE_LIMITED',
+  'REQUEST_TIMEOUT',
+  'HEADERS_TOO_LARGE',
   'INTERNAL',
+  'SERVICE_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -21,5 +21,8 @@ export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
   PIPELINE_NOT_DEPLOYED: 422,
   JOB_NOT_CANCELLABLE: 422,
   RATE_LIMITED: 429,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
+  SERVICE_UNAVAILABLE: 503,
 };

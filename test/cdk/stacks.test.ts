@@ -76,6 +76,45 @@ describe('the stateful stack', () => {
   });
 });
 
+describe('what outlives the stacks', () => {
+  const holdingData = ['AWS::DynamoDB::Table', 'AWS::SQS::Queue', 'AWS::S3::Bucket', 'AWS::SecretsManager::Secret'];
+  const policiesOf = (template: typeof synthesized.statefulTemplate) =>
+    Object.entries(
+      template.toJSON().Resources as Record<
+        string,
+        { Type: string; DeletionPolicy?: string; UpdateReplacePolicy?: string }
+      >,
+    )
+      .filter(([, resource]) => holdingData.includes(resource.Type))
+      .map(
+        ([, resource]) =>
+          `${resource.Type} ${resource.DeletionPolicy ?? 'Delete'}/${resource.UpdateReplacePolicy ?? 'Delete'}`,
+      )
+      .sort();
+
+  it('retains every table, queue, bucket and secret when the stateful stack is deleted or replaces one', () => {
+    expect(policiesOf(synthesized.statefulTemplate)).toEqual([
+      'AWS::DynamoDB::Table Retain/Retain',
+      'AWS::S3::Bucket Retain/Retain',
+      'AWS::S3::Bucket Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SecretsManager::Secret Retain/Retain',
+      'AWS::SecretsManager::Secret Retain/Retain',
+    ]);
+    synthesized.statefulTemplate.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+  });
+
+  it('keeps nothing that holds data in the stateless stack, which can be replaced freely', () => {
+    for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates])
+      expect(policiesOf(template)).toEqual([]);
+  });
+});
+
 describe('the stateless stack', () => {
   it('creates one function and one API route per entry of the route table', () => {
     const routeKeys = synthesized.nestedTemplates.flatMap((template) =>

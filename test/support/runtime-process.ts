@@ -1,9 +1,13 @@
 /**
- * Starts `local/main.ts` (what `npm start` runs) as a child process against stand-ins that are
- * already running, so that a test can stop, kill or restart the service while the queues, the
- * table and the buckets live on, exactly as they would on AWS.
+ * Starts `local/main.ts` (what `npm start` runs) as a child process, so that a test can stop, kill or
+ * restart the service:
+ *  - `startRuntimeProcess` joins stand-ins that are already running (LOCAL_STAND_INS=external), so
+ *    the queues, the table and the buckets live on, exactly as they would on AWS;
+ *  - `startLocalService` is the whole of `npm start`, stand-ins included, in a process group of its
+ *    own, so that a test can signal or kill that group as a terminal, systemd or a container would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../local/free-port.ts';
@@ -20,12 +24,18 @@ export interface RuntimeProcess {
   kill(): Promise<void>;
 }
 
-export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
-  port ??= await freePort();
+interface Spawned {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnMain(env: Record<string, string>, ownGroup: boolean): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
     cwd: repositoryRoot,
-    env: { ...process.env, ...env, PORT: String(port), LOCAL_STAND_INS: 'external' },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
   });
   let output = '';
   const append = (chunk: Buffer) => {
@@ -33,31 +43,133 @@ export async function startRuntimeProcess(env: Record<string, string>, port?: nu
   };
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  // Ready means everything started (front, pollers, schedules), which the banner announces.
-  while (!output.includes('Tributary is running at')) {
-    if (child.exitCode !== null) throw new Error(`The runtime exited during start:\n${output}`);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}
+
+/** Ready means everything started (stand-ins, front, pollers, schedules), which the banner announces. */
+async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!spawned.output().includes('Tributary is running at')) {
+    if (spawned.child.exitCode !== null || spawned.child.signalCode !== null)
+      throw new Error(`The service exited during start:\n${spawned.output()}`);
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`The runtime did not start within 60 s:\n${output}`);
+      spawned.child.kill('SIGKILL');
+      throw new Error(`The service did not start within ${timeoutMs / 1000} s:\n${spawned.output()}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
+  port ??= await freePort();
+  const spawned = spawnMain({ ...env, PORT: String(port), LOCAL_STAND_INS: 'external' }, false);
+  await waitForBanner(spawned, 60_000);
+  const { child } = spawned;
   return {
-    url,
+    url: `http://127.0.0.1:${port}`,
     child,
-    output: () => output,
+    output: spawned.output,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
-      return exited;
+      return (await spawned.exited).code;
     },
     async kill() {
       if (child.exitCode !== null) return;
       child.kill('SIGKILL');
-      await exited;
+      await spawned.exited;
+    },
+  };
+}
+
+export interface LocalServicePorts {
+  port: number;
+  dynamodb: number;
+  s3: number;
+  sqs: number;
+}
+
+/** Ports for one local service, kept across its restarts (a tenant store names the S3 port). */
+export async function localServicePorts(): Promise<LocalServicePorts> {
+  return { port: await freePort(), dynamodb: await freePort(), s3: await freePort(), sqs: await freePort() };
+}
+
+export interface LocalService {
+  url: string;
+  s3Endpoint: string;
+  sqsEndpoint: string;
+  pid: number;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Sends a signal to the service's whole process group, as a terminal does; with `everything`,
+   * to every process a pid file in DATA_DIR names too, as systemd stops every process of a unit.
+   */
+  signalGroup(signal: NodeJS.Signals, options?: { everything?: boolean }): void;
+  /**
+   * SIGKILL to the service's process group and, with `everything`, to every process a pid file in
+   * DATA_DIR names (the stand-ins run in groups of their own): a power cut, as far as processes go.
+   */
+  killGroup(options?: { everything?: boolean }): Promise<void>;
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** The processes the service's pid files in DATA_DIR name. */
+export function standInPids(dataDir: string): number[] {
+  return readdirSync(dataDir)
+    .filter((name) => name.endsWith('.pid'))
+    .map((name) => Number(readFileSync(path.join(dataDir, name), 'utf8').trim()))
+    .filter((pid) => Number.isInteger(pid) && pid > 0);
+}
+
+export async function startLocalService(
+  dataDir: string,
+  ports: LocalServicePorts,
+  env: Record<string, string> = {},
+): Promise<LocalService> {
+  const spawned = spawnMain(
+    {
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: String(ports.port),
+      LOCAL_DYNAMODB_PORT: String(ports.dynamodb),
+      LOCAL_S3_PORT: String(ports.s3),
+      LOCAL_SQS_PORT: String(ports.sqs),
+    },
+    true,
+  );
+  await waitForBanner(spawned, 120_000);
+  const pid = spawned.child.pid as number;
+  return {
+    url: `http://127.0.0.1:${ports.port}`,
+    s3Endpoint: `http://127.0.0.1:${ports.s3}`,
+    sqsEndpoint: `http://127.0.0.1:${ports.sqs}`,
+    pid,
+    output: spawned.output,
+    exited: spawned.exited,
+    signalGroup(signal, options = {}) {
+      const others = options.everything ? standInPids(dataDir) : [];
+      signalQuietly(-pid, signal);
+      for (const other of others) signalQuietly(other, signal);
+    },
+    async killGroup(options = {}) {
+      const others = options.everything ? standInPids(dataDir) : [];
+      signalQuietly(-pid, 'SIGKILL');
+      for (const other of others) {
+        signalQuietly(-other, 'SIGKILL');
+        signalQuietly(other, 'SIGKILL');
+      }
+      await spawned.exited;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
-import { buildEvent, compileRoutes } from '../../local/http-front.ts';
+import { connect, Socket } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildEvent, compileRoutes, type Handler, type HttpFront, startHttpFront } from '../../local/http-front.ts';
 
 function request(method: string, url: string, rawHeaders: string[]): IncomingMessage {
   const message = new IncomingMessage(new Socket());
@@ -76,5 +76,233 @@ describe('the raw path', () => {
     const { rawPathOf } = await import('../../local/http-front.ts');
     expect(rawPathOf('/api/wiki-documents/a/../b?x=1')).toBe('/api/wiki-documents/a/../b');
     expect(rawPathOf('/api/wiki-documents/a/%2E%2E/b')).toBe('/api/wiki-documents/a/%2E%2E/b');
+  });
+});
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A client written with a bare socket, which can send what fetch and http.request never would. */
+class RawClient {
+  readonly socket: Socket;
+  private buffered = Buffer.alloc(0);
+  private waiting: (() => void) | null = null;
+  closed = false;
+  reset = false;
+
+  constructor(port: number) {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      this.waiting?.();
+    });
+    this.socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET') this.reset = true;
+    });
+    this.socket.on('close', () => {
+      this.closed = true;
+      this.waiting?.();
+    });
+  }
+
+  write(data: string | Buffer): boolean {
+    return this.closed || this.socket.destroyed ? false : this.socket.write(data);
+  }
+
+  /** The next whole response on the connection (by its Content-Length). */
+  async response(): Promise<RawResponse> {
+    for (;;) {
+      const headEnd = this.buffered.indexOf('\r\n\r\n');
+      if (headEnd >= 0) {
+        const [statusLine = '', ...lines] = this.buffered.subarray(0, headEnd).toString('latin1').split('\r\n');
+        const headers = Object.fromEntries(
+          lines.map((line) => [
+            line.slice(0, line.indexOf(':')).toLowerCase(),
+            line.slice(line.indexOf(':') + 1).trim(),
+          ]),
+        );
+        const length = Number(headers['content-length'] ?? 0);
+        if (this.buffered.length >= headEnd + 4 + length) {
+          const body = this.buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
+          this.buffered = this.buffered.subarray(headEnd + 4 + length);
+          return { status: Number(statusLine.split(' ')[1]), headers, body };
+        }
+      }
+      if (this.closed) throw new Error(`connection closed (reset: ${this.reset}) after: ${this.buffered.toString()}`);
+      await new Promise<void>((resolve) => {
+        this.waiting = resolve;
+      });
+      this.waiting = null;
+    }
+  }
+
+  async closedByServer(): Promise<boolean> {
+    while (!this.closed) await new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
+    return this.closed;
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}
+
+function expectErrorShape(response: RawResponse, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers['content-type']).toBe('application/json');
+  const body = JSON.parse(response.body);
+  expect(Object.keys(body).sort()).toEqual(['code', 'details', 'message', 'request_id']);
+  expect(body.code).toBe(code);
+}
+
+const ingestHead = (length: number | 'chunked') =>
+  `POST /api/ingest/src HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+  (length === 'chunked' ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${length}\r\n`) +
+  '\r\n';
+
+describe('the local HTTP front, facing hostile clients', () => {
+  let front: HttpFront;
+  let port: number;
+  /** Requests the stand-in handler has seen, and a gate that holds them while a test needs one in flight. */
+  let handled = 0;
+  let gate: Promise<void> = Promise.resolve();
+
+  const handler: Handler = async (event) => {
+    handled++;
+    await gate;
+    return { statusCode: 202, body: JSON.stringify({ bytes: event.body?.length ?? 0 }) };
+  };
+
+  beforeEach(async () => {
+    handled = 0;
+    gate = Promise.resolve();
+    front = await startHttpFront({
+      port: 0,
+      host: '127.0.0.1',
+      root: '.',
+      limits: { maxBodyBytes: 64 * 1024, headersTimeoutMs: 300, requestTimeoutMs: 600 },
+      loadHandler: async () => handler,
+    });
+    port = Number(new URL(front.url).port);
+  });
+  afterEach(async () => {
+    await front.close();
+  });
+
+  it('refuses a declared length over the limit before reading the body, then closes', async () => {
+    const client = new RawClient(port);
+    client.write(ingestHead(100 * 1024 * 1024));
+    // The client goes on sending for as long as it can: the answer must reach it all the same.
+    const block = Buffer.alloc(64 * 1024, 97);
+    let sent = 0;
+    const pump = () => {
+      while (sent < 100 * 1024 * 1024 && client.write(block)) sent += block.length;
+      if (!client.closed) client.socket.once('drain', pump);
+    };
+    pump();
+    expectErrorShape(await client.response(), 413, 'PAYLOAD_TOO_LARGE');
+    expect(await client.closedByServer()).toBe(true);
+    expect({ handled, reset: client.reset, wholeBodySent: sent >= 100 * 1024 * 1024 }).toEqual({
+      handled: 0,
+      reset: false,
+      wholeBodySent: false,
+    });
+  });
+
+  it('answers a client that asks before sending (Expect: 100-continue) with 413 instead of "go on"', async () => {
+    const large = new RawClient(port);
+    large.write(ingestHead(100 * 1024 * 1024).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'));
+    expectErrorShape(await large.response(), 413, 'PAYLOAD_TOO_LARGE');
+
+    const small = new RawClient(port);
+    small.write(ingestHead(2).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'));
+    expect((await small.response()).status).toBe(100);
+    small.write('{}');
+    expect((await small.response()).status).toBe(202);
+    small.destroy();
+  });
+
+  it('answers 413 as soon as a chunked body passes the limit, without waiting for its end', async () => {
+    const client = new RawClient(port);
+    client.write(ingestHead('chunked'));
+    const chunk = Buffer.alloc(16 * 1024, 98);
+    for (let i = 0; i < 5; i++)
+      client.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+    // No terminating chunk: the body never ends.
+    const response = await client.response();
+    expectErrorShape(response, 413, 'PAYLOAD_TOO_LARGE');
+    expect(response.headers.connection).toBe('close');
+    expect(handled).toBe(0);
+    client.destroy();
+  });
+
+  it('answers 408 to a body sent a byte at a time, and to headers that never end', async () => {
+    const slowBody = new RawClient(port);
+    slowBody.write(ingestHead(1000));
+    const trickle = setInterval(() => slowBody.write('x'), 50);
+    const bodyResponse = await slowBody.response().finally(() => clearInterval(trickle));
+    expectErrorShape(bodyResponse, 408, 'REQUEST_TIMEOUT');
+
+    const slowHeaders = new RawClient(port);
+    slowHeaders.write('GET /live HTTP/1.1\r\nHost: x\r\n');
+    expectErrorShape(await slowHeaders.response(), 408, 'REQUEST_TIMEOUT');
+    expect(handled).toBe(0);
+  });
+
+  it('shapes the answers of the HTTP parser: 431 for 16 KB of headers, 400 for a bad request line', async () => {
+    const bigHeaders = new RawClient(port);
+    bigHeaders.write(`GET /live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    expectErrorShape(await bigHeaders.response(), 431, 'HEADERS_TOO_LARGE');
+
+    for (const garbage of ['NOT HTTP AT ALL\r\n\r\n', 'GET /live HTTP/9.9\r\n\r\n', 'G\u0000T / HTTP/1.1\r\n\r\n']) {
+      const client = new RawClient(port);
+      client.write(garbage);
+      expectErrorShape(await client.response(), 400, 'VALIDATION_ERROR');
+    }
+    expect(handled).toBe(0);
+  });
+
+  it('once stopping, answers every new request 503 with Connection: close, and lets those in flight finish', async () => {
+    const kept = new RawClient(port);
+    kept.write(`${ingestHead(2)}{}`);
+    expect((await kept.response()).status).toBe(202);
+
+    let open: () => void = () => undefined;
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const inFlight = new RawClient(port);
+    inFlight.write(`${ingestHead(2)}{}`);
+    while (handled < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    let refused = false;
+    const stopping = front.refuse().then(() => {
+      refused = true;
+    });
+    // The kept-alive connection's next request, and a new connection's first.
+    kept.write(`${ingestHead(2)}{}`);
+    const onKept = await kept.response();
+    expectErrorShape(onKept, 503, 'SERVICE_UNAVAILABLE');
+    expect(onKept.headers.connection).toBe('close');
+    const fresh = new RawClient(port);
+    fresh.write(`${ingestHead(2)}{}`);
+    const onFresh = await fresh.response();
+    expectErrorShape(onFresh, 503, 'SERVICE_UNAVAILABLE');
+    expect(onFresh.headers.connection).toBe('close');
+    expect(await kept.closedByServer()).toBe(true);
+    expect(refused).toBe(false);
+
+    open();
+    const finished = await inFlight.response();
+    expect(finished.status).toBe(202);
+    expect(finished.headers.connection).toBe('close');
+    await stopping;
+    expect({ refused, handled, reset: kept.reset || fresh.reset || inFlight.reset }).toEqual({
+      refused: true,
+      handled: 2,
+      reset: false,
+    });
   });
 });
