@@ -5,7 +5,9 @@ import {
   dataSetIdParams,
   listDataSetsQuery,
   listDataSetsResponse,
+  optimizeBody,
 } from '../http/schemas/data-sets.ts';
+import { createJobResponse } from '../http/schemas/jobs.ts';
 import { type RouteSpec, table } from './spec.ts';
 
 export const dataSetRoutes = {
@@ -49,5 +51,17 @@ export const dataSetRoutes = {
     params: dataSetIdParams,
     responses: { 200: dataSetFiles },
     access: { table: 'read', tenantStores: true, secretsKey: true },
+  },
+  'POST /api/data-sets/{data_set_id}/optimize': {
+    entry: 'functions/data-sets/optimize.ts',
+    auth: 'apiKey',
+    permission: 'jobs.write',
+    summary:
+      "Start a maintenance run of the data set's table (a job of type Optimize): compacts day partitions with small files, vacuums files removed over 7 days ago",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    body: optimizeBody,
+    responses: { 202: createJobResponse },
+    access: { table: 'readWrite', queues: { jobs: 'send' } },
   },
 } as const satisfies Record<string, RouteSpec>;

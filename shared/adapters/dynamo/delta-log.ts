@@ -1,47 +1,111 @@
 /**
  * The Delta commit coordinator (see shared/domain/delta/commit.ts).
- *   pk DELTA#<data_set_id>                 sk V#<version, 20 digits>   one log entry per version
- *   pk DELTA_MSG#<data_set_id>#<message_id> sk MSG                     "this message is in the table",
- *                                                                       kept 30 days (expires_at)
- * Markers outlive the ingest queue's retention (4 days) and its dead-letter queue's (14 days), so a
- * redelivered or redriven envelope always meets its marker.
+ *   pk DELTA#<data_set_id>  sk V#<version, 20 digits>     a claimed version (who, when, its temporary commit)
+ *   pk DELTA#<data_set_id>  sk V#<version, 20 digits>#C   the same version, complete (a copy of the claim
+ *                                                         with completed_at; the run history reads these)
+ *   pk DELTA#<data_set_id>  sk I#<version, 20 digits>     the message ids the version holds: UUIDs packed
+ *                                                         as 16 bytes each in `ids`, any other id in `other_ids`
+ * Every item expires (expires_at) 30 days after its version was claimed: the run history and the
+ * exactly-once check reach back that far, beyond the ingest queue's retention (4 days) and its
+ * dead-letter queue's (14 days). A table idle for longer keeps its place in its own `_delta_log/`.
+ *
+ * The message ids of recent versions stay in memory (per table, 15 minutes of versions), so a warm
+ * writer reads only the versions committed since its last look; an older envelope (a redrive) makes
+ * it read further back, page by page, without keeping what it reads.
  */
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LogCoordinator, LogEntry } from '../../domain/delta/commit.ts';
+import type { Operation, Txn } from '../../domain/delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { db, isConditionFailure, queryPage, table } from './table.ts';
 
-const markerLifetimeSeconds = 30 * 86400;
+/** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
+export const logEntryLifetimeMs = 30 * 86_400_000;
+const cacheWindowMs = 15 * 60_000;
+const maxCachedIds = 1_000_000;
 
 const pad = (version: number) => String(version).padStart(20, '0');
 
 export const deltaLogKeys = {
   partition: (tableId: string) => `DELTA#${tableId}`,
   entry: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `V#${pad(version)}` }),
-  marker: (tableId: string, messageId: string) => ({ pk: `DELTA_MSG#${tableId}#${messageId}`, sk: 'MSG' }),
+  completion: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `V#${pad(version)}#C` }),
+  messageIds: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `I#${pad(version)}` }),
 };
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** UUIDs (every id the ingest path issues) as 16 bytes each; anything else as text. */
+export function packMessageIds(ids: string[]): { packed: Uint8Array; other: string[] } {
+  const uuids = ids.filter((id) => uuidPattern.test(id));
+  const packed = Buffer.alloc(uuids.length * 16);
+  uuids.forEach((id, i) => {
+    packed.write(id.replaceAll('-', ''), i * 16, 'hex');
+  });
+  return { packed, other: ids.filter((id) => !uuidPattern.test(id)) };
+}
+
+export function unpackMessageIds(packed: Uint8Array | undefined, other: string[] | undefined): string[] {
+  const ids: string[] = [...(other ?? [])];
+  const bytes = Buffer.from(packed ?? new Uint8Array());
+  for (let offset = 0; offset + 16 <= bytes.length; offset += 16) {
+    const hex = bytes.toString('hex', offset, offset + 16);
+    ids.push(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+  }
+  return ids;
+}
+
+const expiresAt = (claimedAt: number) => Math.floor((claimedAt + logEntryLifetimeMs) / 1000);
+
+function entryItem(tableId: string, entry: LogEntry) {
+  return {
+    ...deltaLogKeys.entry(tableId, entry.version),
+    entity: 'DeltaLogEntry',
+    version: entry.version,
+    run_id: entry.runId,
+    temp_key: entry.tempKey,
+    complete: false,
+    claimed_at: entry.claimedAt,
+    operation: entry.operation,
+    rows: entry.rows,
+    bytes: entry.bytes,
+    files: entry.files,
+    removes: entry.removes,
+    txn: entry.txn ?? undefined,
+    started_at: entry.startedAt,
+    attempt: entry.attempt,
+    expires_at: expiresAt(entry.claimedAt),
+  };
+}
 
 function toEntry(item: Record<string, unknown>): LogEntry {
   return {
     version: Number(item.version),
-    runId: item.run_id as string,
-    tempKey: item.temp_key as string,
+    runId: String(item.run_id),
+    tempKey: String(item.temp_key),
     complete: Boolean(item.complete),
-    messageIds: (item.message_ids as string[]) ?? [],
-    adds: (item.adds as LogEntry['adds']) ?? [],
+    claimedAt: Number(item.claimed_at ?? 0),
+    operation: (item.operation as Operation | undefined) ?? 'WRITE',
     rows: Number(item.rows ?? 0),
     bytes: Number(item.bytes ?? 0),
-    startedAt: item.started_at as string,
+    files: Number(item.files ?? 0),
+    removes: Number(item.removes ?? 0),
+    txn: (item.txn as Txn | undefined) ?? null,
+    startedAt: String(item.started_at),
     completedAt: (item.completed_at as string | undefined) ?? null,
     attempt: Number(item.attempt ?? 1),
   };
+}
+
+/** Claims and completions of a range, one entry per version (the completion when there is one). */
+function mergeVersions(items: Record<string, unknown>[]): LogEntry[] {
+  const byVersion = new Map<number, LogEntry>();
+  for (const item of items) {
+    const entry = toEntry(item);
+    const known = byVersion.get(entry.version);
+    if (!known || entry.complete) byVersion.set(entry.version, entry);
+  }
+  return [...byVersion.values()].sort((a, b) => a.version - b.version);
 }
 
 async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
@@ -55,19 +119,107 @@ async function queryAll(input: QueryCommandInput): Promise<Record<string, unknow
   return items;
 }
 
-async function retryUnprocessed<T>(send: (pending: T) => Promise<T | undefined>, initial: T): Promise<void> {
-  let pending: T | undefined = initial;
-  for (let attempt = 0; pending; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-    if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
-    pending = await send(pending);
+interface IdsPage {
+  versions: { version: number; claimedAt: number; ids: string[] }[];
+  next: Record<string, unknown> | undefined;
+}
+
+async function messageIdsPage(
+  tableId: string,
+  range: { above?: number; below?: number },
+  newestFirst: boolean,
+  start?: Record<string, unknown>,
+): Promise<IdsPage> {
+  const from = `I#${range.above === undefined ? '' : pad(range.above + 1)}`;
+  const to = `I#${range.below === undefined ? '~' : pad(Math.max(0, range.below - 1))}`;
+  if (range.below !== undefined && range.below <= 0) return { versions: [], next: undefined };
+  const result = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': deltaLogKeys.partition(tableId), ':from': from, ':to': to },
+      ScanIndexForward: !newestFirst,
+      ConsistentRead: true,
+      Limit: 100,
+      ExclusiveStartKey: start,
+    }),
+  );
+  return {
+    versions: ((result.Items ?? []) as Record<string, unknown>[]).map((item) => ({
+      version: Number(item.version),
+      claimedAt: Number(item.claimed_at ?? 0),
+      ids: unpackMessageIds(item.ids as Uint8Array | undefined, item.other_ids as string[] | undefined),
+    })),
+    next: result.LastEvaluatedKey,
+  };
+}
+
+/** The message ids of a contiguous run of recent versions of one table: [low, high]. */
+class RecentIds {
+  private readonly versions = new Map<number, { claimedAt: number; ids: string[] }>();
+  private readonly index = new Map<string, number>();
+  low = Number.POSITIVE_INFINITY;
+  high = -1;
+  /** Nothing older than `low` exists (the table's first versions, or expired ones). */
+  bottom = false;
+
+  get empty(): boolean {
+    return this.versions.size === 0 && this.high < 0;
+  }
+
+  highClaimedAt(): number {
+    return this.versions.get(this.high)?.claimedAt ?? Number.NEGATIVE_INFINITY;
+  }
+
+  lowClaimedAt(): number {
+    return this.versions.get(this.low)?.claimedAt ?? Number.POSITIVE_INFINITY;
+  }
+
+  add(version: number, claimedAt: number, ids: string[]): void {
+    if (this.versions.has(version)) return;
+    this.versions.set(version, { claimedAt, ids });
+    for (const id of ids) this.index.set(id, version);
+    this.low = Math.min(this.low, version);
+    this.high = Math.max(this.high, version);
+  }
+
+  has(id: string): boolean {
+    return this.index.has(id);
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  /** Forgets the oldest versions: those claimed before `before`, and more while over `maxIds`. */
+  evict(before: number, maxIds: number): void {
+    const ordered = [...this.versions.keys()].sort((a, b) => a - b);
+    for (const version of ordered) {
+      const held = this.versions.get(version);
+      if (!held || version === this.high) break;
+      if (held.claimedAt >= before && this.index.size <= maxIds) break;
+      for (const id of held.ids) if (this.index.get(id) === version) this.index.delete(id);
+      this.versions.delete(version);
+      this.low = version + 1;
+      this.bottom = false;
+    }
   }
 }
 
-export const deltaLog: LogCoordinator & {
-  /** Every entry of a table, oldest first (the snapshot's files, the run history). */
-  allEntries(tableId: string): Promise<LogEntry[]>;
-} = {
+const recent = new Map<string, RecentIds>();
+
+function recentIdsOf(tableId: string): RecentIds {
+  let window = recent.get(tableId);
+  if (!window) {
+    window = new RecentIds();
+    recent.set(tableId, window);
+    // A handful of tables per instance is normal; many means most are idle: keep the newest 64.
+    while (recent.size > 64) recent.delete(recent.keys().next().value as string);
+  }
+  return window;
+}
+
+export const deltaLog: LogCoordinator = {
   async latestEntry(tableId) {
     const result = await db.send(
       new QueryCommand({
@@ -86,15 +238,15 @@ export const deltaLog: LogCoordinator & {
   async entriesAfter(tableId, version) {
     const items = await queryAll({
       TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND sk > :after',
-      ExpressionAttributeValues: { ':pk': deltaLogKeys.partition(tableId), ':after': `V#${pad(version)}` },
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': deltaLogKeys.partition(tableId),
+        ':from': `V#${pad(version + 1)}`,
+        ':to': 'V#~',
+      },
       ConsistentRead: true,
     });
-    return items.map(toEntry);
-  },
-
-  async allEntries(tableId) {
-    return deltaLog.entriesAfter(tableId, -1);
+    return mergeVersions(items);
   },
 
   async claimVersion(tableId, entry) {
@@ -102,19 +254,46 @@ export const deltaLog: LogCoordinator & {
       await db.send(
         new PutCommand({
           TableName: table(),
+          Item: entryItem(tableId, entry),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
+  async recordMessageIds(tableId, entry, messageIds) {
+    const { packed, other } = packMessageIds(messageIds);
+    await db.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...deltaLogKeys.messageIds(tableId, entry.version),
+          entity: 'DeltaMessageIds',
+          version: entry.version,
+          claimed_at: entry.claimedAt,
+          ...(packed.length > 0 ? { ids: packed } : {}),
+          ...(other.length > 0 ? { other_ids: other } : {}),
+          expires_at: expiresAt(entry.claimedAt),
+        },
+      }),
+    );
+  },
+
+  async markComplete(tableId, entry, now) {
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: table(),
           Item: {
-            ...deltaLogKeys.entry(tableId, entry.version),
-            entity: 'DeltaLogEntry',
-            version: entry.version,
-            run_id: entry.runId,
-            temp_key: entry.tempKey,
-            complete: false,
-            message_ids: entry.messageIds,
-            adds: entry.adds,
-            rows: entry.rows,
-            bytes: entry.bytes,
-            started_at: entry.startedAt,
-            attempt: entry.attempt,
+            ...entryItem(tableId, entry),
+            ...deltaLogKeys.completion(tableId, entry.version),
+            entity: 'DeltaLogCompletion',
+            complete: true,
+            completed_at: now.toISOString(),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -126,93 +305,77 @@ export const deltaLog: LogCoordinator & {
     }
   },
 
-  async markComplete(tableId, version, now) {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: deltaLogKeys.entry(tableId, version),
-          UpdateExpression: 'SET complete = :true, completed_at = :at',
-          ConditionExpression: 'complete = :false',
-          ExpressionAttributeValues: { ':true': true, ':false': false, ':at': now.toISOString() },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+  async writtenMessageIds(tableId, messageIds, since) {
+    const wanted = new Set(messageIds);
+    const found = new Set<string>();
+    const keep = Date.now() - cacheWindowMs;
+    let window = recentIdsOf(tableId);
+    if (!window.empty && window.highClaimedAt() < keep) {
+      recent.delete(tableId);
+      window = recentIdsOf(tableId);
     }
-  },
 
-  async writtenMessageIds(tableId, messageIds) {
-    const written = new Set<string>();
-    const chunks: string[][] = [];
-    for (let i = 0; i < messageIds.length; i += 100) chunks.push(messageIds.slice(i, i + 100));
-    await Promise.all(
-      chunks.map((chunk) =>
-        retryUnprocessed<Record<string, unknown>[]>(
-          async (keys) => {
-            const result = await db.send(
-              new BatchGetCommand({
-                RequestItems: { [table()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'pk' } },
-              }),
-            );
-            for (const item of result.Responses?.[table()] ?? []) {
-              written.add((item.pk as string).slice(`DELTA_MSG#${tableId}#`.length));
-            }
-            return result.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
-          },
-          chunk.map((messageId) => deltaLogKeys.marker(tableId, messageId)),
-        ),
-      ),
-    );
-    return written;
-  },
+    // Versions newer than the window.
+    if (!window.empty) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await messageIdsPage(tableId, { above: window.high }, false, start);
+        for (const held of page.versions) window.add(held.version, held.claimedAt, held.ids);
+        start = page.next;
+      } while (start);
+    }
 
-  async recordWrittenMessageIds(tableId, messageIds) {
-    const expiresAt = Math.floor(Date.now() / 1000) + markerLifetimeSeconds;
-    const chunks: string[][] = [];
-    for (let i = 0; i < messageIds.length; i += 25) chunks.push(messageIds.slice(i, i + 25));
-    await Promise.all(
-      chunks.map((chunk) =>
-        retryUnprocessed<{ PutRequest: { Item: Record<string, unknown> } }[]>(
-          async (requests) => {
-            const result = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
-            const unprocessed = result.UnprocessedItems?.[table()];
-            return unprocessed && unprocessed.length > 0
-              ? (unprocessed as { PutRequest: { Item: Record<string, unknown> } }[])
-              : undefined;
-          },
-          chunk.map((messageId) => ({
-            PutRequest: {
-              Item: { ...deltaLogKeys.marker(tableId, messageId), entity: 'WrittenMessage', expires_at: expiresAt },
-            },
-          })),
-        ),
-      ),
-    );
+    // Versions older than the window, down to `since`: kept while recent and contiguous, else only checked.
+    if (!window.bottom && (window.empty || window.lowClaimedAt() >= since)) {
+      const below = window.empty ? undefined : window.low;
+      let contiguous = true;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await messageIdsPage(tableId, below === undefined ? {} : { below }, true, start);
+        for (const held of page.versions) {
+          if (contiguous && held.claimedAt >= keep && (window.empty || held.version === window.low - 1)) {
+            window.add(held.version, held.claimedAt, held.ids);
+          } else {
+            contiguous = false;
+            for (const id of held.ids) if (wanted.has(id)) found.add(id);
+          }
+        }
+        start = page.next;
+        if (page.versions.some((held) => held.claimedAt < since)) break;
+        if (!start && contiguous) window.bottom = true;
+      } while (start);
+    }
+
+    for (const id of wanted) if (window.has(id)) found.add(id);
+    window.evict(keep, maxCachedIds);
+    return found;
   },
 };
 
-/** Removes a table's log entries (its markers expire on their own). */
+/** Removes a table's log items (claims, completions, message ids). */
 export async function deleteTableLog(tableId: string): Promise<void> {
-  const entries = await deltaLog.allEntries(tableId);
-  for (let i = 0; i < entries.length; i += 25) {
-    const chunk = entries.slice(i, i + 25);
-    await retryUnprocessed<{ DeleteRequest: { Key: Record<string, unknown> } }[]>(
-      async (requests) => {
-        const result = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
-        const unprocessed = result.UnprocessedItems?.[table()];
-        return unprocessed && unprocessed.length > 0
-          ? (unprocessed as { DeleteRequest: { Key: Record<string, unknown> } }[])
-          : undefined;
-      },
-      chunk.map((entry) => ({ DeleteRequest: { Key: deltaLogKeys.entry(tableId, entry.version) } })),
-    );
+  const items = await queryAll({
+    TableName: table(),
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': deltaLogKeys.partition(tableId) },
+    ProjectionExpression: 'pk, sk',
+    ConsistentRead: true,
+  });
+  for (let i = 0; i < items.length; i += 25) {
+    let pending: Record<string, unknown>[] | undefined = items
+      .slice(i, i + 25)
+      .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
+    for (let attempt = 0; pending && pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: pending as never } }));
+      pending = result.UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
+    }
   }
+  recent.delete(tableId);
 }
 
-/** The completed commits of a table, newest first: its run history. */
+/** The completed commits of a table, newest first: its run history (as far back as items are kept). */
 export async function completedEntries(tableId: string, page: PageRequest): Promise<Page<LogEntry>> {
   const result = await queryPage<Record<string, unknown>>(
     {

@@ -1,4 +1,4 @@
-import type { LogEntry } from '../delta/commit.ts';
+import type { TableState } from '../delta/snapshot.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
@@ -24,7 +24,6 @@ export interface DataSetRecords {
   listAllDataSets(filters: { pipelineId?: string | undefined }, page: PageRequest): Promise<Page<DataSet>>;
   /** Whether a connection or pipeline still writes to the data set. */
   hasWriter(dataSet: DataSet): Promise<boolean>;
-  logEntries(dataSetId: string): Promise<LogEntry[]>;
   deleteLog(dataSetId: string): Promise<void>;
   deleteDataSetItem(dataSetId: string): Promise<void>;
 }
@@ -32,6 +31,8 @@ export interface DataSetRecords {
 /** …and their files, in the tenant's store (only the functions that reach the store load S3). */
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
+  /** The table's latest snapshot: its last checkpoint and the commits after it. */
+  snapshotOf(dataSet: DataSet): Promise<TableState>;
 }
 
 export async function listDataSets(
@@ -55,19 +56,24 @@ export async function visibleDataSet(deps: DataSetRecords, principal: Principal,
 export const downloadUrlSeconds = 15 * 60;
 
 /**
- * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes).
- * Tributary only appends, so the snapshot is every file added by a completed commit.
+ * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes): the
+ * live files of the table opened as any Delta reader opens it (last checkpoint, then the commits
+ * after it). While a compaction commits, a reader sees either the small files or the compacted
+ * ones, never both.
  */
 export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, dataSetId: string) {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
-  const entries = (await deps.logEntries(dataSetId)).filter((entry) => entry.complete);
-  if (entries.length === 0 || !dataSet.storage_location) return { version: dataSet.version, files: [] };
+  if (!dataSet.storage_location || !dataSet.object_store_id) return { version: dataSet.version, files: [] };
+  const snapshot = await deps.snapshotOf(dataSet);
+  if (snapshot.version < 0) return { version: dataSet.version, files: [] };
   const files = await deps.filesOf(dataSet);
-  const adds = entries.flatMap((entry) => entry.adds);
+  const live = [...snapshot.files.values()].sort(
+    (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
+  );
   return {
-    version: Math.max(...entries.map((entry) => entry.version)),
+    version: snapshot.version,
     files: await Promise.all(
-      adds.map(async (add) => ({
+      live.map(async (add) => ({
         path: add.path,
         partition_values: add.partitionValues,
         size: add.size,

@@ -47,3 +47,6 @@ export const dataSetFiles = z
     ),
   })
   .meta({ id: 'DataSetFiles' });
+
+/** Nothing to choose yet: every day partition with two or more small files is compacted. */
+export const optimizeBody = z.strictObject({});
