@@ -4,7 +4,6 @@
  * vacuum, log clean-up). Only the batch writer and the job runner load this module (it brings
  * apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
-import * as parquet from 'parquet-wasm';
 import type { DataSet } from '../domain/datasets/model.ts';
 import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
 import { appendToTable, type CommitDeps, type LogEntry } from '../domain/delta/commit.ts';
@@ -24,6 +23,7 @@ import { logger } from '../observability/logger.ts';
 import { deltaLog } from './dynamo/delta-log.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
 import { encodeCheckpoint } from './parquet/checkpoint-writer.ts';
+import { rewriteFiles } from './parquet/compaction.ts';
 import { type CellValue, maxRowsPerFile, readParquet, writeParquet } from './parquet/parquet-files.ts';
 import { fixStorage, recordCommit, tableFiles, tableReader } from './table-storage.ts';
 
@@ -137,48 +137,6 @@ export async function appendRows(
 }
 
 /**
- * Streams the rows of small files into one file: each source is read on its own and handed to
- * parquet-wasm's streaming writer batch by batch, which flushes a row group every
- * `maxRowsPerFile` rows. WebAssembly memory (which never shrinks) holds one source file and one row
- * group at a time, whatever the size of the file being written.
- */
-async function rewriteFiles(
-  storage: CommitDeps['storage'],
-  sources: AddFile[],
-  path: string,
-): Promise<{ size: number }> {
-  let next = 0;
-  const batches = new ReadableStream({
-    async pull(controller) {
-      const source = sources[next++];
-      if (!source) {
-        controller.close();
-        return;
-      }
-      const table = parquet.readParquet(await storage.get(source.path), { batchSize: 8192 });
-      for (const batch of table.recordBatches()) controller.enqueue(batch);
-      table.free();
-    },
-  });
-  const properties = new parquet.WriterPropertiesBuilder()
-    .setCompression(parquet.Compression.ZSTD)
-    .setMaxRowGroupSize(maxRowsPerFile)
-    .setColumnDictionaryEnabled('payload', false)
-    .setColumnStatisticsEnabled('payload', parquet.EnabledStatistics.None)
-    .build();
-  const chunks: Uint8Array[] = [];
-  const reader = (await parquet.transformParquetStream(batches, properties)).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value as Uint8Array);
-  }
-  const bytes = Buffer.concat(chunks);
-  await storage.put(path, bytes, 'application/vnd.apache.parquet');
-  return { size: bytes.length };
-}
-
-/**
  * One maintenance run of a data set's table: compaction of partitions with at least `minFiles`
  * small files (the table's `tributary.optimize.minFiles` when absent), vacuum, log clean-up.
  */
@@ -204,7 +162,7 @@ export async function maintainDataSet(
         },
       },
       reader,
-      rewrite: (sources, path) => rewriteFiles(writer.storage, sources, path),
+      rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.storage, sources, targetSize, newPath),
       now,
       ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
       ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),

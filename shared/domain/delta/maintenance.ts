@@ -3,9 +3,9 @@
  * maintenance run per table (a job of type Optimize: asked for through the API, or scheduled when
  * a writer saw many small files).
  *
- *   compaction  per day partition with enough files smaller than `delta.targetFileSize`: bins of
- *               those files, in the order they were written, each streamed into one new file of
- *               about the target size; one OPTIMIZE version per partition removes the sources and
+ *   compaction  per day partition with enough files smaller than `delta.targetFileSize`: those
+ *               files, in the order they were written, streamed into new files of about the target
+ *               size (measured on the output); one OPTIMIZE version per partition removes the sources and
  *               adds the new files (dataChange false), and commits only while every source is still
  *               live. Readers of older versions keep their files until the vacuum.
  *   vacuum      files whose tombstone is older than `delta.deletedFileRetentionDuration` are deleted,
@@ -21,8 +21,15 @@ import { type AddFile, type FileStats, logFileName, parseCommit, type RemoveFile
 import { tableProperties } from './properties.ts';
 import { type LogReader, openSnapshot, type TableState } from './snapshot.ts';
 
-/** Streams the rows of `sources` (in order) into one new file at `path`; answers its size. */
-export type FileRewriter = (sources: AddFile[], path: string) => Promise<{ size: number }>;
+/**
+ * Streams the rows of `sources`, in order, into new files at `newPath()`, starting the next file
+ * once one has reached `targetSize` bytes; answers each new file with the sources it holds.
+ */
+export type FileRewriter = (
+  sources: AddFile[],
+  targetSize: number,
+  newPath: () => string,
+) => Promise<{ path: string; size: number; sources: AddFile[] }[]>;
 
 export interface MaintenanceDeps {
   commit: CommitDeps;
@@ -54,7 +61,8 @@ export interface MaintenanceReport {
 export interface PartitionPlan {
   partition: string;
   partitionValues: Record<string, string>;
-  bins: AddFile[][];
+  /** The partition's small files, oldest first. */
+  files: AddFile[];
 }
 
 const partitionKey = (values: Record<string, string>) =>
@@ -63,11 +71,7 @@ const partitionKey = (values: Record<string, string>) =>
     .map(([key, value]) => `${key}=${value}`)
     .join('/');
 
-/**
- * The bins to rewrite: per partition with at least `minFiles` files under the target size, those
- * files in write order, cut into bins that reach the target (the last may be smaller); a bin of one
- * file stays as it is.
- */
+/** The partitions to compact: those with at least `minFiles` (and two) files under the target size. */
 export function planCompaction(files: Iterable<AddFile>, targetFileSize: number, minFiles: number): PartitionPlan[] {
   const byPartition = new Map<string, AddFile[]>();
   for (const file of files) {
@@ -77,28 +81,14 @@ export function planCompaction(files: Iterable<AddFile>, targetFileSize: number,
     if (small) small.push(file);
     else byPartition.set(key, [file]);
   }
-  const plans: PartitionPlan[] = [];
-  for (const [partition, small] of [...byPartition].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (small.length < Math.max(2, minFiles)) continue;
-    small.sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1));
-    const bins: AddFile[][] = [];
-    let bin: AddFile[] = [];
-    let bytes = 0;
-    for (const file of small) {
-      bin.push(file);
-      bytes += file.size;
-      if (bytes >= targetFileSize) {
-        bins.push(bin);
-        bin = [];
-        bytes = 0;
-      }
-    }
-    if (bin.length > 0) bins.push(bin);
-    const worth = bins.filter((candidate) => candidate.length > 1);
-    if (worth.length > 0)
-      plans.push({ partition, partitionValues: (small[0] as AddFile).partitionValues, bins: worth });
-  }
-  return plans;
+  return [...byPartition]
+    .filter(([, small]) => small.length >= Math.max(2, minFiles))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([partition, small]) => ({
+      partition,
+      partitionValues: (small[0] as AddFile).partitionValues,
+      files: small.sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1)),
+    }));
 }
 
 /** The stats of a file holding all the rows of `sources`: counts add up; a min or max survives only where every source has one. */
@@ -130,12 +120,15 @@ export function mergeStats(sources: FileStats[]): FileStats {
   return merged;
 }
 
-/** The paths removed by these versions, from their commits in the log. */
+/** The paths removed by these versions, from their commits. */
 async function removedIn(reader: LogReader, entries: LogEntry[]): Promise<Set<string>> {
   const removed = new Set<string>();
   for (const entry of entries) {
-    const commit = await reader.storage.getIfExists(logFileName(entry.version));
-    if (!commit) throw new Error(`Version ${entry.version} is complete but its commit is missing`);
+    // A version still being finalised has its commit only under its temporary name so far.
+    const commit =
+      (await reader.storage.getIfExists(logFileName(entry.version))) ??
+      (await reader.storage.getIfExists(entry.tempKey));
+    if (!commit) throw new Error(`The commit of version ${entry.version} is missing`);
     for (const action of parseCommit(commit.toString('utf8'))) if ('remove' in action) removed.add(action.remove.path);
   }
   return removed;
@@ -146,33 +139,31 @@ async function compactPartition(
   tableId: string,
   state: TableState,
   plan: PartitionPlan,
+  targetFileSize: number,
   report: MaintenanceReport,
 ): Promise<void> {
   const now = () => deps.now().getTime();
-  const adds: AddFile[] = [];
-  const removes: RemoveFile[] = [];
-  for (const bin of plan.bins) {
-    const path = `${plan.partition}/part-${randomUUID()}.zstd.parquet`;
-    const { size } = await deps.rewrite(bin, path);
-    adds.push({
-      path,
-      partitionValues: plan.partitionValues,
-      size,
-      modificationTime: now(),
-      dataChange: false,
-      stats: mergeStats(bin.map((file) => file.stats)),
-    });
-  }
-  for (const file of plan.bins.flat()) {
-    removes.push({
-      path: file.path,
-      deletionTimestamp: now(),
-      dataChange: false,
-      extendedFileMetadata: true,
-      partitionValues: file.partitionValues,
-      size: file.size,
-    });
-  }
+  const written = await deps.rewrite(
+    plan.files,
+    targetFileSize,
+    () => `${plan.partition}/part-${randomUUID()}.zstd.parquet`,
+  );
+  const adds: AddFile[] = written.map((file) => ({
+    path: file.path,
+    partitionValues: plan.partitionValues,
+    size: file.size,
+    modificationTime: now(),
+    dataChange: false,
+    stats: mergeStats(file.sources.map((source) => source.stats)),
+  }));
+  const removes: RemoveFile[] = plan.files.map((file) => ({
+    path: file.path,
+    deletionTimestamp: now(),
+    dataChange: false,
+    extendedFileMetadata: true,
+    partitionValues: file.partitionValues,
+    size: file.size,
+  }));
   const bytes = adds.reduce((sum, add) => sum + add.size, 0);
   if (report.versions.length === 0 && report.conflicts === 0) await deps.beforeFirstCommit?.();
   const version = await commitRearrangement(deps.commit, {
@@ -279,7 +270,7 @@ export async function maintainTable(
     options.minFiles ?? properties.optimizeMinFiles,
   )) {
     await deps.checkpoint?.();
-    await compactPartition(deps, tableId, state, plan, report);
+    await compactPartition(deps, tableId, state, plan, properties.targetFileSize, report);
   }
   report.filesVacuumed = await vacuum(deps, state, properties.deletedFileRetentionMs);
   report.logFilesRemoved = await cleanLog(deps, state, properties.logRetentionMs);
