@@ -70,7 +70,7 @@ function harness(clock: { now: number }) {
       writeFiles: (pending) =>
         writeDailyFiles(table.storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile: 1000 }),
     });
-  const maintenance = (minFiles = 2): MaintenanceDeps => ({
+  const maintenance = (): MaintenanceDeps => ({
     commit,
     reader,
     rewrite: (sources, targetSize, newPath) => rewriteFiles(table.storage, sources, targetSize, newPath),
@@ -81,7 +81,7 @@ function harness(clock: { now: number }) {
       ...metadataAction({ tableId: 't', name: 't', schema: envelopeSchema, partitionColumns: ['dt'], createdTime: 0 }),
       configuration: properties,
     }));
-  return { table, reader, commit, append, maintenance, setProperties, minFiles: 2 };
+  return { table, reader, commit, append, maintenance, setProperties };
 }
 
 const envelopes = (count: number, dt: string, at: number) =>
