@@ -270,6 +270,10 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       return { path: `/api/data-sets/${connection.data_set_id}` };
     },
   },
+  'POST /api/data-sets/{data_set_id}/optimize': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/optimize`, body: {} }),
+  },
   'GET /metrics': { scope: 'global', build: async () => ({ path: '/metrics' }) },
   'GET /api/tenants': { scope: 'global', build: async () => ({ path: '/api/tenants' }) },
   'POST /api/tenants': {
