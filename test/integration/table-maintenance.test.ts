@@ -82,7 +82,8 @@ describe('table maintenance in the service', () => {
     let job: { status: string; job_type: string; rows_in: number | null; error_message: string | null } | undefined;
     for (let i = 0; i < 120 && !['Succeeded', 'Failed'].includes(job?.status ?? ''); i++) {
       job = (await api.get<typeof job>(`/api/jobs/${started.body.job_id}`)).body;
-      if (!['Succeeded', 'Failed'].includes(job?.status ?? '')) await new Promise((resolve) => setTimeout(resolve, 250));
+      if (!['Succeeded', 'Failed'].includes(job?.status ?? ''))
+        await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(job).toMatchObject({ status: 'Succeeded', job_type: 'Optimize', rows_in: 36, error_message: null });
     const listed = await api.get<{ jobs: { job_id: string }[] }>(

@@ -76,7 +76,10 @@ export async function readDeltaTable(location: string, select = '*'): Promise<Ta
   expect(versions, 'versions are consecutive from 0').toEqual(versions.map((_, i) => i));
 
   // Replayed by hand: a file is live when its newest action is an add (compaction removes files).
-  const live = new Map<string, { path: string; partitionValues: Record<string, string>; size: number; stats: string }>();
+  const live = new Map<
+    string,
+    { path: string; partitionValues: Record<string, string>; size: number; stats: string }
+  >();
   for (const [index, key] of logKeys.entries()) {
     const actions = (await getBytes(s3, bucket, key))
       .toString('utf8')

@@ -1,9 +1,11 @@
 /**
  * In-memory stand-ins for a Delta table's two ports: the commit coordinator (as the DynamoDB
- * adapter keeps it: claims, completions, message ids per version) and the table's object store
+ * adapter keeps it: claims, completions, message ids per version, read through the same window of
+ * recent ids a warm writer keeps, in pages of three) and the table's object store
  * (keys in order, with modification times from an injectable clock). Every call yields to the event
  * loop first, so concurrent writers interleave at every await, as they do against real services.
  */
+import { MessageIdWindows } from '#shared/adapters/message-id-windows.ts';
 import type { LogCoordinator, LogEntry, TableStorage } from '#shared/domain/delta/commit.ts';
 
 export interface MemoryTable {
@@ -27,6 +29,22 @@ export function memoryTable(options: { clock?: () => number; jitter?: boolean; d
       ? Promise.resolve()
       : new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
 
+  const pageSize = 3;
+  const windows = new MessageIdWindows(async (_, range, newestFirst, start) => {
+    await tick();
+    const versions = [...ids.entries()]
+      .filter(
+        ([version]) =>
+          (range.above === undefined || version > range.above) && (range.below === undefined || version < range.below),
+      )
+      .sort(([a], [b]) => (newestFirst ? b - a : a - b))
+      .map(([version, held]) => ({ version, claimedAt: held.claimedAt, ids: held.ids }));
+    const from = (start as number | undefined) ?? 0;
+    return {
+      versions: versions.slice(from, from + pageSize),
+      next: from + pageSize < versions.length ? from + pageSize : undefined,
+    };
+  }, clock);
   const log: LogCoordinator = {
     async latestEntry() {
       await tick();
@@ -58,15 +76,10 @@ export function memoryTable(options: { clock?: () => number; jitter?: boolean; d
       stored.completedAt = now.toISOString();
       return true;
     },
-    async writtenMessageIds(_, messageIds, since) {
+    async writtenMessageIds(tableId, messageIds, since) {
       await tick();
       if (options.deduplicate === false) return new Set();
-      const found = new Set<string>();
-      for (const held of ids.values()) {
-        if (held.claimedAt < since) continue;
-        for (const id of held.ids) if (messageIds.includes(id)) found.add(id);
-      }
-      return found;
+      return windows.written(tableId, messageIds, since);
     },
   };
 

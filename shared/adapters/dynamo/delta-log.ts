@@ -17,12 +17,11 @@ import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandInput } f
 import type { LogCoordinator, LogEntry } from '../../domain/delta/commit.ts';
 import type { Operation, Txn } from '../../domain/delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import { type IdsPage, MessageIdWindows } from '../message-id-windows.ts';
 import { db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
 export const logEntryLifetimeMs = 30 * 86_400_000;
-const cacheWindowMs = 15 * 60_000;
-const maxCachedIds = 1_000_000;
 
 const pad = (version: number) => String(version).padStart(20, '0');
 
@@ -119,16 +118,11 @@ async function queryAll(input: QueryCommandInput): Promise<Record<string, unknow
   return items;
 }
 
-interface IdsPage {
-  versions: { version: number; claimedAt: number; ids: string[] }[];
-  next: Record<string, unknown> | undefined;
-}
-
 async function messageIdsPage(
   tableId: string,
   range: { above?: number; below?: number },
   newestFirst: boolean,
-  start?: Record<string, unknown>,
+  start: unknown,
 ): Promise<IdsPage> {
   const from = `I#${range.above === undefined ? '' : pad(range.above + 1)}`;
   const to = `I#${range.below === undefined ? '~' : pad(Math.max(0, range.below - 1))}`;
@@ -141,7 +135,7 @@ async function messageIdsPage(
       ScanIndexForward: !newestFirst,
       ConsistentRead: true,
       Limit: 100,
-      ExclusiveStartKey: start,
+      ExclusiveStartKey: start as Record<string, unknown> | undefined,
     }),
   );
   return {
@@ -154,70 +148,9 @@ async function messageIdsPage(
   };
 }
 
-/** The message ids of a contiguous run of recent versions of one table: [low, high]. */
-class RecentIds {
-  private readonly versions = new Map<number, { claimedAt: number; ids: string[] }>();
-  private readonly index = new Map<string, number>();
-  low = Number.POSITIVE_INFINITY;
-  high = -1;
-  /** Nothing older than `low` exists (the table's first versions, or expired ones). */
-  bottom = false;
-
-  get empty(): boolean {
-    return this.versions.size === 0 && this.high < 0;
-  }
-
-  highClaimedAt(): number {
-    return this.versions.get(this.high)?.claimedAt ?? Number.NEGATIVE_INFINITY;
-  }
-
-  lowClaimedAt(): number {
-    return this.versions.get(this.low)?.claimedAt ?? Number.POSITIVE_INFINITY;
-  }
-
-  add(version: number, claimedAt: number, ids: string[]): void {
-    if (this.versions.has(version)) return;
-    this.versions.set(version, { claimedAt, ids });
-    for (const id of ids) this.index.set(id, version);
-    this.low = Math.min(this.low, version);
-    this.high = Math.max(this.high, version);
-  }
-
-  has(id: string): boolean {
-    return this.index.has(id);
-  }
-
-  get size(): number {
-    return this.index.size;
-  }
-
-  /** Forgets the oldest versions: those claimed before `before`, and more while over `maxIds`. */
-  evict(before: number, maxIds: number): void {
-    const ordered = [...this.versions.keys()].sort((a, b) => a - b);
-    for (const version of ordered) {
-      const held = this.versions.get(version);
-      if (!held || version === this.high) break;
-      if (held.claimedAt >= before && this.index.size <= maxIds) break;
-      for (const id of held.ids) if (this.index.get(id) === version) this.index.delete(id);
-      this.versions.delete(version);
-      this.low = version + 1;
-      this.bottom = false;
-    }
-  }
-}
-
-const recent = new Map<string, RecentIds>();
-
-function recentIdsOf(tableId: string): RecentIds {
-  let window = recent.get(tableId);
-  if (!window) {
-    window = new RecentIds();
-    recent.set(tableId, window);
-    // A handful of tables per instance is normal; many means most are idle: keep the newest 64.
-    while (recent.size > 64) recent.delete(recent.keys().next().value as string);
-  }
-  return window;
-}
+const recent = new MessageIdWindows((tableId, range, newestFirst, start) =>
+  messageIdsPage(tableId, range, newestFirst, start),
+);
 
 export const deltaLog: LogCoordinator = {
   async latestEntry(tableId) {
@@ -305,51 +238,7 @@ export const deltaLog: LogCoordinator = {
     }
   },
 
-  async writtenMessageIds(tableId, messageIds, since) {
-    const wanted = new Set(messageIds);
-    const found = new Set<string>();
-    const keep = Date.now() - cacheWindowMs;
-    let window = recentIdsOf(tableId);
-    if (!window.empty && window.highClaimedAt() < keep) {
-      recent.delete(tableId);
-      window = recentIdsOf(tableId);
-    }
-
-    // Versions newer than the window.
-    if (!window.empty) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await messageIdsPage(tableId, { above: window.high }, false, start);
-        for (const held of page.versions) window.add(held.version, held.claimedAt, held.ids);
-        start = page.next;
-      } while (start);
-    }
-
-    // Versions older than the window, down to `since`: kept while recent and contiguous, else only checked.
-    if (!window.bottom && (window.empty || window.lowClaimedAt() >= since)) {
-      const below = window.empty ? undefined : window.low;
-      let contiguous = true;
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await messageIdsPage(tableId, below === undefined ? {} : { below }, true, start);
-        for (const held of page.versions) {
-          if (contiguous && held.claimedAt >= keep && (window.empty || held.version === window.low - 1)) {
-            window.add(held.version, held.claimedAt, held.ids);
-          } else {
-            contiguous = false;
-            for (const id of held.ids) if (wanted.has(id)) found.add(id);
-          }
-        }
-        start = page.next;
-        if (page.versions.some((held) => held.claimedAt < since)) break;
-        if (!start && contiguous) window.bottom = true;
-      } while (start);
-    }
-
-    for (const id of wanted) if (window.has(id)) found.add(id);
-    window.evict(keep, maxCachedIds);
-    return found;
-  },
+  writtenMessageIds: (tableId, messageIds, since) => recent.written(tableId, messageIds, since),
 };
 
 /** Removes a table's log items (claims, completions, message ids). */
@@ -372,7 +261,7 @@ export async function deleteTableLog(tableId: string): Promise<void> {
       pending = result.UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
     }
   }
-  recent.delete(tableId);
+  recent.forget(tableId);
 }
 
 /** The completed commits of a table, newest first: its run history (as far back as items are kept). */

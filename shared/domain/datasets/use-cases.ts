@@ -63,7 +63,9 @@ export const downloadUrlSeconds = 15 * 60;
  */
 export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, dataSetId: string) {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
-  if (!dataSet.storage_location || !dataSet.object_store_id) return { version: dataSet.version, files: [] };
+  // Nothing committed yet: nothing to read (and no need to reach a store that may be down).
+  if (!dataSet.storage_location || !dataSet.object_store_id || dataSet.version === null)
+    return { version: dataSet.version, files: [] };
   const snapshot = await deps.snapshotOf(dataSet);
   if (snapshot.version < 0) return { version: dataSet.version, files: [] };
   const files = await deps.filesOf(dataSet);

@@ -132,19 +132,35 @@ export async function openSnapshot(
       await loadListedCheckpoint();
     }
   }
-  for (let version = state.version + 1; target === undefined || version <= target; version++) {
-    objectsRead++;
-    const commit = await reader.storage.getIfExists(logFileName(version));
-    if (commit) {
-      applyActions(state, version, parseCommit(commit.toString('utf8')));
+  // Commits are fetched a window at a time, in parallel: a checkpoint is at most about ten
+  // versions behind, so one window usually reaches the end (its first missing version).
+  const window = 10;
+  let version = state.version + 1;
+  for (;;) {
+    const last = target === undefined ? version + window - 1 : Math.min(target, version + window - 1);
+    if (last < version) break;
+    const fetched = await Promise.all(
+      Array.from({ length: last - version + 1 }, (_, i) => reader.storage.getIfExists(logFileName(version + i))),
+    );
+    objectsRead += fetched.length;
+    let missing = -1;
+    for (const [i, commit] of fetched.entries()) {
+      if (!commit) {
+        missing = version + i;
+        break;
+      }
+      applyActions(state, version + i, parseCommit(commit.toString('utf8')));
+    }
+    if (missing < 0) {
+      version = last + 1;
       continue;
     }
     // No version 0 and no checkpoint yet: a new table, or a cleaned-up log whose hint is missing.
-    if (version === 0 && (await loadListedCheckpoint())) {
-      version = state.version;
+    if (missing === 0 && (await loadListedCheckpoint())) {
+      version = state.version + 1;
       continue;
     }
-    if (target !== undefined) throw new VersionNotFound(version);
+    if (target !== undefined) throw new VersionNotFound(missing);
     break;
   }
   return { state, objectsRead, checkpoint };
