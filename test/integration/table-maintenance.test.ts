@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
