@@ -6,8 +6,11 @@
  */
 
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import type { LogReader } from '../domain/delta/snapshot.ts';
+import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
+import { commitMetadata } from '../domain/delta/commit.ts';
+import { type LogReader, openSnapshot } from '../domain/delta/snapshot.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
+import { deltaLog } from './dynamo/delta-log.ts';
 import { getObjectStore } from './dynamo/object-stores.ts';
 import { getTenant } from './dynamo/tenants.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
@@ -43,3 +46,13 @@ export async function tableReader(dataSet: DataSet): Promise<LogReader & { stora
 export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
   await recordDataSetVersion(dataSet.data_set_id, version, new Date());
 }
+
+/** A metadata change (table properties) committed as the table's next version; the next checkpoint carries it. */
+export const commitTableMetadata: MetadataCommitter = async (dataSet, change) => {
+  const reader = await tableReader(dataSet);
+  return commitMetadata(
+    { log: deltaLog, storage: reader.storage, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
+    dataSet.data_set_id,
+    async (latest) => change(latest < 0 ? null : (await openSnapshot(reader, { version: latest })).state.metadata),
+  );
+};

@@ -6,6 +6,8 @@ import {
   listDataSetsQuery,
   listDataSetsResponse,
   optimizeBody,
+  tablePropertiesBody,
+  tablePropertiesResponse,
 } from '../http/schemas/data-sets.ts';
 import { createJobResponse } from '../http/schemas/jobs.ts';
 import { type RouteSpec, table } from './spec.ts';
@@ -63,5 +65,17 @@ export const dataSetRoutes = {
     body: optimizeBody,
     responses: { 202: createJobResponse },
     access: { table: 'readWrite', queues: { jobs: 'send' } },
+  },
+  'PUT /api/data-sets/{data_set_id}/table-properties': {
+    entry: 'functions/data-sets/put-table-properties.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.delete',
+    summary:
+      "Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    body: tablePropertiesBody,
+    responses: { 200: tablePropertiesResponse },
+    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
   },
 } as const satisfies Record<string, RouteSpec>;

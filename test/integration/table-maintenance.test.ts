@@ -51,7 +51,7 @@ function batchOf(hook: Webhook, count: number): { event: SQSEvent; ids: string[]
 }
 
 describe('table maintenance in the service', () => {
-  it('checkpoints every 10 versions, then compacts a day on request, every row still there once', async () => {
+  it('checkpoints every 10 versions, sets table properties, then compacts a day on request, every row still there once', async () => {
     const hook = await createWebhook(api);
     useServiceEnvironment();
     const { handler } = await import('../../functions/ingest/write-batch.ts');
@@ -71,6 +71,20 @@ describe('table maintenance in the service', () => {
 
     const before = await api.get<{ files: unknown[] }>(`/api/data-sets/${hook.dataSetId}/files`);
     expect(before.body.files).toHaveLength(12);
+
+    const propertiesPath = `/api/data-sets/${hook.dataSetId}/table-properties`;
+    const unknown = await api.put(propertiesPath, { json: { properties: { 'delta.appendOnly': 'true' } } });
+    expect(unknown.status).toBe(400);
+    const unsafe = await api.put(propertiesPath, {
+      json: { properties: { 'delta.deletedFileRetentionDuration': 'interval 1 second' } },
+    });
+    expect(unsafe.status).toBe(400);
+    const set = await api.put<{ version: number; effective: { target_file_size: number; checkpoint_interval: number } }>(
+      propertiesPath,
+      { json: { properties: { 'delta.targetFileSize': '2097152', 'delta.checkpointInterval': '20' } } },
+    );
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ version: 12, effective: { target_file_size: 2_097_152, checkpoint_interval: 20 } });
 
     const refused = await api.post(`/api/data-sets/${hook.dataSetId}/optimize`, { json: { target_size: 1 } });
     expect(refused.status).toBe(400);
@@ -95,7 +109,7 @@ describe('table maintenance in the service', () => {
       `/api/data-sets/${hook.dataSetId}/files`,
     );
     expect(after.body.files).toHaveLength(1);
-    expect(after.body.version).toBe(12);
+    expect(after.body.version).toBe(13);
     const table = await readEnvelopeTable(location);
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(sent.sort());
   });

@@ -274,6 +274,15 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/optimize`, body: {} }),
   },
+  'PUT /api/data-sets/{data_set_id}/table-properties': {
+    scope: 'tenant',
+    // The world's data set has no commit yet: an authorised caller is told so (409).
+    allowedStatus: 409,
+    build: async ({ world }) => ({
+      path: `/api/data-sets/${world.dataSetId}/table-properties`,
+      body: { properties: { 'delta.checkpointInterval': '20' } },
+    }),
+  },
   'GET /metrics': { scope: 'global', build: async () => ({ path: '/metrics' }) },
   'GET /api/tenants': { scope: 'global', build: async () => ({ path: '/api/tenants' }) },
   'POST /api/tenants': {

@@ -1,3 +1,5 @@
+import { type Metadata, metadataAction } from '../delta/log.ts';
+import { tableProperties, validateProperties } from '../delta/properties.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
@@ -106,4 +108,60 @@ export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dat
   }
   await deps.deleteLog(dataSetId);
   await deps.deleteDataSetItem(dataSetId);
+}
+
+/** Commits a new metadata action on top of the table's latest version (the change sees that version's metadata). */
+export type MetadataCommitter = (
+  dataSet: DataSet,
+  change: (current: Metadata | null) => Metadata,
+) => Promise<{ version: number; metadata: Metadata }>;
+
+/**
+ * Set table properties (delta.checkpointInterval, delta.deletedFileRetentionDuration,
+ * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles).
+ * Input: the data set, the properties (a value of "" removes one). Output: the table's version and
+ * the properties in force.
+ *  1. The data set must be visible, its tenant writable, its table written at least once (409).
+ *  2. Names and values are checked (400): unknown names, unreadable or unsafe values.
+ *  3. A metadata action with the merged configuration is committed as a new version
+ *     (operation SET TBLPROPERTIES); every writer and reader takes it from the log.
+ */
+export async function setTableProperties(
+  deps: DataSetRecords & { commitMetadata: MetadataCommitter },
+  principal: Principal,
+  dataSetId: string,
+  properties: Record<string, string>,
+) {
+  const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  await tenantFor(deps, principal, dataSet.tenant_id, 'write');
+  const removed = Object.keys(properties).filter((key) => properties[key] === '');
+  validateProperties(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
+  if (!dataSet.storage_location || dataSet.version === null)
+    throw conflict('The table has no version yet; set its properties after its first write');
+  const committed = await deps.commitMetadata(dataSet, (current) => {
+    const base =
+      current ??
+      metadataAction({
+        tableId: dataSet.data_set_id,
+        name: dataSet.name,
+        schema: dataSet.schema_json,
+        partitionColumns: dataSet.partitioning.columns,
+        createdTime: Date.parse(dataSet.created_at),
+      });
+    const configuration = { ...base.configuration, ...properties };
+    for (const key of removed) delete configuration[key];
+    return { ...base, configuration };
+  });
+  const effective = tableProperties(committed.metadata.configuration);
+  return {
+    version: committed.version,
+    properties: committed.metadata.configuration,
+    effective: {
+      checkpoint_interval: effective.checkpointInterval,
+      deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
+      log_retention_seconds: effective.logRetentionMs / 1000,
+      target_file_size: effective.targetFileSize,
+      optimize_min_files: effective.optimizeMinFiles,
+    },
+  };
 }

@@ -384,26 +384,33 @@ export async function commitRearrangement(deps: CommitDeps, request: RearrangeRe
   return result.version;
 }
 
-/** Commit a change of the table's metadata (its properties), on top of whatever the latest version is. */
+/**
+ * Commit a change of the table's metadata on top of whatever the latest version is: `change` gets
+ * the version it builds on and is asked again when another writer won that version.
+ */
 export async function commitMetadata(
   deps: CommitDeps,
   tableId: string,
   change: (latest: number) => Promise<Metadata>,
-): Promise<number> {
+): Promise<{ version: number; metadata: Metadata }> {
   const base = await recoverTable(deps, tableId);
-  const commitFor = async (latest: number): Promise<Commit> => ({
-    operation: 'SET TBLPROPERTIES',
-    metadata: await change(latest),
-    adds: [],
-    removes: [],
-    txn: null,
-    rows: 0,
-    bytes: 0,
-    messageIds: [],
-  });
+  let metadata: Metadata | null = null;
+  const commitFor = async (latest: number): Promise<Commit> => {
+    metadata = await change(latest);
+    return {
+      operation: 'SET TBLPROPERTIES',
+      metadata,
+      adds: [],
+      removes: [],
+      txn: null,
+      rows: 0,
+      bytes: 0,
+      messageIds: [],
+    };
+  };
   const result = await claimNextVersion(deps, tableId, await commitFor(base.version), 1, base, async (winners) =>
     commitFor(Math.max(...winners.map((winner) => winner.version))),
   );
-  if (result.version === null) throw new Error('A metadata change cannot be given up');
-  return result.version;
+  if (result.version === null || !metadata) throw new Error('A metadata change cannot be given up');
+  return { version: result.version, metadata };
 }
