@@ -153,7 +153,7 @@ if (want('table')) {
     `### A table of ${result.build.commits.toLocaleString('en')} commits (${result.build.rowsPerCommit} envelopes each, 8 writers at once), built in ${result.build.seconds.toFixed(0)} s`,
     '',
   );
-  row('opening the latest snapshot (version ' + open.version + ')', 'log objects read', 'ms', 'target');
+  row(`opening the latest snapshot (version ${open.version})`, 'log objects read', 'ms', 'target');
   row('---', '---', '---', '---');
   row(
     `from checkpoint ${open.withCheckpoint.checkpoint}`,

@@ -79,12 +79,17 @@ describe('table maintenance in the service', () => {
       json: { properties: { 'delta.deletedFileRetentionDuration': 'interval 1 second' } },
     });
     expect(unsafe.status).toBe(400);
-    const set = await api.put<{ version: number; effective: { target_file_size: number; checkpoint_interval: number } }>(
-      propertiesPath,
-      { json: { properties: { 'delta.targetFileSize': '2097152', 'delta.checkpointInterval': '20' } } },
-    );
+    const set = await api.put<{
+      version: number;
+      effective: { target_file_size: number; checkpoint_interval: number };
+    }>(propertiesPath, {
+      json: { properties: { 'delta.targetFileSize': '2097152', 'delta.checkpointInterval': '20' } },
+    });
     expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ version: 12, effective: { target_file_size: 2_097_152, checkpoint_interval: 20 } });
+    expect(set.body).toMatchObject({
+      version: 12,
+      effective: { target_file_size: 2_097_152, checkpoint_interval: 20 },
+    });
 
     const refused = await api.post(`/api/data-sets/${hook.dataSetId}/optimize`, { json: { target_size: 1 } });
     expect(refused.status).toBe(400);
