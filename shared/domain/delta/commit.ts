@@ -116,8 +116,10 @@ function splitTemporaryCommit(content: string): { delta: string; messageIds: str
   };
 }
 
-async function finalize(deps: CommitDeps, tableId: string, entry: LogEntry): Promise<void> {
-  const { delta, messageIds } = splitTemporaryCommit((await deps.storage.get(entry.tempKey)).toString('utf8'));
+/** `written`: the temporary commit's content, when the caller is the writer that just wrote it. */
+async function finalize(deps: CommitDeps, tableId: string, entry: LogEntry, written?: string): Promise<void> {
+  const content = written ?? (await deps.storage.get(entry.tempKey)).toString('utf8');
+  const { delta, messageIds } = splitTemporaryCommit(content);
   await deps.storage.put(logFileName(entry.version), delta, 'application/json');
   if (messageIds.length > 0) await deps.log.recordMessageIds(tableId, entry, messageIds);
   if (await deps.log.markComplete(tableId, entry, deps.now?.() ?? new Date())) {
@@ -191,7 +193,8 @@ async function claimNextVersion(
       timestamp,
       operation: commit.operation,
     });
-    await deps.storage.put(tempKey, temporaryCommit(delta, commit.messageIds), 'application/json');
+    const temporary = temporaryCommit(delta, commit.messageIds);
+    await deps.storage.put(tempKey, temporary, 'application/json');
     const entry: LogEntry = {
       version,
       runId,
@@ -209,7 +212,7 @@ async function claimNextVersion(
       attempt,
     };
     if (await deps.log.claimVersion(tableId, entry)) {
-      await finalize(deps, tableId, entry);
+      await finalize(deps, tableId, entry, temporary);
       return { version, commit };
     }
 
