@@ -131,7 +131,9 @@ describe('appending to a Delta table through the coordinator', () => {
     ['w4-1', 'shared-1'],
   ];
 
-  it('keeps every row exactly once and the versions consecutive with 4 writers racing, overlapping ids included', async () => {
+  it('keeps every row exactly once and the versions consecutive with 4 writers racing, overlapping ids included', {
+    timeout: 60_000,
+  }, async () => {
     for (let round = 0; round < 20; round++) {
       const table = memoryTable();
       const completed: number[] = [];
@@ -146,7 +148,9 @@ describe('appending to a Delta table through the coordinator', () => {
     }
   });
 
-  it('writes the shared ids more than once when the check is switched off (the race test can fail)', async () => {
+  it('writes the shared ids more than once when the check is switched off (the race test can fail)', {
+    timeout: 60_000,
+  }, async () => {
     let duplicated = 0;
     for (let round = 0; round < 5; round++) {
       const table = memoryTable({ deduplicate: false });

@@ -136,7 +136,8 @@ async function countLive(objects: Map<string, { bytes: Buffer }>, live: Set<stri
   return { total: Number(row?.total), distinct: Number(row?.distinct_ids) };
 }
 
-describe('checkpoints', () => {
+// Real Parquet encoding and DuckDB: seconds on a busy machine, not milliseconds.
+describe('checkpoints', { timeout: 60_000 }, () => {
   it('are written every 10 versions, read by DuckDB, and with the commits after them give the full replay', async () => {
     const clock = { now: Date.parse('2026-11-20T10:00:00Z') };
     const { table, append } = harness(clock);
@@ -192,7 +193,7 @@ describe('checkpoints', () => {
   });
 });
 
-describe('compaction', () => {
+describe('compaction', { timeout: 60_000 }, () => {
   it('rewrites a day of small files into files near the target, with every row exactly once', async () => {
     const clock = { now: Date.parse('2026-11-20T10:00:00Z') };
     const { table, append, maintenance, setProperties, reader } = harness(clock);
@@ -255,7 +256,7 @@ describe('compaction', () => {
   });
 });
 
-describe('vacuum and log clean-up', () => {
+describe('vacuum and log clean-up', { timeout: 60_000 }, () => {
   it('delete removed files after their retention and old log files only behind a checkpoint, keeping time travel within retention', async () => {
     const clock = { now: Date.parse('2026-10-01T10:00:00Z') };
     const { table, append, maintenance, reader } = harness(clock);
