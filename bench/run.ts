@@ -150,7 +150,7 @@ if (want('table')) {
   const open = result.open;
   lines.push(
     '',
-    `### A table of ${result.build.commits.toLocaleString('en')} commits (${result.build.rowsPerCommit} envelopes each, 8 writers at once), built in ${result.build.seconds.toFixed(0)} s`,
+    `### A table of ${result.build.commits.toLocaleString('en')} commits (${result.build.rowsPerCommit} envelopes each, 4 writers at once, ${result.build.retried} commits retried), built in ${result.build.seconds.toFixed(0)} s`,
     '',
   );
   row(`opening the latest snapshot (version ${open.version})`, 'log objects read', 'ms', 'target');
