@@ -9,9 +9,9 @@
  * exactly-once check reach back that far, beyond the ingest queue's retention (4 days) and its
  * dead-letter queue's (14 days). A table idle for longer keeps its place in its own `_delta_log/`.
  *
- * The message ids of recent versions stay in memory (per table, 15 minutes of versions), so a warm
- * writer reads only the versions committed since its last look; an older envelope (a redrive) makes
- * it read further back, page by page, without keeping what it reads.
+ * The exactly-once check reads the I# items through a window of recent ids kept in memory
+ * (shared/adapters/message-id-windows.ts): a warm writer reads only the versions committed since
+ * its last look; an older envelope (a redrive) makes it read further back, page by page.
  */
 import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LogCoordinator, LogEntry } from '../../domain/delta/commit.ts';
