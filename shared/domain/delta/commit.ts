@@ -116,11 +116,17 @@ function splitTemporaryCommit(content: string): { delta: string; messageIds: str
   };
 }
 
-/** `written`: the temporary commit's content, when the caller is the writer that just wrote it. */
+/**
+ * `written`: the temporary commit's content, when the caller is the writer that just wrote it. A
+ * writer finishing someone else's commit copies it only when the copy is not there yet: on a store
+ * whose writes are not atomic (the local S3 stand-in writes in place), rewriting a commit file
+ * could hand a concurrent reader half of it.
+ */
 async function finalize(deps: CommitDeps, tableId: string, entry: LogEntry, written?: string): Promise<void> {
   const content = written ?? (await deps.storage.get(entry.tempKey)).toString('utf8');
   const { delta, messageIds } = splitTemporaryCommit(content);
-  await deps.storage.put(logFileName(entry.version), delta, 'application/json');
+  if (written !== undefined || !(await deps.storage.getIfExists(logFileName(entry.version))))
+    await deps.storage.put(logFileName(entry.version), delta, 'application/json');
   if (messageIds.length > 0) await deps.log.recordMessageIds(tableId, entry, messageIds);
   if (await deps.log.markComplete(tableId, entry, deps.now?.() ?? new Date())) {
     await deps.hooks.onCompleted({ ...entry, complete: true });
