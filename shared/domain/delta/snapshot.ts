@@ -120,6 +120,17 @@ export async function openSnapshot(
     return found >= 0 && (await loadCheckpoint(found));
   };
 
+  // Commits are fetched a window at a time, in parallel: a checkpoint is at most about ten
+  // versions behind, so one window usually reaches the end (its first missing version). The first
+  // window is fetched while the checkpoint is read.
+  const window = 10;
+  const fetchWindow = (from: number) => {
+    const last = target === undefined ? from + window - 1 : Math.min(target, from + window - 1);
+    return Promise.all(
+      Array.from({ length: Math.max(0, last - from + 1) }, (_, i) => reader.storage.getIfExists(logFileName(from + i))),
+    );
+  };
+  let prefetched: { from: number; commits: Promise<(Buffer | null)[]> } | null = null;
   if (options.from && (target === undefined || options.from.version <= target)) {
     state = copyState(options.from);
   } else {
@@ -127,21 +138,19 @@ export async function openSnapshot(
     const hint = await reader.storage.getIfExists(lastCheckpointFile);
     const hinted = hint ? Number((JSON.parse(hint.toString('utf8')) as { version: number }).version) : -1;
     if (hinted >= 0 && (target === undefined || hinted <= target)) {
+      prefetched = { from: hinted + 1, commits: fetchWindow(hinted + 1) };
       if (!(await loadCheckpoint(hinted))) await loadListedCheckpoint();
     } else if (hinted >= 0) {
       await loadListedCheckpoint();
     }
   }
-  // Commits are fetched a window at a time, in parallel: a checkpoint is at most about ten
-  // versions behind, so one window usually reaches the end (its first missing version).
-  const window = 10;
   let version = state.version + 1;
   for (;;) {
     const last = target === undefined ? version + window - 1 : Math.min(target, version + window - 1);
     if (last < version) break;
-    const fetched = await Promise.all(
-      Array.from({ length: last - version + 1 }, (_, i) => reader.storage.getIfExists(logFileName(version + i))),
-    );
+    const fetched = prefetched?.from === version ? await prefetched.commits : await fetchWindow(version);
+    if (prefetched && prefetched.from !== version) objectsRead += (await prefetched.commits).length;
+    prefetched = null;
     objectsRead += fetched.length;
     let missing = -1;
     for (const [i, commit] of fetched.entries()) {
