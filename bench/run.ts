@@ -4,6 +4,8 @@
  *   ingest    the local front under load beside a bare node:http server, handler CPU, freshness,
  *             and whether every 202 reached the table
  *   functions every function bundled as it deploys: size, cold init, whether it loads Parquet
+ *   table     a Delta table of 10,000 commits: DynamoDB units per event, opening it with and without
+ *             checkpoints, compaction (bench/table.ts)
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
@@ -136,6 +138,54 @@ if (want('functions')) {
     `API functions: ${api.length}, largest ${kb(Math.max(...api.map((fn) => fn.bytes)))} KB, ` +
       `slowest init ${Math.max(...api.map((fn) => fn.initMs)).toFixed(1)} ms; targets missed: ${misses.length ? misses.join(', ') : 'none'}`,
     `the runtime's DynamoDB client alone (client-dynamodb + lib-dynamodb, nothing of ours): ${dynamoDbClientMs.toFixed(1)} ms`,
+    '',
+  );
+}
+
+if (want('table')) {
+  const result = runChild('table.ts');
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+  lines.push('### DynamoDB units per event of the commit path (warm writer, ReturnConsumedCapacity)', '');
+  row('envelopes per batch', 'read units per event', 'write units per event', 'target');
+  row('---', '---', '---', '---');
+  for (const unit of result.units)
+    row(unit.batch, unit.readPerEvent.toFixed(4), unit.writePerEvent.toFixed(4), '≤ 0.1 each');
+  const open = result.open;
+  lines.push(
+    '',
+    `### A table of ${result.build.commits.toLocaleString('en')} commits (${result.build.rowsPerCommit} envelopes each, 4 writers at once, ${result.build.retried} commits retried), built in ${result.build.seconds.toFixed(0)} s`,
+    '',
+  );
+  row(`opening the latest snapshot (version ${open.version})`, 'log objects read', 'ms', 'target');
+  row('---', '---', '---', '---');
+  row(
+    `from checkpoint ${open.withCheckpoint.checkpoint}`,
+    open.withCheckpoint.objectsRead,
+    open.withCheckpoint.ms.toFixed(0),
+    '≤ 12 objects, ≤ 300 ms',
+  );
+  row('replaying every JSON commit', open.withoutCheckpoint.objectsRead, open.withoutCheckpoint.ms.toFixed(0), '');
+  lines.push('', `same live files both ways: ${open.sameFiles ? 'yes' : 'NO'}`, '');
+  const compaction = result.compaction;
+  row('day', 'files before', 'bytes before', 'files after', 'bytes after', 'target: ≤ ceil(bytes / 128 MiB) + 1');
+  row('---', '---', '---', '---', '---', '---');
+  for (const [day, before] of Object.entries(compaction.before) as [string, { files: number; bytes: number }][]) {
+    const after = compaction.after[day] ?? { files: 0, bytes: 0 };
+    const bound = Math.ceil(after.bytes / compaction.targetBytes) + 1;
+    row(
+      day,
+      before.files,
+      kb(before.bytes),
+      after.files,
+      kb(after.bytes),
+      `${bound}${after.files <= bound ? '' : ' MISSED'}`,
+    );
+  }
+  lines.push(
+    '',
+    `maintenance run: ${compaction.seconds.toFixed(1)} s (${compaction.report.filesRemoved} files removed, ${compaction.report.filesAdded} added, ` +
+      `${compaction.report.logFilesRemoved} temporary commits cleaned), RSS growth ${(compaction.rssGrowthBytes / 1024 / 1024).toFixed(0)} MB; ` +
+      `rows ${compaction.rows.after.toLocaleString('en')} of ${compaction.rows.expected.toLocaleString('en')}; opening afterwards reads ${compaction.openAfter.objectsRead} log objects`,
     '',
   );
 }

@@ -175,6 +175,13 @@ export const schedules: Record<string, ScheduleSpec> = {
     access: { table: 'readWrite' },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
+  'table-maintenance': {
+    entry: 'functions/maintenance/schedule.ts',
+    summary: 'Queues an Optimize job (compaction, vacuum, log clean-up) for every Delta table a writer marked due',
+    everyMinutes: 60,
+    access: { table: 'readWrite', queues: { jobs: 'send' } },
+    function: { memoryMb: 256, timeoutSeconds: 60 },
+  },
 };
 
 /** The function CloudFormation runs during each deployment (a custom resource), not on any event. */

@@ -17,7 +17,7 @@ import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
 const deps: DeadLetterDeps = {
-  writtenMessageIds: (dataSetId, ids) => deltaLog.writtenMessageIds(dataSetId, ids),
+  writtenMessageIds: (dataSetId, ids, since) => deltaLog.writtenMessageIds(dataSetId, ids, since),
   lastDeliveryFailure,
   getSource,
   async connectionOfDataSet(dataSetId) {

@@ -5,12 +5,13 @@
  */
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { tableAt } from '#shared/adapters/delta-tables.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { markUnwritten, markWritten, recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
 import { countQuietly } from '#shared/adapters/metrics.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { platformBucket, platformS3 } from '#shared/adapters/s3/platform-bucket.ts';
-import { fixStorage, recordCommit, tableAt } from '#shared/adapters/table-storage.ts';
+import { fixStorage, recordCommit } from '#shared/adapters/table-storage.ts';
 import { type Envelope, type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import {
   type BatchWriterDeps,

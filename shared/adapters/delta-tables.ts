@@ -1,16 +1,77 @@
 /**
- * Reading and writing Delta tables' data files: envelopes read back for pipelines and queries,
- * pipeline rows appended as Parquet. Only the batch writer and the job runner load this module
- * (it brings apache-arrow and parquet-wasm).
+ * Writing data sets' Delta tables: commits with their checkpoints, envelopes read back for
+ * pipelines and queries, pipeline rows appended as Parquet, and maintenance runs (compaction,
+ * vacuum, log clean-up). Only the batch writer and the job runner load this module (it brings
+ * apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
 import type { DataSet } from '../domain/datasets/model.ts';
-import { appendToTable } from '../domain/delta/commit.ts';
+import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
+import { appendToTable, type CommitDeps, type LogEntry } from '../domain/delta/commit.ts';
 import { writeDailyFiles } from '../domain/delta/daily-files.ts';
 import type { AddFile } from '../domain/delta/log.ts';
+import {
+  type MaintenanceDeps,
+  type MaintenanceReport,
+  maintainTable,
+  planCompaction,
+} from '../domain/delta/maintenance.ts';
+import { tableProperties } from '../domain/delta/properties.ts';
+import { type LogReader, SnapshotCache } from '../domain/delta/snapshot.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, StoredEnvelope } from '../domain/pipelines/run-pipeline.ts';
+import { logger } from '../observability/logger.ts';
+import { deltaLog } from './dynamo/delta-log.ts';
+import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
+import { encodeCheckpoint } from './parquet/checkpoint-writer.ts';
+import { rewriteFiles } from './parquet/compaction.ts';
 import { type CellValue, maxRowsPerFile, readParquet, writeParquet } from './parquet/parquet-files.ts';
-import { fixStorage, recordCommit, tableAt, tableFiles } from './table-storage.ts';
+import { fixStorage, recordCommit, tableFiles, tableReader } from './table-storage.ts';
+
+/** Table states of this instance: a checkpoint reads only the commits since the previous one it saw. */
+const snapshots = new SnapshotCache();
+
+/** Every this many versions a writer also asks for a maintenance run, so old log files get cleaned up. */
+const maintenanceEveryVersions = 1000;
+
+/**
+ * After a version is complete: its checkpoint when one is due, and a maintenance run asked for when
+ * a partition has piled up small files. Never fails the commit: a missed checkpoint only makes
+ * readers replay more commits until the next one.
+ */
+async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry): Promise<void> {
+  const tableId = dataSet.data_set_id;
+  const cached = snapshots.peek(tableId);
+  const interval = tableProperties(cached?.metadata?.configuration ?? {}).checkpointInterval;
+  if (entry.version === 0 || (entry.version % interval !== 0 && entry.version % maintenanceEveryVersions !== 0)) return;
+  try {
+    const { state } = await snapshots.open(tableId, reader, entry.version);
+    if (checkpointDue(entry.version, state))
+      await writeCheckpoint(reader.storage as CommitDeps['storage'], encodeCheckpoint, state, Date.now());
+    const properties = tableProperties(state.metadata?.configuration ?? {});
+    if (
+      entry.version % maintenanceEveryVersions === 0 ||
+      planCompaction(state.files.values(), properties.targetFileSize, properties.optimizeMinFiles).length > 0
+    )
+      await markMaintenanceDue(tableId, dataSet.tenant_id, new Date());
+  } catch (error) {
+    snapshots.forget(tableId);
+    logger.warn('Checkpoint not written', {
+      data_set_id: tableId,
+      version: entry.version,
+      error: (error as Error).message,
+    });
+  }
+}
+
+export interface TableWriter extends Omit<CommitDeps, 'hooks'> {
+  /** Checkpoints and maintenance requests; run it from the commit's onCompleted hook. */
+  afterCommit(entry: LogEntry): Promise<void>;
+}
+
+export async function tableAt(dataSet: DataSet): Promise<TableWriter> {
+  const reader = await tableReader(dataSet);
+  return { log: deltaLog, storage: reader.storage, afterCommit: (entry) => afterCommit(dataSet, reader, entry) };
+}
 
 /** The message ids and raw payloads of one envelope file. */
 export async function readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]> {
@@ -24,13 +85,30 @@ export async function readEnvelopes(dataSet: DataSet, file: AddFile): Promise<St
   return envelopes;
 }
 
-/** Appends decoded rows to a pipeline's output table: one file per day and chunk, once per source message. */
-export async function appendRows(output: DataSet, columns: ColumnDefinition[], rows: DecodedRow[], attempt: number) {
+/**
+ * Appends decoded rows to a pipeline's output table: one file per day and chunk, exactly once per
+ * run, recorded as the pipeline's txn (appId = the pipeline, version = the last source version read).
+ */
+export async function appendRows(
+  output: DataSet,
+  columns: ColumnDefinition[],
+  rows: DecodedRow[],
+  attempt: number,
+  txn: { appId: string; version: number; after: number; readVersion: number },
+) {
   const table = await fixStorage(output);
-  const deps = await tableAt(table);
+  const writer = await tableAt(table);
   const specs = columns.map((column) => ({ name: column.name, type: column.type, nullable: true }));
   const result = await appendToTable(
-    { ...deps, hooks: { onCompleted: (entry) => recordCommit(table, entry.version) } },
+    {
+      ...writer,
+      hooks: {
+        async onCompleted(entry) {
+          await recordCommit(table, entry.version);
+          await writer.afterCommit(entry);
+        },
+      },
+    },
     {
       tableId: table.data_set_id,
       metadata: {
@@ -41,10 +119,10 @@ export async function appendRows(output: DataSet, columns: ColumnDefinition[], r
         createdTime: Date.parse(table.created_at),
       },
       rows,
-      deduplicate: true,
+      txn,
       attempt,
       writeFiles: (pending) =>
-        writeDailyFiles(deps.storage, pending, {
+        writeDailyFiles(writer.storage, pending, {
           dayOf: (row) => row.dt,
           encode: (chunk) =>
             writeParquet(
@@ -56,4 +134,40 @@ export async function appendRows(output: DataSet, columns: ColumnDefinition[], r
     },
   );
   return { version: result.version, written: result.written };
+}
+
+/**
+ * One maintenance run of a data set's table: compaction of partitions with at least `minFiles`
+ * small files (the table's `tributary.optimize.minFiles` when absent), vacuum, log clean-up.
+ */
+export async function maintainDataSet(
+  dataSet: DataSet,
+  options: { minFiles?: number },
+  control: Pick<MaintenanceDeps, 'checkpoint' | 'beforeFirstCommit'> & { now?: () => Date } = {},
+): Promise<MaintenanceReport | null> {
+  if (!dataSet.storage_location || !dataSet.object_store_id) return null;
+  const writer = await tableAt(dataSet);
+  const reader = await tableReader(dataSet);
+  const now = control.now ?? (() => new Date());
+  return maintainTable(
+    {
+      commit: {
+        ...writer,
+        now,
+        hooks: {
+          async onCompleted(entry) {
+            await recordCommit(dataSet, entry.version);
+            await writer.afterCommit(entry);
+          },
+        },
+      },
+      reader,
+      rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.storage, sources, targetSize, newPath),
+      now,
+      ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
+      ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
+    },
+    dataSet.data_set_id,
+    options,
+  );
 }

@@ -1,15 +1,20 @@
 /**
- * Where a data set's Delta table lives and how to commit to it: fixed at its first write (the
- * tenant's default store then), reached with the store's own credentials.
+ * Where a data set's Delta table lives and how to read it: fixed at its first write (the tenant's
+ * default store then), reached with the store's own credentials. Opening a snapshot needs no
+ * WebAssembly (checkpoints are read with hyparquet), so API functions read tables through here;
+ * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
 
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import type { CommitDeps } from '../domain/delta/commit.ts';
+import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
+import { commitMetadata } from '../domain/delta/commit.ts';
+import { type LogReader, openSnapshot } from '../domain/delta/snapshot.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
 import { deltaLog } from './dynamo/delta-log.ts';
 import { getObjectStore } from './dynamo/object-stores.ts';
 import { getTenant } from './dynamo/tenants.ts';
-import { tableLocation } from './s3/tenant-stores.ts';
+import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
+import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
 
 /** The data set with its store and location fixed: the tenant's default store at its first write. */
 export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
@@ -27,16 +32,27 @@ export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
   );
 }
 
-export async function tableFiles(dataSet: DataSet) {
+export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
   const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
   if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
   return tableLocation(store, dataSet.storage_location);
 }
 
-export async function tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>> {
-  return { log: deltaLog, storage: await tableFiles(dataSet) };
+/** What opening a snapshot of the data set's table needs. */
+export async function tableReader(dataSet: DataSet): Promise<LogReader & { storage: TableLocation }> {
+  return { storage: await tableFiles(dataSet), decodeCheckpoint };
 }
 
 export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
   await recordDataSetVersion(dataSet.data_set_id, version, new Date());
 }
+
+/** A metadata change (table properties) committed as the table's next version; the next checkpoint carries it. */
+export const commitTableMetadata: MetadataCommitter = async (dataSet, change) => {
+  const reader = await tableReader(dataSet);
+  return commitMetadata(
+    { log: deltaLog, storage: reader.storage, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
+    dataSet.data_set_id,
+    async (latest) => change(latest < 0 ? null : (await openSnapshot(reader, { version: latest })).state.metadata),
+  );
+};

@@ -5,7 +5,11 @@ import {
   dataSetIdParams,
   listDataSetsQuery,
   listDataSetsResponse,
+  optimizeBody,
+  tablePropertiesBody,
+  tablePropertiesResponse,
 } from '../http/schemas/data-sets.ts';
+import { createJobResponse } from '../http/schemas/jobs.ts';
 import { listing, type RouteSpec, table } from './spec.ts';
 
 export const dataSetRoutes = {
@@ -49,5 +53,29 @@ export const dataSetRoutes = {
     params: dataSetIdParams,
     responses: { 200: dataSetFiles },
     access: { table: 'read', tenantStores: true, secretsKey: true },
+  },
+  'POST /api/data-sets/{data_set_id}/optimize': {
+    entry: 'functions/data-sets/optimize.ts',
+    auth: 'apiKey',
+    permission: 'jobs.write',
+    summary:
+      "Start a maintenance run of the data set's table (a job of type Optimize): compacts day partitions with small files, vacuums files removed over 7 days ago",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    body: optimizeBody,
+    responses: { 202: createJobResponse },
+    access: { table: 'readWrite', queues: { jobs: 'send' } },
+  },
+  'PUT /api/data-sets/{data_set_id}/table-properties': {
+    entry: 'functions/data-sets/put-table-properties.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.delete',
+    summary:
+      "Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    body: tablePropertiesBody,
+    responses: { 200: tablePropertiesResponse },
+    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -81,6 +81,9 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'GET /api/data-sets/{data_set_id}/files': [200, 200, 200, 200],
   'GET /api/data-sets/{data_set_id}/runs': [200, 200, 200, 200],
   'DELETE /api/data-sets/{data_set_id}': [204, 204, 403, 403],
+  'POST /api/data-sets/{data_set_id}/optimize': [202, 202, 202, 403],
+  // The fixture's data set has no commit yet: a caller who may set its properties is told so.
+  'PUT /api/data-sets/{data_set_id}/table-properties': [409, 409, 403, 403],
   'GET /api/pipelines': [200, 200, 200, 200],
   'POST /api/pipelines': [201, 201, 201, 403],
   'GET /api/pipelines/{pipeline_id}': [200, 200, 200, 200],

@@ -1,6 +1,7 @@
 /**
- * Reads a Delta table the way an outside reader would: the `_delta_log/` commits from S3, then the
- * Parquet files they add, through DuckDB (an independent Parquet reader). It checks the log as it
+ * Reads a Delta table the way an outside reader would: the `_delta_log/` commits from S3, replayed
+ * from version 0 (adds minus removes), then the live Parquet files, through DuckDB (an independent
+ * Parquet reader). It checks the log as it
  * goes: consecutive versions from 0, protocol and metadata in version 0, every added file present
  * with the size and record count the log claims, partition values matching the path.
  */
@@ -74,7 +75,11 @@ export async function readDeltaTable(location: string, select = '*'): Promise<Ta
   const versions = logKeys.map((key) => Number(/(\d{20})\.json$/.exec(key)?.[1]));
   expect(versions, 'versions are consecutive from 0').toEqual(versions.map((_, i) => i));
 
-  const adds: { path: string; partitionValues: Record<string, string>; size: number; stats: string }[] = [];
+  // Replayed by hand: a file is live when its newest action is an add (compaction removes files).
+  const live = new Map<
+    string,
+    { path: string; partitionValues: Record<string, string>; size: number; stats: string }
+  >();
   for (const [index, key] of logKeys.entries()) {
     const actions = (await getBytes(s3, bucket, key))
       .toString('utf8')
@@ -89,8 +94,12 @@ export async function readDeltaTable(location: string, select = '*'): Promise<Ta
       expect(JSON.parse(metaData.schemaString).type).toBe('struct');
     }
     expect(actions[0]?.commitInfo).toBeDefined();
-    adds.push(...actions.filter((action) => action.add).map((action) => action.add));
+    for (const action of actions) {
+      if (action.add) live.set(action.add.path, action.add);
+      if (action.remove) live.delete(action.remove.path);
+    }
   }
+  const adds = [...live.values()];
 
   const directory = mkdtempSync(path.join(os.tmpdir(), 'delta-read-'));
   duck ??= await DuckDBInstance.create(':memory:');

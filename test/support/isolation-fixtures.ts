@@ -295,6 +295,18 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       return { path: `/api/data-sets/${connection.data_set_id}` };
     },
   },
+  'POST /api/data-sets/{data_set_id}/optimize': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/optimize`, body: {} }),
+  },
+  'PUT /api/data-sets/{data_set_id}/table-properties': {
+    scope: 'tenant',
+    // The world's data set has no commit yet: an authorised caller is told so (409).
+    build: async ({ world }) => ({
+      path: `/api/data-sets/${world.dataSetId}/table-properties`,
+      body: { properties: { 'delta.checkpointInterval': '20' } },
+    }),
+  },
   'GET /metrics': { scope: 'global', build: async () => ({ path: '/metrics' }) },
   'GET /api/tenants': { scope: 'global', build: async () => ({ path: '/api/tenants' }) },
   'GET /api/me': { scope: 'global', build: async () => ({ path: '/api/me' }) },

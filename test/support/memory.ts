@@ -8,7 +8,8 @@ import type { Connection, Source } from '#shared/domain/connections/model.ts';
 import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
-import type { LogEntry } from '#shared/domain/delta/commit.ts';
+import type { Action } from '#shared/domain/delta/log.ts';
+import { applyActions, emptyState, type TableState } from '#shared/domain/delta/snapshot.ts';
 import { conflict, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';
@@ -72,7 +73,8 @@ export function memoryStore() {
   const connections = new Map<string, Connection>();
   const sources = new Map<string, Source>();
   const dataSets = new Map<string, DataSet>();
-  const logs = new Map<string, LogEntry[]>();
+  /** Each data set's Delta commits (version and actions), oldest first: what its `_delta_log/` holds. */
+  const logs = new Map<string, { version: number; actions: Action[] }[]>();
   const pipelines = new Map<string, Pipeline & PipelineProgress>();
   const deployed = new Map<string, DeployedVersion>();
   const jobs = new Map<string, Job>();
@@ -264,9 +266,6 @@ export function memoryStore() {
         ? connections.has(dataSet.origin.connection_id)
         : pipelines.has(dataSet.origin.pipeline_id);
     },
-    async logEntries(dataSetId) {
-      return copy(logs.get(dataSetId) ?? []);
-    },
     async deleteLog(dataSetId) {
       logs.delete(dataSetId);
     },
@@ -452,6 +451,18 @@ export function memoryStore() {
     ...wikiRepository,
     ...dashboardRepository,
     filesOf,
+    /** The table's state after every commit so far (what a snapshot reader would build). */
+    async snapshotOf(dataSet: DataSet): Promise<TableState> {
+      const state = emptyState();
+      for (const commit of logs.get(dataSet.data_set_id) ?? [])
+        applyActions(state, commit.version, copy(commit.actions));
+      return state;
+    },
+    async commitsAfter(dataSet: DataSet, version: number, maxCommits: number) {
+      return copy(
+        (logs.get(dataSet.data_set_id) ?? []).filter((commit) => commit.version > version).slice(0, maxCommits),
+      );
+    },
     secrets: memorySecrets,
     /** As local mode allows: loopback endpoints only. */
     allowedStoreEndpoints: () => ['loopback'],

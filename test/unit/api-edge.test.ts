@@ -97,6 +97,8 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/pipelines/{pipeline_id}/trigger': {},
   'POST /api/jobs': { type: 'pipeline', pipeline_id: randomUUID() },
   'PUT /api/wiki-documents/{path+}': { content: '# Title' },
+  'POST /api/data-sets/{data_set_id}/optimize': {},
+  'PUT /api/data-sets/{data_set_id}/table-properties': { properties: { 'delta.checkpointInterval': '20' } },
 };
 
 describe.concurrent('the API edge', () => {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import type { LogEntry } from '#shared/domain/delta/commit.ts';
+import type { Action } from '#shared/domain/delta/log.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
 import { createTenant, retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
 import { listDocuments, readDocument, removeDocument, writeDocument } from '#shared/domain/wiki/use-cases.ts';
@@ -15,25 +15,20 @@ import { refusal } from '../support/refusal.ts';
 
 const now = new Date('2026-11-21T10:00:00.000Z');
 
-function entry(version: number, complete: boolean, files: { path: string; records: number }[]): LogEntry {
+/** A committed version adding these files (what its `_delta_log/<version>.json` holds). */
+function commit(version: number, files: { path: string; records: number }[]): { version: number; actions: Action[] } {
   return {
     version,
-    runId: `run-${version}`,
-    tempKey: `tmp-${version}`,
-    complete,
-    messageIds: [],
-    adds: files.map((file) => ({
-      path: file.path,
-      partitionValues: { dt: file.path.slice(3, 13) },
-      size: 100 * file.records,
-      modificationTime: 0,
-      dataChange: true as const,
-      stats: { numRecords: file.records, minValues: {}, maxValues: {}, nullCount: {} },
+    actions: files.map((file) => ({
+      add: {
+        path: file.path,
+        partitionValues: { dt: file.path.slice(3, 13) },
+        size: 100 * file.records,
+        modificationTime: 0,
+        dataChange: true,
+        stats: { numRecords: file.records, minValues: {}, maxValues: {}, nullCount: {} },
+      },
     })),
-    rows: files.reduce((sum, file) => sum + file.records, 0),
-    bytes: 0,
-    startedAt: now.toISOString(),
-    attempt: 1,
   };
 }
 
@@ -46,16 +41,20 @@ async function withDataSet() {
 }
 
 describe.concurrent('data sets', () => {
-  it('list the files of completed commits only, with the latest version and a download URL each', async () => {
+  it('list the files of the latest snapshot, with its version and a download URL each', async () => {
     const { store, dataSetId } = await withDataSet();
     expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({ version: null, files: [] });
     const dataSet = store.state.dataSets.get(dataSetId);
     if (!dataSet) throw new Error('no data set');
-    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 1 });
+    store.state.dataSets.set(dataSetId, {
+      ...dataSet,
+      object_store_id: 'store-1',
+      storage_location: 's3://lake/datasets/x',
+      version: 1,
+    });
     store.state.logs.set(dataSetId, [
-      entry(0, true, [{ path: 'dt=2026-11-20/a.parquet', records: 3 }]),
-      entry(1, true, [{ path: 'dt=2026-11-21/b.parquet', records: 2 }]),
-      entry(2, false, [{ path: 'dt=2026-11-21/in-flight.parquet', records: 9 }]),
+      commit(0, [{ path: 'dt=2026-11-20/a.parquet', records: 3 }]),
+      commit(1, [{ path: 'dt=2026-11-21/b.parquet', records: 2 }]),
     ]);
     expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({
       version: 1,
@@ -84,7 +83,7 @@ describe.concurrent('data sets', () => {
     if (!dataSet) throw new Error('no data set');
     store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x' });
     store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
-    store.state.logs.set(dataSetId, [entry(0, true, [{ path: 'dt=2026-11-21/a.parquet', records: 1 }])]);
+    store.state.logs.set(dataSetId, [commit(0, [{ path: 'dt=2026-11-21/a.parquet', records: 1 }])]);
 
     expect(await refusal(deleteDataSet(store, platformAdmin, dataSetId))).toMatchObject({ code: 'CONFLICT' });
     expect(store.state.files.get(dataSetId)?.size).toBe(1);

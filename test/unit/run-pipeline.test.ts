@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
-import type { LogEntry } from '#shared/domain/delta/commit.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import type { RunControl } from '#shared/domain/jobs/run-job.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
@@ -41,28 +40,24 @@ async function world() {
         payload: Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
       })),
     );
-    const entry: LogEntry = {
-      version,
-      runId: `run-${version}`,
-      tempKey: 'tmp',
-      complete: true,
-      messageIds: Object.keys(payloads),
-      adds: [
-        {
-          path,
-          partitionValues: { dt: '2026-11-21' },
-          size: 1,
-          modificationTime: 0,
-          dataChange: true,
-          stats: { numRecords: Object.keys(payloads).length, minValues: {}, maxValues: {}, nullCount: {} },
-        },
-      ],
-      rows: Object.keys(payloads).length,
-      bytes: 1,
-      startedAt: '2026-11-21T00:00:00.000Z',
-      attempt: 1,
+    const add = {
+      path,
+      partitionValues: { dt: '2026-11-21' },
+      size: 1,
+      modificationTime: 0,
+      dataChange: true,
+      stats: { numRecords: Object.keys(payloads).length, minValues: {}, maxValues: {}, nullCount: {} },
     };
-    store.state.logs.set(dataSet.data_set_id, [...(store.state.logs.get(dataSet.data_set_id) ?? []), entry]);
+    const source = store.state.dataSets.get(dataSet.data_set_id) as DataSet;
+    store.state.dataSets.set(dataSet.data_set_id, {
+      ...source,
+      storage_location: 's3://lake/datasets/source',
+      version,
+    });
+    store.state.logs.set(dataSet.data_set_id, [
+      ...(store.state.logs.get(dataSet.data_set_id) ?? []),
+      { version, actions: [{ add }] },
+    ]);
     version++;
   };
   const deps: PipelineRunDeps = {

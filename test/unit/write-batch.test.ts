@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { envelopeSchema } from '#shared/domain/datasets/model.ts';
-import type { LogCoordinator, LogEntry, TableStorage } from '#shared/domain/delta/commit.ts';
 import type { Envelope } from '#shared/domain/ingest/envelope.ts';
 import { type BatchWriterDeps, type PendingEnvelope, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
+import { type MemoryTable, memoryTable } from '../support/memory-table.ts';
 
 function dataSet(id: string, storeLocation: string | null): DataSet {
   return {
@@ -30,60 +30,26 @@ function dataSet(id: string, storeLocation: string | null): DataSet {
   };
 }
 
-/** Tables by location, each a log and objects in Maps; a location in `failing` refuses every write. */
+/** Tables by location (test/support/memory-table.ts); a location in `failing` refuses every write. */
 function memoryTables(failing = new Set<string>()) {
-  const tables = new Map<
-    string,
-    { entries: Map<number, LogEntry>; written: Set<string>; objects: Map<string, string> }
-  >();
+  const tables = new Map<string, MemoryTable>();
   const tableAt = (location: string) => {
     let table = tables.get(location);
     if (!table) {
-      table = { entries: new Map(), written: new Set(), objects: new Map() };
+      table = memoryTable({ jitter: false });
       tables.set(location, table);
     }
-    const { entries, written, objects } = table;
-    const log: LogCoordinator = {
-      async latestEntry() {
-        const versions = [...entries.keys()];
-        return versions.length ? structuredClone(entries.get(Math.max(...versions)) as LogEntry) : null;
-      },
-      async entriesAfter(_, version) {
-        return [...entries.values()].filter((entry) => entry.version > version).map((entry) => structuredClone(entry));
-      },
-      async claimVersion(_, entry) {
-        if (entries.has(entry.version)) return false;
-        entries.set(entry.version, structuredClone(entry));
-        return true;
-      },
-      async markComplete(_, version) {
-        const entry = entries.get(version) as LogEntry;
-        if (entry.complete) return false;
-        entry.complete = true;
-        return true;
-      },
-      async writtenMessageIds(_, ids) {
-        return new Set(ids.filter((id) => written.has(id)));
-      },
-      async recordWrittenMessageIds(_, ids) {
-        for (const id of ids) written.add(id);
+    const { log, storage } = table;
+    return {
+      log,
+      storage: {
+        ...storage,
+        async put(key: string, body: Uint8Array | string, contentType: string) {
+          if (failing.has(location)) throw Object.assign(new Error('Injected fault'), { name: 'ServiceUnavailable' });
+          return storage.put(key, body, contentType);
+        },
       },
     };
-    const storage: TableStorage = {
-      async put(key, body) {
-        if (failing.has(location)) throw Object.assign(new Error('Injected fault'), { name: 'ServiceUnavailable' });
-        objects.set(key, typeof body === 'string' ? body : Buffer.from(body).toString());
-      },
-      async get(key) {
-        const value = objects.get(key);
-        if (value === undefined) throw new Error(`NoSuchKey ${key}`);
-        return Buffer.from(value);
-      },
-      async delete(keys) {
-        for (const key of keys) objects.delete(key);
-      },
-    };
-    return { log, storage };
   };
 
   /** The message ids the table holds, read from the files its committed log references. */
@@ -92,13 +58,13 @@ function memoryTables(failing = new Set<string>()) {
     if (!table) return [];
     const commits = [...table.objects.keys()].filter((key) => /^_delta_log\/\d{20}\.json$/.test(key)).sort();
     return commits.flatMap((key) =>
-      (table.objects.get(key) as string)
+      String(table.objects.get(key)?.bytes)
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line))
         .filter((action) => action.add)
         .flatMap((action) =>
-          (table.objects.get(action.add.path) as string)
+          String(table.objects.get(action.add.path)?.bytes)
             .trim()
             .split('\n')
             .map((line) => (JSON.parse(line) as { message_id: string }).message_id),

@@ -3,7 +3,7 @@ import type { DataSet } from '../../domain/datasets/model.ts';
 import type { DataSetRecords } from '../../domain/datasets/use-cases.ts';
 import { getConnection } from '../dynamo/connections.ts';
 import * as dataSets from '../dynamo/data-sets.ts';
-import { deleteTableLog, deltaLog } from '../dynamo/delta-log.ts';
+import { deleteTableLog } from '../dynamo/delta-log.ts';
 import { getPipeline } from '../dynamo/pipelines.ts';
 import { getTenant } from '../dynamo/tenants.ts';
 
@@ -14,6 +14,5 @@ export const dataSetStore: DataSetRecords = {
     if (dataSet.origin.type === 'Webhook') return (await getConnection(dataSet.origin.connection_id)) !== null;
     return (await getPipeline(dataSet.origin.pipeline_id)) !== null;
   },
-  logEntries: (dataSetId) => deltaLog.allEntries(dataSetId),
   deleteLog: deleteTableLog,
 };

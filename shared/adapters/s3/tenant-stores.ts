@@ -133,7 +133,6 @@ export function parseLocation(location: string): { bucket: string; prefix: strin
 }
 
 export interface TableLocation extends TableStorage {
-  list(relativePrefix: string): Promise<{ key: string; size: number }[]>;
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
 
@@ -142,6 +141,10 @@ export async function tableLocation(store: StoredObjectStore, location: string):
   const { client, anonymous } = await clientFor(store);
   const { bucket, prefix } = parseLocation(location);
   const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
+  const get = (relativeKey: string) =>
+    reach(async () =>
+      objectBytes(await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }))),
+    );
   return {
     async put(relativeKey, body, contentType) {
       const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -157,10 +160,14 @@ export async function tableLocation(store: StoredObjectStore, location: string):
         ),
       );
     },
-    get(relativeKey) {
-      return reach(async () =>
-        objectBytes(await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }))),
-      );
+    get,
+    async getIfExists(relativeKey) {
+      try {
+        return await get(relativeKey);
+      } catch (error) {
+        if (error instanceof StoreFailure && error.category === 'NO_SUCH_KEY') return null;
+        throw error;
+      }
     },
     async delete(relativeKeys) {
       for (let i = 0; i < relativeKeys.length; i += 1000) {
@@ -175,20 +182,30 @@ export async function tableLocation(store: StoredObjectStore, location: string):
         );
       }
     },
-    async list(relativePrefix) {
-      const found: { key: string; size: number }[] = [];
+    async list(relativePrefix, options = {}) {
+      const found: { key: string; size: number; lastModified: number }[] = [];
       let token: string | undefined;
       do {
         const result = await reach(() =>
           client.send(
-            new ListObjectsV2Command({ Bucket: bucket, Prefix: keyOf(relativePrefix), ContinuationToken: token }),
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: keyOf(relativePrefix),
+              ContinuationToken: token,
+              StartAfter: options.startAfter === undefined ? undefined : keyOf(options.startAfter),
+              MaxKeys: options.limit === undefined ? undefined : Math.min(1000, options.limit - found.length),
+            }),
           ),
         );
         for (const object of result.Contents ?? []) {
-          found.push({ key: (object.Key ?? '').slice(prefix ? prefix.length + 1 : 0), size: Number(object.Size ?? 0) });
+          found.push({
+            key: (object.Key ?? '').slice(prefix ? prefix.length + 1 : 0),
+            size: Number(object.Size ?? 0),
+            lastModified: object.LastModified?.getTime() ?? 0,
+          });
         }
         token = result.IsTruncated ? result.NextContinuationToken : undefined;
-      } while (token);
+      } while (token && (options.limit === undefined || found.length < options.limit));
       return found;
     },
     async presignGet(relativeKey, expiresInSeconds) {

@@ -1,4 +1,6 @@
-import type { LogEntry } from '../delta/commit.ts';
+import { type Metadata, metadataAction } from '../delta/log.ts';
+import { tableProperties, validateProperties } from '../delta/properties.ts';
+import type { TableState } from '../delta/snapshot.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
@@ -24,7 +26,6 @@ export interface DataSetRecords {
   listAllDataSets(filters: { pipelineId?: string | undefined }, page: PageRequest): Promise<Page<DataSet>>;
   /** Whether a connection or pipeline still writes to the data set. */
   hasWriter(dataSet: DataSet): Promise<boolean>;
-  logEntries(dataSetId: string): Promise<LogEntry[]>;
   deleteLog(dataSetId: string): Promise<void>;
   deleteDataSetItem(dataSetId: string): Promise<void>;
 }
@@ -32,6 +33,8 @@ export interface DataSetRecords {
 /** …and their files, in the tenant's store (only the functions that reach the store load S3). */
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
+  /** The table's latest snapshot: its last checkpoint and the commits after it. */
+  snapshotOf(dataSet: DataSet): Promise<TableState>;
 }
 
 export async function listDataSets(
@@ -55,19 +58,26 @@ export async function visibleDataSet(deps: DataSetRecords, principal: Principal,
 export const downloadUrlSeconds = 15 * 60;
 
 /**
- * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes).
- * Tributary only appends, so the snapshot is every file added by a completed commit.
+ * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes): the
+ * live files of the table opened as any Delta reader opens it (last checkpoint, then the commits
+ * after it). While a compaction commits, a reader sees either the small files or the compacted
+ * ones, never both.
  */
 export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, dataSetId: string) {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
-  const entries = (await deps.logEntries(dataSetId)).filter((entry) => entry.complete);
-  if (entries.length === 0 || !dataSet.storage_location) return { version: dataSet.version, files: [] };
+  // Nothing committed yet: nothing to read (and no need to reach a store that may be down).
+  if (!dataSet.storage_location || !dataSet.object_store_id || dataSet.version === null)
+    return { version: dataSet.version, files: [] };
+  const snapshot = await deps.snapshotOf(dataSet);
+  if (snapshot.version < 0) return { version: dataSet.version, files: [] };
   const files = await deps.filesOf(dataSet);
-  const adds = entries.flatMap((entry) => entry.adds);
+  const live = [...snapshot.files.values()].sort(
+    (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
+  );
   return {
-    version: Math.max(...entries.map((entry) => entry.version)),
+    version: snapshot.version,
     files: await Promise.all(
-      adds.map(async (add) => ({
+      live.map(async (add) => ({
         path: add.path,
         partition_values: add.partitionValues,
         size: add.size,
@@ -98,4 +108,60 @@ export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dat
   }
   await deps.deleteLog(dataSetId);
   await deps.deleteDataSetItem(dataSetId);
+}
+
+/** Commits a new metadata action on top of the table's latest version (the change sees that version's metadata). */
+export type MetadataCommitter = (
+  dataSet: DataSet,
+  change: (current: Metadata | null) => Metadata,
+) => Promise<{ version: number; metadata: Metadata }>;
+
+/**
+ * Set table properties (delta.checkpointInterval, delta.deletedFileRetentionDuration,
+ * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles).
+ * Input: the data set, the properties (a value of "" removes one). Output: the table's version and
+ * the properties in force.
+ *  1. The data set must be visible, its tenant writable, its table written at least once (409).
+ *  2. Names and values are checked (400): unknown names, unreadable or unsafe values.
+ *  3. A metadata action with the merged configuration is committed as a new version
+ *     (operation SET TBLPROPERTIES); every writer and reader takes it from the log.
+ */
+export async function setTableProperties(
+  deps: DataSetRecords & { commitMetadata: MetadataCommitter },
+  principal: Principal,
+  dataSetId: string,
+  properties: Record<string, string>,
+) {
+  const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  await tenantFor(deps, principal, dataSet.tenant_id, 'write');
+  const removed = Object.keys(properties).filter((key) => properties[key] === '');
+  validateProperties(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
+  if (!dataSet.storage_location || dataSet.version === null)
+    throw conflict('The table has no version yet; set its properties after its first write');
+  const committed = await deps.commitMetadata(dataSet, (current) => {
+    const base =
+      current ??
+      metadataAction({
+        tableId: dataSet.data_set_id,
+        name: dataSet.name,
+        schema: dataSet.schema_json,
+        partitionColumns: dataSet.partitioning.columns,
+        createdTime: Date.parse(dataSet.created_at),
+      });
+    const configuration = { ...base.configuration, ...properties };
+    for (const key of removed) delete configuration[key];
+    return { ...base, configuration };
+  });
+  const effective = tableProperties(committed.metadata.configuration);
+  return {
+    version: committed.version,
+    properties: committed.metadata.configuration,
+    effective: {
+      checkpoint_interval: effective.checkpointInterval,
+      deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
+      log_retention_seconds: effective.logRetentionMs / 1000,
+      target_file_size: effective.targetFileSize,
+      optimize_min_files: effective.optimizeMinFiles,
+    },
+  };
 }

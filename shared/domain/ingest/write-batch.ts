@@ -24,8 +24,8 @@ export interface BatchWriterDeps {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
   /** The data set with its store and location fixed (the tenant's default store at the first write). */
   fixStorage(dataSet: DataSet): Promise<DataSet>;
-  /** Commit dependencies for a table at a location. */
-  tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>>;
+  /** Commit dependencies for a table at a location, and what follows a commit (checkpoints). */
+  tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'> & { afterCommit?(entry: LogEntry): Promise<void> }>;
   onCommitted(dataSet: DataSet, entry: LogEntry): Promise<void>;
   encode(rows: Envelope[]): EncodedFile;
   maxRowsPerFile: number;
@@ -61,7 +61,8 @@ export interface BatchOutcome {
  *     hold back another tenant's envelopes.
  *  2. Fix the table's store and location on its first write.
  *  3. Append: one Parquet file per day (dt) and bounded chunk, one Delta commit per data set,
- *     each message id at most once (redeliveries and in-batch duplicates are acknowledged, not written).
+ *     each message id at most once (redeliveries and in-batch duplicates are acknowledged, not written),
+ *     checked against the versions committed since the oldest envelope was ingested.
  *  4. A data set whose commit failed reports all its records as failures: they come back, and after
  *     five receives they move to the dead-letter queue.
  */
@@ -84,7 +85,15 @@ export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: Pending
         location = dataSet.storage_location;
         const table = await deps.tableAt(dataSet);
         const result = await appendToTable(
-          { ...table, hooks: { onCompleted: (entry) => deps.onCommitted(dataSet, entry) } },
+          {
+            ...table,
+            hooks: {
+              async onCompleted(entry) {
+                await deps.onCommitted(dataSet, entry);
+                await table.afterCommit?.(entry);
+              },
+            },
+          },
           {
             tableId: dataSet.data_set_id,
             metadata: {
@@ -95,7 +104,10 @@ export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: Pending
               createdTime: Date.parse(dataSet.created_at),
             },
             rows: items.map((item) => ({ messageId: item.envelope.message_id, envelope: item.envelope })),
-            deduplicate: true,
+            identify: (row) => ({
+              messageId: row.messageId,
+              ingestedAt: Number(row.envelope.ingested_at_us / 1000n),
+            }),
             attempt: Math.max(...items.map((item) => item.receiveCount)),
             writeFiles: (rows) =>
               writeDailyFiles(

@@ -1,11 +1,12 @@
 /**
- * Jobs: one run of a pipeline, or one query over a data set.
+ * Jobs: one run of a pipeline, one query over a data set, or one maintenance run of a data set's
+ * table (Optimize: compaction, vacuum, log clean-up).
  *
  *   Queued ──► Dispatched ──► Running ──► Succeeded | Failed
  *      │            │            │
  *      └────────────┴────────────┴──► Cancelled   (a Running job stops before its commit)
  */
-export const jobTypes = ['Pipeline', 'Query'] as const;
+export const jobTypes = ['Pipeline', 'Query', 'Optimize'] as const;
 export type JobType = (typeof jobTypes)[number];
 export const jobStatuses = ['Queued', 'Dispatched', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type JobStatus = (typeof jobStatuses)[number];

@@ -22,8 +22,6 @@ export interface EventReadDeps {
   /** The files of the table's latest snapshot, with their statistics. */
   snapshotFiles(): Promise<AddFile[]>;
   readEvents(file: AddFile): Promise<StoredEvent[]>;
-  /** Whether the table holds the message (its written marker, kept 30 days). */
-  isWritten(messageId: string): Promise<boolean>;
   /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
   cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> };
 }
@@ -119,19 +117,16 @@ function view(event: StoredEvent, previewBytes: number): EventView {
 /**
  * Read events.
  * Input: the table's ports and the query. Output: events newest first, a cursor when more may exist.
- *  1. A message id without a written marker is not in the table: nothing is read.
- *  2. The snapshot's files are taken by their newest received time, skipping those that cannot hold
+ *  1. The snapshot's files are taken by their newest received time, skipping those that cannot hold
  *     a wanted event (range, cursor, message-id bounds from the file statistics).
- *  3. Files are read one by one until `limit` events are certain to be the newest left (no unread
+ *  2. Files are read one by one until `limit` events are certain to be the newest left (no unread
  *     file can hold a newer one), or the id is found.
- *  4. When the budget runs out first, the answer keeps only the events no unread file can precede,
+ *  3. When the budget runs out first, the answer keeps only the events no unread file can precede,
  *     and the cursor resumes at the newest unread file.
  */
 export async function readEvents(deps: EventReadDeps, query: EventQuery): Promise<EventPage> {
   if (query.from && query.to && Date.parse(query.from) >= Date.parse(query.to))
     throw invalid('The time range is empty', [{ path: 'from', message: 'Must be before to' }]);
-  if (query.message_id && !(await deps.isWritten(query.message_id)))
-    return { events: [], next_cursor: null, files_read: 0 };
   const upper: Position | null = query.cursor
     ? positionOf(await deps.cursors.open(query.cursor))
     : query.to

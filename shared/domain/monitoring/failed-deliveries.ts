@@ -1,10 +1,12 @@
 import type { Source } from '../connections/model.ts';
+import { clockMarginMs } from '../delta/commit.ts';
 import { notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
 import type { DeliveryFailure, FailedDelivery } from './model.ts';
 
 export interface DeadLetterDeps {
-  writtenMessageIds(dataSetId: string, messageIds: string[]): Promise<Set<string>>;
+  /** The batch writer's own check: the ids among those of versions claimed since `since` (milliseconds). */
+  writtenMessageIds(dataSetId: string, messageIds: string[], since: number): Promise<Set<string>>;
   lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null>;
   getSource(sourceId: string): Promise<Source | null>;
   connectionOfDataSet(dataSetId: string): Promise<string | null>;
@@ -19,7 +21,8 @@ export interface DeadLetterDeps {
 /**
  * Record an envelope that exhausted its deliveries.
  * Input: an envelope from the ingest dead-letter queue. Output: a failed delivery, or nothing.
- *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure.
+ *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure;
+ *     the check is the batch writer's: the versions committed since the envelope was ingested.
  *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
  *  4. An envelope the dead-letter queue delivers again is recorded and counted once.
@@ -29,7 +32,8 @@ export async function recordDeadLetter(
   envelope: EnvelopeMessage,
   now = new Date(),
 ): Promise<FailedDelivery | null> {
-  const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id]);
+  const since = Number(BigInt(envelope.ingested_at_us) / 1000n) - clockMarginMs;
+  const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], since);
   if (written.has(envelope.message_id)) return null;
   const payload = envelope.payload ?? (await deps.resolvePayload(envelope));
   const kept: EnvelopeMessage = payload === null ? envelope : { ...envelope, payload, payload_ref: undefined };

@@ -61,7 +61,7 @@ export function runOf(entry: LogEntry & { completedAt: string | null }) {
   return {
     run_id: entry.runId,
     version: entry.version,
-    files: entry.adds.length,
+    files: entry.files,
     rows: entry.rows,
     bytes: entry.bytes,
     started_at: entry.startedAt,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
-import type { LogEntry } from '../delta/commit.ts';
-import type { AddFile } from '../delta/log.ts';
+import type { Action, AddFile } from '../delta/log.ts';
+import type { TableState } from '../delta/snapshot.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import type { JobOutcome, RunControl } from '../jobs/run-job.ts';
 import {
@@ -28,7 +28,14 @@ export interface DecodedRow {
 
 export interface SourceReader {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
-  logEntries(dataSetId: string): Promise<LogEntry[]>;
+  /** The table's latest snapshot (its last checkpoint and the commits after it); empty before its first write. */
+  snapshotOf(dataSet: DataSet): Promise<TableState>;
+  /** The commits after `version`, oldest first, at most `maxCommits`; throws when the log no longer has them. */
+  commitsAfter(
+    dataSet: DataSet,
+    version: number,
+    maxCommits: number,
+  ): Promise<{ version: number; actions: Action[] }[]>;
   readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]>;
 }
 
@@ -36,17 +43,37 @@ export interface PipelineRunDeps
   extends SourceReader,
     Pick<PipelineRepository, 'getPipeline' | 'getDeployedVersion' | 'saveProgress'> {
   createDataSet(dataSet: DataSet): Promise<void>;
-  /** Appends rows to the output table, exactly once per source message id. */
+  /**
+   * Appends rows to the output table with the run's txn: exactly once, even when a run that
+   * committed is repeated (its txn is already there) or a stale runner commits alongside.
+   */
   appendRows(
     output: DataSet,
     columns: ColumnDefinition[],
     rows: DecodedRow[],
     attempt: number,
+    txn: PipelineTxn,
   ): Promise<{ version: number | null; written: number }>;
 }
 
 /** Rows a single run processes at most; the rest waits for the next run (the checkpoint says where). */
 export const maxRowsPerRun = 500_000;
+/** Source commits a single run reads at most. */
+export const maxCommitsPerRun = 10_000;
+
+/** A pipeline's progress as recorded in its output table: appId names the pipeline and its source. */
+export interface PipelineTxn {
+  appId: string;
+  /** The last source version whose rows the commit holds. */
+  version: number;
+  /** The source version the run started after. */
+  after: number;
+  /** The output table's version the run started from. */
+  readVersion: number;
+}
+
+export const pipelineAppId = (pipelineId: string, sourceDataSetId: string) =>
+  `tributary-pipeline-${pipelineId}-${sourceDataSetId}`;
 const maxSamples = 10;
 
 export function outputSchema(columns: ColumnDefinition[]): DeltaSchema {
@@ -91,9 +118,10 @@ export class Decoder {
  *  2. Read the source's commits after the pipeline's checkpoint, oldest first, up to a bound.
  *  3. Decode each payload as JSON, extract the columns by path with their types; reject what does not fit.
  *  4. Unless cancelled, commit the rows to the output table (created on the first run, partitioned
- *     by the source's dt), exactly once per source message, then advance the checkpoint.
- * No new source data means no commit. A crash between commit and checkpoint is harmless: the next
- * run reads the same rows and the output table already holds them.
+ *     by the source's dt) together with the run's txn, then advance the checkpoint.
+ * No new source data means no commit. A crash between commit and checkpoint is harmless: the output
+ * table's txn says how far the rows got, and the next run starts after it. Files that a compaction
+ * only rearranged (dataChange false) are not read again.
  */
 export async function runPipeline(
   deps: PipelineRunDeps,
@@ -113,18 +141,22 @@ export async function runPipeline(
   const source = await deps.getDataSet(definition.source.data_set_id);
   if (!source || source.tenant_id !== pipeline.tenant_id) throw new Error('The source data set no longer exists');
 
-  const after = pipeline.checkpoint?.data_set_id === source.data_set_id ? pipeline.checkpoint.version : -1;
-  const entries = (await deps.logEntries(source.data_set_id)).filter(
-    (entry) => entry.complete && entry.version > after,
-  );
+  const existing = await existingOutput(deps, pipeline, snapshot);
+  const appId = pipelineAppId(pipelineId, source.data_set_id);
+  const outputState = existing?.storage_location ? await deps.snapshotOf(existing) : null;
+  const recorded = outputState?.txns.get(appId)?.version ?? -1;
+  const checkpoint = pipeline.checkpoint?.data_set_id === source.data_set_id ? pipeline.checkpoint.version : -1;
+  const after = Math.max(checkpoint, recorded);
+  const commits = source.storage_location ? await deps.commitsAfter(source, after, maxCommitsPerRun) : [];
   const decoder = new Decoder(definition);
   let lastVersion = after;
-  for (const entry of entries) {
-    for (const add of entry.adds) {
-      const dt = add.partitionValues.dt ?? '';
-      for (const envelope of await deps.readEnvelopes(source, add)) decoder.add(envelope, dt);
+  for (const commit of commits) {
+    for (const action of commit.actions) {
+      if (!('add' in action) || !action.add.dataChange) continue;
+      const dt = action.add.partitionValues.dt ?? '';
+      for (const envelope of await deps.readEnvelopes(source, action.add)) decoder.add(envelope, dt);
     }
-    lastVersion = entry.version;
+    lastVersion = commit.version;
     await control.throwIfCancelled();
     if (decoder.rowsIn >= maxRowsPerRun) break;
   }
@@ -141,43 +173,70 @@ export async function runPipeline(
       to_version: lastVersion,
     },
   };
-  if (lastVersion === after) return outcome;
+  if (lastVersion === after) {
+    if (existing && after > checkpoint) await saveCheckpoint(deps, pipeline, existing, source, after);
+    return outcome;
+  }
 
-  const output = await outputFor(deps, pipeline, snapshot);
+  const output = existing ?? (await createOutput(deps, pipeline, snapshot));
   await control.beginCommit();
   const written =
-    decoder.rows.length > 0 ? await deps.appendRows(output, definition.columns, decoder.rows, attempt) : { written: 0 };
-  await deps.saveProgress(
-    pipelineId,
-    pipeline.checkpoint,
-    { output_data_set_id: output.data_set_id, checkpoint: { data_set_id: source.data_set_id, version: lastVersion } },
-    new Date(),
-  );
+    decoder.rows.length > 0
+      ? await deps.appendRows(output, definition.columns, decoder.rows, attempt, {
+          appId,
+          version: lastVersion,
+          after,
+          readVersion: outputState?.version ?? -1,
+        })
+      : { written: 0 };
+  await saveCheckpoint(deps, pipeline, output, source, lastVersion);
   return { ...outcome, rows_out: written.written };
 }
 
+async function saveCheckpoint(
+  deps: PipelineRunDeps,
+  pipeline: Pipeline & PipelineProgress,
+  output: DataSet,
+  source: DataSet,
+  version: number,
+): Promise<void> {
+  await deps.saveProgress(
+    pipeline.pipeline_id,
+    pipeline.checkpoint,
+    { output_data_set_id: output.data_set_id, checkpoint: { data_set_id: source.data_set_id, version } },
+    new Date(),
+  );
+}
+
 /**
- * The pipeline's output table: the one it already writes to, or a new one when this is the first
- * run or the deployed definition names a different output. Same name but different columns is an
- * error the tenant must resolve (a Delta table keeps one schema).
+ * The pipeline's output table: the one it already writes to, or none yet (the first run, or the
+ * deployed definition names a different output). Same name but different columns is an error the
+ * tenant must resolve (a Delta table keeps one schema).
  */
-async function outputFor(
+async function existingOutput(
+  deps: PipelineRunDeps,
+  pipeline: Pipeline & PipelineProgress,
+  snapshot: DeployedVersion,
+): Promise<DataSet | null> {
+  const schema = outputSchema(snapshot.definition.columns);
+  const existing = pipeline.output_data_set_id ? await deps.getDataSet(pipeline.output_data_set_id) : null;
+  if (!existing || existing.name !== snapshot.definition.output.name) return null;
+  const same =
+    JSON.stringify(existing.schema_json.fields.map((f) => [f.name, f.type])) ===
+    JSON.stringify(schema.fields.map((f) => [f.name, f.type]));
+  if (!same)
+    throw new Error(
+      `The columns of version ${snapshot.version} differ from those of output "${existing.name}"; give the output a new name`,
+    );
+  return existing;
+}
+
+async function createOutput(
   deps: PipelineRunDeps,
   pipeline: Pipeline & PipelineProgress,
   snapshot: DeployedVersion,
 ): Promise<DataSet> {
   const schema = outputSchema(snapshot.definition.columns);
-  const existing = pipeline.output_data_set_id ? await deps.getDataSet(pipeline.output_data_set_id) : null;
-  if (existing && existing.name === snapshot.definition.output.name) {
-    const same =
-      JSON.stringify(existing.schema_json.fields.map((f) => [f.name, f.type])) ===
-      JSON.stringify(schema.fields.map((f) => [f.name, f.type]));
-    if (!same)
-      throw new Error(
-        `The columns of version ${snapshot.version} differ from those of output "${existing.name}"; give the output a new name`,
-      );
-    return existing;
-  }
   const tenantSlug = (await deps.getDataSet(snapshot.definition.source.data_set_id))?.tenant_slug ?? '';
   const created = newDataSet(
     {
@@ -204,17 +263,18 @@ export async function runQuery(
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new Error('The data set no longer exists');
   const decoder = new Decoder(query);
-  const entries = (await deps.logEntries(source.data_set_id)).filter((entry) => entry.complete);
+  const state = source.storage_location ? await deps.snapshotOf(source) : null;
+  const files = [...(state?.files.values() ?? [])].sort(
+    (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
+  );
   let truncated = false;
-  outer: for (const entry of entries) {
-    for (const add of entry.adds) {
-      for (const envelope of await deps.readEnvelopes(source, add)) {
-        if (decoder.rows.length >= limit) {
-          truncated = true;
-          break outer;
-        }
-        decoder.add(envelope, add.partitionValues.dt ?? '');
+  outer: for (const add of files) {
+    for (const envelope of await deps.readEnvelopes(source, add)) {
+      if (decoder.rows.length >= limit) {
+        truncated = true;
+        break outer;
       }
+      decoder.add(envelope, add.partitionValues.dt ?? '');
     }
     await control.throwIfCancelled();
   }

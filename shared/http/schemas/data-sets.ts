@@ -47,3 +47,25 @@ export const dataSetFiles = z
     ),
   })
   .meta({ id: 'DataSetFiles' });
+
+/** Nothing to choose yet: every day partition with two or more small files is compacted. */
+export const optimizeBody = z.strictObject({});
+
+export const tablePropertiesBody = z.strictObject({
+  /** Property name → value; "" removes the property (its default applies again). */
+  properties: z.record(z.string().min(1).max(128), z.string().max(64)),
+});
+
+export const tablePropertiesResponse = z
+  .object({
+    version: z.number().int(),
+    properties: z.record(z.string(), z.string()),
+    effective: z.object({
+      checkpoint_interval: z.number().int(),
+      deleted_file_retention_seconds: z.number(),
+      log_retention_seconds: z.number(),
+      target_file_size: z.number().int(),
+      optimize_min_files: z.number().int(),
+    }),
+  })
+  .meta({ id: 'TableProperties' });

@@ -1,0 +1,285 @@
+/**
+ * `npm run bench table`: a Delta table after a lot of traffic, on the local stand-ins (DynamoDB
+ * Local, s3rver), written through the real commit path (appendToTable with the DynamoDB
+ * coordinator, the S3 table storage and the writer's checkpoint hook) from synthetic envelopes.
+ *   1. The DynamoDB read and write units the commit path consumes per event (ReturnConsumedCapacity
+ *      on every call), for batches of 1,000, 100 and 10 envelopes, a warm writer.
+ *   2. A table of BENCH_TABLE_COMMITS commits (default 10,000), four day partitions.
+ *   3. Opening its latest snapshot from the last checkpoint, and by replaying every JSON commit.
+ *   4. One maintenance run: files per day partition and bytes before and after compaction.
+ * Prints JSON on stdout (the runner formats it).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '#local/free-port.ts';
+import { ensureBuckets, ensureTable } from '../local/provision.ts';
+import { localCredentials, localRegion, startStandIns } from '../local/stand-ins.ts';
+
+const commits = Number(process.env.BENCH_TABLE_COMMITS ?? 10_000);
+// s3rver drops a connection now and then under load; the SDK call fails and the commit is retried.
+process.on('uncaughtException', (error) => process.stderr.write(`uncaught (ignored): ${error.message}\n`));
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-table-'));
+const standIns = await startStandIns({
+  dataDir,
+  dynamodbPort: await freePort(),
+  s3Port: await freePort(),
+  sqsPort: await freePort(),
+});
+Object.assign(process.env, {
+  AWS_ENDPOINT_URL_DYNAMODB: standIns.endpoints.dynamodb,
+  AWS_ENDPOINT_URL_S3: standIns.endpoints.s3,
+  AWS_REGION: localRegion,
+  AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+  TABLE_NAME: 'tributary',
+  SECRETS_KEY: randomUUID() + randomUUID(),
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+});
+await ensureTable(standIns.endpoints.dynamodb, 'tributary');
+await ensureBuckets(standIns.endpoints.s3, ['bench-lake']);
+
+// Imported once the environment names the stand-ins.
+const { db } = await import('../shared/adapters/dynamo/table.ts');
+const { deltaLog } = await import('../shared/adapters/dynamo/delta-log.ts');
+const { secretBox } = await import('../shared/adapters/secret-box.ts');
+const { tableLocation } = await import('../shared/adapters/s3/tenant-stores.ts');
+const { decodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-reader.ts');
+const { encodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-writer.ts');
+const { rewriteFiles } = await import('../shared/adapters/parquet/compaction.ts');
+const { writeParquet, maxRowsPerFile } = await import('../shared/adapters/parquet/parquet-files.ts');
+const { checkpointDue, writeCheckpoint } = await import('../shared/domain/delta/checkpoint.ts');
+const { appendToTable } = await import('../shared/domain/delta/commit.ts');
+const { writeDailyFiles } = await import('../shared/domain/delta/daily-files.ts');
+const { maintainTable } = await import('../shared/domain/delta/maintenance.ts');
+const { openSnapshot, SnapshotCache } = await import('../shared/domain/delta/snapshot.ts');
+const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
+const { envelopeColumns } = await import('../shared/domain/ingest/write-batch.ts');
+
+/** DynamoDB capacity as billed, from every call's ConsumedCapacity. */
+const capacity = { read: 0, write: 0 };
+db.middlewareStack.add(
+  (next, context) => async (args) => {
+    (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
+    const result = await next(args);
+    const consumed = (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+    for (const item of (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
+      ReadCapacityUnits?: number;
+      WriteCapacityUnits?: number;
+      CapacityUnits?: number;
+    }[]) {
+      const name = String(context.commandName);
+      capacity.read += item.ReadCapacityUnits ?? 0;
+      capacity.write += item.WriteCapacityUnits ?? 0;
+      if (item.ReadCapacityUnits === undefined && item.WriteCapacityUnits === undefined && item.CapacityUnits) {
+        if (/Get|Query|Scan/.test(name)) capacity.read += item.CapacityUnits;
+        else capacity.write += item.CapacityUnits;
+      }
+    }
+    return result;
+  },
+  { step: 'initialize', name: 'consumedCapacity' },
+);
+
+async function openTable(tableId: string) {
+  const tenantId = randomUUID();
+  const storeId = randomUUID();
+  const at = new Date().toISOString();
+  const store = {
+    object_store_id: storeId,
+    tenant_id: tenantId,
+    name: 'bench',
+    base_url: 's3://bench-lake',
+    option_keys: ['endpoint'],
+    options_sealed: await secretBox.seal(
+      JSON.stringify({ endpoint: standIns.endpoints.s3 }),
+      `object-store-options:${tenantId}:${storeId}`,
+    ),
+    created_at: at,
+    updated_at: at,
+  };
+  return tableLocation(store as never, `s3://bench-lake/datasets/${tableId}`);
+}
+
+interface Envelope {
+  messageId: string;
+  dt: string;
+  ingestedAt: number;
+  payload: string;
+}
+
+const payload = (i: number) =>
+  Buffer.from(JSON.stringify({ event: 'pull_request', number: i, body: 'x'.repeat(900) })).toString('base64');
+
+function encode(rows: Envelope[]) {
+  return writeParquet(
+    [...envelopeColumns],
+    [
+      rows.map((row) => row.messageId),
+      rows.map((row) => BigInt(row.ingestedAt) * 1000n),
+      rows.map(() => 'bench-source'),
+      rows.map(() => 'bench-tenant'),
+      rows.map(() => 'application/json'),
+      rows.map((row) => BigInt(Buffer.byteLength(row.payload, 'base64'))),
+      rows.map((row) => row.payload),
+    ],
+  );
+}
+
+async function writerFor(tableId: string) {
+  const storage = await openTable(tableId);
+  const reader = { storage, decodeCheckpoint };
+  const snapshots = new SnapshotCache();
+  const commitDeps = {
+    log: deltaLog,
+    storage,
+    hooks: {
+      // As the batch writer does after each completed version: a checkpoint when one is due.
+      async onCompleted(entry: { version: number }) {
+        if (entry.version === 0 || entry.version % 10 !== 0) return;
+        const { state } = await snapshots.open(tableId, reader, entry.version);
+        if (checkpointDue(entry.version, state)) await writeCheckpoint(storage, encodeCheckpoint, state, Date.now());
+      },
+    },
+  };
+  const append = (rows: Envelope[]) =>
+    appendToTable(commitDeps, {
+      tableId,
+      metadata: { tableId, name: 'bench', schema: envelopeSchema, partitionColumns: ['dt'], createdTime: Date.now() },
+      rows,
+      identify: (row) => row,
+      attempt: 1,
+      writeFiles: (pending) => writeDailyFiles(storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile }),
+    });
+  return { storage, reader, append, commitDeps };
+}
+
+const batch = (size: number, dt: string, offset = 0): Envelope[] =>
+  Array.from({ length: size }, (_, i) => ({
+    messageId: randomUUID(),
+    dt,
+    ingestedAt: Date.now(),
+    payload: payload(offset + i),
+  }));
+
+// 1. DynamoDB units per event, warm writer (the first commit of each table is not counted).
+const units: { batch: number; commits: number; readPerEvent: number; writePerEvent: number }[] = [];
+for (const size of [1000, 100, 10]) {
+  const { append } = await writerFor(randomUUID());
+  await append(batch(size, '2026-11-20'));
+  const rounds = size === 1000 ? 10 : 30;
+  capacity.read = 0;
+  capacity.write = 0;
+  for (let i = 0; i < rounds; i++) await append(batch(size, '2026-11-20'));
+  units.push({
+    batch: size,
+    commits: rounds,
+    readPerEvent: capacity.read / (rounds * size),
+    writePerEvent: capacity.write / (rounds * size),
+  });
+}
+
+// 2. A table of many commits: 5 envelopes each, four day partitions.
+const tableId = randomUUID();
+const table = await writerFor(tableId);
+const days = ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'];
+const buildStarted = performance.now();
+// Four writers at once, as concurrent batch writers commit to one table: they race for versions.
+// A failed commit is retried with the same envelopes, as a redelivered batch would be.
+let next = 0;
+let retried = 0;
+await Promise.all(
+  Array.from({ length: 4 }, async () => {
+    for (let i = next++; i < commits; i = next++) {
+      const rows = batch(5, days[Math.floor((i * days.length) / commits)] as string, i);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await table.append(rows);
+          break;
+        } catch (error) {
+          if (attempt >= 5) throw error;
+          retried++;
+        }
+      }
+      if (i % 1000 === 999)
+        process.stderr.write(`built ${i + 1} commits in ${((performance.now() - buildStarted) / 1000).toFixed(0)} s\n`);
+    }
+  }),
+);
+const buildSeconds = (performance.now() - buildStarted) / 1000;
+
+// 3. Opening the latest snapshot: from the last checkpoint, and by replaying every JSON commit.
+const withStarted = performance.now();
+const withCheckpoint = await openSnapshot(table.reader);
+const withMs = performance.now() - withStarted;
+const noCheckpoints = {
+  storage: {
+    ...table.storage,
+    getIfExists: (key: string) =>
+      key.endsWith('_last_checkpoint') || key.endsWith('.checkpoint.parquet')
+        ? Promise.resolve(null)
+        : table.storage.getIfExists(key),
+    list: async () => [],
+  },
+  decodeCheckpoint,
+};
+const withoutStarted = performance.now();
+const withoutCheckpoint = await openSnapshot(noCheckpoints);
+const withoutMs = performance.now() - withoutStarted;
+const sameFiles =
+  withCheckpoint.state.files.size === withoutCheckpoint.state.files.size &&
+  [...withCheckpoint.state.files.keys()].every((key) => withoutCheckpoint.state.files.has(key));
+
+// 4. One maintenance run at the default target (128 MiB).
+const perDay = (files: Iterable<{ partitionValues: Record<string, string>; size: number }>) => {
+  const summary: Record<string, { files: number; bytes: number }> = {};
+  for (const file of files) {
+    const day = file.partitionValues.dt ?? '';
+    summary[day] ??= { files: 0, bytes: 0 };
+    (summary[day] as { files: number }).files++;
+    (summary[day] as { bytes: number }).bytes += file.size;
+  }
+  return summary;
+};
+const before = perDay(withCheckpoint.state.files.values());
+const memoryBefore = process.memoryUsage().rss;
+const maintenanceStarted = performance.now();
+const report = await maintainTable(
+  {
+    commit: { ...table.commitDeps, now: () => new Date() },
+    reader: table.reader,
+    rewrite: (sources, targetSize, newPath) => rewriteFiles(table.storage, sources, targetSize, newPath),
+    now: () => new Date(),
+  },
+  tableId,
+);
+const maintenanceSeconds = (performance.now() - maintenanceStarted) / 1000;
+const after = await openSnapshot(table.reader);
+const rowsAfter = [...after.state.files.values()].reduce((sum, file) => sum + file.stats.numRecords, 0);
+
+process.stdout.write(
+  `${JSON.stringify({
+    units,
+    build: { commits, rowsPerCommit: 5, seconds: buildSeconds, retried },
+    open: {
+      version: withCheckpoint.state.version,
+      withCheckpoint: { objectsRead: withCheckpoint.objectsRead, ms: withMs, checkpoint: withCheckpoint.checkpoint },
+      withoutCheckpoint: { objectsRead: withoutCheckpoint.objectsRead, ms: withoutMs },
+      sameFiles,
+    },
+    compaction: {
+      targetBytes: 128 * 1024 * 1024,
+      before,
+      after: perDay(after.state.files.values()),
+      report,
+      seconds: maintenanceSeconds,
+      rssGrowthBytes: process.memoryUsage().rss - memoryBefore,
+      rows: { expected: commits * 5, after: rowsAfter },
+      openAfter: { objectsRead: after.objectsRead },
+    },
+  })}\n`,
+);
+await standIns.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);

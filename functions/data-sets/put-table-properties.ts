@@ -1,0 +1,15 @@
+import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
+import { commitTableMetadata } from '#shared/adapters/table-storage.ts';
+import { apiHandler } from '#shared/api-handler.ts';
+import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
+import { ok } from '#shared/http/responses.ts';
+import { dataSetRoutes } from '#shared/routes/data-sets.ts';
+
+const deps = { ...dataSetStore, commitMetadata: commitTableMetadata };
+
+export const handler = apiHandler(
+  dataSetRoutes,
+  'PUT /api/data-sets/{data_set_id}/table-properties',
+  async ({ principal, params, body }) =>
+    ok(await setTableProperties(deps, principal, params.data_set_id, body.properties)),
+);

@@ -1,0 +1,19 @@
+/**
+ * Scheduled table maintenance: every table a writer marked due (many small files in a day
+ * partition, every thousand versions for the log clean-up, or tombstones whose retention ended)
+ * gets one Optimize job, visible in the jobs list; the job runner does the work.
+ */
+import { jobs } from '#shared/adapters/dynamo/jobs.ts';
+import { dueMaintenance, takeMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
+import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
+import { scheduleOptimize } from '#shared/domain/jobs/use-cases.ts';
+import { logger } from '#shared/observability/logger.ts';
+
+const deps = { createJob: jobs.createJob, moveJob: jobs.moveJob, dispatchJob, takeMaintenance };
+
+export async function handler(): Promise<void> {
+  const now = new Date();
+  let queued = 0;
+  for (const due of await dueMaintenance(now)) if (await scheduleOptimize(deps, due, now)) queued++;
+  if (queued > 0) logger.info('Queued table maintenance', { queued });
+}

@@ -1,0 +1,283 @@
+/**
+ * Keeping a table fast to open and to scan: compaction (OPTIMIZE), vacuum and log clean-up, one
+ * maintenance run per table (a job of type Optimize: asked for through the API, or scheduled when
+ * a writer saw many small files).
+ *
+ *   compaction  per day partition with enough files smaller than `delta.targetFileSize`: those
+ *               files, in the order they were written, streamed into new files of about the target
+ *               size (measured on the output); one OPTIMIZE version per partition removes the sources and
+ *               adds the new files (dataChange false), and commits only while every source is still
+ *               live. Readers of older versions keep their files until the vacuum.
+ *   vacuum      files whose tombstone is older than `delta.deletedFileRetentionDuration` are deleted,
+ *               and so are files in those partitions that no version references and that are older
+ *               than that (left by writers that stopped before their commit).
+ *   log         commits and checkpoints older than `delta.logRetentionDuration` are deleted when a
+ *               later checkpoint, itself that old, covers them (protocol "Metadata Cleanup"), and
+ *               temporary commits once their version is well behind.
+ */
+import { randomUUID } from 'node:crypto';
+import { type CommitDeps, commitRearrangement, type LogEntry } from './commit.ts';
+import { type AddFile, type FileStats, logFileName, parseCommit, type RemoveFile, versionOfLogFile } from './log.ts';
+import { tableProperties } from './properties.ts';
+import { type LogReader, openSnapshot, type TableState } from './snapshot.ts';
+
+/**
+ * Streams the rows of `sources`, in order, into new files at `newPath()`, starting the next file
+ * once one has reached `targetSize` bytes; answers each new file with the sources it holds.
+ */
+export type FileRewriter = (
+  sources: AddFile[],
+  targetSize: number,
+  newPath: () => string,
+) => Promise<{ path: string; size: number; sources: AddFile[] }[]>;
+
+export interface MaintenanceDeps {
+  commit: CommitDeps;
+  reader: LogReader;
+  rewrite: FileRewriter;
+  now: () => Date;
+  /** Between partitions: throws to stop (a cancelled job) before anything more is committed. */
+  checkpoint?: () => Promise<void>;
+  /** Called once before the first commit (the job's point of no return). */
+  beforeFirstCommit?: () => Promise<void>;
+}
+
+export interface MaintenanceReport {
+  readVersion: number;
+  /** Versions committed by the compaction (one per partition), and partitions given up on a conflict. */
+  versions: number[];
+  conflicts: number;
+  filesRemoved: number;
+  filesAdded: number;
+  rowsRewritten: number;
+  bytesRemoved: number;
+  bytesAdded: number;
+  filesVacuumed: number;
+  logFilesRemoved: number;
+  /** When the next run has something to do (a tombstone expiring); null when nothing waits. */
+  nextDueAt: number | null;
+}
+
+export interface PartitionPlan {
+  partition: string;
+  partitionValues: Record<string, string>;
+  /** The partition's small files, oldest first. */
+  files: AddFile[];
+}
+
+const partitionKey = (values: Record<string, string>) =>
+  Object.entries(values)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, value]) => `${key}=${value}`)
+    .join('/');
+
+/** The partitions to compact: those with at least `minFiles` (and two) files under the target size. */
+export function planCompaction(files: Iterable<AddFile>, targetFileSize: number, minFiles: number): PartitionPlan[] {
+  const byPartition = new Map<string, AddFile[]>();
+  for (const file of files) {
+    if (file.size >= targetFileSize) continue;
+    const key = partitionKey(file.partitionValues);
+    const small = byPartition.get(key);
+    if (small) small.push(file);
+    else byPartition.set(key, [file]);
+  }
+  return [...byPartition]
+    .filter(([, small]) => small.length >= Math.max(2, minFiles))
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([partition, small]) => ({
+      partition,
+      partitionValues: (small[0] as AddFile).partitionValues,
+      files: small.sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1)),
+    }));
+}
+
+/** The stats of a file holding all the rows of `sources`: counts add up; a min or max survives only where every source has one. */
+export function mergeStats(sources: FileStats[]): FileStats {
+  const merged: FileStats = { numRecords: 0, minValues: {}, maxValues: {}, nullCount: {} };
+  const columns = (pick: (stats: FileStats) => Record<string, unknown>) =>
+    sources.length === 0
+      ? []
+      : Object.keys(pick(sources[0] as FileStats)).filter((column) => sources.every((stats) => column in pick(stats)));
+  for (const stats of sources) merged.numRecords += stats.numRecords;
+  for (const column of columns((stats) => stats.nullCount))
+    merged.nullCount[column] = sources.reduce((sum, stats) => sum + (stats.nullCount[column] as number), 0);
+  // Strings (and ISO timestamps) compare as text, numbers as numbers: as the writer computed them.
+  const extreme = (values: (string | number)[], lower: boolean) => {
+    let best = values[0] as string | number;
+    for (const value of values) if (lower ? value < best : value > best) best = value;
+    return best;
+  };
+  for (const column of columns((stats) => stats.minValues))
+    merged.minValues[column] = extreme(
+      sources.map((stats) => stats.minValues[column] as string | number),
+      true,
+    );
+  for (const column of columns((stats) => stats.maxValues))
+    merged.maxValues[column] = extreme(
+      sources.map((stats) => stats.maxValues[column] as string | number),
+      false,
+    );
+  return merged;
+}
+
+/** The paths removed by these versions, from their commits. */
+async function removedIn(reader: LogReader, entries: LogEntry[]): Promise<Set<string>> {
+  const removed = new Set<string>();
+  for (const entry of entries) {
+    // A version still being finalised has its commit only under its temporary name so far.
+    const commit =
+      (await reader.storage.getIfExists(logFileName(entry.version))) ??
+      (await reader.storage.getIfExists(entry.tempKey));
+    if (!commit) throw new Error(`The commit of version ${entry.version} is missing`);
+    for (const action of parseCommit(commit.toString('utf8'))) if ('remove' in action) removed.add(action.remove.path);
+  }
+  return removed;
+}
+
+async function compactPartition(
+  deps: MaintenanceDeps,
+  tableId: string,
+  state: TableState,
+  plan: PartitionPlan,
+  targetFileSize: number,
+  report: MaintenanceReport,
+): Promise<void> {
+  const now = () => deps.now().getTime();
+  const written = await deps.rewrite(
+    plan.files,
+    targetFileSize,
+    () => `${plan.partition}/part-${randomUUID()}.zstd.parquet`,
+  );
+  const adds: AddFile[] = written.map((file) => ({
+    path: file.path,
+    partitionValues: plan.partitionValues,
+    size: file.size,
+    modificationTime: now(),
+    dataChange: false,
+    stats: mergeStats(file.sources.map((source) => source.stats)),
+  }));
+  const removes: RemoveFile[] = plan.files.map((file) => ({
+    path: file.path,
+    deletionTimestamp: now(),
+    dataChange: false,
+    extendedFileMetadata: true,
+    partitionValues: file.partitionValues,
+    size: file.size,
+  }));
+  const bytes = adds.reduce((sum, add) => sum + add.size, 0);
+  if (report.versions.length === 0 && report.conflicts === 0) await deps.beforeFirstCommit?.();
+  const version = await commitRearrangement(deps.commit, {
+    tableId,
+    readVersion: state.version,
+    removes,
+    adds,
+    bytes,
+    removedAfter: (entries) => removedIn(deps.reader, entries),
+  });
+  if (version === null) {
+    report.conflicts++;
+    return;
+  }
+  report.versions.push(version);
+  report.filesRemoved += removes.length;
+  report.filesAdded += adds.length;
+  report.rowsRewritten += adds.reduce((sum, add) => sum + add.stats.numRecords, 0);
+  report.bytesRemoved += removes.reduce((sum, remove) => sum + remove.size, 0);
+  report.bytesAdded += bytes;
+}
+
+/** Deletes files removed longer ago than the retention, and unreferenced old files beside them. */
+async function vacuum(deps: MaintenanceDeps, state: TableState, retentionMs: number): Promise<number> {
+  const before = deps.now().getTime() - retentionMs;
+  const expired = [...state.tombstones.values()].filter((remove) => remove.deletionTimestamp < before);
+  const partitions = new Set(expired.map((remove) => partitionKey(remove.partitionValues)));
+  const doomed = new Set(expired.map((remove) => remove.path));
+  for (const partition of partitions) {
+    for (const object of await deps.reader.storage.list(`${partition}/`)) {
+      const unreferenced = !state.files.has(object.key) && !state.tombstones.has(object.key);
+      if (unreferenced && object.lastModified < before) doomed.add(object.key);
+    }
+  }
+  if (doomed.size > 0) await deps.commit.storage.delete([...doomed]);
+  return doomed.size;
+}
+
+/**
+ * Deletes log files that no reader within the retention needs: commits and checkpoints before the
+ * newest checkpoint that is older than the cut-off (keeping that checkpoint and its commit), and
+ * temporary commits of versions before it.
+ */
+async function cleanLog(deps: MaintenanceDeps, state: TableState, retentionMs: number): Promise<number> {
+  const cutoff = deps.now().getTime() - retentionMs;
+  const old: { key: string; version: number; kind: 'commit' | 'checkpoint' }[] = [];
+  // Oldest first: the listing stops at the first file inside the retention.
+  for (const object of await deps.reader.storage.list('_delta_log/', { startAfter: '_delta_log/0', limit: 20_000 })) {
+    const parsed = versionOfLogFile(object.key);
+    if (!parsed) continue;
+    if (object.lastModified > cutoff) break;
+    old.push({ key: object.key, ...parsed });
+  }
+  const cutoffCommit = Math.max(-1, ...old.filter((file) => file.kind === 'commit').map((file) => file.version));
+  const cutoffCheckpoint = Math.max(
+    -1,
+    ...old.filter((file) => file.kind === 'checkpoint' && file.version <= cutoffCommit).map((file) => file.version),
+  );
+  const doomed =
+    cutoffCheckpoint > 0 ? old.filter((file) => file.version < cutoffCheckpoint).map((file) => file.key) : [];
+  // A temporary commit matters only while its version may still be finalised: the latest few.
+  for (const object of await deps.reader.storage.list('_delta_log/.tmp/', { limit: 20_000 })) {
+    const version = Number(/\.tmp\/(\d{20})\.json\./.exec(object.key)?.[1] ?? Number.NaN);
+    if (Number.isNaN(version) || version >= state.version - 10) break;
+    doomed.push(object.key);
+  }
+  if (doomed.length > 0) await deps.commit.storage.delete(doomed);
+  return doomed.length;
+}
+
+/**
+ * One maintenance run of a table.
+ * Input: the table; `minFiles` (fewer small files in a partition leave it alone). Output: what it did.
+ *  1. Open the latest snapshot.
+ *  2. Compact each partition that needs it, one version each; a partition whose files another
+ *     commit removed meanwhile is left for the next run.
+ *  3. Vacuum the files removed longer ago than the retention.
+ *  4. Clean up the log.
+ */
+export async function maintainTable(
+  deps: MaintenanceDeps,
+  tableId: string,
+  options: { minFiles?: number } = {},
+): Promise<MaintenanceReport> {
+  const { state } = await openSnapshot(deps.reader);
+  const properties = tableProperties(state.metadata?.configuration ?? {});
+  const report: MaintenanceReport = {
+    readVersion: state.version,
+    versions: [],
+    conflicts: 0,
+    filesRemoved: 0,
+    filesAdded: 0,
+    rowsRewritten: 0,
+    bytesRemoved: 0,
+    bytesAdded: 0,
+    filesVacuumed: 0,
+    logFilesRemoved: 0,
+    nextDueAt: null,
+  };
+  if (state.version < 0) return report;
+  for (const plan of planCompaction(
+    state.files.values(),
+    properties.targetFileSize,
+    options.minFiles ?? properties.optimizeMinFiles,
+  )) {
+    await deps.checkpoint?.();
+    await compactPartition(deps, tableId, state, plan, properties.targetFileSize, report);
+  }
+  report.filesVacuumed = await vacuum(deps, state, properties.deletedFileRetentionMs);
+  report.logFilesRemoved = await cleanLog(deps, state, properties.logRetentionMs);
+  const waiting = [...state.tombstones.values()]
+    .map((remove) => remove.deletionTimestamp + properties.deletedFileRetentionMs)
+    .filter((at) => at >= deps.now().getTime());
+  if (report.versions.length > 0) waiting.push(deps.now().getTime() + properties.deletedFileRetentionMs);
+  report.nextDueAt = waiting.length > 0 ? Math.min(...waiting) : null;
+  return report;
+}

@@ -1,0 +1,94 @@
+/**
+ * The table properties Tributary honours, read from the table's metaData.configuration (Delta's own
+ * names where Delta has one). Anything unset takes the protocol's default.
+ */
+import { invalid } from '../errors.ts';
+
+export interface TableProperties {
+  /** A checkpoint every this many versions (`delta.checkpointInterval`, default 10). */
+  checkpointInterval: number;
+  /** Removed files stay this long for readers of older snapshots (`delta.deletedFileRetentionDuration`, 7 days). */
+  deletedFileRetentionMs: number;
+  /** Commits and checkpoints stay this long for time travel (`delta.logRetentionDuration`, 30 days). */
+  logRetentionMs: number;
+  /** OPTIMIZE writes files of about this size (`delta.targetFileSize`, 128 MiB). */
+  targetFileSize: number;
+  /** Scheduled maintenance compacts a day only when it has this many small files (`tributary.optimize.minFiles`, 50). */
+  optimizeMinFiles: number;
+}
+
+const day = 86_400_000;
+
+export const defaultTableProperties: TableProperties = {
+  checkpointInterval: 10,
+  deletedFileRetentionMs: 7 * day,
+  logRetentionMs: 30 * day,
+  targetFileSize: 128 * 1024 * 1024,
+  optimizeMinFiles: 50,
+};
+
+const unitMs: Record<string, number> = {
+  millisecond: 1,
+  second: 1000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day,
+  week: 7 * day,
+};
+
+/** Delta's interval syntax: `interval 7 days`, `interval 1 week`, `interval 36 hours`. */
+export function parseInterval(text: string): number | null {
+  const match = /^\s*(?:interval\s+)?(\d+)\s+(millisecond|second|minute|hour|day|week)s?\s*$/i.exec(text);
+  if (!match) return null;
+  return Number(match[1]) * (unitMs[(match[2] as string).toLowerCase()] as number);
+}
+
+function positiveInteger(text: string): number | null {
+  return /^\d{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : null;
+}
+
+/** Each settable property: how to read it, and the smallest value that keeps the table safe to read. */
+export const settableProperties = {
+  'delta.checkpointInterval': { parse: positiveInteger, min: 1, max: 1000 },
+  'delta.deletedFileRetentionDuration': { parse: parseInterval, min: 3_600_000, max: 3650 * day },
+  'delta.logRetentionDuration': { parse: parseInterval, min: day, max: 3650 * day },
+  'delta.targetFileSize': { parse: positiveInteger, min: 1024 * 1024, max: 1024 * 1024 * 1024 },
+  'tributary.optimize.minFiles': { parse: positiveInteger, min: 2, max: 100_000 },
+} as const;
+
+export type SettableProperty = keyof typeof settableProperties;
+
+export function tableProperties(configuration: Record<string, string>): TableProperties {
+  const read = (key: SettableProperty, fallback: number) => {
+    const raw = configuration[key];
+    const value = raw === undefined ? null : settableProperties[key].parse(raw);
+    return value ?? fallback;
+  };
+  return {
+    checkpointInterval: read('delta.checkpointInterval', defaultTableProperties.checkpointInterval),
+    deletedFileRetentionMs: read('delta.deletedFileRetentionDuration', defaultTableProperties.deletedFileRetentionMs),
+    logRetentionMs: read('delta.logRetentionDuration', defaultTableProperties.logRetentionMs),
+    targetFileSize: read('delta.targetFileSize', defaultTableProperties.targetFileSize),
+    optimizeMinFiles: read('tributary.optimize.minFiles', defaultTableProperties.optimizeMinFiles),
+  };
+}
+
+/** Checks properties a tenant wants to set: known names, readable values within bounds (400 otherwise). */
+export function validateProperties(properties: Record<string, string>): Record<string, string> {
+  const issues: { path: string; message: string }[] = [];
+  for (const [key, value] of Object.entries(properties)) {
+    const spec = settableProperties[key as SettableProperty];
+    if (!spec) {
+      issues.push({
+        path: `properties.${key}`,
+        message: `Not a property Tributary sets; one of ${Object.keys(settableProperties).join(', ')}`,
+      });
+      continue;
+    }
+    const parsed = spec.parse(value);
+    if (parsed === null || parsed < spec.min || parsed > spec.max)
+      issues.push({ path: `properties.${key}`, message: `Out of range or unreadable: ${value.slice(0, 64)}` });
+  }
+  if (issues.length > 0) throw invalid('Invalid table properties', issues);
+  return properties;
+}

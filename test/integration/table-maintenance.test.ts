@@ -1,0 +1,121 @@
+/**
+ * Table maintenance as wired in the service: the batch writer's checkpoints land in the tenant's
+ * store, `POST /api/data-sets/{id}/optimize` queues a job of type Optimize that the job runner
+ * carries out, and the table read back from S3 (JSON replay, DuckDB) holds every row once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api.ts';
+import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
+import { useServiceEnvironment } from '../support/service-env.ts';
+import { createWebhook, type Webhook } from '../support/webhooks.ts';
+
+const api = apiClient();
+
+function batchOf(hook: Webhook, count: number): { event: SQSEvent; ids: string[] } {
+  const ids = Array.from({ length: count }, () => randomUUID());
+  const micros = BigInt(Date.now()) * 1000n;
+  return {
+    ids,
+    event: {
+      Records: ids.map((messageId) => ({
+        messageId: randomUUID(),
+        receiptHandle: 'r',
+        body: JSON.stringify({
+          v: 1,
+          message_id: messageId,
+          data_set_id: hook.dataSetId,
+          dt: new Date().toISOString().slice(0, 10),
+          ingested_at_us: micros.toString(),
+          source_id: hook.sourceId,
+          tenant_id: hook.tenantId,
+          content_type: 'application/json',
+          payload_size: 2,
+          payload: Buffer.from('{}').toString('base64'),
+        }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: '0',
+          SenderId: 's',
+          ApproximateFirstReceiveTimestamp: '0',
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest',
+        awsRegion: 'us-east-1',
+      })),
+    },
+  };
+}
+
+describe('table maintenance in the service', () => {
+  it('checkpoints every 10 versions, sets table properties, then compacts a day on request, every row still there once', async () => {
+    const hook = await createWebhook(api);
+    useServiceEnvironment();
+    const { handler } = await import('../../functions/ingest/write-batch.ts');
+    const sent: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const batch = batchOf(hook, 3);
+      sent.push(...batch.ids);
+      expect((await handler(batch.event)).batchItemFailures).toEqual([]);
+    }
+    const dataSet = await api.get<{ storage_location: string; version: number }>(`/api/data-sets/${hook.dataSetId}`);
+    expect(dataSet.body.version).toBe(11);
+    const location = dataSet.body.storage_location;
+    const [, bucket, root] = /^s3:\/\/([^/]+)\/(.+)$/.exec(location) as RegExpExecArray;
+    const logKeys = (await listKeys(localS3(), bucket as string, `${root}/_delta_log/`)).map((object) => object.key);
+    expect(logKeys).toContain(`${root}/_delta_log/00000000000000000010.checkpoint.parquet`);
+    expect(logKeys).toContain(`${root}/_delta_log/_last_checkpoint`);
+
+    const before = await api.get<{ files: unknown[] }>(`/api/data-sets/${hook.dataSetId}/files`);
+    expect(before.body.files).toHaveLength(12);
+
+    const propertiesPath = `/api/data-sets/${hook.dataSetId}/table-properties`;
+    const unknown = await api.put(propertiesPath, { json: { properties: { 'delta.appendOnly': 'true' } } });
+    expect(unknown.status).toBe(400);
+    const unsafe = await api.put(propertiesPath, {
+      json: { properties: { 'delta.deletedFileRetentionDuration': 'interval 1 second' } },
+    });
+    expect(unsafe.status).toBe(400);
+    const set = await api.put<{
+      version: number;
+      effective: { target_file_size: number; checkpoint_interval: number };
+    }>(propertiesPath, {
+      json: { properties: { 'delta.targetFileSize': '2097152', 'delta.checkpointInterval': '20' } },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({
+      version: 12,
+      effective: { target_file_size: 2_097_152, checkpoint_interval: 20 },
+    });
+
+    const refused = await api.post(`/api/data-sets/${hook.dataSetId}/optimize`, { json: { target_size: 1 } });
+    expect(refused.status).toBe(400);
+    const missing = await api.post(`/api/data-sets/${randomUUID()}/optimize`, { json: {} });
+    expect(missing.status).toBe(404);
+
+    const started = await api.post<{ job_id: string }>(`/api/data-sets/${hook.dataSetId}/optimize`, { json: {} });
+    expect(started.status).toBe(202);
+    let job: { status: string; job_type: string; rows_in: number | null; error_message: string | null } | undefined;
+    for (let i = 0; i < 120 && !['Succeeded', 'Failed'].includes(job?.status ?? ''); i++) {
+      job = (await api.get<typeof job>(`/api/jobs/${started.body.job_id}`)).body;
+      if (!['Succeeded', 'Failed'].includes(job?.status ?? ''))
+        await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(job).toMatchObject({ status: 'Succeeded', job_type: 'Optimize', rows_in: 36, error_message: null });
+    const listed = await api.get<{ jobs: { job_id: string }[] }>(
+      `/api/jobs?tenant_id=${hook.tenantId}&job_type=Optimize`,
+    );
+    expect(listed.body.jobs.map((listedJob) => listedJob.job_id)).toEqual([started.body.job_id]);
+
+    const after = await api.get<{ version: number; files: { num_records: number }[] }>(
+      `/api/data-sets/${hook.dataSetId}/files`,
+    );
+    expect(after.body.files).toHaveLength(1);
+    expect(after.body.version).toBe(13);
+    const table = await readEnvelopeTable(location);
+    expect(table.rows.map((row) => row.message_id).sort()).toEqual(sent.sort());
+  });
+});
