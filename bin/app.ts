@@ -18,6 +18,7 @@ tributary(app, {
   ingestMaxBytes: number('ingestMaxBytes'),
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
+  tracing: String(app.node.tryGetContext('tracing')) === 'true',
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     writerErrors: number('writerErrors'),

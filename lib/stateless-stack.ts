@@ -51,7 +51,16 @@ export interface StatelessStackProps extends StackProps {
    * policy and external id decide). Narrow it, e.g. to arn:aws:iam::*:role/tributary-*.
    */
   tenantRoleArns?: string[];
+  /**
+   * X-Ray active tracing for every function (default off: a trace of every sampled request costs
+   * more than the request). When on, the ingest function and the queue consumers also trace each AWS
+   * SDK call, where a trace is worth the tracer's size in the bundle.
+   */
+  tracing?: boolean;
 }
+
+/** The route whose function's SDK calls are traced when tracing is on, beside the queue consumers'. */
+const sdkTracedRoute = 'POST /api/ingest/{source_id}';
 
 export const maxIngestBytes = 4 * 1024 * 1024;
 
@@ -84,9 +93,11 @@ export class StatelessStack extends Stack {
       },
     };
 
+    const tracing = (sdkCalls: boolean) => (props.tracing ? { sdkCalls } : undefined);
     const notFound = new ServiceFunction(this, 'NotFound', {
       entry: notFoundRoute.entry,
       description: notFoundRoute.summary,
+      tracing: tracing(false),
     });
     this.api = new HttpApi(this, 'Api', {
       description: 'Tributary management and ingest API',
@@ -122,7 +133,12 @@ export class StatelessStack extends Stack {
       const nested = new NestedStack(this, `${area.replace(/\W/g, '')}Routes`, {
         description: `Tributary ${area} routes`,
       });
-      const built = new ApiRoutes(nested, 'Routes', { api: this.api, routes: areaRoutes, resources });
+      const built = new ApiRoutes(nested, 'Routes', {
+        api: this.api,
+        routes: areaRoutes,
+        resources,
+        tracing: (routeKey) => tracing(routeKey === sdkTracedRoute),
+      });
       Object.assign(this.routeFunctions, built.functions);
     }
 
@@ -133,6 +149,7 @@ export class StatelessStack extends Stack {
         memoryMb: consumer.function.memoryMb,
         timeoutSeconds: consumer.function.timeoutSeconds,
         assets: consumer.function.assets,
+        tracing: tracing(true),
       });
       bindAccess(fn, consumer.access, resources);
       if (name === 'dashboard-provisioner' && props.dashboardUrl)
@@ -154,6 +171,7 @@ export class StatelessStack extends Stack {
         description: schedule.summary,
         memoryMb: schedule.function?.memoryMb,
         timeoutSeconds: schedule.function?.timeoutSeconds,
+        tracing: tracing(false),
       });
       bindAccess(fn, schedule.access, resources);
       new Rule(this, `Rule-${name}`, {
@@ -166,6 +184,7 @@ export class StatelessStack extends Stack {
       entry: 'functions/platform/install-bootstrap-key.ts',
       description: 'Custom resource: makes the bootstrap secret a valid PlatformAdmin API key',
       timeoutSeconds: 30,
+      tracing: tracing(false),
     });
     bindAccess(bootstrap, { table: 'readWrite' }, resources);
     props.stateful.bootstrapKey.grantRead(bootstrap);
