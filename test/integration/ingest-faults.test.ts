@@ -8,6 +8,7 @@ import { GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClien
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
@@ -169,7 +170,7 @@ describe('writers committing to one table at once', () => {
         awsRegion: 'us-east-1',
       })),
     }));
-    const results = await Promise.all(events.map((event) => handler(event)));
+    const results = await Promise.all(events.map((event) => handler(event, lambdaContext('ingest-write-batch', 120))));
     expect(results.map((result) => result.batchItemFailures)).toEqual([[], [], [], []]);
 
     const expected = new Set(batches.flat().map((envelope) => envelope.message_id));

@@ -35,6 +35,43 @@ export interface Envelope {
   payload: string;
 }
 
+/** The envelope columns as written to Parquet; dt is the partition column and lives in the path. */
+export const envelopeColumns = [
+  { name: 'message_id', type: 'string', nullable: false },
+  { name: 'ingested_at', type: 'timestamp', nullable: false },
+  { name: 'source_id', type: 'string', nullable: false },
+  { name: 'tenant_id', type: 'string', nullable: false },
+  { name: 'content_type', type: 'string', nullable: true },
+  { name: 'payload_size', type: 'long', nullable: false },
+  { name: 'payload', type: 'string', nullable: false, opaque: true },
+] as const;
+
+export type Cell = string | bigint | number | null;
+
+/** Rows as columns, in envelopeColumns' order and types (timestamps in µs, longs as bigint). */
+export function envelopeCells(rows: Envelope[]): Cell[][] {
+  const columns: Cell[][] = envelopeColumns.map(() => new Array<Cell>(rows.length));
+  const [messageId, ingestedAt, sourceId, tenantId, contentType, payloadSize, payload] = columns as [
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+  ];
+  rows.forEach((row, i) => {
+    messageId[i] = row.message_id;
+    ingestedAt[i] = row.ingested_at_us;
+    sourceId[i] = row.source_id;
+    tenantId[i] = row.tenant_id;
+    contentType[i] = row.content_type;
+    payloadSize[i] = BigInt(row.payload_size);
+    payload[i] = row.payload;
+  });
+  return columns;
+}
+
 /** The server receive time in microseconds (the clock's sub-millisecond part from the monotonic timer). */
 export function nowMicros(): bigint {
   const milliseconds = Date.now();
