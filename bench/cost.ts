@@ -27,7 +27,7 @@ import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
 import { tributary } from '#lib/app.ts';
-import { metricCatalogue } from '#shared/domain/observability/metric-catalogue.ts';
+import { type MetricSpec, metricCatalogue } from '#shared/domain/observability/metric-catalogue.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { freePort } from '../test/support/ports.ts';
@@ -633,9 +633,14 @@ function price(
 /** CloudWatch metrics the functions publish, one per metric and dimension value. */
 function customMetricCount(): number {
   const dimensionValues: Record<string, number> = { status: 8 };
-  return Object.values(metricCatalogue).reduce(
+  return (Object.values(metricCatalogue) as MetricSpec[]).reduce(
     (sum, spec) =>
-      sum + spec.cloudWatch.dimensions.reduce((product, dimension) => product * (dimensionValues[dimension] ?? 1), 1),
+      sum +
+      (spec.cloudWatch?.dimensions ?? []).reduce(
+        (product, dimension) => product * (dimensionValues[dimension] ?? 1),
+        1,
+      ) *
+        (spec.cloudWatch ? 1 : 0),
     0,
   );
 }

@@ -6,7 +6,7 @@ import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
 import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
-import { countQuietly } from '#shared/adapters/metrics.ts';
+import { count } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
@@ -29,7 +29,7 @@ const deps: DeadLetterDeps = {
     return key;
   },
   recordFailedDelivery,
-  countDeadLettered: (sourceId) => countQuietly('deadLettered', { source_id: sourceId }),
+  countDeadLettered: async (sourceId) => count('deadLettered', { source_id: sourceId }),
 };
 
 export const handler = recordHandler('dead letter', envelopeMessage, async (envelope) => {

@@ -2,11 +2,12 @@
  * The batch writer: the ingest queue's consumer. Envelopes in, Parquet files and Delta commits out,
  * in each tenant's own store. Records whose commit did not succeed are reported as batch item
  * failures, so only they come back (and move to the dead-letter queue on their fifth receive).
+ * The envelopes' receipts raise the ingest door's counts as they arrive (shared/adapters/metrics.ts).
  */
 import type { SQSEvent } from 'aws-lambda';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { markUnwritten, markWritten, recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
-import { countQuietly } from '#shared/adapters/metrics.ts';
+import { count, countReceipts } from '#shared/adapters/metrics.ts';
 import { maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { checkOut, claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import { fixStorage, recordCommit, tableAt } from '#shared/adapters/table-storage.ts';
@@ -29,10 +30,8 @@ export const batchWriterDeps: BatchWriterDeps = {
   async onCommitted(dataSet, entry) {
     await recordCommit(dataSet, entry.version);
     const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
-    await Promise.all([
-      countQuietly('envelopesWritten', { source_id: source }, entry.rows),
-      countQuietly('batchesCommitted', {}, 1),
-    ]);
+    count('envelopesWritten', { source_id: source }, entry.rows);
+    count('batchesCommitted', {}, 1);
   },
   encode: (rows: Envelope[]) => writeParquet([...envelopeColumns], envelopeCells(rows)),
   maxRowsPerFile,
@@ -62,6 +61,7 @@ export const handler = batchHandler(async (event: SQSEvent) => {
       let message: EnvelopeMessage | undefined;
       try {
         message = envelopeMessage.parse(JSON.parse(record.body));
+        countReceipts([{ ...message, ingested_at: utcIso(BigInt(message.ingested_at_us)) }]);
         const payload = await resolvePayload(message);
         if (message.payload_ref) claims.set(record.messageId, message.payload_ref.key);
         pending.push({
@@ -108,10 +108,8 @@ export const handler = batchHandler(async (event: SQSEvent) => {
     let oldest = failure.envelopes[0]?.envelope.ingested_at_us ?? 0n;
     for (const item of failure.envelopes)
       if (item.envelope.ingested_at_us < oldest) oldest = item.envelope.ingested_at_us;
-    await Promise.all([
-      markUnwritten(failure.dataSetId, utcIso(oldest)),
-      countQuietly('batchFailures', { reason: failure.error.name }, failure.envelopes.length),
-    ]);
+    count('batchFailures', { reason: failure.error.name }, failure.envelopes.length);
+    await markUnwritten(failure.dataSetId, utcIso(oldest));
   }
   failed.push(...outcome.failedRecordIds);
   // Why each envelope failed is kept for the dead-letter recorder; a failure to keep it must not

@@ -1,6 +1,20 @@
 import * as z from 'zod';
 
 /**
+ * The ingest door's count of 202s for the envelope's source, as of this envelope (included): the
+ * counting process's epoch and its running totals there (shared/domain/observability/tally.ts). The
+ * batch writer raises the shared counters to them, so a door that never writes its own counts loses
+ * none that reached the writer.
+ */
+export const receipt = z.strictObject({
+  epoch: z.string().min(1).max(64),
+  accepted: z.number().int().positive(),
+  duplicates: z.number().int().nonnegative(),
+});
+
+export type Receipt = z.infer<typeof receipt>;
+
+/**
  * One accepted webhook request, as it travels on the ingest queue. The payload is the raw body,
  * base64-encoded; a body too large for a queue message travels by claim check instead (the raw
  * bytes in the platform bucket, `payload_ref` here). `ingested_at_us` is microseconds since the
@@ -18,6 +32,7 @@ export const envelopeMessage = z.strictObject({
   payload_size: z.number().int().nonnegative(),
   payload: z.string().optional(),
   payload_ref: z.strictObject({ bucket: z.string(), key: z.string() }).optional(),
+  receipt: receipt.optional(),
 });
 
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;

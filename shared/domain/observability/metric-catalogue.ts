@@ -7,8 +7,10 @@ export interface MetricSpec {
   name: string;
   help: string;
   type: 'counter' | 'gauge';
+  /** The labels /metrics shows (others are summed away); all when absent. */
+  exported?: string[];
   /** The CloudWatch (EMF) metric with the same figure, and the labels that become its dimensions. */
-  cloudWatch: { name: string; dimensions: string[] };
+  cloudWatch?: { name: string; dimensions: string[] };
 }
 
 export const metricCatalogue = {
@@ -17,6 +19,11 @@ export const metricCatalogue = {
     help: 'Ingest requests by source, HTTP status and code (ACCEPTED or the error code)',
     type: 'counter',
     cloudWatch: { name: 'IngestRequests', dimensions: ['status'] },
+  },
+  ingestDuplicates: {
+    name: 'tributary_ingest_duplicates_total',
+    help: 'Accepted requests that repeated an earlier one inside its deduplication window, by source: they add no row',
+    type: 'counter',
   },
   envelopesWritten: {
     name: 'tributary_envelopes_written_total',
@@ -28,19 +35,28 @@ export const metricCatalogue = {
     name: 'tributary_batches_committed_total',
     help: 'Delta commits made by the batch writer',
     type: 'counter',
+    exported: [],
     cloudWatch: { name: 'BatchesCommitted', dimensions: [] },
   },
   batchFailures: {
     name: 'tributary_batch_failures_total',
-    help: 'Envelopes the batch writer could not commit and left for redelivery, by reason',
+    help: 'Envelopes the batch writer could not commit and left for redelivery',
     type: 'counter',
+    exported: [],
     cloudWatch: { name: 'BatchFailures', dimensions: [] },
   },
   deadLettered: {
     name: 'tributary_dead_lettered_total',
-    help: 'Envelopes recorded as failed deliveries after exhausting their deliveries, by source',
+    help: 'Envelopes recorded as failed deliveries after exhausting their deliveries',
     type: 'counter',
+    exported: [],
     cloudWatch: { name: 'DeadLettered', dimensions: [] },
+  },
+  redriven: {
+    name: 'tributary_redriven_total',
+    help: 'Failed deliveries put back on the ingest queue',
+    type: 'counter',
+    exported: [],
   },
   jobs: {
     name: 'tributary_jobs',
@@ -57,24 +73,87 @@ export interface Sample {
   value: number;
 }
 
+/**
+ * Accepted envelopes neither written nor waiting as failed deliveries: accepted − duplicates −
+ * written − (dead-lettered − redriven). While the writer works they are on the ingest queue; a
+ * figure that stays above zero with the queue idle means envelopes went missing.
+ */
+export interface Accounting {
+  accepted: number;
+  duplicates: number;
+  written: number;
+  deadLettered: number;
+  redriven: number;
+}
+
+export function unaccounted(figures: Accounting): number {
+  return figures.accepted - figures.duplicates - figures.written - (figures.deadLettered - figures.redriven);
+}
+
+/** Derived figures /metrics shows beside the stored ones. */
+export const derivedMetrics = {
+  unaccounted: {
+    name: 'tributary_envelopes_unaccounted',
+    help: 'Accepted envelopes neither written nor waiting as failed deliveries: on the ingest queue while the writer works; above zero with the queue idle, missing',
+    type: 'gauge',
+  },
+} as const;
+
 function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function renderPrometheus(samples: ReadonlyMap<MetricKey, Sample[]>): string {
-  const lines: string[] = [];
-  for (const [key, spec] of Object.entries(metricCatalogue) as [MetricKey, MetricSpec][]) {
-    lines.push(`# HELP ${spec.name} ${spec.help}`, `# TYPE ${spec.name} ${spec.type}`);
-    const metricSamples = [...(samples.get(key) ?? [])].sort((a, b) =>
-      JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)),
-    );
-    for (const sample of metricSamples) {
+function sampleLines(name: string, samples: Sample[]): string[] {
+  return [...samples]
+    .sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)))
+    .map((sample) => {
       const labels = Object.entries(sample.labels)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, value]) => `${name}="${escapeLabelValue(value)}"`)
+        .map(([label, value]) => `${label}="${escapeLabelValue(value)}"`)
         .join(',');
-      lines.push(`${spec.name}${labels ? `{${labels}}` : ''} ${sample.value}`);
-    }
+      return `${name}${labels ? `{${labels}}` : ''} ${sample.value}`;
+    });
+}
+
+/** Samples reduced to the labels a metric exports (others summed away). */
+function exportedSamples(spec: MetricSpec, samples: Sample[]): Sample[] {
+  if (!spec.exported) return samples;
+  const kept = spec.exported;
+  const totals = new Map<string, Sample>();
+  for (const sample of samples) {
+    const labels = Object.fromEntries(Object.entries(sample.labels).filter(([label]) => kept.includes(label)));
+    const key = JSON.stringify(labels);
+    const total = totals.get(key) ?? { labels, value: 0 };
+    total.value += sample.value;
+    totals.set(key, total);
   }
+  return [...totals.values()];
+}
+
+/**
+ * The exposition. A metric without labels reads 0 before anything was counted (the Prometheus
+ * client convention), so that an alert on its rate works from the first scrape.
+ */
+export function renderPrometheus(samples: ReadonlyMap<MetricKey, Sample[]>): string {
+  const lines: string[] = [];
+  const sum = (key: MetricKey, filter: (labels: Record<string, string>) => boolean = () => true) =>
+    (samples.get(key) ?? []).filter((sample) => filter(sample.labels)).reduce((total, s) => total + s.value, 0);
+  for (const [key, spec] of Object.entries(metricCatalogue) as [MetricKey, MetricSpec][]) {
+    lines.push(`# HELP ${spec.name} ${spec.help}`, `# TYPE ${spec.name} ${spec.type}`);
+    const exported = exportedSamples(spec, samples.get(key) ?? []);
+    if (exported.length === 0 && spec.exported?.length === 0) exported.push({ labels: {}, value: 0 });
+    lines.push(...sampleLines(spec.name, exported));
+  }
+  const { unaccounted: derived } = derivedMetrics;
+  lines.push(`# HELP ${derived.name} ${derived.help}`, `# TYPE ${derived.name} ${derived.type}`);
+  lines.push(
+    `${derived.name} ${unaccounted({
+      accepted: sum('ingestRequests', (labels) => labels.code === 'ACCEPTED'),
+      duplicates: sum('ingestDuplicates'),
+      written: sum('envelopesWritten', (labels) => Boolean(labels.source_id)),
+      deadLettered: sum('deadLettered'),
+      redriven: sum('redriven'),
+    })}`,
+  );
   return `${lines.join('\n')}\n`;
 }
