@@ -15,8 +15,9 @@ import { accepted, toApiGatewayResult } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
 
 const deps = {
-  findSource: (sourceId: string) => sourceCache.get(sourceId, () => getSource(sourceId)),
-  findTenant: (tenantId: string) => tenantCache.get(tenantId, () => getTenant(tenantId)),
+  // The cache is allowed INGEST_CACHE_SECONDS of staleness: an eventually consistent read is fresh enough.
+  findSource: (sourceId: string) => sourceCache.get(sourceId, () => getSource(sourceId, false)),
+  findTenant: (tenantId: string) => tenantCache.get(tenantId, () => getTenant(tenantId, false)),
   signingSecrets: (source) => openSigningSecrets(source),
   takeRateToken,
   claimDedupKey,

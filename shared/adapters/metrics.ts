@@ -31,14 +31,29 @@ export async function countQuietly(metric: MetricKey, labels: Record<string, str
   count(metric, labels, by);
 }
 
-const acceptedLabels = (sourceId: string) => ({ source_id: sourceId, status: '202', code: 'ACCEPTED' });
+/** The door's labels per source, made once (the tally keys series by them on every request). */
+const labelsBySource = new Map<string, { accepted: Record<string, string>; duplicates: Record<string, string> }>();
+function sourceLabels(sourceId: string) {
+  let labels = labelsBySource.get(sourceId);
+  if (!labels) {
+    if (labelsBySource.size >= 10_000) labelsBySource.clear();
+    labels = {
+      accepted: { source_id: sourceId, status: '202', code: 'ACCEPTED' },
+      duplicates: { source_id: sourceId },
+    };
+    labelsBySource.set(sourceId, labels);
+  }
+  return labels;
+}
+const acceptedLabels = (sourceId: string) => sourceLabels(sourceId).accepted;
 
 /** The ingest door: a 202 about to be answered for this source; the receipt its envelope carries. */
 export function countAccepted(sourceId: string, duplicate: boolean): Receipt {
   const accepted = tally.add('ingestRequests', acceptedLabels(sourceId), 1, { deferred: true });
+  const { duplicates: duplicateLabels } = sourceLabels(sourceId);
   const duplicates = duplicate
-    ? tally.add('ingestDuplicates', { source_id: sourceId }, 1, { deferred: true }).total
-    : tally.total('ingestDuplicates', { source_id: sourceId });
+    ? tally.add('ingestDuplicates', duplicateLabels, 1, { deferred: true }).total
+    : tally.total('ingestDuplicates', duplicateLabels);
   return { epoch: accepted.epoch, accepted: accepted.total, duplicates };
 }
 

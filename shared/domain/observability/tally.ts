@@ -42,8 +42,16 @@ export interface TallyOptions {
   random?: () => string;
 }
 
+const canonical = new WeakMap<Record<string, string>, string>();
+
+/** Labels as one string, whatever their order (remembered for a labels object used again). */
 export function canonicalLabels(labels: Record<string, string>): string {
-  return JSON.stringify(Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b))));
+  let text = canonical.get(labels);
+  if (text === undefined) {
+    text = JSON.stringify(Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b))));
+    canonical.set(labels, text);
+  }
+  return text;
 }
 
 /** An epoch names when it started (base-36 seconds) and which process it belongs to. */
