@@ -6,7 +6,12 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
-import { markUnwritten, markWritten, recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
+import {
+  markUnwritten,
+  markWritten,
+  oldestUnwritten,
+  recordDeliveryFailures,
+} from '#shared/adapters/dynamo/deliveries.ts';
 import { count, countReceipts } from '#shared/adapters/metrics.ts';
 import { maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { checkOut, claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
@@ -117,7 +122,13 @@ export const handler = batchHandler(async (event: SQSEvent) => {
   await recordDeliveryFailures(failures).catch((error: Error) =>
     logger.warn('Could not record delivery failures', { error: error.message }),
   );
-  await Promise.all(outcome.committedDataSets.map((dataSetId) => markWritten(dataSetId)));
+  // A data set whose commit once failed is marked until one succeeds; asking is a fifth of the price
+  // of a delete after every batch.
+  await Promise.all(
+    outcome.committedDataSets.map(async (dataSetId) => {
+      if (await oldestUnwritten(dataSetId)) await markWritten(dataSetId);
+    }),
+  );
 
   // Claim checks of written envelopes are no longer needed (a lifecycle rule is the backstop).
   const done = [...claims].filter(([recordId]) => !failed.includes(recordId)).map(([, key]) => key);
