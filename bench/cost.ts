@@ -279,7 +279,7 @@ async function idleCpuPerMs(): Promise<number> {
 
 /**
  * Steady traffic, one writer batching window at a time: each window's requests (rate × window) are
- * sent (four at a time), then the writer's batch is awaited before the next window starts. Batches
+ * sent (sixteen at a time), then the writer's batch is awaited before the next window starts. Batches
  * are then as large as that rate makes them on AWS, and the writer never shares the CPU with ingest.
  */
 async function runScenario(local: Local, scenario: Scenario, windowSeconds: number) {
@@ -304,7 +304,7 @@ async function runScenario(local: Local, scenario: Scenario, windowSeconds: numb
         if (response.status !== 202) refused++;
       }
     };
-    await Promise.all(Array.from({ length: 4 }, sender));
+    await Promise.all(Array.from({ length: 16 }, sender));
     if (refused > 0) throw new Error(`${scenario.name}: ${refused} requests were not answered 202`);
     // Until the writer has written the window's batch and its records are deleted (asking the queue,
     // not the API, so that no other function runs beside the writer).
