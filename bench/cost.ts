@@ -160,8 +160,8 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
     dynamodbPort: await freePort(),
     s3Port: await freePort(),
     sqsPort: await freePort(),
-    // The writer's batching window as deployed, so that batches are as large as on AWS.
-    batchWindowSeconds: writer.maxBatchingWindowSeconds,
+    // Time to send a deployed window's requests one by one (runScenario).
+    batchWindowSeconds: Math.max(writer.maxBatchingWindowSeconds, 30),
     scheduleSecondsOverride: 10,
     // One poller per queue, so that a window's envelopes make one batch (AWS may split them among pollers).
     pollersPerConsumer: 1,
@@ -278,9 +278,11 @@ async function idleCpuPerMs(): Promise<number> {
 }
 
 /**
- * Steady traffic, one writer batching window at a time: each window's requests (rate × window) are
- * sent (sixteen at a time), then the writer's batch is awaited before the next window starts. Batches
- * are then as large as that rate makes them on AWS, and the writer never shares the CPU with ingest.
+ * Steady traffic, one writer batching window at a time: each window's requests (rate × the deployed
+ * window) are sent one at a time, as each Lambda instance receives them (so no request shares a
+ * queue send or the CPU with another), then the writer's batch is awaited before the next window
+ * starts. The local batching window is long enough for that on a slow machine, so a batch holds what
+ * one deployed window of that traffic holds on AWS; the report says the batches it got.
  */
 async function runScenario(local: Local, scenario: Scenario, windowSeconds: number) {
   const hook = await createWebhook(local);
@@ -304,7 +306,7 @@ async function runScenario(local: Local, scenario: Scenario, windowSeconds: numb
         if (response.status !== 202) refused++;
       }
     };
-    await Promise.all(Array.from({ length: 16 }, sender));
+    await sender();
     if (refused > 0) throw new Error(`${scenario.name}: ${refused} requests were not answered 202`);
     // Until the writer has written the window's batch and its records are deleted (asking the queue,
     // not the API, so that no other function runs beside the writer).
@@ -493,6 +495,19 @@ function sampledFraction(perSecond: number): number {
   return reservoir + (1 - reservoir) * prices.xRay.defaultRate;
 }
 
+/** What a set of calls costs, in dollars (not per million). */
+function callDollars(calls: MeteredCall[]): number {
+  let dollars = 0;
+  for (const call of calls) {
+    dollars += (call.sqsRequests / 1e6) * prices.sqs.requestsPerMillion;
+    dollars += (call.writeUnits / 1e6) * prices.dynamoDb.writeUnitsPerMillion;
+    dollars += (call.readUnits / 1e6) * prices.dynamoDb.readUnitsPerMillion;
+    if (call.s3Class === 'put') dollars += prices.s3.putPerThousand / 1000;
+    if (call.s3Class === 'get') dollars += prices.s3.getPerThousand / 1000;
+  }
+  return dollars;
+}
+
 interface LineItem {
   item: string;
   detail: string;
@@ -618,8 +633,16 @@ function price(
   });
 
   const stored = s3.reduce((sum, call) => sum + call.storedBytes, 0);
-  const writerInvocations = onPath.filter((inv) => inv.entry === consumers['ingest-writer']?.entry).length;
+  const writerRuns = onPath.filter((inv) => inv.entry === consumers['ingest-writer']?.entry);
+  const writerInvocations = writerRuns.length;
+  // What one commit costs (the writer's invocation and its calls): paid once per batching window and
+  // connection, however few envelopes it carries.
+  const writerCost = functionCosts.find((cost) => cost.entry === consumers['ingest-writer']?.entry);
+  const perCommit = writerInvocations
+    ? ((writerCost?.dollars ?? 0) + callDollars(writerRuns.flatMap((inv) => inv.calls))) / writerInvocations
+    : 0;
   return {
+    perCommit,
     events,
     lines,
     total: lines.reduce((sum, line) => sum + line.dollars, 0),
@@ -782,7 +805,14 @@ export async function benchCost(): Promise<string> {
         ),
       );
     }
+    const windowSeconds = consumers['ingest-writer']?.maxBatchingWindowSeconds ?? 5;
+    const share = (perSecond: number) =>
+      `$${money((priced.perCommit * 1e6) / (Math.max(1, perSecond * windowSeconds) * scenario.eventsPerRequest))} at ${perSecond}/s`;
     out.push(
+      '',
+      `Each commit (one connection's envelopes of one batching window: the writer's invocation, its S3 and DynamoDB calls) ` +
+        `costs $${(priced.perCommit * 1000).toFixed(3)} per thousand; per million events it comes to ` +
+        `${[0.2, 1, 10, 50, 200].map(share).join(', ')} (requests per second per connection).`,
       '',
       `Storage: ${(priced.storedBytesPerMillion / 1024 ** 3).toFixed(2)} GB written to S3 per million events ` +
         `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; claim checks are deleted once written).`,
