@@ -39,7 +39,7 @@ export interface ServiceFunctionProps {
  * that the start and report records of every invocation are not written (and paid for); Lambda's
  * metrics keep the durations, errors and throttles, and failures are still logged.
  */
-export const deployedLogging = {
+const deployedLogging = {
   format: LoggingFormat.JSON,
   applicationLogLevel: ApplicationLogLevel.INFO,
   systemLogLevel: SystemLogLevel.WARN,
