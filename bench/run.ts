@@ -6,6 +6,7 @@
  *   functions every function bundled as it deploys: size, cold init, whether it loads Parquet
  *   table     a Delta table of 10,000 commits: DynamoDB units per event, opening it with and without
  *             checkpoints, compaction (bench/table.ts)
+ *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
@@ -21,15 +22,20 @@ const lines: string[] = [];
 const row = (...cells: (string | number)[]) => lines.push(`| ${cells.join(' | ')} |`);
 
 function runChild(script: string, ...args: string[]) {
-  const output = execFileSync(
+  return JSON.parse(childOutput(script, ...args));
+}
+
+function childOutput(script: string, ...args: string[]): string {
+  const showErrors = script === 'cost.ts';
+  return execFileSync(
     process.execPath,
     ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, script), ...args],
     {
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', showErrors ? 'inherit' : 'ignore'],
+      maxBuffer: 16 * 1024 * 1024,
     },
   );
-  return JSON.parse(output);
 }
 
 if (want('writer')) {
@@ -188,6 +194,11 @@ if (want('table')) {
       `rows ${compaction.rows.after.toLocaleString('en')} of ${compaction.rows.expected.toLocaleString('en')}; opening afterwards reads ${compaction.openAfter.objectsRead} log objects`,
     '',
   );
+}
+
+if (want('cost')) {
+  // Its own process: it runs local mode with every function's handler wrapped by a meter.
+  lines.push(childOutput('cost.ts').trimEnd(), '');
 }
 
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -55,7 +55,7 @@ const { writeDailyFiles } = await import('../shared/domain/delta/daily-files.ts'
 const { maintainTable } = await import('../shared/domain/delta/maintenance.ts');
 const { openSnapshot, SnapshotCache } = await import('../shared/domain/delta/snapshot.ts');
 const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
-const { envelopeColumns } = await import('../shared/domain/ingest/write-batch.ts');
+const { envelopeColumns } = await import('../shared/domain/ingest/envelope.ts');
 
 /** DynamoDB capacity as billed, from every call's ConsumedCapacity. */
 const capacity = { read: 0, write: 0 };

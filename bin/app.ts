@@ -19,6 +19,7 @@ tributary(app, {
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
   allowedStoreEndpoints: list('allowedStoreEndpoints'),
+  tracing: String(app.node.tryGetContext('tracing')) === 'true',
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     writerErrors: number('writerErrors'),

@@ -11,6 +11,14 @@
 /** Runtime-provided: the Node.js 22 Lambda runtime ships the AWS SDK v3. */
 export const externalModules = ['@aws-sdk/*'];
 
+/**
+ * Whether the bundle traces its AWS SDK calls (shared/observability/tracing.ts), decided when it is
+ * built: esbuild drops the tracer from every bundle built with false.
+ */
+export function tracingDefine(sdkCalls: boolean): Record<string, string> {
+  return { 'process.env.TRIBUTARY_TRACING': JSON.stringify(String(sdkCalls)) };
+}
+
 export const esbuildSettings = {
   bundle: true,
   platform: 'node' as const,
@@ -21,4 +29,5 @@ export const esbuildSettings = {
   sourcesContent: false,
   mainFields: ['module', 'main'],
   external: externalModules,
+  define: tracingDefine(false),
 };

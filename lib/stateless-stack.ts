@@ -58,7 +58,16 @@ export interface StatelessStackProps extends StackProps {
    * a tenant cannot point the platform's functions at an address of its choosing.
    */
   allowedStoreEndpoints?: string[];
+  /**
+   * X-Ray active tracing for every function (default off: a trace of every sampled request costs
+   * more than the request). When on, the ingest function and the queue consumers also trace each AWS
+   * SDK call, where a trace is worth the tracer's size in the bundle.
+   */
+  tracing?: boolean;
 }
+
+/** The route whose function's SDK calls are traced when tracing is on, beside the queue consumers'. */
+const sdkTracedRoute = 'POST /api/ingest/{source_id}';
 
 export const maxIngestBytes = 4 * 1024 * 1024;
 
@@ -94,9 +103,11 @@ export class StatelessStack extends Stack {
       },
     };
 
+    const tracing = (sdkCalls: boolean) => (props.tracing ? { sdkCalls } : undefined);
     const notFound = new ServiceFunction(this, 'NotFound', {
       entry: notFoundRoute.entry,
       description: notFoundRoute.summary,
+      tracing: tracing(false),
     });
     this.api = new HttpApi(this, 'Api', {
       description: 'Tributary management and ingest API',
@@ -135,7 +146,12 @@ export class StatelessStack extends Stack {
       const nested = new NestedStack(this, `${area.replace(/\W/g, '')}Routes`, {
         description: `Tributary ${area} routes`,
       });
-      const built = new ApiRoutes(nested, 'Routes', { api: this.api, routes: areaRoutes, resources });
+      const built = new ApiRoutes(nested, 'Routes', {
+        api: this.api,
+        routes: areaRoutes,
+        resources,
+        tracing: (routeKey) => tracing(routeKey === sdkTracedRoute),
+      });
       Object.assign(this.routeFunctions, built.functions);
     }
 
@@ -146,6 +162,7 @@ export class StatelessStack extends Stack {
         memoryMb: consumer.function.memoryMb,
         timeoutSeconds: consumer.function.timeoutSeconds,
         assets: consumer.function.assets,
+        tracing: tracing(true),
       });
       bindAccess(fn, consumer.access, resources);
       if (name === 'dashboard-provisioner' && props.dashboardUrl)
@@ -167,6 +184,7 @@ export class StatelessStack extends Stack {
         description: schedule.summary,
         memoryMb: schedule.function?.memoryMb,
         timeoutSeconds: schedule.function?.timeoutSeconds,
+        tracing: tracing(false),
       });
       bindAccess(fn, schedule.access, resources);
       new Rule(this, `Rule-${name}`, {
@@ -179,6 +197,7 @@ export class StatelessStack extends Stack {
       entry: bootstrapKeyInstaller.entry,
       description: bootstrapKeyInstaller.summary,
       timeoutSeconds: bootstrapKeyInstaller.function.timeoutSeconds,
+      tracing: tracing(false),
     });
     bindAccess(bootstrap, bootstrapKeyInstaller.access, resources);
     const provider = new Provider(this, 'BootstrapKeyProvider', { onEventHandler: bootstrap });

@@ -35,6 +35,9 @@ export function handlerEnvironment(
     PLATFORM_BUCKET: settings.platformBucket,
     ...Object.fromEntries((Object.keys(queues) as QueueName[]).map((name) => [queues[name].envVar, queueUrls[name]])),
     POWERTOOLS_SERVICE_NAME: 'tributary',
+    // One process runs invocations of every function at once, as a multi-concurrent Lambda
+    // environment does: each invocation's logger context is its own (shared/observability/invocation.ts).
+    AWS_LAMBDA_MAX_CONCURRENCY: '1000',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: settings.logLevel,
     ALLOWED_STORE_ENDPOINTS: settings.allowedStoreEndpoints,

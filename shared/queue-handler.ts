@@ -1,39 +1,66 @@
 /**
- * The handler pattern for queue consumers: each record is parsed against its schema and processed
- * on its own; records that fail are reported as batch item failures so that only they return to
- * the queue (and, on their fifth receive, move to its dead-letter queue).
+ * The edges of the functions that no HTTP request invokes: queue consumers, schedules and the
+ * deployment's custom resource. Each goes through the same edge as the API (shared/observability/
+ * invocation.ts: logger context with cold start and request id, one error policy, deferred work
+ * done before answering).
+ *  - recordHandler: each SQS record parsed against its schema and processed on its own; a record that
+ *    fails is reported as a batch item failure, so only it returns to the queue (and, on its fifth
+ *    receive, moves to the dead-letter queue);
+ *  - batchHandler: the whole SQS batch to one function that answers the failures itself (the batch
+ *    writer, which commits records together);
+ *  - scheduledHandler and customResourceHandler: one event, one piece of work.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type {
+  CloudFormationCustomResourceEvent,
+  Context,
+  ScheduledEvent,
+  SQSBatchResponse,
+  SQSEvent,
+  SQSRecord,
+} from 'aws-lambda';
 import type * as z from 'zod';
+import { functionEdge, type LambdaHandler } from './observability/invocation.ts';
 import { logger } from './observability/logger.ts';
 
 export function recordHandler<S extends z.ZodType>(
   name: string,
   schema: S,
   processRecord: (message: z.output<S>, record: SQSRecord) => Promise<void>,
-): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
-  return middy<SQSEvent, SQSBatchResponse>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event) => {
-      const failures: SQSBatchResponse['batchItemFailures'] = [];
-      for (const record of event.Records) {
+): LambdaHandler<SQSEvent, SQSBatchResponse> {
+  return functionEdge<SQSEvent, SQSBatchResponse>(async (event) => {
+    const failures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      try {
+        let json: unknown;
         try {
-          let json: unknown;
-          try {
-            json = JSON.parse(record.body);
-          } catch {
-            json = record.body;
-          }
-          const parsed = schema.safeParse(json);
-          if (!parsed.success) throw new Error(`Malformed ${name} message`);
-          await processRecord(parsed.data, record);
-        } catch (error) {
-          logger.error(`${name} record failed`, { message_id: record.messageId, error: error as Error });
-          failures.push({ itemIdentifier: record.messageId });
+          json = JSON.parse(record.body);
+        } catch {
+          json = record.body;
         }
+        const parsed = schema.safeParse(json);
+        if (!parsed.success) throw new Error(`Malformed ${name} message`);
+        await processRecord(parsed.data, record);
+      } catch (error) {
+        logger.error(`${name} record failed`, { message_id: record.messageId, error: error as Error });
+        failures.push({ itemIdentifier: record.messageId });
       }
-      return { batchItemFailures: failures };
-    }) as unknown as (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+    }
+    return { batchItemFailures: failures };
+  });
+}
+
+export function batchHandler(
+  processBatch: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>,
+): LambdaHandler<SQSEvent, SQSBatchResponse> {
+  return functionEdge<SQSEvent, SQSBatchResponse>(processBatch);
+}
+
+export function scheduledHandler(run: (event: ScheduledEvent) => Promise<void>): LambdaHandler<ScheduledEvent, void> {
+  return functionEdge<ScheduledEvent, void>(run);
+}
+
+export function customResourceHandler<R>(
+  handle: (event: CloudFormationCustomResourceEvent) => Promise<R>,
+): LambdaHandler<CloudFormationCustomResourceEvent, R> {
+  return functionEdge<CloudFormationCustomResourceEvent, R>(handle);
 }

@@ -182,6 +182,13 @@ export const schedules: Record<string, ScheduleSpec> = {
     access: { table: 'readWrite', queues: { jobs: 'send' } },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
+  'counter-upkeep': {
+    entry: 'functions/monitoring/counter-upkeep.ts',
+    summary: 'Folds settled counter epochs, and reports accepted envelopes neither written, failed nor queued',
+    everyMinutes: 5,
+    access: { table: 'readWrite', queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' } },
+    function: { memoryMb: 256, timeoutSeconds: 60 },
+  },
 };
 
 /** The function CloudFormation runs during each deployment (a custom resource), not on any event. */

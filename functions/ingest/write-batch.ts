@@ -2,26 +2,33 @@
  * The batch writer: the ingest queue's consumer. Envelopes in, Parquet files and Delta commits out,
  * in each tenant's own store. Records whose commit did not succeed are reported as batch item
  * failures, so only they come back (and move to the dead-letter queue on their fifth receive).
+ * The envelopes' receipts raise the ingest door's counts as they arrive (shared/adapters/metrics.ts).
  */
-import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { tableAt } from '#shared/adapters/delta-tables.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
-import { markUnwritten, markWritten, recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
-import { countQuietly } from '#shared/adapters/metrics.ts';
-import { type CellValue, maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
-import { platformBucket, platformS3 } from '#shared/adapters/s3/platform-bucket.ts';
-import { fixStorage, recordCommit } from '#shared/adapters/table-storage.ts';
-import { type Envelope, type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import {
-  type BatchWriterDeps,
+  markUnwritten,
+  markWritten,
+  oldestUnwritten,
+  recordDeliveryFailures,
+} from '#shared/adapters/dynamo/deliveries.ts';
+import { count, countReceipts } from '#shared/adapters/metrics.ts';
+import { maxRowsPerFile, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { checkOut, claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
+import { fixStorage, recordCommit } from '#shared/adapters/table-storage.ts';
+import {
+  type Envelope,
+  type EnvelopeMessage,
+  envelopeCells,
   envelopeColumns,
-  type PendingEnvelope,
-  writeEnvelopeBatch,
-} from '#shared/domain/ingest/write-batch.ts';
+  envelopeMessage,
+} from '#shared/domain/ingest/envelope.ts';
+import { type BatchWriterDeps, type PendingEnvelope, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
 import type { DeliveryFailure } from '#shared/domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '#shared/domain/tenants/store-failures.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { batchHandler } from '#shared/queue-handler.ts';
 
 export const batchWriterDeps: BatchWriterDeps = {
   getDataSet,
@@ -30,42 +37,26 @@ export const batchWriterDeps: BatchWriterDeps = {
   async onCommitted(dataSet, entry) {
     await recordCommit(dataSet, entry.version);
     const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
-    await Promise.all([
-      countQuietly('envelopesWritten', { source_id: source }, entry.rows),
-      countQuietly('batchesCommitted', {}, 1),
-    ]);
+    count('envelopesWritten', { source_id: source }, entry.rows);
+    count('batchesCommitted', {}, 1);
   },
-  encode(rows: Envelope[]) {
-    const columns: CellValue[][] = envelopeColumns.map(() => new Array(rows.length));
-    rows.forEach((row, i) => {
-      (columns[0] as CellValue[])[i] = row.message_id;
-      (columns[1] as CellValue[])[i] = row.ingested_at_us;
-      (columns[2] as CellValue[])[i] = row.source_id;
-      (columns[3] as CellValue[])[i] = row.tenant_id;
-      (columns[4] as CellValue[])[i] = row.content_type;
-      (columns[5] as CellValue[])[i] = BigInt(row.payload_size);
-      (columns[6] as CellValue[])[i] = row.payload;
-    });
-    return writeParquet([...envelopeColumns], columns);
-  },
+  encode: (rows: Envelope[]) => writeParquet([...envelopeColumns], envelopeCells(rows)),
   maxRowsPerFile,
 };
 
-async function resolvePayload(message: ReturnType<typeof envelopeMessage.parse>): Promise<string> {
+async function resolvePayload(message: EnvelopeMessage): Promise<string> {
   if (message.payload !== undefined) return message.payload;
   if (!message.payload_ref) throw new Error('The envelope has neither a payload nor a claim check');
-  const object = await platformS3.send(
-    new GetObjectCommand({ Bucket: message.payload_ref.bucket, Key: message.payload_ref.key }),
-  );
-  const bytes = await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray();
-  return Buffer.from(bytes).toString('base64');
+  const payload = await claimedPayload(message.payload_ref);
+  if (payload === null) throw new Error('The claim-checked payload no longer exists');
+  return payload;
 }
 
 function utcIso(micros: bigint): string {
   return new Date(Number(micros / 1000n)).toISOString();
 }
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export const handler = batchHandler(async (event: SQSEvent) => {
   const failed: string[] = [];
   const pending: PendingEnvelope[] = [];
   const unreadable: DeliveryFailure[] = [];
@@ -77,6 +68,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       let message: EnvelopeMessage | undefined;
       try {
         message = envelopeMessage.parse(JSON.parse(record.body));
+        countReceipts([{ ...message, ingested_at: utcIso(BigInt(message.ingested_at_us)) }]);
         const payload = await resolvePayload(message);
         if (message.payload_ref) claims.set(record.messageId, message.payload_ref.key);
         pending.push({
@@ -123,10 +115,8 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     let oldest = failure.envelopes[0]?.envelope.ingested_at_us ?? 0n;
     for (const item of failure.envelopes)
       if (item.envelope.ingested_at_us < oldest) oldest = item.envelope.ingested_at_us;
-    await Promise.all([
-      markUnwritten(failure.dataSetId, utcIso(oldest)),
-      countQuietly('batchFailures', { reason: failureReason(failure.error) }, failure.envelopes.length),
-    ]);
+    count('batchFailures', { reason: failureReason(failure.error) }, failure.envelopes.length);
+    await markUnwritten(failure.dataSetId, utcIso(oldest));
   }
   failed.push(...outcome.failedRecordIds);
   // Why each envelope failed is kept for the dead-letter recorder; a failure to keep it must not
@@ -134,14 +124,18 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   await recordDeliveryFailures(failures).catch((error: Error) =>
     logger.warn('Could not record delivery failures', { error: error.message }),
   );
-  await Promise.all(outcome.committedDataSets.map((dataSetId) => markWritten(dataSetId)));
+  // A data set whose commit once failed is marked until one succeeds; asking is a fifth of the price
+  // of a delete after every batch.
+  await Promise.all(
+    outcome.committedDataSets.map(async (dataSetId) => {
+      if (await oldestUnwritten(dataSetId)) await markWritten(dataSetId);
+    }),
+  );
 
   // Claim checks of written envelopes are no longer needed (a lifecycle rule is the backstop).
-  const done = [...claims].filter(([recordId]) => !failed.includes(recordId)).map(([, key]) => ({ Key: key }));
+  const done = [...claims].filter(([recordId]) => !failed.includes(recordId)).map(([, key]) => key);
   if (done.length > 0) {
-    await platformS3
-      .send(new DeleteObjectsCommand({ Bucket: platformBucket(), Delete: { Objects: done, Quiet: true } }))
-      .catch((error: Error) => logger.warn('Claim check clean-up failed', { error: error.message }));
+    await checkOut(done).catch((error: Error) => logger.warn('Claim check clean-up failed', { error: error.message }));
   }
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
-}
+});

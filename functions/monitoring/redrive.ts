@@ -1,4 +1,5 @@
 import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
+import { count } from '#shared/adapters/metrics.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { deleteDeadLetters, getDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
@@ -22,6 +23,8 @@ const deps = {
   },
   async forget(failed: { body_key: string } & Parameters<typeof removeFailedDelivery>[0]) {
     await removeFailedDelivery(failed);
+    // No longer waiting as a failed delivery: back on the queue (connection stats' unaccounted).
+    count('redriven', { source_id: failed.source_id });
     await deleteDeadLetters([failed.body_key]);
   },
 };

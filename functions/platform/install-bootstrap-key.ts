@@ -9,10 +9,11 @@ import { installBootstrapKey } from '#shared/adapters/dynamo/api-keys.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { displayPrefix, hashToken, issueToken, tokenPrefixes } from '#shared/domain/tokens.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { customResourceHandler } from '#shared/queue-handler.ts';
 
 const secrets = new SecretsManagerClient({});
 
-export async function handler(event: CloudFormationCustomResourceEvent) {
+export const handler = customResourceHandler(async (event: CloudFormationCustomResourceEvent) => {
   const physicalResourceId = 'tributary-bootstrap-key';
   if (event.RequestType === 'Delete') return { PhysicalResourceId: physicalResourceId };
   const secretId = requiredEnv('BOOTSTRAP_KEY_SECRET_ARN');
@@ -25,4 +26,4 @@ export async function handler(event: CloudFormationCustomResourceEvent) {
   }
   await installBootstrapKey(hashToken(key), displayPrefix(key));
   return { PhysicalResourceId: physicalResourceId };
-}
+});

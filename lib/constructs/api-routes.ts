@@ -3,12 +3,14 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Construct } from 'constructs';
 import { type RouteSpec, routeKeyParts } from '#shared/routes.ts';
 import { bindAccess, type SharedResources } from './access.ts';
-import { ServiceFunction } from './service-function.ts';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function.ts';
 
 export interface ApiRoutesProps {
   api: HttpApi;
   routes: [string, RouteSpec][];
   resources: SharedResources;
+  /** Each route function's tracing (none: off). */
+  tracing?: (routeKey: string) => ServiceFunctionProps['tracing'];
 }
 
 /** One function and one API Gateway route per entry of the route table. */
@@ -26,6 +28,7 @@ export class ApiRoutes extends Construct {
         memoryMb: spec.function?.memoryMb,
         timeoutSeconds: spec.function?.timeoutSeconds,
         assets: spec.function?.assets,
+        tracing: props.tracing?.(key),
       });
       bindAccess(fn, { ...spec.access, recordsKeyUse: spec.auth === 'apiKey' }, props.resources);
       new HttpRoute(this, `${id}-Route`, {

@@ -129,6 +129,16 @@ export class Operations extends Construct {
         evaluationPeriods: 3,
       },
     );
+    alarm(
+      'EnvelopesMissing',
+      'Accepted envelopes are neither written, failed deliveries, nor on a queue (for 15 minutes): envelopes went missing between acceptance and the table; connection stats show which connection (unaccounted)',
+      {
+        metric: custom('EnvelopesMissing').with({ statistic: 'Maximum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+      },
+    );
     alarm('BatchWriterErrors', 'The batch writer crashed or timed out', {
       metric: props.writer.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
       threshold: thresholds.writerErrors,
@@ -237,9 +247,13 @@ export class Operations extends Construct {
         width: 8,
       }),
       new GraphWidget({
-        title: 'Envelopes written / commits / failures',
+        title: 'Envelopes written / commits / failures / missing',
         left: [custom('EnvelopesWritten', {}, minute)],
-        right: [custom('BatchesCommitted', {}, minute), custom('BatchFailures', {}, minute)],
+        right: [
+          custom('BatchesCommitted', {}, minute),
+          custom('BatchFailures', {}, minute),
+          custom('EnvelopesMissing').with({ statistic: 'Maximum' }),
+        ],
         width: 8,
       }),
       new GraphWidget({

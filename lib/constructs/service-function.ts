@@ -1,11 +1,18 @@
 import path from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { esbuildSettings } from '../bundling.ts';
+import { esbuildSettings, tracingDefine } from '../bundling.ts';
 
 export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -19,12 +26,29 @@ export interface ServiceFunctionProps {
   logRetention?: RetentionDays;
   /** Files (repository-relative) the bundle reads from beside itself, e.g. parquet-wasm's .wasm. */
   assets?: string[];
+  /**
+   * X-Ray active tracing (off by default: the `tracing` context value turns it on for every function).
+   * `sdkCalls` also traces each AWS SDK call (Powertools Tracer, bundled only then).
+   */
+  tracing?: { sdkCalls: boolean };
 }
 
 /**
+ * How every function logs, as deployed: JSON, application lines from INFO (the code logs no line per
+ * request at INFO; API Gateway's access log has one), and the platform's own records from WARN, so
+ * that the start and report records of every invocation are not written (and paid for); Lambda's
+ * metrics keep the durations, errors and throttles, and failures are still logged.
+ */
+const deployedLogging = {
+  format: LoggingFormat.JSON,
+  applicationLogLevel: ApplicationLogLevel.INFO,
+  systemLogLevel: SystemLogLevel.WARN,
+};
+
+/**
  * Every Tributary function: arm64, Node.js 22, a CommonJS bundle (lib/bundling.ts) built by the local esbuild (no Docker),
- * minified with source maps, JSON logs into its own log group with a retention, and the AWS SDK
- * taken from the runtime rather than bundled.
+ * minified with source maps, JSON logs (deployedLogging) into its own log group with a retention,
+ * and the AWS SDK taken from the runtime rather than bundled.
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -54,8 +78,10 @@ export class ServiceFunction extends NodejsFunction {
       memorySize: props.memoryMb ?? 512,
       timeout: Duration.seconds(props.timeoutSeconds ?? 10),
       logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      tracing: Tracing.ACTIVE,
+      loggingFormat: deployedLogging.format,
+      applicationLogLevelV2: deployedLogging.applicationLogLevel,
+      systemLogLevelV2: deployedLogging.systemLogLevel,
+      tracing: props.tracing ? Tracing.ACTIVE : Tracing.DISABLED,
       projectRoot: repositoryRoot,
       depsLockFilePath: path.join(repositoryRoot, 'package-lock.json'),
       environment: {
@@ -72,6 +98,7 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: esbuildSettings.sourcesContent,
         mainFields: esbuildSettings.mainFields,
         externalModules: esbuildSettings.external,
+        define: tracingDefine(Boolean(props.tracing?.sdkCalls)),
         forceDockerBundling: false,
         commandHooks: {
           beforeBundling: () => [],
@@ -82,10 +109,11 @@ export class ServiceFunction extends NodejsFunction {
         },
       },
     });
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/security.test.ts).",
-    });
+    if (props.tracing)
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/security.test.ts).",
+      });
   }
 }

@@ -1,25 +1,142 @@
 /**
- * One call per event counted: the shared counter (read by /metrics and connection stats) and the
- * CloudWatch metric in Embedded Metric Format (read by alarms and the dashboard) move together.
- * Only low-cardinality labels become CloudWatch dimensions; per-source figures stay in the counters.
+ * Counting, for /metrics, connection stats, alarms and the dashboard, without a table write per
+ * event. Counts gather in this process (shared/domain/observability/tally.ts) and are written as
+ * totals to the shared counters (shared/adapters/dynamo/counters.ts):
+ *  - urgent counts before the invocation that made them answers (refusals, writes, failures, jobs);
+ *  - the ingest door's per-request counts once the oldest has waited COUNTER_FLUSH_SECONDS
+ *    (default 60) or a thousand have gathered. Meanwhile each envelope carries a receipt of them,
+ *    and the batch writer raises the door's series to what it received: the figure is exact once
+ *    the writer has the envelopes, whether or not the door's instance ever writes its own counts.
+ * Each write also emits what this process added, in CloudWatch Embedded Metric Format (one line
+ * per metric and dimension set); only low-cardinality labels become dimensions.
  */
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { type MetricKey, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
+import { intEnv } from '../config.ts';
+import type { Receipt } from '../domain/ingest/envelope.ts';
+import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
+import { Tally, type TotalWrite } from '../domain/observability/tally.ts';
+import { beforeAnswering, outsideInvocations } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
-import { metrics } from '../observability/metrics.ts';
-import { addToCounter } from './dynamo/counters.ts';
+import { writeTotals } from './dynamo/counters.ts';
 
-export async function count(metric: MetricKey, labels: Record<string, string>, by = 1): Promise<void> {
-  const spec = metricCatalogue[metric];
-  const single = metrics.singleMetric();
-  for (const dimension of spec.cloudWatch.dimensions) single.addDimension(dimension, labels[dimension] ?? 'none');
-  single.addMetric(spec.cloudWatch.name, MetricUnit.Count, by);
-  await addToCounter(metric, labels, by);
+const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', 60) * 1000 });
+
+/** Adds to a counter (a negative `by` takes from a gauge), written before the invocation answers. */
+export function count(metric: MetricKey, labels: Record<string, string>, by = 1): void {
+  if (by >= 0) tally.add(metric, labels, by);
+  else tally.add(metric, { ...labels, change: 'down' }, -by);
 }
 
-/** Counting must never turn a request's answer into an error: a failed count is logged, not thrown. */
+/** As count; kept for callers that await it. Counting never fails a request. */
 export async function countQuietly(metric: MetricKey, labels: Record<string, string>, by = 1): Promise<void> {
-  await count(metric, labels, by).catch((error: Error) =>
-    logger.warn('Could not count', { metric, error: error.message }),
-  );
+  count(metric, labels, by);
 }
+
+/** The door's labels per source, made once (the tally keys series by them on every request). */
+const labelsBySource = new Map<string, { accepted: Record<string, string>; duplicates: Record<string, string> }>();
+function sourceLabels(sourceId: string) {
+  let labels = labelsBySource.get(sourceId);
+  if (!labels) {
+    if (labelsBySource.size >= 10_000) labelsBySource.clear();
+    labels = {
+      accepted: { source_id: sourceId, status: '202', code: 'ACCEPTED' },
+      duplicates: { source_id: sourceId },
+    };
+    labelsBySource.set(sourceId, labels);
+  }
+  return labels;
+}
+const acceptedLabels = (sourceId: string) => sourceLabels(sourceId).accepted;
+
+/** The ingest door: a 202 about to be answered for this source; the receipt its envelope carries. */
+export function countAccepted(sourceId: string, duplicate: boolean): Receipt {
+  const accepted = tally.add('ingestRequests', acceptedLabels(sourceId), 1, { deferred: true });
+  const { duplicates: duplicateLabels } = sourceLabels(sourceId);
+  const duplicates = duplicate
+    ? tally.add('ingestDuplicates', duplicateLabels, 1, { deferred: true }).total
+    : tally.total('ingestDuplicates', duplicateLabels);
+  return { epoch: accepted.epoch, accepted: accepted.total, duplicates };
+}
+
+/** The ingest door: the envelope of a counted 202 could not be queued; the request fails instead. */
+export function withdrawAccepted(sourceId: string, duplicate: boolean): void {
+  count('ingestRequests', acceptedLabels(sourceId), -1);
+  if (duplicate) count('ingestDuplicates', { source_id: sourceId }, -1);
+}
+
+/** The batch writer: raises the door's counts to the receipts of the envelopes it received. */
+export function countReceipts(envelopes: { source_id: string; ingested_at: string; receipt?: Receipt }[]): void {
+  for (const { source_id, ingested_at, receipt } of envelopes) {
+    if (!receipt) continue;
+    tally.raise('ingestRequests', acceptedLabels(source_id), receipt.epoch, receipt.accepted, ingested_at);
+    if (receipt.duplicates > 0)
+      tally.raise('ingestDuplicates', { source_id }, receipt.epoch, receipt.duplicates, ingested_at);
+  }
+}
+
+function writeEmf(name: string, dimensions: Record<string, string>, value: number): void {
+  if (process.env.POWERTOOLS_METRICS_DISABLED === 'true') return;
+  const emf = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Tributary',
+          Dimensions: [Object.keys(dimensions)],
+          Metrics: [{ Name: name, Unit: 'Count' }],
+        },
+      ],
+    },
+    ...dimensions,
+    [name]: value,
+  };
+  process.stdout.write(`${JSON.stringify(emf)}\n`);
+}
+
+const service = () => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary';
+
+/** A figure read now rather than counted (CloudWatch keeps it as a metric like the counts). */
+export function emitGauge(name: string, value: number): void {
+  writeEmf(name, { service: service() }, value);
+}
+
+function emitEmf(writes: TotalWrite[]): void {
+  const lines = new Map<string, { name: string; dimensions: Record<string, string>; value: number }>();
+  for (const write of writes) {
+    const spec = (metricCatalogue[write.metric] as MetricSpec).cloudWatch;
+    if (write.added === 0 || !spec) continue;
+    const dimensions: Record<string, string> = { service: service() };
+    for (const dimension of spec.dimensions) dimensions[dimension] = write.labels[dimension] ?? 'none';
+    const sign = write.labels.change === 'down' ? -1 : 1;
+    const key = `${spec.name}|${JSON.stringify(dimensions)}`;
+    const line = lines.get(key) ?? { name: spec.name, dimensions, value: 0 };
+    line.value += sign * write.added;
+    lines.set(key, line);
+  }
+  for (const { name, dimensions, value } of lines.values()) writeEmf(name, dimensions, value);
+}
+
+let writing: Promise<void> = Promise.resolve();
+
+/** Writes what is pending (one write at a time); a total that fails stays pending for the next. */
+function flush(): Promise<void> {
+  const run = async () => {
+    const writes = tally.drain();
+    if (writes.length === 0) return;
+    emitEmf(writes);
+    const failed = await writeTotals(writes);
+    for (const write of failed) tally.failed(write);
+    if (failed.length > 0)
+      logger.warn('Could not write counters; they are kept for the next write', { failed: failed.length });
+  };
+  writing = writing.then(run, run);
+  return writing.catch((error: Error) => logger.warn('Counter write failed', { error: error.message }));
+}
+
+beforeAnswering(async () => {
+  if (tally.due()) await flush();
+});
+
+// A process that lives on between invocations (local mode) writes deferred counts on time too.
+setInterval(() => {
+  if (tally.due()) void outsideInvocations(flush);
+}, 1000).unref();

@@ -12,12 +12,11 @@
  * route's zod schemas, and one error edge that turns every failure into the contract's error body.
  * The key store is handed in (apiEdge): shared/api-handler.ts binds it to the table.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { authenticate, type CredentialLookup } from '../domain/identity/authenticate.ts';
 import { type Principal, requirePermission } from '../domain/principal.ts';
+import { functionEdge } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
 import { header, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
@@ -41,25 +40,24 @@ export function requestIdOf(event: APIGatewayProxyEventV2): string {
 }
 
 /**
- * The edge every HTTP function shares: logger context, one access log line per request, and the
- * error body for every failure. The handler is the last thing attached.
+ * The edge every HTTP function shares: the function edge (logger context, deferred work done before
+ * answering), the request id and route in every log line, and the error body for every failure.
+ * API Gateway's access log has a line per request; the function adds one at DEBUG, and logs a 5xx
+ * with its cause. The handler is the last thing attached.
  */
 export function httpEdge(routeKey: string, inner: LambdaHandler): LambdaHandler {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use({
-      before: (request) => {
-        logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
-      },
-      after: (request) => {
-        logger.info('request', { status: request.response?.statusCode });
-      },
-      onError: (request) => {
-        request.response = errorResult(request.error, requestIdOf(request.event));
-        logger.info('request', { status: request.response.statusCode });
-      },
-    })
-    .handler(inner) as unknown as LambdaHandler;
+  return functionEdge<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(inner, {
+    before: (request) => {
+      logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
+    },
+    after: (request) => {
+      logger.debug('request', { status: request.response?.statusCode });
+    },
+    onError: (request) => {
+      request.response = errorResult(request.error, requestIdOf(request.event));
+      logger.debug('request', { status: request.response.statusCode });
+    },
+  });
 }
 
 /**

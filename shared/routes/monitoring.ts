@@ -54,7 +54,8 @@ export const monitoringRoutes = {
     entry: 'functions/monitoring/stats.ts',
     auth: 'apiKey',
     permission: 'connections.read',
-    summary: 'Accepted, rejected by code, written, dead-lettered, last ingest and write, oldest unwritten',
+    summary:
+      'Accepted, duplicates, rejected by code, written, dead-lettered, redriven, unaccounted, last ingest and write, oldest unwritten',
     tag: 'Monitoring',
     params: connectionIdParams,
     responses: { 200: connectionStats },

@@ -49,6 +49,17 @@ describe('alarms', () => {
     });
   });
 
+  it('pages when accepted envelopes stay missing for three readings in a row', () => {
+    expect(alarmDescribed('Accepted envelopes are neither written')).toMatchObject({
+      MetricName: 'EnvelopesMissing',
+      Namespace: 'Tributary',
+      Statistic: 'Maximum',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
   it('watches the age of the oldest ingest message against its threshold', () => {
     expect(alarmDescribed('The oldest envelope on the ingest queue')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
@@ -104,7 +115,7 @@ describe('the dashboard', () => {
     for (const title of [
       'Ingest requests by status',
       'Ingest queue',
-      'Envelopes written / commits / failures',
+      'Envelopes written / commits / failures / missing',
       'Batch writer',
       'Dead letters waiting',
       'Jobs finishing',

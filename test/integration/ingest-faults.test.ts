@@ -8,6 +8,7 @@ import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/clie
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
@@ -120,8 +121,8 @@ describe('deliveries that repeat', () => {
     const hook = await createWebhook(api);
     const { handler } = await writerHandler();
     const envelopes = Array.from({ length: 5 }, (_, i) => envelopeFor(hook, JSON.stringify({ i })));
-    const first = await handler(sqsEvent(envelopes, 1));
-    const again = await handler(sqsEvent(envelopes, 2));
+    const first = await handler(sqsEvent(envelopes, 1), lambdaContext('ingest-write-batch', 120));
+    const again = await handler(sqsEvent(envelopes, 2), lambdaContext('ingest-write-batch', 120));
     expect([first.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 5));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(envelopes.map((e) => e.message_id).sort());
@@ -140,7 +141,7 @@ describe('writers committing to one table at once', () => {
       ...shared.map((id) => envelopeFor(hook, '{"shared":true}', id)),
     ]);
     const events = batches.map((envelopes) => sqsEvent(envelopes, 1));
-    const results = await Promise.all(events.map((event) => handler(event)));
+    const results = await Promise.all(events.map((event) => handler(event, lambdaContext('ingest-write-batch', 120))));
     expect(results.map((result) => result.batchItemFailures)).toEqual([[], [], [], []]);
 
     const expected = new Set(batches.flat().map((envelope) => envelope.message_id));

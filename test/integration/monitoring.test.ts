@@ -1,8 +1,10 @@
+import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { pollUntil } from '../support/poll.ts';
+import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -138,7 +140,15 @@ describe('/metrics and connection stats', () => {
     await ingest(api, hook, '{}', {}, '?feed=.bad');
     await waitForRows(api, hook.dataSetId, 7);
 
-    const after = (await api.get('/metrics')).text;
+    const after = await pollUntil(
+      async () => (await api.get('/metrics')).text,
+      (text) =>
+        sampleOf(text, 'tributary_ingest_requests_total', {
+          code: 'ACCEPTED',
+          source_id: hook.sourceId,
+          status: '202',
+        }) === 7 && sampleOf(text, 'tributary_envelopes_written_total', { source_id: hook.sourceId }) === 7,
+    );
     expect(
       sampleOf(after, 'tributary_ingest_requests_total', { code: 'ACCEPTED', source_id: hook.sourceId, status: '202' }),
     ).toBe(7);
@@ -164,9 +174,12 @@ describe('/metrics and connection stats', () => {
     );
     expect(stats.body).toEqual({
       accepted: 7,
+      duplicates: 0,
       rejected: { UNAUTHORIZED: 3, INVALID_FEED: 1 },
       written_rows: 7,
       dead_lettered: 0,
+      redriven: 0,
+      unaccounted: 0,
       oldest_unwritten_age_seconds: null,
       last_ingest_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       last_write_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
@@ -237,10 +250,14 @@ describe('failed deliveries', () => {
       expect(failed.last_error).toMatch(/ServiceUnavailable|Injected fault|503/);
       expect(failed.last_error).toContain('store s3://demo-bucket/');
     }
-    const stats = await api.get<{ dead_lettered: number; oldest_unwritten_age_seconds: number | null }>(
-      `/api/connections/${hook.connectionId}/stats`,
+    const stats = await pollUntil(
+      () =>
+        api.get<{ dead_lettered: number; unaccounted: number; oldest_unwritten_age_seconds: number | null }>(
+          `/api/connections/${hook.connectionId}/stats`,
+        ),
+      (response) => response.body.dead_lettered === 2,
     );
-    expect(stats.body.dead_lettered).toBe(2);
+    expect(stats.body.unaccounted).toBe(0);
     expect(stats.body.oldest_unwritten_age_seconds).toEqual(expect.any(Number));
 
     const unknown = await api.post(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
@@ -263,6 +280,18 @@ describe('failed deliveries', () => {
     expect(rest.body).toEqual({ redriven: 1 });
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual([...sent].sort());
+    // Written after a redrive: accounted for again.
+    expect(
+      (
+        await pollUntil(
+          () =>
+            api.get<{ written_rows: number; redriven: number; unaccounted: number }>(
+              `/api/connections/${hook.connectionId}/stats`,
+            ),
+          (response) => response.body.written_rows === 2,
+        )
+      ).body,
+    ).toMatchObject({ written_rows: 2, dead_lettered: 2, redriven: 2, unaccounted: 0 });
     expect(
       (await api.get<{ failed_deliveries: unknown[] }>(`/api/connections/${hook.connectionId}/failed-deliveries`)).body
         .failed_deliveries,
@@ -274,5 +303,56 @@ describe('failed deliveries', () => {
         })
       ).body,
     ).toEqual({ redriven: 0 });
+  });
+});
+
+describe('a loss between acceptance and the table', () => {
+  let lossy: RuntimeProcess;
+  beforeAll(async () => {
+    // Its own queues and no consumers: what is accepted waits on the queue, where the test loses it.
+    lossy = await startRuntimeProcess({
+      ...env,
+      LOCAL_QUEUE_PREFIX: 'lossy-',
+      LOCAL_POLLERS_PER_CONSUMER: '0',
+      COUNTER_FLUSH_SECONDS: '1',
+    });
+  });
+  afterAll(async () => {
+    await lossy?.stop();
+  });
+
+  it('shows in the stats as accepted envelopes that stay unaccounted for with the queue idle', async () => {
+    const local = apiClient(lossy.url);
+    const hook = await createWebhook(local);
+    for (let i = 0; i < 3; i++) expect((await ingest(local, hook, JSON.stringify({ i }))).status).toBe(202);
+
+    const sqs = new SQSClient({
+      endpoint: env.AWS_ENDPOINT_URL_SQS,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'lossy-ingest' }));
+    let lost = 0;
+    while (lost < 3) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      for (const message of Messages) {
+        await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: message.ReceiptHandle }));
+        lost++;
+      }
+    }
+    sqs.destroy();
+
+    const stats = await pollUntil(
+      () =>
+        local.get<{ accepted: number; written_rows: number; unaccounted: number }>(
+          `/api/connections/${hook.connectionId}/stats`,
+        ),
+      (response) => response.body.accepted === 3,
+    );
+    expect(stats.body).toMatchObject({ accepted: 3, written_rows: 0, dead_lettered: 0, unaccounted: 3 });
+    const metrics = (await local.get('/metrics')).text;
+    expect(Number(/^tributary_envelopes_unaccounted (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(3);
   });
 });

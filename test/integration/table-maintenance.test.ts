@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
@@ -59,7 +60,7 @@ describe('table maintenance in the service', () => {
     for (let i = 0; i < 12; i++) {
       const batch = batchOf(hook, 3);
       sent.push(...batch.ids);
-      expect((await handler(batch.event)).batchItemFailures).toEqual([]);
+      expect((await handler(batch.event, lambdaContext('ingest-write-batch', 120))).batchItemFailures).toEqual([]);
     }
     const dataSet = await api.get<{ storage_location: string; version: number }>(`/api/data-sets/${hook.dataSetId}`);
     expect(dataSet.body.version).toBe(11);

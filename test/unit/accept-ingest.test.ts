@@ -7,9 +7,11 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
 import type { SourceSecurity } from '#shared/domain/connections/security.ts';
+import { DomainError } from '#shared/domain/errors.ts';
 import { acceptIngest, type IngestDeps, type IngestRequest } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import type { Tenant } from '#shared/domain/tenants/model.ts';
+import { statusOfCode } from '#shared/http/error-status.ts';
 
 const token = 'trb_ing_good-token-0000000000000000000000000000';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -48,6 +50,7 @@ function world(
     ...options.tenant,
   };
   const queued: { envelope: EnvelopeMessage; body: Buffer }[] = [];
+  const rejectionsFor: string[] = [];
   const dedup = new Map<string, string>();
   let tokens = Number.POSITIVE_INFINITY;
   const deps: IngestDeps = {
@@ -69,6 +72,13 @@ function world(
       queued.push({ envelope, body });
     },
     maxBodyBytes: 16,
+    countAccepted: () => ({ epoch: 'e1', accepted: queued.length + 1, duplicates: 0 }),
+    withdrawAccepted: () => undefined,
+    countRefused: () => undefined,
+    recordRejection: async (sourceId) => {
+      rejectionsFor.push(sourceId);
+    },
+    statusOf: (code) => statusOfCode[code],
   };
   return { deps, queued, dedup, source };
 }
@@ -78,6 +88,7 @@ function request(overrides: Partial<IngestRequest> & { headers?: Record<string, 
   return {
     sourceId: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
     header: (name) => headers[name],
+    headers,
     feed: undefined,
     sourceIp: '198.51.100.7',
     body: Buffer.from('{"a":1}'),
@@ -85,9 +96,26 @@ function request(overrides: Partial<IngestRequest> & { headers?: Record<string, 
   };
 }
 
+type Outcome =
+  | { accepted: true; messageId: string }
+  | { accepted: false; error: DomainError; source: { source_id: string } | null };
+
+/** Accepts or refuses: the message id, or the refusal and the source it was kept for (when it was). */
+async function accept(deps: IngestDeps, input: IngestRequest): Promise<Outcome> {
+  const kept: string[] = [];
+  const watched = { ...deps, recordRejection: async (sourceId: string) => void kept.push(sourceId) };
+  try {
+    const { messageId } = await acceptIngest(watched, input);
+    return { accepted: true, messageId };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return { accepted: false, error, source: kept[0] ? { source_id: kept[0] } : null };
+  }
+}
+
 /** The outcome as a line: the message id, or the code and whether the refusal is the source's to see. */
 async function outcomeOf(deps: IngestDeps, input: IngestRequest) {
-  const outcome = await acceptIngest(deps, input);
+  const outcome = await accept(deps, input);
   return outcome.accepted
     ? { accepted: true }
     : { code: outcome.error.code, recordedFor: outcome.source?.source_id ?? null };
@@ -98,10 +126,7 @@ describe.concurrent('acceptIngest', () => {
     const { deps, queued } = world();
     const body = Buffer.from([0, 255, 10, 13]);
     const before = BigInt(Date.now()) * 1000n;
-    const outcome = await acceptIngest(
-      deps,
-      request({ body, headers: { 'content-type': 'Application/JSON; charset=x' } }),
-    );
+    const outcome = await accept(deps, request({ body, headers: { 'content-type': 'Application/JSON; charset=x' } }));
     const after = BigInt(Date.now() + 1) * 1000n;
     if (!outcome.accepted) throw outcome.error;
     expect(queued).toHaveLength(1);
@@ -117,6 +142,7 @@ describe.concurrent('acceptIngest', () => {
       tenant_id: 'tenant-1',
       content_type: 'Application/JSON; charset=x',
       payload_size: 4,
+      receipt: { epoch: 'e1', accepted: 1, duplicates: 0 },
     });
     expect(BigInt(envelope.ingested_at_us) >= before && BigInt(envelope.ingested_at_us) <= after).toBe(true);
     expect(outcome.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -124,7 +150,7 @@ describe.concurrent('acceptIngest', () => {
 
   it('keeps content_type null when the header is absent', async () => {
     const { deps, queued } = world();
-    await acceptIngest(deps, request());
+    await accept(deps, request());
     expect(queued[0]?.envelope.content_type).toBeNull();
   });
 
@@ -218,9 +244,9 @@ describe.concurrent('acceptIngest', () => {
 
   it('answers a repeat of a webhook-id inside the window with the first message id, and queues it again', async () => {
     const { deps, queued } = world({ security: { dedup_window_seconds: 60 } });
-    const first = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
-    const again = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
-    const other = await acceptIngest(deps, request({ headers: { 'idempotency-key': 'evt_1b' } }));
+    const first = await accept(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const again = await accept(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const other = await accept(deps, request({ headers: { 'idempotency-key': 'evt_1b' } }));
     if (!first.accepted || !again.accepted || !other.accepted) throw new Error('refused');
     expect(again.messageId).toBe(first.messageId);
     expect(other.messageId).not.toBe(first.messageId);
@@ -229,8 +255,8 @@ describe.concurrent('acceptIngest', () => {
 
   it('ignores deduplication keys on a source without a window', async () => {
     const { deps, dedup } = world();
-    const first = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
-    const again = await acceptIngest(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const first = await accept(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
+    const again = await accept(deps, request({ headers: { 'webhook-id': 'evt_1' } }));
     if (!first.accepted || !again.accepted) throw new Error('refused');
     expect(again.messageId).not.toBe(first.messageId);
     expect(dedup.size).toBe(0);
@@ -239,7 +265,7 @@ describe.concurrent('acceptIngest', () => {
   it('lets the burst through, then answers 429 with a whole-second Retry-After', async () => {
     const { deps, queued } = world({ security: { rate_limit: { requests_per_second: 1, burst: 2 } } });
     const results = [];
-    for (let i = 0; i < 3; i++) results.push(await acceptIngest(deps, request()));
+    for (let i = 0; i < 3; i++) results.push(await accept(deps, request()));
     expect(results.map((result) => result.accepted)).toEqual([true, true, false]);
     const refused = results[2];
     if (refused?.accepted !== false) throw new Error('not refused');
@@ -266,7 +292,7 @@ describe.concurrent('acceptIngest', () => {
       {},
       { 'x-hub-signature-256': `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}` },
     ] as Record<string, string>[]) {
-      const outcome = await acceptIngest(
+      const outcome = await accept(
         { ...deps, maxBodyBytes: 1024 },
         request({ body, headers: { authorization: '', ...headers } }),
       );

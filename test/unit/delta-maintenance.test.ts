@@ -20,7 +20,7 @@ import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
 import { checkpointFileName, logFileName, metadataAction } from '#shared/domain/delta/log.ts';
 import { type MaintenanceDeps, maintainTable } from '#shared/domain/delta/maintenance.ts';
 import { type LogReader, openSnapshot, VersionNotFound } from '#shared/domain/delta/snapshot.ts';
-import { envelopeColumns } from '#shared/domain/ingest/write-batch.ts';
+import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import { memoryTable } from '../support/memory-table.ts';
 
 const day = 86_400_000;

@@ -93,9 +93,10 @@ export async function getConnection(connectionId: string): Promise<Connection | 
   return result.Item ? toConnection(result.Item) : null;
 }
 
-export async function getSource(sourceId: string): Promise<Source | null> {
+/** `consistent: false` for a reader that tolerates a moment's staleness (the ingest cache) at half the price. */
+export async function getSource(sourceId: string, consistent = true): Promise<Source | null> {
   const result = await db.send(
-    new GetCommand({ TableName: table(), Key: connectionKeys.source(sourceId), ConsistentRead: true }),
+    new GetCommand({ TableName: table(), Key: connectionKeys.source(sourceId), ConsistentRead: consistent }),
   );
   return result.Item ? toSource(result.Item) : null;
 }

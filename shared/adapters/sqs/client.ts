@@ -5,4 +5,4 @@ import { SQSClient } from '@aws-sdk/client-sqs';
  * re-validation of each response is off: TLS already guarantees integrity in transit, and the
  * check costs a quarter of the client's CPU per call on the ingest hot path.
  */
-export const sqs = new SQSClient({ md5: false });
+export const sqs = new SQSClient({ md5: false, cacheMiddleware: true });

@@ -15,9 +15,6 @@ const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
 
 const sender = new BatchingSender(sqs, () => config.queueUrl(queues.ingest.envVar));
 
-export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
-  `claims/${envelope.data_set_id}/${envelope.message_id}`;
-
 /** Queues an envelope with its body; with `null`, the envelope goes as it is (a claim check it already carries). */
 export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer | null): Promise<void> {
   if (body === null) {
@@ -27,15 +24,8 @@ export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer | 
   const inline: EnvelopeMessage = { ...envelope, payload: body.toString('base64') };
   let message = JSON.stringify(inline);
   if (Buffer.byteLength(message) > inlineMaxBytes) {
-    const [{ PutObjectCommand }, { platformBucket, platformS3 }] = await Promise.all([
-      import('@aws-sdk/client-s3'),
-      import('../s3/platform-bucket.ts'),
-    ]);
-    const ref = { bucket: platformBucket(), key: claimKey(envelope) };
-    await platformS3.send(
-      new PutObjectCommand({ Bucket: ref.bucket, Key: ref.key, Body: body, ContentLength: body.length }),
-    );
-    message = JSON.stringify({ ...envelope, payload_ref: ref });
+    const { checkIn } = await import('../s3/claim-checks.ts');
+    message = JSON.stringify({ ...envelope, payload_ref: await checkIn(envelope, body) });
   }
   await sender.send(message);
 }

@@ -1,10 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Source } from '../connections/model.ts';
 import { allowed, allowlistOf, usesBearer, usesSignature } from '../connections/security.ts';
-import { DomainError, forbidden, notFound, rateLimited, refused, tooLarge, unauthorized } from '../errors.ts';
+import {
+  DomainError,
+  type ErrorCode,
+  forbidden,
+  notFound,
+  rateLimited,
+  refused,
+  tooLarge,
+  unauthorized,
+} from '../errors.ts';
+import { type Rejection, safeHeaders } from '../monitoring/model.ts';
 import type { Tenant } from '../tenants/model.ts';
 import { hashToken, sameHash } from '../tokens.ts';
-import { type EnvelopeMessage, nowMicros, utcDate } from './envelope.ts';
+import { type EnvelopeMessage, nowMicros, type Receipt, utcDate } from './envelope.ts';
 import { verifySignature } from './signatures.ts';
 
 export interface IngestDeps {
@@ -22,20 +32,32 @@ export interface IngestDeps {
   /** Resolves once the envelope is durably on the ingest queue. */
   enqueue(envelope: EnvelopeMessage, body: Buffer): Promise<void>;
   maxBodyBytes: number;
+  /** Counts a 202 about to be answered; answers the receipt its envelope carries. */
+  countAccepted(sourceId: string, duplicate: boolean): Receipt;
+  /** Takes that count back when the envelope could not be queued (the request fails instead). */
+  withdrawAccepted(sourceId: string, duplicate: boolean): void;
+  /** Counts a refusal (source 'unknown' when the request named none that exists). */
+  countRefused(sourceId: string, status: number, code: ErrorCode): void;
+  /** Keeps a refusal for the source's tenant to see; a failure to keep it must not fail the request. */
+  recordRejection(sourceId: string, rejection: Rejection): Promise<void>;
+  /** The HTTP status an error code is answered with (the refusal is counted and kept with it). */
+  statusOf(code: ErrorCode): number;
 }
 
 export interface IngestRequest {
   sourceId: string;
   /** Request headers, by lowercase name. */
   header(name: string): string | undefined;
+  /** Every header as received (a refusal keeps those that are not credentials or signatures). */
+  headers: Record<string, string | undefined>;
   /** undefined when the query has no feed parameter; '' when it is present but empty. */
   feed: string | undefined;
   sourceIp: string;
   body: Buffer;
 }
 
-export type IngestOutcome =
-  | { accepted: true; messageId: string; source: Source }
+type Decision =
+  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean }
   /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
   | { accepted: false; error: DomainError; source: Source | null };
 
@@ -50,7 +72,8 @@ function bearerToken(authorization: string | undefined): string | null {
 
 /**
  * Accept one webhook request.
- * Input: the source id and the raw request. Output: the message id, once the envelope is queued.
+ * Input: the source id and the raw request. Output: the message id, once the envelope is queued;
+ * a refusal is thrown as the DomainError it is answered with.
  * The checks, in order, so that each refusal names the first thing wrong and nothing is learnt
  * about a source without its credentials:
  *   1. no bearer token where the source takes one (or the source is unknown) → 401;
@@ -63,9 +86,42 @@ function bearerToken(authorization: string | undefined): string | null {
  * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows.
  * Inside a deduplication window, a repeated webhook-id / Idempotency-Key gets the first request's
  * message id: the envelope is queued again under it, and the writer keeps one row per message id.
- * A refusal is an outcome, not an exception, so that the caller can record it for its source.
+ * Every answer is counted per source (a 202 as it is queued, its receipt riding on the envelope), and
+ * a refusal of an identified source is also kept for its tenant to see.
  */
-export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Promise<IngestOutcome> {
+export async function acceptIngest(
+  deps: IngestDeps,
+  request: IngestRequest,
+): Promise<{ messageId: string; sourceId: string }> {
+  const decision = await decide(deps, request);
+  if (!decision.accepted) {
+    const { error, source } = decision;
+    const status = deps.statusOf(error.code);
+    deps.countRefused(source?.source_id ?? 'unknown', status, error.code);
+    if (source) {
+      await deps.recordRejection(source.source_id, {
+        at: new Date().toISOString(),
+        status,
+        code: error.code,
+        content_type: request.header('content-type') ?? null,
+        payload_size: request.body.length,
+        headers: safeHeaders(request.headers),
+      });
+    }
+    throw error;
+  }
+  const { envelope, duplicate } = decision;
+  const receipt = deps.countAccepted(envelope.source_id, duplicate);
+  try {
+    await deps.enqueue({ ...envelope, receipt }, request.body);
+  } catch (error) {
+    deps.withdrawAccepted(envelope.source_id, duplicate);
+    throw error;
+  }
+  return { messageId: envelope.message_id, sourceId: envelope.source_id };
+}
+
+async function decide(deps: IngestDeps, request: IngestRequest): Promise<Decision> {
   const token = bearerToken(request.header('authorization'));
   const source = sourceIdPattern.test(request.sourceId) ? await deps.findSource(request.sourceId) : null;
   if (!token && (!source || usesBearer(source.security))) {
@@ -85,7 +141,7 @@ async function acceptForSource(
   request: IngestRequest,
   source: Source,
   token: string | null,
-): Promise<IngestOutcome> {
+): Promise<Decision> {
   const { security } = source;
   if (security.ip_allowlist && !allowed(allowlistOf(security.ip_allowlist), request.sourceIp)) {
     throw forbidden('This source does not accept requests from this address');
@@ -131,15 +187,17 @@ async function acceptForSource(
   if (request.body.length > deps.maxBodyBytes)
     throw tooLarge(`Ingest bodies are limited to ${deps.maxBodyBytes} bytes`);
 
-  let messageId: string = randomUUID();
-  const dedupKey = request.header('webhook-id') ?? request.header('idempotency-key');
-  if (security.dedup_window_seconds > 0 && dedupKey) {
-    messageId = await deps.claimDedupKey(
-      source.source_id,
-      dedupKey.slice(0, 512),
-      messageId,
-      security.dedup_window_seconds,
-    );
+  const ownId: string = randomUUID();
+  let messageId = ownId;
+  if (security.dedup_window_seconds > 0) {
+    const dedupKey = request.header('webhook-id') ?? request.header('idempotency-key');
+    if (dedupKey)
+      messageId = await deps.claimDedupKey(
+        source.source_id,
+        dedupKey.slice(0, 512),
+        ownId,
+        security.dedup_window_seconds,
+      );
   }
   const ingestedAt = nowMicros();
   const envelope: EnvelopeMessage = {
@@ -153,6 +211,5 @@ async function acceptForSource(
     content_type: request.header('content-type') ?? null,
     payload_size: request.body.length,
   };
-  await deps.enqueue(envelope, request.body);
-  return { accepted: true, messageId, source };
+  return { accepted: true, envelope, duplicate: messageId !== ownId };
 }

@@ -1,6 +1,20 @@
 import * as z from 'zod';
 
 /**
+ * The ingest door's count of 202s for the envelope's source, as of this envelope (included): the
+ * counting process's epoch and its running totals there (shared/domain/observability/tally.ts). The
+ * batch writer raises the shared counters to them, so a door that never writes its own counts loses
+ * none that reached the writer.
+ */
+export const receipt = z.strictObject({
+  epoch: z.string().min(1).max(64),
+  accepted: z.number().int().positive(),
+  duplicates: z.number().int().nonnegative(),
+});
+
+export type Receipt = z.infer<typeof receipt>;
+
+/**
  * One accepted webhook request, as it travels on the ingest queue. The payload is the raw body,
  * base64-encoded; a body too large for a queue message travels by claim check instead (the raw
  * bytes in the platform bucket, `payload_ref` here). `ingested_at_us` is microseconds since the
@@ -18,6 +32,7 @@ export const envelopeMessage = z.strictObject({
   payload_size: z.number().int().nonnegative(),
   payload: z.string().optional(),
   payload_ref: z.strictObject({ bucket: z.string(), key: z.string() }).optional(),
+  receipt: receipt.optional(),
 });
 
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
@@ -33,6 +48,43 @@ export interface Envelope {
   content_type: string | null;
   payload_size: number;
   payload: string;
+}
+
+/** The envelope columns as written to Parquet; dt is the partition column and lives in the path. */
+export const envelopeColumns = [
+  { name: 'message_id', type: 'string', nullable: false },
+  { name: 'ingested_at', type: 'timestamp', nullable: false },
+  { name: 'source_id', type: 'string', nullable: false },
+  { name: 'tenant_id', type: 'string', nullable: false },
+  { name: 'content_type', type: 'string', nullable: true },
+  { name: 'payload_size', type: 'long', nullable: false },
+  { name: 'payload', type: 'string', nullable: false, opaque: true },
+] as const;
+
+export type Cell = string | bigint | number | null;
+
+/** Rows as columns, in envelopeColumns' order and types (timestamps in µs, longs as bigint). */
+export function envelopeCells(rows: Envelope[]): Cell[][] {
+  const columns: Cell[][] = envelopeColumns.map(() => new Array<Cell>(rows.length));
+  const [messageId, ingestedAt, sourceId, tenantId, contentType, payloadSize, payload] = columns as [
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+    Cell[],
+  ];
+  rows.forEach((row, i) => {
+    messageId[i] = row.message_id;
+    ingestedAt[i] = row.ingested_at_us;
+    sourceId[i] = row.source_id;
+    tenantId[i] = row.tenant_id;
+    contentType[i] = row.content_type;
+    payloadSize[i] = BigInt(row.payload_size);
+    payload[i] = row.payload;
+  });
+  return columns;
 }
 
 /** The server receive time in microseconds (the clock's sub-millisecond part from the monotonic timer). */

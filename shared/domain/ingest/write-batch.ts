@@ -4,17 +4,6 @@ import { writeDailyFiles } from '../delta/daily-files.ts';
 import type { AddFile } from '../delta/log.ts';
 import type { Envelope } from './envelope.ts';
 
-/** The envelope columns as written to Parquet; dt is the partition column and lives in the path. */
-export const envelopeColumns = [
-  { name: 'message_id', type: 'string', nullable: false },
-  { name: 'ingested_at', type: 'timestamp', nullable: false },
-  { name: 'source_id', type: 'string', nullable: false },
-  { name: 'tenant_id', type: 'string', nullable: false },
-  { name: 'content_type', type: 'string', nullable: true },
-  { name: 'payload_size', type: 'long', nullable: false },
-  { name: 'payload', type: 'string', nullable: false, opaque: true },
-] as const;
-
 export interface EncodedFile {
   bytes: Uint8Array;
   stats: AddFile['stats'];

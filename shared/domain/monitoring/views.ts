@@ -1,5 +1,5 @@
 import type { LogEntry } from '../delta/commit.ts';
-import type { MetricKey } from '../observability/metric-catalogue.ts';
+import { type MetricKey, unaccounted } from '../observability/metric-catalogue.ts';
 
 export interface SeriesReading {
   metric: MetricKey;
@@ -9,17 +9,23 @@ export interface SeriesReading {
 }
 
 export interface ConnectionStats {
+  /** Requests answered 202. */
   accepted: number;
+  /** Of those, repeats inside a deduplication window (no row of their own). */
+  duplicates: number;
   rejected: Record<string, number>;
   written_rows: number;
   dead_lettered: number;
+  redriven: number;
+  /** Accepted envelopes neither written nor waiting as failed deliveries (metric-catalogue.ts). */
+  unaccounted: number;
   last_ingest_at: string | null;
   last_write_at: string | null;
   /** How long the oldest envelope has waited since a write of its data set failed; null when none waits. */
   oldest_unwritten_age_seconds: number | null;
 }
 
-/** A connection's figures, from the same counters as /metrics. */
+/** A connection's figures, from the same counters as /metrics (a refusal code per rejected entry). */
 export function statsFrom(
   series: SeriesReading[],
   oldestUnwrittenAt: string | null,
@@ -27,9 +33,12 @@ export function statsFrom(
 ): ConnectionStats {
   const stats: ConnectionStats = {
     accepted: 0,
+    duplicates: 0,
     rejected: {},
     written_rows: 0,
     dead_lettered: 0,
+    redriven: 0,
+    unaccounted: 0,
     last_ingest_at: null,
     last_write_at: null,
     oldest_unwritten_age_seconds: oldestUnwrittenAt
@@ -49,10 +58,21 @@ export function statsFrom(
     } else if (reading.metric === 'envelopesWritten') {
       stats.written_rows += reading.value;
       stats.last_write_at = later(reading.lastAt, stats.last_write_at);
+    } else if (reading.metric === 'ingestDuplicates') {
+      stats.duplicates += reading.value;
     } else if (reading.metric === 'deadLettered') {
       stats.dead_lettered += reading.value;
+    } else if (reading.metric === 'redriven') {
+      stats.redriven += reading.value;
     }
   }
+  stats.unaccounted = unaccounted({
+    accepted: stats.accepted,
+    duplicates: stats.duplicates,
+    written: stats.written_rows,
+    deadLettered: stats.dead_lettered,
+    redriven: stats.redriven,
+  });
   return stats;
 }
 

@@ -7,8 +7,10 @@ export interface MetricSpec {
   name: string;
   help: string;
   type: 'counter' | 'gauge';
+  /** The labels /metrics shows (others are summed away); all when absent. */
+  exported?: string[];
   /** The CloudWatch (EMF) metric with the same figure, and the labels that become its dimensions. */
-  cloudWatch: { name: string; dimensions: string[] };
+  cloudWatch?: { name: string; dimensions: string[] };
 }
 
 export const metricCatalogue = {
@@ -17,6 +19,11 @@ export const metricCatalogue = {
     help: 'Ingest requests by source, HTTP status and code (ACCEPTED or the error code)',
     type: 'counter',
     cloudWatch: { name: 'IngestRequests', dimensions: ['status'] },
+  },
+  ingestDuplicates: {
+    name: 'tributary_ingest_duplicates_total',
+    help: 'Accepted requests that repeated an earlier one inside its deduplication window, by source: they add no row',
+    type: 'counter',
   },
   envelopesWritten: {
     name: 'tributary_envelopes_written_total',
@@ -28,19 +35,28 @@ export const metricCatalogue = {
     name: 'tributary_batches_committed_total',
     help: 'Delta commits made by the batch writer',
     type: 'counter',
+    exported: [],
     cloudWatch: { name: 'BatchesCommitted', dimensions: [] },
   },
   batchFailures: {
     name: 'tributary_batch_failures_total',
-    help: 'Envelopes the batch writer could not commit and left for redelivery, by reason',
+    help: 'Envelopes the batch writer could not commit and left for redelivery',
     type: 'counter',
+    exported: [],
     cloudWatch: { name: 'BatchFailures', dimensions: [] },
   },
   deadLettered: {
     name: 'tributary_dead_lettered_total',
-    help: 'Envelopes recorded as failed deliveries after exhausting their deliveries, by source',
+    help: 'Envelopes recorded as failed deliveries after exhausting their deliveries',
     type: 'counter',
+    exported: [],
     cloudWatch: { name: 'DeadLettered', dimensions: [] },
+  },
+  redriven: {
+    name: 'tributary_redriven_total',
+    help: 'Failed deliveries put back on the ingest queue',
+    type: 'counter',
+    exported: [],
   },
   jobs: {
     name: 'tributary_jobs',
@@ -57,24 +73,119 @@ export interface Sample {
   value: number;
 }
 
+/**
+ * Accepted envelopes neither written nor waiting as failed deliveries: accepted − duplicates −
+ * written − (dead-lettered − redriven). While the writer works they are on the ingest queue; a
+ * figure that stays above zero with the queue idle means envelopes went missing.
+ */
+export interface Accounting {
+  accepted: number;
+  duplicates: number;
+  written: number;
+  deadLettered: number;
+  redriven: number;
+}
+
+export function unaccounted(figures: Accounting): number {
+  return figures.accepted - figures.duplicates - figures.written - (figures.deadLettered - figures.redriven);
+}
+
+/** The counters the account is made of. */
+export const accountingMetrics = [
+  'ingestRequests',
+  'ingestDuplicates',
+  'envelopesWritten',
+  'deadLettered',
+  'redriven',
+] as const satisfies MetricKey[];
+
+/**
+ * Each source's unaccounted figure (only those not zero). Sources are accounted one by one: a source
+ * whose `accepted` reads low (a door's counts lost with its instance) must not hide another's loss.
+ */
+export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): Map<string, number> {
+  const bySource = new Map<string, Accounting>();
+  const add = (key: MetricKey, field: keyof Accounting, filter: (labels: Record<string, string>) => boolean) => {
+    for (const sample of samples.get(key) ?? []) {
+      const source = sample.labels.source_id;
+      if (!source || source === 'unknown' || !filter(sample.labels)) continue;
+      const figures = bySource.get(source) ?? { accepted: 0, duplicates: 0, written: 0, deadLettered: 0, redriven: 0 };
+      figures[field] += sample.value;
+      bySource.set(source, figures);
+    }
+  };
+  add('ingestRequests', 'accepted', (labels) => labels.code === 'ACCEPTED');
+  add('ingestDuplicates', 'duplicates', () => true);
+  add('envelopesWritten', 'written', () => true);
+  add('deadLettered', 'deadLettered', () => true);
+  add('redriven', 'redriven', () => true);
+  const figures = new Map<string, number>();
+  for (const [source, accounting] of bySource) {
+    const figure = unaccounted(accounting);
+    if (figure !== 0) figures.set(source, figure);
+  }
+  return figures;
+}
+
+/** Envelopes unaccounted for across sources: each source's figure above zero, summed. */
+export function unaccountedTotal(samples: ReadonlyMap<MetricKey, Sample[]>): number {
+  return [...unaccountedBySource(samples).values()].reduce((total, figure) => total + Math.max(0, figure), 0);
+}
+
+/** Derived figures /metrics shows beside the stored ones. */
+export const derivedMetrics = {
+  unaccounted: {
+    name: 'tributary_envelopes_unaccounted',
+    help: 'Accepted envelopes neither written nor waiting as failed deliveries: on the ingest queue while the writer works; above zero with the queue idle, missing',
+    type: 'gauge',
+  },
+} as const;
+
 function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
+function sampleLines(name: string, samples: Sample[]): string[] {
+  return [...samples]
+    .sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)))
+    .map((sample) => {
+      const labels = Object.entries(sample.labels)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([label, value]) => `${label}="${escapeLabelValue(value)}"`)
+        .join(',');
+      return `${name}${labels ? `{${labels}}` : ''} ${sample.value}`;
+    });
+}
+
+/** Samples reduced to the labels a metric exports (others summed away). */
+function exportedSamples(spec: MetricSpec, samples: Sample[]): Sample[] {
+  if (!spec.exported) return samples;
+  const kept = spec.exported;
+  const totals = new Map<string, Sample>();
+  for (const sample of samples) {
+    const labels = Object.fromEntries(Object.entries(sample.labels).filter(([label]) => kept.includes(label)));
+    const key = JSON.stringify(labels);
+    const total = totals.get(key) ?? { labels, value: 0 };
+    total.value += sample.value;
+    totals.set(key, total);
+  }
+  return [...totals.values()];
+}
+
+/**
+ * The exposition. A metric without labels reads 0 before anything was counted (the Prometheus
+ * client convention), so that an alert on its rate works from the first scrape.
+ */
 export function renderPrometheus(samples: ReadonlyMap<MetricKey, Sample[]>): string {
   const lines: string[] = [];
   for (const [key, spec] of Object.entries(metricCatalogue) as [MetricKey, MetricSpec][]) {
     lines.push(`# HELP ${spec.name} ${spec.help}`, `# TYPE ${spec.name} ${spec.type}`);
-    const metricSamples = [...(samples.get(key) ?? [])].sort((a, b) =>
-      JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)),
-    );
-    for (const sample of metricSamples) {
-      const labels = Object.entries(sample.labels)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, value]) => `${name}="${escapeLabelValue(value)}"`)
-        .join(',');
-      lines.push(`${spec.name}${labels ? `{${labels}}` : ''} ${sample.value}`);
-    }
+    const exported = exportedSamples(spec, samples.get(key) ?? []);
+    if (exported.length === 0 && spec.exported?.length === 0) exported.push({ labels: {}, value: 0 });
+    lines.push(...sampleLines(spec.name, exported));
   }
+  const { unaccounted: derived } = derivedMetrics;
+  lines.push(`# HELP ${derived.name} ${derived.help}`, `# TYPE ${derived.name} ${derived.type}`);
+  lines.push(`${derived.name} ${unaccountedTotal(samples)}`);
   return `${lines.join('\n')}\n`;
 }

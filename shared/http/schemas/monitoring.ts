@@ -27,10 +27,18 @@ export const redriveResponse = z.object({ redriven: z.number().int() });
 
 export const connectionStats = z
   .object({
-    accepted: z.number().int(),
+    accepted: z.number().int().meta({ description: 'Requests answered 202' }),
+    duplicates: z.number().int().meta({
+      description: 'Of those, repeats of an earlier request inside its deduplication window: they add no row',
+    }),
     rejected: z.record(z.string(), z.number().int()),
     written_rows: z.number().int(),
-    dead_lettered: z.number().int(),
+    dead_lettered: z.number().int().meta({ description: 'Envelopes that exhausted their deliveries, ever' }),
+    redriven: z.number().int().meta({ description: 'Failed deliveries put back on the ingest queue, ever' }),
+    unaccounted: z.number().int().meta({
+      description:
+        'accepted − duplicates − written_rows − (dead_lettered − redriven): envelopes on the ingest queue while the writer works; a figure that stays above zero once the queue is idle means envelopes went missing',
+    }),
     last_ingest_at: nullableTimestamp,
     last_write_at: nullableTimestamp,
     oldest_unwritten_age_seconds: z.number().int().nullable(),

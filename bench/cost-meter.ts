@@ -1,0 +1,353 @@
+/**
+ * What the cost bench counts, taken from the calls themselves in this process (local mode runs every
+ * function here): a middleware on every AWS SDK client records each request with what AWS bills for
+ * it (DynamoDB consumed capacity, SQS 64 KB chunks, the S3 request class), and every function
+ * invocation is timed with its CPU, its calls and the log bytes it writes. Invocations are seen
+ * through a wrapper around each function's handler (bench/cost-hooks.mjs puts it there at import).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Client } from '@smithy/core/client';
+
+export interface MeteredCall {
+  service: 'DynamoDB' | 'SQS' | 'S3' | 'STS' | 'Secrets Manager' | string;
+  operation: string;
+  /** ms since the invocation started (or since the meter started, outside invocations). */
+  start: number;
+  end: number;
+  /** DynamoDB: write and read request units, as AWS would charge them. */
+  writeUnits: number;
+  readUnits: number;
+  /** DynamoDB: the entity the request touched (the key's prefix), for the breakdown. */
+  entity: string;
+  /** SQS: requests as billed (64 KB chunks). */
+  sqsRequests: number;
+  /** S3: the request class, and bytes stored by a PUT. */
+  s3Class: 'put' | 'get' | 'free' | null;
+  storedBytes: number;
+  messages: number;
+  failed: boolean;
+}
+
+export interface Invocation {
+  entry: string;
+  /** performance.now() when it started. */
+  startedAt: number;
+  wallMs: number;
+  cpuMicros: number;
+  calls: MeteredCall[];
+  logBytes: number;
+  logLines: number;
+  /** An HTTP request's body as API Gateway received it (it meters requests in 512 KB steps). */
+  requestBytes: number;
+}
+
+export interface Reading {
+  invocations: Invocation[];
+  /** Calls made outside any invocation: the event source mapping's polls and deletes, timers. */
+  outside: MeteredCall[];
+}
+
+interface Context {
+  invocation: Invocation | null;
+  startedAt: number;
+}
+
+const store = new AsyncLocalStorage<Context>();
+let reading: Reading = { invocations: [], outside: [] };
+let meterStarted = performance.now();
+
+/** Runs the bench's own calls past the meter. */
+export function unmetered<T>(work: () => Promise<T>): Promise<T> {
+  return store.run({ invocation: null, startedAt: 0 }, work);
+}
+
+/** What was recorded since the last take, and a fresh start. */
+export function take(): Reading {
+  const taken = reading;
+  reading = { invocations: [], outside: [] };
+  meterStarted = performance.now();
+  return taken;
+}
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+/** Called by the import hook for every module under functions/: the handler, timed and metered. */
+export function wrapHandler(entry: string, handler: Handler | undefined): Handler | undefined {
+  if (typeof handler !== 'function') return handler;
+  return async (event, context) => {
+    const http = event as { body?: string; isBase64Encoded?: boolean } | null;
+    const invocation: Invocation = {
+      entry,
+      startedAt: 0,
+      wallMs: 0,
+      cpuMicros: 0,
+      calls: [],
+      logBytes: 0,
+      logLines: 0,
+      requestBytes:
+        typeof http?.body === 'string' ? Buffer.byteLength(http.body, http.isBase64Encoded ? 'base64' : 'utf8') : 0,
+    };
+    const startedAt = performance.now();
+    invocation.startedAt = startedAt;
+    const cpu = process.cpuUsage();
+    try {
+      return await store.run({ invocation, startedAt }, () => handler(event, context));
+    } finally {
+      invocation.wallMs = performance.now() - startedAt;
+      const used = process.cpuUsage(cpu);
+      invocation.cpuMicros = used.user + used.system;
+      reading.invocations.push(invocation);
+    }
+  };
+}
+
+// --- Log bytes: what each invocation writes to stdout and stderr is what Lambda sends to CloudWatch.
+
+type Write = typeof process.stdout.write;
+const originalStdout = process.stdout.write.bind(process.stdout) as Write;
+const originalStderr = process.stderr.write.bind(process.stderr) as Write;
+
+function meteredWrite(): Write {
+  return ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const context = store.getStore();
+    if (!context?.invocation) return (originalStderr as (...args: unknown[]) => boolean)(chunk, ...rest);
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    context.invocation.logBytes += Buffer.byteLength(text);
+    context.invocation.logLines += text.split('\n').filter((line) => line.trim() !== '').length;
+    const callback = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
+    callback?.();
+    return true;
+  }) as Write;
+}
+
+// Outside invocations (the runtime's own lines), output goes to stderr, keeping stdout for the report.
+process.stdout.write = meteredWrite();
+process.stderr.write = meteredWrite();
+
+/** The bench's own output, past the meter. */
+export const print = (text: string) => originalStdout(text);
+
+// --- AWS SDK calls.
+
+const serviceOf: Record<string, MeteredCall['service']> = {
+  DynamoDBClient: 'DynamoDB',
+  SQSClient: 'SQS',
+  S3Client: 'S3',
+  STSClient: 'STS',
+  SecretsManagerClient: 'Secrets Manager',
+};
+
+const dynamoReads = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+const dynamoCapacityOps = new Set([
+  'GetItem',
+  'BatchGetItem',
+  'Query',
+  'Scan',
+  'TransactGetItems',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
+const s3PutClass = new Set([
+  'PutObject',
+  'CopyObject',
+  'ListObjectsV2',
+  'ListObjects',
+  'CreateMultipartUpload',
+  'UploadPart',
+  'CompleteMultipartUpload',
+  'ListBuckets',
+  'CreateBucket',
+]);
+const s3Free = new Set(['DeleteObject', 'DeleteObjects', 'AbortMultipartUpload']);
+
+type Dict = Record<string, unknown>;
+
+function firstKey(input: Dict): unknown {
+  if (input.Key) return input.Key;
+  if (input.Item) return input.Item;
+  const values = input.ExpressionAttributeValues as Dict | undefined;
+  if (values) {
+    const partition = values[':pk'] ?? values[':p'];
+    if (partition !== undefined) return { pk: partition };
+  }
+  const requests = input.RequestItems as Dict | undefined;
+  if (requests) {
+    const first = Object.values(requests)[0] as Dict | Dict[] | undefined;
+    if (Array.isArray(first)) {
+      const request = first[0] as Dict | undefined;
+      return (request?.PutRequest as Dict | undefined)?.Item ?? (request?.DeleteRequest as Dict | undefined)?.Key;
+    }
+    return (first?.Keys as Dict[] | undefined)?.[0];
+  }
+  const transact = input.TransactItems as Dict[] | undefined;
+  if (transact?.[0]) {
+    const operation = Object.values(transact[0])[0] as Dict;
+    return operation.Key ?? operation.Item;
+  }
+  return undefined;
+}
+
+function entityOf(input: Dict): string {
+  const key = firstKey(input) as Dict | undefined;
+  let partition = key?.pk as unknown;
+  if (partition && typeof partition === 'object' && 'S' in (partition as Dict)) partition = (partition as Dict).S;
+  if (typeof partition !== 'string') return input.IndexName ? `index ${String(input.IndexName)}` : 'other';
+  return partition.split('#')[0] || 'other';
+}
+
+function capacityUnits(consumed: unknown): number {
+  const entries = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  let total = 0;
+  for (const entry of entries as Dict[]) {
+    if (typeof entry.CapacityUnits === 'number') total += entry.CapacityUnits;
+    else total += Number(entry.WriteCapacityUnits ?? 0) + Number(entry.ReadCapacityUnits ?? 0);
+  }
+  return total;
+}
+
+function countKeys(input: Dict): { keys: number; consistent: boolean } {
+  let keys = 0;
+  let consistent = false;
+  for (const request of Object.values((input.RequestItems as Dict) ?? {}) as Dict[]) {
+    keys += ((request.Keys as unknown[]) ?? []).length;
+    consistent ||= Boolean(request.ConsistentRead);
+  }
+  return { keys, consistent };
+}
+
+function countReturned(output: Dict): number {
+  return Object.values((output.Responses as Dict) ?? {}).reduce<number>(
+    (sum, items) => sum + ((items as unknown[]) ?? []).length,
+    0,
+  );
+}
+
+/**
+ * DynamoDB Local reports consumed capacity as AWS does for single requests; where it does not,
+ * AWS's rules fill in: transactions cost twice, a batch get charges every key (found or not), and a
+ * conditional write that fails still costs its write.
+ */
+function dynamoUnits(operation: string, input: Dict, output: Dict | null, failed: boolean) {
+  const read = dynamoReads.has(operation);
+  let units = output ? capacityUnits(output.ConsumedCapacity) : 0;
+  if (operation === 'BatchGetItem' && output) {
+    const { keys, consistent } = countKeys(input);
+    const unprocessed = countKeys({ RequestItems: (output.UnprocessedKeys as Dict) ?? {} }).keys;
+    units += Math.max(0, keys - unprocessed - countReturned(output)) * (consistent ? 1 : 0.5);
+  }
+  if (operation.startsWith('Transact')) units *= 2;
+  if (failed && !read)
+    units = operation.startsWith('Transact') ? 2 * ((input.TransactItems as unknown[]) ?? []).length : 1;
+  return read ? { writeUnits: 0, readUnits: units } : { writeUnits: units, readUnits: 0 };
+}
+
+function byteLength(body: unknown): number {
+  if (body === undefined || body === null) return 0;
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (body instanceof Uint8Array) return body.byteLength;
+  return 0;
+}
+
+function sqsRequests(
+  operation: string,
+  input: Dict,
+  output: Dict | null,
+  chunk: number,
+): { requests: number; messages: number } {
+  const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / chunk));
+  if (operation === 'SendMessage') return { requests: chunks(byteLength(input.MessageBody)), messages: 1 };
+  if (operation === 'SendMessageBatch') {
+    const entries = (input.Entries as Dict[]) ?? [];
+    return {
+      requests: chunks(entries.reduce((sum, entry) => sum + byteLength(entry.MessageBody), 0)),
+      messages: entries.length,
+    };
+  }
+  if (operation === 'ReceiveMessage') {
+    const messages = (output?.Messages as Dict[]) ?? [];
+    return {
+      requests: chunks(messages.reduce((sum, message) => sum + byteLength(message.Body), 0)),
+      messages: messages.length,
+    };
+  }
+  return { requests: 1, messages: 0 };
+}
+
+const chunkBytes = 64 * 1024;
+const instrumented = new WeakSet<object>();
+
+function record(call: MeteredCall, context: Context | undefined): void {
+  if (context && !context.invocation) return;
+  if (context?.invocation) {
+    call.start -= context.startedAt;
+    call.end -= context.startedAt;
+    context.invocation.calls.push(call);
+  } else {
+    call.start -= meterStarted;
+    call.end -= meterStarted;
+    reading.outside.push(call);
+  }
+}
+
+type Next = (args: { input: Dict }) => Promise<{ output: Dict }>;
+
+function meterMiddleware(next: Next, handlerContext: { clientName?: string; commandName?: string }) {
+  return async (args: { input: Dict }) => {
+    const service = serviceOf[handlerContext.clientName ?? ''] ?? handlerContext.clientName ?? 'unknown';
+    const operation = (handlerContext.commandName ?? 'unknown').replace(/Command$/, '');
+    if (service === 'DynamoDB' && dynamoCapacityOps.has(operation) && !args.input.ReturnConsumedCapacity) {
+      args = { ...args, input: { ...args.input, ReturnConsumedCapacity: 'INDEXES' } };
+    }
+    const context = store.getStore();
+    const start = performance.now();
+    let output: Dict | null = null;
+    let failed = false;
+    try {
+      const result = await next(args);
+      output = result.output;
+      return result;
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      const call: MeteredCall = {
+        service,
+        operation,
+        start,
+        end: performance.now(),
+        writeUnits: 0,
+        readUnits: 0,
+        entity: '',
+        sqsRequests: 0,
+        s3Class: null,
+        storedBytes: 0,
+        messages: 0,
+        failed,
+      };
+      if (service === 'DynamoDB') {
+        Object.assign(call, dynamoUnits(operation, args.input, output, failed), { entity: entityOf(args.input) });
+      } else if (service === 'SQS') {
+        const { requests, messages } = sqsRequests(operation, args.input, output, chunkBytes);
+        call.sqsRequests = requests;
+        call.messages = messages;
+      } else if (service === 'S3') {
+        call.s3Class = s3Free.has(operation) ? 'free' : s3PutClass.has(operation) ? 'put' : 'get';
+        if (operation === 'PutObject' && !failed) call.storedBytes = byteLength(args.input.Body);
+      }
+      record(call, context);
+    }
+  };
+}
+
+const originalSend = Client.prototype.send;
+Client.prototype.send = function send(this: Client<never, never, never, never>, ...args: unknown[]) {
+  const stack = this.middlewareStack as unknown as { add(middleware: unknown, options: unknown): void };
+  if (!instrumented.has(stack)) {
+    instrumented.add(stack);
+    stack.add(meterMiddleware, { step: 'initialize', name: 'costMeter', priority: 'high' });
+  }
+  return (originalSend as (...sendArgs: unknown[]) => unknown).apply(this, args);
+} as typeof Client.prototype.send;

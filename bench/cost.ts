@@ -1,0 +1,841 @@
+/**
+ * `npm run bench cost`: what a million 1 KB webhook events cost on AWS, from the calls Tributary
+ * really makes. It runs local mode in this process (the same runtime, front, pollers and handlers as
+ * `npm start`), set up as the stack deploys it (memory, log levels, tracing and batching read from the
+ * synthesised stack), sends a bounded stream of events, and counts what AWS would bill:
+ *   - every AWS SDK request, through a middleware on every client (bench/cost-meter.ts): DynamoDB
+ *     consumed capacity, SQS requests in 64 KB chunks, S3 requests by class;
+ *   - every function invocation with its CPU time, scaled to the CPU its deployed memory buys, plus
+ *     AWS's latency for each call it waits on (bench/aws-prices.ts states those latencies);
+ *   - log bytes each invocation writes at the deployed log level, the platform's records when the
+ *     system log level keeps them, and API Gateway's access log line;
+ *   - X-Ray traces at the default sampling rule, where active tracing is on.
+ * Prices come from bench/aws-prices.ts (dated). It prints the line items per million events for each
+ * scenario, the fixed monthly cost, and last, one line per scenario in a fixed form for scripts.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { register } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App, type Stack } from 'aws-cdk-lib';
+import { CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnAlarm, CfnDashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnKey } from 'aws-cdk-lib/aws-kms';
+import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IConstruct } from 'constructs';
+import { tributary } from '#lib/app.ts';
+import { type MetricSpec, metricCatalogue } from '#shared/domain/observability/metric-catalogue.ts';
+import { routes } from '#shared/routes.ts';
+import { consumers, schedules } from '#shared/topology.ts';
+import { freePort } from '../local/free-port.ts';
+import { assumptions, prices } from './aws-prices.ts';
+
+const repositoryRoot = path.resolve(import.meta.dirname, '..');
+register(new URL('./cost-hooks.mjs', import.meta.url), {
+  data: {
+    root: pathToFileURL(`${repositoryRoot}/`).href,
+    meterUrl: new URL('./cost-meter.ts', import.meta.url).href,
+  },
+});
+const meter = await import('./cost-meter.ts');
+type MeteredCall = import('./cost-meter.ts').MeteredCall;
+type Invocation = import('./cost-meter.ts').Invocation;
+type Reading = import('./cost-meter.ts').Reading;
+
+const ingestEntry = 'functions/ingest/accept.ts';
+const ingestRoute = Object.entries(routes).find(([, spec]) => spec.entry === ingestEntry)?.[0] as string;
+const scheduleEntries = new Set(Object.values(schedules).map((schedule) => schedule.entry));
+/** The functions every event passes through (or may: the dead-letter recorder). */
+const pathEntries = new Set([
+  ingestEntry,
+  ...Object.values(consumers)
+    .filter((c) => c.queue.startsWith('ingest'))
+    .map((c) => c.entry),
+]);
+
+// --- The deployment, as the stack synthesises it.
+
+interface Deployed {
+  memoryMb: number;
+  tracing: boolean;
+  systemLogLevel: string;
+  logLevel: string;
+}
+
+function cfnFunctionOf(construct: IConstruct | undefined): CfnFunction {
+  const child = construct?.node.defaultChild;
+  if (!(child instanceof CfnFunction)) throw new Error(`No function at ${construct?.node.path}`);
+  return child;
+}
+
+function deployedSettings(fn: CfnFunction): Deployed {
+  const logging = (fn.loggingConfig ?? {}) as CfnFunction.LoggingConfigProperty;
+  const variables = ((fn.environment as CfnFunction.EnvironmentProperty | undefined)?.variables ?? {}) as Record<
+    string,
+    string
+  >;
+  return {
+    memoryMb: Number(fn.memorySize ?? 128),
+    tracing: (fn.tracingConfig as CfnFunction.TracingConfigProperty | undefined)?.mode === 'Active',
+    systemLogLevel: logging.systemLogLevel ?? 'INFO',
+    logLevel: variables.POWERTOOLS_LOG_LEVEL ?? logging.applicationLogLevel ?? 'INFO',
+  };
+}
+
+function all<T>(stacks: Stack[], type: abstract new (...args: never[]) => T): T[] {
+  return stacks.flatMap((stack) => stack.node.findAll().filter((node): node is T & IConstruct => node instanceof type));
+}
+
+function readDeployment() {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const { stateful, stateless } = tributary(app);
+  const functions = new Map<string, Deployed>();
+  for (const [key, fn] of Object.entries(stateless.routeFunctions))
+    functions.set(routes[key as keyof typeof routes].entry, deployedSettings(cfnFunctionOf(fn)));
+  for (const [name, fn] of Object.entries(stateless.consumerFunctions))
+    functions.set((consumers[name] as { entry: string }).entry, deployedSettings(cfnFunctionOf(fn)));
+  for (const [name, schedule] of Object.entries(schedules))
+    functions.set(schedule.entry, deployedSettings(cfnFunctionOf(stateless.node.tryFindChild(`Schedule-${name}`))));
+  // findAll walks nested stacks too: they are constructs of the stateless stack.
+  const stacks = [stateful, stateless];
+  const alarmMetrics = all(stacks, CfnAlarm).reduce((sum, alarm) => {
+    const metrics = alarm.metrics as CfnAlarm.MetricDataQueryProperty[] | undefined;
+    return sum + (metrics ? metrics.filter((metric) => metric.metricStat).length : 1);
+  }, 0);
+  const stage = all(stacks, CfnStage)[0];
+  const accessLogFormat = (stage?.accessLogSettings as CfnStage.AccessLogSettingsProperty | undefined)?.format ?? null;
+  return {
+    functions,
+    alarmMetrics,
+    dashboards: all(stacks, CfnDashboard).length,
+    secrets: all(stacks, CfnSecret).length,
+    keys: all(stacks, CfnKey).length,
+    accessLogFormat,
+  };
+}
+
+/** An access log line as API Gateway writes it, with typical values in the deployed format. */
+function accessLogBytes(format: string | null): number {
+  if (!format) return 0;
+  const sample: Record<string, string> = {
+    requestId: 'Jx3lUhGnoAMEVxg=',
+    'identity.sourceIp': '192.0.2.10',
+    requestTime: '23/Nov/2026:10:00:00 +0000',
+    httpMethod: 'POST',
+    routeKey: ingestRoute,
+    resourcePath: ingestRoute.split(' ')[1] as string,
+    path: '/api/ingest/3f1c7a52-3f4e-4d8e-9a51-2b6c1c0f9e77',
+    status: '202',
+    protocol: 'HTTP/1.1',
+    responseLength: '52',
+    'integration.latency': '9',
+    'integration.status': '202',
+    responseLatency: '12',
+  };
+  const line = format.replace(/\$context\.([A-Za-z.]+)/g, (_, name: string) => sample[name] ?? '-');
+  return Buffer.byteLength(line) + 1;
+}
+
+// --- Local mode, in this process, set up as deployed.
+
+async function startLocal(deployment: ReturnType<typeof readDeployment>) {
+  const { startStandIns } = await import('../local/stand-ins.ts');
+  const { ensureBuckets, ensureQueues, ensureTable, resolveAdminKey, resolveSecretsKey } = await import(
+    '../local/provision.ts'
+  );
+  const { handlerEnvironment, startRuntime } = await import('../local/runtime.ts');
+  const { readLocalSettings } = await import('../local/settings.ts');
+  const { displayPrefix, hashToken } = await import('#shared/domain/tokens.ts');
+
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-cost-'));
+  const ingest = deployment.functions.get(ingestEntry) as Deployed;
+  const writer = consumers['ingest-writer'] as (typeof consumers)[string];
+  const settings = {
+    ...readLocalSettings({}),
+    port: await freePort(),
+    dataDir,
+    dynamodbPort: await freePort(),
+    s3Port: await freePort(),
+    sqsPort: await freePort(),
+    // Time to send a deployed window's requests one by one (runScenario); records stay invisible
+    // to other receives for longer than that, as on AWS, where the queue hides them for minutes.
+    batchWindowSeconds: Math.max(writer.maxBatchingWindowSeconds, 30),
+    visibilityTimeoutSeconds: 120,
+    scheduleSecondsOverride: 10,
+    // One poller per queue, so that a window's envelopes make one batch (AWS may split them among pollers).
+    pollersPerConsumer: 1,
+    logLevel: ingest.logLevel,
+  };
+  const standIns = await startStandIns({
+    dataDir,
+    dynamodbPort: settings.dynamodbPort,
+    s3Port: settings.s3Port,
+    sqsPort: settings.sqsPort,
+  });
+  await ensureTable(standIns.endpoints.dynamodb, settings.tableName);
+  const queueUrls = await ensureQueues(standIns.endpoints.sqs, '', settings.visibilityTimeoutSeconds);
+  await ensureBuckets(standIns.endpoints.s3, [settings.platformBucket, ...settings.buckets]);
+  const env = {
+    ...handlerEnvironment(settings, standIns.endpoints, queueUrls),
+    SECRETS_KEY: resolveSecretsKey(dataDir, undefined),
+    // As deployed: metrics are published (EMF lines are log bytes), logs at the deployed level.
+    POWERTOOLS_METRICS_DISABLED: 'false',
+    POWERTOOLS_LOG_LEVEL: ingest.logLevel,
+  };
+  Object.assign(process.env, env);
+  const admin = resolveAdminKey(dataDir, undefined);
+  const { installBootstrapKey } = await import('#shared/adapters/dynamo/api-keys.ts');
+  await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
+  const runtime = await startRuntime(settings, env, queueUrls);
+  const { SQSClient, GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
+  const sqs = new SQSClient({});
+  return {
+    url: runtime.url,
+    /** Envelopes on the ingest queue, visible or being written. */
+    async ingestQueueDepth() {
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queueUrls.ingest,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      return (
+        Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+        Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
+      );
+    },
+    adminKey: admin.key,
+    s3Endpoint: standIns.endpoints.s3,
+    /** The front, pollers and schedules; the stand-ins stay. */
+    async stopRuntime() {
+      sqs.destroy();
+      await runtime.stop();
+    },
+    async stop() {
+      await standIns.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Local = Awaited<ReturnType<typeof startLocal>>;
+
+async function call(local: Local, method: string, route: string, body?: unknown) {
+  const response = await fetch(`${local.url}${route}`, {
+    method,
+    headers: { 'x-api-key': local.adminKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as Record<string, string>;
+}
+
+async function createWebhook(local: Local) {
+  const tenant = await call(local, 'POST', '/api/tenants', { name: `cost ${Date.now()}` });
+  await call(local, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
+    name: 'cost',
+    base_url: 's3://demo-bucket/cost',
+    options: { endpoint: local.s3Endpoint },
+  });
+  const connection = await call(local, 'POST', `/api/tenants/${tenant.tenant_id}/connections`, {
+    type: 'Webhook',
+    name: 'cost',
+  });
+  return connection as { source_id: string; ingest_token: string; data_set_id: string };
+}
+
+async function rowsIn(local: Local, dataSetId: string): Promise<number> {
+  const response = await fetch(`${local.url}/api/data-sets/${dataSetId}/files`, {
+    headers: { 'x-api-key': local.adminKey },
+  });
+  const listing = (await response.json()) as { files?: { num_records: number }[] };
+  return (listing.files ?? []).reduce((sum, file) => sum + file.num_records, 0);
+}
+
+/** A 1 KB JSON event; `count` of them in one body are a JSON array. */
+function bodyOf(count: number): string {
+  const event = (i: number) => {
+    const head = JSON.stringify({ id: `evt_${i}`, type: 'order.updated', data: { n: i, note: '' } });
+    return head.replace('"note":""', `"note":"${'x'.repeat(1024 - head.length)}"`);
+  };
+  return count === 1 ? event(0) : `[${Array.from({ length: count }, (_, i) => event(i)).join(',')}]`;
+}
+
+interface Scenario {
+  name: string;
+  eventsPerRequest: number;
+  requests: number;
+  /** The steady traffic priced: requests per second, arriving one writer batching window at a time. */
+  ratePerSecond: number;
+}
+
+async function idleCpuPerMs(): Promise<number> {
+  const cpu = process.cpuUsage();
+  const from = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000 / (performance.now() - from);
+}
+
+/**
+ * Steady traffic, one writer batching window at a time: each window's requests (rate × the deployed
+ * window) are sent one at a time, as each Lambda instance receives them (so no request shares a
+ * queue send or the CPU with another), then the writer's batch is awaited before the next window
+ * starts. The local batching window is long enough for that on a slow machine, so a batch holds what
+ * one deployed window of that traffic holds on AWS; the report says the batches it got.
+ */
+async function runScenario(local: Local, scenario: Scenario, windowSeconds: number) {
+  const hook = await createWebhook(local);
+  const body = bodyOf(scenario.eventsPerRequest);
+  const perWindow = Math.max(1, Math.round(scenario.ratePerSecond * windowSeconds));
+  const backgroundCpuPerMs = await idleCpuPerMs();
+  meter.take();
+  let sent = 0;
+  let refused = 0;
+  while (sent < scenario.requests) {
+    const target = Math.min(scenario.requests, sent + perWindow);
+    const sender = async () => {
+      while (sent < target) {
+        sent++;
+        const response = await fetch(`${local.url}/api/ingest/${hook.source_id}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${hook.ingest_token}`, 'content-type': 'application/json' },
+          body,
+        });
+        await response.arrayBuffer();
+        if (response.status !== 202) refused++;
+      }
+    };
+    await sender();
+    if (refused > 0) throw new Error(`${scenario.name}: ${refused} requests were not answered 202`);
+    // Until the writer has written the window's batch and its records are deleted (asking the queue,
+    // not the API, so that no other function runs beside the writer).
+    const deadline = Date.now() + 180_000;
+    let depth = -1;
+    while (depth !== 0) {
+      if (Date.now() > deadline) throw new Error(`${scenario.name}: ${depth} envelopes still queued after 180 s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      depth = await meter.unmetered(() => local.ingestQueueDepth());
+    }
+  }
+  const reading = meter.take();
+  const rows = await rowsIn(local, hook.data_set_id);
+  if (rows !== scenario.requests) throw new Error(`${scenario.name}: ${rows} rows for ${scenario.requests} requests`);
+  return { reading, backgroundCpuPerMs, hook, body };
+}
+
+/**
+ * The ingest handler's own CPU per request: the same handler invoked here one request at a time once
+ * the runtime has stopped (no poller, timer or batch write shares the CPU), onto a queue of its own.
+ */
+async function replayIngest(hook: { source_id: string; ingest_token: string }, body: string, count: number) {
+  const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, ingestEntry)).href)) as {
+    handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+  };
+  const { SQSClient, CreateQueueCommand } = await import('@aws-sdk/client-sqs');
+  const sqs = new SQSClient({});
+  const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `cost-replay-${Date.now()}` }))).QueueUrl;
+  sqs.destroy();
+  const consumedQueue = process.env.INGEST_QUEUE_URL;
+  process.env.INGEST_QUEUE_URL = queueUrl;
+  const event = () => ({
+    version: '2.0',
+    routeKey: ingestRoute,
+    rawPath: `/api/ingest/${hook.source_id}`,
+    rawQueryString: '',
+    headers: {
+      authorization: `Bearer ${hook.ingest_token}`,
+      'content-type': 'application/json',
+    },
+    pathParameters: { source_id: hook.source_id },
+    requestContext: {
+      requestId: randomUUID(),
+      http: {
+        method: 'POST',
+        path: `/api/ingest/${hook.source_id}`,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'cost',
+      },
+    },
+    body,
+    isBase64Encoded: false,
+  });
+  try {
+    for (let i = 0; i < 20; i++) await handler(event(), lambdaContextFor('replay'));
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < count; i++) {
+      const result = await handler(event(), lambdaContextFor('replay'));
+      if (result.statusCode !== 202) throw new Error(`The replayed request was answered ${result.statusCode}`);
+    }
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / 1000 / count;
+  } finally {
+    process.env.INGEST_QUEUE_URL = consumedQueue;
+    meter.take();
+  }
+}
+
+function lambdaContextFor(name: string) {
+  return {
+    functionName: name,
+    awsRequestId: randomUUID(),
+    getRemainingTimeInMillis: () => 10_000,
+    callbackWaitsForEmptyEventLoop: true,
+    memoryLimitInMB: '512',
+  };
+}
+
+// --- Pricing.
+
+function latencyOf(call: MeteredCall): number {
+  const latency = assumptions.callLatencyMs;
+  if (call.service === 'DynamoDB')
+    return /^(Batch|Transact|Query|Scan)/.test(call.operation)
+      ? (latency['DynamoDB batch'] as number)
+      : (latency.DynamoDB as number);
+  if (call.service === 'S3')
+    return latency[call.s3Class === 'put' ? 'S3 put' : call.s3Class === 'get' ? 'S3 get' : 'S3 other'] as number;
+  return latency[call.service] ?? 20;
+}
+
+/** How long an invocation waits on AWS: its calls at AWS's latency, overlapping as they did here. */
+function waitMs(calls: MeteredCall[]): number {
+  const spans = calls.map((call) => [call.start, call.start + latencyOf(call)] as const).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [from, to] of spans) {
+    if (from >= end) {
+      total += to - from;
+      end = to;
+    } else if (to > end) {
+      total += to - end;
+      end = to;
+    }
+  }
+  return total;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+interface FunctionCost {
+  entry: string;
+  invocations: number;
+  cpuMs: number;
+  waitMs: number;
+  billedMs: number;
+  memoryMb: number;
+  dollars: number;
+  logBytes: number;
+}
+
+/**
+ * The CPU an invocation used itself. This process runs the runtime and every function at once, so the
+ * process CPU over an invocation also holds the pollers' and timers' share (measured at rest, per ms),
+ * which is taken out, and that of any invocation of another function that started meanwhile (at its
+ * typical CPU). The ingest handler's CPU is what it used invoked alone (replayIngest).
+ */
+function ownCpuMs(everything: Invocation[], backgroundCpuPerMs: number, ingestCpuMs: number): Map<Invocation, number> {
+  const raw = (inv: Invocation) =>
+    inv.entry === ingestEntry ? ingestCpuMs : Math.max(0, inv.cpuMicros / 1000 - backgroundCpuPerMs * inv.wallMs);
+  const byEntry = new Map<string, Invocation[]>();
+  for (const inv of everything) byEntry.set(inv.entry, [...(byEntry.get(inv.entry) ?? []), inv]);
+  const typical = new Map([...byEntry].map(([entry, list]) => [entry, median(list.map(raw))]));
+  const own = new Map<Invocation, number>();
+  for (const inv of everything) {
+    const end = inv.startedAt + inv.wallMs;
+    const theirs = everything
+      .filter((other) => other.entry !== inv.entry && other.startedAt >= inv.startedAt && other.startedAt < end)
+      .reduce((sum, other) => sum + (typical.get(other.entry) ?? 0), 0);
+    own.set(inv, inv.entry === ingestEntry ? ingestCpuMs : Math.max(0, raw(inv) - theirs));
+  }
+  return own;
+}
+
+/**
+ * Billed duration of each invocation: its own CPU time scaled to the share of a vCPU its memory buys,
+ * plus what it waits on AWS.
+ */
+function lambdaCost(
+  entry: string,
+  invocations: Invocation[],
+  deployed: Deployed,
+  own: Map<Invocation, number>,
+): FunctionCost {
+  const scale = Math.max(1, assumptions.fullVcpuMemoryMb / deployed.memoryMb);
+  let billedMs = 0;
+  let cpuMs = 0;
+  let wait = 0;
+  for (const invocation of invocations) {
+    const cpu = own.get(invocation) ?? 0;
+    const waited = waitMs(invocation.calls);
+    cpuMs += cpu;
+    wait += waited;
+    billedMs += Math.max(1, Math.ceil(cpu * scale + waited));
+  }
+  const gbSeconds = (billedMs / 1000) * (deployed.memoryMb / 1024);
+  return {
+    entry,
+    invocations: invocations.length,
+    cpuMs,
+    waitMs: wait,
+    billedMs,
+    memoryMb: deployed.memoryMb,
+    dollars: (invocations.length / 1e6) * prices.lambda.requestsPerMillion + gbSeconds * prices.lambda.perGbSecond,
+    logBytes: invocations.reduce((sum, inv) => sum + inv.logBytes, 0),
+  };
+}
+
+function sampledFraction(perSecond: number): number {
+  if (perSecond <= 0) return 1;
+  const reservoir = Math.min(1, prices.xRay.defaultReservoirPerSecond / perSecond);
+  return reservoir + (1 - reservoir) * prices.xRay.defaultRate;
+}
+
+/** What a set of calls costs, in dollars (not per million). */
+function callDollars(calls: MeteredCall[]): number {
+  let dollars = 0;
+  for (const call of calls) {
+    dollars += (call.sqsRequests / 1e6) * prices.sqs.requestsPerMillion;
+    dollars += (call.writeUnits / 1e6) * prices.dynamoDb.writeUnitsPerMillion;
+    dollars += (call.readUnits / 1e6) * prices.dynamoDb.readUnitsPerMillion;
+    if (call.s3Class === 'put') dollars += prices.s3.putPerThousand / 1000;
+    if (call.s3Class === 'get') dollars += prices.s3.getPerThousand / 1000;
+  }
+  return dollars;
+}
+
+interface LineItem {
+  item: string;
+  detail: string;
+  dollars: number;
+}
+
+function price(
+  deployment: ReturnType<typeof readDeployment>,
+  scenario: Scenario,
+  run: { reading: Reading; own: Map<Invocation, number> },
+) {
+  const events = scenario.requests * scenario.eventsPerRequest;
+  const perMillion = 1e6 / events;
+  const { reading } = run;
+  const onPath = reading.invocations.filter((inv) => pathEntries.has(inv.entry));
+  const { own } = run;
+  const calls = [
+    ...onPath.flatMap((inv) => inv.calls),
+    // Outside invocations: the event source mapping's receives that carried records and its deletes,
+    // and anything a function's timers did.
+    ...reading.outside.filter(
+      (call) => call.service !== 'SQS' || call.operation !== 'ReceiveMessage' || call.messages > 0,
+    ),
+  ];
+  const lines: LineItem[] = [];
+  const per = (count: number) => (count * perMillion) / 1e6;
+  const fmtPer = (count: number, unit: string) =>
+    `${(count / events).toFixed(count / events < 0.1 ? 4 : 2)} ${unit}/event`;
+
+  const ingestInvocations = onPath.filter((inv) => inv.entry === ingestEntry);
+  const metered = ingestInvocations.reduce(
+    (sum, inv) => sum + Math.max(1, Math.ceil(inv.requestBytes / prices.apiGateway.meteredBytes)),
+    0,
+  );
+  lines.push({
+    item: 'API Gateway HTTP API',
+    detail: fmtPer(metered, 'requests'),
+    dollars: per(metered) * prices.apiGateway.httpApiPerMillion,
+  });
+
+  const functionCosts: FunctionCost[] = [];
+  for (const entry of pathEntries) {
+    const invocations = onPath.filter((inv) => inv.entry === entry);
+    if (invocations.length === 0) continue;
+    const cost = lambdaCost(entry, invocations, deployment.functions.get(entry) as Deployed, own);
+    functionCosts.push(cost);
+    lines.push({
+      item: `Lambda ${entry.replace(/^functions\//, '').replace(/\.ts$/, '')} (${cost.memoryMb} MB)`,
+      detail: `${cost.invocations} invocations, ${(cost.cpuMs / cost.invocations).toFixed(2)} ms CPU + ${(cost.waitMs / cost.invocations).toFixed(1)} ms on AWS calls → ${(cost.billedMs / cost.invocations).toFixed(1)} ms billed each`,
+      dollars: cost.dollars * perMillion,
+    });
+  }
+
+  const sqs = calls.filter((call) => call.service === 'SQS');
+  const sqsRequests = sqs.reduce((sum, call) => sum + call.sqsRequests, 0);
+  const sqsByOp = new Map<string, number>();
+  for (const call of sqs) sqsByOp.set(call.operation, (sqsByOp.get(call.operation) ?? 0) + call.sqsRequests);
+  lines.push({
+    item: 'SQS',
+    detail: `${fmtPer(sqsRequests, 'requests')} (${[...sqsByOp].map(([op, n]) => `${op} ${(n / events).toFixed(3)}`).join(', ')})`,
+    dollars: per(sqsRequests) * prices.sqs.requestsPerMillion,
+  });
+
+  const dynamo = calls.filter((call) => call.service === 'DynamoDB');
+  const wru = dynamo.reduce((sum, call) => sum + call.writeUnits, 0);
+  const rru = dynamo.reduce((sum, call) => sum + call.readUnits, 0);
+  lines.push({
+    item: 'DynamoDB',
+    detail: `${(wru / events).toFixed(4)} WRU + ${(rru / events).toFixed(4)} RRU per event, ${(dynamo.length / events).toFixed(3)} requests/event`,
+    dollars: per(wru) * prices.dynamoDb.writeUnitsPerMillion + per(rru) * prices.dynamoDb.readUnitsPerMillion,
+  });
+  const byEntity = new Map<string, { wru: number; rru: number; requests: number }>();
+  for (const call of dynamo) {
+    const entity = byEntity.get(call.entity) ?? { wru: 0, rru: 0, requests: 0 };
+    entity.wru += call.writeUnits;
+    entity.rru += call.readUnits;
+    entity.requests++;
+    byEntity.set(call.entity, entity);
+  }
+
+  const s3 = calls.filter((call) => call.service === 'S3');
+  const puts = s3.filter((call) => call.s3Class === 'put').length;
+  const gets = s3.filter((call) => call.s3Class === 'get').length;
+  lines.push({
+    item: 'S3 requests',
+    detail: `${fmtPer(puts, 'PUT/LIST')}, ${fmtPer(gets, 'GET')}`,
+    dollars: per(puts) * (prices.s3.putPerThousand * 1000) + per(gets) * (prices.s3.getPerThousand * 1000),
+  });
+
+  for (const call of calls.filter((c) => !['SQS', 'DynamoDB', 'S3'].includes(c.service))) {
+    lines.push({ item: call.service, detail: call.operation, dollars: 0 });
+  }
+
+  const appLogBytes = onPath.reduce((sum, inv) => sum + inv.logBytes, 0);
+  const platformBytes = onPath.reduce((sum, inv) => {
+    const level = (deployment.functions.get(inv.entry) as Deployed).systemLogLevel;
+    return (
+      sum +
+      (level === 'WARN'
+        ? 0
+        : assumptions.platformRecords.reduce((bytes, record) => bytes + Buffer.byteLength(record) + 1, 0))
+    );
+  }, 0);
+  const accessBytes = ingestInvocations.length * accessLogBytes(deployment.accessLogFormat);
+  const logBytes = appLogBytes + platformBytes + accessBytes;
+  lines.push({
+    item: 'CloudWatch Logs',
+    detail: `${Math.round(logBytes / events)} bytes/event: application ${Math.round(appLogBytes / events)}, platform ${Math.round(platformBytes / events)}, API access log ${Math.round(accessBytes / events)}`,
+    dollars: (per(logBytes) * 1e6 * prices.cloudWatch.logsPerGb) / 1024 ** 3,
+  });
+
+  // X-Ray samples by rate: priced at the scenario's steady traffic, each function at its own rate.
+  const seconds = scenario.requests / scenario.ratePerSecond;
+  let traces = 0;
+  for (const cost of functionCosts) {
+    if (!(deployment.functions.get(cost.entry) as Deployed).tracing) continue;
+    traces += cost.invocations * sampledFraction(cost.invocations / seconds);
+  }
+  lines.push({
+    item: 'X-Ray',
+    detail: traces === 0 ? 'active tracing off' : `${fmtPer(traces, 'traces')} at the default sampling rule`,
+    dollars: per(traces) * prices.xRay.tracesRecordedPerMillion,
+  });
+
+  const stored = s3.reduce((sum, call) => sum + call.storedBytes, 0);
+  const writerRuns = onPath.filter((inv) => inv.entry === consumers['ingest-writer']?.entry);
+  const writerInvocations = writerRuns.length;
+  // What one commit costs (the writer's invocation and its calls): paid once per batching window and
+  // connection, however few envelopes it carries.
+  const writerCost = functionCosts.find((cost) => cost.entry === consumers['ingest-writer']?.entry);
+  const perCommit = writerInvocations
+    ? ((writerCost?.dollars ?? 0) + callDollars(writerRuns.flatMap((inv) => inv.calls))) / writerInvocations
+    : 0;
+  return {
+    perCommit,
+    events,
+    lines,
+    total: lines.reduce((sum, line) => sum + line.dollars, 0),
+    byEntity,
+    storedBytesPerMillion: stored * perMillion,
+    batchSize: writerInvocations ? scenario.requests / writerInvocations : 0,
+    functionCosts,
+  };
+}
+
+/** CloudWatch metrics the functions publish, one per metric and dimension value. */
+function customMetricCount(): number {
+  const dimensionValues: Record<string, number> = { status: 8 };
+  return (Object.values(metricCatalogue) as MetricSpec[]).reduce(
+    (sum, spec) =>
+      sum +
+      (spec.cloudWatch?.dimensions ?? []).reduce(
+        (product, dimension) => product * (dimensionValues[dimension] ?? 1),
+        1,
+      ) *
+        (spec.cloudWatch ? 1 : 0),
+    0,
+  );
+}
+
+function fixedMonthly(
+  deployment: ReturnType<typeof readDeployment>,
+  scheduleRuns: Invocation[],
+  own: Map<Invocation, number>,
+) {
+  const lines: LineItem[] = [];
+  lines.push({
+    item: 'Secrets Manager',
+    detail: `${deployment.secrets} secrets`,
+    dollars: deployment.secrets * prices.secretsManager.secretPerMonth,
+  });
+  lines.push({
+    item: 'KMS customer keys',
+    detail: `${deployment.keys} keys`,
+    dollars: deployment.keys * prices.kms.customerKeyPerMonth,
+  });
+  lines.push({
+    item: 'CloudWatch alarms',
+    detail: `${deployment.alarmMetrics} alarm metrics`,
+    dollars: deployment.alarmMetrics * prices.cloudWatch.alarmMetricPerMonth,
+  });
+  lines.push({
+    item: 'CloudWatch dashboard',
+    detail: `${deployment.dashboards}`,
+    dollars: deployment.dashboards * prices.cloudWatch.dashboardPerMonth,
+  });
+  const metrics = customMetricCount();
+  lines.push({
+    item: 'CloudWatch custom metrics (EMF)',
+    detail: `~${metrics} metrics`,
+    dollars: metrics * prices.cloudWatch.customMetricPerMonth,
+  });
+  const queues = Object.keys(consumers).length;
+  const polls = queues * assumptions.idlePollsPerQueueMonth;
+  lines.push({
+    item: 'SQS polling by the event source mappings at rest',
+    detail: `${queues} queues, ~${Math.round(polls / 1000)}k requests`,
+    dollars: (polls / 1e6) * prices.sqs.requestsPerMillion,
+  });
+  for (const [name, schedule] of Object.entries(schedules)) {
+    const runs = scheduleRuns.filter((inv) => inv.entry === schedule.entry);
+    const deployed = deployment.functions.get(schedule.entry) as Deployed;
+    const perMonth = (30.4 * 24 * 60) / schedule.everyMinutes;
+    if (runs.length === 0) {
+      lines.push({ item: `Schedule ${name}`, detail: 'not measured (no run during the bench)', dollars: 0 });
+      continue;
+    }
+    const cost = lambdaCost(schedule.entry, runs, deployed, own);
+    const calls = runs.flatMap((inv) => inv.calls);
+    const dynamo =
+      calls.reduce((sum, call) => sum + call.writeUnits, 0) * (prices.dynamoDb.writeUnitsPerMillion / 1e6) +
+      calls.reduce((sum, call) => sum + call.readUnits, 0) * (prices.dynamoDb.readUnitsPerMillion / 1e6);
+    const logs =
+      ((runs.reduce((sum, inv) => sum + inv.logBytes, 0) +
+        (deployed.systemLogLevel === 'WARN' ? 0 : runs.length * 360)) /
+        1024 ** 3) *
+      prices.cloudWatch.logsPerGb;
+    lines.push({
+      item: `Schedule ${name} (every ${schedule.everyMinutes} min)`,
+      detail: `${(cost.billedMs / runs.length).toFixed(0)} ms billed, ${(calls.length / runs.length).toFixed(1)} calls per run`,
+      dollars: ((cost.dollars + dynamo + logs) / runs.length) * perMonth,
+    });
+  }
+  return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
+}
+
+// --- Report.
+
+const money = (dollars: number) => (dollars >= 0.1 ? dollars.toFixed(2) : dollars.toFixed(3));
+
+export async function benchCost(): Promise<string> {
+  const out: string[] = [];
+  const row = (...cells: (string | number)[]) => out.push(`| ${cells.join(' | ')} |`);
+  const deployment = readDeployment();
+  const requests = Number(process.env.BENCH_COST_REQUESTS ?? 1000);
+  const scenarios: Scenario[] = [
+    { name: '1 per request', eventsPerRequest: 1, requests, ratePerSecond: 20 },
+    {
+      name: '100 per request',
+      eventsPerRequest: 100,
+      requests: Math.max(10, Math.round(requests / 20)),
+      ratePerSecond: 2,
+    },
+  ];
+  const windowSeconds = (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds;
+  const local = await startLocal(deployment);
+  const results: { scenario: Scenario; priced: ReturnType<typeof price> }[] = [];
+  const scheduleRuns: Invocation[] = [];
+  const scheduleCpu = new Map<Invocation, number>();
+  try {
+    const runs = [];
+    for (const scenario of scenarios) runs.push({ scenario, ...(await runScenario(local, scenario, windowSeconds)) });
+    await local.stopRuntime();
+    for (const { scenario, reading, backgroundCpuPerMs, hook, body } of runs) {
+      const ingestCpuMs = await replayIngest(hook, body, scenario.eventsPerRequest === 1 ? 300 : 60);
+      const own = ownCpuMs(reading.invocations, backgroundCpuPerMs, ingestCpuMs);
+      for (const inv of reading.invocations.filter((inv) => scheduleEntries.has(inv.entry))) {
+        scheduleRuns.push(inv);
+        scheduleCpu.set(inv, own.get(inv) ?? 0);
+      }
+      results.push({ scenario, priced: price(deployment, scenario, { reading, own }) });
+    }
+  } finally {
+    await local.stop();
+  }
+  const ingest = deployment.functions.get(ingestEntry) as Deployed;
+  out.push(
+    `### Cost on AWS, measured through local mode (us-east-1 prices as of ${prices.asOf})`,
+    '',
+    `As deployed: ingest function ${ingest.memoryMb} MB, log level ${ingest.logLevel}, system log level ${ingest.systemLogLevel}, ` +
+      `active tracing ${ingest.tracing ? 'on' : 'off'}; writer batching window ${consumers['ingest-writer']?.maxBatchingWindowSeconds} s.`,
+    '',
+  );
+  for (const { scenario, priced } of results) {
+    out.push(
+      `#### 1 KB events, ${scenario.name}: ${priced.events.toLocaleString('en')} events in ${scenario.requests.toLocaleString('en')} requests, as steady traffic of ${scenario.ratePerSecond} requests/s (~${Math.round(priced.batchSize)} requests per writer batch)`,
+      '',
+    );
+    row('line item', 'measured', '$ per million events');
+    row('---', '---', '---:');
+    for (const line of priced.lines) row(line.item, line.detail, money(line.dollars));
+    row('**total**', '', `**${money(priced.total)}**`);
+    out.push('', 'DynamoDB by what the request touched (key prefix):', '');
+    row('entity', 'requests/event', 'WRU/event', 'RRU/event', '$ per million events');
+    row('---', '---:', '---:', '---:', '---:');
+    for (const [entity, use] of [...priced.byEntity].sort((a, b) => b[1].wru - a[1].wru)) {
+      row(
+        entity,
+        (use.requests / priced.events).toFixed(4),
+        (use.wru / priced.events).toFixed(4),
+        (use.rru / priced.events).toFixed(4),
+        money(
+          (use.wru / priced.events) * prices.dynamoDb.writeUnitsPerMillion +
+            (use.rru / priced.events) * prices.dynamoDb.readUnitsPerMillion,
+        ),
+      );
+    }
+    out.push(
+      '',
+      `Each commit (one connection's envelopes of one batching window: the writer's invocation and its S3 and ` +
+        `DynamoDB requests, per-message ones included) costs $${(priced.perCommit * 1e6).toFixed(0)} per million commits.`,
+      '',
+      `Storage: ${(priced.storedBytesPerMillion / 1024 ** 3).toFixed(2)} GB written to S3 per million events ` +
+        `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; claim checks are deleted once written).`,
+      '',
+    );
+  }
+  const fixed = fixedMonthly(deployment, scheduleRuns, scheduleCpu);
+  out.push('#### Fixed monthly cost, whatever the traffic', '');
+  row('item', 'what', '$ per month');
+  row('---', '---', '---:');
+  for (const line of fixed.lines) row(line.item, line.detail, money(line.dollars));
+  row('**total**', '', `**${money(fixed.total)}**`);
+  out.push(
+    '',
+    'Not included: DynamoDB point-in-time recovery ($0.20 per GB of table a month), log storage after ingestion, free tiers.',
+    '',
+  );
+  for (const { scenario, priced } of results) {
+    out.push(`cost per million 1 KB events, ${scenario.name}: $${priced.total.toFixed(2)}`);
+  }
+  return out.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const report = await benchCost();
+  meter.print(`${report}\n`);
+  process.exit(0);
+}

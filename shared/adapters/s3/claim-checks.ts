@@ -1,0 +1,50 @@
+/**
+ * Claim checks: bodies too large for a queue message wait in the platform bucket, and the envelope
+ * on the queue carries a pointer to them (`payload_ref`).
+ *   claims/<data_set_id>/<message_id>   the raw body, until its envelope is written (a lifecycle rule
+ *                                       on the bucket is the backstop)
+ */
+import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import { objectBytes } from './object-body.ts';
+import { platformBucket, platformS3 } from './platform-bucket.ts';
+
+export type ClaimCheck = NonNullable<EnvelopeMessage['payload_ref']>;
+
+export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
+  `claims/${envelope.data_set_id}/${envelope.message_id}`;
+
+/** Puts the body in the bucket; answers the pointer the envelope carries instead. */
+export async function checkIn(
+  envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>,
+  body: Buffer,
+): Promise<ClaimCheck> {
+  const ref = { bucket: platformBucket(), key: claimKey(envelope) };
+  await platformS3.send(
+    new PutObjectCommand({ Bucket: ref.bucket, Key: ref.key, Body: body, ContentLength: body.length }),
+  );
+  return ref;
+}
+
+/** The body, base64 (as the envelope's payload); null when it no longer exists. */
+export async function claimedPayload(ref: ClaimCheck): Promise<string | null> {
+  try {
+    const object = await platformS3.send(new GetObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+    return (await objectBytes(object)).toString('base64');
+  } catch (error) {
+    if ((error as Error).name === 'NoSuchKey') return null;
+    throw error;
+  }
+}
+
+/** Removes claim checks whose envelopes are written. */
+export async function checkOut(keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    await platformS3.send(
+      new DeleteObjectsCommand({
+        Bucket: platformBucket(),
+        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+      }),
+    );
+  }
+}

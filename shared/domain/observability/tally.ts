@@ -1,0 +1,190 @@
+/**
+ * Counting without a table write per event. A process keeps its counts in memory and writes each
+ * series' running total (never an increment) now and then, to an item of its own per epoch:
+ *  - a total is idempotent: a write retried after a timeout, or arriving after a later one, never
+ *    counts twice, because the store keeps the larger value;
+ *  - a process starts a new epoch every `epochMs` (15 minutes), so that settled epochs stop moving
+ *    and can be folded into one total per series (see foldSettledEpochs in the counters adapter);
+ *  - a series can be raised to a total seen elsewhere: the ingest door's count of accepted envelopes
+ *    travels with each envelope as a receipt (epoch and running total for its source), and the batch
+ *    writer raises the door's series to what it received. An instance that never writes its own
+ *    counts (Lambda reclaims an idle one) so loses nothing that reached the writer.
+ * Urgent counts are written at the end of the invocation that made them; deferred ones (the door's,
+ * once per request) when the oldest has waited `maxAgeMs` or `maxPending` have gathered.
+ */
+import type { MetricKey } from './metric-catalogue.ts';
+
+export interface TotalWrite {
+  metric: MetricKey;
+  labels: Record<string, string>;
+  epoch: string;
+  value: number;
+  /** When the series last moved (ISO). */
+  lastAt: string;
+  /** What this process itself added since the last drain (raises excluded): CloudWatch sums these. */
+  added: number;
+}
+
+interface Series extends TotalWrite {
+  /** The value last written (or being written); the series is pending while value exceeds it. */
+  written: number;
+  /** Due before the current invocation answers (reset once written). */
+  urgent: boolean;
+  /** Epoch ms of the oldest change not yet written. */
+  pendingSince: number | null;
+}
+
+export interface TallyOptions {
+  now?: () => number;
+  epochMs?: number;
+  maxAgeMs?: number;
+  maxPending?: number;
+  random?: () => string;
+}
+
+const canonical = new WeakMap<Record<string, string>, string>();
+
+/** Labels as one string, whatever their order (remembered for a labels object used again). */
+export function canonicalLabels(labels: Record<string, string>): string {
+  let text = canonical.get(labels);
+  if (text === undefined) {
+    text = JSON.stringify(Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b))));
+    canonical.set(labels, text);
+  }
+  return text;
+}
+
+/** An epoch names when it started (base-36 seconds) and which process it belongs to. */
+export function epochStartMs(epoch: string): number {
+  const seconds = Number.parseInt(epoch.split('.')[0] ?? '', 36);
+  return Number.isFinite(seconds) ? seconds * 1000 : 0;
+}
+
+export class Tally {
+  private readonly series = new Map<string, Series>();
+  private readonly now: () => number;
+  private readonly epochMs: number;
+  private readonly maxAgeMs: number;
+  private readonly maxPending: number;
+  private readonly random: () => string;
+  private current: { epoch: string; startedAt: number } | null = null;
+  private deferredChanges = 0;
+
+  constructor(options: TallyOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.epochMs = options.epochMs ?? 15 * 60_000;
+    this.maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.maxPending = options.maxPending ?? 1000;
+    this.random = options.random ?? (() => Math.random().toString(36).slice(2, 10));
+  }
+
+  /** This process's current epoch; a new one every epochMs. */
+  epoch(): string {
+    const now = this.now();
+    if (!this.current || now - this.current.startedAt >= this.epochMs) {
+      this.current = { epoch: `${Math.floor(now / 1000).toString(36)}.${this.random()}`, startedAt: now };
+    }
+    return this.current.epoch;
+  }
+
+  private entry(metric: MetricKey, labels: Record<string, string>, epoch: string, urgent: boolean): Series {
+    const key = `${metric}|${canonicalLabels(labels)}|${epoch}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = { metric, labels, epoch, value: 0, written: 0, lastAt: '', added: 0, urgent, pendingSince: null };
+      this.series.set(key, series);
+    }
+    series.urgent ||= urgent;
+    return series;
+  }
+
+  private touch(series: Series, urgent: boolean, at: string): void {
+    series.lastAt = at > series.lastAt ? at : series.lastAt;
+    series.pendingSince ??= this.now();
+    if (!urgent) this.deferredChanges++;
+  }
+
+  /** Adds to a series in this process's epoch; answers the epoch and the series' new total there. */
+  add(
+    metric: MetricKey,
+    labels: Record<string, string>,
+    by = 1,
+    options: { deferred?: boolean } = {},
+  ): { epoch: string; total: number } {
+    const epoch = this.epoch();
+    const series = this.entry(metric, labels, epoch, !options.deferred);
+    series.value += by;
+    series.added += by;
+    this.touch(series, !options.deferred, new Date(this.now()).toISOString());
+    return { epoch, total: series.value };
+  }
+
+  /** A series' total in this process's current epoch. */
+  total(metric: MetricKey, labels: Record<string, string>): number {
+    return this.series.get(`${metric}|${canonicalLabels(labels)}|${this.epoch()}`)?.value ?? 0;
+  }
+
+  /**
+   * Raises a series of any epoch to a total seen elsewhere (never lowers it). A series raised, or
+   * already counted here and not yet written, is then urgent: the counts it carries have reached the
+   * writer and are due in the shared figure.
+   */
+  raise(metric: MetricKey, labels: Record<string, string>, epoch: string, total: number, at: string): void {
+    const series = this.entry(metric, labels, epoch, false);
+    if (total > series.value) {
+      series.value = total;
+      this.touch(series, true, at);
+    }
+    if (series.value > series.written) series.urgent = true;
+  }
+
+  /** Whether a write is due: urgent changes, or deferred ones old or many enough. */
+  due(options: { urgentOnly?: boolean } = {}): boolean {
+    const now = this.now();
+    for (const series of this.series.values()) {
+      if (series.value <= series.written) continue;
+      if (series.urgent) return true;
+      if (!options.urgentOnly && series.pendingSince !== null && now - series.pendingSince >= this.maxAgeMs)
+        return true;
+    }
+    return this.deferredChanges >= this.maxPending;
+  }
+
+  /** Every series with changes not yet written, as totals to write; they count as written from now. */
+  drain(): TotalWrite[] {
+    const writes: TotalWrite[] = [];
+    for (const series of this.series.values()) {
+      if (series.value <= series.written) continue;
+      writes.push({
+        metric: series.metric,
+        labels: series.labels,
+        epoch: series.epoch,
+        value: series.value,
+        lastAt: series.lastAt,
+        added: series.added,
+      });
+      series.written = series.value;
+      series.added = 0;
+      series.urgent = false;
+      series.pendingSince = null;
+    }
+    this.deferredChanges = 0;
+    this.forgetOldEpochs();
+    return writes;
+  }
+
+  /** A write that failed: its series is due again (a later total supersedes it anyway). */
+  failed(write: TotalWrite): void {
+    const series = this.entry(write.metric, write.labels, write.epoch, true);
+    series.written = Math.min(series.written, write.value - 1);
+    series.pendingSince ??= this.now();
+  }
+
+  /** Epochs other than the current one whose totals are written are of no further use here. */
+  private forgetOldEpochs(): void {
+    const current = this.current?.epoch;
+    for (const [key, series] of this.series) {
+      if (series.epoch !== current && series.value <= series.written) this.series.delete(key);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What every function's edge does around an invocation, whatever invoked it (API Gateway, a queue,
+ * a schedule, CloudFormation):
+ *  - the logger carries the invocation's context (function, request id, cold start) and the keys
+ *    the handler appends, and they are the invocation's own: where several invocations run at once
+ *    in one process (local mode declares itself a multi-concurrent Lambda environment with
+ *    AWS_LAMBDA_MAX_CONCURRENCY, as Lambda Managed Instances do), each runs in its own invocation
+ *    store, which Powertools keeps the logger's state in;
+ *  - one error policy: an error that escapes the handler is logged once, with that context, and fails
+ *    the invocation (Lambda then retries or reports it);
+ *  - work deferred to the end of an invocation (counter writes) is done before it answers;
+ *  - when the bundle was built with SDK tracing, the tracer is ready before the first invocation.
+ */
+import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { logger } from './logger.ts';
+import { tracingReady } from './tracing.ts';
+
+type Settle = () => Promise<void>;
+const settlers: Settle[] = [];
+
+/** Registers work to finish before each invocation answers (it must not throw). */
+export function beforeAnswering(settle: Settle): void {
+  settlers.push(settle);
+}
+
+async function settle(): Promise<void> {
+  await Promise.all(settlers.map((work) => work()));
+}
+
+/** The last middleware an edge adds before its own: deferred work done, escaped errors logged. */
+const settling: MiddlewareObj = {
+  after: settle,
+  onError: async (request) => {
+    await settle();
+    if (request.response === undefined) logger.error('Invocation failed', { error: request.error as Error });
+  },
+};
+
+export type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
+
+let store: Promise<InvokeStoreBase> | undefined;
+const concurrent = () => Boolean(process.env.AWS_LAMBDA_MAX_CONCURRENCY);
+
+/**
+ * Runs work that belongs to no invocation (a timer's) in a context of its own, where invocations
+ * have one each: the logger keeps its state per context there, and has none outside.
+ */
+export async function outsideInvocations<T>(work: () => Promise<T>): Promise<T> {
+  if (!concurrent()) return work();
+  store ??= InvokeStore.getInstanceAsync();
+  return (await store).run({}, work);
+}
+
+/**
+ * Wraps a middy handler with the invocation context. `middlewares` run after the logger context is
+ * set and before the handler (the HTTP edge adds its own); errors they leave unhandled follow the
+ * policy above.
+ */
+export function functionEdge<E, R>(
+  handler: (event: E, context: Context) => Promise<R>,
+  ...middlewares: MiddlewareObj<E, R>[]
+): LambdaHandler<E, R> {
+  let chain = middy<E, R>()
+    .use(injectLambdaContext(logger, { resetKeys: true }) as MiddlewareObj<E, R>)
+    .use(settling as MiddlewareObj<E, R>);
+  for (const middleware of middlewares) chain = chain.use(middleware);
+  const wrapped = chain.handler(handler) as unknown as LambdaHandler<E, R>;
+  const ready = tracingReady();
+  if (!ready && !concurrent()) return wrapped;
+  return async (event, context) => {
+    await ready;
+    if (!concurrent()) return wrapped(event, context);
+    store ??= InvokeStore.getInstanceAsync();
+    const invocations = await store;
+    if (invocations.hasContext()) return wrapped(event, context);
+    return invocations.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, () =>
+      wrapped(event, context),
+    );
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What every function logs and traces, as deployed: JSON logs with no per-invocation platform
+ * records, and active tracing only when the deployment asks for it.
+ */
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { synthesizeApp } from './app.ts';
+
+type Functions = Record<string, { Properties: Record<string, unknown> }>;
+
+function functionsOf(templates: Template[]): Functions {
+  return Object.assign({}, ...templates.map((template) => template.findResources('AWS::Lambda::Function')));
+}
+
+/** Ours, not the custom resource framework's own function (CDK's, which logs as CDK sets it). */
+function tributaryFunctions(functions: Functions) {
+  return Object.entries(functions).filter(
+    ([, fn]) => !String(fn.Properties.Description ?? '').startsWith('AWS CDK resource provider framework'),
+  );
+}
+
+let standard: ReturnType<typeof synthesizeApp>;
+let traced: ReturnType<typeof synthesizeApp>;
+beforeAll(() => {
+  standard = synthesizeApp();
+  traced = synthesizeApp({ tracing: true });
+}, 120_000);
+
+const all = (app: ReturnType<typeof synthesizeApp>) =>
+  tributaryFunctions(functionsOf([app.statelessTemplate, ...app.nestedTemplates]));
+
+describe('logging, as deployed', () => {
+  it('writes JSON, application lines from INFO, and platform records from WARN only, for every function', () => {
+    const functions = all(standard);
+    expect(functions.length).toBeGreaterThan(60);
+    for (const [id, fn] of functions) {
+      expect({ id, logging: fn.Properties.LoggingConfig }).toEqual({
+        id,
+        logging: expect.objectContaining({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' }),
+      });
+    }
+  });
+});
+
+describe('tracing', () => {
+  it('is off by default: no function traces, and no role may write to X-Ray', () => {
+    for (const [id, fn] of all(standard))
+      expect({ id, tracing: fn.Properties.TracingConfig }).toEqual({ id, tracing: undefined });
+    const policies = JSON.stringify([
+      standard.statelessTemplate.findResources('AWS::IAM::Policy'),
+      ...standard.nestedTemplates.map((template) => template.findResources('AWS::IAM::Policy')),
+    ]);
+    expect(policies).not.toContain('xray:');
+  });
+
+  it('turns on for every function with the tracing context value, with X-Ray as the only * resource', () => {
+    for (const [id, fn] of all(traced))
+      expect({ id, tracing: fn.Properties.TracingConfig }).toEqual({ id, tracing: { Mode: 'Active' } });
+    const starred = new Set<string>();
+    for (const template of [traced.statelessTemplate, ...traced.nestedTemplates]) {
+      for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
+        for (const statement of policy.Properties.PolicyDocument.Statement as {
+          Action: string | string[];
+          Resource: unknown;
+        }[]) {
+          if (statement.Resource === '*' || (Array.isArray(statement.Resource) && statement.Resource.includes('*')))
+            for (const action of [statement.Action].flat()) starred.add(action);
+        }
+      }
+    }
+    expect([...starred].sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  });
+});

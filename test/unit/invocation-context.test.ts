@@ -1,0 +1,76 @@
+/**
+ * Local mode runs every function in one process, several invocations at once. Each invocation's log
+ * lines must carry its own function and keys, not those of whichever invocation started last.
+ */
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const saved = { ...process.env };
+beforeAll(() => {
+  // As the local runtime declares its process (local/runtime.ts).
+  process.env.AWS_LAMBDA_MAX_CONCURRENCY = '1000';
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+});
+afterAll(() => {
+  process.env = saved;
+});
+
+function context(functionName: string, requestId: string): Context {
+  return {
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+describe('log context per invocation', () => {
+  it('keeps each of two overlapping invocations its own function name, request id and keys', async () => {
+    const { functionEdge } = await import('#shared/observability/invocation.ts');
+    const { logger } = await import('#shared/observability/logger.ts');
+    const lines: Record<string, unknown>[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      return true;
+    });
+    const gate = () => {
+      let resolve = () => {};
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      return { promise, resolve };
+    };
+    const gates = { writer: gate(), sweeper: gate() };
+    const handler = functionEdge(async (event: { name: 'writer' | 'sweeper' }) => {
+      logger.appendKeys({ step: event.name });
+      await gates[event.name].promise;
+      logger.info('working');
+    });
+    try {
+      // The writer starts first and finishes last: the sweeper's context is set in between.
+      const writer = handler({ name: 'writer' }, context('ingest-write-batch', 'req-writer'));
+      const sweeper = handler({ name: 'sweeper' }, context('jobs-sweep', 'req-sweeper'));
+      gates.sweeper.resolve();
+      await sweeper;
+      gates.writer.resolve();
+      await writer;
+    } finally {
+      write.mockRestore();
+    }
+    const working = lines
+      .filter((line) => line.message === 'working')
+      .map((line) => [line.step, line.function_name, line.function_request_id]);
+    expect(working).toEqual([
+      ['sweeper', 'jobs-sweep', 'req-sweeper'],
+      ['writer', 'ingest-write-batch', 'req-writer'],
+    ]);
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { statsFrom } from '#shared/domain/monitoring/views.ts';
+import { type MetricKey, renderPrometheus, type Sample } from '#shared/domain/observability/metric-catalogue.ts';
+
+const samplesOf = (lines: string) => lines.split('\n').filter((line) => line && !line.startsWith('#'));
+
+describe('/metrics', () => {
+  it('reads 0 for every label-less counter before anything was counted', () => {
+    expect(samplesOf(renderPrometheus(new Map()))).toEqual([
+      'tributary_batches_committed_total 0',
+      'tributary_batch_failures_total 0',
+      'tributary_dead_lettered_total 0',
+      'tributary_redriven_total 0',
+      'tributary_envelopes_unaccounted 0',
+    ]);
+  });
+
+  it('sums per-source and per-reason series into the label-less ones, and shows what is unaccounted', () => {
+    const samples = new Map<MetricKey, Sample[]>([
+      [
+        'ingestRequests',
+        [
+          { labels: { source_id: 'a', status: '202', code: 'ACCEPTED' }, value: 10 },
+          { labels: { source_id: 'b', status: '202', code: 'ACCEPTED' }, value: 5 },
+          { labels: { source_id: 'a', status: '401', code: 'UNAUTHORIZED' }, value: 3 },
+        ],
+      ],
+      ['ingestDuplicates', [{ labels: { source_id: 'a' }, value: 2 }]],
+      [
+        'envelopesWritten',
+        [
+          { labels: { source_id: 'a' }, value: 7 },
+          { labels: { source_id: 'b' }, value: 4 },
+          // A pipeline's output: not an ingest envelope.
+          { labels: { source_id: '' }, value: 100 },
+        ],
+      ],
+      [
+        'deadLettered',
+        [
+          { labels: { source_id: 'a' }, value: 1 },
+          { labels: { source_id: 'b' }, value: 1 },
+        ],
+      ],
+      ['redriven', [{ labels: { source_id: 'b' }, value: 1 }]],
+      ['batchFailures', [{ labels: { reason: 'NoSuchBucket' }, value: 4 }]],
+    ]);
+    const lines = samplesOf(renderPrometheus(samples));
+    expect(lines).toContain('tributary_dead_lettered_total 2');
+    expect(lines).toContain('tributary_batch_failures_total 4');
+    expect(lines).toContain('tributary_redriven_total 1');
+    // 15 accepted − 2 duplicates − 11 written − (2 dead-lettered − 1 redriven)
+    expect(lines).toContain('tributary_envelopes_unaccounted 1');
+  });
+
+  it('accounts source by source: a source whose accepted count reads low hides no other source’s loss', () => {
+    const samples = new Map<MetricKey, Sample[]>([
+      [
+        'ingestRequests',
+        [
+          { labels: { source_id: 'lossy', status: '202', code: 'ACCEPTED' }, value: 3 },
+          { labels: { source_id: 'low', status: '202', code: 'ACCEPTED' }, value: 2 },
+        ],
+      ],
+      ['envelopesWritten', [{ labels: { source_id: 'low' }, value: 9 }]],
+    ]);
+    // lossy: 3 accepted, none written → 3; low: 2 − 9 = −7 → 0, not −4 in all.
+    expect(samplesOf(renderPrometheus(samples))).toContain('tributary_envelopes_unaccounted 3');
+  });
+});
+
+describe('connection stats', () => {
+  it('account for every accepted envelope: written, failed, or unaccounted', () => {
+    const stats = statsFrom(
+      [
+        {
+          metric: 'ingestRequests',
+          labels: { source_id: 'a', status: '202', code: 'ACCEPTED' },
+          value: 12,
+          lastAt: '2026-01-01T00:00:02.000Z',
+        },
+        {
+          metric: 'ingestRequests',
+          labels: { source_id: 'a', status: '413', code: 'PAYLOAD_TOO_LARGE' },
+          value: 2,
+          lastAt: null,
+        },
+        { metric: 'ingestDuplicates', labels: { source_id: 'a' }, value: 1, lastAt: null },
+        { metric: 'envelopesWritten', labels: { source_id: 'a' }, value: 8, lastAt: '2026-01-01T00:00:03.000Z' },
+        { metric: 'deadLettered', labels: { source_id: 'a' }, value: 2, lastAt: null },
+        { metric: 'redriven', labels: { source_id: 'a' }, value: 1, lastAt: null },
+      ],
+      null,
+    );
+    expect(stats).toEqual({
+      accepted: 12,
+      duplicates: 1,
+      rejected: { PAYLOAD_TOO_LARGE: 2 },
+      written_rows: 8,
+      dead_lettered: 2,
+      redriven: 1,
+      unaccounted: 2,
+      last_ingest_at: '2026-01-01T00:00:02.000Z',
+      last_write_at: '2026-01-01T00:00:03.000Z',
+      oldest_unwritten_age_seconds: null,
+    });
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { epochStartMs, Tally } from '#shared/domain/observability/tally.ts';
+
+/** A tally on a clock the test moves, with epoch names it can predict. */
+function tallyAt(start = Date.parse('2026-01-01T00:00:00.000Z')) {
+  const clock = { now: start };
+  let process = 0;
+  const tally = new Tally({
+    now: () => clock.now,
+    epochMs: 15 * 60_000,
+    maxAgeMs: 60_000,
+    maxPending: 5,
+    random: () => `p${++process}`,
+  });
+  return { tally, clock };
+}
+
+const accepted = { source_id: 's1', status: '202', code: 'ACCEPTED' };
+
+describe('a tally of counts', () => {
+  it('writes urgent counts at once and deferred ones after a minute or five changes', () => {
+    const { tally, clock } = tallyAt();
+    tally.add('ingestRequests', accepted, 1, { deferred: true });
+    expect(tally.due()).toBe(false);
+    clock.now += 59_999;
+    expect(tally.due()).toBe(false);
+    clock.now += 1;
+    expect(tally.due()).toBe(true);
+    tally.drain();
+
+    for (let i = 0; i < 4; i++) tally.add('ingestRequests', accepted, 1, { deferred: true });
+    expect(tally.due()).toBe(false);
+    tally.add('ingestRequests', accepted, 1, { deferred: true });
+    expect(tally.due()).toBe(true);
+    tally.drain();
+
+    tally.add('batchesCommitted', {}, 1);
+    expect(tally.due()).toBe(true);
+    expect(tally.due({ urgentOnly: true })).toBe(true);
+  });
+
+  it('writes running totals of its epoch, each change once, and what it added for CloudWatch', () => {
+    const { tally } = tallyAt();
+    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85s00.p1', total: 1 });
+    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85s00.p1', total: 2 });
+    tally.add('envelopesWritten', { source_id: 's1' }, 7);
+    expect(tally.drain()).toEqual([
+      {
+        metric: 'ingestRequests',
+        labels: accepted,
+        epoch: 't85s00.p1',
+        value: 2,
+        lastAt: '2026-01-01T00:00:00.000Z',
+        added: 2,
+      },
+      {
+        metric: 'envelopesWritten',
+        labels: { source_id: 's1' },
+        epoch: 't85s00.p1',
+        value: 7,
+        lastAt: '2026-01-01T00:00:00.000Z',
+        added: 7,
+      },
+    ]);
+    expect(tally.drain()).toEqual([]);
+    tally.add('envelopesWritten', { source_id: 's1' }, 3);
+    expect(tally.drain()).toMatchObject([{ value: 10, added: 3 }]);
+  });
+
+  it('starts a new epoch every 15 minutes, whose totals start from zero', () => {
+    const { tally, clock } = tallyAt();
+    tally.add('ingestRequests', accepted, 4, { deferred: true });
+    clock.now += 15 * 60_000;
+    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85sp0.p2', total: 1 });
+    expect(epochStartMs('t85sp0.p2')).toBe(Date.parse('2026-01-01T00:15:00.000Z'));
+    expect(tally.drain().map((write) => [write.epoch, write.value])).toEqual([
+      ['t85s00.p1', 4],
+      ['t85sp0.p2', 1],
+    ]);
+  });
+
+  it('writes a failed total again, and never a value twice once written', () => {
+    const { tally } = tallyAt();
+    tally.add('deadLettered', { source_id: 's1' }, 2);
+    const [write] = tally.drain();
+    expect(tally.due()).toBe(false);
+    tally.failed(write as NonNullable<typeof write>);
+    expect(tally.due()).toBe(true);
+    expect(tally.drain()).toMatchObject([{ value: 2 }]);
+  });
+
+  it('raises a series to a receipt, never lowers it, and makes a pending one due', () => {
+    const { tally } = tallyAt();
+    // Another process's epoch: the writer saw its fifth and then its third envelope.
+    tally.raise('ingestRequests', accepted, 'oyr000.other', 5, '2026-01-01T00:00:00.000Z');
+    tally.raise('ingestRequests', accepted, 'oyr000.other', 3, '2026-01-01T00:00:01.000Z');
+    expect(tally.drain()).toMatchObject([{ epoch: 'oyr000.other', value: 5, added: 0 }]);
+
+    // This process's own deferred count, seen by the writer in the same process: due at once.
+    const { epoch } = tally.add('ingestRequests', accepted, 1, { deferred: true });
+    expect(tally.due()).toBe(false);
+    tally.raise('ingestRequests', accepted, epoch, 1, '2026-01-01T00:00:00.000Z');
+    expect(tally.due()).toBe(true);
+    expect(tally.drain()).toMatchObject([{ epoch, value: 1, added: 1 }]);
+  });
+});
