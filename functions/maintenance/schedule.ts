@@ -8,12 +8,13 @@ import { dueMaintenance, takeMaintenance } from '#shared/adapters/dynamo/table-m
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { scheduleOptimize } from '#shared/domain/jobs/use-cases.ts';
 import { logger } from '#shared/observability/logger.ts';
+import { scheduledHandler } from '#shared/queue-handler.ts';
 
 const deps = { createJob: jobs.createJob, moveJob: jobs.moveJob, dispatchJob, takeMaintenance };
 
-export async function handler(): Promise<void> {
+export const handler = scheduledHandler(async () => {
   const now = new Date();
   let queued = 0;
   for (const due of await dueMaintenance(now)) if (await scheduleOptimize(deps, due, now)) queued++;
   if (queued > 0) logger.info('Queued table maintenance', { queued });
-}
+});

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFunctions, type FunctionBundle, type Initialisation, initialiseBundles } from '#lib/function-bundles.ts';
@@ -51,6 +51,24 @@ describe('function bundles', () => {
       .map((built) => `${built.fn.entry} ${shipped(built)}`);
     expect(heavy.sort()).toEqual(['functions/ingest/write-batch.ts', 'functions/jobs/run.ts']);
     expect(oversized).toEqual([]);
+  });
+
+  it('go through an edge, every one: the handler each entry exports is made by one of the edge makers', () => {
+    const edges = [
+      'apiHandler',
+      'httpEdge',
+      'recordHandler',
+      'batchHandler',
+      'scheduledHandler',
+      'customResourceHandler',
+    ];
+    const edgeless = bundles
+      .map((built) => built.fn.entry)
+      .filter((entry) => {
+        const exported = /^export const handler = (\w+)\(/m.exec(readFileSync(path.join(root, entry), 'utf8'));
+        return !exported || !edges.includes(exported[1] as string);
+      });
+    expect(edgeless).toEqual([]);
   });
 
   it('initialise as deployed, assets beside them (parquet-wasm for the writer and the runner)', () => {
