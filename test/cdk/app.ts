@@ -19,27 +19,52 @@ export function synthesizeApp(props: TributaryProps = {}) {
 
 export type SynthesizedApp = ReturnType<typeof synthesizeApp>;
 
-let defaultApp: SynthesizedApp | undefined;
+/**
+ * Every setting a deployment can change, in one app: tenant buckets and roles, custom store
+ * endpoints, alarm thresholds and email, tracing, the ingest limit. The tests of each setting read it (one synthesis
+ * rather than one per setting); the default app shows what a deployment gets without them.
+ */
+export const configuredProps: TributaryProps = {
+  tenantBuckets: ['acme-lake'],
+  tenantRoleArns: ['arn:aws:iam::123456789012:role/tributary-writer'],
+  allowedStoreEndpoints: ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'],
+  alarmEmail: 'oncall@example.com',
+  thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5 },
+  tracing: true,
+  ingestMaxBytes: 2 * 1024 * 1024,
+};
+
+const variants = { default: {}, configured: configuredProps } satisfies Record<string, TributaryProps>;
+type Variant = keyof typeof variants;
+const synthesized = new Map<Variant, SynthesizedApp>();
+
+/** The app with default props, synthesised once per test run (see sharedSynthesis). */
+export const synthesizedDefaultApp = () => sharedSynthesis('default');
+
+/** The app with every setting changed (configuredProps), synthesised once per test run. */
+export const synthesizedConfiguredApp = () => sharedSynthesis('configured');
 
 /**
- * The app with default props, synthesised once per test run: the first file to ask synthesises it
- * (cdk-nag's checks run as part of that) and leaves the templates in the run's directory
- * (test/support/cdk-setup.ts); files in other workers wait for them instead of synthesising again.
+ * One synthesis per variant and test run: the first file to ask synthesises it (cdk-nag's checks
+ * run as part of that) and leaves the templates in the run's directory (test/support/cdk-setup.ts);
+ * files in other workers wait for them instead of synthesising again.
  */
-export async function synthesizedDefaultApp(): Promise<SynthesizedApp> {
-  if (defaultApp) return defaultApp;
+async function sharedSynthesis(variant: Variant): Promise<SynthesizedApp> {
+  const known = synthesized.get(variant);
+  if (known) return known;
   const directory = inject('cdkTemplates');
-  const file = path.join(directory, 'default.json');
+  const file = path.join(directory, `${variant}.json`);
+  const failure = path.join(directory, `${variant}.failed.txt`);
   let claimed = false;
   try {
-    mkdirSync(path.join(directory, 'claimed'));
+    mkdirSync(path.join(directory, `${variant}.claimed`));
     claimed = true;
   } catch {
     // Another worker is synthesising.
   }
   if (claimed) {
     try {
-      const app = synthesizeApp();
+      const app = synthesizeApp(variants[variant]);
       const json = {
         stateful: app.statefulTemplate.toJSON(),
         stateless: app.statelessTemplate.toJSON(),
@@ -47,25 +72,25 @@ export async function synthesizedDefaultApp(): Promise<SynthesizedApp> {
       };
       writeFileSync(`${file}.partial`, JSON.stringify(json));
       renameSync(`${file}.partial`, file);
-      defaultApp = app;
+      synthesized.set(variant, app);
       return app;
     } catch (error) {
-      writeFileSync(path.join(directory, 'failed.txt'), String((error as Error).stack ?? error));
+      writeFileSync(failure, String((error as Error).stack ?? error));
       throw error;
     }
   }
   const deadline = Date.now() + 110_000;
   while (!existsSync(file)) {
-    const failure = path.join(directory, 'failed.txt');
     if (existsSync(failure)) throw new Error(`The shared synthesis failed:\n${readFileSync(failure, 'utf8')}`);
     if (Date.now() > deadline) throw new Error(`No shared synthesis in ${directory} after 110 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const json = JSON.parse(readFileSync(file, 'utf8'));
-  defaultApp = {
+  const app: SynthesizedApp = {
     statefulTemplate: Template.fromJSON(json.stateful),
     statelessTemplate: Template.fromJSON(json.stateless),
     nestedTemplates: json.nested.map((template: Record<string, unknown>) => Template.fromJSON(template)),
   };
-  return defaultApp;
+  synthesized.set(variant, app);
+  return app;
 }

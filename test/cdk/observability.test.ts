@@ -4,7 +4,7 @@
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { synthesizeApp } from './app.ts';
+import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 type Functions = Record<string, { Properties: Record<string, unknown> }>;
 
@@ -19,15 +19,15 @@ function tributaryFunctions(functions: Functions) {
   );
 }
 
-let standard: ReturnType<typeof synthesizeApp>;
-let traced: ReturnType<typeof synthesizeApp>;
-beforeAll(() => {
-  standard = synthesizeApp();
-  traced = synthesizeApp({ tracing: true });
-}, 120_000);
+let standard: SynthesizedApp;
+/** configuredProps: tracing true. */
+let traced: SynthesizedApp;
+beforeAll(async () => {
+  standard = await synthesizedDefaultApp();
+  traced = await synthesizedConfiguredApp();
+});
 
-const all = (app: ReturnType<typeof synthesizeApp>) =>
-  tributaryFunctions(functionsOf([app.statelessTemplate, ...app.nestedTemplates]));
+const all = (app: SynthesizedApp) => tributaryFunctions(functionsOf([app.statelessTemplate, ...app.nestedTemplates]));
 
 describe('logging, as deployed', () => {
   it('writes JSON, application lines from INFO, and platform records from WARN only, for every function', () => {

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
-import { synthesizeApp, synthesizedDefaultApp } from './app.ts';
+import { synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 let template: Template;
 beforeAll(async () => {
@@ -96,11 +96,9 @@ describe('alarms', () => {
     expect(JSON.stringify(jobs.Metrics)).toContain('JobTransitions');
   });
 
-  it('takes thresholds and an alarm email from stack props', () => {
-    const custom = synthesizeApp({
-      alarmEmail: 'oncall@example.com',
-      thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5 },
-    }).statelessTemplate;
+  it('takes thresholds and an alarm email from stack props', async () => {
+    // configuredProps: alarmEmail oncall@example.com, thresholds oldestIngestMessageSeconds 60, api5xxPercent 5.
+    const custom = (await synthesizedConfiguredApp()).statelessTemplate;
     custom.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     expect(alarmDescribed('The oldest envelope on the ingest queue is older than 60 s', custom).Threshold).toBe(60);
     expect(alarmDescribed('More than 5 % of API responses', custom).Threshold).toBe(5);

@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tributary } from '#lib/app.ts';
+import { checkedByCdkNag, tributary } from '#lib/app.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import { type Access, bootstrapKeyInstaller, consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
-import { type SynthesizedApp, synthesizeApp, synthesizedDefaultApp } from './app.ts';
+import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 const outdirs: string[] = [];
 afterAll(() => {
@@ -32,10 +32,11 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('fails the synth on a finding nobody acknowledged', () => {
+    // The checks the app is built with (lib/app.ts), on a stack with one careless bucket.
     const app = appInTemporaryDirectory();
-    const { stateful } = tributary(app);
+    checkedByCdkNag(app);
     // A bucket without SSL enforcement or access logs: two findings.
-    new Bucket(stateful, 'Careless');
+    new Bucket(new Stack(app, 'Careless'), 'Careless');
     expect(() => app.synth()).toThrow(/AwsSolutions-S1/);
   });
 });
@@ -174,12 +175,9 @@ describe('least privilege', () => {
 });
 
 describe('tenant stores', () => {
-  it('reaches listed buckets with the platform role, and assumes only the roles it is told to', () => {
-    const synthesized = synthesizeApp({
-      tenantBuckets: ['acme-lake'],
-      tenantRoleArns: ['arn:aws:iam::123456789012:role/tributary-writer'],
-    });
-    const byEntry = statementsByEntry(synthesized);
+  it('reaches listed buckets with the platform role, and assumes only the roles it is told to', async () => {
+    // configuredProps: tenantBuckets ['acme-lake'], tenantRoleArns [arn:aws:iam::123456789012:role/tributary-writer].
+    const byEntry = statementsByEntry(await synthesizedConfiguredApp());
     const reaching = [...byEntry.entries()].filter(([, statements]) => text(statements).includes('sts:AssumeRole'));
     const declaring = [...(Object.values(routes) as RouteSpec[]), ...Object.values(consumers)]
       .filter((spec) => spec.access.tenantStores)
@@ -194,27 +192,27 @@ describe('tenant stores', () => {
     }
   });
 
-  it('accepts no custom store endpoint unless the operator lists some, and then tells every function', () => {
-    const environments = (synthesized: ReturnType<typeof synthesizeApp>) =>
+  it('accepts no custom store endpoint unless the operator lists some, and then tells every function', async () => {
+    const environments = (synthesized: SynthesizedApp) =>
       synthesized.nestedTemplates.flatMap((template) =>
         Object.values(template.findResources('AWS::Lambda::Function')).map(
           (fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, string>,
         ),
       );
-    expect(environments(synthesizeApp()).filter((env) => 'ALLOWED_STORE_ENDPOINTS' in env)).toEqual([]);
-    const allowed = environments(
-      synthesizeApp({ allowedStoreEndpoints: ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'] }),
-    );
+    expect(environments(await synthesizedDefaultApp()).filter((env) => 'ALLOWED_STORE_ENDPOINTS' in env)).toEqual([]);
+    // configuredProps: allowedStoreEndpoints ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'].
+    const allowed = environments(await synthesizedConfiguredApp());
     expect(allowed.length).toBeGreaterThan(0);
     for (const env of allowed)
       expect(env.ALLOWED_STORE_ENDPOINTS).toBe('*.r2.cloudflarestorage.com,minio.example.com:9000');
   });
 
-  it('passes the ingest limit to the ingest function, and refuses one API Gateway and Lambda cannot carry', () => {
+  it('passes the ingest limit to the ingest function, and refuses one API Gateway and Lambda cannot carry', async () => {
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => tributary(app(), { ingestMaxBytes: 8 * 1024 * 1024 })).toThrow(/ingestMaxBytes/);
     expect(() => tributary(app(), { ingestMaxBytes: 0 })).toThrow(/ingestMaxBytes/);
-    const ingest = synthesizeApp({ ingestMaxBytes: 2 * 1024 * 1024 }).nestedTemplates.flatMap((template) =>
+    // configuredProps: ingestMaxBytes 2 MiB.
+    const ingest = (await synthesizedConfiguredApp()).nestedTemplates.flatMap((template) =>
       Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) =>
         String(fn.Properties.Description).startsWith('POST /api/ingest/'),
       ),
