@@ -75,7 +75,8 @@ describe('shared counters', () => {
     );
     expect(await accepted(source)).toEqual([31]);
 
-    expect(await counters.foldSettledEpochs(now)).toBeGreaterThanOrEqual(2);
+    // The running service's own upkeep schedule may fold them first: what counts is the items left.
+    await counters.foldSettledEpochs(now);
     expect(await accepted(source)).toEqual([31]);
     const { db, table } = await import('#shared/adapters/dynamo/table.ts');
     const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
