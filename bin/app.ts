@@ -16,6 +16,7 @@ tributary(app, {
   alarmEmail: context('alarmEmail'),
   dashboardUrl: context('dashboardUrl'),
   ingestMaxBytes: number('ingestMaxBytes'),
+  writerBatchingWindowSeconds: number('writerBatchingWindowSeconds'),
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
   allowedStoreEndpoints: list('allowedStoreEndpoints'),

@@ -42,6 +42,12 @@ export interface StatelessStackProps extends StackProps {
    */
   ingestMaxBytes?: number;
   /**
+   * How long the batch writer gathers envelopes before it writes (0–300 s; default the topology's,
+   * 20 s): a longer window means fewer commits, files and per-commit requests per event, and rows
+   * that appear later.
+   */
+  writerBatchingWindowSeconds?: number;
+  /**
    * Buckets of tenant stores registered without keys or a role, which the platform reaches with
    * its own role (typically buckets in the platform's own account). None by default.
    */
@@ -89,6 +95,9 @@ export class StatelessStack extends Stack {
       !(Number.isInteger(props.ingestMaxBytes) && props.ingestMaxBytes >= 1 && props.ingestMaxBytes <= maxIngestBytes)
     )
       throw new Error(`ingestMaxBytes must be a whole number of bytes from 1 to ${maxIngestBytes}`);
+    const writerWindow = props.writerBatchingWindowSeconds;
+    if (writerWindow !== undefined && !(Number.isInteger(writerWindow) && writerWindow >= 0 && writerWindow <= 300))
+      throw new Error('writerBatchingWindowSeconds must be a whole number of seconds from 0 to 300');
     const resources = {
       table: props.stateful.table,
       queues: props.stateful.queues,
@@ -170,7 +179,9 @@ export class StatelessStack extends Stack {
       fn.addEventSource(
         new SqsEventSource(props.stateful.queues[consumer.queue], {
           batchSize: consumer.batchSize,
-          maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+          maxBatchingWindow: Duration.seconds(
+            name === 'ingest-writer' && writerWindow !== undefined ? writerWindow : consumer.maxBatchingWindowSeconds,
+          ),
           maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),

@@ -116,7 +116,10 @@ export const consumers: Record<string, ConsumerSpec> = {
     entry: 'functions/ingest/write-batch.ts',
     summary: 'Writes queued envelopes as Parquet into each tenant store and commits them to the Delta log',
     batchSize: 1000,
-    maxBatchingWindowSeconds: 5,
+    // Rows appear up to this long after their 202; each window makes one commit per data set, so a
+    // longer one means fewer files and fewer per-commit requests per event (the cost bench shows
+    // both). The writerBatchingWindowSeconds context value changes it per deployment.
+    maxBatchingWindowSeconds: 20,
     maxConcurrency: 5,
     access: { table: 'readWrite', platformBucket: 'readWrite', tenantStores: true, secretsKey: true },
     // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.

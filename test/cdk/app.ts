@@ -21,7 +21,7 @@ export type SynthesizedApp = ReturnType<typeof synthesizeApp>;
 
 /**
  * Every setting a deployment can change, in one app: tenant buckets and roles, custom store
- * endpoints, alarm thresholds and email, tracing, the ingest limit. The tests of each setting read it (one synthesis
+ * endpoints, alarm thresholds and email, tracing, the ingest limit, the writer's batching window. The tests of each setting read it (one synthesis
  * rather than one per setting); the default app shows what a deployment gets without them.
  */
 export const configuredProps: TributaryProps = {
@@ -32,6 +32,7 @@ export const configuredProps: TributaryProps = {
   thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5 },
   tracing: true,
   ingestMaxBytes: 2 * 1024 * 1024,
+  writerBatchingWindowSeconds: 60,
 };
 
 const variants = { default: {}, configured: configuredProps } satisfies Record<string, TributaryProps>;

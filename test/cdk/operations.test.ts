@@ -1,7 +1,9 @@
+import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
-import { synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
+import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 let template: Template;
 beforeAll(async () => {
@@ -94,6 +96,20 @@ describe('alarms', () => {
     const jobs = alarmDescribed('More than 10 % of finished jobs failed');
     expect(jobs.Threshold).toBe(10);
     expect(JSON.stringify(jobs.Metrics)).toContain('JobTransitions');
+  });
+
+  it('gathers envelopes for the writer 20 s by default, and as long as the deployment says', async () => {
+    const windows = async (app: Promise<SynthesizedApp>) =>
+      [(await app).statelessTemplate, ...(await app).nestedTemplates].flatMap((one) =>
+        Object.values(one.findResources('AWS::Lambda::EventSourceMapping'))
+          .filter((mapping) => mapping.Properties.BatchSize === 1000)
+          .map((mapping) => mapping.Properties.MaximumBatchingWindowInSeconds),
+      );
+    expect(await windows(synthesizedDefaultApp())).toEqual([20]);
+    // configuredProps: writerBatchingWindowSeconds 60.
+    expect(await windows(synthesizedConfiguredApp())).toEqual([60]);
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => tributary(app(), { writerBatchingWindowSeconds: 301 })).toThrow(/writerBatchingWindowSeconds/);
   });
 
   it('takes thresholds and an alarm email from stack props', async () => {
