@@ -13,7 +13,7 @@
  * (shared/adapters/message-id-windows.ts): a warm writer reads only the versions committed since
  * its last look; an older envelope (a redrive) makes it read further back, page by page.
  */
-import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LogCoordinator, LogEntry } from '../../domain/delta/commit.ts';
 import type { Operation, Txn } from '../../domain/delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
@@ -194,8 +194,13 @@ export const deltaLog: LogCoordinator = {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // The version is taken. By this very claim when the SDK retried a put whose answer was lost
+      // (the first attempt wrote it): that is a win, not a race lost to ourselves.
+      const held = await db.send(
+        new GetCommand({ TableName: table(), Key: deltaLogKeys.entry(tableId, entry.version), ConsistentRead: true }),
+      );
+      return held.Item?.run_id === entry.runId && held.Item?.temp_key === entry.tempKey;
     }
   },
 
