@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { lambdaContext } from '../../local/lambda-context.ts';
@@ -14,6 +13,7 @@ import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { pollUntil } from '../support/poll.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
+import { sqsEvent } from '../support/sqs-event.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -41,28 +41,6 @@ function envelopeFor(hook: Webhook, body: string, messageId = randomUUID()): Env
     content_type: 'application/json',
     payload_size: Buffer.byteLength(body),
     payload: Buffer.from(body).toString('base64'),
-  };
-}
-
-/** An SQS event as the event source hands it to the batch writer: one record per envelope. */
-function sqsEvent(envelopes: EnvelopeMessage[], receiveCount: number): SQSEvent {
-  return {
-    Records: envelopes.map((envelope) => ({
-      messageId: randomUUID(),
-      receiptHandle: 'r',
-      body: JSON.stringify(envelope),
-      attributes: {
-        ApproximateReceiveCount: String(receiveCount),
-        SentTimestamp: '0',
-        SenderId: 's',
-        ApproximateFirstReceiveTimestamp: '0',
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest',
-      awsRegion: 'us-east-1',
-    })),
   };
 }
 

@@ -10,6 +10,7 @@ import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
+import { sqsEvent } from '../support/sqs-event.ts';
 import { createWebhook, type Webhook } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -17,38 +18,19 @@ const api = apiClient();
 function batchOf(hook: Webhook, count: number): { event: SQSEvent; ids: string[] } {
   const ids = Array.from({ length: count }, () => randomUUID());
   const micros = BigInt(Date.now()) * 1000n;
-  return {
-    ids,
-    event: {
-      Records: ids.map((messageId) => ({
-        messageId: randomUUID(),
-        receiptHandle: 'r',
-        body: JSON.stringify({
-          v: 1,
-          message_id: messageId,
-          data_set_id: hook.dataSetId,
-          dt: new Date().toISOString().slice(0, 10),
-          ingested_at_us: micros.toString(),
-          source_id: hook.sourceId,
-          tenant_id: hook.tenantId,
-          content_type: 'application/json',
-          payload_size: 2,
-          payload: Buffer.from('{}').toString('base64'),
-        }),
-        attributes: {
-          ApproximateReceiveCount: '1',
-          SentTimestamp: '0',
-          SenderId: 's',
-          ApproximateFirstReceiveTimestamp: '0',
-        },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:ingest',
-        awsRegion: 'us-east-1',
-      })),
-    },
-  };
+  const envelopes = ids.map((messageId) => ({
+    v: 1 as const,
+    message_id: messageId,
+    data_set_id: hook.dataSetId,
+    dt: new Date().toISOString().slice(0, 10),
+    ingested_at_us: micros.toString(),
+    source_id: hook.sourceId,
+    tenant_id: hook.tenantId,
+    content_type: 'application/json',
+    payload_size: 2,
+    payload: Buffer.from('{}').toString('base64'),
+  }));
+  return { ids, event: sqsEvent(envelopes) };
 }
 
 describe('table maintenance in the service', () => {

@@ -9,13 +9,12 @@ import {
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import { db, putWithUniqueClaim, queryPage, table } from './table.ts';
+import { db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
 
@@ -119,22 +118,7 @@ export async function listFailedDeliveries(dataSetId: string, page: PageRequest)
 
 /** Every failed delivery of a data set (redrive reads them all; their number is bounded by what failed). */
 export async function allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]> {
-  const items: FailedDelivery[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': deliveryKeys.failedPartition(dataSetId) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...((result.Items ?? []) as FailedDelivery[]));
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return queryAll<FailedDelivery>({ partition: deliveryKeys.failedPartition(dataSetId) });
 }
 
 /** Forgets the failed delivery and its claim, so the envelope is recorded again should it fail again. */

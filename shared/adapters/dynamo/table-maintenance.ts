@@ -4,8 +4,8 @@
  * Writers mark a table due when a checkpoint shows a partition with many small files; a run marks
  * it due again for when its tombstones expire. The schedule reads this one partition.
  */
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, table } from './table.ts';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, queryAll, table } from './table.ts';
 
 export const maintenanceKeys = {
   partition: 'MAINTENANCE',
@@ -42,23 +42,11 @@ export async function markMaintenanceDue(dataSetId: string, tenantId: string, at
 
 /** Tables due by `now` with no run queued for them. */
 export async function dueMaintenance(now: Date): Promise<DueMaintenance[]> {
-  const due: DueMaintenance[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'due_at <= :now AND attribute_not_exists(job_id)',
-        ExpressionAttributeValues: { ':pk': maintenanceKeys.partition, ':now': now.toISOString() },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of result.Items ?? [])
-      due.push({ dataSetId: String(item.data_set_id), tenantId: String(item.tenant_id), dueAt: String(item.due_at) });
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return due;
+  const items = await queryAll<{ data_set_id: string; tenant_id: string; due_at: string }>({
+    partition: maintenanceKeys.partition,
+    filter: { expression: 'due_at <= :now AND attribute_not_exists(job_id)', values: { ':now': now.toISOString() } },
+  });
+  return items.map((item) => ({ dataSetId: item.data_set_id, tenantId: item.tenant_id, dueAt: item.due_at }));
 }
 
 /** Takes a due table for one run; false when another schedule run took it first. */
