@@ -62,6 +62,21 @@ export function tenantPrincipal(
   return { kind: 'tenant', role, tenantId, userId, apiKeyId: `key-of-${userId ?? role}` };
 }
 
+/** A stored tenant, Active, with nothing linked unless the test says otherwise. */
+export function tenantRecord(overrides: Partial<Tenant> & Pick<Tenant, 'tenant_id'>): Tenant {
+  return {
+    name: 'Acme',
+    slug: 'acme',
+    status: 'Active',
+    sites: null,
+    default_object_store_id: null,
+    idp_org_id: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
 /** Every management repository over one set of Maps, so that use cases see each other's writes. */
 export function memoryStore() {
   const tenants = new Map<string, Tenant>();

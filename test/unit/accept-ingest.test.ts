@@ -12,6 +12,7 @@ import { acceptIngest, type IngestDeps, type IngestRequest } from '#shared/domai
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import type { Tenant } from '#shared/domain/tenants/model.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
+import { tenantRecord } from '../support/memory.ts';
 
 const token = 'trb_ing_good-token-0000000000000000000000000000';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -37,18 +38,7 @@ function world(
     },
     ...options.source,
   };
-  const tenant: Tenant = {
-    tenant_id: 'tenant-1',
-    name: 'Acme',
-    slug: 'acme',
-    status: 'Active',
-    sites: null,
-    default_object_store_id: 'store-1',
-    idp_org_id: null,
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    ...options.tenant,
-  };
+  const tenant = tenantRecord({ tenant_id: 'tenant-1', default_object_store_id: 'store-1', ...options.tenant });
   const queued: { envelope: EnvelopeMessage; body: Buffer }[] = [];
   const rejectionsFor: string[] = [];
   const dedup = new Map<string, string>();

@@ -9,8 +9,8 @@ import { defaultSecurity } from '#shared/domain/connections/security.ts';
 import { acceptIngest, type IngestDeps, type IngestRequest } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage, Receipt } from '#shared/domain/ingest/envelope.ts';
 import type { Rejection } from '#shared/domain/monitoring/model.ts';
-import type { Tenant } from '#shared/domain/tenants/model.ts';
 import { hashToken } from '#shared/domain/tokens.ts';
+import { tenantRecord } from '../support/memory.ts';
 
 const source: Source = {
   source_id: '5d3c2b1a-0000-4000-8000-0000000000a1',
@@ -23,17 +23,7 @@ const source: Source = {
   security: defaultSecurity,
 };
 
-const tenant: Tenant = {
-  tenant_id: source.tenant_id,
-  name: 'Acme',
-  slug: 'acme',
-  status: 'Active',
-  sites: null,
-  default_object_store_id: 'store-1',
-  idp_org_id: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-};
+const tenant = tenantRecord({ tenant_id: source.tenant_id, default_object_store_id: 'store-1' });
 
 function memory(options: { queueFails?: boolean; firstMessageId?: string; dedup?: boolean } = {}) {
   const state = {

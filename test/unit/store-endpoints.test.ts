@@ -12,10 +12,10 @@ import { tableLocation } from '#shared/adapters/s3/tenant-stores.ts';
 import { secretBox } from '#shared/adapters/secret-box.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import type { Principal } from '#shared/domain/principal.ts';
-import type { Tenant } from '#shared/domain/tenants/model.ts';
 import { endpointAllowed, type StoredObjectStore } from '#shared/domain/tenants/object-stores.ts';
 import { StoreFailure, storeFailureOf } from '#shared/domain/tenants/store-failures.ts';
 import { registerObjectStore, updateObjectStoreOptions } from '#shared/domain/tenants/use-cases.ts';
+import { tenantRecord } from '../support/memory.ts';
 
 const secretText = 'password=hunter2 AKIAINTERNALSECRET01 db.internal:5432';
 const seen: IncomingHttpHeaders[] = [];
@@ -44,17 +44,7 @@ afterAll(() => {
 });
 
 const admin: Principal = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: 'k' };
-const tenant: Tenant = {
-  tenant_id: '5d0c2a3e-9f1d-4e7a-8c6b-5d4e3f2a1b0c',
-  name: 'acme',
-  slug: 'acme',
-  status: 'Active',
-  sites: null,
-  default_object_store_id: null,
-  idp_org_id: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-};
+const tenant = tenantRecord({ tenant_id: '5d0c2a3e-9f1d-4e7a-8c6b-5d4e3f2a1b0c', name: 'acme' });
 
 /** In-memory tenancy ports; `allowed` is the deployment's setting at the time of the call. */
 function tenancy(allowed: string[]) {

@@ -235,6 +235,24 @@ describe.concurrent('object stores', () => {
 describe.concurrent('users', () => {
   const password = 'correct horse battery';
 
+  /** A tenant with a TenantAdmin (and the principal acting as them) and a TenantViewer to act on. */
+  async function withAdminAndViewer() {
+    const { store, tenantId } = await withTenant();
+    const admin = await createUser(store, platformAdmin, {
+      email: 'admin@acme.example',
+      password,
+      role: 'TenantAdmin',
+      tenant_id: tenantId,
+    });
+    const target = await createUser(store, platformAdmin, {
+      email: 'target@acme.example',
+      password,
+      role: 'TenantViewer',
+      tenant_id: tenantId,
+    });
+    return { store, tenantId, admin, target, asAdmin: tenantPrincipal(tenantId, 'TenantAdmin', admin.user_id) };
+  }
+
   it('keep the email as given, claim it regardless of case (409), and store the password only hashed', async () => {
     const { store, tenantId } = await withTenant();
     const user = await createUser(
@@ -298,20 +316,7 @@ describe.concurrent('users', () => {
   });
 
   it('change role, link an external id, and refuse to change one’s own role or move a user out of a tenant', async () => {
-    const { store, tenantId } = await withTenant();
-    const admin = await createUser(store, platformAdmin, {
-      email: 'admin@acme.example',
-      password,
-      role: 'TenantAdmin',
-      tenant_id: tenantId,
-    });
-    const target = await createUser(store, platformAdmin, {
-      email: 'target@acme.example',
-      password,
-      role: 'TenantViewer',
-      tenant_id: tenantId,
-    });
-    const asAdmin = tenantPrincipal(tenantId, 'TenantAdmin', admin.user_id);
+    const { store, admin, target, asAdmin } = await withAdminAndViewer();
     expect((await changeRole(store, asAdmin, target.user_id, 'TenantEditor', later)).role).toBe('TenantEditor');
     expect(await linkExternalId(store, asAdmin, target.user_id, 'idp|42', later)).toMatchObject({
       external_id: 'idp|42',
@@ -327,20 +332,7 @@ describe.concurrent('users', () => {
   });
 
   it('deactivate and reactivate once each (409 the second time), and never oneself', async () => {
-    const { store, tenantId } = await withTenant();
-    const admin = await createUser(store, platformAdmin, {
-      email: 'admin@acme.example',
-      password,
-      role: 'TenantAdmin',
-      tenant_id: tenantId,
-    });
-    const target = await createUser(store, platformAdmin, {
-      email: 't@acme.example',
-      password,
-      role: 'TenantViewer',
-      tenant_id: tenantId,
-    });
-    const asAdmin = tenantPrincipal(tenantId, 'TenantAdmin', admin.user_id);
+    const { store, admin, target, asAdmin } = await withAdminAndViewer();
     expect(await refusal(deactivateUser(store, asAdmin, admin.user_id))).toMatchObject({ code: 'CONFLICT' });
     await deactivateUser(store, asAdmin, target.user_id);
     expect(await refusal(deactivateUser(store, asAdmin, target.user_id))).toMatchObject({ code: 'CONFLICT' });

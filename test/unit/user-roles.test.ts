@@ -9,7 +9,7 @@ import { DomainError } from '#shared/domain/errors.ts';
 import type { User } from '#shared/domain/identity/model.ts';
 import { changeRole, createUser } from '#shared/domain/identity/use-cases.ts';
 import type { Principal } from '#shared/domain/principal.ts';
-import type { Tenant } from '#shared/domain/tenants/model.ts';
+import { tenantRecord } from '../support/memory.ts';
 
 const tenantId = '7d0c2a3e-9f1d-4e7a-8c6b-5d4e3f2a1b0c';
 const at = '2026-01-01T00:00:00.000Z';
@@ -34,17 +34,7 @@ function users() {
     ['platform-1', userOf('platform-1', 'PlatformAdmin')],
   ]);
   const written: string[] = [];
-  const tenant: Tenant = {
-    tenant_id: tenantId,
-    name: 'acme',
-    slug: 'acme',
-    status: 'Active',
-    sites: null,
-    default_object_store_id: null,
-    idp_org_id: null,
-    created_at: at,
-    updated_at: at,
-  };
+  const tenant = tenantRecord({ tenant_id: tenantId, name: 'acme', created_at: at, updated_at: at });
   return {
     written,
     deps: {
