@@ -19,7 +19,15 @@ import { localCredentials, localRegion, startStandIns } from '../local/stand-ins
 
 const commits = Number(process.env.BENCH_TABLE_COMMITS ?? 10_000);
 // s3rver drops a connection now and then under load; the SDK call fails and the commit is retried.
-process.on('uncaughtException', (error) => process.stderr.write(`uncaught (ignored): ${error.message}\n`));
+// Anything else ends the bench with its error rather than leaving it waiting.
+process.on('uncaughtException', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'ECONNRESET' || error.code === 'EPIPE') {
+    process.stderr.write(`dropped connection (ignored): ${error.message}\n`);
+    return;
+  }
+  process.stderr.write(`${error.stack ?? error.message}\n`);
+  process.exit(1);
+});
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-table-'));
 const standIns = await startStandIns({
   dataDir,
@@ -36,6 +44,8 @@ Object.assign(process.env, {
   TABLE_NAME: 'tributary',
   SECRETS_KEY: randomUUID() + randomUUID(),
   POWERTOOLS_LOG_LEVEL: 'ERROR',
+  // The bench's store points at the local S3 stand-in, as local mode allows.
+  ALLOWED_STORE_ENDPOINTS: 'loopback',
 });
 await ensureTable(standIns.endpoints.dynamodb, 'tributary');
 await ensureBuckets(standIns.endpoints.s3, ['bench-lake']);
