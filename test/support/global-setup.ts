@@ -81,7 +81,7 @@ export async function setup(project: TestProject): Promise<void> {
     LOCAL_VISIBILITY_TIMEOUT_SECONDS: '2',
     LOCAL_DRAIN_TIMEOUT_SECONDS: '20',
     // Jobs whose runner dies fail within seconds rather than minutes.
-    LOCAL_SCHEDULE_SECONDS: '1',
+    LOCAL_SCHEDULE_SECONDS: '5',
     JOB_LEASE_SECONDS: '4',
     // A small ring, so that a test can overflow it with a few bad requests.
     REJECTIONS_PER_SOURCE: '10',
