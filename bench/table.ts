@@ -65,6 +65,7 @@ const { writeDailyFiles } = await import('../shared/domain/delta/daily-files.ts'
 const { maintainTable } = await import('../shared/domain/delta/maintenance.ts');
 const { openSnapshot, SnapshotCache } = await import('../shared/domain/delta/snapshot.ts');
 const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
+const { parseStats } = await import('../shared/domain/delta/log.ts');
 const { envelopeColumns } = await import('../shared/domain/ingest/envelope.ts');
 
 /** DynamoDB capacity as billed, from every call's ConsumedCapacity. */
@@ -266,7 +267,7 @@ const report = await maintainTable(
 );
 const maintenanceSeconds = (performance.now() - maintenanceStarted) / 1000;
 const after = await openSnapshot(table.reader);
-const rowsAfter = [...after.state.files.values()].reduce((sum, file) => sum + file.stats.numRecords, 0);
+const rowsAfter = [...after.state.files.values()].reduce((sum, file) => sum + parseStats(file.stats).numRecords, 0);
 
 process.stdout.write(
   `${JSON.stringify({

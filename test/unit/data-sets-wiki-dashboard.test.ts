@@ -26,7 +26,7 @@ function commit(version: number, files: { path: string; records: number }[]): { 
         size: 100 * file.records,
         modificationTime: 0,
         dataChange: true,
-        stats: { numRecords: file.records, minValues: {}, maxValues: {}, nullCount: {} },
+        stats: `{"numRecords":${file.records},"minValues":{},"maxValues":{},"nullCount":{}}`,
       },
     })),
   };

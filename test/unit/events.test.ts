@@ -34,12 +34,12 @@ function table(files: StoredEvent[][]) {
       size: 1000,
       modificationTime: 0,
       dataChange: true,
-      stats: {
+      stats: JSON.stringify({
         numRecords: rows.length,
         minValues: { ingested_at: new Date(Math.min(...times)).toISOString(), message_id: ids[0] as string },
         maxValues: { ingested_at: new Date(Math.max(...times)).toISOString(), message_id: ids.at(-1) as string },
         nullCount: {},
-      },
+      }),
     };
   });
   const read: string[] = [];

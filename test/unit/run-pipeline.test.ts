@@ -46,7 +46,7 @@ async function world() {
       size: 1,
       modificationTime: 0,
       dataChange: true,
-      stats: { numRecords: Object.keys(payloads).length, minValues: {}, maxValues: {}, nullCount: {} },
+      stats: `{"numRecords":${Object.keys(payloads).length}}`,
     };
     const source = store.state.dataSets.get(dataSet.data_set_id) as DataSet;
     store.state.dataSets.set(dataSet.data_set_id, {

@@ -2,7 +2,8 @@
  * Delta checkpoints as Parquet, through parquet-wasm from an explicit Arrow schema: one nullable
  * struct column per action type (txn, add, remove, metaData, protocol), exactly one of them set in
  * each row; maps are Parquet MAPs of string to string (`key_value` entries), longs are INT64 and
- * the protocol versions INT32, as the protocol's checkpoint schema and delta-rs write them.
+ * the protocol versions INT32, as the protocol's checkpoint schema and delta-rs write them. An add
+ * leaves out the optional `tags`, which Tributary never sets.
  * Snappy, the codec every Delta reader (and hyparquet, our own reader) handles without extras.
  */
 import {
@@ -46,7 +47,6 @@ export const checkpointSchema = new Schema([
       long('size'),
       long('modificationTime'),
       field('dataChange', new Bool()),
-      stringMap('tags'),
       string('stats'),
     ]),
   ),
@@ -102,8 +102,7 @@ function rowsOf(content: CheckpointContent): Row[] {
         size: big(add.size),
         modificationTime: big(add.modificationTime),
         dataChange: add.dataChange,
-        tags: null,
-        stats: JSON.stringify(add.stats),
+        stats: add.stats,
       },
     })),
     ...content.removes.map((remove) => ({
@@ -116,6 +115,13 @@ function rowsOf(content: CheckpointContent): Row[] {
     })),
   ];
 }
+
+/**
+ * Rows come grouped by action type (protocol, metadata, txns, then adds, then removes), so that in
+ * row groups this small most groups hold one type and a reader can skip the other columns there
+ * (checkpoint-reader.ts does); one row group of 10,000 adds would make it assemble every column.
+ */
+const rowGroupRows = 1024;
 
 export function encodeCheckpoint(content: CheckpointContent): Uint8Array {
   const rows = rowsOf(content);
@@ -135,6 +141,9 @@ export function encodeCheckpoint(content: CheckpointContent): Uint8Array {
       children: columns as NonNullable<(typeof columns)[number]>[],
     }),
   );
-  const properties = new parquet.WriterPropertiesBuilder().setCompression(parquet.Compression.SNAPPY).build();
+  const properties = new parquet.WriterPropertiesBuilder()
+    .setCompression(parquet.Compression.SNAPPY)
+    .setMaxRowGroupSize(rowGroupRows)
+    .build();
   return parquet.writeParquet(parquet.Table.fromIPCStream(tableToIPC(new Table([batch]), 'stream')), properties);
 }

@@ -1,4 +1,4 @@
-import { type Metadata, metadataAction } from '../delta/log.ts';
+import { type Metadata, metadataAction, parseStats } from '../delta/log.ts';
 import { tableProperties, validateProperties } from '../delta/properties.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -81,7 +81,7 @@ export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, 
         path: add.path,
         partition_values: add.partitionValues,
         size: add.size,
-        num_records: add.stats.numRecords,
+        num_records: parseStats(add.stats).numRecords,
         url: await files.presignGet(add.path, downloadUrlSeconds),
       })),
     ),

@@ -38,7 +38,7 @@ export async function writeDailyFiles<T>(
         size: file.bytes.length,
         modificationTime: Date.now(),
         dataChange: true,
-        stats: file.stats,
+        stats: JSON.stringify(file.stats),
       });
       bytes += file.bytes.length;
     }

@@ -21,7 +21,12 @@ export interface AddFile {
   size: number;
   modificationTime: number;
   dataChange: boolean;
-  stats: FileStats;
+  /**
+   * The file's statistics as the log carries them: JSON text (parseStats reads it), null when a
+   * writer left them out. Kept as text so that opening a table of many files parses none of them,
+   * and a checkpoint or commit passes them on unchanged.
+   */
+  stats: string | null;
 }
 
 /** A tombstone: the file left the table at `deletionTimestamp`; VACUUM deletes it after the retention. */
@@ -150,13 +155,13 @@ export function commitContent(input: CommitInput): string {
   if (input.txn) actions.push({ txn: input.txn });
   for (const remove of input.removes) actions.push({ remove });
   const lines = actions.map((action) => JSON.stringify(action));
-  for (const add of input.adds) lines.push(JSON.stringify({ add: { ...add, stats: JSON.stringify(add.stats) } }));
+  for (const add of input.adds) lines.push(JSON.stringify({ add }));
   return `${lines.join('\n')}\n`;
 }
 
 const emptyStats = (): FileStats => ({ numRecords: 0, minValues: {}, maxValues: {}, nullCount: {} });
 
-/** Stats arrive as a JSON string (commits, checkpoints); a file without them counts no records. */
+/** A file's statistics from the JSON text of its add; a file without them counts no records. */
 export function parseStats(stats: unknown): FileStats {
   if (typeof stats !== 'string' || stats === '') return emptyStats();
   const parsed = JSON.parse(stats) as Partial<FileStats>;
@@ -186,7 +191,7 @@ export function normaliseAction(raw: Record<string, unknown>): Action | null {
         size: num(add.size),
         modificationTime: num(add.modificationTime),
         dataChange: Boolean(add.dataChange),
-        stats: parseStats(add.stats),
+        stats: typeof add.stats === 'string' && add.stats !== '' ? add.stats : null,
       },
     };
   }

@@ -17,7 +17,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type CommitDeps, commitRearrangement, type LogEntry } from './commit.ts';
-import { type AddFile, type FileStats, logFileName, parseCommit, type RemoveFile, versionOfLogFile } from './log.ts';
+import {
+  type AddFile,
+  type FileStats,
+  logFileName,
+  parseCommit,
+  parseStats,
+  type RemoveFile,
+  versionOfLogFile,
+} from './log.ts';
 import { tableProperties } from './properties.ts';
 import { type LogReader, openSnapshot, type TableState } from './snapshot.ts';
 
@@ -148,14 +156,19 @@ async function compactPartition(
     targetFileSize,
     () => `${plan.partition}/part-${randomUUID()}.zstd.parquet`,
   );
-  const adds: AddFile[] = written.map((file) => ({
-    path: file.path,
-    partitionValues: plan.partitionValues,
-    size: file.size,
-    modificationTime: now(),
-    dataChange: false,
-    stats: mergeStats(file.sources.map((source) => source.stats)),
-  }));
+  let rowsRewritten = 0;
+  const adds: AddFile[] = written.map((file) => {
+    const stats = mergeStats(file.sources.map((source) => parseStats(source.stats)));
+    rowsRewritten += stats.numRecords;
+    return {
+      path: file.path,
+      partitionValues: plan.partitionValues,
+      size: file.size,
+      modificationTime: now(),
+      dataChange: false,
+      stats: JSON.stringify(stats),
+    };
+  });
   const removes: RemoveFile[] = plan.files.map((file) => ({
     path: file.path,
     deletionTimestamp: now(),
@@ -181,7 +194,7 @@ async function compactPartition(
   report.versions.push(version);
   report.filesRemoved += removes.length;
   report.filesAdded += adds.length;
-  report.rowsRewritten += adds.reduce((sum, add) => sum + add.stats.numRecords, 0);
+  report.rowsRewritten += rowsRewritten;
   report.bytesRemoved += removes.reduce((sum, remove) => sum + remove.size, 0);
   report.bytesAdded += bytes;
 }

@@ -1,12 +1,12 @@
 import type { DataSet } from '../datasets/model.ts';
 import { appendToTable, type CommitDeps, type LogEntry } from '../delta/commit.ts';
 import { writeDailyFiles } from '../delta/daily-files.ts';
-import type { AddFile } from '../delta/log.ts';
+import type { FileStats } from '../delta/log.ts';
 import type { Envelope } from './envelope.ts';
 
 export interface EncodedFile {
   bytes: Uint8Array;
-  stats: AddFile['stats'];
+  stats: FileStats;
 }
 
 export interface BatchWriterDeps {

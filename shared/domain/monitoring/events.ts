@@ -6,7 +6,7 @@
  * is bounded: at most `maxFilesPerRead` files and `maxBytesPerRead` bytes of Parquet. What a
  * request could not reach is not lost: the answer then carries a cursor to go on from there.
  */
-import type { AddFile } from '../delta/log.ts';
+import { type AddFile, type FileStats, parseStats } from '../delta/log.ts';
 import { invalid } from '../errors.ts';
 
 /** One envelope row as stored (payload: the raw body, base64). */
@@ -87,18 +87,18 @@ function positionOf(opened: unknown): Position {
 const micros = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
 
 /** A file's received-time range in µs from its statistics (millisecond bounds, so widened by one ms). */
-function timeRange(file: AddFile): { min: bigint; max: bigint } {
-  const min = file.stats?.minValues?.ingested_at;
-  const max = file.stats?.maxValues?.ingested_at;
+function timeRange(stats: FileStats): { min: bigint; max: bigint } {
+  const min = stats.minValues.ingested_at;
+  const max = stats.maxValues.ingested_at;
   return {
     min: typeof min === 'string' ? micros(min) - 1000n : 0n,
     max: typeof max === 'string' ? micros(max) + 1000n : BigInt(Number.MAX_SAFE_INTEGER) * 1000n,
   };
 }
 
-function mayHoldId(file: AddFile, messageId: string): boolean {
-  const min = file.stats?.minValues?.message_id;
-  const max = file.stats?.maxValues?.message_id;
+function mayHoldId(stats: FileStats, messageId: string): boolean {
+  const min = stats.minValues.message_id;
+  const max = stats.maxValues.message_id;
   return (typeof min !== 'string' || min <= messageId) && (typeof max !== 'string' || messageId <= max);
 }
 
@@ -139,12 +139,15 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     (!query.message_id || event.message_id === query.message_id);
 
   const candidates = (await deps.snapshotFiles())
-    .map((file) => ({ file, ...timeRange(file) }))
+    .map((file) => {
+      const stats = parseStats(file.stats);
+      return { file, stats, ...timeRange(stats) };
+    })
     .filter(
-      ({ file, min, max }) =>
+      ({ stats, min, max }) =>
         (!upper || min <= upper.t) &&
         (lower === null || max >= lower) &&
-        (!query.message_id || mayHoldId(file, query.message_id)),
+        (!query.message_id || mayHoldId(stats, query.message_id)),
     )
     .sort((a, b) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1));
 
