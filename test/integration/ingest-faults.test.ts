@@ -6,15 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { pollUntil } from '../support/poll.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
-import { sqsEvent } from '../support/sqs-event.ts';
-import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
+import { envelopeFor, sqsEvent } from '../support/sqs-event.ts';
+import { createWebhook, ingest, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
 const env = inject('runtimeEnv');
@@ -26,22 +25,6 @@ const sqs = new SQSClient({
 
 async function queueUrl(name: string): Promise<string> {
   return (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl as string;
-}
-
-function envelopeFor(hook: Webhook, body: string, messageId = randomUUID()): EnvelopeMessage {
-  const micros = BigInt(Date.now()) * 1000n;
-  return {
-    v: 1,
-    message_id: messageId,
-    data_set_id: hook.dataSetId,
-    dt: new Date().toISOString().slice(0, 10),
-    ingested_at_us: micros.toString(),
-    source_id: hook.sourceId,
-    tenant_id: hook.tenantId,
-    content_type: 'application/json',
-    payload_size: Buffer.byteLength(body),
-    payload: Buffer.from(body).toString('base64'),
-  };
 }
 
 /** The batch writer's handler, in this process, against the shared stand-ins. */

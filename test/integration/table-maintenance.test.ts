@@ -10,27 +10,14 @@ import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
-import { sqsEvent } from '../support/sqs-event.ts';
+import { envelopeFor, sqsEvent } from '../support/sqs-event.ts';
 import { createWebhook, type Webhook } from '../support/webhooks.ts';
 
 const api = apiClient();
 
 function batchOf(hook: Webhook, count: number): { event: SQSEvent; ids: string[] } {
   const ids = Array.from({ length: count }, () => randomUUID());
-  const micros = BigInt(Date.now()) * 1000n;
-  const envelopes = ids.map((messageId) => ({
-    v: 1 as const,
-    message_id: messageId,
-    data_set_id: hook.dataSetId,
-    dt: new Date().toISOString().slice(0, 10),
-    ingested_at_us: micros.toString(),
-    source_id: hook.sourceId,
-    tenant_id: hook.tenantId,
-    content_type: 'application/json',
-    payload_size: 2,
-    payload: Buffer.from('{}').toString('base64'),
-  }));
-  return { ids, event: sqsEvent(envelopes) };
+  return { ids, event: sqsEvent(ids.map((messageId) => envelopeFor(hook, '{}', messageId))) };
 }
 
 describe('table maintenance in the service', () => {

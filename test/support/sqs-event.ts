@@ -1,8 +1,29 @@
-/** An SQS event as the event source hands it to the batch writer: one record per envelope. */
+/** Envelopes as the ingest function queues them, and SQS events as the event source hands them on. */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 
+/** The envelope of one webhook request with this body, received now. */
+export function envelopeFor(
+  hook: { tenantId: string; sourceId: string; dataSetId: string },
+  body: string,
+  messageId: string = randomUUID(),
+): EnvelopeMessage {
+  return {
+    v: 1,
+    message_id: messageId,
+    data_set_id: hook.dataSetId,
+    dt: new Date().toISOString().slice(0, 10),
+    ingested_at_us: (BigInt(Date.now()) * 1000n).toString(),
+    source_id: hook.sourceId,
+    tenant_id: hook.tenantId,
+    content_type: 'application/json',
+    payload_size: Buffer.byteLength(body),
+    payload: Buffer.from(body).toString('base64'),
+  };
+}
+
+/** One record per envelope. */
 export function sqsEvent(envelopes: EnvelopeMessage[], receiveCount = 1): SQSEvent {
   return {
     Records: envelopes.map((envelope) => ({

@@ -8,6 +8,7 @@ import { apiReferencePage } from '#shared/http/api-reference.ts';
 import { openApiDocument } from '#shared/http/openapi.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import { contractChecker, type Document } from '../support/contract.ts';
+import { tenantRecord } from '../support/memory.ts';
 
 const document = openApiDocument(routes, 'https://api.example.org');
 const entries = Object.entries(routes) as [string, RouteSpec][];
@@ -100,17 +101,7 @@ describe('the OpenAPI document', () => {
 
 describe('the response contract check', () => {
   const check = contractChecker(document as unknown as Document);
-  const tenant = {
-    tenant_id: '0f8fad5b-d9cb-469f-a165-70867728950e',
-    name: 'Acme',
-    slug: 'acme',
-    status: 'Active',
-    sites: null,
-    default_object_store_id: null,
-    idp_org_id: null,
-    created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-  };
+  const tenant = tenantRecord({ tenant_id: '0f8fad5b-d9cb-469f-a165-70867728950e' });
   const observed = (status: number, body: unknown, url = `/api/tenants/${tenant.tenant_id}`, method = 'GET') => ({
     method,
     url,
