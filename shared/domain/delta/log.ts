@@ -154,9 +154,8 @@ export function commitContent(input: CommitInput): string {
   if (input.metadata) actions.push({ metaData: input.metadata });
   if (input.txn) actions.push({ txn: input.txn });
   for (const remove of input.removes) actions.push({ remove });
-  const lines = actions.map((action) => JSON.stringify(action));
-  for (const add of input.adds) lines.push(JSON.stringify({ add }));
-  return `${lines.join('\n')}\n`;
+  for (const add of input.adds) actions.push({ add });
+  return `${actions.map((action) => JSON.stringify(action)).join('\n')}\n`;
 }
 
 const emptyStats = (): FileStats => ({ numRecords: 0, minValues: {}, maxValues: {}, nullCount: {} });
