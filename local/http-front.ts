@@ -15,8 +15,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ErrorCode } from '#shared/domain/errors.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
@@ -261,22 +259,19 @@ export interface HttpFront {
 export interface HttpFrontOptions {
   port: number;
   host: string;
-  root: string;
   limits?: Partial<FrontLimits>;
-  /** Loads a route's handler module (the route table's entry); tests may stand in their own. */
-  loadHandler?: (entry: string) => Promise<Handler>;
+  /** Loads a route's handler module (the route table's entry); tests stand in their own. */
+  loadHandler: (entry: string) => Promise<Handler>;
 }
 
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
   const limits = { ...defaultLimits, ...options.limits };
   const compiled = compileRoutes();
   const handlers = new Map<string, Promise<Handler>>();
-  const importHandler = (entry: string): Promise<Handler> =>
-    import(pathToFileURL(path.join(options.root, entry)).href).then((module) => module.handler as Handler);
   const load = (entry: string): Promise<Handler> => {
     let handler = handlers.get(entry);
     if (!handler) {
-      handler = (options.loadHandler ?? importHandler)(entry);
+      handler = options.loadHandler(entry);
       handlers.set(entry, handler);
     }
     return handler;

@@ -3,19 +3,17 @@
  * schedules, all running the very handler modules the stack deploys. The stand-ins it talks to may
  * run in the same process (npm start) or elsewhere (the tests start them once for every runtime).
  */
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { notFoundRoute, routes } from '#shared/routes.ts';
 import { consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
 import { type Poller, queueDepth, type SqsHandler, startPoller } from './event-source-poller.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
+import { localModule } from './modules.ts';
 import type { QueueUrls } from './provision.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
 import type { LocalSettings } from './settings.ts';
 import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
-
-export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The environment every handler reads, as the stack would set it on each function. */
 export function handlerEnvironment(
@@ -64,7 +62,7 @@ const imported = new Map<string, Promise<unknown>>();
 function importHandler<T>(entry: string): Promise<T> {
   let handler = imported.get(entry);
   if (!handler) {
-    handler = import(pathToFileURL(path.join(repositoryRoot, entry)).href).then((module) => module.handler);
+    handler = import(pathToFileURL(localModule(entry).file).href).then((module) => module.handler);
     imported.set(entry, handler);
   }
   return handler as Promise<T>;
@@ -96,7 +94,6 @@ export async function startRuntime(
   const front = await startHttpFront({
     port: settings.port,
     host: settings.host,
-    root: repositoryRoot,
     loadHandler: importHandler,
   });
 

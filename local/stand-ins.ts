@@ -15,6 +15,7 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { localModule } from './modules.ts';
 
 export interface StandInOptions {
   dataDir: string;
@@ -44,9 +45,9 @@ export const localRegion = 'us-east-1';
 type StandInName = 'dynamodb' | 's3' | 'sqs';
 
 const modules: Record<StandInName, string> = {
-  dynamodb: 'dynamodb-stand-in.ts',
-  s3: 's3-stand-in.ts',
-  sqs: 'sqs-stand-in.ts',
+  dynamodb: 'local/dynamodb-stand-in.ts',
+  s3: 'local/s3-stand-in.ts',
+  sqs: 'local/sqs-stand-in.ts',
 };
 
 export function requireJava(): void {
@@ -121,7 +122,8 @@ async function stopLeftover(dataDir: string, name: StandInName, log: (line: stri
     if (!commandLine.includes(`${path.join(dataDir, name)} `)) continue;
     // DynamoDB Local's JVM ignores SIGTERM (see dynamodb-stand-in.ts) and shuts down on SIGHUP.
     if (commandLine.includes('DynamoDBLocal')) stops.set(pid, 'SIGHUP');
-    else if (commandLine.includes(modules[name])) stops.set(pid, 'SIGTERM');
+    // Its source (`s3-stand-in.ts`) or its build (`s3-stand-in.js`, local/modules.ts).
+    else if (commandLine.includes(`${path.basename(modules[name], '.ts')}.`)) stops.set(pid, 'SIGTERM');
   }
   const ours = [...stops.keys()];
   if (ours.length > 0) {
@@ -154,8 +156,9 @@ async function startStandIn(
   args: string[],
   nodeFlags: string[] = [],
 ): Promise<Started> {
-  const child = fork(path.join(import.meta.dirname, modules[name]), args, {
-    execArgv: ['--import', 'tsx', ...nodeFlags],
+  const standIn = localModule(modules[name]);
+  const child = fork(standIn.file, args, {
+    execArgv: [...standIn.execArgv, ...nodeFlags],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     detached: true,
   });

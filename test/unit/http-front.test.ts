@@ -181,7 +181,6 @@ describe('the local HTTP front, facing hostile clients', () => {
     front = await startHttpFront({
       port: 0,
       host: '127.0.0.1',
-      root: '.',
       limits: { maxBodyBytes: 64 * 1024, headersTimeoutMs: 300, requestTimeoutMs: 600 },
       loadHandler: async () => handler,
     });
