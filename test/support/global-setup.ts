@@ -17,6 +17,7 @@ import type { TestProject } from 'vitest/node';
 import { issueToken } from '#shared/domain/tokens.ts';
 import { freePort } from '../../local/free-port.ts';
 import { type StandIns, startStandIns } from '../../local/stand-ins.ts';
+import { buildLocalService, localBuildDirectory } from './local-build.ts';
 import { type RuntimeProcess, startRuntimeProcess } from './runtime-process.ts';
 
 declare module 'vitest' {
@@ -37,6 +38,7 @@ declare module 'vitest' {
 let standIns: StandIns | undefined;
 let runtime: RuntimeProcess | undefined;
 let dataDir: string | undefined;
+let buildDir: string | undefined;
 let contractLog: string | undefined;
 let dashboardTool: Server | undefined;
 let starting: Promise<void> | undefined;
@@ -65,6 +67,12 @@ async function startDashboardTool(): Promise<string> {
 export async function setup(project: TestProject): Promise<void> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'tributary-test-'));
   dataDir = directory;
+  // The service and its stand-ins run from one build made here (test/support/local-build.ts): the
+  // stand-ins started below, and every service a test starts, since the test workers and the
+  // processes they start inherit this environment.
+  const build = localBuildDirectory();
+  buildDir = build;
+  process.env.TRIBUTARY_LOCAL_BUILD = build;
   const ports = { dynamodbPort: await freePort(), s3Port: await freePort(), sqsPort: await freePort() };
   const servicePort = await freePort();
   const adminKey = issueToken('apiKey').token;
@@ -97,6 +105,7 @@ export async function setup(project: TestProject): Promise<void> {
   };
   starting = (async () => {
     try {
+      await buildLocalService(build);
       standIns = await startStandIns({ dataDir: directory, ...ports });
       const started = [standIns.endpoints.dynamodb, standIns.endpoints.s3, standIns.endpoints.sqs];
       const expected = [
@@ -152,4 +161,5 @@ export async function teardown(): Promise<void> {
   await standIns?.stop();
   dashboardTool?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 /**
- * Starts `local/main.ts` (what `npm start` runs) as a child process, so that a test can stop, kill or
- * restart the service:
+ * Starts `local/main.ts` (what `npm start` runs; the suite's build of it, test/support/local-build.ts)
+ * as a child process, so that a test can stop, kill or restart the service:
  *  - `startRuntimeProcess` joins stand-ins that are already running (LOCAL_STAND_INS=external), so
  *    the queues, the table and the buckets live on, exactly as they would on AWS;
  *  - `startLocalService` is the whole of `npm start`, stand-ins included, in a process group of its
@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../local/free-port.ts';
+import { localModule } from '../../local/modules.ts';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -31,9 +32,12 @@ interface Spawned {
 }
 
 function spawnMain(env: Record<string, string>, ownGroup: boolean): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+  const childEnv = { ...process.env, ...env };
+  // From the suite's build when TRIBUTARY_LOCAL_BUILD names one (test/support/global-setup.ts).
+  const main = localModule('local/main.ts', childEnv);
+  const child = spawn(process.execPath, [...main.execArgv, main.file], {
     cwd: repositoryRoot,
-    env: { ...process.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: ownGroup,
   });
