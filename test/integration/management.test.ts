@@ -59,6 +59,8 @@ describe('tenants', () => {
   });
 
   it('lists every tenant to a PlatformAdmin, page by page, and only its own to a tenant key', async () => {
+    // Three at least, so that a page of two has a next one, whichever other files have run yet.
+    await Promise.all([createTenant(api), createTenant(api)]);
     const first = await api.get<z.infer<typeof listTenantsResponse>>('/api/tenants?limit=2');
     expect(first.status).toBe(200);
     expect(first.body.tenants).toHaveLength(2);
