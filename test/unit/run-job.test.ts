@@ -32,10 +32,10 @@ function job(status: JobStatus = 'Queued'): Job {
 function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobStatus) => void } = {}) {
   const state = {
     job: { ...initial },
-    dispatched: [] as number[],
+    offers: [] as [string, number][],
     lease: options.leaseHeld
-      ? { jobId: 'other', expires: Date.now() + 60_000 }
-      : (null as null | { jobId: string; expires: number }),
+      ? { jobId: 'other', expires: Date.now() + 60_000, waiting: [] as string[] }
+      : (null as null | { jobId: string; expires: number; waiting: string[] }),
   };
   const deps: RunnerDeps = {
     leaseMs: 3000,
@@ -59,19 +59,27 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
       state.job.committing_at = 'now';
       return true;
     },
-    async dispatchJob(_, delay = 0) {
-      state.dispatched.push(delay);
+    async dispatchJob(jobId, delay = 0) {
+      state.offers.push([jobId, delay]);
     },
     async acquireLease(_, jobId) {
       if (state.lease && state.lease.jobId !== jobId && state.lease.expires > Date.now()) return false;
-      state.lease = { jobId, expires: Date.now() + 3000 };
+      state.lease = { jobId, expires: Date.now() + 3000, waiting: [] };
       return true;
     },
     async renewLease() {
       return true;
     },
+    async waitBehindLease(_, jobId) {
+      if (!state.lease) return false;
+      state.lease.waiting.push(jobId);
+      return true;
+    },
     async releaseLease(_, jobId) {
-      if (state.lease?.jobId === jobId) state.lease = null;
+      if (state.lease?.jobId !== jobId) return [];
+      const { waiting } = state.lease;
+      state.lease = null;
+      return waiting;
     },
     async expiredLeases() {
       return state.lease && state.lease.expires < Date.now()
@@ -111,11 +119,34 @@ describe('running a job', () => {
     expect(state.lease).toBeNull();
   });
 
-  it('offers the job again later when another job of its partition runs', async () => {
+  it('waits behind another job of its partition, offered again later should that one never release', async () => {
     const { deps, state } = memory(job(), { leaseHeld: true });
     expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('partition busy');
     expect(state.job.status).toBe('Queued');
-    expect(state.dispatched).toEqual([10]);
+    expect(state.lease?.waiting).toEqual(['j1']);
+    expect(state.offers).toEqual([['j1', 10]]);
+  });
+
+  it('offers the jobs that waited behind it at once when it ends', async () => {
+    const { deps, state } = memory(job());
+    const work: JobWork = async (running, control) => {
+      await deps.waitBehindLease(running.partition_key, 'j2');
+      await deps.waitBehindLease(running.partition_key, 'j3');
+      return succeeds(running, control);
+    };
+    expect(await runJob(deps, 'j1', 'r1', work)).toBe('succeeded');
+    expect(state.offers).toEqual([
+      ['j2', 0],
+      ['j3', 0],
+    ]);
+    expect(state.lease).toBeNull();
+  });
+
+  it('is offered again at once when the holder released between its try and its wait', async () => {
+    const { deps, state } = memory(job(), { leaseHeld: true });
+    const released = { ...deps, waitBehindLease: async () => false };
+    expect(await runJob(released, 'j1', 'r1', succeeds)).toBe('partition busy');
+    expect(state.offers).toEqual([['j1', 0]]);
   });
 
   it('does nothing for a job that is no longer Queued (a repeated message)', async () => {
@@ -169,7 +200,7 @@ describe('running a job', () => {
 
   it('fails jobs whose lease expired and frees their partition', async () => {
     const { deps, state } = memory(job('Running'));
-    state.lease = { jobId: 'j1', expires: Date.now() - 1 };
+    state.lease = { jobId: 'j1', expires: Date.now() - 1, waiting: [] };
     expect(await sweepExpiredLeases(deps)).toBe(1);
     expect(state.job.status).toBe('Failed');
     expect(state.job.error_message).toMatch(/lease expired/);

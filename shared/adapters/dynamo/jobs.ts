@@ -3,7 +3,7 @@
  *   pk JOB#<job_id>   sk JOB                 the job
  *     gsi1pk TENANT#<tenant_id>#JOBS  gsi1sk <created_at>#<job_id>
  *     gsi2pk JOBS                     gsi2sk <created_at>#<job_id>
- *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry)
+ *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobStatus } from '../../domain/jobs/model.ts';
@@ -237,19 +237,40 @@ export const leases: LeaseStore = {
     }
   },
 
+  async waitBehindLease(partitionKey, jobId) {
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: jobKeys.lease(partitionKey),
+          UpdateExpression: 'ADD waiting_job_ids :job',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':job': new Set([jobId]) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+
   async releaseLease(partitionKey, jobId) {
-    await db
-      .send(
+    try {
+      const released = await db.send(
         new DeleteCommand({
           TableName: table(),
           Key: jobKeys.lease(partitionKey),
           ConditionExpression: 'job_id = :job',
           ExpressionAttributeValues: { ':job': jobId },
+          ReturnValues: 'ALL_OLD',
         }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+      );
+      return [...((released.Attributes?.waiting_job_ids as Set<string> | undefined) ?? [])];
+    } catch (error) {
+      if (isConditionFailure(error)) return [];
+      throw error;
+    }
   },
 
   async expiredLeases(now) {

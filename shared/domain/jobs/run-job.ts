@@ -5,7 +5,10 @@ import type { JobQueue, JobRepository } from './use-cases.ts';
 export interface LeaseStore {
   acquireLease(partitionKey: string, jobId: string, runnerId: string, ttlMs: number, now: Date): Promise<boolean>;
   renewLease(partitionKey: string, jobId: string, ttlMs: number, now: Date): Promise<boolean>;
-  releaseLease(partitionKey: string, jobId: string): Promise<void>;
+  /** Notes a job waiting behind the current holder; false when the lease is no longer held. */
+  waitBehindLease(partitionKey: string, jobId: string): Promise<boolean>;
+  /** Frees the partition; answers the jobs that waited behind this holder. */
+  releaseLease(partitionKey: string, jobId: string): Promise<string[]>;
   expiredLeases(now: Date): Promise<{ partitionKey: string; jobId: string; expiresAt: string }[]>;
 }
 
@@ -40,15 +43,19 @@ export interface RunnerDeps extends JobRepository, JobQueue, LeaseStore {
   now?: () => Date;
 }
 
-/** Seconds before a job whose partition is busy is offered to a runner again. */
+/**
+ * Seconds before a job whose partition is busy is offered to a runner again, should the holder
+ * stop without releasing its lease (a holder that releases offers its waiters again at once).
+ */
 export const busyPartitionRetrySeconds = 10;
 
 /**
  * Run one job.
  * Input: the job id from the jobs queue. Output: what happened, for the log.
  *  1. Only a Queued job is taken (a stale or repeated message changes nothing).
- *  2. Its partition's lease is acquired, or the job is offered again later: jobs of one pipeline
- *     never run at the same time.
+ *  2. Its partition's lease is acquired, or the job waits behind the holder, which offers it again
+ *     when it releases the lease (and a delayed offer covers a holder that stops without releasing):
+ *     jobs of one pipeline never run at the same time.
  *  3. Queued → Dispatched → Running, each move conditional, so a cancel in between wins.
  *  4. The work runs while the lease is renewed; the commit happens only through beginCommit, which
  *     a requested cancel or a lost lease refuses.
@@ -59,7 +66,8 @@ export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, 
   const job = await deps.getJob(jobId);
   if (job?.status !== 'Queued') return 'stale';
   if (!(await deps.acquireLease(job.partition_key, jobId, runnerId, deps.leaseMs, now()))) {
-    await deps.dispatchJob(jobId, busyPartitionRetrySeconds);
+    const waiting = await deps.waitBehindLease(job.partition_key, jobId);
+    await deps.dispatchJob(jobId, waiting ? busyPartitionRetrySeconds : 0);
     return 'partition busy';
   }
   let leaseLost = false;
@@ -121,7 +129,7 @@ export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, 
     }
   } finally {
     clearInterval(heartbeat);
-    await deps.releaseLease(job.partition_key, jobId);
+    for (const waiting of await deps.releaseLease(job.partition_key, jobId)) await deps.dispatchJob(waiting, 0);
   }
 }
 
