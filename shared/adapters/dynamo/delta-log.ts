@@ -19,7 +19,7 @@ import type { Operation, Txn } from '../../domain/delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
 import { type IdsPage, MessageIdWindows } from '../message-id-windows.ts';
-import { db, isConditionFailure, queryPage, table } from './table.ts';
+import { conditionHeld, db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
 export const logEntryLifetimeMs = 30 * 86_400_000;
@@ -223,8 +223,8 @@ export const deltaLog: LogCoordinator = {
   },
 
   async markComplete(tableId, entry, now) {
-    try {
-      await db.send(
+    return conditionHeld(
+      db.send(
         new PutCommand({
           TableName: table(),
           Item: {
@@ -236,12 +236,8 @@ export const deltaLog: LogCoordinator = {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   writtenMessageIds(tableId, messageIds, since) {

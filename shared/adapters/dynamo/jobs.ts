@@ -11,7 +11,7 @@ import type { LeaseStore } from '../../domain/jobs/run-job.ts';
 import type { JobFilters, JobRepository } from '../../domain/jobs/use-cases.ts';
 import { mapPage } from '../../domain/pagination.ts';
 import { countQuietly } from '../metrics.ts';
-import { db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
+import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const jobKeys = {
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' }),
@@ -171,8 +171,8 @@ export const jobs: JobRepository = {
   },
 
   async beginCommit(jobId, now) {
-    try {
-      await db.send(
+    return conditionHeld(
+      db.send(
         new UpdateCommand(
           setFieldsCommand(
             jobKeys.job(jobId),
@@ -185,19 +185,15 @@ export const jobs: JobRepository = {
             },
           ),
         ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
 
 export const leases: LeaseStore = {
   async acquireLease(partitionKey, jobId, runnerId, ttlMs, now) {
-    try {
-      await db.send(
+    return conditionHeld(
+      db.send(
         new PutCommand({
           TableName: table(),
           Item: {
@@ -211,17 +207,13 @@ export const leases: LeaseStore = {
           ConditionExpression: 'attribute_not_exists(pk) OR expires_at_ms < :now OR job_id = :job',
           ExpressionAttributeValues: { ':now': now.getTime(), ':job': jobId },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   async renewLease(partitionKey, jobId, ttlMs, now) {
-    try {
-      await db.send(
+    return conditionHeld(
+      db.send(
         new UpdateCommand({
           TableName: table(),
           Key: jobKeys.lease(partitionKey),
@@ -229,17 +221,13 @@ export const leases: LeaseStore = {
           ConditionExpression: 'job_id = :job AND expires_at_ms >= :now',
           ExpressionAttributeValues: { ':expires': now.getTime() + ttlMs, ':job': jobId, ':now': now.getTime() },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   async waitBehindLease(partitionKey, jobId) {
-    try {
-      await db.send(
+    return conditionHeld(
+      db.send(
         new UpdateCommand({
           TableName: table(),
           Key: jobKeys.lease(partitionKey),
@@ -247,12 +235,8 @@ export const leases: LeaseStore = {
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':job': new Set([jobId]) },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 
   async releaseLease(partitionKey, jobId) {

@@ -5,7 +5,7 @@
  * it due again for when its tombstones expire. The schedule reads this one partition.
  */
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, queryAll, table } from './table.ts';
+import { conditionHeld, db, isConditionFailure, queryAll, table } from './table.ts';
 
 export const maintenanceKeys = {
   partition: 'MAINTENANCE',
@@ -51,8 +51,8 @@ export async function dueMaintenance(now: Date): Promise<DueMaintenance[]> {
 
 /** Takes a due table for one run; false when another schedule run took it first. */
 export async function takeMaintenance(dataSetId: string, jobId: string): Promise<boolean> {
-  try {
-    await db.send(
+  return conditionHeld(
+    db.send(
       new UpdateCommand({
         TableName: table(),
         Key: maintenanceKeys.due(dataSetId),
@@ -60,12 +60,8 @@ export async function takeMaintenance(dataSetId: string, jobId: string): Promise
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(job_id)',
         ExpressionAttributeValues: { ':job': jobId },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**

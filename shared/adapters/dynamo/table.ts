@@ -124,6 +124,17 @@ export function isTransactionConflict(error: unknown): boolean {
   return error instanceof Error && error.name === 'TransactionCanceledException';
 }
 
+/** A conditional write: true when it was written, false when its condition did not hold. */
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * A conditional write whose refusal means something to the caller: a failed condition (or a
  * cancelled transaction) becomes the error `refused` makes, such as NOT_FOUND or CONFLICT.
