@@ -189,7 +189,8 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
   const admin = resolveAdminKey(dataDir, undefined);
   const { installBootstrapKey } = await import('#shared/adapters/dynamo/api-keys.ts');
   await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
-  const runtime = await startRuntime(settings, env, queueUrls);
+  // Every function on this thread, where the meter sees each invocation.
+  const runtime = await startRuntime(settings, env, queueUrls, { functions: 'this-thread' });
   const { SQSClient, GetQueueAttributesCommand } = await import('@aws-sdk/client-sqs');
   const sqs = new SQSClient({});
   return {

@@ -1,6 +1,7 @@
 /**
- * Where the local service finds its own modules: the stand-ins it forks and the handler modules it
- * imports, each named by its repository path (`local/sqs-stand-in.ts`, `functions/jobs/run.ts`).
+ * Where the local service finds its own modules: the stand-ins it forks, the handler modules it
+ * imports and the threads it runs functions in, each named by its repository path
+ * (`local/sqs-stand-in.ts`, `functions/jobs/run.ts`).
  *
  * `npm start` runs the TypeScript sources through tsx. The integration tests start the service about
  * a dozen times per run, and tsx's loader cost seconds of CPU at every start; so they build it once
@@ -8,6 +9,8 @@
  * module is at the same path with `.js`, and plain node runs it.
  */
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 export interface LocalModule {
   file: string;
@@ -19,4 +22,29 @@ export function localModule(entry: string, env: NodeJS.ProcessEnv = process.env)
   const build = env.TRIBUTARY_LOCAL_BUILD;
   if (build) return { file: path.join(build, entry.replace(/\.ts$/, '.js')), execArgv: [] };
   return { file: path.resolve(import.meta.dirname, '..', entry), execArgv: ['--import', 'tsx'] };
+}
+
+const imported = new Map<string, Promise<unknown>>();
+
+/** A handler module's `handler`, imported once per thread, by whichever asks first. */
+export function importHandler<T>(entry: string): Promise<T> {
+  let handler = imported.get(entry);
+  if (!handler) {
+    handler = import(pathToFileURL(localModule(entry).file).href).then((module) => module.handler);
+    imported.set(entry, handler);
+  }
+  return handler as Promise<T>;
+}
+
+/**
+ * Runs a module in a worker thread of this process. From the sources, the thread registers tsx
+ * first: on Node 20 a thread inherits neither the loader hooks nor the `--import` that set them.
+ */
+export function startThread(entry: string, options: WorkerOptions): Worker {
+  const module = localModule(entry, typeof options.env === 'object' ? options.env : process.env);
+  if (module.execArgv.length === 0) return new Worker(module.file, options);
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const file = JSON.stringify(pathToFileURL(module.file).href);
+  const bootstrap = `import(${tsx}).then(({ register }) => { register(); return import(${file}); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
 }

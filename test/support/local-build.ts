@@ -1,7 +1,7 @@
 /**
- * The local service as the integration tests run it: `local/main.ts`, the stand-ins it forks and
- * every handler module it imports, compiled by esbuild once per run into one directory, each at its
- * repository path with `.js`. The suite starts the service about a dozen times, and each start from
+ * The local service as the integration tests run it: `local/main.ts`, the stand-ins it forks, the
+ * module each consumer's and schedule's thread runs, and every handler module it imports, compiled
+ * by esbuild once per run into one directory, each at its repository path with `.js`. The suite starts the service about a dozen times, and each start from
  * source spent seconds of CPU in tsx's loader (on two cores: 3.5 s for the service alone, 12 s with
  * its stand-ins, against 1.8 s and 8.4 s from the build, which takes a quarter of a second). The
  * service finds the build through TRIBUTARY_LOCAL_BUILD (local/modules.ts); `npm start` still runs
@@ -19,6 +19,7 @@ import { allFunctions } from '#lib/functions.ts';
 const root = path.resolve(import.meta.dirname, '..', '..');
 const entries = [
   'local/main.ts',
+  'local/function-host.ts',
   'local/dynamodb-stand-in.ts',
   'local/s3-stand-in.ts',
   'local/sqs-stand-in.ts',
