@@ -9,8 +9,15 @@
  *  - a request that does not arrive in time (headers within 10 s, headers and body within 30 s):
  *    408, so a client sending a byte now and then cannot hold a connection for ever;
  *  - what Node's parser refuses: headers over 16 KB (431), a malformed request (400);
+ *  - a handler that has not answered within API Gateway's integration timeout (30 s): 500.
  *  - anything once a stop has begun: 503 with `Connection: close`, on new and kept-alive
  *    connections alike, while the requests already in flight finish.
+ *
+ * A handler's own time limit is its function's timeout, which it reads from its context as on
+ * Lambda. The front does not answer for a handler at that moment: Lambda would end the invocation
+ * there, but locally the handler would carry on, and an error answered meanwhile could be for a
+ * webhook whose envelope was then queued, and stored twice when its sender retried. The ingest
+ * handler refuses a request itself when its time is up before its envelope is queued.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
@@ -228,6 +235,8 @@ function closeGently(socket: Socket): void {
 export interface FrontLimits {
   /** Largest body (API Gateway's payload limit); a larger declared length is refused before it is read. */
   maxBodyBytes: number;
+  /** How long a handler may take to answer (API Gateway's integration timeout). */
+  integrationTimeoutMs: number;
   /** Time for a request's headers to arrive. */
   headersTimeoutMs: number;
   /** Time for a whole request, headers and body, to arrive. */
@@ -236,6 +245,7 @@ export interface FrontLimits {
 
 export const defaultLimits: FrontLimits = {
   maxBodyBytes: 10 * 1024 * 1024,
+  integrationTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
 };
@@ -262,6 +272,8 @@ export interface HttpFrontOptions {
   limits?: Partial<FrontLimits>;
   /** Loads a route's handler module (the route table's entry); tests stand in their own. */
   loadHandler: (entry: string) => Promise<Handler>;
+  /** Every handler's time limit, in place of its route's function timeout (tests). */
+  functionTimeoutSeconds?: number;
 }
 
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
@@ -296,9 +308,14 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
     const routeKey = matched ? matched.route.key : '$default';
     const event = buildEvent(request, body, routeKey, matched?.pathParameters);
-    const timeoutSeconds = matched?.route.spec.function?.timeoutSeconds ?? defaultTimeoutSeconds;
+    const timeoutSeconds =
+      options.functionTimeoutSeconds ?? matched?.route.spec.function?.timeoutSeconds ?? defaultTimeoutSeconds;
     const handler = await load(entry);
-    return withTimeout(handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)), timeoutSeconds, routeKey);
+    return withTimeout(
+      handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)),
+      limits.integrationTimeoutMs / 1000,
+      routeKey,
+    );
   }
 
   function serve(request: IncomingMessage, response: ServerResponse): void {

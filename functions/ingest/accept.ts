@@ -8,7 +8,7 @@ import { openSigningSecrets } from '#shared/adapters/signing-secrets.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
 import { intEnv } from '#shared/config.ts';
 import { acceptIngest, type IngestDeps } from '#shared/domain/ingest/accept.ts';
-import { httpEdge, requestIdOf } from '#shared/http/api-handler.ts';
+import { httpEdge, type LambdaHandler, requestIdOf } from '#shared/http/api-handler.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
 import { header, rawBody } from '#shared/http/request.ts';
 import { accepted, toApiGatewayResult } from '#shared/http/responses.ts';
@@ -39,15 +39,23 @@ const deps = {
  * refusal is counted and kept for its source (GET /api/connections/{id}/rejections) by the use case,
  * and answered by the edge.
  */
-export const handler = httpEdge('POST /api/ingest/{source_id}', async (event) => {
-  const { messageId, sourceId } = await acceptIngest(deps, {
-    sourceId: event.pathParameters?.source_id ?? '',
-    header: (name) => header(event, name),
-    headers: event.headers ?? {},
-    feed: event.queryStringParameters?.feed,
-    sourceIp: event.requestContext.http.sourceIp,
-    body: rawBody(event),
-  });
-  logger.appendKeys({ source_id: sourceId });
-  return toApiGatewayResult(accepted({ message_id: messageId }), requestIdOf(event));
-});
+export function acceptOver(ports: IngestDeps): LambdaHandler {
+  return async (event, context) => {
+    const { messageId, sourceId } = await acceptIngest(ports, {
+      sourceId: event.pathParameters?.source_id ?? '',
+      header: (name) => header(event, name),
+      headers: event.headers ?? {},
+      feed: event.queryStringParameters?.feed,
+      sourceIp: event.requestContext.http.sourceIp,
+      body: rawBody(event),
+      timeLeftMs: context.getRemainingTimeInMillis(),
+    });
+    logger.appendKeys({ source_id: sourceId });
+    return toApiGatewayResult(accepted({ message_id: messageId }), requestIdOf(event));
+  };
+}
+
+/** Its time limit is the use case's, which refuses only what it has not queued (timeLeftMs): the edge does not race it. */
+export const ingestEdge = { handlerKeepsTime: true };
+
+export const handler = httpEdge('POST /api/ingest/{source_id}', acceptOver(deps), ingestEdge);

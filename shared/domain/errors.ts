@@ -85,3 +85,9 @@ export const rateLimited = (retryAfterSeconds: number): DomainError =>
   new DomainError('RATE_LIMITED', 'Rate limit exceeded; retry later', null, {
     'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))),
   });
+
+/** A request whose work could not begin before its time ran out; nothing of it was kept. */
+export const notQueuedInTime = (): DomainError =>
+  new DomainError('SERVICE_UNAVAILABLE', 'The request could not be queued in time and was not kept; retry it', null, {
+    'retry-after': '1',
+  });

@@ -16,7 +16,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import { authenticate, type CredentialLookup } from '../domain/identity/authenticate.ts';
 import { type Principal, requirePermission } from '../domain/principal.ts';
-import { functionEdge } from '../observability/invocation.ts';
+import { type EdgeOptions, functionEdge } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
 import { header, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
@@ -33,7 +33,10 @@ export interface ApiRequest<R extends RouteSpec> {
   requestId: string;
 }
 
-type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type LambdaHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export function requestIdOf(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId ?? 'unknown';
@@ -45,17 +48,24 @@ export function requestIdOf(event: APIGatewayProxyEventV2): string {
  * API Gateway's access log has a line per request; the function adds one at DEBUG, and logs a 5xx
  * with its cause. The handler is the last thing attached.
  */
-export function httpEdge(routeKey: string, inner: LambdaHandler): LambdaHandler {
+export function httpEdge(
+  routeKey: string,
+  inner: LambdaHandler,
+  options: Pick<EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>, 'handlerKeepsTime'> = {},
+): LambdaHandler {
   return functionEdge<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(inner, {
-    before: (request) => {
-      logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
-    },
-    after: (request) => {
-      logger.debug('request', { status: request.response?.statusCode });
-    },
-    onError: (request) => {
-      request.response = errorResult(request.error, requestIdOf(request.event));
-      logger.debug('request', { status: request.response.statusCode });
+    ...options,
+    middleware: {
+      before: (request) => {
+        logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
+      },
+      after: (request) => {
+        logger.debug('request', { status: request.response?.statusCode });
+      },
+      onError: (request) => {
+        request.response = errorResult(request.error, requestIdOf(request.event));
+        logger.debug('request', { status: request.response.statusCode });
+      },
     },
   });
 }

@@ -54,19 +54,31 @@ export async function outsideInvocations<T>(work: () => Promise<T>): Promise<T> 
   return (await store).run({}, work);
 }
 
+export interface EdgeOptions<E, R> {
+  /** Runs after the logger context is set and before the handler (the HTTP edge adds its own). */
+  middleware?: MiddlewareObj<E, R>;
+  /**
+   * The handler answers before its time is up by itself, and the edge does not race it. By default
+   * the edge fails an invocation a moment before the function's timeout (middy's early timeout), so
+   * that its logs say why; a handler whose answer must follow its outcome (the ingest handler: an
+   * error answered while its envelope was being queued would have its sender store it twice)
+   * keeps its own time.
+   */
+  handlerKeepsTime?: boolean;
+}
+
 /**
- * Wraps a middy handler with the invocation context. `middlewares` run after the logger context is
- * set and before the handler (the HTTP edge adds its own); errors they leave unhandled follow the
- * policy above.
+ * Wraps a middy handler with the invocation context. Errors its middleware leaves unhandled follow
+ * the policy above.
  */
 export function functionEdge<E, R>(
   handler: (event: E, context: Context) => Promise<R>,
-  ...middlewares: MiddlewareObj<E, R>[]
+  options: EdgeOptions<E, R> = {},
 ): LambdaHandler<E, R> {
-  let chain = middy<E, R>()
+  let chain = middy<E, R>({ timeoutEarlyInMillis: options.handlerKeepsTime ? 0 : 5 })
     .use(injectLambdaContext(logger, { resetKeys: true }) as MiddlewareObj<E, R>)
     .use(settling as MiddlewareObj<E, R>);
-  for (const middleware of middlewares) chain = chain.use(middleware);
+  if (options.middleware) chain = chain.use(options.middleware);
   const wrapped = chain.handler(handler) as unknown as LambdaHandler<E, R>;
   const ready = tracingReady();
   if (!ready && !concurrent()) return wrapped;

@@ -290,4 +290,42 @@ describe.concurrent('acceptIngest', () => {
     }
     expect(outcomes).toEqual(['UNAUTHORIZED MISSING_SIGNATURE', 'UNAUTHORIZED INVALID_SIGNATURE']);
   });
+
+  it('refuses with 503 and keeps nothing when its time is up before the envelope is queued', async () => {
+    const { deps, queued } = world();
+    // 1 s left is all the reserve for the queue call: nothing left to begin it.
+    const outcome = await accept(deps, request({ timeLeftMs: 1000 }));
+    expect(outcome.accepted ? 'accepted' : { code: outcome.error.code, headers: outcome.error.headers }).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      headers: { 'retry-after': '1' },
+    });
+    expect(queued).toEqual([]);
+    expect(await outcomeOf(deps, request({ timeLeftMs: 1000 }))).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+    });
+  });
+
+  it('gives the queue the time left less the reserve, and takes its refusal back from the count', async () => {
+    const { deps } = world();
+    const deadlines: (number | undefined)[] = [];
+    const withdrawn: string[] = [];
+    const refusing: IngestDeps = {
+      ...deps,
+      enqueue: async (_, __, queueBy) => {
+        deadlines.push(queueBy);
+        throw new DomainError('SERVICE_UNAVAILABLE', 'not queued in time');
+      },
+      withdrawAccepted: (sourceId) => void withdrawn.push(sourceId),
+    };
+    const before = Date.now();
+    expect(await outcomeOf(refusing, request({ timeLeftMs: 5000 }))).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
+    });
+    const after = Date.now();
+    const queueBy = deadlines[0] ?? 0;
+    expect(queueBy >= before + 4000 && queueBy <= after + 4000).toBe(true);
+    expect(withdrawn).toEqual(['5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41']);
+  });
 });

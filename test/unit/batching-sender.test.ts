@@ -1,6 +1,6 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { BatchingSender } from '#shared/adapters/sqs/batching-sender.ts';
+import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/batch-client.ts';
+import { BatchingSender, NotSent } from '#shared/adapters/sqs/batching-sender.ts';
 
 interface Call {
   entries: { Id: string; MessageBody: string }[];
@@ -11,9 +11,9 @@ interface Call {
 function fakeSqs(options: { fail?: (body: string) => boolean; throwOnCall?: number } = {}) {
   const calls: Call[] = [];
   const client = {
-    send: (command: { input: { Entries: { Id: string; MessageBody: string }[] } }) =>
-      new Promise((resolve, reject) => {
-        const entries = command.input.Entries;
+    sendBatch: (input: SendMessageBatchInput) =>
+      new Promise<SendMessageBatchOutput>((resolve, reject) => {
+        const entries = input.Entries;
         const index = calls.length;
         calls.push({
           entries,
@@ -21,14 +21,17 @@ function fakeSqs(options: { fail?: (body: string) => boolean; throwOnCall?: numb
             if (options.throwOnCall === index) return reject(new Error('network down'));
             const failed = entries.filter((entry) => options.fail?.(entry.MessageBody));
             resolve({
-              Successful: entries.filter((entry) => !failed.includes(entry)).map((entry) => ({ Id: entry.Id })),
+              Successful: entries
+                .filter((entry) => !failed.includes(entry))
+                .map((entry) => ({ Id: entry.Id, MessageId: `m-${entry.Id}` })),
               Failed: failed.map((entry) => ({ Id: entry.Id, Code: 'InvalidMessageContents', SenderFault: true })),
+              $metadata: {},
             });
           },
         });
       }),
   };
-  return { client: client as unknown as SQSClient, calls };
+  return { client, calls };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -98,5 +101,33 @@ describe('the batching SQS sender', () => {
     calls[2]?.release();
     await Promise.all(big);
     expect(calls.map((call) => call.entries.length)).toEqual([1, 2, 1]);
+  });
+
+  it('drops a message still waiting for a call at its deadline: it is never sent', async () => {
+    const { client, calls } = fakeSqs();
+    const sender = new BatchingSender(client, () => 'queue', 1);
+    const first = sender.send('first', Date.now() + 60_000);
+    const late = sender.send('late', Date.now() + 50);
+    await expect(late).rejects.toBeInstanceOf(NotSent);
+    calls[0]?.release();
+    await first;
+    await settle();
+    expect(calls.map((call) => call.entries.map((entry) => entry.MessageBody))).toEqual([['first']]);
+  });
+
+  it('settles a message already in a call by its answer, even past its deadline', async () => {
+    const { client, calls } = fakeSqs();
+    const sender = new BatchingSender(client, () => 'queue', 1);
+    const sent = sender.send('slow', Date.now() + 20);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    calls[0]?.release();
+    await expect(sent).resolves.toBeUndefined();
+  });
+
+  it('refuses at once a message whose deadline has passed', async () => {
+    const { client, calls } = fakeSqs();
+    const sender = new BatchingSender(client, () => 'queue', 1);
+    await expect(sender.send('too late', Date.now() - 1)).rejects.toBeInstanceOf(NotSent);
+    expect(calls).toEqual([]);
   });
 });

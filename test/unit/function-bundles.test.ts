@@ -84,10 +84,11 @@ describe('function bundles', () => {
       return extra.length > 0 ? [`${built.fn.name}: ${extra.join(', ')}`] : [];
     });
     expect(excess).toEqual([]);
-    // The check sees what it claims to: a reader of the table does load the DynamoDB client,
-    // the ingest route its queue's, and public routes load none.
+    // The check sees what it claims to: a reader of the table does load the DynamoDB client, the
+    // ingest route that one only (its queue calls go through its own client), and public routes none.
     expect(started.get('GET /api/tenants')?.clients).toEqual(['client-dynamodb']);
-    expect(started.get('POST /api/ingest/{source_id}')?.clients).toEqual(['client-dynamodb', 'client-sqs']);
+    expect(started.get('POST /api/ingest/{source_id}')?.clients).toEqual(['client-dynamodb']);
+    expect(started.get('POST /api/jobs')?.clients).toEqual(['client-dynamodb', 'client-sqs']);
     expect(started.get('bootstrap-key-installer')?.clients).toEqual(['client-dynamodb', 'client-secrets-manager']);
     expect(started.get('GET /live')?.clients).toEqual([]);
     expect(started.get('GET /openapi.json')?.clients).toEqual([]);

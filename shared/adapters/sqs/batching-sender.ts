@@ -5,20 +5,35 @@
  * 256 KiB). Each caller's promise settles with its own entry's result, so a caller that answers
  * 202 after `send` resolves still answers only once SQS holds its message.
  *
+ * A caller may give a deadline: a message still waiting for a call then is dropped, and its
+ * promise rejects with NotSent; a message already in a call is never dropped, its call's answer
+ * settles it. So a caller that refuses its request on NotSent refuses only what SQS never got.
+ *
  * A Lambda instance handles one request at a time, so there every call carries one message; a
  * process serving many requests at once (the local front) makes several per call, which is what
- * keeps the SDK's per-call cost from capping ingest throughput.
+ * keeps the per-call cost from capping ingest throughput.
  */
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SqsBatchClient } from './batch-client.ts';
 
 const maxEntries = 10;
 const maxBatchBytes = 256 * 1024;
+
+/** The message waited past its deadline for a call and was never sent. */
+export class NotSent extends Error {
+  constructor() {
+    super('The message was not sent before its deadline');
+    this.name = 'NotSent';
+  }
+}
 
 interface Pending {
   body: string;
   bytes: number;
   resolve: () => void;
   reject: (error: Error) => void;
+  /** Taken into a call: settled by its answer from then on. */
+  taken: boolean;
+  timer?: NodeJS.Timeout;
 }
 
 export class BatchingSender {
@@ -26,15 +41,30 @@ export class BatchingSender {
   private inFlight = 0;
 
   constructor(
-    private readonly sqs: SQSClient,
+    private readonly sqs: Pick<SqsBatchClient, 'sendBatch'>,
     private readonly queueUrl: () => string,
     private readonly maxInFlight = 8,
   ) {}
 
-  send(body: string): Promise<void> {
+  /** Resolves once SQS holds the message; `sendBy` (ms since the epoch) is its deadline to be sent. */
+  send(body: string, sendBy = Number.POSITIVE_INFINITY): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ body, bytes: Buffer.byteLength(body), resolve, reject });
+      if (Date.now() >= sendBy) {
+        reject(new NotSent());
+        return;
+      }
+      const entry: Pending = { body, bytes: Buffer.byteLength(body), resolve, reject, taken: false };
+      this.pending.push(entry);
       this.pump();
+      // Still waiting for a call: it is dropped if none takes it in time.
+      if (!entry.taken && Number.isFinite(sendBy)) {
+        entry.timer = setTimeout(() => {
+          const index = this.pending.indexOf(entry);
+          if (index < 0) return;
+          this.pending.splice(index, 1);
+          reject(new NotSent());
+        }, sendBy - Date.now());
+      }
     });
   }
 
@@ -45,6 +75,8 @@ export class BatchingSender {
       while (batch.length < maxEntries && this.pending.length > 0) {
         const next = this.pending[0] as Pending;
         if (batch.length > 0 && bytes + next.bytes > maxBatchBytes) break;
+        clearTimeout(next.timer);
+        next.taken = true;
         batch.push(next);
         bytes += next.bytes;
         this.pending.shift();
@@ -59,13 +91,11 @@ export class BatchingSender {
 
   private async flush(batch: Pending[]): Promise<void> {
     try {
-      const result = await this.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl(),
-          Entries: batch.map((item, index) => ({ Id: String(index), MessageBody: item.body })),
-        }),
-      );
-      const failed = new Map((result.Failed ?? []).map((failure) => [failure.Id, failure]));
+      const result = await this.sqs.sendBatch({
+        QueueUrl: this.queueUrl(),
+        Entries: batch.map((item, index) => ({ Id: String(index), MessageBody: item.body })),
+      });
+      const failed = new Map(result.Failed.map((failure) => [failure.Id, failure]));
       batch.forEach((item, index) => {
         const failure = failed.get(String(index));
         if (failure) item.reject(new Error(`SQS refused the message: ${failure.Code} ${failure.Message ?? ''}`.trim()));

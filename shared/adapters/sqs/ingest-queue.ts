@@ -1,8 +1,9 @@
 import { config, intEnv } from '../../config.ts';
+import { notQueuedInTime } from '../../domain/errors.ts';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { queues } from '../../topology.ts';
-import { BatchingSender } from './batching-sender.ts';
-import { sqs } from './client.ts';
+import { SqsBatchClient } from './batch-client.ts';
+import { BatchingSender, NotSent } from './batching-sender.ts';
 
 /**
  * Envelopes up to INGEST_INLINE_MAX_BYTES (default 240 KiB, under every SQS message limit) carry
@@ -13,19 +14,35 @@ import { sqs } from './client.ts';
  */
 const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
 
-const sender = new BatchingSender(sqs, () => config.queueUrl(queues.ingest.envVar));
-
-/** Queues an envelope with its body; with `null`, the envelope goes as it is (a claim check it already carries). */
-export async function enqueueEnvelope(envelope: EnvelopeMessage, body: Buffer | null): Promise<void> {
-  if (body === null) {
-    await sender.send(JSON.stringify(envelope));
-    return;
-  }
-  const inline: EnvelopeMessage = { ...envelope, payload: body.toString('base64') };
-  let message = JSON.stringify(inline);
-  if (Buffer.byteLength(message) > inlineMaxBytes) {
-    const { checkIn } = await import('../s3/claim-checks.ts');
-    message = JSON.stringify({ ...envelope, payload_ref: await checkIn(envelope, body) });
-  }
-  await sender.send(message);
+/**
+ * Queues envelopes through a sender: the one below in every function, a test's own elsewhere.
+ * With `null` for the body, the envelope goes as it is (a claim check it already carries). With
+ * `queueBy` (ms since the epoch), an envelope not handed to SQS by then is never queued, and the
+ * call rejects with the refusal that says so.
+ */
+export function envelopeQueue(sender: BatchingSender) {
+  return async function enqueueEnvelope(
+    envelope: EnvelopeMessage,
+    body: Buffer | null,
+    queueBy?: number,
+  ): Promise<void> {
+    let message: string;
+    if (body === null) message = JSON.stringify(envelope);
+    else {
+      message = JSON.stringify({ ...envelope, payload: body.toString('base64') });
+      if (Buffer.byteLength(message) > inlineMaxBytes) {
+        const { checkIn } = await import('../s3/claim-checks.ts');
+        message = JSON.stringify({ ...envelope, payload_ref: await checkIn(envelope, body) });
+      }
+    }
+    try {
+      await sender.send(message, queueBy);
+    } catch (error) {
+      throw error instanceof NotSent ? notQueuedInTime() : error;
+    }
+  };
 }
+
+export const enqueueEnvelope = envelopeQueue(
+  new BatchingSender(new SqsBatchClient(), () => config.queueUrl(queues.ingest.envVar)),
+);

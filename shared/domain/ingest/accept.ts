@@ -6,6 +6,7 @@ import {
   type ErrorCode,
   forbidden,
   notFound,
+  notQueuedInTime,
   rateLimited,
   refused,
   tooLarge,
@@ -29,8 +30,11 @@ export interface IngestDeps {
   ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
   /** The message id to use for a request with this deduplication key (the first request's, inside the window). */
   claimDedupKey(sourceId: string, key: string, messageId: string, windowSeconds: number): Promise<string>;
-  /** Resolves once the envelope is durably on the ingest queue. */
-  enqueue(envelope: EnvelopeMessage, body: Buffer): Promise<void>;
+  /**
+   * Resolves once the envelope is durably on the ingest queue. With `queueBy`, an envelope not
+   * handed to the queue by then never is: it rejects with a DomainError (the refusal to answer).
+   */
+  enqueue(envelope: EnvelopeMessage, body: Buffer, queueBy?: number): Promise<void>;
   maxBodyBytes: number;
   /** Counts a 202 about to be answered; answers the receipt its envelope carries. */
   countAccepted(sourceId: string, duplicate: boolean): Receipt;
@@ -54,7 +58,18 @@ export interface IngestRequest {
   feed: string | undefined;
   sourceIp: string;
   body: Buffer;
+  /**
+   * How long the request may still take (the function's remaining time). Its envelope must be
+   * handed to the queue before the last `queueCallReserveMs` of it; past that the request is
+   * refused (503) and nothing is kept. An envelope handed over in time is answered by the queue's
+   * outcome, however long that takes, so that a sender never gets an error for an envelope that
+   * was queued (and would be stored twice when it retried).
+   */
+  timeLeftMs?: number;
 }
+
+/** The last part of a request's time, kept for the queue call itself. */
+export const queueCallReserveMs = 1000;
 
 type Decision =
   | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean }
@@ -82,7 +97,7 @@ function bearerToken(authorization: string | undefined): string | null {
  *   4. bearer token not this source's → 401; signature missing, wrong or stale → 401 (detail says which);
  *   5. malformed feed → 400;  6. over the rate limit → 429 with Retry-After;
  *   7. tenant suspended, source paused, connection inactive, no object store → 422;
- *   8. body too large → 413.
+ *   8. body too large → 413;  9. no time left to queue the envelope (timeLeftMs) → 503.
  * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows.
  * Inside a deduplication window, a repeated webhook-id / Idempotency-Key gets the first request's
  * message id: the envelope is queued again under it, and the writer keeps one row per message id.
@@ -93,32 +108,43 @@ export async function acceptIngest(
   deps: IngestDeps,
   request: IngestRequest,
 ): Promise<{ messageId: string; sourceId: string }> {
+  const queueBy = request.timeLeftMs === undefined ? undefined : Date.now() + request.timeLeftMs - queueCallReserveMs;
   const decision = await decide(deps, request);
-  if (!decision.accepted) {
-    const { error, source } = decision;
-    const status = deps.statusOf(error.code);
-    deps.countRefused(source?.source_id ?? 'unknown', status, error.code);
-    if (source) {
-      await deps.recordRejection(source.source_id, {
-        at: new Date().toISOString(),
-        status,
-        code: error.code,
-        content_type: request.header('content-type') ?? null,
-        payload_size: request.body.length,
-        headers: safeHeaders(request.headers),
-      });
-    }
-    throw error;
-  }
+  if (!decision.accepted) return refuse(deps, request, decision.error, decision.source?.source_id ?? null);
   const { envelope, duplicate } = decision;
+  if (queueBy !== undefined && Date.now() >= queueBy)
+    return refuse(deps, request, notQueuedInTime(), envelope.source_id);
   const receipt = deps.countAccepted(envelope.source_id, duplicate);
   try {
-    await deps.enqueue({ ...envelope, receipt }, request.body);
+    await deps.enqueue({ ...envelope, receipt }, request.body, queueBy);
   } catch (error) {
     deps.withdrawAccepted(envelope.source_id, duplicate);
+    if (error instanceof DomainError) return refuse(deps, request, error, envelope.source_id);
     throw error;
   }
   return { messageId: envelope.message_id, sourceId: envelope.source_id };
+}
+
+/** Counts a refusal, keeps it for its source when the request was matched to one, and throws it. */
+async function refuse(
+  deps: IngestDeps,
+  request: IngestRequest,
+  error: DomainError,
+  sourceId: string | null,
+): Promise<never> {
+  const status = deps.statusOf(error.code);
+  deps.countRefused(sourceId ?? 'unknown', status, error.code);
+  if (sourceId) {
+    await deps.recordRejection(sourceId, {
+      at: new Date().toISOString(),
+      status,
+      code: error.code,
+      content_type: request.header('content-type') ?? null,
+      payload_size: request.body.length,
+      headers: safeHeaders(request.headers),
+    });
+  }
+  throw error;
 }
 
 async function decide(deps: IngestDeps, request: IngestRequest): Promise<Decision> {

@@ -1,0 +1,119 @@
+/**
+ * The ingest time limit through the local front, with a queue that answers slowly: an envelope the
+ * queue took is answered 202 however long the queue takes (past the function's timeout too), so a
+ * sender never gets an error for a webhook that was stored; a request still waiting for the queue
+ * when its time is up is refused (503, Retry-After) and its envelope never reaches the queue.
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acceptOver, ingestEdge } from '#functions/ingest/accept.ts';
+import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/batch-client.ts';
+import { BatchingSender } from '#shared/adapters/sqs/batching-sender.ts';
+import { envelopeQueue } from '#shared/adapters/sqs/ingest-queue.ts';
+import type { Source } from '#shared/domain/connections/model.ts';
+import type { IngestDeps } from '#shared/domain/ingest/accept.ts';
+import { httpEdge } from '#shared/http/api-handler.ts';
+import { statusOfCode } from '#shared/http/error-status.ts';
+import { type HttpFront, startHttpFront } from '../../local/http-front.ts';
+import { tenantRecord } from '../support/memory.ts';
+
+const token = 'trb_ing_good-token-0000000000000000000000000000';
+const sourceId = '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41';
+const source: Source = {
+  source_id: sourceId,
+  connection_id: 'conn-1',
+  tenant_id: 'tenant-1',
+  data_set_id: '0c7e5a8e-1f0b-4c1e-9a55-3d2f6b7a8c90',
+  token_hash: createHash('sha256').update(token).digest('hex'),
+  source_status: 'Active',
+  connection_status: 'Active',
+  security: { auth_mode: 'bearer', signature: null, dedup_window_seconds: 0, rate_limit: null, ip_allowlist: null },
+};
+const tenant = tenantRecord({ tenant_id: 'tenant-1', default_object_store_id: 'store-1' });
+
+/** A queue that holds each call for `callMs` and then takes every entry; it lists what it holds. */
+function slowQueue(callMs: number) {
+  const held: string[] = [];
+  let calls = 0;
+  const client = {
+    sendBatch: async (input: SendMessageBatchInput): Promise<SendMessageBatchOutput> => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, callMs));
+      held.push(...input.Entries.map((entry) => (JSON.parse(entry.MessageBody) as { message_id: string }).message_id));
+      return {
+        Successful: input.Entries.map((entry) => ({ Id: entry.Id, MessageId: 'm' })),
+        Failed: [],
+        $metadata: {},
+      };
+    },
+  };
+  return { client, held, calls: () => calls };
+}
+
+/** The ingest route's handler, behind its edge as deployed, over in-memory ports and the given queue. */
+function ingestOver(enqueue: IngestDeps['enqueue']) {
+  return httpEdge(
+    'POST /api/ingest/{source_id}',
+    acceptOver({
+      findSource: async (id) => (id === sourceId ? source : null),
+      findTenant: async () => tenant,
+      signingSecrets: async () => [],
+      takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
+      claimDedupKey: async (_, __, messageId) => messageId,
+      enqueue,
+      maxBodyBytes: 1024 * 1024,
+      countAccepted: () => ({ epoch: 'e', accepted: 1, duplicates: 0 }),
+      withdrawAccepted: () => undefined,
+      countRefused: () => undefined,
+      recordRejection: async () => undefined,
+      statusOf: (code) => statusOfCode[code],
+    }),
+    ingestEdge,
+  );
+}
+
+async function post(front: HttpFront) {
+  const response = await fetch(`${front.url}/api/ingest/${sourceId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: '{"a":1}',
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
+}
+
+let front: HttpFront | undefined;
+afterEach(async () => {
+  await front?.close();
+  front = undefined;
+});
+
+describe('the ingest time limit, through the local front', () => {
+  it('answers 202 for an envelope the queue took after the time limit, and refuses only what never reached it', async () => {
+    // Two seconds per request, one of them kept for the queue call: an envelope must be handed to
+    // the queue within a second. Each queue call takes three, one call at a time.
+    const queue = slowQueue(3000);
+    const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1));
+    front = await startHttpFront({
+      port: 0,
+      host: '127.0.0.1',
+      functionTimeoutSeconds: 2,
+      loadHandler: async () => ingestOver(enqueue),
+    });
+    const taken = post(front);
+    // Sent while the first call is under way: it waits for the queue until its time is up.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const waiting = post(front);
+    const [first, second] = await Promise.all([taken, waiting]);
+    expect(first).toEqual({ status: 202, retryAfter: null, body: { message_id: expect.any(String) } });
+    expect(second).toEqual({
+      status: 503,
+      retryAfter: '1',
+      body: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }),
+    });
+    expect({ calls: queue.calls(), held: queue.held }).toEqual({ calls: 1, held: [first.body.message_id] });
+  });
+});
