@@ -6,6 +6,9 @@
  *   functions every function bundled as it deploys: size, cold init, whether it loads Parquet
  *   table     a Delta table of 10,000 commits: DynamoDB units per event, opening it with and without
  *             checkpoints, compaction (bench/table.ts)
+ *   memory    the ingest function's memory size: cost per million requests and p99 at each size
+ *   zipf      1,000 connections sending 20 requests/s between them (Zipf), 20 s batching window:
+ *             the latency senders see while the writer works, and that every 202 is stored once
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
@@ -13,6 +16,8 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { benchFunctions } from './functions.ts';
 import { benchIngest, benchIngestFrontOnly, benchQueueJournal } from './ingest.ts';
+import { benchIngestMemory } from './ingest-memory.ts';
+import { benchZipf } from './zipf.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const only = new Set(process.argv.slice(2));
@@ -198,6 +203,76 @@ if (want('table')) {
     `maintenance run: ${compaction.seconds.toFixed(1)} s (${compaction.report.filesRemoved} files removed, ${compaction.report.filesAdded} added, ` +
       `${compaction.report.logFilesRemoved} temporary commits cleaned), RSS growth ${(compaction.rssGrowthBytes / 1024 / 1024).toFixed(0)} MB; ` +
       `rows ${compaction.rows.after.toLocaleString('en')} of ${compaction.rows.expected.toLocaleString('en')}; opening afterwards reads ${compaction.openAfter.objectsRead} log objects`,
+    '',
+  );
+}
+
+if (want('memory')) {
+  const result = await benchIngestMemory();
+  const ms = (value: number) => value.toFixed(1);
+  lines.push(
+    `### The ingest function's memory size: one instance, ${result.invocations.toLocaleString('en')} requests at 20/s (deployed: ${result.deployedMb} MB)`,
+    '',
+    `CPU per request at full speed: mean ${Math.round(result.cpuMicros.mean)} µs, p50 ${Math.round(result.cpuMicros.p50)} µs, ` +
+      `p99 ${Math.round(result.cpuMicros.p99)} µs; a request takes p50 ${ms(result.fullSpeed.p50)} ms, p99 ${ms(result.fullSpeed.p99)} ms ` +
+      `against the stand-ins; cold start ${Math.round(result.fullSpeed.initMs)} ms; peak memory ${Math.round(result.maxRssMb)} MB`,
+    '',
+  );
+  row(
+    'memory',
+    'vCPU share',
+    'billed ms/request',
+    '$ per million requests',
+    'p50 / p99 ms, billed model',
+    'p50 / p99 ms, CPU held to the share',
+    'cold start ms, model / held',
+  );
+  row('---', '---', '---', '---', '---', '---', '---');
+  for (const size of result.sizes)
+    row(
+      `${size.memoryMb} MB`,
+      size.share.toFixed(3),
+      size.billedMs.toFixed(1),
+      size.dollarsPerMillion.toFixed(3),
+      `${ms(size.modelP50)} / ${ms(size.modelP99)}`,
+      size.throttled ? `${ms(size.throttled.p50)} / ${ms(size.throttled.p99)}` : 'not measured',
+      `${Math.round(size.modelInitMs)} / ${size.throttled ? Math.round(size.throttled.initMs) : '–'}`,
+    );
+  lines.push(
+    '',
+    result.throttling
+      ? `CPU held with ${result.throttling}; those durations include the local stand-ins' latency, not AWS's`
+      : 'CPU not held: this machine offers no writable cgroup CPU controller (the model columns stand alone)',
+    '',
+  );
+}
+
+if (want('zipf')) {
+  const result = await benchZipf();
+  const ms = (value: number) => Math.round(value).toLocaleString('en');
+  lines.push(
+    `### Zipf traffic: ${result.connections.toLocaleString('en')} connections, ${result.requestsPerSecond} requests/s between them (Zipf 1.0), 1 KB bodies, ${result.seconds} s, ${result.batchWindowSeconds} s batching window`,
+    '',
+  );
+  row('requests', '202', 'other answers', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'target');
+  row('---', '---', '---', '---', '---', '---', '---', '---');
+  const others = Object.entries(result.answers);
+  row(
+    result.requests.toLocaleString('en'),
+    result.accepted.toLocaleString('en'),
+    others.length ? others.map(([answer, count]) => `${count} × ${answer}`).join(', ') : 'none',
+    ms(result.latency.p50),
+    ms(result.latency.p90),
+    ms(result.latency.p99),
+    ms(result.latency.max),
+    `p99 ≤ 1,000 ms${result.latency.p99 > 1000 ? ' MISSED' : ''}`,
+  );
+  lines.push(
+    '',
+    `${result.connectionsUsed} connections sent at least once; the busiest sent ${(result.busiestShare * 100).toFixed(1)} % of the requests`,
+    `stored: ${result.storedOnce.toLocaleString('en')} of ${result.accepted.toLocaleString('en')} 202s exactly once, ${result.acceptedMissing} missing, ${result.storedTwice} stored twice; ` +
+      `requests answered otherwise but stored: ${result.refusedButStored}`,
+    `the writer wrote what was queued ${result.drainSeconds.toFixed(1)} s after the last answer (one batching window is ${result.batchWindowSeconds} s)`,
     '',
   );
 }

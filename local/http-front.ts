@@ -19,6 +19,7 @@
  * webhook whose envelope was then queued, and stored twice when its sender retried. The ingest
  * handler refuses a request itself when its time is up before its envelope is queued.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -109,15 +110,6 @@ function isTextual(contentType: string | undefined): boolean {
   );
 }
 
-function isValidUtf8(bytes: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The path exactly as sent, as API Gateway passes it on: WHATWG URL parsing would resolve "." and
  * ".." segments (even percent-encoded ones) before any handler could refuse them.
@@ -150,7 +142,7 @@ export function buildEvent(
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
-  const encodeAsBase64 = body.length > 0 && (!isTextual(headers['content-type']) || !isValidUtf8(body));
+  const encodeAsBase64 = body.length > 0 && (!isTextual(headers['content-type']) || !isUtf8(body));
   const now = new Date();
   return {
     version: '2.0',
