@@ -11,16 +11,29 @@ import type { Tenant } from '../../domain/tenants/model.ts';
 const ttlMs = () => Number(process.env.INGEST_CACHE_SECONDS ?? 2) * 1000;
 const maxEntries = 10_000;
 
-class TtlCache<T> {
-  private readonly entries = new Map<string, { value: T; expires: number }>();
+export class TtlCache<T> {
+  private readonly entries = new Map<string, { value: Promise<T>; expires: number }>();
 
-  async get(key: string, load: () => Promise<T>): Promise<T> {
+  /**
+   * The cached value, or the one `load` gives. Requests that miss together share one load (a
+   * busy source's entry expiring under many concurrent requests costs one read, not one each);
+   * a load that fails is not kept.
+   */
+  get(key: string, load: () => Promise<T>): Promise<T> {
     const hit = this.entries.get(key);
     if (hit && hit.expires > Date.now()) return hit.value;
-    const value = await load();
     if (this.entries.size >= maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, expires: Date.now() + ttlMs() });
-    return value;
+    const entry = { value: load(), expires: Number.POSITIVE_INFINITY };
+    this.entries.set(key, entry);
+    entry.value.then(
+      () => {
+        entry.expires = Date.now() + ttlMs();
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return entry.value;
   }
 
   forget(key: string): void {
