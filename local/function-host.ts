@@ -10,7 +10,6 @@
  * finishes its run; then it answers `stopped`.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { type Poller, type SqsHandler, startPoller } from './event-source-poller.ts';
 import { importHandler } from './modules.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
@@ -52,17 +51,12 @@ export async function hostFunction(hosted: HostedFunction): Promise<HostedRunnin
     return { stop: () => schedule.stop() };
   }
   const handler = await importHandler<SqsHandler>(hosted.entry);
-  const sqs = new SQSClient({
-    endpoint: process.env.AWS_ENDPOINT_URL_SQS,
-    region: localRegion,
-    credentials: localCredentials,
-  });
+  const sqs = { endpoint: process.env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials };
   const poller: Poller = startPoller(sqs, { ...hosted, handler });
   return {
     async stop() {
       await poller.stop();
       await poller.release();
-      sqs.destroy();
     },
   };
 }

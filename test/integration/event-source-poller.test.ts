@@ -72,12 +72,19 @@ afterEach(async () => {
   poller = undefined;
 });
 
+/** The poller calls the queue as the runtime's hosts do: the stand-in's endpoint, the local credentials. */
+const access = {
+  endpoint: env.AWS_ENDPOINT_URL_SQS,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+};
+
 function start(
   url: string,
   handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>,
   extra: { batchSize?: number; window?: number; timeout?: number } = {},
 ) {
-  poller = startPoller(sqs, {
+  poller = startPoller(access, {
     name: 'test',
     entry: 'functions/test.ts',
     queueUrl: url,

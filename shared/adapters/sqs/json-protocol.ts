@@ -1,0 +1,157 @@
+/**
+ * One call of SQS's JSON protocol, without the SDK: the body as JSON, a POST to the endpoint with
+ * `x-amz-target: AmazonSQS.<Action>`, signed with SigV4 here (shared/adapters/aws-signature.ts),
+ * over node's own HTTP client with kept-alive connections; network errors, timeouts, 5xx and
+ * throttling are tried again (three attempts, jittered backoff), anything else is the caller's.
+ *
+ * Why not the SDK: these calls are per webhook (the ingest function's send) or per ten envelopes
+ * (the local event-source poller's receives and deletes), and through the SDK's SQS client each
+ * cost about a millisecond of CPU (serialisation against the service's schema, endpoint rules, the
+ * generic signer, the HTTP handler's per-request timers and socket options), several times the
+ * call itself. Use the SDK for everything else.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { type AwsCredentials, signJsonPost } from '../aws-signature.ts';
+
+/** Where and as whom to call. */
+export interface SqsAccess {
+  /** The endpoint; without one, the queue URL's own origin (as the SDK does). */
+  endpoint?: string;
+  region: string;
+  credentials: AwsCredentials;
+}
+
+/** An answer of SQS that is not a success, or a call that got no answer. */
+export class SqsCallError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'SqsCallError';
+  }
+}
+
+const maxAttempts = 3;
+const backoffBaseMs = 50;
+/** No answer this long after the call (beyond any long poll it asks for) is a failed attempt. */
+const answerTimeoutMs = 3000;
+const retryableNetworkCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNABORTED']);
+const throttling = /Throttl|RequestThrottled|TooManyRequests/;
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/** As Lambda provides them: the region, and the execution role's credentials, in the environment. */
+export function accessFromEnvironment(env: NodeJS.ProcessEnv = process.env): SqsAccess {
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (!region) throw new SqsCallError('No region: AWS_REGION is not set', false);
+  if (!accessKeyId || !secretAccessKey)
+    throw new SqsCallError('No credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set', false);
+  return {
+    endpoint: env.AWS_ENDPOINT_URL_SQS || undefined,
+    region,
+    credentials: { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN || undefined },
+  };
+}
+
+function readAll(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    response.on('end', () => resolve(text));
+    response.on('error', reject);
+  });
+}
+
+function attempt<T>(access: SqsAccess, queueUrl: string, action: string, body: string, waitMs: number): Promise<T> {
+  const endpoint = new URL(access.endpoint || new URL(queueUrl).origin);
+  const headers = signJsonPost(
+    {
+      host: endpoint.host,
+      region: access.region,
+      service: 'sqs',
+      target: `AmazonSQS.${action}`,
+      contentType: 'application/x-amz-json-1.0',
+      body,
+    },
+    access.credentials,
+  );
+  headers['content-length'] = String(Buffer.byteLength(body));
+  const secure = endpoint.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const request = (secure ? httpsRequest : httpRequest)(
+      {
+        agent: secure ? agents.https : agents.http,
+        hostname: endpoint.hostname,
+        port: endpoint.port || undefined,
+        path: '/',
+        method: 'POST',
+        headers,
+      },
+      (response) => {
+        readAll(response).then((text) => {
+          const status = response.statusCode ?? 0;
+          if (status === 200) {
+            resolve(JSON.parse(text) as T);
+            return;
+          }
+          let type = '';
+          let message = text.slice(0, 200);
+          try {
+            const error = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
+            type = (error.__type ?? '').split('#').pop() ?? '';
+            message = error.message ?? error.Message ?? message;
+          } catch {
+            // Not JSON: the status says enough.
+          }
+          const retryable = status >= 500 || status === 429 || throttling.test(type);
+          reject(new SqsCallError(`SQS answered ${status} ${type}: ${message}`.trim(), retryable));
+        }, reject);
+      },
+    );
+    const timeoutMs = waitMs + answerTimeoutMs;
+    request.setTimeout(timeoutMs, () =>
+      request.destroy(Object.assign(new Error(`SQS did not answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error instanceof SqsCallError
+          ? error
+          : new SqsCallError(
+              `SQS could not be reached: ${error.message}`,
+              retryableNetworkCodes.has(error.code ?? '') || /socket hang up/.test(error.message),
+            ),
+      ),
+    );
+    request.end(body);
+  });
+}
+
+/**
+ * Calls an SQS action on a queue and answers its JSON answer. `waitMs` is how long the call itself
+ * may take by design (a long poll), added to the time an answer is waited for.
+ */
+export async function callSqs<T>(
+  access: SqsAccess,
+  queueUrl: string,
+  action: string,
+  input: object,
+  waitMs = 0,
+): Promise<T> {
+  const body = JSON.stringify({ QueueUrl: queueUrl, ...input });
+  for (let attempted = 1; ; attempted++) {
+    try {
+      return await attempt<T>(access, queueUrl, action, body, waitMs);
+    } catch (error) {
+      if (attempted >= maxAttempts || !(error instanceof SqsCallError) || !error.retryable) throw error;
+      // Full jitter: a random wait up to the doubling bound.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * backoffBaseMs * 2 ** attempted));
+    }
+  }
+}
