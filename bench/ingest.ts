@@ -184,7 +184,10 @@ export async function benchIngest() {
     const loadStarted = performance.now();
     const warmUp = await load(url, headersFor(hook.token));
     const ingestLoad = await load(url, headersFor(hook.token));
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
     const accepted = warmUp.accepted + ingestLoad.accepted;
+    // How far behind the writer was when the senders stopped: what it still had to write.
+    const queuedAtEnd = accepted - (await committedRows(service, hook.dataSetId));
     // Every envelope answered 202 must end up in the table: wait for it (or give up after 5 quiet seconds).
     let rows = -1;
     let lastChange = performance.now();
@@ -200,7 +203,11 @@ export async function benchIngest() {
       accepted,
       written: rows,
       distinct: await distinctMessageIds(service, hook.dataSetId),
+      acceptedPerSecond: accepted / loadSeconds,
       rowsPerSecond: rows / ((lastChange - loadStarted) / 1000),
+      loadSeconds,
+      drainSeconds: (lastChange - loadStarted) / 1000 - loadSeconds,
+      queuedAtEnd,
     };
     const cpu = await handlerCpu(service, hook);
     return { bare: bareLoad, ingest: ingestLoad, freshness: fresh, handler: cpu, writer };

@@ -106,12 +106,14 @@ if (want('ingest')) {
   row('Tributary, front only (consumers paused)', Math.round(front.rps), front.p50, front.p99, front.non2xx);
   lines.push(
     '',
-    `ratio to bare: ${((result.ingest.rps / result.bare.rps) * 100).toFixed(1)} % whole service, ` +
+    `ratio to bare: ${((result.ingest.rps / result.bare.rps) * 100).toFixed(1)} % whole service (target ≥ 10 %), ` +
       `${((front.rps / result.bare.rps) * 100).toFixed(1)} % front only (target ≥ 25 %)`,
-    `ingest handler per request: ${result.handler.cpuMicros.toFixed(0)} µs CPU, ${result.handler.wallMs.toFixed(2)} ms wall (sequential, SQS stand-in on another core)`,
+    `ingest handler per request: ${result.handler.cpuMicros.toFixed(0)} µs CPU (target ≤ 1,000 µs), ${result.handler.wallMs.toFixed(2)} ms wall (sequential, SQS stand-in on another core)`,
     `writer under that load: ${result.writer.written.toLocaleString('en')} rows committed for ${result.writer.accepted.toLocaleString('en')} 202s counted ` +
       `(autocannon does not count requests in flight when it stops), ${result.writer.distinct.toLocaleString('en')} distinct message ids, ` +
-      `${Math.round(result.writer.rowsPerSecond)} rows/s end to end`,
+      `${Math.round(result.writer.rowsPerSecond)} rows/s end to end against ${Math.round(result.writer.acceptedPerSecond)} 202s/s over the same ` +
+      `${result.writer.loadSeconds.toFixed(0)} s of load (${((result.writer.rowsPerSecond / result.writer.acceptedPerSecond) * 100).toFixed(0)} %, target ≥ 90 %); ` +
+      `when the senders stopped ${result.writer.queuedAtEnd.toLocaleString('en')} envelopes were still to write, written ${result.writer.drainSeconds.toFixed(1)} s later`,
     `freshness (202 → row in the files endpoint, 1 s batching window, 20 req/s): ` +
       `p50 ${(result.freshness.p50 / 1000).toFixed(2)} s, p99 ${(result.freshness.p99 / 1000).toFixed(2)} s, missing ${result.freshness.missing}`,
     `durability (every 202 on disk first): the SQS stand-in's journal alone takes ${Math.round(journal.sendsPerSecond)} sends/s ` +

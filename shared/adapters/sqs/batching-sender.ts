@@ -11,7 +11,10 @@
  *
  * A Lambda instance handles one request at a time, so there every call carries one message; a
  * process serving many requests at once (the local front) makes several per call, which is what
- * keeps the per-call cost from capping ingest throughput.
+ * keeps the per-call cost from capping ingest throughput. Two calls at a time are enough there: a
+ * queue that keeps its messages on disk answers a call once its next flush is done, so more calls
+ * at once would each carry fewer messages to the same flush, at a call's cost each (measured on two
+ * cores: at 8, 1,430 requests/s with p99 175 ms; at 2, 2,340 requests/s with p99 61 ms).
  */
 import type { SqsBatchClient } from './batch-client.ts';
 
@@ -43,7 +46,7 @@ export class BatchingSender {
   constructor(
     private readonly sqs: Pick<SqsBatchClient, 'sendBatch'>,
     private readonly queueUrl: () => string,
-    private readonly maxInFlight = 8,
+    private readonly maxInFlight = 2,
   ) {}
 
   /** Resolves once SQS holds the message; `sendBy` (ms since the epoch) is its deadline to be sent. */
