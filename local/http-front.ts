@@ -320,9 +320,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       inFlight--;
       if (inFlight === 0) drained?.();
     });
-    const tooLarge = frontError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limits.maxBodyBytes} bytes`);
+    const tooLarge = () =>
+      frontError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limits.maxBodyBytes} bytes`);
     if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
-      answerAndClose(response, tooLarge);
+      answerAndClose(response, tooLarge());
       return;
     }
     const chunks: Buffer[] = [];
@@ -330,7 +331,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     request.on('data', (chunk: Buffer) => {
       if (response.headersSent) return;
       size += chunk.length;
-      if (size > limits.maxBodyBytes) answerAndClose(response, tooLarge);
+      if (size > limits.maxBodyBytes) answerAndClose(response, tooLarge());
       else chunks.push(chunk);
     });
     request.on('end', async () => {
