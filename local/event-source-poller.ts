@@ -9,11 +9,13 @@
  *
  * On AWS the mapping's polls cost the function nothing; here they share its thread, a receive and a
  * delete per ten records, so they go through SQS's JSON protocol directly rather than the SDK
- * (shared/adapters/sqs/json-protocol.ts), at a fraction of its CPU.
+ * (shared/adapters/sqs/json-protocol.ts), at a fraction of its CPU; still as an SQS client's calls,
+ * which the cost bench meters as the event source mapping's.
  */
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { callSqs, type SqsAccess } from '#shared/adapters/sqs/json-protocol.ts';
+import { SqsJsonClient } from '#shared/adapters/sqs/json-client.ts';
+import type { SqsAccess } from '#shared/adapters/sqs/json-protocol.ts';
 import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts';
 
 /** A message as ReceiveMessage answers it in SQS's JSON protocol. */
@@ -89,7 +91,8 @@ export interface Poller {
   release(): Promise<void>;
 }
 
-export function startPoller(sqs: SqsAccess, options: PollerOptions): Poller {
+export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
+  const sqs = new SqsJsonClient(access);
   let stopping = false;
   /** Records received and not deleted, by message id: released on stop so a snapshot can take them. */
   const held = new Map<string, string>();
@@ -104,11 +107,10 @@ export function startPoller(sqs: SqsAccess, options: PollerOptions): Poller {
       const remainingMs = windowEnds === null ? idleWaitSeconds * 1000 : windowEnds - Date.now();
       if (remainingMs <= 0) break;
       const waitSeconds = windowEnds === null ? idleWaitSeconds : 0;
-      const result = await callSqs<{ Messages?: Message[] }>(
-        sqs,
-        options.queueUrl,
+      const result = await sqs.call<{ Messages?: Message[] }>(
         'ReceiveMessage',
         {
+          QueueUrl: options.queueUrl,
           MaxNumberOfMessages: Math.min(10, options.batchSize - batch.length),
           WaitTimeSeconds: waitSeconds,
           AttributeNames: ['All'],
@@ -134,7 +136,8 @@ export function startPoller(sqs: SqsAccess, options: PollerOptions): Poller {
   async function deleteRecords(messages: Message[]): Promise<void> {
     for (let i = 0; i < messages.length; i += 10) {
       const chunk = messages.slice(i, i + 10);
-      const result = await callSqs<{ Failed?: { Id: string }[] }>(sqs, options.queueUrl, 'DeleteMessageBatch', {
+      const result = await sqs.call<{ Failed?: { Id: string }[] }>('DeleteMessageBatch', {
+        QueueUrl: options.queueUrl,
         Entries: chunk.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
       });
       const failedIds = new Set((result.Failed ?? []).map((failure) => failure.Id));
@@ -197,10 +200,13 @@ export function startPoller(sqs: SqsAccess, options: PollerOptions): Poller {
     async release() {
       await Promise.all(
         [...held.values()].map((receiptHandle) =>
-          callSqs(sqs, options.queueUrl, 'ChangeMessageVisibility', {
-            ReceiptHandle: receiptHandle,
-            VisibilityTimeout: 0,
-          }).catch(() => undefined),
+          sqs
+            .call('ChangeMessageVisibility', {
+              QueueUrl: options.queueUrl,
+              ReceiptHandle: receiptHandle,
+              VisibilityTimeout: 0,
+            })
+            .catch(() => undefined),
         ),
       );
       held.clear();

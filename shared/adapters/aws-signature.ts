@@ -2,7 +2,7 @@
  * AWS Signature Version 4 for the one request shape AWS's JSON protocols use: a POST to `/`, no query
  * string, a JSON body and an `x-amz-target` naming the operation. The SDK signs any request, at a
  * few hundred microseconds of CPU each; this signs this one in a few dozen, which is what the
- * ingest function's single queue call per webhook needs (shared/adapters/sqs/batch-client.ts).
+ * ingest function's single queue call per webhook needs (shared/adapters/sqs/json-protocol.ts).
  */
 import { createHash, createHmac } from 'node:crypto';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/batch-client.ts';
 import { BatchingSender, NotSent } from '#shared/adapters/sqs/batching-sender.ts';
+import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/json-client.ts';
 
 interface Call {
   entries: { Id: string; MessageBody: string }[];

@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptOver, ingestEdge } from '#functions/ingest/accept.ts';
-import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/batch-client.ts';
 import { BatchingSender } from '#shared/adapters/sqs/batching-sender.ts';
 import { envelopeQueue } from '#shared/adapters/sqs/ingest-queue.ts';
+import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/json-client.ts';
 import type { Source } from '#shared/domain/connections/model.ts';
 import type { IngestDeps } from '#shared/domain/ingest/accept.ts';
 import { httpEdge } from '#shared/http/api-handler.ts';

@@ -16,7 +16,7 @@
  * at once would each carry fewer messages to the same flush, at a call's cost each (measured on two
  * cores: at 8, 1,430 requests/s with p99 175 ms; at 2, 2,340 requests/s with p99 61 ms).
  */
-import type { SqsBatchClient } from './batch-client.ts';
+import type { SqsJsonClient } from './json-client.ts';
 
 const maxEntries = 10;
 const maxBatchBytes = 256 * 1024;
@@ -44,7 +44,7 @@ export class BatchingSender {
   private inFlight = 0;
 
   constructor(
-    private readonly sqs: Pick<SqsBatchClient, 'sendBatch'>,
+    private readonly sqs: Pick<SqsJsonClient, 'sendBatch'>,
     private readonly queueUrl: () => string,
     private readonly maxInFlight = 2,
   ) {}

@@ -2,8 +2,8 @@ import { config, intEnv } from '../../config.ts';
 import { notQueuedInTime } from '../../domain/errors.ts';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { queues } from '../../topology.ts';
-import { SqsBatchClient } from './batch-client.ts';
 import { BatchingSender, NotSent } from './batching-sender.ts';
+import { SqsJsonClient } from './json-client.ts';
 
 /**
  * Envelopes up to INGEST_INLINE_MAX_BYTES (default 240 KiB, under every SQS message limit) carry
@@ -44,5 +44,5 @@ export function envelopeQueue(sender: BatchingSender) {
 }
 
 export const enqueueEnvelope = envelopeQueue(
-  new BatchingSender(new SqsBatchClient(), () => config.queueUrl(queues.ingest.envVar)),
+  new BatchingSender(new SqsJsonClient(), () => config.queueUrl(queues.ingest.envVar)),
 );

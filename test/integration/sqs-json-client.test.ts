@@ -1,12 +1,12 @@
 /**
- * The ingest queue's own SQS client (shared/adapters/sqs/batch-client.ts) against the SQS stand-in,
+ * The ingest queue's own SQS client (shared/adapters/sqs/json-client.ts) against the SQS stand-in,
  * through a proxy that fails requests on demand: a batch sent is held by the queue, a call that
  * fails with a 5xx is tried again (three attempts in all), and a refusal is not.
  */
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SqsBatchClient } from '#shared/adapters/sqs/batch-client.ts';
+import { SqsJsonClient } from '#shared/adapters/sqs/json-client.ts';
 import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 
 const runtimeEnv = inject('runtimeEnv');
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** A new queue, addressed through the proxy. */
 async function queueBehindProxy(): Promise<{ direct: string; proxied: string }> {
-  const created = await sqs.send(new CreateQueueCommand({ QueueName: `batch-client-${randomUUID().slice(0, 8)}` }));
+  const created = await sqs.send(new CreateQueueCommand({ QueueName: `json-client-${randomUUID().slice(0, 8)}` }));
   const direct = created.QueueUrl as string;
   return { direct, proxied: `${proxy.url}${new URL(direct).pathname}` };
 }
@@ -47,7 +47,7 @@ async function bodiesIn(queueUrl: string): Promise<string[]> {
 describe('the ingest queue client', () => {
   it('sends a batch the queue then holds, and answers each entry', async () => {
     const { direct, proxied } = await queueBehindProxy();
-    const answer = await new SqsBatchClient().sendBatch({
+    const answer = await new SqsJsonClient().sendBatch({
       QueueUrl: proxied,
       Entries: [
         { Id: '0', MessageBody: '{"n":0}' },
@@ -66,7 +66,7 @@ describe('the ingest queue client', () => {
     let failures = 2;
     proxy.failWhen(() => failures-- > 0);
     const before = proxy.failed();
-    await new SqsBatchClient().sendBatch({
+    await new SqsJsonClient().sendBatch({
       QueueUrl: proxied,
       Entries: [{ Id: '0', MessageBody: 'after two faults' }],
     });
@@ -78,7 +78,7 @@ describe('the ingest queue client', () => {
     failures = 3;
     const again = proxy.failed();
     await expect(
-      new SqsBatchClient().sendBatch({ QueueUrl: proxied, Entries: [{ Id: '0', MessageBody: 'never' }] }),
+      new SqsJsonClient().sendBatch({ QueueUrl: proxied, Entries: [{ Id: '0', MessageBody: 'never' }] }),
     ).rejects.toThrow(/^SQS answered 503/);
     expect({ faults: proxy.failed() - again, held: await bodiesIn(direct) }).toEqual({ faults: 3, held: [] });
     proxy.failWhen(null);
@@ -87,7 +87,7 @@ describe('the ingest queue client', () => {
   it('does not try a refusal again, and says what SQS said', async () => {
     const missing = `${proxy.url}/000000000000/no-such-queue-${randomUUID().slice(0, 8)}`;
     await expect(
-      new SqsBatchClient().sendBatch({ QueueUrl: missing, Entries: [{ Id: '0', MessageBody: 'x' }] }),
+      new SqsJsonClient().sendBatch({ QueueUrl: missing, Entries: [{ Id: '0', MessageBody: 'x' }] }),
     ).rejects.toThrow(/^SQS answered 400 QueueDoesNotExist/);
   });
 });
