@@ -4,6 +4,10 @@
  * protocol and the table metadata. Writers append new files (WRITE) and rearrange them (OPTIMIZE:
  * removes and adds with `dataChange: false` in one version); pipelines record their progress with
  * a `txn` (appId, version) in the same commit as their rows.
+ *
+ * Tributary's own commits say who made them in their `commitInfo` (`engineInfo: Tributary`), and
+ * `txnId` is the run that wrote the version: a writer whose answer was lost recognises its own
+ * commit, and the message ids a version holds are kept under its run (shared/domain/delta/commit.ts).
  */
 import type { DeltaSchema } from '../datasets/model.ts';
 
@@ -48,6 +52,9 @@ export interface Txn {
 export interface Protocol {
   minReaderVersion: number;
   minWriterVersion: number;
+  /** Table features (reader version 3, writer version 7). */
+  readerFeatures?: string[];
+  writerFeatures?: string[];
 }
 
 export interface Metadata {
@@ -123,6 +130,30 @@ export interface CommitInput {
   txn: Txn | null;
   timestamp: number;
   operation: Operation;
+  /** The run that writes the version: its commitInfo's txnId. */
+  runId: string;
+}
+
+/** What Tributary reads back from a commit's commitInfo: when, by which engine, which run. */
+export interface CommitSummary {
+  version: number;
+  /** Milliseconds (the commitInfo's timestamp); null when the commit has none. */
+  timestamp: number | null;
+  engine: string | null;
+  txnId: string | null;
+}
+
+export function commitSummary(version: number, actions: Action[]): CommitSummary {
+  const info = actions.find(
+    (action): action is { commitInfo: Record<string, unknown> } => 'commitInfo' in action,
+  )?.commitInfo;
+  const timestamp = Number(info?.inCommitTimestamp ?? info?.timestamp);
+  return {
+    version,
+    timestamp: Number.isFinite(timestamp) ? timestamp : null,
+    engine: typeof info?.engineInfo === 'string' ? info.engineInfo : null,
+    txnId: typeof info?.txnId === 'string' ? info.txnId : null,
+  };
 }
 
 export function commitContent(input: CommitInput): string {
@@ -140,6 +171,7 @@ export function commitContent(input: CommitInput): string {
           : { properties: JSON.stringify(input.metadata?.configuration ?? {}) },
     isBlindAppend: input.operation === 'WRITE',
     engineInfo: 'Tributary',
+    txnId: input.runId,
   };
   if (input.operation === 'OPTIMIZE') {
     commitInfo.operationMetrics = {
@@ -178,9 +210,11 @@ const strings = (value: unknown): Record<string, string> =>
 
 /**
  * Normalises one action as found in a JSON commit or a checkpoint row (where longs may arrive as
- * bigint and maps as objects or Maps); null for actions Tributary does not keep (commitInfo, cdc, …).
+ * bigint and maps as objects or Maps); null for actions Tributary does not keep (cdc, …).
  */
 export function normaliseAction(raw: Record<string, unknown>): Action | null {
+  if (raw.commitInfo && typeof raw.commitInfo === 'object')
+    return { commitInfo: raw.commitInfo as Record<string, unknown> };
   if (raw.add) {
     const add = raw.add as Record<string, unknown>;
     return {
@@ -220,7 +254,12 @@ export function normaliseAction(raw: Record<string, unknown>): Action | null {
   if (raw.protocol) {
     const value = raw.protocol as Record<string, unknown>;
     return {
-      protocol: { minReaderVersion: num(value.minReaderVersion), minWriterVersion: num(value.minWriterVersion) },
+      protocol: {
+        minReaderVersion: num(value.minReaderVersion),
+        minWriterVersion: num(value.minWriterVersion),
+        ...(Array.isArray(value.readerFeatures) ? { readerFeatures: value.readerFeatures.map(String) } : {}),
+        ...(Array.isArray(value.writerFeatures) ? { writerFeatures: value.writerFeatures.map(String) } : {}),
+      },
     };
   }
   if (raw.metaData) {

@@ -16,16 +16,8 @@
  *               temporary commits once their version is well behind.
  */
 import { randomUUID } from 'node:crypto';
-import { type CommitDeps, commitRearrangement, type LogEntry } from './commit.ts';
-import {
-  type AddFile,
-  type FileStats,
-  logFileName,
-  parseCommit,
-  parseStats,
-  type RemoveFile,
-  versionOfLogFile,
-} from './log.ts';
+import { type CommitDeps, commitRearrangement } from './commit.ts';
+import { type AddFile, type FileStats, parseStats, type RemoveFile, versionOfLogFile } from './log.ts';
 import { tableProperties } from './properties.ts';
 import { type LogReader, openSnapshot, type TableState } from './snapshot.ts';
 
@@ -128,20 +120,6 @@ export function mergeStats(sources: FileStats[]): FileStats {
   return merged;
 }
 
-/** The paths removed by these versions, from their commits. */
-async function removedIn(reader: LogReader, entries: LogEntry[]): Promise<Set<string>> {
-  const removed = new Set<string>();
-  for (const entry of entries) {
-    // A version still being finalised has its commit only under its temporary name so far.
-    const commit =
-      (await reader.storage.getIfExists(logFileName(entry.version))) ??
-      (await reader.storage.getIfExists(entry.tempKey));
-    if (!commit) throw new Error(`The commit of version ${entry.version} is missing`);
-    for (const action of parseCommit(commit.toString('utf8'))) if ('remove' in action) removed.add(action.remove.path);
-  }
-  return removed;
-}
-
 async function compactPartition(
   deps: MaintenanceDeps,
   tableId: string,
@@ -185,7 +163,7 @@ async function compactPartition(
     removes,
     adds,
     bytes,
-    removedAfter: (entries) => removedIn(deps.reader, entries),
+    operation: 'OPTIMIZE',
   });
   if (version === null) {
     report.conflicts++;

@@ -8,7 +8,9 @@ import type { TableStorage } from './commit.ts';
 import {
   type Action,
   type AddFile,
+  type CommitSummary,
   checkpointFileName,
+  commitSummary,
   lastCheckpointFile,
   logFileName,
   type Metadata,
@@ -29,10 +31,26 @@ export interface TableState {
   /** Removed files not yet vacuumed, by path. */
   tombstones: Map<string, RemoveFile>;
   txns: Map<string, Txn>;
+  /**
+   * The commits this state was brought forward through, oldest first (not those a checkpoint
+   * summed up): who wrote each and when. The newest gives the next commit its earliest timestamp.
+   */
+  recent: CommitSummary[];
 }
 
+/** How many commit summaries a state keeps. */
+const recentCommitsKept = 200;
+
 export function emptyState(): TableState {
-  return { version: -1, protocol: null, metadata: null, files: new Map(), tombstones: new Map(), txns: new Map() };
+  return {
+    version: -1,
+    protocol: null,
+    metadata: null,
+    files: new Map(),
+    tombstones: new Map(),
+    txns: new Map(),
+    recent: [],
+  };
 }
 
 export function copyState(state: TableState): TableState {
@@ -41,7 +59,21 @@ export function copyState(state: TableState): TableState {
     files: new Map(state.files),
     tombstones: new Map(state.tombstones),
     txns: new Map(state.txns),
+    recent: [...state.recent],
   };
+}
+
+/** Applies one JSON commit to the state, in place, and remembers who made it. */
+export function applyCommit(state: TableState, version: number, actions: Action[]): TableState {
+  applyActions(state, version, actions);
+  state.recent.push(commitSummary(version, actions));
+  if (state.recent.length > recentCommitsKept) state.recent.splice(0, state.recent.length - recentCommitsKept);
+  return state;
+}
+
+/** The newest commit timestamp the state knows (0 when none): a later commit's timestamp is never below it. */
+export function latestTimestamp(state: TableState): number {
+  return state.recent.at(-1)?.timestamp ?? 0;
 }
 
 /** Applies one version's actions (a commit, or a whole checkpoint) to the state, in place. */
@@ -158,7 +190,7 @@ export async function openSnapshot(
         missing = version + i;
         break;
       }
-      applyActions(state, version + i, parseCommit(commit.toString('utf8')));
+      applyCommit(state, version + i, parseCommit(commit.toString('utf8')));
     }
     if (missing < 0) {
       version = last + 1;
@@ -202,14 +234,32 @@ export async function commitsAfter(
 }
 
 /**
- * Table states kept by a warm function instance, so that the next checkpoint or compaction reads
- * only the commits since. Calls for one table run one at a time; the states handed out are copies.
+ * Table states kept by a warm function instance, so that the next commit needs no read at all (the
+ * store's conditional write tells when another writer moved the table on) and the next checkpoint
+ * or compaction reads only the commits since. Calls for one table run one at a time; the states
+ * handed out are copies. Bounded by tables and by the files their states hold.
  */
 export class SnapshotCache {
   private readonly states = new Map<string, TableState>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly capacity = 32) {}
+  constructor(
+    private readonly capacity = 1024,
+    private readonly maxFiles = 200_000,
+  ) {}
+
+  private store(tableId: string, state: TableState): void {
+    this.states.delete(tableId);
+    this.states.set(tableId, state);
+    let files = 0;
+    for (const held of this.states.values()) files += held.files.size + held.tombstones.size;
+    while (this.states.size > 1 && (this.states.size > this.capacity || files > this.maxFiles)) {
+      const oldest = this.states.keys().next().value as string;
+      const evicted = this.states.get(oldest);
+      files -= (evicted?.files.size ?? 0) + (evicted?.tombstones.size ?? 0);
+      this.states.delete(oldest);
+    }
+  }
 
   async open(tableId: string, reader: LogReader, version?: number): Promise<OpenedSnapshot> {
     const previous = this.queues.get(tableId) ?? Promise.resolve();
@@ -219,9 +269,7 @@ export class SnapshotCache {
         ...(version === undefined ? {} : { version }),
         ...(cached ? { from: cached } : {}),
       });
-      this.states.delete(tableId);
-      this.states.set(tableId, opened.state);
-      while (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value as string);
+      this.store(tableId, opened.state);
       return { ...opened, state: copyState(opened.state) };
     });
     this.queues.set(
@@ -229,6 +277,22 @@ export class SnapshotCache {
       run.catch(() => undefined),
     );
     return run;
+  }
+
+  /** A commit's view of one table: the cached state as it is, or the log read to `version` (or its end). */
+  source(reader: LogReader) {
+    return {
+      current: async (tableId: string, version?: number): Promise<TableState> => {
+        const cached = this.states.get(tableId);
+        if (cached && (version === undefined || cached.version === version)) return copyState(cached);
+        return (await this.open(tableId, reader, version)).state;
+      },
+      keep: (tableId: string, state: TableState) => {
+        const cached = this.states.get(tableId);
+        if (!cached || cached.version <= state.version) this.store(tableId, copyState(state));
+      },
+      forget: (tableId: string) => this.forget(tableId),
+    };
   }
 
   /** The cached state's metadata, without reading anything (null when the table is not cached). */
