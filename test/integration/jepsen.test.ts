@@ -59,20 +59,27 @@ describe('nothing accepted is lost or duplicated under faults', () => {
 
   /**
    * Waits until nothing can change any more: the ingest queue and its dead-letter queue hold no
-   * message, visible or in flight, and the failed deliveries are as expected.
+   * message, visible or in flight, nothing waits staged for the table, and the failed deliveries are
+   * as expected.
    */
   async function settle(what: string, expectedFailures: (failedIds: string[]) => boolean) {
     const [ingestQueue, deadLetters] = await Promise.all([queueUrl('jepsen-ingest'), queueUrl('jepsen-ingest-dlq')]);
     return pollUntil(
       async () => {
-        const [failed, queued, deadLettered] = await Promise.all([
+        const [failed, queued, deadLettered, stats] = await Promise.all([
           failedDeliveries(),
           queueDepth(sqs, ingestQueue),
           queueDepth(sqs, deadLetters),
+          api.get<{ staged_rows: number }>(`/api/connections/${hook.connectionId}/stats`),
         ]);
-        return { failed: failed.map((delivery) => delivery.message_id), queued, deadLettered };
+        return {
+          failed: failed.map((delivery) => delivery.message_id),
+          queued,
+          deadLettered,
+          staged: stats.body.staged_rows,
+        };
       },
-      (state) => state.queued === 0 && state.deadLettered === 0 && expectedFailures(state.failed),
+      (state) => state.queued === 0 && state.deadLettered === 0 && state.staged === 0 && expectedFailures(state.failed),
       { what, timeoutMs: 120_000, intervalMs: 500 },
     );
   }

@@ -393,7 +393,8 @@ async function runAll(
  * after staging it). Output: what was committed, what failed, what stays staged.
  *  1. A full pass takes the lease (one pass at a time) and reads the whole ledger.
  *  2. A table is due when its oldest staged row reached its freshness target or its staged bytes the
- *     size target, and it is not waiting after a failure; the oldest go first, within the budget.
+ *     size target, and it is not waiting after a failure; the oldest go first, within the budget,
+ *     and tables that failed before after the others.
  *  3. Each due table is committed with everything staged for it (rows already in the table are
  *     skipped); one that fails is tried again later, and dead-lettered after the last attempt.
  *  4. The committed pairs are recorded; a batch whose tables are all committed is retired.
@@ -437,13 +438,22 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
       inFlightBytes: deps.inFlightBytes,
       stop: () => deps.now() - now > deps.passTimeMs,
     };
-    await runAll(chosen, limits, async (table) => {
+    const commit = async (table: PendingTable) => {
       const covered = new Set(await commitOne(deps, table, view.failures.get(table.tableId), report, !only));
       for (const batch of covered) newlyCovered[batch] = [...(newlyCovered[batch] ?? []), table.tableId];
       const left = table.slices.filter(({ batch }) => !covered.has(batch.id));
       if (left.length === 0) pending.delete(table.tableId);
       else pending.set(table.tableId, { ...table, slices: left, totals: totalsOf(left) });
-    });
+    };
+    // Tables whose stores failed before go last, two at a time: a store that fails slowly delays its
+    // own tables, not everyone's.
+    const failing = (table: PendingTable) => view.failures.has(table.tableId);
+    await runAll(
+      chosen.filter((table) => !failing(table)),
+      limits,
+      commit,
+    );
+    await runAll(chosen.filter(failing), { ...limits, concurrency: Math.min(2, deps.concurrency) }, commit);
 
     // Retire what is fully committed; record coverage only for batches that stay.
     const stillStaged = new Set<string>();
