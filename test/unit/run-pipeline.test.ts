@@ -10,7 +10,13 @@ import type { Job } from '#shared/domain/jobs/model.ts';
 import type { RunControl } from '#shared/domain/jobs/run-job.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
-import { type DecodedRow, type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
+import {
+  type DecodedRow,
+  type PipelineRunDeps,
+  runPipeline,
+  runQuery,
+  type StoredEnvelope,
+} from '#shared/domain/pipelines/run-pipeline.ts';
 import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
@@ -27,17 +33,23 @@ async function world() {
   const store = memoryStore();
   const tenant = await createTenant(store, { name: 'Acme' });
   const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'hook' });
-  const envelopes = new Map<string, { message_id: string; payload: Buffer }[]>();
+  const envelopes = new Map<string, StoredEnvelope[]>();
   const output = new Map<string, { dataSetId: string; row: DecodedRow }>();
+  /** Every row handed to the output table, in order. */
+  const appended: DecodedRow[] = [];
   let version = 0;
   /** A committed source version holding these payloads (message ids m<n>), on one day. */
-  const commit = (payloads: Record<string, unknown>) => {
+  const commit = (payloads: Record<string, unknown>, contentType: string | null = null) => {
     const path = `dt=2026-11-21/part-${version}.parquet`;
     envelopes.set(
       path,
       Object.entries(payloads).map(([id, payload]) => ({
         message_id: id,
-        payload: Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
+        content_type: contentType,
+        payload:
+          payload instanceof Uint8Array
+            ? payload
+            : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
       })),
     );
     const add = {
@@ -64,6 +76,7 @@ async function world() {
     ...store,
     readEnvelopes: async (_: DataSet, file) => envelopes.get(file.path) ?? [],
     async appendRows(target, _, rows) {
+      appended.push(...rows);
       let written = 0;
       for (const row of rows) {
         if (output.has(row.messageId)) continue;
@@ -92,7 +105,7 @@ async function world() {
     const job = await triggerPipeline(store, platformAdmin, pipelineId, null);
     return (await store.getJob(job.job_id)) as Job;
   };
-  return { store, tenant, dataSet, commit, deps, output, definition, deployedPipeline, trigger };
+  return { store, tenant, dataSet, commit, deps, output, appended, definition, deployedPipeline, trigger };
 }
 
 describe.concurrent('runPipeline', () => {
@@ -144,6 +157,39 @@ describe.concurrent('runPipeline', () => {
       ['merged', 'boolean'],
     ]);
     expect(progress?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 0 });
+  });
+
+  it('counts every row it reads as written, filtered out or rejected: one per NDJSON line', async () => {
+    const { commit, deps, appended, store, trigger, definition, tenant } = await world();
+    commit(
+      {
+        m1: '{"type":"push","number":1}\n{"type":"issue","number":2}\nnot json\n\n{"type":"push","number":"x"}',
+        m2: '{"type":"push","number":3}',
+        m3: Buffer.from([0x7b, 0xff, 0x7d]),
+      },
+      'application/x-ndjson',
+    );
+    const pipeline = await createPipeline(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      name: 'pushes',
+      definition: {
+        ...definition('pushes', columns.slice(1, 2)),
+        decode: { format: 'auto' },
+        where: { path: '$.type', equals: 'push' },
+      },
+    });
+    await deployPipeline(store, platformAdmin, pipeline.pipeline_id, undefined);
+    const outcome = await runPipeline(deps, await trigger(pipeline.pipeline_id), running);
+    expect(outcome).toMatchObject({ rows_in: 6, rows_out: 2, rows_filtered: 1, rows_rejected: 3 });
+    expect(outcome.rejection_samples).toEqual([
+      { message_id: 'm1', reason: 'line 3 is not valid JSON' },
+      { message_id: 'm1', reason: 'column number: expected long, got string' },
+      { message_id: 'm3', reason: 'payload is not valid UTF-8' },
+    ]);
+    expect(appended.map((row) => [row.messageId, ...row.cells])).toEqual([
+      ['m1', 1n],
+      ['m2', 3n],
+    ]);
   });
 
   it('reads only the source versions after its checkpoint: nothing new, nothing written', async () => {

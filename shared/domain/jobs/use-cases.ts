@@ -58,6 +58,7 @@ function newJob(
     rows_in: null,
     rows_out: null,
     rows_rejected: null,
+    rows_filtered: null,
     rejection_samples: [],
     cancel_requested_at: null,
     committing_at: null,
