@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import type { RunControl } from '#shared/domain/jobs/run-job.ts';
+import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
+import { startRunsOnNewData } from '#shared/domain/pipelines/on-new-data.ts';
 import {
   type DecodedRow,
   type PipelineRunDeps,
@@ -17,7 +18,12 @@ import {
   runQuery,
   type StoredEnvelope,
 } from '#shared/domain/pipelines/run-pipeline.ts';
-import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
+import {
+  createPipeline,
+  deployPipeline,
+  setPipelineStatus,
+  updateDefinition,
+} from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
 
@@ -70,6 +76,8 @@ async function world() {
       ...(store.state.logs.get(dataSet.data_set_id) ?? []),
       { version, actions: [{ add }] },
     ]);
+    // As every commit does (table-storage's recordCommit).
+    store.noteNewRows(dataSet.data_set_id);
     version++;
   };
   const deps: PipelineRunDeps = {
@@ -287,5 +295,128 @@ describe.concurrent('runQuery', () => {
     // A long beyond 2^53 cannot be read exactly from JSON: the row is rejected, not rounded.
     expect(outcome).toMatchObject({ rows_in: 4, rows_out: 2, rows_rejected: 2 });
     expect(outcome.rejection_samples.map((sample) => sample.message_id)).toEqual(['m2', 'm3']);
+  });
+});
+
+describe.concurrent('runs on new data', () => {
+  /** A deployed pipeline with on_new_data, and a runner that runs its queued automatic jobs to the end. */
+  async function watching() {
+    const w = await world();
+    const created = await createPipeline(w.store, platformAdmin, {
+      tenant_id: w.tenant.tenant_id,
+      name: 'live',
+      definition: { ...w.definition(), on_new_data: true },
+    });
+    const pipelineId = created.pipeline_id;
+    await deployPipeline(w.store, platformAdmin, pipelineId, undefined);
+    const automaticJobs = () =>
+      [...w.store.state.jobs.values()].filter((job) => (job.payload as { trigger?: string }).trigger === 'on_new_data');
+    const runQueued = async (finish: 'Succeeded' | 'Failed' = 'Succeeded') => {
+      for (const job of automaticJobs().filter((candidate) => candidate.status === 'Queued')) {
+        const at = new Date().toISOString();
+        const outcome = finish === 'Succeeded' ? await runPipeline(w.deps, job, running) : {};
+        await w.store.moveJob(
+          job.job_id,
+          ['Queued'],
+          { status: finish, started_at: at, completed_at: at, ...outcome },
+          new Date(),
+        );
+      }
+    };
+    return { ...w, pipelineId, automaticJobs, runQueued, tick: () => startRunsOnNewData(w.store) };
+  }
+
+  it('queues one run per pipeline when its source commits, none while a run waits, and none while quiet', async () => {
+    const { commit, tick, automaticJobs, runQueued, output, store, pipelineId } = await watching();
+    // Deployed onto an empty source: nothing to run, and the source settles.
+    expect(await tick()).toBe(0);
+    expect(await store.sourcesWithNewRows()).toEqual([]);
+
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(1);
+    // One run at a time: rows committed while it waits are read by that run.
+    commit({ m2: { action: 'b' } });
+    expect(await tick()).toBe(0);
+    expect(automaticJobs()).toMatchObject([
+      {
+        job_type: 'Pipeline',
+        status: 'Queued',
+        partition_key: pipelineId,
+        payload: { parameters: null, trigger: 'on_new_data' },
+        source: { pipeline_id: pipelineId, pipeline_version: 1 },
+      },
+    ]);
+    expect(store.state.dispatched.map((entry) => entry.jobId)).toEqual([automaticJobs()[0]?.job_id]);
+
+    await runQueued();
+    expect([...output.keys()]).toEqual(['m1', 'm2']);
+    expect(await tick()).toBe(0);
+    expect(await store.sourcesWithNewRows()).toEqual([]);
+
+    commit({ m3: { action: 'c' } });
+    expect(await tick()).toBe(1);
+    await runQueued();
+    expect([...output.keys()]).toEqual(['m1', 'm2', 'm3']);
+    expect(automaticJobs().map((job) => [job.status, job.rows_in])).toEqual([
+      ['Succeeded', 2],
+      ['Succeeded', 1],
+    ]);
+  });
+
+  it('runs a deployed pipeline over the rows already there, and never twice for one schedule race', async () => {
+    const w = await world();
+    w.commit({ m1: { action: 'a' } });
+    const created = await createPipeline(w.store, platformAdmin, {
+      tenant_id: w.tenant.tenant_id,
+      name: 'late',
+      definition: { ...w.definition(), on_new_data: true },
+    });
+    await deployPipeline(w.store, platformAdmin, created.pipeline_id, undefined);
+    expect(await Promise.all([startRunsOnNewData(w.store), startRunsOnNewData(w.store)])).toEqual(
+      expect.arrayContaining([1, 0]),
+    );
+    expect(w.store.state.jobs.size).toBe(1);
+  });
+
+  it('stops while the pipeline is disabled, and cancels a queued automatic run it finds disabled', async () => {
+    const { commit, tick, automaticJobs, store, pipelineId, deps, output } = await watching();
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(1);
+    await setPipelineStatus(store, platformAdmin, pipelineId, 'Disabled');
+    const [queued] = automaticJobs();
+    await expect(runPipeline(deps, queued as Job, running)).rejects.toBeInstanceOf(JobCancelled);
+    expect(output.size).toBe(0);
+    await store.moveJob(queued?.job_id as string, ['Queued'], { status: 'Cancelled' }, new Date());
+
+    commit({ m2: { action: 'b' } });
+    expect(await tick()).toBe(0);
+    expect(await store.sourcesWithNewRows()).toEqual([]);
+    await setPipelineStatus(store, platformAdmin, pipelineId, 'Active');
+    commit({ m3: { action: 'c' } });
+    expect(await tick()).toBe(1);
+  });
+
+  it('does not repeat a failed run for the same rows, and runs again when more arrive', async () => {
+    const { commit, tick, runQueued, automaticJobs } = await watching();
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(1);
+    await runQueued('Failed');
+    expect(await tick()).toBe(0);
+    commit({ m2: { action: 'b' } });
+    expect(await tick()).toBe(1);
+    await runQueued();
+    expect(automaticJobs().map((job) => [job.status, job.rows_in])).toEqual([
+      ['Failed', null],
+      ['Succeeded', 2],
+    ]);
+  });
+
+  it('stops watching a source once the deployed version no longer runs on new data', async () => {
+    const { commit, tick, store, pipelineId, definition, dataSet } = await watching();
+    await updateDefinition(store, platformAdmin, pipelineId, definition());
+    await deployPipeline(store, platformAdmin, pipelineId, undefined);
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(0);
+    expect(await store.watchersOf(dataSet.data_set_id)).toEqual([]);
   });
 });

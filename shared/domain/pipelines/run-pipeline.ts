@@ -3,7 +3,8 @@ import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts
 import type { Action, AddFile } from '../delta/log.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
-import type { JobOutcome, RunControl } from '../jobs/run-job.ts';
+import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
+import type { PipelineJobPayload } from '../jobs/use-cases.ts';
 import {
   type Cell,
   type ColumnDefinition,
@@ -142,7 +143,8 @@ export class Decoder {
 /**
  * Run a pipeline job.
  * Input: the job (its pipeline and deployed version). Output: rows in, out and rejected.
- *  1. Load the deployed snapshot the job was started with (later edits do not matter).
+ *  1. Load the deployed snapshot the job was started with (later edits do not matter). A run that
+ *     new data started is cancelled if the pipeline was disabled meanwhile.
  *  2. Read the source's commits after the pipeline's checkpoint, oldest first, up to a bound.
  *  3. Decode each payload as JSON, extract the columns by path with their types; reject what does not fit.
  *  4. Unless cancelled, commit the rows to the output table (created on the first run, partitioned
@@ -163,6 +165,8 @@ export async function runPipeline(
   };
   const pipeline = await deps.getPipeline(pipelineId);
   if (!pipeline) throw new Error('The pipeline was deleted');
+  if ((job.payload as PipelineJobPayload | null)?.trigger === 'on_new_data' && pipeline.status !== 'Active')
+    throw new JobCancelled();
   const snapshot = await deps.getDeployedVersion(pipelineId, version);
   if (!snapshot) throw new Error(`Deployed version ${version} of the pipeline does not exist`);
   const definition = snapshot.definition;
