@@ -18,6 +18,7 @@ import {
   runQuery,
   type StoredEnvelope,
 } from '#shared/domain/pipelines/run-pipeline.ts';
+import { suggestColumns } from '#shared/domain/pipelines/suggest-columns.ts';
 import {
   createPipeline,
   deployPipeline,
@@ -25,7 +26,7 @@ import {
   updateDefinition,
 } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
-import { memoryStore, platformAdmin } from '../support/memory.ts';
+import { memoryStore, platformAdmin, tenantPrincipal } from '../support/memory.ts';
 
 const columns = [
   { name: 'action', path: '$.action', type: 'string' as const },
@@ -418,5 +419,60 @@ describe.concurrent('runs on new data', () => {
     commit({ m1: { action: 'a' } });
     expect(await tick()).toBe(0);
     expect(await store.watchersOf(dataSet.data_set_id)).toEqual([]);
+  });
+});
+
+describe.concurrent('suggestColumns', () => {
+  it('proposes paths, names and the types every sampled value fits, from the newest payloads', async () => {
+    const { commit, deps, dataSet } = await world();
+    commit(
+      {
+        m1: '<order id="7"><total currency="EUR">7.50</total><paid>true</paid><at>2026-11-21T10:00:00Z</at></order>',
+        m2: '<order id="8"><total currency="EUR">12</total><paid>false</paid><note>gift</note></order>',
+      },
+      'application/xml',
+    );
+    commit(
+      { m3: { type: 'push', 'repo-name': 'x', n: 1, ratio: 1, dt: 'a', tags: ['a'], user: { LoginName: 'o' } } },
+      'application/json',
+    );
+    commit({ m4: { type: 'issue', n: 2, ratio: 0.5, extra: null } }, 'application/json');
+    commit({ m5: 'not json' }, 'application/json');
+
+    const suggestion = await suggestColumns(deps, platformAdmin, dataSet.data_set_id, { format: 'auto' });
+    expect(suggestion).toMatchObject({
+      decode: { format: 'auto' },
+      sampled_envelopes: 5,
+      sampled_rows: 5,
+      formats: { json: 3, xml: 2 },
+      rows_rejected: 1,
+      rejection_samples: [{ message_id: 'm5', reason: 'payload is not valid JSON' }],
+      more_paths: 0,
+    });
+    expect(suggestion.columns.map((column) => [column.name, column.path, column.type, column.seen])).toEqual([
+      ['type', '$.type', 'string', 2],
+      ['n', '$.n', 'long', 2],
+      ['ratio', '$.ratio', 'double', 2],
+      ['repo_name', '$.repo-name', 'string', 1],
+      ['dt_2', '$.dt', 'string', 1],
+      ['tags', '$.tags', 'string', 1],
+      ['login_name', '$.user.LoginName', 'string', 1],
+      ['id', '$.order["@id"]', 'long', 2],
+      ['currency', '$.order.total["@currency"]', 'string', 2],
+      ['total', '$.order.total["#text"]', 'double', 2],
+      ['paid', '$.order.paid', 'boolean', 2],
+      ['note', '$.order.note', 'string', 1],
+      ['at', '$.order.at', 'timestamp', 1],
+    ]);
+
+    const limited = await suggestColumns(deps, platformAdmin, dataSet.data_set_id, { format: 'json', sample: 2 });
+    expect([limited.sampled_envelopes, limited.rows_rejected, limited.columns.length]).toEqual([2, 1, 3]);
+  });
+
+  it('answers 404 for a data set of another tenant', async () => {
+    const { deps, dataSet } = await world();
+    await expect(
+      suggestColumns(deps, tenantPrincipal('another-tenant', 'TenantAdmin'), dataSet.data_set_id, {}),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

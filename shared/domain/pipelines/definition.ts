@@ -21,6 +21,13 @@ export const columnTypes = ['string', 'long', 'double', 'boolean', 'timestamp'] 
 
 const pathPattern = /^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["(?:[^"\\]|\\.)*"\])|(\[\d+\]))*$/;
 
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+const jsonValue: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+  )
+  .meta({ id: 'JsonValue', description: 'Any JSON value' });
+
 const path = z.string().max(512).regex(pathPattern, 'A path is $ followed by .key, ["key"] or [index] steps');
 
 export const columnDefinition = z.strictObject({
@@ -38,7 +45,7 @@ export const querySpecification = z.strictObject({
   where: z
     .strictObject({
       path,
-      equals: z.json().meta({ id: 'JsonValue', description: 'Any JSON value' }),
+      equals: jsonValue,
     })
     .optional(),
   columns: z
