@@ -170,6 +170,7 @@ describe('a pipeline run', () => {
       'partition_key',
       'payload',
       'rejection_samples',
+      'rows_filtered',
       'rows_in',
       'rows_out',
       'rows_rejected',
