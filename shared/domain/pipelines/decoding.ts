@@ -7,7 +7,7 @@
  *    decoded in the content type's charset, UTF-8 by default); a repeated key becomes an array;
  *  - auto: by the envelope's content type (ndjson, json, xml, form), anything else as json.
  * XML and form values are text: columns convert them (see definition.ts). Every format refuses
- * malformed text (invalid UTF-8 is never replaced) and documents nested deeper than 64 levels.
+ * malformed text (invalid UTF-8 is never replaced).
  */
 import { parseXml, XmlRejected, xmlLimits } from './xml.ts';
 
@@ -39,17 +39,24 @@ export function formatOf(contentType: string | null): PayloadFormat {
 
 class DecodeRejected extends Error {}
 
+const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
+
 /** Bytes to text in an encoding (a WHATWG label), refusing malformed bytes rather than replacing them. */
 function strictDecoder(label: string, what: string): (bytes: Uint8Array) => string {
-  let decoder: InstanceType<typeof TextDecoder>;
-  try {
-    decoder = new TextDecoder(label, { fatal: true });
-  } catch {
-    throw new DecodeRejected(`${what} encoding "${label}" is not supported`);
+  let decoder = decoders.get(label);
+  if (!decoder) {
+    try {
+      decoder = new TextDecoder(label, { fatal: true });
+    } catch {
+      throw new DecodeRejected(`${what} encoding "${label}" is not supported`);
+    }
+    // Labels come from senders' content types: keep a few, not one per made-up label.
+    if (decoders.size < 64) decoders.set(label, decoder);
   }
+  const known = decoder;
   return (bytes) => {
     try {
-      return decoder.decode(bytes);
+      return known.decode(bytes);
     } catch {
       throw new DecodeRejected(`${what} is not valid ${label.toUpperCase()}`);
     }
@@ -71,25 +78,7 @@ function xmlText(bytes: Uint8Array): string {
   return strictDecoder(encoding, 'payload')(bytes);
 }
 
-/** Depth of JSON text without building it: brackets outside strings. */
-function jsonTooDeep(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > decodeLimits.maxDepth) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
 function parseJson(text: string, what: string): Decoded {
-  if (jsonTooDeep(text)) return { rejected: `${what} nested deeper than ${decodeLimits.maxDepth} levels` };
   try {
     return { value: JSON.parse(text) };
   } catch {
@@ -101,6 +90,7 @@ const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46
 
 /** Percent-decoding as browsers do it: `%` and two hex digits is a byte, `+` a space, anything else itself. */
 function formBytes(latin1: string): Uint8Array {
+  if (!latin1.includes('%') && !latin1.includes('+')) return Buffer.from(latin1, 'latin1');
   const bytes = new Uint8Array(latin1.length);
   let n = 0;
   for (let i = 0; i < latin1.length; i++) {

@@ -127,6 +127,17 @@ function longOfText(value: string): bigint | null {
   return parsed <= maxLong && parsed >= minLong ? parsed : null;
 }
 
+/** An object or array as JSON text; one nested too deeply to write (thousands of levels) rejects its row. */
+function jsonText(value: object, column: ColumnDefinition): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError)
+      throw new RowRejected(`column ${column.name}: value nested too deeply to write as text`);
+    throw error;
+  }
+}
+
 /** A JSON value as the column's type. */
 function convertJson(value: unknown, column: ColumnDefinition): Cell {
   if (value === undefined || value === null) return null;
@@ -135,7 +146,7 @@ function convertJson(value: unknown, column: ColumnDefinition): Cell {
     case 'string':
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-      if (typeof value === 'object') return JSON.stringify(value);
+      if (typeof value === 'object') return jsonText(value, column);
       throw wrongType();
     case 'long': {
       if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);

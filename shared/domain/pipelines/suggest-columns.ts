@@ -1,7 +1,7 @@
 import { notFound } from '../errors.ts';
 import type { RejectionSample } from '../jobs/model.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
-import { type DecodeFormat, decodePayload, type PayloadFormat } from './decoding.ts';
+import { type DecodeFormat, decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
 import { type ColumnDefinition, columnTypes } from './definition.ts';
 import type { SourceReader } from './run-pipeline.ts';
 
@@ -58,14 +58,17 @@ function merge(a: ColumnType | null, b: ColumnType | null): ColumnType | null {
 
 const stepOf = (key: string) => (plainKey.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
 
-/** Leaves of a document: scalars, and arrays as a whole (a column holds them as JSON text). */
+/**
+ * Leaves of a document: scalars, and arrays as a whole (a column holds them as JSON text). Below
+ * 64 levels an object is a leaf too: no definition needs paths deeper than that.
+ */
 function leaves(
   value: unknown,
   path: string,
   keys: string[],
   visit: (path: string, keys: string[], leaf: unknown) => void,
 ) {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && keys.length < decodeLimits.maxDepth) {
     for (const [key, child] of Object.entries(value)) leaves(child, `${path}${stepOf(key)}`, [...keys, key], visit);
   } else if (path !== '$') visit(path, keys, value);
 }
