@@ -7,10 +7,12 @@
  *   table     a Delta table of 10,000 commits: DynamoDB units per event, opening it with and without
  *             checkpoints, compaction (bench/table.ts)
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
+ *   decode    pipelines' decoding per format (rows/s, MB/s), and how fast hostile XML is rejected
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { benchDecode } from './decode.ts';
 import { benchFunctions } from './functions.ts';
 import { benchIngest, benchIngestFrontOnly, benchQueueJournal } from './ingest.ts';
 
@@ -201,6 +203,8 @@ if (want('table')) {
     '',
   );
 }
+
+if (want('decode')) lines.push(...benchDecode());
 
 if (want('cost')) {
   // Its own process: it runs local mode with every function's handler wrapped by a meter.

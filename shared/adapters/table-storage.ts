@@ -12,6 +12,7 @@ import { type LogReader, openSnapshot } from '../domain/delta/snapshot.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
 import { deltaLog } from './dynamo/delta-log.ts';
 import { getObjectStore } from './dynamo/object-stores.ts';
+import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
@@ -45,6 +46,7 @@ export async function tableReader(dataSet: DataSet): Promise<LogReader & { stora
 
 export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
   await recordDataSetVersion(dataSet.data_set_id, version, new Date());
+  await noteNewRows(dataSet.data_set_id);
 }
 
 /** A metadata change (table properties) committed as the table's next version; the next checkpoint carries it. */

@@ -299,6 +299,10 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/optimize`, body: {} }),
   },
+  'POST /api/data-sets/{data_set_id}/suggest-columns': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/suggest-columns`, body: {} }),
+  },
   'PUT /api/data-sets/{data_set_id}/table-properties': {
     scope: 'tenant',
     // The world's data set has no commit yet: an authorised caller is told so (409).
