@@ -66,7 +66,7 @@ export const monitoringRoutes = {
     auth: 'apiKey',
     permission: 'connections.read',
     summary:
-      'Accepted events read back from the data set, newest first, or by message id or time range (at most 16 files or 64 MiB of Parquet per request; the cursor goes on)',
+      'Accepted events read back from the data set, newest first: by message id, time range, bytes the body contains or a JSON value (at most 16 files or 64 MiB of Parquet per request; the cursor goes on, and the answer says how far back it looked)',
     tag: 'Monitoring',
     params: connectionIdParams,
     query: eventsQuery,

@@ -219,6 +219,71 @@ describe('/metrics and connection stats', () => {
   });
 });
 
+describe('searching events by what their bodies hold', () => {
+  interface EventPage {
+    events: { message_id: string; payload: string }[];
+    next_cursor: string | null;
+    files_read: number;
+    bytes_read: number;
+    events_scanned: number;
+    files_left: number;
+    scanned_back_to: string | null;
+  }
+
+  it('finds exactly the events whose raw body holds the text, across commits, in JSON, XML, other scripts and bytes', async () => {
+    // Prepare: three commits, each waited for, of bodies of several kinds.
+    const hook = await createWebhook(api);
+    const send = async (body: string | Buffer, contentType: string) =>
+      (await ingest(api, hook, body, { 'content-type': contentType })).body.message_id;
+    const invoice = await send('{"type":"invoice.paid","data":{"object":{"id":"in_123"}}}', 'application/json');
+    const other = await send('{"type":"invoice.paid","data":{"object":{"id":"in_124"}}}', 'application/json');
+    await waitForRows(api, hook.dataSetId, 2);
+    const xml = await send('<order id="in_123"><city>Zürich</city></order>', 'application/xml');
+    const japanese = await send('{"message":"注文 in_123 を受け付けました"}', 'application/json; charset=utf-8');
+    await waitForRows(api, hook.dataSetId, 4);
+    const binary = await send(Buffer.from([0x00, 0xff, ...Buffer.from('in_123'), 0xfe]), 'application/octet-stream');
+    const upper = await send('{"id":"IN_123"}', 'application/json');
+    const location = await waitForRows(api, hook.dataSetId, 6);
+
+    // Act
+    const search = async (query: string) => {
+      const response = await api.get<EventPage>(`/api/connections/${hook.connectionId}/events?${query}`);
+      expect(response.status, response.text).toBe(200);
+      return response.body;
+    };
+    const found = await search('contains=in_123');
+
+    // Assess: against what was sent, and against the table as DuckDB reads it.
+    expect(found.events.map((event) => event.message_id)).toEqual([binary, japanese, xml, invoice]);
+    expect(found).toMatchObject({ next_cursor: null, files_left: 0, scanned_back_to: null, events_scanned: 6 });
+    expect(found.files_read).toBeGreaterThanOrEqual(3);
+    expect(found.bytes_read).toBeGreaterThan(0);
+    const table = await readEnvelopeTable(location);
+    expect(
+      table.rows
+        .filter((row) => row.payload.includes(Buffer.from('in_123')))
+        .map((row) => row.message_id)
+        .sort(),
+    ).toEqual([binary, japanese, xml, invoice].sort());
+    expect(Buffer.from(found.events[2]?.payload ?? '', 'base64').toString('utf8')).toBe(
+      '<order id="in_123"><city>Zürich</city></order>',
+    );
+
+    const ids = async (query: string) => (await search(query)).events.map((event) => event.message_id);
+    expect(await ids(`contains=${encodeURIComponent('Zürich')}`)).toEqual([xml]);
+    expect(await ids(`contains=${encodeURIComponent('受け付け')}`)).toEqual([japanese]);
+    expect(await ids('contains=IN_123')).toEqual([upper]);
+    expect(await ids(`contains=${encodeURIComponent('in_123"}}}')}`)).toEqual([invoice]);
+    expect(await ids(`json_path=${encodeURIComponent('$.data.object.id')}&json_equals=in_124`)).toEqual([other]);
+    expect(await ids('contains=nowhere')).toEqual([]);
+
+    for (const query of ['contains=', `contains=${encodeURIComponent('é'.repeat(501))}`, 'json_path=%24.a']) {
+      const refused = await api.get<{ code: string }>(`/api/connections/${hook.connectionId}/events?${query}`);
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+    }
+  });
+});
+
 describe('failed deliveries', () => {
   let proxy: FaultProxy;
   beforeAll(async () => {

@@ -61,7 +61,8 @@ export function parsePath(path: string): Step[] {
   return steps;
 }
 
-function valueAt(document: unknown, steps: Step[]): unknown {
+/** The value at a parsed path, undefined where the document has none. */
+export function valueAt(document: unknown, steps: Step[]): unknown {
   let current: unknown = document;
   for (const step of steps) {
     if (current === null || current === undefined) return undefined;

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { maxSearchBytes } from '../../domain/monitoring/events.ts';
+import { columnDefinition } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const monitoringPageQuery = z.strictObject({ ...pageQuery });
@@ -66,6 +68,29 @@ export const eventsQuery = z.strictObject({
   message_id: id.optional().meta({ description: 'Only the event with this message id' }),
   from: timestamp.optional().meta({ description: 'Only events received at or after this time' }),
   to: timestamp.optional().meta({ description: 'Only events received before this time' }),
+  contains: z
+    .string()
+    .refine((text) => {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      return bytes >= 1 && bytes <= maxSearchBytes;
+    }, `Must be 1 to ${maxSearchBytes} bytes of UTF-8`)
+    .optional()
+    .meta({
+      description:
+        'Only events whose raw body (decoded from base64) holds these bytes: the UTF-8 of the text, case-sensitive, 1 to 1,000 bytes',
+    }),
+  json_path: columnDefinition.shape.path.optional().meta({
+    description:
+      'With json_equals: only events whose body is JSON with this value at this path ($ then .key, ["key"] or [index] steps)',
+  }),
+  json_equals: z
+    .string()
+    .refine((text) => Buffer.byteLength(text, 'utf8') <= maxSearchBytes, `At most ${maxSearchBytes} bytes of UTF-8`)
+    .optional()
+    .meta({
+      description:
+        'With json_path: the value it must hold, as text (a string itself; a number, true, false or null as JSON writes it)',
+    }),
 });
 
 export const event = z
@@ -85,4 +110,17 @@ export const listEventsResponse = z.object({
   events: z.array(event),
   next_cursor: nextCursor,
   files_read: z.number().int().meta({ description: 'Parquet files this request read' }),
+  bytes_read: z.number().int().meta({ description: 'Bytes of Parquet this request read' }),
+  events_scanned: z
+    .number()
+    .int()
+    .meta({ description: 'Events of the range (before the cursor) this request considered, matching or not' }),
+  files_left: z
+    .number()
+    .int()
+    .meta({ description: 'Files of the range this request did not reach: the cursor goes on to them' }),
+  scanned_back_to: nullableTimestamp.meta({
+    description:
+      'With a cursor: every event of the range received at or after this time was considered, older ones were not yet; null when nothing is left',
+  }),
 });
