@@ -214,6 +214,38 @@ describe('the operator console', () => {
     expect(tab.problems).toEqual([]);
   });
 
+  it('searches the bodies of events for text or a JSON value and says how far it looked', async () => {
+    const { page } = tab;
+    const xmlId = (
+      await ingest(api, hook, '<order id="in_123"><city>Zürich</city></order>', { 'content-type': 'application/xml' })
+    ).body.message_id;
+    await waitForRows(api, hook.dataSetId, 6);
+    await page.getByRole('button', { name: 'Latest' }).click();
+    await waitForText(page.locator('ol.events summary').first(), new RegExp(xmlId));
+
+    await page.getByLabel('Body contains').fill('Zürich');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(
+      page.locator('#events-summary'),
+      /^1 matching event, newest first\. Looked at 6 events in \d+ files .*: the whole range\.$/,
+    );
+    expect(await page.locator('ol.events summary').allTextContents()).toEqual([expect.stringContaining(xmlId)]);
+    await checkAccessibility(page, 'events-search');
+
+    await page.getByLabel('Body contains').fill('');
+    await page.getByLabel('JSON path').fill('$.number');
+    await page.getByLabel('equals').fill('7');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('#events-summary'), /^1 matching event/);
+    expect(await page.locator('ol.events pre').textContent()).toBe('{\n  "action": "opened",\n  "number": 7\n}');
+
+    await page.getByLabel('JSON path').fill('');
+    await page.getByLabel('Body contains').fill('nothing sent says this');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('#events-summary'), /^0 matching events/);
+    expect(tab.problems).toEqual([]);
+  });
+
   it('lists the tenant’s pipelines and jobs', async () => {
     const { page } = tab;
     const name = unique('pipeline');
