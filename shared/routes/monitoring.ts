@@ -4,6 +4,8 @@ import { dataSetIdParams } from '../http/schemas/data-sets.ts';
 import {
   connectionStats,
   eventsQuery,
+  historyQuery,
+  historyResponse,
   listEventsResponse,
   listFailedDeliveriesResponse,
   listRejectionsResponse,
@@ -11,7 +13,9 @@ import {
   monitoringPageQuery,
   redriveBody,
   redriveResponse,
+  tenantHistoryResponse,
 } from '../http/schemas/monitoring.ts';
+import { tenantIdParams } from '../http/schemas/tenants.ts';
 import { listing, type RouteSpec, table } from './spec.ts';
 
 export const monitoringRoutes = {
@@ -59,6 +63,29 @@ export const monitoringRoutes = {
     tag: 'Monitoring',
     params: connectionIdParams,
     responses: { 200: connectionStats },
+    access: table,
+  },
+  'GET /api/connections/{connection_id}/stats/history': {
+    entry: 'functions/monitoring/stats-history.ts',
+    auth: 'apiKey',
+    permission: 'connections.read',
+    summary:
+      'Accepted, rejected by code, written, dead-lettered (and duplicates, redriven) per 15 minutes, hour or day, for up to 30 days back',
+    tag: 'Monitoring',
+    params: connectionIdParams,
+    query: historyQuery,
+    responses: { 200: historyResponse },
+    access: table,
+  },
+  'GET /api/tenants/{tenant_id}/stats/history': {
+    entry: 'functions/monitoring/tenant-stats-history.ts',
+    auth: 'apiKey',
+    permission: 'connections.read',
+    summary: 'The traffic history of all the tenant’s connections added up, as a connection’s',
+    tag: 'Monitoring',
+    params: tenantIdParams,
+    query: historyQuery,
+    responses: { 200: tenantHistoryResponse },
     access: table,
   },
   'GET /api/connections/{connection_id}/events': {

@@ -187,6 +187,64 @@ describe('/metrics and connection stats', () => {
     expect(stats.body.last_write_at >= stats.body.last_ingest_at).toBe(true);
   });
 
+  it('serves the traffic of the last day per interval, for a connection and added up for its tenant', async () => {
+    // Prepare: two connections of one tenant.
+    const hook = await createWebhook(api);
+    const second = await createWebhook(api, { tenantId: hook.tenantId });
+    await Promise.all(Array.from({ length: 4 }, (_, i) => ingest(api, hook, JSON.stringify({ i }))));
+    await ingest(api, { sourceId: hook.sourceId, token: 'trb_ing_wrong' }, 'x');
+    await ingest(api, second, '{}');
+    await waitForRows(api, hook.dataSetId, 4);
+    await waitForRows(api, second.dataSetId, 1);
+
+    // Act: the figures of every interval of the last day (the sends may straddle two).
+    interface Interval {
+      start: string;
+      accepted: number;
+      rejected: Record<string, number>;
+      written_rows: number;
+      dead_lettered: number;
+    }
+    const totalOf = (intervals: Interval[]) =>
+      intervals.reduce(
+        (sum, interval) => ({
+          accepted: sum.accepted + interval.accepted,
+          unauthorized: sum.unauthorized + (interval.rejected.UNAUTHORIZED ?? 0),
+          written: sum.written + interval.written_rows,
+          dead_lettered: sum.dead_lettered + interval.dead_lettered,
+        }),
+        { accepted: 0, unauthorized: 0, written: 0, dead_lettered: 0 },
+      );
+    const connection = await pollUntil(
+      () =>
+        api.get<{ from: string; to: string; step_seconds: number; intervals: Interval[] }>(
+          `/api/connections/${hook.connectionId}/stats/history`,
+        ),
+      (response) => totalOf(response.body.intervals).accepted === 4 && totalOf(response.body.intervals).written === 4,
+    );
+    const tenant = await pollUntil(
+      () =>
+        api.get<{ connections: number; intervals: Interval[] }>(`/api/tenants/${hook.tenantId}/stats/history?step=1h`),
+      (response) => totalOf(response.body.intervals).written === 5,
+    );
+
+    // Assess
+    expect(totalOf(connection.body.intervals)).toEqual({ accepted: 4, unauthorized: 1, written: 4, dead_lettered: 0 });
+    expect(connection.body.step_seconds).toBe(900);
+    // A day back from now, to the end of the current quarter hour, every interval listed.
+    const [from, to] = [Date.parse(connection.body.from), Date.parse(connection.body.to)];
+    expect(connection.body.intervals).toHaveLength((to - from) / 900_000);
+    expect(Date.now() - from).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(Date.now() - from).toBeLessThan(24 * 3600_000 + 15 * 60_000 + 60_000);
+    expect(to - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+    expect(tenant.body.connections).toBe(2);
+    expect(totalOf(tenant.body.intervals)).toEqual({ accepted: 5, unauthorized: 1, written: 5, dead_lettered: 0 });
+    const refused = await api.get<{ code: string }>(
+      `/api/connections/${hook.connectionId}/stats/history?from=2026-01-02T00:00:00.000Z&to=2026-01-01T00:00:00.000Z`,
+    );
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+  });
+
   it('lists each commit as a run, newest first, with its files, rows and bytes', async () => {
     const hook = await createWebhook(api);
     await ingest(api, hook, '1');

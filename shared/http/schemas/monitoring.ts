@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { maxSearchBytes } from '../../domain/monitoring/events.ts';
+import { historyRetentionDays, historySteps } from '../../domain/monitoring/history.ts';
 import { columnDefinition } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
@@ -46,6 +47,42 @@ export const connectionStats = z
     oldest_unwritten_age_seconds: z.number().int().nullable(),
   })
   .meta({ id: 'ConnectionStats' });
+
+export const historyQuery = z.strictObject({
+  from: timestamp.optional().meta({
+    description: `The first interval is the one holding this time (default: a day before to; at most ${historyRetentionDays} days ago, the history kept)`,
+  }),
+  to: timestamp.optional().meta({ description: 'The last interval is the one holding this time (default: now)' }),
+  step: z
+    .enum(Object.keys(historySteps) as [keyof typeof historySteps, ...(keyof typeof historySteps)[]])
+    .default('15m')
+    .meta({ description: 'The length of each interval: 15 minutes, an hour or a day (UTC)' }),
+});
+
+export const historyInterval = z
+  .object({
+    start: timestamp,
+    accepted: z.number().int().meta({ description: 'Requests answered 202 in the interval' }),
+    duplicates: z.number().int(),
+    rejected: z.record(z.string(), z.number().int()).meta({ description: 'Refused requests by code' }),
+    written_rows: z.number().int(),
+    dead_lettered: z.number().int(),
+    redriven: z.number().int(),
+  })
+  .meta({ id: 'HistoryInterval' });
+
+export const historyResponse = z
+  .object({
+    from: timestamp.meta({ description: 'Start of the first interval' }),
+    to: timestamp.meta({ description: 'End of the last interval' }),
+    step_seconds: z.number().int(),
+    intervals: z.array(historyInterval).meta({ description: 'Every interval of the range, oldest first' }),
+  })
+  .meta({ id: 'TrafficHistory' });
+
+export const tenantHistoryResponse = historyResponse
+  .extend({ connections: z.number().int().meta({ description: 'Connections whose traffic is added up' }) })
+  .meta({ id: 'TenantTrafficHistory' });
 
 export const run = z
   .object({
