@@ -167,9 +167,27 @@ describe('the operator console', () => {
     await waitForText(cell(row(page, hookName), 'Written'), /^3$/);
     await checkAccessibility(page, 'overview');
 
+    // The traffic chart draws the history the API keeps, as soon as a page opens (not only what
+    // arrived while it was open): a fresh load shows the three at once.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+    await waitForText(
+      page.locator('.chart-summary'),
+      /^Last 24 hours, per 15 minutes \(UTC\): 3 accepted, 3 written, 0 rejected, 0 dead-lettered\.$/,
+    );
+    expect(await page.locator('svg.chart rect.accepted:not([height="0"])').count()).toBeGreaterThanOrEqual(1);
+    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    await waitForText(page.locator('.chart-summary'), /^Last 7 days, per hour \(UTC\): 3 accepted, 3 written/);
+    expect(await page.locator('svg.chart g').count()).toBe(168);
+
     expect((await ingest(api, { ...hook, token: 'trb_ing_wrong' }, '{"n":4}')).status).toBe(401);
     await page.getByRole('link', { name: hookName }).click();
     await page.getByRole('heading', { level: 1, name: `Connection ${hookName}` }).waitFor();
+    await waitForText(
+      page.locator('.chart-summary'),
+      /^Last 24 hours, per 15 minutes \(UTC\): 3 accepted, 3 written, 1 rejected, 0 dead-lettered\.$/,
+    );
+    expect(await page.locator('svg.chart g').count()).toBe(96);
     await waitForText(cell(page.getByRole('table', { name: /refused requests/ }), 'Code'), /^UNAUTHORIZED$/);
     expect(await page.locator('#curl').textContent()).toContain(`${baseUrl}/api/ingest/${hook.sourceId}`);
 
