@@ -46,7 +46,7 @@ export const monitoringRoutes = {
     auth: 'apiKey',
     permission: 'connections.operate',
     summary:
-      'Send failed deliveries (all, or the message ids given) back to the ingest queue; no row is ever written twice',
+      'Send failed deliveries (all, or those of the message ids, failure time range or error category given) back to the ingest queue, with the counts; no row is ever written twice',
     tag: 'Monitoring',
     params: connectionIdParams,
     body: redriveBody,

@@ -389,18 +389,26 @@ describe('failed deliveries', () => {
     expect(unknown.status).toBe(404);
 
     proxy.failWhen(null);
-    const one = await api.post<{ redriven: number }>(
-      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
-      {
-        json: { message_ids: [sent[0]] },
-      },
-    );
-    expect(one.body).toEqual({ redriven: 1 });
-    const rest = await api.post<{ redriven: number }>(
-      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
-      { json: {} },
-    );
-    expect(rest.body).toEqual({ redriven: 1 });
+    const redrive = (json: Record<string, unknown>) =>
+      api.post<{ redriven: number; by_category: Record<string, number>; remaining: number }>(
+        `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
+        { json },
+      );
+    // Filters by the time of failure (to is exclusive) and by the category the error starts with.
+    const [earliest] = listed.body.failed_deliveries.map((failed) => failed.failed_at).sort();
+    const category = listed.body.failed_deliveries[0]?.last_error.split(':')[0];
+    expect(category).toMatch(/^STORE_[A-Z]+$/);
+    expect((await redrive({ to: earliest })).body).toEqual({ redriven: 0, by_category: {}, remaining: 2 });
+    expect((await redrive({ error_category: 'ACCESS_DENIED' })).body).toEqual({
+      redriven: 0,
+      by_category: {},
+      remaining: 2,
+    });
+    expect((await redrive({ from: '2026-01-02T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' })).status).toBe(400);
+    const one = await redrive({ message_ids: [sent[0]], error_category: category, from: earliest });
+    expect(one.body).toEqual({ redriven: 1, by_category: { [category as string]: 1 }, remaining: 1 });
+    const rest = await redrive({});
+    expect(rest.body).toEqual({ redriven: 1, by_category: { [category as string]: 1 }, remaining: 0 });
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual([...sent].sort());
     // Written after a redrive: accounted for again.
@@ -419,13 +427,7 @@ describe('failed deliveries', () => {
       (await api.get<{ failed_deliveries: unknown[] }>(`/api/connections/${hook.connectionId}/failed-deliveries`)).body
         .failed_deliveries,
     ).toEqual([]);
-    expect(
-      (
-        await api.post<{ redriven: number }>(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
-          json: {},
-        })
-      ).body,
-    ).toEqual({ redriven: 0 });
+    expect((await redrive({})).body).toEqual({ redriven: 0, by_category: {}, remaining: 0 });
   });
 });
 

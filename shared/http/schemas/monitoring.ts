@@ -25,8 +25,24 @@ export const listFailedDeliveriesResponse = z.object({
   failed_deliveries: z.array(failedDelivery),
   next_cursor: nextCursor,
 });
-export const redriveBody = z.strictObject({ message_ids: z.array(id).min(1).max(1000).optional() });
-export const redriveResponse = z.object({ redriven: z.number().int() });
+export const redriveBody = z.strictObject({
+  message_ids: z.array(id).min(1).max(1000).optional().meta({ description: 'Only these failed deliveries' }),
+  from: timestamp.optional().meta({ description: 'Only those that failed at or after this time' }),
+  to: timestamp.optional().meta({ description: 'Only those that failed before this time' }),
+  error_category: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'An UPPER_SNAKE category, such as STORE_UNREACHABLE')
+    .optional()
+    .meta({
+      description:
+        'Only those whose last_error starts with this category (STORE_UNREACHABLE, ACCESS_DENIED, TABLE_PROTOCOL_UNSUPPORTED, …; OTHER for an error that names none)',
+    }),
+});
+export const redriveResponse = z.object({
+  redriven: z.number().int(),
+  by_category: z.record(z.string(), z.number().int()).meta({ description: 'Those redriven, by error category' }),
+  remaining: z.number().int().meta({ description: 'Failed deliveries of the connection left where they were' }),
+});
 
 export const connectionStats = z
   .object({
