@@ -6,6 +6,7 @@ import {
   type EventReadDeps,
   eventMatcher,
   maxFilesPerRead,
+  maxReadMs,
   readEvents,
   type StoredEvent,
 } from '#shared/domain/monitoring/events.ts';
@@ -271,6 +272,47 @@ describe('searching the bodies of events', () => {
     expect(await found({ json_path: '$["pusher"].name', json_equals: 'Zoë' })).toEqual([id(3)]);
     expect(await found({ json_path: '$.data.object', json_equals: '{"id":"in_123","amount":7}' })).toEqual([]);
     expect(await found({ json_path: '$.type', json_equals: 'invoice.paid', contains: 'in_124' })).toEqual([id(2)]);
+  });
+
+  it('compares the JSON value, not the bytes: escaped strings and numbers written another way match', async () => {
+    const { deps } = table([
+      [
+        withBody(1, 1, '{"id":"in\\u005f123","city":"Z\\u00fcrich"}'),
+        withBody(2, 2, '{"id":"in_123","amount":1e2}'),
+        withBody(3, 3, '{"id":"in_1234","amount":100.5,"note":"in_123"}'),
+        withBody(4, 4, '{"id":"12\\u0061b"}'),
+      ],
+    ]);
+    const ids = async (json_path: string, json_equals: string) =>
+      (await readEvents(deps, { limit: 10, json_path, json_equals })).events.map((e) => e.message_id);
+    expect(await ids('$.id', 'in_123')).toEqual([id(2), id(1)]);
+    expect(await ids('$.city', 'Zürich')).toEqual([id(1)]);
+    expect(await ids('$.amount', '100')).toEqual([id(2)]);
+    expect(await ids('$.amount', '100.5')).toEqual([id(3)]);
+    expect(await ids('$.id', '12ab')).toEqual([id(4)]);
+  });
+
+  it('starts no file after its time budget, and the cursor goes on from there', async () => {
+    // Prepare: a clock on which each file takes 4 s to read.
+    const files = Array.from({ length: 6 }, (_, n) => [withBody(n, n, `{"hit":${n}}`)]);
+    const { deps } = table(files);
+    let now = 0;
+    const slow: EventReadDeps = {
+      ...deps,
+      clock: () => now,
+      readEvents: async (file) => {
+        now += 4000;
+        return deps.readEvents(file);
+      },
+    };
+    // Act
+    const first = await readEvents(slow, { limit: 50, contains: 'hit' });
+    const all = (await allPages(slow, { limit: 50, contains: 'hit' })).flat();
+    // Assess: 0 s, 4 s and 8 s are under the budget; at 12 s no file starts.
+    expect(maxReadMs).toBe(10_000);
+    expect(first.files_read).toBe(3);
+    expect(first.events.map((e) => e.message_id)).toEqual([id(5), id(4), id(3)]);
+    expect(all).toEqual([id(5), id(4), id(3), id(2), id(1), id(0)]);
   });
 
   it('skips files whose bodies are all shorter than the text, by their statistics', async () => {

@@ -4,7 +4,8 @@
  * whose body holds some bytes or a JSON value.
  *
  * The table is the only place that keeps every body, so this reads its Parquet files. Each request
- * is bounded: at most `maxFilesPerRead` files and `maxBytesPerRead` bytes of Parquet. What a
+ * is bounded: at most `maxFilesPerRead` files, `maxBytesPerRead` bytes of Parquet, and no file
+ * started after `maxReadMs` of reading (searching every body of a file costs more than listing). What a
  * request could not reach is not lost: the answer then carries a cursor to go on from there, and
  * says how far back it looked.
  */
@@ -27,6 +28,8 @@ export interface EventReadDeps {
   readEvents(file: AddFile): Promise<StoredEvent[]>;
   /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
   cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> };
+  /** Milliseconds, for the request's time budget (Date.now unless a test moves it). */
+  clock?: () => number;
 }
 
 export interface EventQuery {
@@ -69,6 +72,8 @@ export interface EventPage {
 }
 
 export const maxFilesPerRead = 16;
+/** No file is started after this much reading: what is left goes to the next request, well inside the API's 30 s. */
+export const maxReadMs = 10_000;
 /** A search is for 1 to 1,000 bytes (as is a JSON value compared). */
 export const maxSearchBytes = 1000;
 export const maxBytesPerRead = 64 * 1024 * 1024;
@@ -155,7 +160,12 @@ export function eventMatcher(
   if (query.json_path !== undefined && query.json_equals !== undefined) {
     const steps = parsePath(query.json_path);
     const wanted = query.json_equals;
+    // A value that is not a number, true, false or null can only match as a string; a body without
+    // a backslash has no escapes, so its strings are their own bytes: lacking them, it cannot match.
+    const scalar = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)$/.test(wanted);
+    const literal = scalar ? null : Buffer.from(wanted, 'utf8');
     tests.push((body) => {
+      if (literal && !body.includes(literal) && !body.includes(0x5c)) return false;
       let document: unknown;
       try {
         document = JSON.parse(body.toString('utf8'));
@@ -252,9 +262,13 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
   // Only the newest `limit` of what was read can be shown; what falls beyond is dropped as it comes.
   const collected: StoredEvent[] = [];
   let overflow = false;
+  const clock = deps.clock ?? Date.now;
+  const started = clock();
   for (let index = 0; index < candidates.length; index++) {
     const candidate = candidates[index] as (typeof candidates)[number];
-    const spent = index >= maxFilesPerRead || (index > 0 && bytesRead + candidate.file.size > maxBytesPerRead);
+    const spent =
+      index >= maxFilesPerRead ||
+      (index > 0 && (bytesRead + candidate.file.size > maxBytesPerRead || clock() - started >= maxReadMs));
     if (spent) {
       // Unread files hold nothing newer than this one's newest event: what is newer is certain.
       const certain = collected.filter((event) => event.ingested_at_us > candidate.max);
