@@ -119,9 +119,8 @@ export function trafficChart(path: string, title: string) {
   const draw = () => {
     const { slots, stepMs, label, per } = ranges[range];
     const oldest = (Math.floor(Date.now() / stepMs) - slots + 1) * stepMs;
-    const intervals = [...byStart.values()]
-      .filter((interval) => Date.parse(interval.start) >= oldest)
-      .sort((a, b) => a.start.localeCompare(b.start));
+    for (const start of byStart.keys()) if (Date.parse(start) < oldest) byStart.delete(start);
+    const intervals = [...byStart.values()].sort((a, b) => a.start.localeCompare(b.start));
     const sum = (value: (i: HistoryInterval) => number) => intervals.reduce((total, i) => total + value(i), 0);
     const summary = `${label}, ${per} (UTC): ${sum((i) => i.accepted)} accepted, ${sum((i) => i.written_rows)} written, ${sum(rejectedOf)} rejected, ${sum((i) => i.dead_lettered)} dead-lettered.`;
     replace(
@@ -141,34 +140,26 @@ export function trafficChart(path: string, title: string) {
     );
   };
 
-  const read = async (from: number) => {
-    const { step } = ranges[range];
-    return api<History>(`${path}${qs({ step, from: new Date(from).toISOString() })}`);
+  /** Reads from `from` on in the range's step; an answer for a range no longer shown is dropped. */
+  const read = async (from: number, whole: boolean) => {
+    const asked = range;
+    try {
+      const history = await api<History>(
+        `${path}${qs({ step: ranges[asked].step, from: new Date(from).toISOString() })}`,
+      );
+      if (asked !== range) return;
+      if (whole) byStart.clear();
+      for (const interval of history.intervals) byStart.set(interval.start, interval);
+      draw();
+    } catch (error) {
+      replace(body, errorBox(error));
+    }
   };
 
   /** The whole range, at once. */
-  async function load(): Promise<void> {
-    const { slots, stepMs } = ranges[range];
-    try {
-      const history = await read(Date.now() - slots * stepMs);
-      byStart.clear();
-      for (const interval of history.intervals) byStart.set(interval.start, interval);
-      draw();
-    } catch (error) {
-      replace(body, errorBox(error));
-    }
-  }
-
+  const load = () => read(Date.now() - ranges[range].slots * ranges[range].stepMs, true);
   /** The current and the previous interval, which may still move. */
-  async function follow(): Promise<void> {
-    try {
-      const history = await read(Date.now() - ranges[range].stepMs);
-      for (const interval of history.intervals) byStart.set(interval.start, interval);
-      draw();
-    } catch (error) {
-      replace(body, errorBox(error));
-    }
-  }
+  const follow = () => read(Date.now() - ranges[range].stepMs, false);
 
   return { element, load, follow };
 }
