@@ -167,9 +167,27 @@ describe('the operator console', () => {
     await waitForText(cell(row(page, hookName), 'Written'), /^3$/);
     await checkAccessibility(page, 'overview');
 
+    // The traffic chart draws the history the API keeps, as soon as a page opens (not only what
+    // arrived while it was open): a fresh load shows the three at once.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+    await waitForText(
+      page.locator('.chart-summary'),
+      /^Last 24 hours, per 15 minutes \(UTC\): 3 accepted, 3 written, 0 rejected, 0 dead-lettered\.$/,
+    );
+    expect(await page.locator('svg.chart rect.accepted:not([height="0"])').count()).toBeGreaterThanOrEqual(1);
+    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    await waitForText(page.locator('.chart-summary'), /^Last 7 days, per hour \(UTC\): 3 accepted, 3 written/);
+    expect(await page.locator('svg.chart g').count()).toBe(168);
+
     expect((await ingest(api, { ...hook, token: 'trb_ing_wrong' }, '{"n":4}')).status).toBe(401);
     await page.getByRole('link', { name: hookName }).click();
     await page.getByRole('heading', { level: 1, name: `Connection ${hookName}` }).waitFor();
+    await waitForText(
+      page.locator('.chart-summary'),
+      /^Last 24 hours, per 15 minutes \(UTC\): 3 accepted, 3 written, 1 rejected, 0 dead-lettered\.$/,
+    );
+    expect(await page.locator('svg.chart g').count()).toBe(96);
     await waitForText(cell(page.getByRole('table', { name: /refused requests/ }), 'Code'), /^UNAUTHORIZED$/);
     expect(await page.locator('#curl').textContent()).toContain(`${baseUrl}/api/ingest/${hook.sourceId}`);
 
@@ -211,6 +229,38 @@ describe('the operator console', () => {
     await page.getByLabel('Message id').fill('not-a-message-id');
     await page.getByRole('button', { name: 'Find' }).click();
     await waitForText(page.getByRole('alert'), /^VALIDATION_ERROR: The query string is not valid/);
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('searches the bodies of events for text or a JSON value and says how far it looked', async () => {
+    const { page } = tab;
+    const xmlId = (
+      await ingest(api, hook, '<order id="in_123"><city>Zürich</city></order>', { 'content-type': 'application/xml' })
+    ).body.message_id;
+    await waitForRows(api, hook.dataSetId, 6);
+    await page.getByRole('button', { name: 'Latest' }).click();
+    await waitForText(page.locator('ol.events summary').first(), new RegExp(xmlId));
+
+    await page.getByLabel('Body contains').fill('Zürich');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(
+      page.locator('#events-summary'),
+      /^1 matching event, newest first\. Looked at 6 events in \d+ files .*: the whole range\.$/,
+    );
+    expect(await page.locator('ol.events summary').allTextContents()).toEqual([expect.stringContaining(xmlId)]);
+    await checkAccessibility(page, 'events-search');
+
+    await page.getByLabel('Body contains').fill('');
+    await page.getByLabel('JSON path').fill('$.number');
+    await page.getByLabel('equals').fill('7');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('#events-summary'), /^1 matching event/);
+    expect(await page.locator('ol.events pre').textContent()).toBe('{\n  "action": "opened",\n  "number": 7\n}');
+
+    await page.getByLabel('JSON path').fill('');
+    await page.getByLabel('Body contains').fill('nothing sent says this');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('#events-summary'), /^0 matching events/);
     expect(tab.problems).toEqual([]);
   });
 

@@ -75,6 +75,8 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'POST /api/connections/{connection_id}/failed-deliveries/redrive': [200, 200, 200, 403],
   'GET /api/connections/{connection_id}/stats': [200, 200, 200, 200],
   'GET /api/connections/{connection_id}/events': [200, 200, 200, 200],
+  'GET /api/connections/{connection_id}/stats/history': [200, 200, 200, 200],
+  'GET /api/tenants/{tenant_id}/stats/history': [200, 200, 200, 200],
   'GET /api/me': [200, 200, 200, 200],
   'GET /api/data-sets': [200, 200, 200, 200],
   'GET /api/data-sets/{data_set_id}': [200, 200, 200, 200],

@@ -83,7 +83,7 @@ export function parsePath(path: string): Step[] {
   return steps;
 }
 
-/** The value at a path: own keys only (a path never reaches an object's prototype). */
+/** The value at a parsed path, undefined where the document has none: own keys only (a path never reaches an object's prototype). */
 export function valueAt(document: unknown, steps: Step[]): unknown {
   let current: unknown = document;
   for (const step of steps) {
