@@ -209,6 +209,14 @@ export const schedules: Record<string, ScheduleSpec> = {
     access: { table: 'readWrite', queues: { jobs: 'send' } },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
+  'pipeline-runs-on-new-data': {
+    entry: 'functions/pipelines/run-on-new-data.ts',
+    summary:
+      'Queues a run of each Active pipeline with on_new_data whose source got rows since its checkpoint (reads nothing while sources are quiet)',
+    everyMinutes: 1,
+    access: { table: 'readWrite', queues: { jobs: 'send' } },
+    function: { memoryMb: 256, timeoutSeconds: 60 },
+  },
   'counter-upkeep': {
     entry: 'functions/monitoring/counter-upkeep.ts',
     summary: 'Folds settled counter epochs, and reports accepted envelopes neither written, failed nor queued',

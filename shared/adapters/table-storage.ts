@@ -22,6 +22,7 @@ import { logger } from '../observability/logger.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
 import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
 import { getObjectStore, recordConditionalWrites } from './dynamo/object-stores.ts';
+import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
@@ -114,6 +115,7 @@ export async function tableCommitter(dataSet: DataSet): Promise<Omit<CommitDeps,
 
 export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
   await recordDataSetVersion(dataSet.data_set_id, version, new Date());
+  await noteNewRows(dataSet.data_set_id);
 }
 
 /** A metadata change (table properties) committed as the table's next version; the next checkpoint carries it. */

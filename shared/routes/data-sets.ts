@@ -10,6 +10,7 @@ import {
   tablePropertiesResponse,
 } from '../http/schemas/data-sets.ts';
 import { createJobResponse } from '../http/schemas/jobs.ts';
+import { columnSuggestion, suggestColumnsBody } from '../http/schemas/pipelines.ts';
 import { listing, type RouteSpec, table } from './spec.ts';
 
 export const dataSetRoutes = {
@@ -77,5 +78,18 @@ export const dataSetRoutes = {
     body: tablePropertiesBody,
     responses: { 200: tablePropertiesResponse },
     access: { table: 'readWrite', tenantStores: true, secretsKey: true },
+  },
+  'POST /api/data-sets/{data_set_id}/suggest-columns': {
+    entry: 'functions/data-sets/suggest-columns.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    summary:
+      "Propose a pipeline's columns (paths, types, names) from the data set's recent payloads: up to `sample` envelopes of its 16 newest files, decoded as `format` would",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    body: suggestColumnsBody,
+    responses: { 200: columnSuggestion },
+    access: { table: 'read', tenantStores: true, secretsKey: true },
+    function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
 } as const satisfies Record<string, RouteSpec>;

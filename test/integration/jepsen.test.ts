@@ -155,14 +155,16 @@ describe('nothing accepted is lost or duplicated under faults', () => {
     ).failed;
     expect(beforeRedrive).toContain(poisonId);
 
-    const redriven = await api.post<{ redriven: number }>(
+    const redriven = await api.post<{ redriven: number; by_category: Record<string, number>; remaining: number }>(
       `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
       { json: {} },
     );
-    expect({ status: redriven.status, body: redriven.body }).toEqual({
-      status: 200,
-      body: { redriven: beforeRedrive.length },
-    });
+    expect({
+      status: redriven.status,
+      redriven: redriven.body.redriven,
+      remaining: redriven.body.remaining,
+      categorised: Object.values(redriven.body.by_category).reduce((sum, n) => sum + n, 0),
+    }).toEqual({ status: 200, redriven: beforeRedrive.length, remaining: 0, categorised: beforeRedrive.length });
     await settle(
       'the redriven envelopes to drain, the poison one failing again',
       (failedIds) => failedIds.length === 1,

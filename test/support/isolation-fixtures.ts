@@ -157,6 +157,11 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /api/connections/{connection_id}/stats': connectionRead('stats'),
   'GET /api/connections/{connection_id}/events': connectionRead('events'),
+  'GET /api/connections/{connection_id}/stats/history': connectionRead('stats/history'),
+  'GET /api/tenants/{tenant_id}/stats/history': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/stats/history` }),
+  },
   'GET /api/data-sets/{data_set_id}/runs': {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/runs` }),
@@ -298,6 +303,10 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   'POST /api/data-sets/{data_set_id}/optimize': {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/optimize`, body: {} }),
+  },
+  'POST /api/data-sets/{data_set_id}/suggest-columns': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/suggest-columns`, body: {} }),
   },
   'PUT /api/data-sets/{data_set_id}/table-properties': {
     scope: 'tenant',

@@ -18,7 +18,7 @@ import type { Job } from '#shared/domain/jobs/model.ts';
 import type { JobQueue, JobRepository } from '#shared/domain/jobs/use-cases.ts';
 import type { Page, PageRequest } from '#shared/domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
-import type { PipelineRepository } from '#shared/domain/pipelines/ports.ts';
+import type { PipelineRepository, SourceWatch } from '#shared/domain/pipelines/ports.ts';
 import type { Principal } from '#shared/domain/principal.ts';
 import type { SecretBox } from '#shared/domain/secrets.ts';
 import type {
@@ -92,6 +92,8 @@ export function memoryStore() {
   const logs = new Map<string, { version: number; actions: Action[] }[]>();
   const pipelines = new Map<string, Pipeline & PipelineProgress>();
   const deployed = new Map<string, DeployedVersion>();
+  /** Watched sources: their watchers, their mark, and whether new rows wait (the sparse index). */
+  const watches = new Map<string, { pipelines: Set<string>; marks: number; pending: boolean }>();
   const jobs = new Map<string, Job>();
   const dispatched: { jobId: string; delaySeconds: number }[] = [];
   const documents = new Map<string, WikiDocument>();
@@ -308,7 +310,12 @@ export function memoryStore() {
 
   const pipelineRepository: PipelineRepository = {
     async createPipeline(pipeline) {
-      pipelines.set(pipeline.pipeline_id, { ...copy(pipeline), output_data_set_id: null, checkpoint: null });
+      pipelines.set(pipeline.pipeline_id, {
+        ...copy(pipeline),
+        output_data_set_id: null,
+        checkpoint: null,
+        automatic_run: null,
+      });
     },
     async getPipeline(pipelineId) {
       const pipeline = pipelines.get(pipelineId);
@@ -339,6 +346,12 @@ export function memoryStore() {
         deployed_at: snapshot.deployed_at,
         updated_at: now.toISOString(),
       });
+      if (snapshot.definition.on_new_data) {
+        const sourceId = snapshot.definition.source.data_set_id;
+        const watch = watches.get(sourceId) ?? { pipelines: new Set<string>(), marks: 0, pending: false };
+        watch.pipelines.add(snapshot.pipeline_id);
+        watches.set(sourceId, { ...watch, marks: watch.marks + 1, pending: true });
+      }
     },
     async getDeployedVersion(pipelineId, version) {
       const snapshot = deployed.get(`${pipelineId}#${version}`);
@@ -352,6 +365,40 @@ export function memoryStore() {
       if (!pipeline || JSON.stringify(pipeline.checkpoint) !== JSON.stringify(expected))
         throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
       pipelines.set(pipelineId, { ...pipeline, ...copy(progress), updated_at: now.toISOString() });
+    },
+    async recordAutomaticRun(pipelineId, previousJobId, run) {
+      const pipeline = pipelines.get(pipelineId);
+      if (!pipeline || (pipeline.automatic_run?.job_id ?? null) !== previousJobId) return false;
+      pipelines.set(pipelineId, { ...pipeline, automatic_run: copy(run) });
+      return true;
+    },
+  };
+
+  const sourceWatch: SourceWatch & { noteNewRows(dataSetId: string): void } = {
+    /** What a commit of the data set does (table-storage's recordCommit). */
+    noteNewRows(dataSetId) {
+      const watch = watches.get(dataSetId);
+      if (watch && watch.pipelines.size > 0)
+        watches.set(dataSetId, { ...watch, marks: watch.marks + 1, pending: true });
+    },
+    async sourcesWithNewRows() {
+      return [...watches.entries()]
+        .filter(([, watch]) => watch.pending)
+        .map(([dataSetId, watch]) => ({ dataSetId, mark: watch.marks }));
+    },
+    async watchersOf(dataSetId) {
+      return [...(watches.get(dataSetId)?.pipelines ?? [])].sort();
+    },
+    async unwatch(dataSetId, pipelineId) {
+      const watch = watches.get(dataSetId);
+      watch?.pipelines.delete(pipelineId);
+      if (watch?.pipelines.size === 0) watches.delete(dataSetId);
+    },
+    async settleNewRows(dataSetId, mark) {
+      const watch = watches.get(dataSetId);
+      if (!watch || watch.marks !== mark) return false;
+      watches.set(dataSetId, { ...watch, pending: false });
+      return true;
     },
   };
 
@@ -462,6 +509,7 @@ export function memoryStore() {
     ...connectionRepository,
     ...dataSetRecords,
     ...pipelineRepository,
+    ...sourceWatch,
     ...jobRepository,
     ...wikiRepository,
     ...dashboardRepository,

@@ -98,6 +98,7 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/jobs': { type: 'pipeline', pipeline_id: randomUUID() },
   'PUT /api/wiki-documents/{path+}': { content: '# Title' },
   'POST /api/data-sets/{data_set_id}/optimize': {},
+  'POST /api/data-sets/{data_set_id}/suggest-columns': { format: 'xml', sample: 10 },
   'PUT /api/data-sets/{data_set_id}/table-properties': { properties: { 'delta.checkpointInterval': '20' } },
 };
 

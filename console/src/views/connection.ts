@@ -1,4 +1,5 @@
 import { api, type Caller, type Connection, qs, type Stats } from '../api.ts';
+import { trafficChart } from '../chart.ts';
 import { bytes, type Child, el, errorBox, replace, table, when } from '../dom.ts';
 import type { Stop } from '../main.ts';
 import { pollMs, statsCells } from './overview.ts';
@@ -66,6 +67,7 @@ export function connectionView(connectionId: string) {
     let connection = await api<Connection>(base);
     const security = await api<Security>(`${base}/security`);
     const ingestUrl = new URL(`api/ingest/${connection.source_id}`, location.href).href;
+    const traffic = trafficChart(`${base}/stats/history`, 'Traffic of this connection');
 
     const act = async (run: () => Promise<string>) => {
       try {
@@ -217,6 +219,7 @@ export function connectionView(connectionId: string) {
         ),
       ),
       section('Figures', 'figures-title', parts.figures),
+      section('Traffic', 'traffic-title', traffic.element),
       section('Security settings', 'security-title', securityFacts),
       section('Failed deliveries', 'failed-title', parts.failed),
       section('Recent rejections', 'rejections-title', parts.rejections),
@@ -376,10 +379,10 @@ export function connectionView(connectionId: string) {
         replace(parts.figures, errorBox(error));
       }
     };
-    await refresh();
+    await Promise.all([refresh(), traffic.load()]);
     const timer = setInterval(() => {
       // A poll would redraw the rows under an open confirmation.
-      if (!dialog.open) void refresh();
+      if (!dialog.open) void Promise.all([refresh(), traffic.follow()]);
     }, pollMs);
     return () => clearInterval(timer);
   };

@@ -30,6 +30,8 @@ export interface QueryPageInput {
   index?: IndexName;
   partition: string;
   sortBeginsWith?: string;
+  /** Sort keys from the first to the second, both included. */
+  sortBetween?: [string, string];
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   newestFirst?: boolean;
   consistent?: boolean;
@@ -59,15 +61,20 @@ async function queryKeys(
     const request: QueryCommandInput = {
       TableName: table(),
       IndexName: input.index,
-      KeyConditionExpression: input.sortBeginsWith ? '#p = :p AND begins_with(#s, :s)' : '#p = :p',
+      KeyConditionExpression: input.sortBeginsWith
+        ? '#p = :p AND begins_with(#s, :s)'
+        : input.sortBetween
+          ? '#p = :p AND #s BETWEEN :s AND :t'
+          : '#p = :p',
       ExpressionAttributeNames: {
         '#p': partitionAttribute,
-        ...(input.sortBeginsWith ? { '#s': sortAttribute } : {}),
+        ...(input.sortBeginsWith || input.sortBetween ? { '#s': sortAttribute } : {}),
         ...input.filter?.names,
       },
       ExpressionAttributeValues: {
         ':p': input.partition,
         ...(input.sortBeginsWith ? { ':s': input.sortBeginsWith } : {}),
+        ...(input.sortBetween ? { ':s': input.sortBetween[0], ':t': input.sortBetween[1] } : {}),
         ...input.filter?.values,
       },
       FilterExpression: input.filter?.expression,

@@ -32,6 +32,8 @@ export interface Job {
   rows_in: number | null;
   rows_out: number | null;
   rows_rejected: number | null;
+  /** Rows the definition's `where` left out (rows_in = rows_out + rows_rejected + rows_filtered). */
+  rows_filtered: number | null;
   rejection_samples: RejectionSample[];
   /** Set when a cancel arrives while the job runs; the runner stops before its commit. */
   cancel_requested_at: string | null;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, invalid, notFound, refused } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import type { QuerySpecification } from '../pipelines/definition.ts';
+import type { Pipeline } from '../pipelines/model.ts';
 import { type PipelineDeps, requireRunnable, requireSourceInTenant, visiblePipeline } from '../pipelines/use-cases.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
@@ -58,6 +59,7 @@ function newJob(
     rows_in: null,
     rows_out: null,
     rows_rejected: null,
+    rows_filtered: null,
     rejection_samples: [],
     cancel_requested_at: null,
     committing_at: null,
@@ -86,16 +88,52 @@ export async function triggerPipeline(
 ): Promise<Job> {
   const pipeline = await visiblePipeline(deps, principal, pipelineId, 'write');
   requireRunnable(pipeline);
+  const payload: PipelineJobPayload = { parameters: parameters ?? null, trigger: 'api' };
   const job = newJob(
     {
       tenant_id: pipeline.tenant_id,
       job_type: 'Pipeline',
       partition_key: pipeline.pipeline_id,
-      payload: { parameters: parameters ?? null },
+      payload,
       source: { pipeline_id: pipeline.pipeline_id, pipeline_version: pipeline.deployed_version },
     },
     now,
   );
+  await enqueue(deps, job, now);
+  return job;
+}
+
+/** What a pipeline job carries: the trigger's parameters, and what started it. */
+export interface PipelineJobPayload {
+  parameters: unknown;
+  /** `api`: a trigger or POST /api/jobs; `on_new_data`: new rows in the source. */
+  trigger: 'api' | 'on_new_data';
+}
+
+/**
+ * A run of a pipeline that new rows in its source started (no principal: the platform runs it).
+ * Like a trigger's, it runs the deployed version and shares the pipeline's partition key.
+ */
+export async function queueAutomaticRun(
+  deps: Pick<Deps, 'createJob' | 'dispatchJob' | 'moveJob'>,
+  pipeline: Pick<Pipeline, 'pipeline_id' | 'tenant_id' | 'deployed_version'>,
+  jobId: string,
+  now = new Date(),
+): Promise<Job> {
+  const payload: PipelineJobPayload = { parameters: null, trigger: 'on_new_data' };
+  const job = {
+    ...newJob(
+      {
+        tenant_id: pipeline.tenant_id,
+        job_type: 'Pipeline',
+        partition_key: pipeline.pipeline_id,
+        payload,
+        source: { pipeline_id: pipeline.pipeline_id, pipeline_version: pipeline.deployed_version },
+      },
+      now,
+    ),
+    job_id: jobId,
+  };
   await enqueue(deps, job, now);
   return job;
 }

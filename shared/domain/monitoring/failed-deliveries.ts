@@ -1,6 +1,6 @@
 import type { Source } from '../connections/model.ts';
 import { clockMarginMs } from '../delta/commit.ts';
-import { notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
 import type { DeliveryFailure, FailedDelivery } from './model.ts';
 
@@ -72,25 +72,68 @@ export interface RedriveDeps {
   forget(failed: FailedDelivery): Promise<void>;
 }
 
+/** Which failed deliveries to redrive: all when empty; the fields narrow it together (AND). */
+export interface RedriveSelection {
+  message_ids?: string[] | undefined;
+  /** failed_at at or after. */
+  from?: string | undefined;
+  /** failed_at before. */
+  to?: string | undefined;
+  /** The category `last_error` starts with, as errorCategory reads it. */
+  error_category?: string | undefined;
+}
+
+export interface RedriveResult {
+  redriven: number;
+  by_category: Record<string, number>;
+  /** Failed deliveries of the data set the selection left where they were. */
+  remaining: number;
+}
+
 /**
- * Redrive failed deliveries of a data set: all of them, or the message ids given (404 naming any
- * that is not a failed delivery here). Each goes back on the ingest queue before its record is
- * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
- * Each message has one record (the dead-letter recorder claims it once).
+ * The category of a failure: the UPPER_SNAKE code its `last_error` starts with (`STORE_UNREACHABLE:
+ * …`, `TABLE_PROTOCOL_UNSUPPORTED …`), or OTHER for a message that starts with none.
  */
-export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
+export function errorCategory(lastError: string): string {
+  return /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,})(?=$|[\s:(])/.exec(lastError)?.[1] ?? 'OTHER';
+}
+
+/**
+ * Redrive failed deliveries of a data set: all of them, or those the selection names (404 naming
+ * any message id that is not a failed delivery here), of a time range of failure, of a category of
+ * error. Each goes back on the ingest queue before its record is removed, so a redrive interrupted
+ * half-way loses nothing and repeats nothing twice in the table. Each message has one record (the
+ * dead-letter recorder claims it once). The answer counts what was redriven, by category, and what
+ * was left.
+ */
+export async function redrive(
+  deps: RedriveDeps,
+  dataSetId: string,
+  selection: RedriveSelection = {},
+): Promise<RedriveResult> {
+  const { message_ids: messageIds, from, to } = selection;
+  if (from && to && Date.parse(from) >= Date.parse(to))
+    throw invalid('The time range is empty', [{ path: 'from', message: 'Must be before to' }]);
   const all = await deps.allFailedDeliveries(dataSetId);
-  let selected = all;
   if (messageIds) {
     const known = new Set(all.map((failed) => failed.message_id));
     const unknown = messageIds.filter((id) => !known.has(id));
     if (unknown.length > 0) throw notFound(`Failed delivery ${unknown.join(', ')}`);
-    const wanted = new Set(messageIds);
-    selected = all.filter((failed) => wanted.has(failed.message_id));
   }
+  const wanted = messageIds ? new Set(messageIds) : null;
+  const selected = all.filter(
+    (failed) =>
+      (!wanted || wanted.has(failed.message_id)) &&
+      (!from || Date.parse(failed.failed_at) >= Date.parse(from)) &&
+      (!to || Date.parse(failed.failed_at) < Date.parse(to)) &&
+      (!selection.error_category || errorCategory(failed.last_error) === selection.error_category),
+  );
+  const byCategory: Record<string, number> = {};
   for (const failed of selected) {
     await deps.requeue(await deps.loadEnvelope(failed.body_key));
     await deps.forget(failed);
+    const category = errorCategory(failed.last_error);
+    byCategory[category] = (byCategory[category] ?? 0) + 1;
   }
-  return selected.length;
+  return { redriven: selected.length, by_category: byCategory, remaining: all.length - selected.length };
 }

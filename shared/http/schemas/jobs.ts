@@ -20,6 +20,7 @@ export const job = z
     rows_in: z.number().int().nullable(),
     rows_out: z.number().int().nullable(),
     rows_rejected: z.number().int().nullable(),
+    rows_filtered: z.number().int().nullable().meta({ description: "Rows the definition's `where` left out" }),
     rejection_samples: z.array(z.object({ message_id: z.string(), reason: z.string() })),
     cancel_requested_at: nullableTimestamp,
     committing_at: nullableTimestamp,
