@@ -8,7 +8,6 @@ import type { DataSet } from '../domain/datasets/model.ts';
 import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
 import { appendToTable, type CommitDeps, type LogEntry } from '../domain/delta/commit.ts';
 import { writeDailyFiles } from '../domain/delta/daily-files.ts';
-import type { AddFile } from '../domain/delta/log.ts';
 import {
   type MaintenanceDeps,
   type MaintenanceReport,
@@ -18,14 +17,14 @@ import {
 import { tableProperties } from '../domain/delta/properties.ts';
 import type { LogReader, TableState } from '../domain/delta/snapshot.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
-import type { DecodedRow, StoredEnvelope } from '../domain/pipelines/run-pipeline.ts';
+import type { DecodedRow } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { encodeCheckpoint } from './parquet/checkpoint-writer.ts';
 import { rewriteFiles } from './parquet/compaction.ts';
-import { type CellValue, maxRowsPerFile, readParquet, writeParquet } from './parquet/parquet-files.ts';
-import { fixStorage, recordCommit, tableCommitter, tableFiles, tableReader } from './table-storage.ts';
+import { type CellValue, maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
+import { fixStorage, recordCommit, tableCommitter, tableReader } from './table-storage.ts';
 
 /** Every this many versions a writer also asks for a maintenance run, so old log files get cleaned up. */
 const maintenanceEveryVersions = 1000;
@@ -66,18 +65,6 @@ export async function tableAt(dataSet: DataSet): Promise<TableWriter> {
   const committer = await tableCommitter(dataSet);
   const reader = { storage: committer.storage, decodeCheckpoint };
   return { ...committer, afterCommit: (entry, state) => afterCommit(dataSet, reader, entry, state) };
-}
-
-/** The message ids and raw payloads of one envelope file. */
-export async function readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]> {
-  const table = readParquet(await (await tableFiles(dataSet)).get(file.path));
-  const ids = table.getChild('message_id');
-  const payloads = table.getChild('payload');
-  const envelopes: StoredEnvelope[] = [];
-  for (let i = 0; i < table.numRows; i++) {
-    envelopes.push({ message_id: String(ids?.get(i)), payload: Buffer.from(String(payloads?.get(i) ?? ''), 'base64') });
-  }
-  return envelopes;
 }
 
 /**

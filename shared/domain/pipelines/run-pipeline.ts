@@ -19,7 +19,7 @@ import type { PipelineRepository } from './ports.ts';
 export interface StoredEnvelope {
   message_id: string;
   /** The Content-Type header as sent (format `auto` decodes by it; absent is none). */
-  content_type?: string | null;
+  content_type: string | null;
   payload: Uint8Array;
 }
 
