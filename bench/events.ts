@@ -29,6 +29,7 @@ const files = Array.from({ length: maxFilesPerRead }, (_, index) => {
 });
 const deps: EventReadDeps = {
   snapshotFiles: async () => files.map((file) => file.add),
+  stagedSources: async () => [],
   readEvents: async (add) => readEnvelopeFile(files.find((file) => file.add === add)?.bytes ?? new Uint8Array()),
   cursors: { seal: async () => 'cursor', open: async () => ({}) },
 };

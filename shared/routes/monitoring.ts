@@ -98,7 +98,7 @@ export const monitoringRoutes = {
     params: connectionIdParams,
     query: eventsQuery,
     responses: { 200: listEventsResponse },
-    access: { table: 'read', tenantStores: true, secretsKey: true, cursorKey: true },
+    access: { table: 'read', platformBucket: 'read', tenantStores: true, secretsKey: true, cursorKey: true },
     function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/runs': {
