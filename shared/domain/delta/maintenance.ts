@@ -20,9 +20,12 @@ import { type CommitDeps, commitRearrangement, type LogEntry } from './commit.ts
 import {
   type AddFile,
   type FileStats,
+  isNullPartitionValue,
   logFileName,
+  type PartitionValues,
   parseCommit,
   parseStats,
+  partitionDirectory,
   type RemoveFile,
   versionOfLogFile,
 } from './log.ts';
@@ -67,17 +70,20 @@ export interface MaintenanceReport {
 }
 
 export interface PartitionPlan {
+  /** The partition's directory (where its compacted files go). */
   partition: string;
-  partitionValues: Record<string, string>;
+  partitionValues: PartitionValues;
   /** The partition's small files, oldest first. */
   files: AddFile[];
 }
 
-const partitionKey = (values: Record<string, string>) =>
-  Object.entries(values)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, value]) => `${key}=${value}`)
-    .join('/');
+/** Files of one partition share this key (null and "" are both the null partition). */
+const partitionKey = (values: PartitionValues) =>
+  JSON.stringify(
+    Object.entries(values)
+      .map(([key, value]) => [key, isNullPartitionValue(value) ? null : value])
+      .sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)),
+  );
 
 /** The partitions to compact: those with at least `minFiles` (and two) files under the target size. */
 export function planCompaction(files: Iterable<AddFile>, targetFileSize: number, minFiles: number): PartitionPlan[] {
@@ -92,8 +98,8 @@ export function planCompaction(files: Iterable<AddFile>, targetFileSize: number,
   return [...byPartition]
     .filter(([, small]) => small.length >= Math.max(2, minFiles))
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([partition, small]) => ({
-      partition,
+    .map(([, small]) => ({
+      partition: partitionDirectory((small[0] as AddFile).partitionValues),
       partitionValues: (small[0] as AddFile).partitionValues,
       files: small.sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1)),
     }));
