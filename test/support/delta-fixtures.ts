@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { decompress } from 'fzstd';
 import { parquetReadObjects } from 'hyparquet';
 import { decodeCheckpoint } from '#shared/adapters/parquet/checkpoint-reader.ts';
 import { deletedRowsOf } from '#shared/domain/delta/deletion-vectors.ts';
@@ -27,7 +28,11 @@ export function fixtureTable(name: string): { table: MemoryTable; reader: LogRea
 
 export async function parquetRows(bytes: Uint8Array, columns?: string[]): Promise<Record<string, unknown>[]> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  return parquetReadObjects({ file, ...(columns ? { columns } : {}) });
+  return parquetReadObjects({
+    file,
+    ...(columns ? { columns } : {}),
+    compressors: { ZSTD: (input, outputLength) => decompress(input, new Uint8Array(outputLength)) },
+  });
 }
 
 /** The table's rows at a state: every live file read, the rows its deletion vector marks left out. */
