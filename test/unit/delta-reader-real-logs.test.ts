@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { commitMetadata } from '#shared/domain/delta/commit.ts';
 import { deletionVectorId } from '#shared/domain/delta/deletion-vectors.ts';
 import { logFileName, parseStats, partitionDirectory } from '#shared/domain/delta/log.ts';
 import { openSnapshot, type TableState } from '#shared/domain/delta/snapshot.ts';
@@ -318,5 +319,42 @@ describe('the snapshot reader on unusual logs', () => {
     });
     const { state } = await openSnapshot({ storage: table.storage, decodeCheckpoint: async () => [], root });
     expect([...state.files.keys()].sort()).toEqual(['dt=2026-11-21/a b.parquet', 's3://elsewhere/x.parquet']);
+  });
+
+  it('changes table properties on top of what another writer set: its properties and unknown metadata fields stay', async () => {
+    const { table, reader } = fixtureTable('cdc_ict_table');
+    const created = logFileName(0);
+    // The metadata Spark wrote at version 0, with a field this protocol version does not name.
+    const text = (table.objects.get(created)?.bytes.toString('utf8') ?? '').replace(
+      '{"metaData":{',
+      '{"metaData":{"aFieldOfTomorrow":{"kept":true},',
+    );
+    table.objects.set(created, { bytes: Buffer.from(text), lastModified: 0 });
+    const before = (await openSnapshot(reader)).state.metadata;
+    expect(before?.otherFields).toEqual({ aFieldOfTomorrow: { kept: true } });
+    const committed = await commitMetadata(
+      { log: table.log, storage: table.storage, hooks: { onCompleted: async () => undefined } },
+      'cdc',
+      async (version) => {
+        const current = (await openSnapshot(reader, { version })).state.metadata;
+        if (!current) throw new Error('no metadata');
+        return { ...current, configuration: { ...current.configuration, 'delta.checkpointInterval': '20' } };
+      },
+    );
+    // The new commit, read by hand.
+    const metaData = (table.objects.get(logFileName(committed.version))?.bytes.toString('utf8') ?? '')
+      .split('\n')
+      .filter((line) => line.includes('"metaData"'))
+      .map((line) => (JSON.parse(line) as { metaData: Record<string, unknown> }).metaData)[0];
+    expect(metaData).toMatchObject({
+      aFieldOfTomorrow: { kept: true },
+      configuration: {
+        'delta.enableChangeDataFeed': 'true',
+        'delta.enableInCommitTimestamps': 'true',
+        'delta.checkpointInterval': '20',
+      },
+      partitionColumns: ['birthyear'],
+      schemaString: before?.schemaString,
+    });
   });
 });
