@@ -12,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { commitMetadata } from '#shared/domain/delta/commit.ts';
 import { deletionVectorId } from '#shared/domain/delta/deletion-vectors.ts';
-import { logFileName, parseStats, partitionDirectory } from '#shared/domain/delta/log.ts';
+import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#shared/domain/delta/log.ts';
 import { openSnapshot, type TableState } from '#shared/domain/delta/snapshot.ts';
 import { fixturesDirectory, fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import type { MemoryTable } from '../support/memory-table.ts';
@@ -356,5 +356,16 @@ describe('the snapshot reader on unusual logs', () => {
       partitionColumns: ['birthyear'],
       schemaString: before?.schemaString,
     });
+  });
+
+  it('tells a reader that follows the log which files bring new rows: not a file re-added with a deletion vector', async () => {
+    const { table } = fixtureTable('log-replay-dv-key-cases');
+    const appended = [0, 1, 2, 3].map((version) =>
+      appendedFiles(parseCommit(table.objects.get(logFileName(version))?.bytes.toString('utf8') ?? '')).map(
+        (file) => file.path,
+      ),
+    );
+    // Version 0 wrote the file; versions 1 to 3 are DELETEs that re-add it with a DV.
+    expect(appended).toEqual([['part-00000-90177277-75c2-48db-92a2-20dcba39fd06-c000.snappy.parquet'], [], [], []]);
   });
 });

@@ -581,6 +581,18 @@ export function normaliseAction(raw: Record<string, unknown>): Action | null {
   return null;
 }
 
+/**
+ * The files a commit adds with new rows, for readers that follow the log (pipelines): not the ones
+ * it only rearranges (`dataChange: false`), nor a file it removes and adds back with a deletion
+ * vector (a DELETE or UPDATE of another engine), whose remaining rows were read before.
+ */
+export function appendedFiles(actions: Action[]): AddFile[] {
+  const removed = new Set(actions.flatMap((action) => ('remove' in action ? [action.remove.path] : [])));
+  return actions.flatMap((action) =>
+    'add' in action && action.add.dataChange && !removed.has(action.add.path) ? [action.add] : [],
+  );
+}
+
 export function parseCommit(text: string): Action[] {
   return text
     .split('\n')
