@@ -19,6 +19,7 @@ import { hasRecordCount, parseStats } from './log.ts';
 import type { TableState } from './snapshot.ts';
 
 export type Support = { ok: true } | { ok: false; unsupported: string[]; message: string };
+export type WriteSupport = Support;
 
 /** A column of the table's schema (only what the checks below read). */
 interface SchemaField {
