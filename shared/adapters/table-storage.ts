@@ -39,9 +39,13 @@ export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
   return tableLocation(store, dataSet.storage_location);
 }
 
-/** What opening a snapshot of the data set's table needs. */
+/** What opening a snapshot of the data set's table needs (its root: a path in the log may be absolute). */
 export async function tableReader(dataSet: DataSet): Promise<LogReader & { storage: TableLocation }> {
-  return { storage: await tableFiles(dataSet), decodeCheckpoint };
+  return {
+    storage: await tableFiles(dataSet),
+    decodeCheckpoint,
+    ...(dataSet.storage_location ? { root: dataSet.storage_location } : {}),
+  };
 }
 
 export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
