@@ -253,7 +253,7 @@ const sameFiles =
   [...withCheckpoint.state.files.keys()].every((key) => withoutCheckpoint.state.files.has(key));
 
 // 4. One maintenance run at the default target (128 MiB).
-const perDay = (files: Iterable<{ partitionValues: Record<string, string>; size: number }>) => {
+const perDay = (files: Iterable<{ partitionValues: Record<string, string | null>; size: number }>) => {
   const summary: Record<string, { files: number; bytes: number }> = {};
   for (const file of files) {
     const day = file.partitionValues.dt ?? '';

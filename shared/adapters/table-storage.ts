@@ -56,9 +56,13 @@ export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
   return (await tableStore(dataSet)).storage;
 }
 
-/** What opening a snapshot of the data set's table needs. */
+/** What opening a snapshot of the data set's table needs (its root: a path in the log may be absolute). */
 export async function tableReader(dataSet: DataSet): Promise<LogReader & { storage: TableLocation }> {
-  return { storage: await tableFiles(dataSet), decodeCheckpoint };
+  return {
+    storage: await tableFiles(dataSet),
+    decodeCheckpoint,
+    ...(dataSet.storage_location ? { root: dataSet.storage_location } : {}),
+  };
 }
 
 /** What probes found, per store and options version, so an instance asks DynamoDB (or the store) once. */

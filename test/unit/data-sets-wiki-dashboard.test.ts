@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import type { Action } from '#shared/domain/delta/log.ts';
+import type { Action, AddFile } from '#shared/domain/delta/log.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
 import { createTenant, retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
 import { listDocuments, readDocument, removeDocument, writeDocument } from '#shared/domain/wiki/use-cases.ts';
@@ -52,9 +52,24 @@ describe.concurrent('data sets', () => {
       storage_location: 's3://lake/datasets/x',
       version: 1,
     });
+    const deleted = commit(1, [{ path: 'dt=2026-11-21/b.parquet', records: 5 }]);
+    // Another engine deleted 3 of b's 5 rows with a deletion vector (a remove and an add of the file with it).
+    deleted.actions = [
+      { remove: { ...(deleted.actions[0] as { add: AddFile }).add, deletionTimestamp: 1, extendedFileMetadata: true } },
+      {
+        add: {
+          ...(deleted.actions[0] as { add: AddFile }).add,
+          size: 200,
+          deletionVector: { storageType: 'i', pathOrInlineDv: 'x', offset: null, sizeInBytes: 1, cardinality: 3 },
+        },
+      },
+    ];
     store.state.logs.set(dataSetId, [
-      commit(0, [{ path: 'dt=2026-11-20/a.parquet', records: 3 }]),
-      commit(1, [{ path: 'dt=2026-11-21/b.parquet', records: 2 }]),
+      commit(0, [
+        { path: 'dt=2026-11-20/a.parquet', records: 3 },
+        { path: 'dt=2026-11-21/b.parquet', records: 5 },
+      ]),
+      deleted,
     ]);
     expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({
       version: 1,

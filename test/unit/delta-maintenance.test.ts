@@ -207,6 +207,8 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     const bytes = encodeCheckpoint({
       protocol: { minReaderVersion: 1, minWriterVersion: 2 },
       metadata,
+      checkpointMetadata: null,
+      domainMetadata: [],
       txns,
       adds,
       removes,

@@ -3,7 +3,11 @@
  * store, and the staged batches (platform bucket) holding envelopes not committed yet.
  */
 
-import { openSnapshot } from '../../domain/delta/snapshot.ts';
+import type { TableStorage } from '../../domain/delta/commit.ts';
+import { deletedRowsOf } from '../../domain/delta/deletion-vectors.ts';
+import { readSupport } from '../../domain/delta/features.ts';
+import { type LogReader, openSnapshot } from '../../domain/delta/snapshot.ts';
+import { conflict } from '../../domain/errors.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
@@ -38,6 +42,31 @@ const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
   open: (cursor) => openCursor(`events#${dataSetId}`, cursor),
 });
 
+/**
+ * The table's files and rows as the Events view reads them, whoever wrote them: the live files of
+ * the latest snapshot (from its checkpoint on), a table Tributary cannot read refused with the
+ * reason (409), and the rows another engine deleted with a deletion vector left out.
+ */
+export function tableEvents(
+  reader: LogReader & { storage: Pick<TableStorage, 'get'> },
+): Omit<EventReadDeps, 'cursors' | 'stagedSources'> {
+  return {
+    snapshotFiles: async () => {
+      const { state } = await openSnapshot(reader);
+      const support = readSupport(state.protocol, state.metadata);
+      if (!support.ok) throw conflict(support.message);
+      return [...state.files.values()];
+    },
+    readEvents: async (file) => {
+      const [events, deleted] = await Promise.all([
+        reader.storage.get(file.path).then(readEnvelopeFile),
+        deletedRowsOf(reader.storage, file),
+      ]);
+      return deleted.cardinality === 0 ? events : events.filter((_, row) => !deleted.has(row));
+    },
+  };
+}
+
 export async function eventsOf(dataSetId: string): Promise<EventReadDeps> {
   const dataSet = await getDataSet(dataSetId);
   const cursors = cursorsOf(dataSetId);
@@ -48,12 +77,5 @@ export async function eventsOf(dataSetId: string): Promise<EventReadDeps> {
       stagedSources: () => stagedSources(dataSetId),
       cursors,
     };
-  const reader = await tableReader(dataSet);
-  return {
-    // As GET /api/data-sets/{id}/files: the live files of the latest snapshot (from its checkpoint on).
-    snapshotFiles: async () => [...(await openSnapshot(reader)).state.files.values()],
-    readEvents: async (file) => readEnvelopeFile(await reader.storage.get(file.path)),
-    stagedSources: () => stagedSources(dataSetId),
-    cursors,
-  };
+  return { ...tableEvents(await tableReader(dataSet)), stagedSources: () => stagedSources(dataSetId), cursors };
 }

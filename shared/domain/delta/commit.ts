@@ -26,6 +26,7 @@
  * Pipelines append with a Delta `txn` (appId, version) instead: their progress is one number.
  */
 import { randomUUID } from 'node:crypto';
+import { prepareCommit } from './features.ts';
 import {
   type AddFile,
   type CommitSummary,
@@ -259,24 +260,36 @@ export async function commitNext(
     let winner: Winner | null;
     if (writable(state, request.expects)) {
       const timestamp = Math.max(now().getTime(), latestTimestamp(state));
+      // What the table's features ask of this commit: row ids, the removed files' deletion vectors,
+      // an in-commit timestamp (features.ts). Made again at every attempt: the state changed.
+      let prepared: ReturnType<typeof prepareCommit>;
+      try {
+        prepared = prepareCommit(state, commit, { version, now: timestamp });
+      } catch (error) {
+        await request.discard?.(commit);
+        throw error;
+      }
       const content = commitContent({
         version,
         metadata: commit.metadata,
-        adds: commit.adds,
-        removes: commit.removes,
+        adds: prepared.adds,
+        removes: prepared.removes,
         txn: commit.txn,
         timestamp,
         operation: commit.operation,
         runId,
+        commitInfo: prepared.commitInfo,
+        domainMetadata: prepared.domainMetadata,
       });
+      const committedAt = Number(prepared.commitInfo.inCommitTimestamp ?? timestamp);
       if (commit.messageIds.length > 0 && commit.messageIds !== held) {
         await deps.records.holdIds(tableId, runId, commit.messageIds);
         held = commit.messageIds;
       }
-      if (await deps.arbiter.write(tableId, version, content, runId)) return succeed(version, content, timestamp);
+      if (await deps.arbiter.write(tableId, version, content, runId)) return succeed(version, content, committedAt);
       winner = await readVersion(deps.storage, version);
       // The SDK repeated a write whose answer was lost: the version is this run's.
-      if (winner.summary.txnId === runId) return succeed(version, content, timestamp);
+      if (winner.summary.txnId === runId) return succeed(version, content, committedAt);
     } else {
       // Refused only on the latest version: a newer one may have lifted what is in the way.
       winner = await readVersionIfExists(deps.storage, version);
