@@ -37,12 +37,19 @@ export const dataSetRoutes = {
     entry: 'functions/data-sets/delete.ts',
     auth: 'apiKey',
     permission: 'data-sets.delete',
-    summary: 'Delete a data set and its files (409 while a connection or pipeline writes to it)',
+    summary:
+      'Delete a data set and its files (409 while a connection or pipeline writes to it): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions',
     tag: 'Data sets',
     params: dataSetIdParams,
-    responses: { 204: null },
-    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
-    function: { timeoutSeconds: 60 },
+    responses: { 202: createJobResponse, 204: null },
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { jobs: 'send' },
+    },
+    function: { timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/files': {
     entry: 'functions/data-sets/files.ts',
@@ -52,7 +59,7 @@ export const dataSetRoutes = {
     tag: 'Data sets',
     params: dataSetIdParams,
     responses: { 200: dataSetFiles },
-    access: { table: 'read', tenantStores: true, secretsKey: true },
+    access: { table: 'read', tenantStores: 'read', secretsKey: true, cursorKey: true },
   },
   'POST /api/data-sets/{data_set_id}/optimize': {
     entry: 'functions/data-sets/optimize.ts',
@@ -76,6 +83,6 @@ export const dataSetRoutes = {
     params: dataSetIdParams,
     body: tablePropertiesBody,
     responses: { 200: tablePropertiesResponse },
-    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
+    access: { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true },
   },
 } as const satisfies Record<string, RouteSpec>;

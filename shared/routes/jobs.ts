@@ -59,6 +59,6 @@ export const jobRoutes = {
     tag: 'Jobs',
     params: jobIdParams,
     responses: { 200: jobResult },
-    access: { table: 'read', platformBucket: 'read' },
+    access: { table: 'read', platformBucket: { jobResults: 'read' } },
   },
 } as const satisfies Record<string, RouteSpec>;
