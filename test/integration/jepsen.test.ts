@@ -154,7 +154,7 @@ describe('nothing accepted is lost or duplicated under faults', () => {
     );
     expect({ status: redriven.status, body: redriven.body }).toEqual({
       status: 200,
-      body: { redriven: beforeRedrive.length },
+      body: { redriven: beforeRedrive.length, remaining: 0 },
     });
     await settle(
       'the redriven envelopes to drain, the poison one failing again',

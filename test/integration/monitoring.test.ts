@@ -272,12 +272,12 @@ describe('failed deliveries', () => {
         json: { message_ids: [sent[0]] },
       },
     );
-    expect(one.body).toEqual({ redriven: 1 });
+    expect(one.body).toEqual({ redriven: 1, remaining: 0 });
     const rest = await api.post<{ redriven: number }>(
       `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
       { json: {} },
     );
-    expect(rest.body).toEqual({ redriven: 1 });
+    expect(rest.body).toEqual({ redriven: 1, remaining: 0 });
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual([...sent].sort());
     // Written after a redrive: accounted for again.

@@ -15,7 +15,7 @@ import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';
 import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import type { JobQueue, JobRepository } from '#shared/domain/jobs/use-cases.ts';
+import { type JobQueue, type JobRepository, queueDataSetDeletion } from '#shared/domain/jobs/use-cases.ts';
 import type { Page, PageRequest } from '#shared/domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
 import type { PipelineRepository } from '#shared/domain/pipelines/ports.ts';
@@ -194,6 +194,9 @@ export function memoryStore() {
     async listApiKeysByUser(userId, page) {
       return pageOf([...apiKeys.values()].filter((key) => key.user_id === userId).map(copy), page);
     },
+    async countApiKeysByUser(userId) {
+      return [...apiKeys.values()].filter((key) => key.user_id === userId).length;
+    },
     async revokeApiKey(userId, apiKeyId) {
       if (apiKeys.get(apiKeyId)?.user_id !== userId) throw notFound('API key');
       apiKeys.delete(apiKeyId);
@@ -294,8 +297,12 @@ export function memoryStore() {
     const objects = files.get(dataSet.data_set_id) ?? new Map<string, number>();
     files.set(dataSet.data_set_id, objects);
     return {
-      async list(prefix) {
-        return [...objects.entries()].filter(([key]) => key.startsWith(prefix)).map(([key, size]) => ({ key, size }));
+      async list(prefix, options = {}) {
+        return [...objects.entries()]
+          .filter(([key]) => key.startsWith(prefix))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .slice(0, options.limit)
+          .map(([key, size]) => ({ key, size }));
       },
       async delete(keys) {
         for (const key of keys) objects.delete(key);
@@ -466,6 +473,10 @@ export function memoryStore() {
     ...wikiRepository,
     ...dashboardRepository,
     filesOf,
+    /** As the data set delete function does: a Delete job, queued. */
+    async queueDeletion(dataSet: DataSet) {
+      return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
+    },
     /** The table's state after every commit so far (what a snapshot reader would build). */
     async snapshotOf(dataSet: DataSet): Promise<TableState> {
       const state = emptyState();

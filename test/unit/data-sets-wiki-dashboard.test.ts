@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
 import type { Action } from '#shared/domain/delta/log.ts';
+import type { Job } from '#shared/domain/jobs/model.ts';
+import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
 import { createTenant, retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
 import { listDocuments, readDocument, removeDocument, writeDocument } from '#shared/domain/wiki/use-cases.ts';
@@ -88,12 +90,75 @@ describe.concurrent('data sets', () => {
     expect(await refusal(deleteDataSet(store, platformAdmin, dataSetId))).toMatchObject({ code: 'CONFLICT' });
     expect(store.state.files.get(dataSetId)?.size).toBe(1);
     await deleteConnection(store, platformAdmin, connection.connection_id);
-    await deleteDataSet(store, platformAdmin, dataSetId);
+    expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
     expect([
       store.state.dataSets.has(dataSetId),
       store.state.logs.has(dataSetId),
       store.state.files.get(dataSetId)?.size,
-    ]).toEqual([false, false, 0]);
+      store.state.jobs.size,
+    ]).toEqual([false, false, 0, 0]);
+  });
+
+  it('hand a table too large for one request to a Delete job, which removes it a page at a time', async () => {
+    // Prepare: 2,500 objects (over the 1,000 a request deletes at once), nothing writing to the data set.
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 12 });
+    const objects = new Map(Array.from({ length: 2500 }, (_, i) => [`dt=2026-11-21/${String(i).padStart(4, '0')}`, 1]));
+    store.state.files.set(dataSetId, objects);
+    store.state.logs.set(dataSetId, [commit(0, [{ path: 'dt=2026-11-21/0000', records: 1 }])]);
+    // Act
+    const deletion = await deleteDataSet(store, platformAdmin, dataSetId);
+    // Assess: nothing removed by the request; a job of type Delete queued for the data set's table.
+    if (deletion.deleted) throw new Error('deleted within the request');
+    const job = store.state.jobs.get(deletion.jobId);
+    expect({ objects: objects.size, listed: store.state.dataSets.has(dataSetId), job }).toEqual({
+      objects: 2500,
+      listed: true,
+      job: expect.objectContaining({
+        job_type: 'Delete',
+        status: 'Queued',
+        tenant_id: dataSet.tenant_id,
+        partition_key: `optimize:${dataSetId}`,
+        payload: { data_set_id: dataSetId },
+      }),
+    });
+    expect(store.state.dispatched).toEqual([{ jobId: deletion.jobId, delaySeconds: 0 }]);
+
+    // Act: the job runs; a page at a time, it may stop between pages.
+    let pages = 0;
+    const outcome = await runDelete(store, job as Job, {
+      throwIfCancelled: async () => {
+        pages++;
+      },
+      beginCommit: async () => undefined,
+    });
+    // Assess
+    expect({ outcome: outcome.source, pages, left: objects.size, listed: store.state.dataSets.has(dataSetId) }).toEqual(
+      {
+        outcome: { data_set_id: dataSetId, objects_removed: 2500 },
+        pages: 3,
+        left: 0,
+        listed: false,
+      },
+    );
+    expect(store.state.logs.has(dataSetId)).toBe(false);
+  });
+
+  it('hand a table of many versions to a job too, even with few files', async () => {
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 201 });
+    store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
+    const deletion = await deleteDataSet(store, platformAdmin, dataSetId);
+    expect({ deleted: deletion.deleted, files: store.state.files.get(dataSetId)?.size }).toEqual({
+      deleted: false,
+      files: 1,
+    });
   });
 
   it('are listed to their own tenant only', async () => {

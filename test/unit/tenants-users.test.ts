@@ -411,6 +411,30 @@ describe.concurrent('API keys', () => {
     await issueApiKey(store, platformAdmin, user.user_id, 'after revoking one');
   });
 
+  it('count the keys a user holds without paging a list, so issuing one needs no cursor key', async () => {
+    // Prepare: a user past the limit (two issues raced past the check), and a list that cannot be paged, as
+    // in the issuing function, which holds no cursor key: a page with a next cursor fails there (a 500).
+    const { store, tenantId } = await withTenant();
+    const user = await createUser(store, platformAdmin, {
+      email: 'r@acme.example',
+      password: 'x'.repeat(12),
+      role: 'TenantViewer',
+      tenant_id: tenantId,
+    });
+    for (let i = 0; i < 22; i++)
+      await issueApiKey({ ...store, countApiKeysByUser: async () => 0 }, platformAdmin, user.user_id, `k${i}`);
+    const issuing = {
+      ...store,
+      listApiKeysByUser: async () => {
+        throw new Error('Environment variable CURSOR_KEY or CURSOR_KEY_SECRET_ARN is required');
+      },
+    };
+    // Act, Assess: the limit's answer, not an internal error.
+    expect(await refusal(issueApiKey(issuing, platformAdmin, user.user_id, 'one more'))).toMatchObject({
+      code: 'CONFLICT',
+    });
+  });
+
   it('are not given to a deactivated user', async () => {
     const { store, tenantId } = await withTenant();
     const user = await createUser(store, platformAdmin, {

@@ -96,12 +96,25 @@ export function connectionView(connectionId: string) {
               onclick: () => {
                 dialog.close();
                 void act(async () => {
-                  const result = await api<{ redriven: number }>(`${base}/failed-deliveries/redrive`, {
-                    method: 'POST',
-                    body: ids ? { message_ids: ids } : {},
-                  });
+                  // One call redrives at most 250: a selection goes in slices, "all" until none waits.
+                  const call = (body: { message_ids?: string[] }) =>
+                    api<{ redriven: number; remaining: number }>(`${base}/failed-deliveries/redrive`, {
+                      method: 'POST',
+                      body,
+                    });
+                  let redriven = 0;
+                  if (ids) {
+                    for (let i = 0; i < ids.length; i += 250)
+                      redriven += (await call({ message_ids: ids.slice(i, i + 250) })).redriven;
+                  } else {
+                    for (let remaining = 1; remaining > 0; ) {
+                      const result = await call({});
+                      redriven += result.redriven;
+                      remaining = result.redriven > 0 ? result.remaining : 0;
+                    }
+                  }
                   selected.clear();
-                  return `${result.redriven} redriven.`;
+                  return `${redriven} redriven.`;
                 });
               },
             },

@@ -9,7 +9,9 @@ import type { Tenant } from '../tenants/model.ts';
 import type { DataSet } from './model.ts';
 
 export interface DataSetFiles {
-  list(relativePrefix: string): Promise<{ key: string; size: number }[]>;
+  /** Keys under a prefix in key order; `limit` stops early. */
+  list(relativePrefix: string, options?: { limit?: number }): Promise<{ key: string; size: number }[]>;
+  /** Throws unless every key is gone. */
   delete(relativeKeys: string[]): Promise<void>;
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
@@ -89,11 +91,29 @@ export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, 
 }
 
 /**
- * Delete a data set.
- *  1. 409 while a connection or pipeline still writes to it (delete that first).
- *  2. Its objects in the tenant store go, then its log, then the data set itself.
+ * What a request deletes at once: a table of at most this many objects and versions goes within a
+ * few seconds (one listing, one delete call, a log of at most a few hundred items); a larger one is
+ * deleted by a job, since an API function has less than 30 s.
  */
-export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dataSetId: string): Promise<void> {
+export const deletedAtOnce = { objects: 1000, versions: 200 };
+
+/** A data set deleted now, or being deleted by a job (type Delete). */
+export type Deletion = { deleted: true } | { deleted: false; jobId: string };
+
+/**
+ * Delete a data set.
+ * Input: the data set. Output: deleted now, or the job deleting it.
+ *  1. 409 while a connection or pipeline still writes to it (delete that first).
+ *  2. A small table (deletedAtOnce) is removed now: its objects in the tenant store, then its log,
+ *     then the data set itself.
+ *  3. A larger one is handed to a job that removes it page by page (removeDataSet); the data set
+ *     stays listed until the job has removed everything, and a failed job is retried by deleting again.
+ */
+export async function deleteDataSet(
+  deps: DataSetDeps & { queueDeletion(dataSet: DataSet): Promise<string> },
+  principal: Principal,
+  dataSetId: string,
+): Promise<Deletion> {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
   await tenantFor(deps, principal, dataSet.tenant_id, 'write');
   if (await deps.hasWriter(dataSet)) {
@@ -103,11 +123,45 @@ export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dat
   }
   if (dataSet.storage_location) {
     const files = await deps.filesOf(dataSet);
-    const objects = await files.list('');
-    await files.delete(objects.map((object) => object.key));
+    const objects = await files.list('', { limit: deletedAtOnce.objects + 1 });
+    if (objects.length > deletedAtOnce.objects || (dataSet.version ?? 0) > deletedAtOnce.versions)
+      return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
+    if (objects.length > 0) await files.delete(objects.map((object) => object.key));
   }
   await deps.deleteLog(dataSetId);
   await deps.deleteDataSetItem(dataSetId);
+  return { deleted: true };
+}
+
+/**
+ * Remove a data set whatever its size (a Delete job): its objects a page of 1,000 at a time (calling
+ * `betweenPages` after each, where a job may stop), then its log, then the data set. Answers the
+ * number of objects removed. Repeating it after a failure goes on where it stopped.
+ */
+export async function removeDataSet(
+  deps: Pick<DataSetDeps, 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>,
+  dataSet: DataSet,
+  betweenPages: () => Promise<void> = async () => undefined,
+): Promise<number> {
+  let removed = 0;
+  if (dataSet.storage_location) {
+    const files = await deps.filesOf(dataSet);
+    let previous = '';
+    for (;;) {
+      const page = await files.list('', { limit: 1000 });
+      if (page.length === 0) break;
+      const keys = page.map((object) => object.key);
+      // A store that answers a delete without deleting must not keep this loop going.
+      if (keys.join('\n') === previous) throw new Error('The store kept objects it was asked to delete');
+      previous = keys.join('\n');
+      await files.delete(keys);
+      removed += keys.length;
+      await betweenPages();
+    }
+  }
+  await deps.deleteLog(dataSet.data_set_id);
+  await deps.deleteDataSetItem(dataSet.data_set_id);
+  return removed;
 }
 
 /** Commits a new metadata action on top of the table's latest version (the change sees that version's metadata). */

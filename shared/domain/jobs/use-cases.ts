@@ -169,6 +169,36 @@ export async function scheduleOptimize(
   return job;
 }
 
+/** What a Delete job carries: the data set it removes. */
+export interface DeletePayload {
+  data_set_id: string;
+}
+
+/**
+ * Queue the deletion of a data set too large to delete within a request (the caller has checked
+ * that it may be deleted). Its partition key is the table's maintenance one: a deletion never runs
+ * beside a compaction of the same table.
+ */
+export async function queueDataSetDeletion(
+  deps: Pick<Deps, 'createJob' | 'dispatchJob' | 'moveJob'>,
+  dataSet: { data_set_id: string; tenant_id: string },
+  now = new Date(),
+): Promise<Job> {
+  const payload: DeletePayload = { data_set_id: dataSet.data_set_id };
+  const job = newJob(
+    {
+      tenant_id: dataSet.tenant_id,
+      job_type: 'Delete',
+      partition_key: optimizePartitionKey(dataSet.data_set_id),
+      payload,
+      source: { data_set_id: dataSet.data_set_id },
+    },
+    now,
+  );
+  await enqueue(deps, job, now);
+  return job;
+}
+
 /** A job that cannot be put on the queue must not wait there forever: it fails, saying why. */
 async function enqueue(deps: Pick<Deps, 'createJob' | 'dispatchJob' | 'moveJob'>, job: Job, now: Date): Promise<void> {
   await deps.createJob(job);

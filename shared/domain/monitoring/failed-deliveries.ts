@@ -2,7 +2,7 @@ import type { Source } from '../connections/model.ts';
 import { clockMarginMs } from '../delta/commit.ts';
 import { notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
-import type { DeliveryFailure, FailedDelivery } from './model.ts';
+import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
 
 export interface DeadLetterDeps {
   /** The batch writer's own check: the ids among those of versions claimed since `since` (milliseconds). */
@@ -68,13 +68,22 @@ export interface RedriveDeps {
   forget(failed: FailedDelivery): Promise<void>;
 }
 
+/** Failed deliveries redriven at the same time (each is a read, a send, a transaction and a delete). */
+const redriveConcurrency = 8;
+
 /**
  * Redrive failed deliveries of a data set: all of them, or the message ids given (404 naming any
- * that is not a failed delivery here). Each goes back on the ingest queue before its record is
- * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
- * Each message has one record (the dead-letter recorder claims it once).
+ * that is not a failed delivery here), at most `limit` per call, oldest first; `remaining` is how
+ * many of the selection still wait (call again until it is 0). Each goes back on the ingest queue
+ * before its record is removed, so a redrive interrupted half-way loses nothing and repeats nothing
+ * twice in the table. Each message has one record (the dead-letter recorder claims it once).
  */
-export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
+export async function redrive(
+  deps: RedriveDeps,
+  dataSetId: string,
+  messageIds: string[] | undefined,
+  limit = redriveBatchLimit,
+): Promise<{ redriven: number; remaining: number }> {
   const all = await deps.allFailedDeliveries(dataSetId);
   let selected = all;
   if (messageIds) {
@@ -84,9 +93,14 @@ export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: 
     const wanted = new Set(messageIds);
     selected = all.filter((failed) => wanted.has(failed.message_id));
   }
-  for (const failed of selected) {
-    await deps.requeue(await deps.loadEnvelope(failed.body_key));
-    await deps.forget(failed);
-  }
-  return selected.length;
+  const now = selected.slice(0, limit);
+  let next = 0;
+  const worker = async () => {
+    for (let failed = now[next++]; failed; failed = now[next++]) {
+      await deps.requeue(await deps.loadEnvelope(failed.body_key));
+      await deps.forget(failed);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(redriveConcurrency, now.length) }, worker));
+  return { redriven: now.length, remaining: selected.length - now.length };
 }

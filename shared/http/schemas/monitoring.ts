@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { redriveBatchLimit } from '../../domain/monitoring/model.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const monitoringPageQuery = z.strictObject({ ...pageQuery });
@@ -22,8 +23,22 @@ export const listFailedDeliveriesResponse = z.object({
   failed_deliveries: z.array(failedDelivery),
   next_cursor: nextCursor,
 });
-export const redriveBody = z.strictObject({ message_ids: z.array(id).min(1).max(1000).optional() });
-export const redriveResponse = z.object({ redriven: z.number().int() });
+export const redriveBody = z.strictObject({
+  message_ids: z
+    .array(id)
+    .min(1)
+    .max(redriveBatchLimit)
+    .optional()
+    .meta({
+      description: `At most ${redriveBatchLimit}, the most one call redrives; absent: all, ${redriveBatchLimit} per call`,
+    }),
+});
+export const redriveResponse = z.object({
+  redriven: z.number().int().meta({ description: 'Put back on the ingest queue by this call (at most 250)' }),
+  remaining: z.number().int().meta({
+    description: 'Failed deliveries of the selection still waiting: call again until it is 0',
+  }),
+});
 
 export const connectionStats = z
   .object({
