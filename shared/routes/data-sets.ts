@@ -2,6 +2,7 @@
 import {
   dataSet,
   dataSetFiles,
+  dataSetFilesQuery,
   dataSetIdParams,
   listDataSetsQuery,
   listDataSetsResponse,
@@ -55,9 +56,11 @@ export const dataSetRoutes = {
     entry: 'functions/data-sets/files.ts',
     auth: 'apiKey',
     permission: 'data-sets.read',
-    summary: "The files of the data set's latest Delta snapshot, with download URLs valid 15 minutes",
+    summary:
+      "The files of the data set's latest Delta snapshot, newest first, a page at a time, with download URLs valid 15 minutes",
     tag: 'Data sets',
     params: dataSetIdParams,
+    query: dataSetFilesQuery,
     responses: { 200: dataSetFiles },
     access: { table: 'read', tenantStores: 'read', secretsKey: true, cursorKey: true },
   },

@@ -4,13 +4,14 @@
  * to something missing is NOT_FOUND, an optimistic version that moved is CONFLICT). No network.
  */
 
+import { createHash } from 'node:crypto';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
 import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
 import type { Action } from '#shared/domain/delta/log.ts';
 import { applyActions, emptyState, type TableState } from '#shared/domain/delta/snapshot.ts';
-import { conflict, notFound } from '#shared/domain/errors.ts';
+import { conflict, invalid, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';
 import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
@@ -478,11 +479,29 @@ export function memoryStore() {
       return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
     },
     /** The table's state after every commit so far (what a snapshot reader would build). */
-    async snapshotOf(dataSet: DataSet): Promise<TableState> {
+    async snapshotOf(dataSet: DataSet, version?: number): Promise<TableState> {
       const state = emptyState();
       for (const commit of logs.get(dataSet.data_set_id) ?? [])
-        applyActions(state, commit.version, copy(commit.actions));
+        if (version === undefined || commit.version <= version)
+          applyActions(state, commit.version, copy(commit.actions));
       return state;
+    },
+    /** Cursors as the service seals them (a MAC over the list and the position), for one list. */
+    cursorsOf(list: string) {
+      const tag = (payload: string) =>
+        createHash('sha256').update(`${list}\n${payload}`).digest('base64url').slice(0, 22);
+      return {
+        async seal(position: unknown) {
+          const payload = Buffer.from(JSON.stringify(position)).toString('base64url');
+          return `${payload}.${tag(payload)}`;
+        },
+        async open(cursor: string) {
+          const [payload = '', given] = cursor.split('.');
+          if (given !== tag(payload))
+            throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+          return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+        },
+      };
     },
     async commitsAfter(dataSet: DataSet, version: number, maxCommits: number) {
       return copy(

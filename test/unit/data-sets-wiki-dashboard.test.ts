@@ -43,9 +43,14 @@ async function withDataSet() {
 }
 
 describe.concurrent('data sets', () => {
-  it('list the files of the latest snapshot, with its version and a download URL each', async () => {
+  it('list the files of the latest snapshot, newest first, with its version and a download URL each', async () => {
     const { store, dataSetId } = await withDataSet();
-    expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({ version: null, files: [] });
+    const deps = { ...store, cursors: store.cursorsOf(`files|${dataSetId}`) };
+    expect(await listDataSetFiles(deps, platformAdmin, dataSetId)).toEqual({
+      version: null,
+      files: [],
+      next_cursor: null,
+    });
     const dataSet = store.state.dataSets.get(dataSetId);
     if (!dataSet) throw new Error('no data set');
     store.state.dataSets.set(dataSetId, {
@@ -58,16 +63,9 @@ describe.concurrent('data sets', () => {
       commit(0, [{ path: 'dt=2026-11-20/a.parquet', records: 3 }]),
       commit(1, [{ path: 'dt=2026-11-21/b.parquet', records: 2 }]),
     ]);
-    expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({
+    expect(await listDataSetFiles(deps, platformAdmin, dataSetId)).toEqual({
       version: 1,
       files: [
-        {
-          path: 'dt=2026-11-20/a.parquet',
-          partition_values: { dt: '2026-11-20' },
-          size: 300,
-          num_records: 3,
-          url: `https://store.example/${dataSetId}/dt=2026-11-20/a.parquet?expires=900`,
-        },
         {
           path: 'dt=2026-11-21/b.parquet',
           partition_values: { dt: '2026-11-21' },
@@ -75,8 +73,81 @@ describe.concurrent('data sets', () => {
           num_records: 2,
           url: `https://store.example/${dataSetId}/dt=2026-11-21/b.parquet?expires=900`,
         },
+        {
+          path: 'dt=2026-11-20/a.parquet',
+          partition_values: { dt: '2026-11-20' },
+          size: 300,
+          num_records: 3,
+          url: `https://store.example/${dataSetId}/dt=2026-11-20/a.parquet?expires=900`,
+        },
       ],
+      next_cursor: null,
     });
+  });
+
+  it('list a table of thousands of files a page at a time, each page of one snapshot, whatever commits meanwhile', async () => {
+    // Prepare: 2,500 live files (each its own commit, newer ones later), about what makes an answer of 6 MB.
+    const { store, dataSetId } = await withDataSet();
+    const deps = { ...store, cursors: store.cursorsOf(`files|${dataSetId}`) };
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, {
+      ...dataSet,
+      object_store_id: 'store-1',
+      storage_location: 's3://lake/datasets/x',
+      version: 2499,
+    });
+    const name = (i: number) => `dt=2026-11-21/${String(i).padStart(4, '0')}.parquet`;
+    store.state.logs.set(
+      dataSetId,
+      Array.from({ length: 2500 }, (_, i) => {
+        const one = commit(i, [{ path: name(i), records: 1 }]);
+        for (const action of one.actions) if ('add' in action && action.add) action.add.modificationTime = i;
+        return one;
+      }),
+    );
+    // Act: the first page; then a compaction commits (version 2500 removes every file, adds one); then the rest.
+    const first = await listDataSetFiles(deps, platformAdmin, dataSetId, { limit: 1000 });
+    store.state.logs.get(dataSetId)?.push({
+      version: 2500,
+      actions: [
+        ...Array.from({ length: 2500 }, (_, i) => ({
+          remove: { path: name(i), deletionTimestamp: 1, dataChange: false },
+        })),
+        ...commit(2500, [{ path: 'dt=2026-11-21/compacted.parquet', records: 2500 }]).actions,
+      ],
+    } as { version: number; actions: Action[] });
+    const pages = [first];
+    for (let next = first.next_cursor; next; ) {
+      const page = await listDataSetFiles(deps, platformAdmin, dataSetId, { limit: 1000, cursor: next });
+      pages.push(page);
+      next = page.next_cursor;
+    }
+    // Assess: 1,000 + 1,000 + 500, newest first, every file once, all of version 2499.
+    expect(pages.map((page) => [page.version, page.files.length])).toEqual([
+      [2499, 1000],
+      [2499, 1000],
+      [2499, 500],
+    ]);
+    const paths = pages.flatMap((page) => page.files.map((file) => file.path));
+    expect(paths).toEqual(Array.from({ length: 2500 }, (_, i) => name(2499 - i)));
+    // A new listing sees the compaction.
+    expect((await listDataSetFiles(deps, platformAdmin, dataSetId)).files.map((file) => file.path)).toEqual([
+      'dt=2026-11-21/compacted.parquet',
+    ]);
+  });
+
+  it('refuse a cursor this list did not issue with 400, another data set’s included', async () => {
+    const { store, dataSetId } = await withDataSet();
+    const other = await withDataSet();
+    const foreign = await store
+      .cursorsOf(`files|${other.dataSetId}`)
+      .seal({ version: 1, after: { time: 0, path: 'x' } });
+    const deps = { ...store, cursors: store.cursorsOf(`files|${dataSetId}`) };
+    for (const cursor of [foreign, 'bm9wZQ.AAAA', await deps.cursors.seal({ version: -1, after: {} })])
+      expect(await refusal(listDataSetFiles(deps, platformAdmin, dataSetId, { limit: 10, cursor }))).toMatchObject({
+        code: 'VALIDATION_ERROR',
+      });
   });
 
   it('are deleted only once nothing writes to them (409 before), objects and log included', async () => {

@@ -245,7 +245,9 @@ export function connectionView(connectionId: string) {
           api<{ rejections: Rejection[] }>(`${base}/rejections${qs({ limit: 20 })}`),
           api<{ failed_deliveries: FailedDelivery[] }>(`${base}/failed-deliveries${qs({ limit: 100 })}`),
           api<{ runs: Run[] }>(`api/data-sets/${connection.data_set_id}/runs${qs({ limit: 20 })}`),
-          api<{ version: number | null; files: DataFile[] }>(`api/data-sets/${connection.data_set_id}/files`),
+          api<{ version: number | null; files: DataFile[]; next_cursor: string | null }>(
+            `api/data-sets/${connection.data_set_id}/files${qs({ limit: 50 })}`,
+          ),
         ]);
         replace(parts.figures, table<{ stats: Stats }>('Since the connection was created', statsCells(), [{ stats }]));
         replace(
@@ -375,13 +377,13 @@ export function connectionView(connectionId: string) {
           table<DataFile>(
             files.version === null
               ? 'No snapshot yet'
-              : `Latest snapshot, version ${files.version}: ${files.files.length} files${files.files.length > 50 ? ' (the last 50)' : ''}`,
+              : `Latest snapshot, version ${files.version}: ${files.next_cursor ? `the newest ${files.files.length} files` : `${files.files.length} files`}`,
             [
               { label: 'Path', header: true, cell: (f) => el('a', { href: f.url, rel: 'noreferrer' }, f.path) },
               { label: 'Rows', cell: (f) => f.num_records },
               { label: 'Size', cell: (f) => bytes(f.size) },
             ],
-            files.files.slice(-50).reverse(),
+            files.files,
             'No files yet',
           ),
         );

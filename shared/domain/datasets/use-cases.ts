@@ -1,7 +1,8 @@
+import * as z from 'zod';
 import { type Metadata, metadataAction, parseStats } from '../delta/log.ts';
 import { tableProperties, validateProperties } from '../delta/properties.ts';
 import type { TableState } from '../delta/snapshot.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
@@ -35,8 +36,14 @@ export interface DataSetRecords {
 /** …and their files, in the tenant's store (only the functions that reach the store load S3). */
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
-  /** The table's latest snapshot: its last checkpoint and the commits after it. */
-  snapshotOf(dataSet: DataSet): Promise<TableState>;
+  /** The table's latest snapshot (its last checkpoint and the commits after it), or the one at `version`. */
+  snapshotOf(dataSet: DataSet, version?: number): Promise<TableState>;
+}
+
+/** Seals a position into a cursor of one data set's files list, and opens one (400 for any other). */
+export interface FileCursors {
+  seal(position: unknown): Promise<string>;
+  open(cursor: string): Promise<unknown>;
 }
 
 export async function listDataSets(
@@ -59,27 +66,49 @@ export async function visibleDataSet(deps: DataSetRecords, principal: Principal,
 /** Presigned download URLs stay valid this long. */
 export const downloadUrlSeconds = 15 * 60;
 
+/** Where a page of the files list continues: the snapshot's version, and the last file given (newest first). */
+const filesPosition = z.strictObject({
+  version: z.number().int().min(0),
+  after: z.strictObject({ time: z.number(), path: z.string() }),
+});
+
 /**
- * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes): the
- * live files of the table opened as any Delta reader opens it (last checkpoint, then the commits
- * after it). While a compaction commits, a reader sees either the small files or the compacted
- * ones, never both.
+ * The files of a data set's latest snapshot, newest first, a page at a time, each with a presigned
+ * download URL (15 minutes): the live files of the table opened as any Delta reader opens it (last
+ * checkpoint, then the commits after it). A page is at most `limit` files (the contract's list
+ * conventions), so an answer stays far below Lambda's 6 MB whatever the table holds; its cursor pins
+ * the version, so the pages of one listing are one snapshot even while commits and compactions go on.
+ * While a compaction commits, a reader sees either the small files or the compacted ones, never both.
  */
-export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, dataSetId: string) {
+export async function listDataSetFiles(
+  deps: DataSetDeps & { cursors: FileCursors },
+  principal: Principal,
+  dataSetId: string,
+  page: PageRequest = { limit: 100 },
+) {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  const position = page.cursor ? filesPosition.safeParse(await deps.cursors.open(page.cursor)) : undefined;
+  if (position && !position.success)
+    throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+  const from = position?.data;
+  const none = { version: dataSet.version, files: [], next_cursor: null };
   // Nothing committed yet: nothing to read (and no need to reach a store that may be down).
-  if (!dataSet.storage_location || !dataSet.object_store_id || dataSet.version === null)
-    return { version: dataSet.version, files: [] };
-  const snapshot = await deps.snapshotOf(dataSet);
-  if (snapshot.version < 0) return { version: dataSet.version, files: [] };
+  if (!dataSet.storage_location || !dataSet.object_store_id || dataSet.version === null) return none;
+  const snapshot = await deps.snapshotOf(dataSet, from?.version);
+  if (snapshot.version < 0) return none;
+  const newestFirst = (a: { time: number; path: string }, b: { time: number; path: string }) =>
+    b.time - a.time || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0);
+  const live = [...snapshot.files.values()]
+    .map((add) => ({ add, key: { time: add.modificationTime, path: add.path } }))
+    .filter(({ key }) => !from || newestFirst(from.after, key) < 0)
+    .sort((a, b) => newestFirst(a.key, b.key));
+  const pageFiles = live.slice(0, page.limit);
+  const last = pageFiles.at(-1);
   const files = await deps.filesOf(dataSet);
-  const live = [...snapshot.files.values()].sort(
-    (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
-  );
   return {
     version: snapshot.version,
     files: await Promise.all(
-      live.map(async (add) => ({
+      pageFiles.map(async ({ add }) => ({
         path: add.path,
         partition_values: add.partitionValues,
         size: add.size,
@@ -87,6 +116,8 @@ export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, 
         url: await files.presignGet(add.path, downloadUrlSeconds),
       })),
     ),
+    next_cursor:
+      live.length > page.limit && last ? await deps.cursors.seal({ version: snapshot.version, after: last.key }) : null,
   };
 }
 
