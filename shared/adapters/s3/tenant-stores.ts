@@ -9,7 +9,6 @@
  * Every failure leaves here as a StoreFailure: a category and S3 error code, nothing the store said.
  */
 import {
-  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -29,6 +28,7 @@ import {
 import { StoreFailure, storeFailureOf } from '../../domain/tenants/store-failures.ts';
 import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
 import { secretBox } from '../secret-box.ts';
+import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 
 const clients = new Map<string, { client: S3Client; endpoint: string | undefined; anonymous: boolean }>();
@@ -170,17 +170,8 @@ export async function tableLocation(store: StoredObjectStore, location: string):
       }
     },
     async delete(relativeKeys) {
-      for (let i = 0; i < relativeKeys.length; i += 1000) {
-        const chunk = relativeKeys.slice(i, i + 1000);
-        await reach(() =>
-          client.send(
-            new DeleteObjectsCommand({
-              Bucket: bucket,
-              Delete: { Objects: chunk.map((key) => ({ Key: keyOf(key) })), Quiet: true },
-            }),
-          ),
-        );
-      }
+      // Throws (a store failure) unless every key is gone: S3 answers a partial delete with 200.
+      await reach(() => deleteObjects(client, bucket, relativeKeys.map(keyOf)));
     },
     async list(relativePrefix, options = {}) {
       const found: { key: string; size: number; lastModified: number }[] = [];
