@@ -80,6 +80,7 @@ export function tenantRecord(overrides: Partial<Tenant> & Pick<Tenant, 'tenant_i
 
 /** Every management repository over one set of Maps, so that use cases see each other's writes. */
 export function memoryStore() {
+  const assumableWithoutExternalId = new Set<string>();
   const tenants = new Map<string, Tenant>();
   const slugs = new Set<string>();
   const stores = new Map<string, StoredObjectStore>();
@@ -509,10 +510,19 @@ export function memoryStore() {
       );
     },
     secrets: memorySecrets,
+    /** STS as seen from account 999999999999: the roles listed in state.assumableWithoutExternalId trust it without an external id. */
+    roles: {
+      platformAccount: () => '999999999999',
+      platformAccountRolesAllowed: () => false,
+      async assumableWithoutExternalId(roleArn: string) {
+        return assumableWithoutExternalId.has(roleArn);
+      },
+    },
     /** As local mode allows: loopback endpoints only. */
     allowedStoreEndpoints: () => ['loopback'],
     /** What the repositories hold, for assertions. */
     state: {
+      assumableWithoutExternalId,
       tenants,
       stores,
       users,
