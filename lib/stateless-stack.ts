@@ -13,14 +13,21 @@ import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-c
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { CfnRotationSchedule, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import { bootstrapKeyInstaller, consumers, eventSourceSettings, schedules } from '#shared/topology.ts';
+import {
+  bootstrapKeyInstaller,
+  bootstrapKeyRotation,
+  consumers,
+  eventSourceSettings,
+  schedules,
+} from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
 import { bindAccess } from './constructs/access.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
@@ -301,9 +308,36 @@ export class StatelessStack extends Stack {
     });
     new CustomResource(this, 'BootstrapKey', {
       serviceToken: provider.serviceToken,
-      // A new secret version (rotation by hand) is picked up by the next deploy.
+      // Installs the key at the first deploy; rotating it is the rotation function's (below).
       properties: { SecretArn: props.stateful.bootstrapKey.secretArn },
     });
+
+    // `aws secretsmanager rotate-secret` on the bootstrap key secret makes a new key, installs it and
+    // retires the old one (functions/platform/rotate-bootstrap-key.ts). Only on demand: the key is an
+    // operator's emergency key, read from the secret when needed.
+    const rotator = new ServiceFunction(this, 'BootstrapKeyRotation', {
+      entry: bootstrapKeyRotation.entry,
+      description: bootstrapKeyRotation.summary,
+      timeoutSeconds: bootstrapKeyRotation.function.timeoutSeconds,
+      tracing: tracing(false),
+    });
+    bindAccess(rotator, bootstrapKeyRotation.access, resources);
+    rotator.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:UpdateSecretVersionStage'],
+        resources: [props.stateful.bootstrapKey.secretArn],
+      }),
+    );
+    rotator.addPermission('SecretsManagerRotates', {
+      principal: new ServicePrincipal('secretsmanager.amazonaws.com'),
+      sourceAccount: this.account,
+      sourceArn: props.stateful.bootstrapKey.secretArn,
+    });
+    new CfnRotationSchedule(this, 'BootstrapKeyRotationSchedule', {
+      secretId: props.stateful.bootstrapKey.secretArn,
+      rotationLambdaArn: rotator.functionArn,
+      rotateImmediatelyOnUpdate: false,
+    }).node.addDependency(rotator.permissionsNode.findChild('SecretsManagerRotates'));
 
     if (props.ingestMaxBytes !== undefined)
       this.routeFunctions['POST /api/ingest/{source_id}']?.addEnvironment(

@@ -251,3 +251,11 @@ export const bootstrapKeyInstaller: DeployHookSpec = {
   access: { table: 'readWrite', deletesItems: true, bootstrapKey: true },
   function: { timeoutSeconds: 30 },
 };
+
+/** The bootstrap key secret's rotation function (Secrets Manager runs it on `rotate-secret`), not on any event of ours. */
+export const bootstrapKeyRotation: DeployHookSpec = {
+  entry: 'functions/platform/rotate-bootstrap-key.ts',
+  summary: 'Rotates the bootstrap key: a new key in the secret, installed, the old one retired',
+  access: { table: 'readWrite', deletesItems: true, bootstrapKey: true },
+  function: { timeoutSeconds: 30 },
+};

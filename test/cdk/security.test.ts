@@ -14,6 +14,7 @@ import { type RouteSpec, routes } from '#shared/routes.ts';
 import {
   type Access,
   bootstrapKeyInstaller,
+  bootstrapKeyRotation,
   consumers,
   platformAreas,
   type QueueName,
@@ -126,6 +127,7 @@ describe('least privilege', () => {
     ...Object.values(consumers).map((spec) => [spec.entry, spec.access, spec.queue] as [string, Access, QueueName]),
     ...Object.values(schedules).map((spec) => [spec.entry, spec.access, undefined] as [string, Access, undefined]),
     [bootstrapKeyInstaller.entry, bootstrapKeyInstaller.access, undefined],
+    [bootstrapKeyRotation.entry, bootstrapKeyRotation.access, undefined],
   ];
 
   it.each(declared)('grants %s exactly what it declares', (entry, access, consumed) => {
@@ -340,5 +342,34 @@ describe('the dashboard tool', () => {
       Object.values(template.findResources('AWS::Lambda::Function')),
     );
     expect(nested.filter((fn) => text(fn).includes('DASHBOARD_TOKEN'))).toEqual([]);
+  });
+});
+
+describe('the bootstrap key', () => {
+  it('is rotated for real by its rotation function, which Secrets Manager alone may invoke', async () => {
+    const app = await synthesizedDefaultApp();
+    const template = app.statelessTemplate;
+    const schedules = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'));
+    expect(schedules).toHaveLength(1);
+    const schedule = schedules[0]?.Properties as Record<string, unknown>;
+    expect(text(schedule.SecretId)).toMatch(/BootstrapApiKey/);
+    expect(schedule.RotateImmediatelyOnUpdate).toBe(false);
+    const rotatorId = (schedule.RotationLambdaARN as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] as string;
+    expect(template.toJSON().Resources[rotatorId].Properties.Description).toBe(bootstrapKeyRotation.summary);
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter((permission) =>
+      text(permission.Properties.FunctionName).includes(rotatorId),
+    );
+    expect(permissions.map((permission) => permission.Properties.Principal)).toEqual(['secretsmanager.amazonaws.com']);
+    expect(text(permissions[0]?.Properties.SourceArn)).toMatch(/BootstrapApiKey/);
+    const statements = statementsByEntry(app).get(bootstrapKeyRotation.entry) ?? [];
+    const onSecret = statements.filter((statement) => /BootstrapApiKey/.test(text(statement.Resource)));
+    expect(onSecret.flatMap((statement) => list(statement.Action)).sort()).toEqual(
+      expect.arrayContaining([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:UpdateSecretVersionStage',
+      ]),
+    );
   });
 });
