@@ -24,7 +24,7 @@ function deps(rows: (string | number | null)[][]) {
   };
   return {
     getJob: async () => job as Job,
-    getResult: async () => structuredClone(stored),
+    getResult: async () => stored,
     cursors: memoryStore().cursorsOf(`job-result|${jobId}`),
   };
 }
@@ -53,10 +53,10 @@ describe('a query result', () => {
   });
 
   it('keeps every page under about 4 MiB of JSON however large the rows (Lambda answers at most 6 MB)', async () => {
-    // 1,000 rows of 20,000 characters of three UTF-8 bytes each: 60 MB as one answer.
-    const rows = Array.from({ length: 1000 }, (_, i) => ['2026-11-21', `${i}:${'€'.repeat(20_000)}`]);
+    // 1,000 rows of 3,000 characters of three UTF-8 bytes each: 9 MB as one answer.
+    const rows = Array.from({ length: 1000 }, (_, i) => ['2026-11-21', `${i}:${'€'.repeat(3000)}`]);
     const pages = await allPages(deps(rows), 1000);
-    expect(pages.length).toBeGreaterThan(14);
+    expect(pages.length).toBe(3);
     for (const page of pages) expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThan(4.5 * 1024 * 1024);
     expect(pages.flatMap((page) => page.rows)).toEqual(rows);
   });
