@@ -12,7 +12,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
@@ -99,6 +99,17 @@ export class Operations extends Construct {
         }),
       },
     };
+    // Grants of this key only for AWS services acting for a resource (Control Tower's CT.KMS.PR.3).
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'GrantsOnlyForAwsServices',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['kms:CreateGrant'],
+        resources: ['*'],
+        conditions: { BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' } },
+      }),
+    );
     key.addToResourcePolicy(
       new PolicyStatement({
         sid: 'CloudWatchAlarmsUseTheKey',
