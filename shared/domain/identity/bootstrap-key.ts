@@ -29,7 +29,9 @@ export interface BootstrapRotationDeps {
 
 /** A value that is a Tributary API key (trb_key_ and at least 32 characters). */
 export const isApiKey = (value: string | null): value is string =>
-  value !== null && value.startsWith(tokenPrefixes.apiKey) && value.length >= tokenPrefixes.apiKey.length + 32;
+  typeof value === 'string' &&
+  value.startsWith(tokenPrefixes.apiKey) &&
+  value.length >= tokenPrefixes.apiKey.length + 32;
 
 /**
  * Run one step of a rotation.
