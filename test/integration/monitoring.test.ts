@@ -302,7 +302,7 @@ describe('failed deliveries', () => {
           json: {},
         })
       ).body,
-    ).toEqual({ redriven: 0 });
+    ).toEqual({ redriven: 0, remaining: 0 });
   });
 });
 
