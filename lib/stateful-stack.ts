@@ -124,7 +124,7 @@ export class StatefulStack extends Stack {
     Validations.of(this.bootstrapKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The bootstrap key is an API key: rotating it means revoking the old one, which an operator does on purpose (put a new secret value, redeploy; the installer replaces the key). Day-to-day access uses per-user keys with their own expiry and revocation.',
+        'The bootstrap key is an operator’s emergency API key, rotated on demand (`aws secretsmanager rotate-secret`: the stateless stack’s rotation function makes, installs and retires keys), not on a schedule. Day-to-day access uses per-user keys with their own revocation.',
     });
     Validations.of(this.secretsKey).acknowledge({
       id: 'AwsSolutions-SMG4',

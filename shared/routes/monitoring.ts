@@ -46,13 +46,18 @@ export const monitoringRoutes = {
     auth: 'apiKey',
     permission: 'connections.operate',
     summary:
-      'Send failed deliveries (all, or those of the message ids, failure time range or error category given) back to the ingest queue, with the counts; no row is ever written twice',
+      'Send failed deliveries (all, or those of the message ids, failure time range or error category given) back to the ingest queue, at most 250 per call (`remaining` says how many wait), with the counts by category; no row is ever written twice',
     tag: 'Monitoring',
     params: connectionIdParams,
     body: redriveBody,
     responses: { 200: redriveResponse },
-    access: { table: 'readWrite', platformBucket: 'readWrite', queues: { ingest: 'send' } },
-    function: { timeoutSeconds: 60 },
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      platformBucket: { claims: 'readWrite', deadLetters: 'readWrite' },
+      queues: { ingest: 'send' },
+    },
+    function: { timeoutSeconds: 29 },
   },
   'GET /api/connections/{connection_id}/stats': {
     entry: 'functions/monitoring/stats.ts',
@@ -98,7 +103,14 @@ export const monitoringRoutes = {
     params: connectionIdParams,
     query: eventsQuery,
     responses: { 200: listEventsResponse },
-    access: { table: 'read', platformBucket: 'read', tenantStores: true, secretsKey: true, cursorKey: true },
+    access: {
+      table: 'read',
+      // Envelopes staged but not committed yet, and the bodies they point at.
+      platformBucket: { staging: 'read', claims: 'read' },
+      tenantStores: 'read',
+      secretsKey: true,
+      cursorKey: true,
+    },
     function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/runs': {

@@ -351,7 +351,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({
       path: `/api/tenants/${world.tenant.tenantId}/register-object-store`,
-      body: { base_url: 's3://demo-bucket/isolation', name: 'isolation', options: {} },
+      body: { base_url: 's3://demo-bucket/isolation', name: 'isolation', options: { region: 'eu-west-1' } },
     }),
   },
   'POST /api/tenants/{tenant_id}/select-default-object-store': {

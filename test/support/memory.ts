@@ -4,18 +4,19 @@
  * to something missing is NOT_FOUND, an optimistic version that moved is CONFLICT). No network.
  */
 
+import { createHash } from 'node:crypto';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
 import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
 import type { Action } from '#shared/domain/delta/log.ts';
 import { applyActions, emptyState, type TableState } from '#shared/domain/delta/snapshot.ts';
-import { conflict, notFound } from '#shared/domain/errors.ts';
+import { conflict, invalid, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';
 import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import type { JobQueue, JobRepository } from '#shared/domain/jobs/use-cases.ts';
+import { type JobQueue, type JobRepository, queueDataSetDeletion } from '#shared/domain/jobs/use-cases.ts';
 import type { Page, PageRequest } from '#shared/domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
 import type { PipelineRepository, SourceWatch } from '#shared/domain/pipelines/ports.ts';
@@ -79,6 +80,7 @@ export function tenantRecord(overrides: Partial<Tenant> & Pick<Tenant, 'tenant_i
 
 /** Every management repository over one set of Maps, so that use cases see each other's writes. */
 export function memoryStore() {
+  const assumableWithoutExternalId = new Set<string>();
   const tenants = new Map<string, Tenant>();
   const slugs = new Set<string>();
   const stores = new Map<string, StoredObjectStore>();
@@ -196,6 +198,9 @@ export function memoryStore() {
     async listApiKeysByUser(userId, page) {
       return pageOf([...apiKeys.values()].filter((key) => key.user_id === userId).map(copy), page);
     },
+    async countApiKeysByUser(userId) {
+      return [...apiKeys.values()].filter((key) => key.user_id === userId).length;
+    },
     async revokeApiKey(userId, apiKeyId) {
       if (apiKeys.get(apiKeyId)?.user_id !== userId) throw notFound('API key');
       apiKeys.delete(apiKeyId);
@@ -296,8 +301,12 @@ export function memoryStore() {
     const objects = files.get(dataSet.data_set_id) ?? new Map<string, number>();
     files.set(dataSet.data_set_id, objects);
     return {
-      async list(prefix) {
-        return [...objects.entries()].filter(([key]) => key.startsWith(prefix)).map(([key, size]) => ({ key, size }));
+      async list(prefix, options = {}) {
+        return [...objects.entries()]
+          .filter(([key]) => key.startsWith(prefix))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .slice(0, options.limit)
+          .map(([key, size]) => ({ key, size }));
       },
       async delete(keys) {
         for (const key of keys) objects.delete(key);
@@ -514,12 +523,34 @@ export function memoryStore() {
     ...wikiRepository,
     ...dashboardRepository,
     filesOf,
+    /** As the data set delete function does: a Delete job, queued. */
+    async queueDeletion(dataSet: DataSet) {
+      return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
+    },
     /** The table's state after every commit so far (what a snapshot reader would build). */
-    async snapshotOf(dataSet: DataSet): Promise<TableState> {
+    async snapshotOf(dataSet: DataSet, version?: number): Promise<TableState> {
       const state = emptyState();
       for (const commit of logs.get(dataSet.data_set_id) ?? [])
-        applyActions(state, commit.version, copy(commit.actions));
+        if (version === undefined || commit.version <= version)
+          applyActions(state, commit.version, copy(commit.actions));
       return state;
+    },
+    /** Cursors as the service seals them (a MAC over the list and the position), for one list. */
+    cursorsOf(list: string) {
+      const tag = (payload: string) =>
+        createHash('sha256').update(`${list}\n${payload}`).digest('base64url').slice(0, 22);
+      return {
+        async seal(position: unknown) {
+          const payload = Buffer.from(JSON.stringify(position)).toString('base64url');
+          return `${payload}.${tag(payload)}`;
+        },
+        async open(cursor: string) {
+          const [payload = '', given] = cursor.split('.');
+          if (given !== tag(payload))
+            throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+          return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+        },
+      };
     },
     async commitsAfter(dataSet: DataSet, version: number, maxCommits: number) {
       return copy(
@@ -527,10 +558,19 @@ export function memoryStore() {
       );
     },
     secrets: memorySecrets,
+    /** STS as seen from account 999999999999: the roles listed in state.assumableWithoutExternalId trust it without an external id. */
+    roles: {
+      platformAccount: () => '999999999999',
+      platformAccountRolesAllowed: () => false,
+      async assumableWithoutExternalId(roleArn: string) {
+        return assumableWithoutExternalId.has(roleArn);
+      },
+    },
     /** As local mode allows: loopback endpoints only. */
     allowedStoreEndpoints: () => ['loopback'],
     /** What the repositories hold, for assertions. */
     state: {
+      assumableWithoutExternalId,
       tenants,
       stores,
       users,

@@ -65,6 +65,7 @@ describe('function bundles', () => {
       'batchHandler',
       'scheduledHandler',
       'customResourceHandler',
+      'secretRotationHandler',
     ];
     const edgeless = bundles
       .map((built) => built.fn.entry)

@@ -46,10 +46,34 @@ describe('redriving failed deliveries', () => {
     const rest = await redrive(deps, 'ds', {});
     // Assess
     expect({ one, rest, requeued: state.requeued, left: state.records }).toEqual({
-      one: { redriven: 1, by_category: { OTHER: 1 }, remaining: 2 },
+      one: { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
       rest: { redriven: 2, by_category: { OTHER: 2 }, remaining: 0 },
       requeued: ['b', 'a', 'c'],
       left: [],
+    });
+  });
+
+  it('does a bounded amount per call, oldest first, and says how many are left until none is', async () => {
+    // Prepare: more failed deliveries than one call redrives.
+    const records = Array.from({ length: 7 }, (_, i) => record(`m${i}`, `10:00:0${i}`));
+    const { deps, state } = memory(records);
+    // Act
+    const calls = [];
+    for (let call = 0; call < 4; call++) calls.push(await redrive(deps, 'ds', {}, 3));
+    const selection = memory(records);
+    const chosen = await redrive(selection.deps, 'ds', { message_ids: ['m6', 'm1', 'm4'] }, 2);
+    // Assess
+    expect(calls).toEqual([
+      { redriven: 3, by_category: { OTHER: 3 }, remaining: 4 },
+      { redriven: 3, by_category: { OTHER: 3 }, remaining: 1 },
+      { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
+      { redriven: 0, by_category: {}, remaining: 0 },
+    ]);
+    expect([...state.requeued].sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+    expect(state.requeued.slice(0, 3).sort()).toEqual(['m0', 'm1', 'm2']);
+    expect({ chosen, requeued: [...selection.state.requeued].sort() }).toEqual({
+      chosen: { redriven: 2, by_category: { OTHER: 2 }, remaining: 1 },
+      requeued: ['m1', 'm4'],
     });
   });
 
@@ -94,10 +118,10 @@ describe('redriving failed deliveries', () => {
       requeued: state.requeued,
       left: state.records.map((r) => r.message_id),
     }).toEqual({
-      early: { redriven: 2, by_category: { STORE_UNREACHABLE: 1, TABLE_PROTOCOL_UNSUPPORTED: 1 }, remaining: 3 },
-      none: { redriven: 0, by_category: {}, remaining: 3 },
-      reachable: { redriven: 1, by_category: { STORE_UNREACHABLE: 1 }, remaining: 2 },
-      named: { redriven: 1, by_category: { OTHER: 1 }, remaining: 1 },
+      early: { redriven: 2, by_category: { STORE_UNREACHABLE: 1, TABLE_PROTOCOL_UNSUPPORTED: 1 }, remaining: 0 },
+      none: { redriven: 0, by_category: {}, remaining: 0 },
+      reachable: { redriven: 1, by_category: { STORE_UNREACHABLE: 1 }, remaining: 0 },
+      named: { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
       requeued: ['b', 'c', 'a', 'd'],
       left: ['e'],
     });

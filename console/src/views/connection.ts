@@ -98,12 +98,25 @@ export function connectionView(connectionId: string) {
               onclick: () => {
                 dialog.close();
                 void act(async () => {
-                  const result = await api<{ redriven: number }>(`${base}/failed-deliveries/redrive`, {
-                    method: 'POST',
-                    body: ids ? { message_ids: ids } : {},
-                  });
+                  // One call redrives at most 250: a selection goes in slices, "all" until none waits.
+                  const call = (body: { message_ids?: string[] }) =>
+                    api<{ redriven: number; remaining: number }>(`${base}/failed-deliveries/redrive`, {
+                      method: 'POST',
+                      body,
+                    });
+                  let redriven = 0;
+                  if (ids) {
+                    for (let i = 0; i < ids.length; i += 250)
+                      redriven += (await call({ message_ids: ids.slice(i, i + 250) })).redriven;
+                  } else {
+                    for (let remaining = 1; remaining > 0; ) {
+                      const result = await call({});
+                      redriven += result.redriven;
+                      remaining = result.redriven > 0 ? result.remaining : 0;
+                    }
+                  }
                   selected.clear();
-                  return `${result.redriven} redriven.`;
+                  return `${redriven} redriven.`;
                 });
               },
             },
@@ -235,7 +248,9 @@ export function connectionView(connectionId: string) {
           api<{ rejections: Rejection[] }>(`${base}/rejections${qs({ limit: 20 })}`),
           api<{ failed_deliveries: FailedDelivery[] }>(`${base}/failed-deliveries${qs({ limit: 100 })}`),
           api<{ runs: Run[] }>(`api/data-sets/${connection.data_set_id}/runs${qs({ limit: 20 })}`),
-          api<{ version: number | null; files: DataFile[] }>(`api/data-sets/${connection.data_set_id}/files`),
+          api<{ version: number | null; files: DataFile[]; next_cursor: string | null }>(
+            `api/data-sets/${connection.data_set_id}/files${qs({ limit: 50 })}`,
+          ),
         ]);
         replace(parts.figures, table<{ stats: Stats }>('Since the connection was created', statsCells(), [{ stats }]));
         replace(
@@ -365,13 +380,13 @@ export function connectionView(connectionId: string) {
           table<DataFile>(
             files.version === null
               ? 'No snapshot yet'
-              : `Latest snapshot, version ${files.version}: ${files.files.length} files${files.files.length > 50 ? ' (the last 50)' : ''}`,
+              : `Latest snapshot, version ${files.version}: ${files.next_cursor ? `the newest ${files.files.length} files` : `${files.files.length} files`}`,
             [
               { label: 'Path', header: true, cell: (f) => el('a', { href: f.url, rel: 'noreferrer' }, f.path) },
               { label: 'Rows', cell: (f) => f.num_records },
               { label: 'Size', cell: (f) => bytes(f.size) },
             ],
-            files.files.slice(-50).reverse(),
+            files.files,
             'No files yet',
           ),
         );

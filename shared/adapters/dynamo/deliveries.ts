@@ -4,10 +4,10 @@
  *   pk DATA_SET#<data_set_id>#FAILED   sk <failed_at>#<message_id>   an envelope that exhausted its deliveries
  *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once
  */
-import { BatchWriteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import { db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
+import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
 
@@ -21,26 +21,21 @@ export const deliveryKeys = {
   deadLettered: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'DEAD_LETTERED' }),
 };
 
+/** Each message's latest failure (a batch may fail one message id twice: the later one is kept). */
 export async function recordDeliveryFailures(failures: DeliveryFailure[]): Promise<void> {
   const expiresAt = Math.floor(Date.now() / 1000) + failureLifetimeSeconds;
-  for (let i = 0; i < failures.length; i += 25) {
-    await db.send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [table()]: failures.slice(i, i + 25).map((failure) => ({
-            PutRequest: {
-              Item: {
-                ...deliveryKeys.failure(failure.message_id),
-                entity: 'DeliveryFailure',
-                ...failure,
-                expires_at: expiresAt,
-              },
-            },
-          })),
+  await batchWriteAll(
+    failures.map((failure) => ({
+      PutRequest: {
+        Item: {
+          ...deliveryKeys.failure(failure.message_id),
+          entity: 'DeliveryFailure',
+          ...failure,
+          expires_at: expiresAt,
         },
-      }),
-    );
-  }
+      },
+    })),
+  );
 }
 
 export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null> {

@@ -15,7 +15,6 @@
  */
 import {
   BatchGetCommand,
-  BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -26,7 +25,7 @@ import type { Claim, CommitRecords, LogEntry, VersionClaims } from '../../domain
 import type { Operation, Txn } from '../../domain/delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
-import { db, isConditionFailure, queryPage, table } from './table.ts';
+import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
 export const logEntryLifetimeMs = 30 * 86_400_000;
@@ -308,17 +307,7 @@ export async function deleteTableLog(tableId: string): Promise<void> {
     ProjectionExpression: 'pk, sk',
     ConsistentRead: true,
   });
-  for (let i = 0; i < items.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = items
-      .slice(i, i + 25)
-      .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: pending as never } }));
-      pending = result.UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
-    }
-  }
+  await batchWriteAll(items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })));
   for (const key of [...runIds.keys()]) if (key.startsWith(`${tableId} `)) runIds.delete(key);
 }
 

@@ -10,14 +10,7 @@
  *                                 ms]) and the newest batch it had read: the stats add what came since
  * Batch ids and record ids begin with the time (13-digit milliseconds), so they sort by age.
  */
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type {
   Coverage,
   LedgerView,
@@ -27,7 +20,7 @@ import type {
   StagingLedger,
   TableFailure,
 } from '../../domain/ingest/staging.ts';
-import { conditionHeld, db, table } from './table.ts';
+import { batchWriteAll, conditionHeld, db, table } from './table.ts';
 
 export const stagingKeys = {
   partition: 'STAGED',
@@ -89,20 +82,6 @@ async function readRange(
   return view;
 }
 
-async function deleteKeys(keys: Record<string, string>[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = keys
-      .slice(i, i + 25)
-      .map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: pending as never } }));
-      pending = result.UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
-    }
-  }
-}
-
 export const stagingLedger: StagingLedger = {
   async addBatch(batch) {
     const tables = Object.fromEntries(
@@ -137,7 +116,11 @@ export const stagingLedger: StagingLedger = {
   },
 
   async retire(batchIds, coverageIds) {
-    await deleteKeys([...batchIds.map(stagingKeys.batch), ...coverageIds.map(stagingKeys.coverage)]);
+    await batchWriteAll(
+      [...batchIds.map(stagingKeys.batch), ...coverageIds.map(stagingKeys.coverage)].map((Key) => ({
+        DeleteRequest: { Key },
+      })),
+    );
   },
 
   async setFailure(tableId, failure) {

@@ -4,8 +4,9 @@
  *   claims/<data_set_id>/<message_id>   the raw body, until its envelope is written (a lifecycle rule
  *                                       on the bucket is the backstop)
  */
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
@@ -50,12 +51,5 @@ export async function claimExists(ref: ClaimCheck): Promise<boolean> {
 
 /** Removes claim checks whose envelopes are written. */
 export async function checkOut(keys: string[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += 1000) {
-    await platformS3.send(
-      new DeleteObjectsCommand({
-        Bucket: platformBucket(),
-        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
-      }),
-    );
-  }
+  await deleteObjects(platformS3, platformBucket(), keys);
 }

@@ -4,8 +4,9 @@
  *                                            slice per data set, until every slice is committed
  * A table's rows are read back by a ranged GET of its slice.
  */
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { StagingObjects } from '../../domain/ingest/staging.ts';
+import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
@@ -32,14 +33,5 @@ export const stagingObjects: StagingObjects = {
     return bytes;
   },
 
-  async delete(keys) {
-    for (let i = 0; i < keys.length; i += 1000) {
-      await platformS3.send(
-        new DeleteObjectsCommand({
-          Bucket: platformBucket(),
-          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
-        }),
-      );
-    }
-  },
+  delete: (keys) => deleteObjects(platformS3, platformBucket(), keys),
 };

@@ -1,12 +1,13 @@
 /**
- * Jobs: one run of a pipeline, one query over a data set, or one maintenance run of a data set's
- * table (Optimize: compaction, vacuum, log clean-up).
+ * Jobs: one run of a pipeline, one query over a data set, one maintenance run of a data set's
+ * table (Optimize: compaction, vacuum, log clean-up), or the deletion of a data set too large to
+ * delete within a request (Delete).
  *
  *   Queued ──► Dispatched ──► Running ──► Succeeded | Failed
  *      │            │            │
  *      └────────────┴────────────┴──► Cancelled   (a Running job stops before its commit)
  */
-export const jobTypes = ['Pipeline', 'Query', 'Optimize'] as const;
+export const jobTypes = ['Pipeline', 'Query', 'Optimize', 'Delete'] as const;
 export type JobType = (typeof jobTypes)[number];
 export const jobStatuses = ['Queued', 'Dispatched', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type JobStatus = (typeof jobStatuses)[number];

@@ -2,7 +2,7 @@ import type { Source } from '../connections/model.ts';
 import { clockMarginMs } from '../delta/commit.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
-import type { DeliveryFailure, FailedDelivery } from './model.ts';
+import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
 
 export interface DeadLetterDeps {
   /** The ids among those Tributary's commits since `since` (milliseconds) hold. */
@@ -85,8 +85,9 @@ export interface RedriveSelection {
 
 export interface RedriveResult {
   redriven: number;
+  /** What was redriven, by the category of its last error. */
   by_category: Record<string, number>;
-  /** Failed deliveries of the data set the selection left where they were. */
+  /** Failed deliveries of the selection still waiting: call again until it is 0. */
   remaining: number;
 }
 
@@ -98,18 +99,22 @@ export function errorCategory(lastError: string): string {
   return /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,})(?=$|[\s:(])/.exec(lastError)?.[1] ?? 'OTHER';
 }
 
+/** Failed deliveries redriven at the same time (each is a read, a send, a transaction and a delete). */
+const redriveConcurrency = 8;
+
 /**
  * Redrive failed deliveries of a data set: all of them, or those the selection names (404 naming
  * any message id that is not a failed delivery here), of a time range of failure, of a category of
- * error. Each goes back on the ingest queue before its record is removed, so a redrive interrupted
+ * error; at most `limit` per call, oldest first, `remaining` saying how many of the selection still
+ * wait. Each goes back on the ingest queue before its record is removed, so a redrive interrupted
  * half-way loses nothing and repeats nothing twice in the table. Each message has one record (the
- * dead-letter recorder claims it once). The answer counts what was redriven, by category, and what
- * was left.
+ * dead-letter recorder claims it once). The answer counts what was redriven, by category.
  */
 export async function redrive(
   deps: RedriveDeps,
   dataSetId: string,
   selection: RedriveSelection = {},
+  limit = redriveBatchLimit,
 ): Promise<RedriveResult> {
   const { message_ids: messageIds, from, to } = selection;
   if (from && to && Date.parse(from) >= Date.parse(to))
@@ -128,12 +133,17 @@ export async function redrive(
       (!to || Date.parse(failed.failed_at) < Date.parse(to)) &&
       (!selection.error_category || errorCategory(failed.last_error) === selection.error_category),
   );
+  const now = selected.slice(0, limit);
   const byCategory: Record<string, number> = {};
-  for (const failed of selected) {
-    await deps.requeue(await deps.loadEnvelope(failed.body_key));
-    await deps.forget(failed);
-    const category = errorCategory(failed.last_error);
-    byCategory[category] = (byCategory[category] ?? 0) + 1;
-  }
-  return { redriven: selected.length, by_category: byCategory, remaining: all.length - selected.length };
+  let next = 0;
+  const worker = async () => {
+    for (let failed = now[next++]; failed; failed = now[next++]) {
+      await deps.requeue(await deps.loadEnvelope(failed.body_key));
+      await deps.forget(failed);
+      const category = errorCategory(failed.last_error);
+      byCategory[category] = (byCategory[category] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(redriveConcurrency, now.length) }, worker));
+  return { redriven: now.length, by_category: byCategory, remaining: selected.length - now.length };
 }

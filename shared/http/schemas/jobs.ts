@@ -57,10 +57,16 @@ export const createJobBody = z.discriminatedUnion('type', [
 ]);
 export const createJobResponse = z.object({ job_id: id });
 
+export const jobResultQuery = z.strictObject({ ...pageQuery, limit: pageQuery.limit.default(1000) });
+
 export const jobResult = z
   .object({
     columns: z.array(z.object({ name: z.string(), type: z.string() })),
-    rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
-    truncated: z.boolean(),
+    rows: z
+      .array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])))
+      .meta({ description: 'This page: at most `limit` rows and about 4 MiB of JSON' }),
+    truncated: z.boolean().meta({ description: 'The query stopped at its row limit' }),
+    omitted_cells: z.number().int().meta({ description: 'Cells of this page over 1 MiB, answered as null' }),
+    next_cursor: nextCursor,
   })
   .meta({ id: 'QueryResult' });

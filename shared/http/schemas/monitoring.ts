@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { maxSearchBytes } from '../../domain/monitoring/events.ts';
 import { historyRetentionDays, historySteps } from '../../domain/monitoring/history.ts';
+import { redriveBatchLimit } from '../../domain/monitoring/model.ts';
 import { columnDefinition } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
@@ -26,7 +27,14 @@ export const listFailedDeliveriesResponse = z.object({
   next_cursor: nextCursor,
 });
 export const redriveBody = z.strictObject({
-  message_ids: z.array(id).min(1).max(1000).optional().meta({ description: 'Only these failed deliveries' }),
+  message_ids: z
+    .array(id)
+    .min(1)
+    .max(redriveBatchLimit)
+    .optional()
+    .meta({
+      description: `Only these failed deliveries: at most ${redriveBatchLimit}, the most one call redrives`,
+    }),
   from: timestamp.optional().meta({ description: 'Only those that failed at or after this time' }),
   to: timestamp.optional().meta({ description: 'Only those that failed before this time' }),
   error_category: z
@@ -39,9 +47,14 @@ export const redriveBody = z.strictObject({
     }),
 });
 export const redriveResponse = z.object({
-  redriven: z.number().int(),
+  redriven: z
+    .number()
+    .int()
+    .meta({ description: `Put back on the ingest queue by this call (at most ${redriveBatchLimit})` }),
   by_category: z.record(z.string(), z.number().int()).meta({ description: 'Those redriven, by error category' }),
-  remaining: z.number().int().meta({ description: 'Failed deliveries of the connection left where they were' }),
+  remaining: z.number().int().meta({
+    description: 'Failed deliveries of the selection still waiting: call again until it is 0',
+  }),
 });
 
 export const connectionStats = z
