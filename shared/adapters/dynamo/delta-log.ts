@@ -307,7 +307,7 @@ export async function deleteTableLog(tableId: string): Promise<void> {
     ProjectionExpression: 'pk, sk',
     ConsistentRead: true,
   });
-  await batchWriteAll(items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })));
+  await batchWriteAll(items.map((item) => ({ DeleteRequest: { Key: { pk: String(item.pk), sk: String(item.sk) } } })));
   for (const key of [...runIds.keys()]) if (key.startsWith(`${tableId} `)) runIds.delete(key);
 }
 
