@@ -4,8 +4,9 @@
  * text found in no body (every body tested), and a JSON value. The files are in memory, so this
  * is the function's own work (Parquet decode, base64 decode, matching), not the store's latency.
  */
-import { batchWriterDeps } from '#functions/ingest/write-batch.ts';
+
 import { readEnvelopeFile } from '#shared/adapters/parquet/envelope-reader.ts';
+import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
 import type { AddFile } from '#shared/domain/delta/log.ts';
 import { type EventQuery, type EventReadDeps, maxFilesPerRead, readEvents } from '#shared/domain/monitoring/events.ts';
 import { makeEnvelopes } from './envelopes.ts';
@@ -15,7 +16,7 @@ const rowsPerFile = Number(process.argv[2] ?? 5_000);
 const envelopes = makeEnvelopes(rowsPerFile * maxFilesPerRead);
 const rawBytes = envelopes.reduce((sum, envelope) => sum + envelope.payload_size, 0);
 const files = Array.from({ length: maxFilesPerRead }, (_, index) => {
-  const encoded = batchWriterDeps.encode(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
+  const encoded = encodeEnvelopes(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
   const add: AddFile = {
     path: `dt=2026-11-21/part-${index}.zstd.parquet`,
     partitionValues: { dt: '2026-11-21' },
@@ -28,6 +29,7 @@ const files = Array.from({ length: maxFilesPerRead }, (_, index) => {
 });
 const deps: EventReadDeps = {
   snapshotFiles: async () => files.map((file) => file.add),
+  stagedSources: async () => [],
   readEvents: async (add) => readEnvelopeFile(files.find((file) => file.add === add)?.bytes ?? new Uint8Array()),
   cursors: { seal: async () => 'cursor', open: async () => ({}) },
 };

@@ -27,6 +27,8 @@ export const platformAreas = {
   deadLetters: 'dead-letters/',
   /** Query jobs' result rows. */
   jobResults: 'job-results/',
+  /** Writer batches staged until every table in them is committed (shared/domain/ingest/staging.ts). */
+  staging: 'staging/',
 } as const;
 export type PlatformArea = keyof typeof platformAreas;
 
@@ -157,21 +159,25 @@ export const consumers: Record<string, ConsumerSpec> = {
   'ingest-writer': {
     queue: 'ingest',
     entry: 'functions/ingest/write-batch.ts',
-    summary: 'Writes queued envelopes as Parquet into each tenant store and commits them to the Delta log',
+    summary:
+      'Stages queued envelopes (one object and one ledger item per batch) and commits at once the tables whose freshness target is 0',
     batchSize: 1000,
-    // Rows appear up to this long after their 202; each window makes one commit per data set, so a
-    // longer one means fewer files and fewer per-commit requests per event (the cost bench shows
-    // both). The writerBatchingWindowSeconds context value changes it per deployment.
-    maxBatchingWindowSeconds: 20,
+    // Envelopes are listed as pending (the events view) once staged, so the window is short; how
+    // often a table commits is its freshness target's business, not the window's. A window of at
+    // least a second is also what Lambda requires of a batch size over 10. The
+    // writerBatchingWindowSeconds context value changes it per deployment.
+    maxBatchingWindowSeconds: 2,
     maxConcurrency: 5,
     access: {
       table: 'readWrite',
       deletesItems: true,
-      platformBucket: { claims: 'readWrite' },
+      platformBucket: { staging: 'readWrite', claims: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
+      queues: { ingestDeadLetter: 'send' },
     },
-    // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.
+    // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses when the
+    // writer commits a table at once.
     function: { memoryMb: 1769, timeoutSeconds: 120, assets: parquetAssets },
   },
   'dead-letter-recorder': {
@@ -181,7 +187,8 @@ export const consumers: Record<string, ConsumerSpec> = {
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 2,
-    access: { table: 'readWrite', platformBucket: { claims: 'read', deadLetters: 'readWrite' } },
+    // Staging: whether a copy of the envelope still waits for its commit.
+    access: { table: 'readWrite', platformBucket: { claims: 'read', deadLetters: 'readWrite', staging: 'read' } },
     function: { memoryMb: 512, timeoutSeconds: 60 },
   },
   'job-runner': {
@@ -221,6 +228,22 @@ export interface DeployHookSpec {
 }
 
 export const schedules: Record<string, ScheduleSpec> = {
+  'table-commits': {
+    entry: 'functions/ingest/commit-staged.ts',
+    summary:
+      'Commits every staged table that is due (its freshness target or size target reached); dead-letters what keeps failing',
+    everyMinutes: 1,
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      platformBucket: { staging: 'readWrite', claims: 'readWrite' },
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { ingestDeadLetter: 'send' },
+    },
+    // One full vCPU for the Parquet encoder; a pass stops taking tables well before its time is up.
+    function: { memoryMb: 1769, timeoutSeconds: 300, assets: parquetAssets },
+  },
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',
     summary: 'Fails jobs whose runner stopped responding (expired lease), so none stays Running forever',

@@ -29,7 +29,7 @@ export interface SharedResources {
 }
 
 /** The DynamoDB calls the code makes; transactions are authorised per item by these same actions. */
-const tableReads = ['dynamodb:GetItem', 'dynamodb:Query'];
+const tableReads = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const tableWrites = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
 const tableDeletes = ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 /** How cdk-nag names the platform bucket in its findings: the stateful stack's export of its ARN. */

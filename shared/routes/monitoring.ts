@@ -103,7 +103,14 @@ export const monitoringRoutes = {
     params: connectionIdParams,
     query: eventsQuery,
     responses: { 200: listEventsResponse },
-    access: { table: 'read', tenantStores: 'read', secretsKey: true, cursorKey: true },
+    access: {
+      table: 'read',
+      // Envelopes staged but not committed yet, and the bodies they point at.
+      platformBucket: { staging: 'read', claims: 'read' },
+      tenantStores: 'read',
+      secretsKey: true,
+      cursorKey: true,
+    },
     function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/runs': {

@@ -98,7 +98,7 @@ describe('alarms', () => {
     expect(JSON.stringify(jobs.Metrics)).toContain('JobTransitions');
   });
 
-  it('gathers envelopes for the writer 20 s by default; a window of 0 deploys, with batches Lambda allows', async () => {
+  it('gathers envelopes for the writer 2 s by default; a window of 0 deploys, with batches Lambda allows', async () => {
     /** The writer's event source mapping, found by the function it feeds. */
     const writerMapping = async (app: Promise<SynthesizedApp>) =>
       [(await app).statelessTemplate, ...(await app).nestedTemplates]
@@ -108,7 +108,7 @@ describe('alarms', () => {
           batchSize: mapping.Properties.BatchSize,
           window: mapping.Properties.MaximumBatchingWindowInSeconds,
         }));
-    expect(await writerMapping(synthesizedDefaultApp())).toEqual([{ batchSize: 1000, window: 20 }]);
+    expect(await writerMapping(synthesizedDefaultApp())).toEqual([{ batchSize: 1000, window: 2 }]);
     // configuredProps: writerBatchingWindowSeconds 0. Lambda refuses a batch over 10 without a window of at
     // least 1 s; the deployment keeps the window asked for and the largest batch allowed with it.
     expect(await writerMapping(synthesizedConfiguredApp())).toEqual([{ batchSize: 10, window: 0 }]);

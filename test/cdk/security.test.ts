@@ -149,8 +149,8 @@ describe('least privilege', () => {
     expect(['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].map(unconditional)).toEqual(
       Array(2).fill(access.table === 'readWrite' && Boolean(access.deletesItems)),
     );
-    // Never used by the code: granted to nobody.
-    expect(actions).not.toContain('dynamodb:BatchGetItem');
+    // Reads a page of keys at once (data set versions, the message ids of recent runs): a read like GetItem.
+    expect(actions.includes('dynamodb:BatchGetItem')).toBe(Boolean(access.table));
     expect(actions.includes('dynamodb:DescribeTable')).toBe(Boolean(access.describesTable));
     // The platform bucket: the declared areas' prefixes, never the whole bucket's objects.
     expect(actions.includes('s3:ListBucket')).toBe(Boolean(access.platformBucket) || false);
@@ -210,7 +210,11 @@ describe('tenant stores', () => {
     // configuredProps: tenantBuckets ['acme-lake'], tenantRoleArns [arn:aws:iam::123456789012:role/tributary-writer].
     const byEntry = statementsByEntry(await synthesizedConfiguredApp());
     const reaching = [...byEntry.entries()].filter(([, statements]) => text(statements).includes('sts:AssumeRole'));
-    const declared = [...(Object.values(routes) as RouteSpec[]), ...Object.values(consumers)];
+    const declared = [
+      ...(Object.values(routes) as RouteSpec[]),
+      ...Object.values(consumers),
+      ...Object.values(schedules),
+    ];
     expect(reaching.map(([entry]) => entry).sort()).toEqual(
       declared
         .filter((spec) => spec.access.tenantStores || spec.access.checksTenantRoles)

@@ -180,7 +180,9 @@ describe('/metrics and connection stats', () => {
       dead_lettered: 0,
       redriven: 0,
       unaccounted: 0,
+      staged_rows: 0,
       oldest_unwritten_age_seconds: null,
+      commit_failure: null,
       last_ingest_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       last_write_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
@@ -359,6 +361,22 @@ describe('failed deliveries', () => {
       (await ingest(api, hook, '{"n":2}')).body.message_id,
     ];
 
+    // While their commits fail, the envelopes wait staged, and the stats say why.
+    const waiting = await pollUntil(
+      () =>
+        api.get<{
+          staged_rows: number;
+          oldest_unwritten_age_seconds: number | null;
+          commit_failure: { attempts: number; last_error: string } | null;
+        }>(`/api/connections/${hook.connectionId}/stats`),
+      (response) => response.body.commit_failure !== null && response.body.staged_rows === 2,
+      { what: 'a failed commit in the stats', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(waiting.body.oldest_unwritten_age_seconds).toEqual(expect.any(Number));
+    expect(waiting.body.commit_failure?.last_error).toMatch(
+      /^STORE_UNAVAILABLE: .*\(S3 error code ServiceUnavailable\)$/,
+    );
+
     const listed = await pollUntil(
       () =>
         api.get<{
@@ -375,13 +393,22 @@ describe('failed deliveries', () => {
     }
     const stats = await pollUntil(
       () =>
-        api.get<{ dead_lettered: number; unaccounted: number; oldest_unwritten_age_seconds: number | null }>(
-          `/api/connections/${hook.connectionId}/stats`,
-        ),
+        api.get<{
+          dead_lettered: number;
+          unaccounted: number;
+          staged_rows: number;
+          oldest_unwritten_age_seconds: number | null;
+          commit_failure: unknown;
+        }>(`/api/connections/${hook.connectionId}/stats`),
       (response) => response.body.dead_lettered === 2,
     );
-    expect(stats.body.unaccounted).toBe(0);
-    expect(stats.body.oldest_unwritten_age_seconds).toEqual(expect.any(Number));
+    // Nothing waits for the table any more: the envelopes are failed deliveries now.
+    expect(stats.body).toMatchObject({
+      unaccounted: 0,
+      staged_rows: 0,
+      oldest_unwritten_age_seconds: null,
+      commit_failure: null,
+    });
 
     const unknown = await api.post(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
       json: { message_ids: ['00000000-0000-4000-8000-000000000000'] },

@@ -12,22 +12,22 @@ import { describe, expect, it } from 'vitest';
 import { rewriteFiles } from '#shared/adapters/parquet/compaction.ts';
 import type { CommitDeps } from '#shared/domain/delta/commit.ts';
 import { deletionVectorFile } from '#shared/domain/delta/deletion-vectors.ts';
-import { TableProtocolUnsupported } from '#shared/domain/delta/features.ts';
 import { logFileName } from '#shared/domain/delta/log.ts';
 import { type MaintenanceDeps, maintainTable } from '#shared/domain/delta/maintenance.ts';
 import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
+import { TableNotWritable } from '#shared/domain/delta/writable.ts';
 import { fixtureTable, liveRows } from '../support/delta-fixtures.ts';
+import { writerOf } from '../support/memory-table.ts';
 
 const day = 86_400_000;
 
 function maintenance(name: string, now: number) {
   const { table, reader } = fixtureTable(name);
-  const commit: CommitDeps = {
-    log: table.log,
-    storage: table.storage,
-    now: () => new Date(now),
-    hooks: { onCompleted: async () => undefined },
-  };
+  const commit: CommitDeps = writerOf(
+    table,
+    {},
+    { decodeCheckpoint: reader.decodeCheckpoint, now: () => new Date(now) },
+  );
   const deps: MaintenanceDeps = {
     commit,
     reader,
@@ -154,7 +154,7 @@ describe('maintenance on tables other engines write', () => {
   it('refuses to touch a table whose features Tributary does not implement, before deleting anything', async () => {
     const { table, deps } = maintenance('table_with_liquid_clustering', Date.parse('2027-01-01T00:00:00Z') + 30 * day);
     const objects = table.objects.size;
-    await expect(maintainTable(deps, 'liquid', { minFiles: 2 })).rejects.toThrow(TableProtocolUnsupported);
+    await expect(maintainTable(deps, 'liquid', { minFiles: 2 })).rejects.toThrow(TableNotWritable);
     expect(table.objects.size).toBe(objects);
   });
 });

@@ -15,7 +15,7 @@ import { deletionVectorId } from '#shared/domain/delta/deletion-vectors.ts';
 import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#shared/domain/delta/log.ts';
 import { openSnapshot, type TableState } from '#shared/domain/delta/snapshot.ts';
 import { fixturesDirectory, fixtureTable, liveRows } from '../support/delta-fixtures.ts';
-import type { MemoryTable } from '../support/memory-table.ts';
+import { type MemoryTable, writerOf } from '../support/memory-table.ts';
 
 const numbers = (values: unknown[]) => values.map(Number).sort((a, b) => a - b);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
@@ -333,10 +333,9 @@ describe('the snapshot reader on unusual logs', () => {
     const before = (await openSnapshot(reader)).state.metadata;
     expect(before?.otherFields).toEqual({ aFieldOfTomorrow: { kept: true } });
     const committed = await commitMetadata(
-      { log: table.log, storage: table.storage, hooks: { onCompleted: async () => undefined } },
+      writerOf(table, {}, { decodeCheckpoint: reader.decodeCheckpoint }),
       'cdc',
-      async (version) => {
-        const current = (await openSnapshot(reader, { version })).state.metadata;
+      async (current) => {
         if (!current) throw new Error('no metadata');
         return { ...current, configuration: { ...current.configuration, 'delta.checkpointInterval': '20' } };
       },

@@ -127,6 +127,7 @@ function tableOf(protocol: object, configuration: Record<string, string>) {
     ids,
     deps: {
       ...events,
+      stagedSources: async () => [],
       cursors: { seal: async () => 'cursor', open: async () => ({}) },
     },
   };

@@ -36,8 +36,8 @@ function withBody(n: number, second: number, body: string | Buffer, contentType 
   };
 }
 
-/** Files as the writer commits them, each with the statistics of its own rows. */
-function table(files: StoredEvent[][]) {
+/** Files as the writer commits them, each with the statistics of its own rows; and staged batches not committed yet. */
+function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
   const adds: AddFile[] = files.map((rows, index) => {
     const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
     const sizes = rows.map((row) => row.payload_size);
@@ -71,6 +71,20 @@ function table(files: StoredEvent[][]) {
       read.push(file.path);
       return files[adds.indexOf(file)] ?? [];
     },
+    stagedSources: async () =>
+      batches.map((rows, index) => {
+        const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
+        return {
+          oldest: Math.min(...times),
+          // Staged a second after its newest envelope arrived.
+          stagedAt: Math.max(...times) + 1000,
+          size: 100,
+          read: async () => {
+            read.push(`staged-${index}`);
+            return rows;
+          },
+        };
+      }),
     cursors: memoryCursors,
   };
   return { deps, read };
@@ -368,5 +382,53 @@ describe('searching the bodies of events', () => {
     expect(matcher?.({ payload: Buffer.from('order in_123').toString('base64') })).toBe(true);
     expect(matcher?.({ payload: Buffer.from('aW5fMTIz').toString('base64') })).toBe(false);
     expect(eventMatcher({})).toBeNull();
+  });
+});
+
+describe('events not committed yet', () => {
+  it('lists staged envelopes as pending among committed ones, newest first, page by page, each once', async () => {
+    const { deps } = table(
+      [[event(1, 1), event(2, 5)], [event(3, 9)]],
+      [
+        [event(4, 10), event(5, 12)],
+        [event(6, 11), event(7, 3)],
+      ],
+    );
+    const pages = await allPages(deps, { limit: 3 });
+    expect(pages).toEqual([[id(5), id(6), id(4)], [id(3), id(2), id(7)], [id(1)]]);
+    const first = await readEvents(deps, { limit: 7 });
+    expect(first.events.map((e) => [e.message_id, e.pending])).toEqual([
+      [id(5), true],
+      [id(6), true],
+      [id(4), true],
+      [id(3), false],
+      [id(2), false],
+      [id(7), true],
+      [id(1), false],
+    ]);
+  });
+
+  it('shows an envelope both staged and committed (its commit being recorded) once, as committed; one staged twice once', async () => {
+    const { deps } = table([[event(1, 1), event(2, 2)]], [[event(2, 2), event(3, 3)], [event(3, 3)]]);
+    const page = await readEvents(deps, { limit: 10 });
+    expect(page.events.map((e) => [e.message_id, e.pending])).toEqual([
+      [id(3), true],
+      [id(2), false],
+      [id(1), false],
+    ]);
+  });
+
+  it('finds a staged envelope by its message id, and searches staged bodies as committed ones', async () => {
+    const { deps } = table(
+      [[withBody(1, 1, '<order id="7"/>', 'application/xml')]],
+      [[withBody(2, 2, '<order id="8"/>', 'application/xml'), withBody(3, 3, '{"order":8}')]],
+    );
+    const found = await readEvents(deps, { limit: 10, message_id: id(2) });
+    expect(found.events.map((e) => [e.message_id, e.pending])).toEqual([[id(2), true]]);
+    const searched = await readEvents(deps, { limit: 10, contains: 'id="' });
+    expect(searched.events.map((e) => [e.message_id, e.pending])).toEqual([
+      [id(2), true],
+      [id(1), false],
+    ]);
   });
 });

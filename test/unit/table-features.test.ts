@@ -390,6 +390,7 @@ describe('what a commit carries for the features a table has', () => {
   it('writes the prepared actions into a commit other readers take: commitInfo first, domains, encoded paths', () => {
     const text = commitContent({
       version: 3,
+      runId: 'run',
       metadata: null,
       adds: [{ ...newFile('dt=2026-11-21/a b%.parquet', 1), baseRowId: 10, defaultRowCommitVersion: 3 }],
       removes: [],

@@ -1,11 +1,10 @@
 /**
  * What the writer knows about deliveries that went wrong.
  *   pk DELIVERY_FAILURE#<message_id>   sk LAST          why its latest write failed (kept 15 days)
- *   pk DATA_SET#<data_set_id>          sk DELIVERY      oldest envelope still unwritten after a failure
  *   pk DATA_SET#<data_set_id>#FAILED   sk <failed_at>#<message_id>   an envelope that exhausted its deliveries
  *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once
  */
-import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
@@ -14,7 +13,6 @@ const failureLifetimeSeconds = 15 * 86400;
 
 export const deliveryKeys = {
   failure: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'LAST' }),
-  status: (dataSetId: string) => ({ pk: `DATA_SET#${dataSetId}`, sk: 'DELIVERY' }),
   failedPartition: (dataSetId: string) => `DATA_SET#${dataSetId}#FAILED`,
   failed: (dataSetId: string, failedAt: string, messageId: string) => ({
     pk: `DATA_SET#${dataSetId}#FAILED`,
@@ -45,29 +43,6 @@ export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFa
     new GetCommand({ TableName: table(), Key: deliveryKeys.failure(messageId), ConsistentRead: true }),
   );
   return (result.Item as DeliveryFailure | undefined) ?? null;
-}
-
-/** Marks the data set as having unwritten envelopes since the earliest `ingestedAt` seen failing. */
-export async function markUnwritten(dataSetId: string, oldestIngestedAt: string): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: deliveryKeys.status(dataSetId),
-      UpdateExpression: 'SET entity = :entity, oldest_unwritten_at = if_not_exists(oldest_unwritten_at, :at)',
-      ExpressionAttributeValues: { ':entity': 'DeliveryStatus', ':at': oldestIngestedAt },
-    }),
-  );
-}
-
-export async function markWritten(dataSetId: string): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: table(), Key: deliveryKeys.status(dataSetId) }));
-}
-
-export async function oldestUnwritten(dataSetId: string): Promise<string | null> {
-  const result = await db.send(
-    new GetCommand({ TableName: table(), Key: deliveryKeys.status(dataSetId), ConsistentRead: true }),
-  );
-  return (result.Item?.oldest_unwritten_at as string | undefined) ?? null;
 }
 
 /**

@@ -4,7 +4,7 @@
  *   claims/<data_set_id>/<message_id>   the raw body, until its envelope is written (a lifecycle rule
  *                                       on the bucket is the backstop)
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
@@ -34,6 +34,17 @@ export async function claimedPayload(ref: ClaimCheck): Promise<string | null> {
     return (await objectBytes(object)).toString('base64');
   } catch (error) {
     if ((error as Error).name === 'NoSuchKey') return null;
+    throw error;
+  }
+}
+
+/** Whether the body is still there (a commit leaves out an envelope whose body is gone, rather than fail). */
+export async function claimExists(ref: ClaimCheck): Promise<boolean> {
+  try {
+    await platformS3.send(new HeadObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'NotFound' || (error as Error).name === 'NoSuchKey') return false;
     throw error;
   }
 }

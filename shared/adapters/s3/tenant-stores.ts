@@ -20,7 +20,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
-import type { TableStorage } from '../../domain/delta/commit.ts';
+import { ConditionalWritesUnsupported, type TableStorage } from '../../domain/delta/commit.ts';
 import {
   endpointAllowed,
   type ObjectStoreOptions,
@@ -172,6 +172,35 @@ export async function tableLocation(store: StoredObjectStore, location: string):
           }),
         ),
       );
+    },
+    async putIfAbsent(relativeKey, body, contentType) {
+      const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: keyOf(relativeKey),
+              Body: bytes,
+              ContentType: contentType,
+              ContentLength: bytes.length,
+              IfNoneMatch: '*',
+            }),
+          );
+          return true;
+        } catch (error) {
+          const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+          const name = (error as Error).name;
+          if (status === 412 || name === 'PreconditionFailed') return false;
+          // Another conditional write of the key is in flight: S3 asks to try again, and then one has won.
+          if ((status === 409 || name === 'ConditionalRequestConflict') && attempt < 6) {
+            await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+            continue;
+          }
+          if (status === 501 || name === 'NotImplemented') throw new ConditionalWritesUnsupported();
+          throw storeFailureOf(error);
+        }
+      }
     },
     get,
     async getIfExists(relativeKey) {

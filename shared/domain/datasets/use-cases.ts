@@ -202,28 +202,40 @@ export type MetadataCommitter = (
   change: (current: Metadata | null) => Metadata,
 ) => Promise<{ version: number; metadata: Metadata }>;
 
+export interface TablePropertyDeps {
+  commitMetadata: MetadataCommitter;
+  /** The data set with its store fixed (the tenant's default store, before its table's first write). */
+  fixStorage(dataSet: DataSet): Promise<DataSet>;
+  /** Keeps the table's freshness target where the staged-envelope committer reads it. */
+  recordFreshnessTarget(dataSetId: string, freshnessMs: number | null): Promise<void>;
+  /** The deployment's freshness target (milliseconds), for tables that set none. */
+  defaultFreshnessMs: number;
+}
+
 /**
  * Set table properties (delta.checkpointInterval, delta.deletedFileRetentionDuration,
- * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles).
+ * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles, tributary.freshness).
  * Input: the data set, the properties (a value of "" removes one). Output: the table's version and
  * the properties in force.
- *  1. The data set must be visible, its tenant writable, its table written at least once (409).
+ *  1. The data set must be visible and its tenant writable.
  *  2. Names and values are checked (400): unknown names, unreadable or unsafe values.
  *  3. A metadata action with the merged configuration is committed as a new version
- *     (operation SET TBLPROPERTIES); every writer and reader takes it from the log.
+ *     (operation SET TBLPROPERTIES), on top of whatever another writer set meanwhile; a table not
+ *     written yet is created by it (version 0), so a new connection's table can be set up before
+ *     its first envelope. Every writer and reader takes the properties from the log.
+ *  4. The freshness target is also kept where the staged-envelope committer looks.
  */
 export async function setTableProperties(
-  deps: DataSetRecords & { commitMetadata: MetadataCommitter },
+  deps: DataSetRecords & TablePropertyDeps,
   principal: Principal,
   dataSetId: string,
   properties: Record<string, string>,
 ) {
-  const dataSet = await visibleDataSet(deps, principal, dataSetId);
-  await tenantFor(deps, principal, dataSet.tenant_id, 'write');
+  const visible = await visibleDataSet(deps, principal, dataSetId);
+  await tenantFor(deps, principal, visible.tenant_id, 'write');
   const removed = Object.keys(properties).filter((key) => properties[key] === '');
   validateProperties(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
-  if (!dataSet.storage_location || dataSet.version === null)
-    throw conflict('The table has no version yet; set its properties after its first write');
+  const dataSet = await deps.fixStorage(visible);
   const committed = await deps.commitMetadata(dataSet, (current) => {
     const base =
       current ??
@@ -239,6 +251,7 @@ export async function setTableProperties(
     return { ...base, configuration };
   });
   const effective = tableProperties(committed.metadata.configuration);
+  await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
   return {
     version: committed.version,
     properties: committed.metadata.configuration,
@@ -248,6 +261,7 @@ export async function setTableProperties(
       log_retention_seconds: effective.logRetentionMs / 1000,
       target_file_size: effective.targetFileSize,
       optimize_min_files: effective.optimizeMinFiles,
+      freshness_seconds: (effective.freshnessMs ?? deps.defaultFreshnessMs) / 1000,
     },
   };
 }

@@ -370,28 +370,6 @@ export function compactionSupport(protocol: Protocol | null, metadata: Metadata 
   return { ok: true };
 }
 
-/** A table whose protocol needs what Tributary does not implement; its message is for the tenant. */
-export class TableProtocolUnsupported extends Error {
-  readonly category = 'TABLE_PROTOCOL_UNSUPPORTED';
-  constructor(
-    readonly unsupported: string[],
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TableProtocolUnsupported';
-  }
-}
-
-/** Throws TableProtocolUnsupported when writeSupport says no. */
-export function assertWritable(
-  protocol: Protocol | null,
-  metadata: Metadata | null,
-  options: { schema?: DeltaSchema; partitionColumns?: string[] } = {},
-): void {
-  const support = writeSupport(protocol, metadata, options);
-  if (!support.ok) throw new TableProtocolUnsupported(support.unsupported, support.message);
-}
-
 /** A commit that would break a feature the table has turned on. */
 export class CommitNotAllowed extends Error {
   constructor(

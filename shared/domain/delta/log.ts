@@ -4,6 +4,10 @@
  * protocol and the table metadata. Writers append new files (WRITE) and rearrange them (OPTIMIZE:
  * removes and adds with `dataChange: false` in one version); pipelines record their progress with
  * a `txn` (appId, version) in the same commit as their rows.
+ *
+ * Tributary's own commits say who made them in their `commitInfo` (`engineInfo: Tributary`), and
+ * `txnId` is the run that wrote the version: a writer whose answer was lost recognises its own
+ * commit, and the message ids a version holds are kept under its run (shared/domain/delta/commit.ts).
  */
 import type { DeltaSchema } from '../datasets/model.ts';
 
@@ -289,6 +293,30 @@ export interface CommitInput {
   commitInfo?: Record<string, unknown>;
   /** Domains this commit sets, e.g. the row-id high-water mark of a table with row tracking. */
   domainMetadata?: DomainMetadata[];
+  /** The run that writes the version: its commitInfo's txnId. */
+  runId: string;
+}
+
+/** What Tributary reads back from a commit's commitInfo: when, by which engine, which run. */
+export interface CommitSummary {
+  version: number;
+  /** Milliseconds (the commit's in-commit timestamp, else its commitInfo's timestamp); null when it has none. */
+  timestamp: number | null;
+  engine: string | null;
+  txnId: string | null;
+}
+
+export function commitSummary(version: number, actions: Action[]): CommitSummary {
+  const info = actions.find(
+    (action): action is { commitInfo: Record<string, unknown> } => 'commitInfo' in action,
+  )?.commitInfo;
+  const timestamp = Number(info?.inCommitTimestamp ?? info?.timestamp);
+  return {
+    version,
+    timestamp: Number.isFinite(timestamp) ? timestamp : null,
+    engine: typeof info?.engineInfo === 'string' ? info.engineInfo : null,
+    txnId: typeof info?.txnId === 'string' ? info.txnId : null,
+  };
 }
 
 /** An action as a line of a commit: paths encoded as URIs, metadata with the fields it came with. */
@@ -322,6 +350,7 @@ export function commitContent(input: CommitInput): string {
           : { properties: JSON.stringify(input.metadata?.configuration ?? {}) },
     isBlindAppend: input.operation === 'WRITE',
     engineInfo: 'Tributary',
+    txnId: input.runId,
     ...input.commitInfo,
   };
   if (input.operation === 'OPTIMIZE') {

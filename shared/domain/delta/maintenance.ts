@@ -22,16 +22,14 @@
  *               temporary commits once their version is well behind.
  */
 import { randomUUID } from 'node:crypto';
-import { type CommitDeps, commitRearrangement, type LogEntry } from './commit.ts';
+import { type CommitDeps, commitRearrangement } from './commit.ts';
 import { deletionVectorFile } from './deletion-vectors.ts';
-import { assertWritable, compactionSupport } from './features.ts';
+import { compactionSupport } from './features.ts';
 import {
   type AddFile,
   type FileStats,
   isNullPartitionValue,
-  logFileName,
   type PartitionValues,
-  parseCommit,
   parseStats,
   partitionDirectory,
   type RemoveFile,
@@ -39,6 +37,7 @@ import {
 } from './log.ts';
 import { tableProperties } from './properties.ts';
 import { type LogReader, openSnapshot, type TableState, tableObjectKey } from './snapshot.ts';
+import { assertWritable } from './writable.ts';
 
 /**
  * Streams the rows of `sources`, in order, into new files at `newPath()`, starting the next file
@@ -145,20 +144,6 @@ export function mergeStats(sources: FileStats[]): FileStats {
   return merged;
 }
 
-/** The paths removed by these versions, from their commits. */
-async function removedIn(reader: LogReader, entries: LogEntry[]): Promise<Set<string>> {
-  const removed = new Set<string>();
-  for (const entry of entries) {
-    // A version still being finalised has its commit only under its temporary name so far.
-    const commit =
-      (await reader.storage.getIfExists(logFileName(entry.version))) ??
-      (await reader.storage.getIfExists(entry.tempKey));
-    if (!commit) throw new Error(`The commit of version ${entry.version} is missing`);
-    for (const action of parseCommit(commit.toString('utf8'))) if ('remove' in action) removed.add(action.remove.path);
-  }
-  return removed;
-}
-
 async function compactPartition(
   deps: MaintenanceDeps,
   tableId: string,
@@ -215,7 +200,7 @@ async function compactPartition(
     removes,
     adds,
     bytes,
-    removedAfter: (entries) => removedIn(deps.reader, entries),
+    operation: 'OPTIMIZE',
   });
   if (version === null) {
     report.conflicts++;
@@ -306,7 +291,7 @@ async function cleanLog(deps: MaintenanceDeps, state: TableState, retentionMs: n
 /**
  * One maintenance run of a table.
  * Input: the table; `minFiles` (fewer small files in a partition leave it alone). Output: what it did.
- *  1. Open the latest snapshot; refuse a table Tributary may not write (TableProtocolUnsupported).
+ *  1. Open the latest snapshot; refuse a table Tributary may not write (TableNotWritable).
  *  2. Compact each partition that needs it, one version each, when the table's features allow a
  *     rewrite; a partition whose files another commit removed meanwhile is left for the next run.
  *  3. Vacuum the files removed longer ago than the retention.
@@ -334,7 +319,7 @@ export async function maintainTable(
     compactionSkipped: null,
   };
   if (state.version < 0) return report;
-  assertWritable(state.protocol, state.metadata);
+  assertWritable(state);
   const compaction = compactionSupport(state.protocol, state.metadata);
   if (!compaction.ok) report.compactionSkipped = compaction.message;
   const plans = compaction.ok

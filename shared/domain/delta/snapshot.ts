@@ -17,9 +17,11 @@ import {
   type Action,
   type AddFile,
   type CheckpointFile,
+  type CommitSummary,
   checkpointFileName,
   checkpointFileOf,
   checkpointPartNames,
+  commitSummary,
   type DomainMetadata,
   isAbsolutePath,
   lastCheckpointFile,
@@ -46,7 +48,15 @@ export interface TableState {
   domainMetadata: Map<string, DomainMetadata>;
   /** The inCommitTimestamp of the commit at `version`, when it has one. */
   inCommitTimestamp: number | null;
+  /**
+   * The commits this state was brought forward through, oldest first (not those a checkpoint
+   * summed up): who wrote each and when. The newest gives the next commit its earliest timestamp.
+   */
+  recent: CommitSummary[];
 }
+
+/** How many commit summaries a state keeps. */
+const recentCommitsKept = 200;
 
 export function emptyState(): TableState {
   return {
@@ -58,6 +68,7 @@ export function emptyState(): TableState {
     txns: new Map(),
     domainMetadata: new Map(),
     inCommitTimestamp: null,
+    recent: [],
   };
 }
 
@@ -68,7 +79,24 @@ export function copyState(state: TableState): TableState {
     tombstones: new Map(state.tombstones),
     txns: new Map(state.txns),
     domainMetadata: new Map(state.domainMetadata),
+    recent: [...state.recent],
   };
+}
+
+/** Applies one JSON commit to the state, in place, and remembers who made it. */
+export function applyCommit(state: TableState, version: number, actions: Action[]): TableState {
+  applyActions(state, version, actions);
+  state.recent.push(commitSummary(version, actions));
+  if (state.recent.length > recentCommitsKept) state.recent.splice(0, state.recent.length - recentCommitsKept);
+  return state;
+}
+
+/**
+ * The newest commit timestamp the state knows (its in-commit timestamp, else the newest commit
+ * read; 0 when none): a later commit's timestamp is never below it.
+ */
+export function latestTimestamp(state: TableState): number {
+  return Math.max(state.inCommitTimestamp ?? 0, state.recent.at(-1)?.timestamp ?? 0);
 }
 
 /** A logical file's key among the tombstones: its path, and its DV's id when it has one. */
@@ -272,7 +300,7 @@ export async function openSnapshot(
         missing = version + i;
         break;
       }
-      applyActions(state, version + i, relativeToRoot(parseCommit(commit.toString('utf8')), reader.root));
+      applyCommit(state, version + i, relativeToRoot(parseCommit(commit.toString('utf8')), reader.root));
     }
     if (missing < 0) {
       version = last + 1;
@@ -352,14 +380,32 @@ export async function commitsAfter(
 }
 
 /**
- * Table states kept by a warm function instance, so that the next checkpoint or compaction reads
- * only the commits since. Calls for one table run one at a time; the states handed out are copies.
+ * Table states kept by a warm function instance, so that the next commit needs no read at all (the
+ * store's conditional write tells when another writer moved the table on) and the next checkpoint
+ * or compaction reads only the commits since. Calls for one table run one at a time; the states
+ * handed out are copies. Bounded by tables and by the files their states hold.
  */
 export class SnapshotCache {
   private readonly states = new Map<string, TableState>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly capacity = 32) {}
+  constructor(
+    private readonly capacity = 1024,
+    private readonly maxFiles = 200_000,
+  ) {}
+
+  private store(tableId: string, state: TableState): void {
+    this.states.delete(tableId);
+    this.states.set(tableId, state);
+    let files = 0;
+    for (const held of this.states.values()) files += held.files.size + held.tombstones.size;
+    while (this.states.size > 1 && (this.states.size > this.capacity || files > this.maxFiles)) {
+      const oldest = this.states.keys().next().value as string;
+      const evicted = this.states.get(oldest);
+      files -= (evicted?.files.size ?? 0) + (evicted?.tombstones.size ?? 0);
+      this.states.delete(oldest);
+    }
+  }
 
   async open(tableId: string, reader: LogReader, version?: number): Promise<OpenedSnapshot> {
     const previous = this.queues.get(tableId) ?? Promise.resolve();
@@ -369,9 +415,7 @@ export class SnapshotCache {
         ...(version === undefined ? {} : { version }),
         ...(cached ? { from: cached } : {}),
       });
-      this.states.delete(tableId);
-      this.states.set(tableId, opened.state);
-      while (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value as string);
+      this.store(tableId, opened.state);
       return { ...opened, state: copyState(opened.state) };
     });
     this.queues.set(
@@ -379,6 +423,22 @@ export class SnapshotCache {
       run.catch(() => undefined),
     );
     return run;
+  }
+
+  /** A commit's view of one table: the cached state as it is, or the log read to `version` (or its end). */
+  source(reader: LogReader) {
+    return {
+      current: async (tableId: string, version?: number): Promise<TableState> => {
+        const cached = this.states.get(tableId);
+        if (cached && (version === undefined || cached.version === version)) return copyState(cached);
+        return (await this.open(tableId, reader, version)).state;
+      },
+      keep: (tableId: string, state: TableState) => {
+        const cached = this.states.get(tableId);
+        if (!cached || cached.version <= state.version) this.store(tableId, copyState(state));
+      },
+      forget: (tableId: string) => this.forget(tableId),
+    };
   }
 
   /** The cached state's metadata, without reading anything (null when the table is not cached). */

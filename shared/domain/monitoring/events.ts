@@ -1,7 +1,8 @@
 /**
  * A connection's accepted events, read back from its Delta table (the request log of the console's
  * Events view): newest first, or the one with a message id, or those of a time range, or those
- * whose body holds some bytes or a JSON value.
+ * whose body holds some bytes or a JSON value. Envelopes accepted but not yet committed (staged:
+ * shared/domain/ingest/staging.ts) are listed too, as `pending`, from the batches that hold them.
  *
  * The table is the only place that keeps every body, so this reads its Parquet files. Each request
  * is bounded: at most `maxFilesPerRead` files, `maxBytesPerRead` bytes of Parquet, and no file
@@ -22,10 +23,22 @@ export interface StoredEvent {
   payload: string;
 }
 
+/** Staged envelopes of one batch: not in the table yet. */
+export interface StagedSource {
+  /** Milliseconds: the oldest envelope's ingest time, and when the batch was staged (no envelope is newer). */
+  oldest: number;
+  stagedAt: number;
+  /** Bytes of the batch's slice (what reading it costs). */
+  size: number;
+  read(): Promise<StoredEvent[]>;
+}
+
 export interface EventReadDeps {
   /** The files of the table's latest snapshot, with their statistics. */
   snapshotFiles(): Promise<AddFile[]>;
   readEvents(file: AddFile): Promise<StoredEvent[]>;
+  /** The staged batches holding envelopes of the table not committed yet. */
+  stagedSources(): Promise<StagedSource[]>;
   /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
   cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> };
   /** Milliseconds, for the request's time budget (Date.now unless a test moves it). */
@@ -55,6 +68,8 @@ export interface EventView {
   /** The first bytes of the body (all of it unless `payload_truncated`), base64. */
   payload: string;
   payload_truncated: boolean;
+  /** Accepted, staged, and not committed to the table yet. */
+  pending: boolean;
 }
 
 export interface EventPage {
@@ -125,7 +140,10 @@ function mayHoldId(stats: FileStats, messageId: string): boolean {
   return (typeof min !== 'string' || min <= messageId) && (typeof max !== 'string' || messageId <= max);
 }
 
-function view(event: StoredEvent, previewBytes: number): EventView {
+/** An event as read, and whether it came from a staged batch. */
+type ReadEvent = StoredEvent & { pending: boolean };
+
+function view(event: ReadEvent, previewBytes: number): EventView {
   const body = Buffer.from(event.payload, 'base64');
   return {
     message_id: event.message_id,
@@ -134,8 +152,15 @@ function view(event: StoredEvent, previewBytes: number): EventView {
     payload_size: event.payload_size,
     payload: (body.length > previewBytes ? body.subarray(0, previewBytes) : body).toString('base64'),
     payload_truncated: body.length > previewBytes,
+    pending: event.pending,
   };
 }
+
+/**
+ * A staged batch is no later than when it was staged; clocks of the ingest and writer functions may
+ * differ a little, so its newest envelope is taken to be up to a minute later.
+ */
+const stagedClockMarginUs = 60_000_000n;
 
 /** The text a JSON value reads as, for `json_equals`: a string itself, a number, boolean or null as JSON writes it. */
 function scalarText(value: unknown): string | null {
@@ -232,24 +257,36 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     (!query.message_id || event.message_id === query.message_id);
   const matches = eventMatcher(query) ?? (() => true);
 
-  const candidates = (await deps.snapshotFiles())
-    .map((file) => {
-      const stats = parseStats(file.stats);
-      return { file, stats, ...timeRange(stats) };
-    })
+  interface Candidate {
+    min: bigint;
+    max: bigint;
+    size: number;
+    read(): Promise<ReadEvent[]>;
+  }
+  const files: Candidate[] = (await deps.snapshotFiles())
+    .map((file) => ({ file, stats: parseStats(file.stats) }))
     .filter(
-      ({ stats, min, max }) =>
-        (!upper || min <= upper.t) &&
-        (lower === null || max >= lower) &&
-        (!query.message_id || mayHoldId(stats, query.message_id)) &&
-        mayHoldText(stats, query.contains),
+      ({ stats }) => (!query.message_id || mayHoldId(stats, query.message_id)) && mayHoldText(stats, query.contains),
     )
+    .map(({ file, stats }) => ({
+      ...timeRange(stats),
+      size: file.size,
+      read: async () => (await deps.readEvents(file)).map((event) => ({ ...event, pending: false })),
+    }));
+  const staged: Candidate[] = (await deps.stagedSources()).map((source) => ({
+    min: BigInt(source.oldest) * 1000n - 1000n,
+    max: BigInt(source.stagedAt) * 1000n + stagedClockMarginUs,
+    size: source.size,
+    read: async () => (await source.read()).map((event) => ({ ...event, pending: true })),
+  }));
+  const candidates = [...files, ...staged]
+    .filter(({ min, max }) => (!upper || min <= upper.t) && (lower === null || max >= lower))
     .sort((a, b) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1));
 
   const previewBytes = query.message_id ? lookupPreviewBytes : listPreviewBytes;
   let bytesRead = 0;
   let scanned = 0;
-  const page = async (events: StoredEvent[], next: Position | null, filesRead: number): Promise<EventPage> => ({
+  const page = async (events: ReadEvent[], next: Position | null, filesRead: number): Promise<EventPage> => ({
     events: events.map((event) => view(event, previewBytes)),
     next_cursor: next ? await deps.cursors.seal(cursorPayload(next)) : null,
     files_read: filesRead,
@@ -260,7 +297,17 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
   });
 
   // Only the newest `limit` of what was read can be shown; what falls beyond is dropped as it comes.
-  const collected: StoredEvent[] = [];
+  // An envelope staged and committed at once (its commit is being recorded) shows once, as committed;
+  // one staged twice (the queue delivered it twice) shows once.
+  const collected: ReadEvent[] = [];
+  const seen = new Map<string, ReadEvent>();
+  const take = (event: ReadEvent) => {
+    const known = seen.get(event.message_id);
+    if (known && (event.pending || !known.pending)) return;
+    if (known) collected.splice(collected.indexOf(known), 1);
+    seen.set(event.message_id, event);
+    collected.push(event);
+  };
   let overflow = false;
   const clock = deps.clock ?? Date.now;
   const started = clock();
@@ -268,7 +315,7 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     const candidate = candidates[index] as (typeof candidates)[number];
     const spent =
       index >= maxFilesPerRead ||
-      (index > 0 && (bytesRead + candidate.file.size > maxBytesPerRead || clock() - started >= maxReadMs));
+      (index > 0 && (bytesRead + candidate.size > maxBytesPerRead || clock() - started >= maxReadMs));
     if (spent) {
       // Unread files hold nothing newer than this one's newest event: what is newer is certain.
       const certain = collected.filter((event) => event.ingested_at_us > candidate.max);
@@ -282,13 +329,13 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
         index,
       );
     }
-    bytesRead += candidate.file.size;
-    const ranged = (await deps.readEvents(candidate.file)).filter(inRange);
+    bytesRead += candidate.size;
+    const ranged = (await candidate.read()).filter(inRange);
     scanned += ranged.length;
-    collected.push(...ranged.filter(matches));
+    for (const event of ranged.filter(matches)) take(event);
     collected.sort(newestFirst);
     if (collected.length > query.limit) {
-      collected.length = query.limit;
+      for (const dropped of collected.splice(query.limit)) seen.delete(dropped.message_id);
       overflow = true;
     }
     if (query.message_id && collected.length > 0) return page(collected.slice(0, 1), null, index + 1);

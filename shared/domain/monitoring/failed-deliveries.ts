@@ -5,8 +5,10 @@ import type { EnvelopeMessage } from '../ingest/envelope.ts';
 import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
 
 export interface DeadLetterDeps {
-  /** The batch writer's own check: the ids among those of versions claimed since `since` (milliseconds). */
+  /** The ids among those Tributary's commits since `since` (milliseconds) hold. */
   writtenMessageIds(dataSetId: string, messageIds: string[], since: number): Promise<Set<string>>;
+  /** Whether a copy of the envelope waits staged for its table's commit (shared/domain/ingest/staging.ts). */
+  isStaged(envelope: EnvelopeMessage): Promise<boolean>;
   lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null>;
   getSource(sourceId: string): Promise<Source | null>;
   connectionOfDataSet(dataSetId: string): Promise<string | null>;
@@ -22,7 +24,10 @@ export interface DeadLetterDeps {
  * Record an envelope that exhausted its deliveries.
  * Input: an envelope from the ingest dead-letter queue. Output: a failed delivery, or nothing.
  *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure;
- *     the check is the batch writer's: the versions committed since the envelope was ingested.
+ *     the check is the batch writer's: the versions committed since the envelope was ingested. Nor
+ *     is one the queue gave up on while a copy of it waits staged (its batch was staged, but the
+ *     writer answered too late for the queue, five times): that copy is committed, or dead-lettered
+ *     with its own reason.
  *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
  *  4. An envelope the dead-letter queue delivers again is recorded and counted once.
@@ -35,12 +40,11 @@ export async function recordDeadLetter(
   const since = Number(BigInt(envelope.ingested_at_us) / 1000n) - clockMarginMs;
   const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], since);
   if (written.has(envelope.message_id)) return null;
+  const failure = await deps.lastDeliveryFailure(envelope.message_id);
+  if (!failure && (await deps.isStaged(envelope))) return null;
   const payload = envelope.payload ?? (await deps.resolvePayload(envelope));
   const kept: EnvelopeMessage = payload === null ? envelope : { ...envelope, payload, payload_ref: undefined };
-  const [failure, source] = await Promise.all([
-    deps.lastDeliveryFailure(envelope.message_id),
-    deps.getSource(envelope.source_id),
-  ]);
+  const source = await deps.getSource(envelope.source_id);
   const failed: FailedDelivery = {
     message_id: envelope.message_id,
     data_set_id: envelope.data_set_id,

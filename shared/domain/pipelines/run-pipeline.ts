@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
-import type { Action, AddFile } from '../delta/log.ts';
+import { type Action, type AddFile, appendedFiles } from '../delta/log.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
@@ -19,7 +19,7 @@ import type { PipelineRepository } from './ports.ts';
 export interface StoredEnvelope {
   message_id: string;
   /** The Content-Type header as sent (format `auto` decodes by it; absent is none). */
-  content_type?: string | null;
+  content_type: string | null;
   payload: Uint8Array;
 }
 
@@ -183,10 +183,10 @@ export async function runPipeline(
   const decoder = new Decoder(definition);
   let lastVersion = after;
   for (const commit of commits) {
-    for (const action of commit.actions) {
-      if (!('add' in action) || !action.add.dataChange) continue;
-      const dt = action.add.partitionValues.dt ?? '';
-      for (const envelope of await deps.readEnvelopes(source, action.add)) decoder.add(envelope, dt);
+    // The files that bring new rows: not those another engine only re-added with a deletion vector.
+    for (const file of appendedFiles(commit.actions)) {
+      const dt = file.partitionValues.dt ?? '';
+      for (const envelope of await deps.readEnvelopes(source, file)) decoder.add(envelope, dt);
     }
     lastVersion = commit.version;
     await control.throwIfCancelled();

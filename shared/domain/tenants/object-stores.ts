@@ -27,6 +27,11 @@ export interface ObjectStore {
 
 export interface StoredObjectStore extends ObjectStore {
   options_sealed: string;
+  /**
+   * Whether the store honours conditional writes (If-None-Match), as a probe found it for the
+   * store's options of `updated_at`; absent until the first commit to it asks.
+   */
+  conditional_writes?: { updated_at: string; supported: boolean } | undefined;
 }
 
 /** The API view: configuration with option keys only, and whether it is the tenant's default. */

@@ -75,6 +75,7 @@ export const tablePropertiesResponse = z
       log_retention_seconds: z.number(),
       target_file_size: z.number().int(),
       optimize_min_files: z.number().int(),
+      freshness_seconds: z.number(),
     }),
   })
   .meta({ id: 'TableProperties' });

@@ -69,11 +69,17 @@ export const connectionStats = z
     redriven: z.number().int().meta({ description: 'Failed deliveries put back on the ingest queue, ever' }),
     unaccounted: z.number().int().meta({
       description:
-        'accepted − duplicates − written_rows − (dead_lettered − redriven): envelopes on the ingest queue while the writer works; a figure that stays above zero once the queue is idle means envelopes went missing',
+        'accepted − duplicates − written_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
     }),
     last_ingest_at: nullableTimestamp,
     last_write_at: nullableTimestamp,
+    staged_rows: z.number().int().meta({
+      description: 'Accepted envelopes staged and not yet committed to the table (listed as pending events)',
+    }),
     oldest_unwritten_age_seconds: z.number().int().nullable(),
+    commit_failure: z.object({ attempts: z.number().int(), last_error: z.string() }).nullable().meta({
+      description: 'Why the last commit of the staged envelopes failed; they are tried again, five times in all',
+    }),
   })
   .meta({ id: 'ConnectionStats' });
 

@@ -1,0 +1,33 @@
+/**
+ * The table-commits schedule: commits every staged table that is due (its oldest envelope reached its
+ * freshness target, or its staged bytes the size target), one pass at a time, and reports what stays
+ * staged (EnvelopesStaged, OldestStagedSeconds) for the dashboard and the alarms.
+ */
+import { emitGauge } from '#shared/adapters/metrics.ts';
+import { stagingDeps } from '#shared/adapters/staged-commits.ts';
+import { commitStaged } from '#shared/domain/ingest/staging.ts';
+import { logger } from '#shared/observability/logger.ts';
+import { scheduledHandler } from '#shared/queue-handler.ts';
+
+export const handler = scheduledHandler(async () => {
+  const report = await commitStaged(stagingDeps);
+  if (!report.ran) return;
+  let rows = 0;
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const totals of report.staged.values()) {
+    rows += totals.rows;
+    oldest = Math.min(oldest, totals.oldest);
+  }
+  emitGauge('EnvelopesStaged', rows);
+  emitGauge('OldestStagedSeconds', Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
+  if (report.committed.length + report.deadLettered.length + report.failed.length > 0)
+    logger.info('Staged tables committed', {
+      committed: report.committed.length,
+      written: report.written,
+      skipped: report.skipped,
+      dead_lettered: report.deadLettered.length,
+      failed: report.failed.length,
+      staged_tables: report.staged.size,
+      staged_rows: rows,
+    });
+});
