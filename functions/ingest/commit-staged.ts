@@ -1,7 +1,8 @@
 /**
  * The table-commits schedule: commits every staged table that is due (its oldest envelope reached its
  * freshness target, or its staged bytes the size target), one pass at a time, and reports what stays
- * staged (EnvelopesStaged, OldestStagedSeconds) for the dashboard and the alarms.
+ * staged (EnvelopesStaged) and how far past its target the most overdue table is (StagedOverdueSeconds:
+ * commits falling behind, or a store failing) for the dashboard and the alarms.
  */
 import { emitGauge } from '#shared/adapters/metrics.ts';
 import { stagingDeps } from '#shared/adapters/staged-commits.ts';
@@ -13,13 +14,9 @@ export const handler = scheduledHandler(async () => {
   const report = await commitStaged(stagingDeps);
   if (!report.ran) return;
   let rows = 0;
-  let oldest = Number.POSITIVE_INFINITY;
-  for (const totals of report.staged.values()) {
-    rows += totals.rows;
-    oldest = Math.min(oldest, totals.oldest);
-  }
+  for (const totals of report.staged.values()) rows += totals.rows;
   emitGauge('EnvelopesStaged', rows);
-  emitGauge('OldestStagedSeconds', Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
+  emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));
   if (report.committed.length + report.deadLettered.length + report.failed.length > 0)
     logger.info('Staged tables committed', {
       committed: report.committed.length,

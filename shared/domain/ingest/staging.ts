@@ -259,6 +259,8 @@ export interface CommitReport {
   skipped: number;
   /** What stays staged after the pass. */
   staged: Map<string, StagedTotals>;
+  /** Milliseconds the most overdue table is past its freshness target (0 when none is). */
+  overdueMs: number;
   /** False when another pass held the lease (nothing was done). */
   ran: boolean;
 }
@@ -407,6 +409,7 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
     written: 0,
     skipped: 0,
     staged: new Map(),
+    overdueMs: 0,
     ran: true,
   };
   const holder = randomUUID();
@@ -473,7 +476,11 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
       );
       await deps.objects.delete(retired.map((batch) => batch.key));
     }
-    for (const table of pending.values()) report.staged.set(table.tableId, table.totals);
+    for (const table of pending.values()) {
+      report.staged.set(table.tableId, table.totals);
+      const overdue = deps.now() - table.totals.oldest - (freshness.get(table.tableId) ?? 0);
+      report.overdueMs = Math.max(report.overdueMs, overdue);
+    }
     if (!only) {
       const newest = view.batches.reduce<string | null>(
         (max, batch) => (max === null || batch.id > max ? batch.id : max),
