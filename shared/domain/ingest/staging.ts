@@ -389,10 +389,16 @@ async function runAll(
   });
 }
 
+export interface CommitOptions {
+  /** Limit the pass to this batch's tables that are due at once (the writer, right after staging it). */
+  only?: StagedBatch;
+  /** Treat every staged table as due, whatever its freshness target (a graceful stop of local mode). */
+  everything?: boolean;
+}
+
 /**
  * Commit the staged tables that are due.
- * Input: the ledger; `only` limits the pass to one batch's tables due at once (the writer, right
- * after staging it). Output: what was committed, what failed, what stays staged.
+ * Input: the ledger and the options above. Output: what was committed, what failed, what stays staged.
  *  1. A full pass takes the lease (one pass at a time) and reads the whole ledger.
  *  2. A table is due when its oldest staged row reached its freshness target or its staged bytes the
  *     size target, and it is not waiting after a failure; the oldest go first, within the budget,
@@ -401,7 +407,10 @@ async function runAll(
  *     skipped); one that fails is tried again later, and dead-lettered after the last attempt.
  *  4. The committed pairs are recorded; a batch whose tables are all committed is retired.
  */
-export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promise<CommitReport> {
+export async function commitStaged(
+  deps: StagingDeps,
+  { only, everything = false }: CommitOptions = {},
+): Promise<CommitReport> {
   const report: CommitReport = {
     committed: [],
     deadLettered: [],
@@ -423,6 +432,7 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
       .filter((table) => {
         const failure = view.failures.get(table.tableId);
         if (failure && failure.nextAttemptAt > now) return false;
+        if (everything) return true;
         const target = freshness.get(table.tableId) ?? 0;
         return table.totals.oldest + target <= now || table.totals.bytes >= deps.sizeTarget;
       })
