@@ -9,11 +9,15 @@
  *   memory    the ingest function's memory size: cost per million requests and p99 at each size
  *   zipf      1,000 connections sending 20 requests/s between them (Zipf), 20 s batching window:
  *             the latency senders see while the writer works, and that every 202 is stored once
+ *   events    the events route's read path over one request's budget of files: listing, searching
+ *             bodies for text, matching a JSON value (bench/events.ts)
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
+ *   decode    pipelines' decoding per format (rows/s, MB/s), and how fast hostile XML is rejected
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { benchDecode } from './decode.ts';
 import { benchFunctions } from './functions.ts';
 import { benchIngest, benchIngestFrontOnly, benchQueueJournal } from './ingest.ts';
 import { benchIngestMemory } from './ingest-memory.ts';
@@ -277,6 +281,51 @@ if (want('zipf')) {
     `the writer wrote what was queued ${result.drainSeconds.toFixed(1)} s after the last answer (one batching window is ${result.batchWindowSeconds} s)`,
     '',
   );
+}
+
+if (want('decode')) lines.push(...benchDecode());
+
+if (want('events')) {
+  const result = runChild('events.ts', process.env.BENCH_EVENTS_ROWS_PER_FILE ?? '5000');
+  lines.push(
+    `### Events: one request's ${result.files} files of ${result.rowsPerFile.toLocaleString('en')} envelopes (${mb(result.rawBytes)} of bodies, ${mb(result.parquetBytes)} of Parquet), in memory`,
+    '',
+  );
+  row(
+    'request',
+    'files read',
+    'Parquet read',
+    'events tested',
+    'found',
+    'seconds',
+    'ms per file',
+    'bodies MB/s',
+    'peak RSS',
+  );
+  row('---', '---', '---', '---', '---', '---', '---', '---', '---');
+  const labels: Record<string, string> = {
+    listing: 'newest 50 (no filter)',
+    containsNothing: 'contains: text no body holds',
+    containsRare: 'contains: text one body holds',
+    jsonString: 'json_path = a string one body holds',
+    jsonNumber: 'json_path = a number one body holds (every body parsed)',
+  };
+  for (const [name, label] of Object.entries(labels)) {
+    const r = result.results[name];
+    const bodies = (result.rawBytes * r.filesRead) / result.files;
+    row(
+      label,
+      r.filesRead,
+      mb(r.bytesRead),
+      r.scanned.toLocaleString('en'),
+      r.found,
+      r.seconds.toFixed(2),
+      ((r.seconds * 1000) / r.filesRead).toFixed(0),
+      (bodies / 1024 / 1024 / r.seconds).toFixed(0),
+      mb(r.peakRss),
+    );
+  }
+  lines.push('');
 }
 
 if (want('cost')) {

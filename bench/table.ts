@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '#local/free-port.ts';
+import type { CommitDeps } from '#shared/domain/delta/commit.ts';
 import { ensureBuckets, ensureTable } from '../local/provision.ts';
 import { localCredentials, localRegion, startStandIns } from '../local/stand-ins.ts';
 
@@ -52,7 +53,7 @@ await ensureBuckets(standIns.endpoints.s3, ['bench-lake']);
 
 // Imported once the environment names the stand-ins.
 const { db } = await import('../shared/adapters/dynamo/table.ts');
-const { deltaLog } = await import('../shared/adapters/dynamo/delta-log.ts');
+const { commitRecords } = await import('../shared/adapters/dynamo/delta-log.ts');
 const { secretBox } = await import('../shared/adapters/secret-box.ts');
 const { tableLocation } = await import('../shared/adapters/s3/tenant-stores.ts');
 const { decodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-reader.ts');
@@ -60,7 +61,7 @@ const { encodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint
 const { rewriteFiles } = await import('../shared/adapters/parquet/compaction.ts');
 const { writeParquet, maxRowsPerFile } = await import('../shared/adapters/parquet/parquet-files.ts');
 const { checkpointDue, writeCheckpoint } = await import('../shared/domain/delta/checkpoint.ts');
-const { appendToTable } = await import('../shared/domain/delta/commit.ts');
+const { appendToTable, conditionalArbiter } = await import('../shared/domain/delta/commit.ts');
 const { writeDailyFiles } = await import('../shared/domain/delta/daily-files.ts');
 const { maintainTable } = await import('../shared/domain/delta/maintenance.ts');
 const { openSnapshot, SnapshotCache } = await import('../shared/domain/delta/snapshot.ts');
@@ -142,14 +143,14 @@ async function writerFor(tableId: string) {
   const storage = await openTable(tableId);
   const reader = { storage, decodeCheckpoint };
   const snapshots = new SnapshotCache();
-  const commitDeps = {
-    log: deltaLog,
+  const commitDeps: CommitDeps = {
     storage,
+    arbiter: conditionalArbiter(storage),
+    records: commitRecords,
+    snapshots: snapshots.source(reader),
     hooks: {
-      // As the batch writer does after each completed version: a checkpoint when one is due.
-      async onCompleted(entry: { version: number }) {
-        if (entry.version === 0 || entry.version % 10 !== 0) return;
-        const { state } = await snapshots.open(tableId, reader, entry.version);
+      // As the writer does after each committed version: a checkpoint when one is due.
+      async onCompleted(entry, state) {
         if (checkpointDue(entry.version, state)) await writeCheckpoint(storage, encodeCheckpoint, state, Date.now());
       },
     },
@@ -252,7 +253,7 @@ const sameFiles =
   [...withCheckpoint.state.files.keys()].every((key) => withoutCheckpoint.state.files.has(key));
 
 // 4. One maintenance run at the default target (128 MiB).
-const perDay = (files: Iterable<{ partitionValues: Record<string, string>; size: number }>) => {
+const perDay = (files: Iterable<{ partitionValues: Record<string, string | null>; size: number }>) => {
   const summary: Record<string, { files: number; bytes: number }> = {};
   for (const file of files) {
     const day = file.partitionValues.dt ?? '';

@@ -1,5 +1,9 @@
-/** One side of the writer benchmark, in a process of its own: envelopes → Parquet with the batch writer's encoder. */
-import { batchWriterDeps } from '#functions/ingest/write-batch.ts';
+/**
+ * One side of the writer benchmark, in a process of its own: envelopes → Parquet files as a staged
+ * commit cuts and encodes them (at most maxRowsPerFile rows and maxPayloadBytesPerFile payload bytes each).
+ */
+import { encodeEnvelopes, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/staged-commits.ts';
+import { chunksOf } from '#shared/domain/delta/daily-files.ts';
 import { makeEnvelopes } from './envelopes.ts';
 import { trackPeakMemory } from './peak-memory.ts';
 
@@ -11,8 +15,8 @@ const memory = trackPeakMemory();
 const started = performance.now();
 let fileBytes = 0;
 let files = 0;
-for (let i = 0; i < envelopes.length; i += batchWriterDeps.maxRowsPerFile) {
-  const file = batchWriterDeps.encode(envelopes.slice(i, i + batchWriterDeps.maxRowsPerFile));
+for (const chunk of chunksOf(envelopes, maxRowsPerFile, (envelope) => envelope.payload_size, maxPayloadBytesPerFile)) {
+  const file = encodeEnvelopes(chunk);
   fileBytes += file.bytes.length;
   files++;
   memory.sample();

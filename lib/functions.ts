@@ -1,11 +1,11 @@
 /**
  * Every function the stateless stack deploys, as one list: a function per route and the not-found
- * route (shared/routes.ts), the queue consumers and schedules (shared/topology.ts), and the
- * deploy-time bootstrap key installer. The bundle tests and `npm run bench functions` read it; the
+ * route (shared/routes.ts), the queue consumers and schedules (shared/topology.ts), the
+ * deploy-time bootstrap key installer and the bootstrap key's rotation function. The bundle tests and `npm run bench functions` read it; the
  * stack builds the same functions from the same declarations.
  */
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import { type Access, bootstrapKeyInstaller, consumers, schedules } from '#shared/topology.ts';
+import { type Access, bootstrapKeyInstaller, bootstrapKeyRotation, consumers, schedules } from '#shared/topology.ts';
 
 export interface FunctionEntry {
   name: string;
@@ -59,6 +59,14 @@ export function allFunctions(): FunctionEntry[] {
       kind: 'deploy' as const,
       assets: bootstrapKeyInstaller.function.assets ?? [],
       access: bootstrapKeyInstaller.access,
+      authenticated: false,
+    },
+    {
+      name: 'bootstrap-key-rotation',
+      entry: bootstrapKeyRotation.entry,
+      kind: 'deploy' as const,
+      assets: bootstrapKeyRotation.function.assets ?? [],
+      access: bootstrapKeyRotation.access,
       authenticated: false,
     },
   ];

@@ -92,6 +92,9 @@ export class StatefulStack extends Stack {
       lifecycleRules: [
         // Claim checks outlive the ingest queue's retention and its dead-letter queue's, then go.
         { prefix: 'claims/', expiration: Duration.days(15) },
+        // A staged batch is deleted once every table in it is committed (minutes to a day); one a
+        // stopped pass left behind goes after that long.
+        { prefix: 'staging/', expiration: Duration.days(15) },
       ],
       removalPolicy,
     });
@@ -124,7 +127,7 @@ export class StatefulStack extends Stack {
     Validations.of(this.bootstrapKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The bootstrap key is an API key: rotating it means revoking the old one, which an operator does on purpose (put a new secret value, redeploy; the installer replaces the key). Day-to-day access uses per-user keys with their own expiry and revocation.',
+        'The bootstrap key is an operator’s emergency API key, rotated on demand (`aws secretsmanager rotate-secret`: the stateless stack’s rotation function makes, installs and retires keys), not on a schedule. Day-to-day access uses per-user keys with their own revocation.',
     });
     Validations.of(this.secretsKey).acknowledge({
       id: 'AwsSolutions-SMG4',

@@ -8,17 +8,26 @@ import {
   type StackProps,
   Validations,
 } from 'aws-cdk-lib';
-import { HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnRotationSchedule, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import { bootstrapKeyInstaller, consumers, schedules } from '#shared/topology.ts';
+import {
+  bootstrapKeyInstaller,
+  bootstrapKeyRotation,
+  consumers,
+  eventSourceSettings,
+  schedules,
+} from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
 import { bindAccess } from './constructs/access.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
@@ -28,11 +37,32 @@ import type { StatefulStack } from './stateful-stack.ts';
 
 export interface StatelessStackProps extends StackProps {
   stateful: StatefulStack;
-  /** Steady-state requests per second for the whole API (API Gateway stage throttling). */
+  /**
+   * API Gateway's throttle for every route, each route with a bucket of its own: steady requests per
+   * second and burst (default 1,000 and 2,000). Requests over it get API Gateway's 429, which no
+   * function sees; the EdgeRefusals alarm counts them from the access log.
+   */
   throttleRatePerSecond?: number;
   throttleBurst?: number;
+  /**
+   * The ingest route's own throttle (default: the same as every route's). Every tenant's webhooks share
+   * it; the per-source limit is each connection's `rate_limit` (shared/domain/ingest/rate-limit.ts).
+   */
+  ingestThrottleRatePerSecond?: number;
+  ingestThrottleBurst?: number;
   /** The dashboard tool that receives each tenant's read-only credential (none: provisioning fails with a reason). */
   dashboardUrl?: string;
+  /**
+   * Name or ARN of a Secrets Manager secret holding the bearer token the dashboard tool expects
+   * (none: no Authorization header). The provisioner reads it at each provisioning, so a new value
+   * put into the secret is used from the next one on.
+   */
+  dashboardTokenSecret?: string;
+  /**
+   * Let stores name roles in the platform's own account (default false: such a role would let a
+   * tenant act with the platform's own permissions; stores there are reached through tenantBuckets).
+   */
+  allowPlatformAccountRoles?: boolean;
   /** Subscribed to the alarms topic (operators can add more subscriptions). */
   alarmEmail?: string;
   thresholds?: Partial<AlarmThresholds>;
@@ -42,11 +72,17 @@ export interface StatelessStackProps extends StackProps {
    */
   ingestMaxBytes?: number;
   /**
-   * How long the batch writer gathers envelopes before it writes (0–300 s; default the topology's,
-   * 20 s): a longer window means fewer commits, files and per-commit requests per event, and rows
-   * that appear later.
+   * How long the batch writer gathers envelopes before it stages them (0–300 s; default the
+   * topology's, 2 s): envelopes are listed as pending events once staged, so a longer window shows
+   * them later, for fewer writer invocations.
    */
   writerBatchingWindowSeconds?: number;
+  /**
+   * How long staged envelopes wait at most before their table commits them (0–86,400 s; default
+   * 300), unless the table sets `tributary.freshness`: longer means fewer commits and larger files
+   * per event (the cost bench shows the figures), and rows that reach the table later.
+   */
+  tableFreshnessSeconds?: number;
   /**
    * Buckets of tenant stores registered without keys or a role, which the platform reaches with
    * its own role (typically buckets in the platform's own account). None by default.
@@ -73,7 +109,39 @@ export interface StatelessStackProps extends StackProps {
 }
 
 /** The route whose function's SDK calls are traced when tracing is on, beside the queue consumers'. */
-const sdkTracedRoute = 'POST /api/ingest/{source_id}';
+const ingestRoute = 'POST /api/ingest/{source_id}';
+
+/**
+ * One JSON line per request, as API Gateway saw it: who, which route, the answer and how long it took,
+ * and what the integration did. `integrationStatus` is Lambda's own answer to the invocation: "200"
+ * whenever a function ran, so a line without it is a request API Gateway or Lambda refused before any
+ * function could record it (a throttle's 429, a body over the limits' 413, a timeout's 503/504): the
+ * EdgeRefusals metric counts exactly those lines. No query string (cursors) and no header is logged.
+ */
+export const accessLogFields = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  errorType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+};
+
+/** API Gateway's throttle values, checked at synth (a rate and a burst of at least 1). */
+function checkedThrottle(name: string, rateLimit: number, burstLimit: number) {
+  if (!(Number.isFinite(rateLimit) && rateLimit > 0))
+    throw new Error(`${name}Rate must be a positive number of requests per second, got ${rateLimit}`);
+  if (!(Number.isInteger(burstLimit) && burstLimit >= 1))
+    throw new Error(`${name}Burst must be a whole number of requests of at least 1, got ${burstLimit}`);
+  return { rateLimit, burstLimit };
+}
 
 export const maxIngestBytes = 4 * 1024 * 1024;
 
@@ -98,7 +166,14 @@ export class StatelessStack extends Stack {
     const writerWindow = props.writerBatchingWindowSeconds;
     if (writerWindow !== undefined && !(Number.isInteger(writerWindow) && writerWindow >= 0 && writerWindow <= 300))
       throw new Error('writerBatchingWindowSeconds must be a whole number of seconds from 0 to 300');
+    const freshness = props.tableFreshnessSeconds;
+    if (freshness !== undefined && !(Number.isInteger(freshness) && freshness >= 0 && freshness <= 86_400))
+      throw new Error('tableFreshnessSeconds must be a whole number of seconds from 0 to 86400');
     const resources = {
+      settings: (freshness === undefined ? {} : { TABLE_FRESHNESS_SECONDS: String(freshness) }) as Record<
+        string,
+        string
+      >,
       table: props.stateful.table,
       queues: props.stateful.queues,
       platformBucket: props.stateful.platformBucket,
@@ -107,7 +182,8 @@ export class StatelessStack extends Stack {
       bootstrapKey: props.stateful.bootstrapKey,
       tenantStores: {
         bucketNames: props.tenantBuckets ?? [],
-        roleArns: props.tenantRoleArns ?? ['arn:aws:iam::*:role/*'],
+        roleArns: props.tenantRoleArns,
+        allowPlatformAccountRoles: props.allowPlatformAccountRoles ?? false,
         allowedEndpoints: props.allowedStoreEndpoints ?? [],
       },
     };
@@ -123,19 +199,24 @@ export class StatelessStack extends Stack {
       defaultIntegration: new HttpLambdaIntegration('NotFoundIntegration', notFound),
       createDefaultStage: false,
     });
-    new HttpStage(this, 'DefaultStage', {
+    const throttle = checkedThrottle('throttle', props.throttleRatePerSecond ?? 1000, props.throttleBurst ?? 2000);
+    const ingestThrottle = checkedThrottle(
+      'ingestThrottle',
+      props.ingestThrottleRatePerSecond ?? throttle.rateLimit,
+      props.ingestThrottleBurst ?? throttle.burstLimit,
+    );
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: { rateLimit: props.throttleRatePerSecond ?? 1000, burstLimit: props.throttleBurst ?? 2000 },
-      // One JSON line per request (request id, caller IP, route, status, latency), as API Gateway records it.
+      throttle,
       accessLogSettings: {
-        destination: new LogGroupLogDestination(
-          new LogGroup(this, 'ApiAccessLogs', {
-            retention: RetentionDays.THREE_MONTHS,
-            removalPolicy: RemovalPolicy.DESTROY,
-          }),
-        ),
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
       },
     });
     Validations.of(this).acknowledge({
@@ -159,10 +240,18 @@ export class StatelessStack extends Stack {
         api: this.api,
         routes: areaRoutes,
         resources,
-        tracing: (routeKey) => tracing(routeKey === sdkTracedRoute),
+        tracing: (routeKey) => tracing(routeKey === ingestRoute),
       });
       Object.assign(this.routeFunctions, built.functions);
+      // The stage's settings for the ingest route name the route, which must exist first.
+      if (areaRoutes.some(([key]) => key === ingestRoute)) stage.node.addDependency(nested);
     }
+    (stage.node.defaultChild as CfnStage).routeSettings = {
+      [ingestRoute]: {
+        ThrottlingRateLimit: ingestThrottle.rateLimit,
+        ThrottlingBurstLimit: ingestThrottle.burstLimit,
+      },
+    };
 
     for (const [name, consumer] of Object.entries(consumers)) {
       const fn = new ServiceFunction(this, `Consumer-${name}`, {
@@ -176,12 +265,21 @@ export class StatelessStack extends Stack {
       bindAccess(fn, consumer.access, resources);
       if (name === 'dashboard-provisioner' && props.dashboardUrl)
         fn.addEnvironment('DASHBOARD_URL', props.dashboardUrl);
+      if (name === 'dashboard-provisioner' && props.dashboardTokenSecret) {
+        const token = props.dashboardTokenSecret.startsWith('arn:')
+          ? Secret.fromSecretCompleteArn(this, 'DashboardToken', props.dashboardTokenSecret)
+          : Secret.fromSecretNameV2(this, 'DashboardToken', props.dashboardTokenSecret);
+        token.grantRead(fn);
+        fn.addEnvironment('DASHBOARD_TOKEN_SECRET_ARN', token.secretArn);
+      }
+      const source = eventSourceSettings(
+        consumer,
+        name === 'ingest-writer' && writerWindow !== undefined ? writerWindow : consumer.maxBatchingWindowSeconds,
+      );
       fn.addEventSource(
         new SqsEventSource(props.stateful.queues[consumer.queue], {
-          batchSize: consumer.batchSize,
-          maxBatchingWindow: Duration.seconds(
-            name === 'ingest-writer' && writerWindow !== undefined ? writerWindow : consumer.maxBatchingWindowSeconds,
-          ),
+          batchSize: source.batchSize,
+          maxBatchingWindow: Duration.seconds(source.windowSeconds),
           maxConcurrency: consumer.maxConcurrency,
           reportBatchItemFailures: true,
         }),
@@ -223,9 +321,36 @@ export class StatelessStack extends Stack {
     });
     new CustomResource(this, 'BootstrapKey', {
       serviceToken: provider.serviceToken,
-      // A new secret version (rotation by hand) is picked up by the next deploy.
+      // Installs the key at the first deploy; rotating it is the rotation function's (below).
       properties: { SecretArn: props.stateful.bootstrapKey.secretArn },
     });
+
+    // `aws secretsmanager rotate-secret` on the bootstrap key secret makes a new key, installs it and
+    // retires the old one (functions/platform/rotate-bootstrap-key.ts). Only on demand: the key is an
+    // operator's emergency key, read from the secret when needed.
+    const rotator = new ServiceFunction(this, 'BootstrapKeyRotation', {
+      entry: bootstrapKeyRotation.entry,
+      description: bootstrapKeyRotation.summary,
+      timeoutSeconds: bootstrapKeyRotation.function.timeoutSeconds,
+      tracing: tracing(false),
+    });
+    bindAccess(rotator, bootstrapKeyRotation.access, resources);
+    rotator.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:UpdateSecretVersionStage'],
+        resources: [props.stateful.bootstrapKey.secretArn],
+      }),
+    );
+    rotator.addPermission('SecretsManagerRotates', {
+      principal: new ServicePrincipal('secretsmanager.amazonaws.com'),
+      sourceAccount: this.account,
+      sourceArn: props.stateful.bootstrapKey.secretArn,
+    });
+    new CfnRotationSchedule(this, 'BootstrapKeyRotationSchedule', {
+      secretId: props.stateful.bootstrapKey.secretArn,
+      rotationLambdaArn: rotator.functionArn,
+      rotateImmediatelyOnUpdate: false,
+    }).node.addDependency(rotator.permissionsNode.findChild('SecretsManagerRotates'));
 
     if (props.ingestMaxBytes !== undefined)
       this.routeFunctions['POST /api/ingest/{source_id}']?.addEnvironment(
@@ -235,6 +360,7 @@ export class StatelessStack extends Stack {
 
     this.operations = new Operations(this, 'Operations', {
       api: this.api,
+      accessLogs,
       queues: props.stateful.queues,
       writer: this.consumerFunctions['ingest-writer'] as ServiceFunction,
       runner: this.consumerFunctions['job-runner'] as ServiceFunction,

@@ -57,6 +57,8 @@ export function handlerEnvironment(
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: settings.logLevel,
     ALLOWED_STORE_ENDPOINTS: settings.allowedStoreEndpoints,
+    // A table whose staged commit failed is tried again as the local queue would deliver again.
+    COMMIT_RETRY_SECONDS: String(settings.visibilityTimeoutSeconds),
   };
 }
 

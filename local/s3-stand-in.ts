@@ -1,13 +1,14 @@
 /**
- * s3rver in a process of its own, over a durable store (local/s3/durable-store.ts). It needs Node's
+ * s3rver in a process of its own, over a durable store (local/s3/durable-store.ts), with S3's
+ * conditional writes (local/s3/conditional-writes.ts). It needs Node's
  * legacy OpenSSL provider (its listing continuation tokens use DES; without it any truncated
  * ListObjectsV2 answers 500), and that flag belongs to this process only. The parent starts it with
  * fork() and stops it by closing the IPC channel (or by going away). SIGINT and SIGTERM stop it
  * only once its parent is gone: while the service runs, a signal to its group or unit is the service's.
  */
 import { mkdirSync } from 'node:fs';
-import S3rver from 's3rver';
 import { DurableStore } from './s3/durable-store.ts';
+import { s3Server } from './s3/server.ts';
 
 // s3rver can throw outside a request (a key read while it is deleted); that must not take the
 // whole stand-in down with every later request.
@@ -15,11 +16,7 @@ process.on('uncaughtException', (error) => {
   process.stderr.write(`s3 stand-in: ${error.stack}\n`);
 });
 const [port, directory] = [Number(process.argv[2]), process.argv[3] as string];
-const server = new S3rver({ port, address: '127.0.0.1', directory, silent: true });
-const store = new DurableStore(directory);
-// s3rver reads its store from both places.
-Object.assign(server, { store });
-Object.assign((server as unknown as { context: object }).context, { store });
+const server = s3Server({ port, directory });
 mkdirSync(directory, { recursive: true });
 const removed = DurableStore.removeTemporaryFiles(directory);
 if (removed > 0) process.stderr.write(`s3 stand-in: removed ${removed} unfinished writes left by a crash\n`);

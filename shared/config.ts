@@ -4,6 +4,8 @@
  * The CDK stack sets these per function; the local runtime sets them for the whole process.
  */
 
+import { queues } from './topology.ts';
+
 function lazy<T>(read: () => T): () => T {
   let value: { v: T } | undefined;
   return () => {
@@ -34,7 +36,17 @@ export function boolEnv(name: string, fallback: boolean): boolean {
   return raw === 'true' || raw === '1';
 }
 
+/**
+ * How long staged envelopes wait at most before their table commits them, unless the table sets
+ * `tributary.freshness`: the deployment's default (the stack's tableFreshnessSeconds context value,
+ * TABLE_FRESHNESS_SECONDS locally). See shared/domain/ingest/staging.ts for how it was chosen.
+ */
+export const defaultFreshnessSeconds = 300;
+
 export const config = {
+  tableFreshnessMs: lazy(() => intEnv('TABLE_FRESHNESS_SECONDS', defaultFreshnessSeconds) * 1000),
+  /** How long a table whose staged commit failed waits before the next attempt: the ingest queue's visibility timeout. */
+  commitRetryMs: lazy(() => intEnv('COMMIT_RETRY_SECONDS', queues.ingest.visibilityTimeoutSeconds) * 1000),
   tableName: lazy(() => requiredEnv('TABLE_NAME')),
   platformBucket: lazy(() => requiredEnv('PLATFORM_BUCKET')),
   /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */

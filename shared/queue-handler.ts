@@ -8,7 +8,7 @@
  *    receive, moves to the dead-letter queue);
  *  - batchHandler: the whole SQS batch to one function that answers the failures itself (the batch
  *    writer, which commits records together);
- *  - scheduledHandler and customResourceHandler: one event, one piece of work.
+ *  - scheduledHandler, customResourceHandler and secretRotationHandler: one event, one piece of work.
  */
 import type {
   CloudFormationCustomResourceEvent,
@@ -63,4 +63,11 @@ export function customResourceHandler<R>(
   handle: (event: CloudFormationCustomResourceEvent) => Promise<R>,
 ): LambdaHandler<CloudFormationCustomResourceEvent, R> {
   return functionEdge<CloudFormationCustomResourceEvent, R>(handle);
+}
+
+/** A Secrets Manager rotation function: one step of a rotation per invocation; a failed step is retried by Secrets Manager. */
+export function secretRotationHandler(
+  handle: (event: { SecretId: string; ClientRequestToken: string; Step: string }) => Promise<void>,
+): LambdaHandler<{ SecretId: string; ClientRequestToken: string; Step: string }, void> {
+  return functionEdge(handle);
 }

@@ -16,15 +16,41 @@ export interface QueueSpec {
   deadLetter?: { queue: QueueName; maxReceiveCount: number };
 }
 
+/**
+ * The platform bucket's areas, each under its own prefix: a function is granted the areas it uses,
+ * not the whole bucket.
+ */
+export const platformAreas = {
+  /** Bodies too large for a queue message, until their envelope is written. */
+  claims: 'claims/',
+  /** Envelopes that exhausted their deliveries, kept whole until redriven. */
+  deadLetters: 'dead-letters/',
+  /** Query jobs' result rows. */
+  jobResults: 'job-results/',
+  /** Writer batches staged until every table in them is committed (shared/domain/ingest/staging.ts). */
+  staging: 'staging/',
+} as const;
+export type PlatformArea = keyof typeof platformAreas;
+
 /** What a function may touch. The stack turns it into IAM grants and environment variables. */
 export interface Access {
   table?: 'read' | 'readWrite';
+  /** Deletes items (DeleteItem, a transaction's Delete, BatchWriteItem); a readWrite function without it only puts and updates. */
+  deletesItems?: boolean;
+  /** Describes the table (the health check). */
+  describesTable?: boolean;
   /** Notes API keys' last use: set for every API-key route (a read-only one may write that attribute only). */
   recordsKeyUse?: boolean;
   queues?: Partial<Record<QueueName, 'send' | 'consume' | 'inspect'>>;
-  platformBucket?: 'read' | 'readWrite';
-  /** Reads and writes tenants' own object stores (their buckets, with their credentials or role). */
-  tenantStores?: boolean;
+  /** The platform bucket's areas it reads (or reads, writes and deletes in); `{}`: the bucket itself only (a health check). */
+  platformBucket?: Partial<Record<PlatformArea, 'read' | 'readWrite'>>;
+  /** Tenants' own object stores (their buckets, with their credentials or role): read only, or read, write and delete. */
+  tenantStores?: 'read' | 'readWrite';
+  /**
+   * Checks a store's role when it is registered or changed: assumes it once without the external id
+   * (a role that allows that is refused), and knows the platform's own account (whose roles are refused).
+   */
+  checksTenantRoles?: boolean;
   /** Seals and opens stored secrets (object store options, signing secrets, credentials). */
   secretsKey?: boolean;
   /** Issues and checks list cursors (a MAC key of its own, not the secrets key). */
@@ -61,6 +87,30 @@ export interface ScheduleSpec {
   everyMinutes: number;
   access: Access;
   function?: FunctionSettings;
+  /**
+   * Local mode runs it once more at a graceful stop, after the queues are drained, with
+   * `detail: { stopping: true }` (a Lambda deployment never stops, so this has no meaning on AWS).
+   */
+  runsAtStop?: boolean;
+}
+
+/**
+ * What Lambda accepts for an SQS event source mapping: a batch of 1 to 10,000 messages, a batching
+ * window of 0 to 300 s, and a batch of more than 10 only with a window of at least 1 s. A consumer's
+ * settings (and a deployment's window for it) go through here before they reach the stack: a window
+ * or batch outside Lambda's ranges is refused at synth with the reason; a window of 0 (invoke as soon
+ * as messages arrive, for the freshest rows) is kept and the batch made the largest Lambda allows
+ * with it, 10, rather than refusing a setting that has a meaning.
+ */
+export function eventSourceSettings(
+  spec: Pick<ConsumerSpec, 'batchSize' | 'maxBatchingWindowSeconds'>,
+  windowSeconds: number = spec.maxBatchingWindowSeconds,
+): { batchSize: number; windowSeconds: number } {
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 0 || windowSeconds > 300)
+    throw new Error(`A batching window must be a whole number of seconds from 0 to 300, got ${windowSeconds}`);
+  if (!Number.isInteger(spec.batchSize) || spec.batchSize < 1 || spec.batchSize > 10_000)
+    throw new Error(`A batch size must be a whole number from 1 to 10000, got ${spec.batchSize}`);
+  return { batchSize: windowSeconds === 0 ? Math.min(spec.batchSize, 10) : spec.batchSize, windowSeconds };
 }
 
 /** Maximum receives before a message moves to its dead-letter queue (specification: five attempts). */
@@ -114,15 +164,25 @@ export const consumers: Record<string, ConsumerSpec> = {
   'ingest-writer': {
     queue: 'ingest',
     entry: 'functions/ingest/write-batch.ts',
-    summary: 'Writes queued envelopes as Parquet into each tenant store and commits them to the Delta log',
+    summary:
+      'Stages queued envelopes (one object and one ledger item per batch) and commits at once the tables whose freshness target is 0',
     batchSize: 1000,
-    // Rows appear up to this long after their 202; each window makes one commit per data set, so a
-    // longer one means fewer files and fewer per-commit requests per event (the cost bench shows
-    // both). The writerBatchingWindowSeconds context value changes it per deployment.
-    maxBatchingWindowSeconds: 20,
+    // Envelopes are listed as pending (the events view) once staged, so the window is short; how
+    // often a table commits is its freshness target's business, not the window's. A window of at
+    // least a second is also what Lambda requires of a batch size over 10. The
+    // writerBatchingWindowSeconds context value changes it per deployment.
+    maxBatchingWindowSeconds: 2,
     maxConcurrency: 5,
-    access: { table: 'readWrite', platformBucket: 'readWrite', tenantStores: true, secretsKey: true },
-    // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses.
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      platformBucket: { staging: 'readWrite', claims: 'readWrite' },
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { ingestDeadLetter: 'send' },
+    },
+    // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses when the
+    // writer commits a table at once.
     function: { memoryMb: 1769, timeoutSeconds: 120, assets: parquetAssets },
   },
   'dead-letter-recorder': {
@@ -132,7 +192,8 @@ export const consumers: Record<string, ConsumerSpec> = {
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 2,
-    access: { table: 'readWrite', platformBucket: 'readWrite' },
+    // Staging: whether a copy of the envelope still waits for its commit.
+    access: { table: 'readWrite', platformBucket: { claims: 'read', deadLetters: 'readWrite', staging: 'read' } },
     function: { memoryMb: 512, timeoutSeconds: 60 },
   },
   'job-runner': {
@@ -144,8 +205,9 @@ export const consumers: Record<string, ConsumerSpec> = {
     maxConcurrency: 10,
     access: {
       table: 'readWrite',
-      platformBucket: 'readWrite',
-      tenantStores: true,
+      deletesItems: true,
+      platformBucket: { jobResults: 'readWrite' },
+      tenantStores: 'readWrite',
       secretsKey: true,
       queues: { jobs: 'send' },
     },
@@ -171,11 +233,28 @@ export interface DeployHookSpec {
 }
 
 export const schedules: Record<string, ScheduleSpec> = {
+  'table-commits': {
+    entry: 'functions/ingest/commit-staged.ts',
+    summary:
+      'Commits every staged table that is due (its freshness target or size target reached); dead-letters what keeps failing',
+    everyMinutes: 1,
+    runsAtStop: true,
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      platformBucket: { staging: 'readWrite', claims: 'readWrite' },
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { ingestDeadLetter: 'send' },
+    },
+    // One full vCPU for the Parquet encoder; a pass stops taking tables well before its time is up.
+    function: { memoryMb: 1769, timeoutSeconds: 300, assets: parquetAssets },
+  },
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',
     summary: 'Fails jobs whose runner stopped responding (expired lease), so none stays Running forever',
     everyMinutes: 1,
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', deletesItems: true },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
   'table-maintenance': {
@@ -185,11 +264,19 @@ export const schedules: Record<string, ScheduleSpec> = {
     access: { table: 'readWrite', queues: { jobs: 'send' } },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
+  'pipeline-runs-on-new-data': {
+    entry: 'functions/pipelines/run-on-new-data.ts',
+    summary:
+      'Queues a run of each Active pipeline with on_new_data whose source got rows since its checkpoint (reads nothing while sources are quiet)',
+    everyMinutes: 1,
+    access: { table: 'readWrite', queues: { jobs: 'send' } },
+    function: { memoryMb: 256, timeoutSeconds: 60 },
+  },
   'counter-upkeep': {
     entry: 'functions/monitoring/counter-upkeep.ts',
     summary: 'Folds settled counter epochs, and reports accepted envelopes neither written, failed nor queued',
     everyMinutes: 5,
-    access: { table: 'readWrite', queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' } },
+    access: { table: 'readWrite', deletesItems: true, queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' } },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
 };
@@ -198,6 +285,14 @@ export const schedules: Record<string, ScheduleSpec> = {
 export const bootstrapKeyInstaller: DeployHookSpec = {
   entry: 'functions/platform/install-bootstrap-key.ts',
   summary: 'Custom resource: makes the bootstrap secret a valid PlatformAdmin API key',
-  access: { table: 'readWrite', bootstrapKey: true },
+  access: { table: 'readWrite', deletesItems: true, bootstrapKey: true },
+  function: { timeoutSeconds: 30 },
+};
+
+/** The bootstrap key secret's rotation function (Secrets Manager runs it on `rotate-secret`), not on any event of ours. */
+export const bootstrapKeyRotation: DeployHookSpec = {
+  entry: 'functions/platform/rotate-bootstrap-key.ts',
+  summary: 'Rotates the bootstrap key: a new key in the secret, installed, the old one retired',
+  access: { table: 'readWrite', deletesItems: true, bootstrapKey: true },
   function: { timeoutSeconds: 30 },
 };

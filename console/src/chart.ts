@@ -1,84 +1,165 @@
 /**
- * Accepted and written envelopes per minute over the last hour, from the stats the console polls
- * (the API keeps totals; the differences between polls make the series). An SVG with a text
- * summary beside it, so that it reads without the picture.
+ * Traffic over time, from the API's history (`…/stats/history`): drawn as soon as the page opens,
+ * then kept current by re-reading the last intervals at each poll. An SVG with a text summary
+ * beside it, so that it reads without the picture; each interval's figures are its tooltip.
  */
-import { el } from './dom.ts';
+import { api, qs } from './api.ts';
+import { el, errorBox, replace } from './dom.ts';
 
-interface Sample {
-  at: number;
+export interface HistoryInterval {
+  start: string;
   accepted: number;
-  written: number;
+  duplicates: number;
+  rejected: Record<string, number>;
+  written_rows: number;
+  dead_lettered: number;
+  redriven: number;
+}
+interface History {
+  from: string;
+  to: string;
+  step_seconds: number;
+  intervals: HistoryInterval[];
 }
 
-const hour = 60 * 60 * 1000;
-/** Per tenant, kept while the tab is open. */
-const samplesOf = new Map<string, Sample[]>();
+const ranges = {
+  day: { label: 'Last 24 hours', step: '15m', stepMs: 15 * 60_000, slots: 96, per: 'per 15 minutes' },
+  week: { label: 'Last 7 days', step: '1h', stepMs: 60 * 60_000, slots: 168, per: 'per hour' },
+} as const;
+type Range = keyof typeof ranges;
 
-export function recordTotals(scope: string, accepted: number, written: number, at = Date.now()): void {
-  const samples = samplesOf.get(scope) ?? [];
-  samplesOf.set(scope, samples);
-  samples.push({ at, accepted, written });
-  while (samples.length > 0 && (samples[0] as Sample).at < at - hour) samples.shift();
-}
-
-/** Per-minute increases of both totals, for the minutes seen so far this hour. */
-function perMinute(samples: Sample[], now: number): { minute: number; accepted: number; written: number }[] {
-  const minutes = new Map<number, { accepted: number; written: number }>();
-  for (let i = 1; i < samples.length; i++) {
-    const previous = samples[i - 1] as Sample;
-    const sample = samples[i] as Sample;
-    const minute = Math.floor((now - sample.at) / 60_000);
-    const bucket = minutes.get(minute) ?? { accepted: 0, written: 0 };
-    // A total that went down (counters reset) counts from zero.
-    bucket.accepted += Math.max(0, sample.accepted - previous.accepted);
-    bucket.written += Math.max(0, sample.written - previous.written);
-    minutes.set(minute, bucket);
-  }
-  return [...minutes.entries()].map(([minute, counts]) => ({ minute, ...counts }));
-}
+const rejectedOf = (interval: HistoryInterval) => Object.values(interval.rejected).reduce((sum, n) => sum + n, 0);
+const series = [
+  { key: 'accepted', label: 'accepted', value: (i: HistoryInterval) => i.accepted },
+  { key: 'written', label: 'written', value: (i: HistoryInterval) => i.written_rows },
+  { key: 'rejected', label: 'rejected', value: rejectedOf },
+] as const;
 
 const svgNs = 'http://www.w3.org/2000/svg';
-function svg(tag: string, attributes: Record<string, string | number>): SVGElement {
+function svg(tag: string, attributes: Record<string, string | number>, ...children: (SVGElement | string)[]) {
   const element = document.createElementNS(svgNs, tag);
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  for (const child of children) element.append(child);
   return element;
 }
 
-export function chart(scope: string, now = Date.now()): HTMLElement {
-  const points = perMinute(samplesOf.get(scope) ?? [], now);
+const clock = (iso: string) => iso.slice(11, 16);
+const day = (iso: string) => iso.slice(5, 10);
+
+function picture(intervals: HistoryInterval[], range: Range, summary: string): SVGElement {
   const width = 600;
-  const height = 120;
-  const slot = (width - 20) / 60;
-  const top = Math.max(1, ...points.flatMap((point) => [point.accepted, point.written]));
-  const barHeight = (value: number) => (value / top) * (height - 25);
-  const accepted = points.reduce((sum, point) => sum + point.accepted, 0);
-  const written = points.reduce((sum, point) => sum + point.written, 0);
-  const summary = `Over the last hour seen here: ${accepted} accepted, ${written} written (peak ${top} a minute).`;
-  const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': summary });
-  picture.appendChild(svg('line', { x1: 10, x2: width - 10, y1: height - 10, y2: height - 10, class: 'axis' }));
-  // One slot per minute, the current one on the right: accepted on its left half, written on its right.
-  for (const point of points) {
-    const x = width - 10 - (point.minute + 1) * slot;
-    for (const [index, key] of (['accepted', 'written'] as const).entries()) {
-      const h = barHeight(point[key]);
-      picture.appendChild(
-        svg('rect', { x: x + index * (slot / 2), y: height - 10 - h, width: slot / 2 - 1, height: h, class: key }),
-      );
-    }
+  const height = 140;
+  const bottom = height - 24;
+  const slot = (width - 20) / ranges[range].slots;
+  const top = Math.max(1, ...intervals.flatMap((interval) => series.map((s) => s.value(interval))));
+  const drawing = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': summary });
+  drawing.append(svg('line', { x1: 10, x2: width - 10, y1: bottom, y2: bottom, class: 'axis' }));
+  drawing.append(svg('text', { x: 10, y: 12, class: 'label' }, `${top} ${ranges[range].per} at most`));
+  // Oldest on the left, the current interval on the right; three bars per interval.
+  intervals.forEach((interval, index) => {
+    const x = 10 + index * slot;
+    const bars = series.map((s, k) => {
+      const h = (s.value(interval) / top) * (bottom - 20);
+      return svg('rect', {
+        x: x + (k * slot) / 3,
+        y: bottom - h,
+        width: Math.max(slot / 3 - 0.5, 0.5),
+        height: h,
+        class: s.key,
+      });
+    });
+    const tip = `${interval.start.replace('T', ' ').slice(0, 16)} UTC: ${interval.accepted} accepted, ${interval.written_rows} written, ${rejectedOf(interval)} rejected, ${interval.dead_lettered} dead-lettered`;
+    drawing.append(svg('g', {}, svg('title', {}, tip), ...bars));
+  });
+  const first = intervals[0];
+  const last = intervals.at(-1);
+  if (first && last) {
+    const when = range === 'day' ? clock : day;
+    drawing.append(svg('text', { x: 10, y: height - 6, class: 'label' }, `${when(first.start)} UTC`));
+    drawing.append(
+      svg('text', { x: width - 10, y: height - 6, class: 'label', 'text-anchor': 'end' }, `${when(last.start)} UTC`),
+    );
   }
-  return el(
+  return drawing;
+}
+
+/**
+ * A traffic chart of `path` (a connection's or a tenant's history route). `load` reads the whole
+ * range (at first and when the range changes); `follow` re-reads the last two intervals, for polls.
+ */
+export function trafficChart(path: string, title: string) {
+  let range: Range = 'day';
+  const byStart = new Map<string, HistoryInterval>();
+  const body = el('div');
+  const buttons = new Map<Range, HTMLButtonElement>();
+  for (const key of Object.keys(ranges) as Range[])
+    buttons.set(
+      key,
+      el(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(key === range),
+          onclick: () => {
+            range = key;
+            for (const [other, button] of buttons) button.setAttribute('aria-pressed', String(other === key));
+            void load();
+          },
+        },
+        ranges[key].label,
+      ),
+    );
+  const element = el(
     'figure',
     { class: 'chart-figure' },
-    picture,
-    el(
-      'figcaption',
-      {},
-      el('span', { class: 'key accepted' }, 'accepted'),
-      ' and ',
-      el('span', { class: 'key written' }, 'written'),
-      ' per minute over the last hour (now on the right). ',
-      summary,
-    ),
+    el('div', { class: 'actions', role: 'group', 'aria-label': `${title}: range shown` }, [...buttons.values()]),
+    body,
   );
+
+  const draw = () => {
+    const { slots, stepMs, label, per } = ranges[range];
+    const oldest = (Math.floor(Date.now() / stepMs) - slots + 1) * stepMs;
+    for (const start of byStart.keys()) if (Date.parse(start) < oldest) byStart.delete(start);
+    const intervals = [...byStart.values()].sort((a, b) => a.start.localeCompare(b.start));
+    const sum = (value: (i: HistoryInterval) => number) => intervals.reduce((total, i) => total + value(i), 0);
+    const summary = `${label}, ${per} (UTC): ${sum((i) => i.accepted)} accepted, ${sum((i) => i.written_rows)} written, ${sum(rejectedOf)} rejected, ${sum((i) => i.dead_lettered)} dead-lettered.`;
+    replace(
+      body,
+      picture(intervals, range, summary),
+      el(
+        'figcaption',
+        {},
+        `${title}: `,
+        series.map((s, k) => [
+          k > 0 ? (k === series.length - 1 ? ' and ' : ', ') : '',
+          el('span', { class: `key ${s.key}` }, s.label),
+        ]),
+        ' (oldest on the left). ',
+        el('span', { class: 'chart-summary' }, summary),
+      ),
+    );
+  };
+
+  /** Reads from `from` on in the range's step; an answer for a range no longer shown is dropped. */
+  const read = async (from: number, whole: boolean) => {
+    const asked = range;
+    try {
+      const history = await api<History>(
+        `${path}${qs({ step: ranges[asked].step, from: new Date(from).toISOString() })}`,
+      );
+      if (asked !== range) return;
+      if (whole) byStart.clear();
+      for (const interval of history.intervals) byStart.set(interval.start, interval);
+      draw();
+    } catch (error) {
+      replace(body, errorBox(error));
+    }
+  };
+
+  /** The whole range, at once. */
+  const load = () => read(Date.now() - ranges[range].slots * ranges[range].stepMs, true);
+  /** The current and the previous interval, which may still move. */
+  const follow = () => read(Date.now() - ranges[range].stepMs, false);
+
+  return { element, load, follow };
 }

@@ -8,6 +8,7 @@ import { el, errorBox, replace } from './dom.ts';
 import { connectionView } from './views/connection.ts';
 import { eventsView } from './views/events.ts';
 import { overviewView, tenantView } from './views/overview.ts';
+import { pipelineEditorView } from './views/pipeline-editor.ts';
 import { pipelinesView } from './views/pipelines.ts';
 import { signInView } from './views/sign-in.ts';
 
@@ -18,6 +19,8 @@ const routes: [RegExp, (match: RegExpExecArray) => View][] = [
   [/^#\/connections\/([\w-]+)\/events$/, (match) => eventsView(match[1] as string)],
   [/^#\/connections\/([\w-]+)$/, (match) => connectionView(match[1] as string)],
   [/^#\/tenants\/([\w-]+)$/, (match) => tenantView(match[1] as string)],
+  [/^#\/pipelines\/new$/, () => pipelineEditorView(null)],
+  [/^#\/pipelines\/([\w-]+)$/, (match) => pipelineEditorView(match[1] as string)],
   [/^#\/pipelines$/, () => pipelinesView],
   [/^(#\/?)?$/, () => overviewView],
 ];

@@ -1,14 +1,23 @@
+import { jobs } from '#shared/adapters/dynamo/jobs.ts';
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
+import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { deleteDataSet } from '#shared/domain/datasets/use-cases.ts';
-import { noContent } from '#shared/http/responses.ts';
+import { queueDataSetDeletion } from '#shared/domain/jobs/use-cases.ts';
+import { accepted, noContent } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
+
+const deps = {
+  ...dataSetFileStore,
+  queueDeletion: async (dataSet: Parameters<typeof queueDataSetDeletion>[1]) =>
+    (await queueDataSetDeletion({ ...jobs, dispatchJob }, dataSet)).job_id,
+};
 
 export const handler = apiHandler(
   dataSetRoutes,
   'DELETE /api/data-sets/{data_set_id}',
   async ({ principal, params }) => {
-    await deleteDataSet(dataSetFileStore, principal, params.data_set_id);
-    return noContent();
+    const deletion = await deleteDataSet(deps, principal, params.data_set_id);
+    return deletion.deleted ? noContent() : accepted({ job_id: deletion.jobId });
   },
 );

@@ -1,11 +1,19 @@
+import { recordFreshnessTarget } from '#shared/adapters/dynamo/data-sets.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
-import { commitTableMetadata } from '#shared/adapters/table-storage.ts';
+import { commitTableMetadata, fixStorage } from '#shared/adapters/table-storage.ts';
 import { apiHandler } from '#shared/api-handler.ts';
+import { config } from '#shared/config.ts';
 import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
-const deps = { ...dataSetStore, commitMetadata: commitTableMetadata };
+const deps = {
+  ...dataSetStore,
+  commitMetadata: commitTableMetadata,
+  fixStorage,
+  recordFreshnessTarget,
+  defaultFreshnessMs: config.tableFreshnessMs(),
+};
 
 export const handler = apiHandler(
   dataSetRoutes,

@@ -5,17 +5,19 @@
 import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
-import { deltaLog } from '#shared/adapters/dynamo/delta-log.ts';
+import { writtenSince } from '#shared/adapters/dynamo/delta-log.ts';
 import { count } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
+import { isStaged } from '#shared/adapters/staged-envelopes.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { type DeadLetterDeps, recordDeadLetter } from '#shared/domain/monitoring/failed-deliveries.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
 const deps: DeadLetterDeps = {
-  writtenMessageIds: (dataSetId, ids, since) => deltaLog.writtenMessageIds(dataSetId, ids, since),
+  writtenMessageIds: writtenSince,
+  isStaged,
   lastDeliveryFailure,
   getSource,
   async connectionOfDataSet(dataSetId) {

@@ -1,32 +1,27 @@
 /**
  * The job runner: the jobs queue's consumer. One job per invocation; pipeline runs write Delta
- * tables, queries leave their rows in the platform bucket, Optimize jobs maintain a table.
+ * tables, queries leave their rows in the platform bucket, Optimize jobs maintain a table, Delete
+ * jobs remove a data set too large to delete within a request.
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { appendRows, maintainDataSet, readEnvelopes } from '#shared/adapters/delta-tables.ts';
+import { appendRows, maintainDataSet } from '#shared/adapters/delta-tables.ts';
 import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
 import { finishMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
+import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
+import { pipelineSources as source } from '#shared/adapters/repositories/pipeline-sources.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
-import { tableReader } from '#shared/adapters/table-storage.ts';
 import { intEnv } from '#shared/config.ts';
-import { commitsAfter, openSnapshot } from '#shared/domain/delta/snapshot.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
+import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { type JobWork, runJob } from '#shared/domain/jobs/run-job.ts';
 import { runOptimize } from '#shared/domain/jobs/run-optimize.ts';
-import { runPipeline, runQuery, type SourceReader } from '#shared/domain/pipelines/run-pipeline.ts';
+import { runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
-
-const source: SourceReader = {
-  getDataSet,
-  snapshotOf: async (dataSet) => (await openSnapshot(await tableReader(dataSet))).state,
-  commitsAfter: async (dataSet, version, maxCommits) => commitsAfter(await tableReader(dataSet), version, maxCommits),
-  readEnvelopes,
-};
 
 const work: JobWork = async (job: Job, control) => {
   if (job.job_type === 'Pipeline') {
@@ -49,6 +44,7 @@ const work: JobWork = async (job: Job, control) => {
       control,
     );
   }
+  if (job.job_type === 'Delete') return runDelete(dataSetFileStore, job, control);
   const { result, ...outcome } = await runQuery(source, job, control);
   await control.beginCommit();
   await putResult(job.job_id, result);

@@ -34,6 +34,6 @@ export const handler = apiHandler(
   'POST /api/connections/{connection_id}/failed-deliveries/redrive',
   async ({ principal, params, body }) => {
     const connection = await visibleConnection(connectivity, principal, params.connection_id, 'write');
-    return ok({ redriven: await redrive(deps, connection.data_set_id, body.message_ids) });
+    return ok(await redrive(deps, connection.data_set_id, body));
   },
 );

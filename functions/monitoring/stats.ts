@@ -1,5 +1,5 @@
 import { readSourceCounters } from '#shared/adapters/dynamo/counters.ts';
-import { oldestUnwritten } from '#shared/adapters/dynamo/deliveries.ts';
+import { stagedFor } from '#shared/adapters/dynamo/staging-ledger.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
@@ -12,10 +12,10 @@ export const handler = apiHandler(
   'GET /api/connections/{connection_id}/stats',
   async ({ principal, params }) => {
     const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');
-    const [series, oldest] = await Promise.all([
+    const [series, staged] = await Promise.all([
       readSourceCounters(connection.source_id),
-      oldestUnwritten(connection.data_set_id),
+      stagedFor(connection.data_set_id),
     ]);
-    return ok(statsFrom(series, oldest));
+    return ok(statsFrom(series, staged));
   },
 );

@@ -1,4 +1,5 @@
 import { tenancy } from '#shared/adapters/repositories/tenancy.ts';
+import { tenantRoleChecks } from '#shared/adapters/tenant-roles.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { updateObjectStoreOptions } from '#shared/domain/tenants/use-cases.ts';
 import { noContent } from '#shared/http/responses.ts';
@@ -8,7 +9,7 @@ export const handler = apiHandler(
   tenantRoutes,
   'POST /api/tenants/{tenant_id}/update-object-store-options',
   async ({ principal, params, body }) => {
-    await updateObjectStoreOptions(tenancy, principal, params.tenant_id, body);
+    await updateObjectStoreOptions({ ...tenancy, roles: tenantRoleChecks }, principal, params.tenant_id, body);
     return noContent();
   },
 );

@@ -1,13 +1,13 @@
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { apiKeyKeys } from '#shared/adapters/dynamo/api-key-items.ts';
 import { globalIndexes } from '#shared/adapters/dynamo/table-schema.ts';
-import { type Access, type QueueName, queues } from '#shared/topology.ts';
+import { type Access, type PlatformArea, platformAreas, type QueueName, queues } from '#shared/topology.ts';
 
 export interface SharedResources {
   table: Table;
@@ -19,24 +19,23 @@ export interface SharedResources {
   tenantStores: {
     /** Buckets reached with the platform's own role (stores registered without keys or a role). */
     bucketNames: string[];
-    /** Roles in tenants' accounts that may be assumed (stores registered with a role_arn). */
-    roleArns: string[];
+    /** Roles in tenants' accounts that may be assumed (stores registered with a role_arn); none: the stack's partition, any account. */
+    roleArns?: string[];
+    /** Roles in the platform's own account may be named too (refused by default, by the code and by IAM). */
+    allowPlatformAccountRoles?: boolean;
     /** Custom store endpoints the deployment accepts (host patterns); none by default. */
     allowedEndpoints: string[];
   };
+  /** The deployment's choices every function reads the same way (environment variables), e.g. TABLE_FRESHNESS_SECONDS. */
+  settings?: Record<string, string>;
 }
 
 /** The DynamoDB calls the code makes; transactions are authorised per item by these same actions. */
-const tableReads = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'];
-const tableWrites = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-];
-/** How cdk-nag names the platform bucket's objects in its findings: the stateful stack's export, then /*. */
-const platformObjectsFinding = 'TributaryStateful:ExportsOutputFnGetAttPlatformBucket45416B39Arn74244195/*';
+const tableReads = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const tableWrites = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'];
+const tableDeletes = ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+/** How cdk-nag names the platform bucket in its findings: the stateful stack's export of its ARN. */
+const platformBucketFinding = 'TributaryStateful:ExportsOutputFnGetAttPlatformBucket45416B39Arn74244195';
 
 const objectReads = ['s3:GetObject'];
 const objectWrites = ['s3:PutObject', 's3:DeleteObject'];
@@ -55,16 +54,26 @@ export function bindAccess(
   const allow = (actions: string[], arns: string[], conditions?: Record<string, Record<string, unknown>>) =>
     fn.addToRolePolicy(new PolicyStatement({ actions, resources: arns, conditions }));
 
+  for (const [name, value] of Object.entries(resources.settings ?? {})) fn.addEnvironment(name, value);
   // Every function knows which custom store endpoints are accepted: the ones that register a store check
   // it then, the ones that reach a store at every use. Unset means none.
   if (resources.tenantStores.allowedEndpoints.length > 0) {
     fn.addEnvironment('ALLOWED_STORE_ENDPOINTS', resources.tenantStores.allowedEndpoints.join(','));
   }
 
+  const stack = Stack.of(fn);
   const { table } = resources;
   if (access.table) {
     const writes = access.table === 'readWrite';
-    allow(writes ? [...tableReads, ...tableWrites] : tableReads, [table.tableArn]);
+    allow(
+      [
+        ...tableReads,
+        ...(writes ? tableWrites : []),
+        ...(writes && access.deletesItems ? tableDeletes : []),
+        ...(access.describesTable ? ['dynamodb:DescribeTable'] : []),
+      ],
+      [table.tableArn],
+    );
     allow(
       ['dynamodb:Query'],
       globalIndexes.map((index) => `${table.tableArn}/index/${index.name}`),
@@ -108,45 +117,66 @@ export function bindAccess(
 
   if (access.platformBucket) {
     const bucket = resources.platformBucket;
-    allow(access.platformBucket === 'readWrite' ? [...objectReads, ...objectWrites] : objectReads, [
-      bucket.arnForObjects('*'),
-    ]);
+    const areas = Object.entries(access.platformBucket) as [PlatformArea, 'read' | 'readWrite'][];
+    for (const mode of ['read', 'readWrite'] as const) {
+      const prefixes = areas.filter(([, given]) => given === mode).map(([area]) => platformAreas[area]);
+      if (prefixes.length === 0) continue;
+      allow(
+        mode === 'readWrite' ? [...objectReads, ...objectWrites] : objectReads,
+        prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
+      );
+      for (const prefix of prefixes) {
+        Validations.of(fn.role ?? fn).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${platformBucketFinding}/${prefix}*]`,
+          reason: `The objects under one prefix of the platform bucket (${prefix}), named by key, not any bucket.`,
+        });
+      }
+    }
+    // HeadBucket (the health check), and a missing object answered as missing rather than as denied.
     allow(['s3:ListBucket'], [bucket.bucketArn]);
-    Validations.of(fn.role ?? fn).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${platformObjectsFinding}]`,
-      reason:
-        'The objects of the platform bucket (claim checks, dead letters, job results), named by key, not any bucket.',
-    });
     fn.addEnvironment('PLATFORM_BUCKET', bucket.bucketName);
   }
 
-  if (access.tenantStores) {
-    const { bucketNames, roleArns } = resources.tenantStores;
-    if (bucketNames.length > 0) {
-      allow(
-        [...objectReads, ...objectWrites],
-        bucketNames.map((name) => `arn:aws:s3:::${name}/*`),
-      );
-      allow(
-        ['s3:ListBucket'],
-        bucketNames.map((name) => `arn:aws:s3:::${name}`),
-      );
-      for (const name of bucketNames) {
-        Validations.of(fn.role ?? fn).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::arn:aws:s3:::${name}/*]`,
-          reason: 'The objects of a tenant bucket the operator listed in tenantBuckets, where its Delta tables live.',
-        });
-      }
+  const { bucketNames, roleArns = [`arn:${stack.partition}:iam::*:role/*`] } = resources.tenantStores;
+  if (access.tenantStores && bucketNames.length > 0) {
+    allow(
+      access.tenantStores === 'readWrite' ? [...objectReads, ...objectWrites] : objectReads,
+      bucketNames.map((name) => `arn:${stack.partition}:s3:::${name}/*`),
+    );
+    allow(
+      ['s3:ListBucket'],
+      bucketNames.map((name) => `arn:${stack.partition}:s3:::${name}`),
+    );
+    for (const name of bucketNames) {
+      Validations.of(fn.role ?? fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${name}/*]`,
+        reason: 'The objects of a tenant bucket the operator listed in tenantBuckets, where its Delta tables live.',
+      });
     }
-    if (roleArns.length > 0) {
-      allow(['sts:AssumeRole'], roleArns);
-      for (const arn of roleArns.filter((candidate) => candidate.includes('*'))) {
-        Validations.of(fn.role ?? fn).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${arn}]`,
-          reason:
-            "Tenants' roles live in tenants' accounts, unknown at deploy time; each role's trust policy and external id decide whether it may be assumed (narrow with tenantRoleArns).",
-        });
-      }
+  }
+  if ((access.tenantStores || access.checksTenantRoles) && roleArns.length > 0) {
+    allow(['sts:AssumeRole'], roleArns);
+    if (!resources.tenantStores.allowPlatformAccountRoles) {
+      // A role of the platform's own account would let a tenant act with the platform's permissions
+      // (a confused deputy): refused at registration, and by IAM whatever a store names.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          effect: Effect.DENY,
+          actions: ['sts:AssumeRole'],
+          resources: [`arn:${stack.partition}:iam::${stack.account}:role/*`],
+        }),
+      );
     }
+    for (const arn of roleArns.filter((candidate) => candidate.includes('*'))) {
+      Validations.of(fn.role ?? fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${arn.replace(stack.partition, '<AWS::Partition>')}]`,
+        reason:
+          "Tenants' roles live in tenants' accounts, unknown at deploy time; each role's trust policy and external id decide whether it may be assumed (narrow with tenantRoleArns). Roles of the platform's own account are denied.",
+      });
+    }
+  }
+  if (access.checksTenantRoles) {
+    fn.addEnvironment('PLATFORM_ACCOUNT_ID', stack.account);
+    if (resources.tenantStores.allowPlatformAccountRoles) fn.addEnvironment('ALLOW_PLATFORM_ACCOUNT_ROLES', 'true');
   }
 }

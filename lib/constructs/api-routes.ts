@@ -13,6 +13,9 @@ export interface ApiRoutesProps {
   tracing?: (routeKey: string) => ServiceFunctionProps['tracing'];
 }
 
+/** The longest a route's function may run: API Gateway's HTTP APIs end an integration at 30 s. */
+export const maxRouteSeconds = 29;
+
 /** One function and one API Gateway route per entry of the route table. */
 export class ApiRoutes extends Construct {
   readonly functions: Record<string, ServiceFunction> = {};
@@ -22,6 +25,9 @@ export class ApiRoutes extends Construct {
     for (const [key, spec] of props.routes) {
       const { method, path } = routeKeyParts(key);
       const id = key.replace(/[^A-Za-z0-9]+/g, '-');
+      // API Gateway ends an integration at 30 s and answers 503 while the function works on.
+      if ((spec.function?.timeoutSeconds ?? 0) > maxRouteSeconds)
+        throw new Error(`${key}: a route's function runs at most ${maxRouteSeconds} s (API Gateway's limit is 30 s)`);
       const fn = new ServiceFunction(this, id, {
         entry: spec.entry,
         description: `${key}: ${spec.summary}`,

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -12,8 +12,10 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AnyPrincipal, Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -24,6 +26,11 @@ import type { QueueName } from '#shared/topology.ts';
 export interface AlarmThresholds {
   /** Seconds the oldest envelope may wait on the ingest queue (default 900: the writer is far behind or stuck). */
   oldestIngestMessageSeconds: number;
+  /**
+   * Seconds a staged envelope may wait past its table's freshness target (default 900: its store
+   * keeps failing, or commits fall behind; after five failed attempts the envelopes become failed deliveries).
+   */
+  stagedOverdueSeconds: number;
   /** Batch writer invocation errors in 5 minutes (default 1: a crash, not a refused record). */
   writerErrors: number;
   /** Envelopes left for redelivery by failed commits in 5 minutes (default 100: a tenant store is failing). */
@@ -32,18 +39,27 @@ export interface AlarmThresholds {
   api5xxPercent: number;
   /** Percentage of finished jobs that failed over 15 minutes (default 10). */
   failedJobPercent: number;
+  /**
+   * Requests API Gateway or Lambda refused before any function answered (throttled, too large,
+   * timed out) in 5 minutes (default 1: no function recorded them, so nothing else shows them).
+   */
+  edgeRefusals: number;
 }
 
 export const defaultThresholds: AlarmThresholds = {
   oldestIngestMessageSeconds: 900,
+  stagedOverdueSeconds: 900,
   writerErrors: 1,
   batchFailures: 100,
   api5xxPercent: 1,
   failedJobPercent: 10,
+  edgeRefusals: 1,
 };
 
 export interface OperationsProps {
   api: HttpApi;
+  /** The API's access log (one JSON line per request, lib/stateless-stack.ts accessLogFields). */
+  accessLogs: ILogGroup;
   queues: Record<QueueName, Queue>;
   writer: IFunction;
   ingest: IFunction;
@@ -68,14 +84,56 @@ export class Operations extends Construct {
     super(scope, id);
     const given = Object.fromEntries(Object.entries(props.thresholds ?? {}).filter(([, value]) => value !== undefined));
     const thresholds: AlarmThresholds = { ...defaultThresholds, ...given };
-    this.topic = new Topic(this, 'Alarms', {
-      displayName: 'Tributary alarms',
-      masterKey: new Key(this, 'AlarmsKey', {
-        enableKeyRotation: true,
-        description: 'Encrypts the Tributary alarms topic',
-      }),
-      enforceSSL: true,
+    const key = new Key(this, 'AlarmsKey', {
+      enableKeyRotation: true,
+      description: 'Encrypts the Tributary alarms topic',
     });
+    this.topic = new Topic(this, 'Alarms', { displayName: 'Tributary alarms', masterKey: key, enforceSSL: true });
+    // CloudWatch publishes alarm actions as its service principal: without the topic's permission and
+    // the key's (an encrypted topic needs both), every alarm action fails, visible only in alarm history.
+    // Both grants hold only for alarms of this account and region (no other account's alarm can use them).
+    const stack = Stack.of(this);
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    const fromOwnAlarms = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
+    // Grants of this key only for AWS services acting for a resource (Control Tower's CT.KMS.PR.3).
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'GrantsOnlyForAwsServices',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['kms:CreateGrant'],
+        resources: ['*'],
+        conditions: { BoolIfExists: { 'kms:GrantIsForAWSResource': 'false', 'aws:PrincipalIsAWSService': 'false' } },
+      }),
+    );
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsUseTheKey',
+        principals: [cloudWatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: fromOwnAlarms,
+      }),
+    );
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [cloudWatch],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: fromOwnAlarms,
+      }),
+    );
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const action = new SnsAction(this.topic);
     const alarm = (name: string, description: string, settings: ConstructorParameters<typeof Alarm>[2]) => {
@@ -125,6 +183,16 @@ export class Operations extends Construct {
           statistic: 'Maximum',
         }),
         threshold: thresholds.oldestIngestMessageSeconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+      },
+    );
+    alarm(
+      'StagedEnvelopesOverdue',
+      `Staged envelopes wait more than ${thresholds.stagedOverdueSeconds} s past their table's freshness target: a tenant store keeps failing (connection stats show commit_failure), or commits fall behind`,
+      {
+        metric: custom('StagedOverdueSeconds').with({ statistic: 'Maximum' }),
+        threshold: thresholds.stagedOverdueSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 3,
       },
@@ -189,6 +257,26 @@ export class Operations extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 3,
     });
+    // API Gateway's own refusals reach no function: counted from the access log, where a request
+    // that no function answered has no integration status of 200 from Lambda.
+    const edgeRefusals = new MetricFilter(this, 'EdgeRefusalsFilter', {
+      logGroup: props.accessLogs,
+      metricNamespace: namespace,
+      metricName: 'EdgeRefusals',
+      filterPattern: FilterPattern.stringValue('$.integrationStatus', '!=', '200'),
+      metricValue: '1',
+      defaultValue: 0,
+    }).metric({ statistic: 'Sum', period: Duration.minutes(5) });
+    alarm(
+      'EdgeRefusals',
+      'API Gateway or Lambda refused requests before any function answered (throttled 429, body too large 413, timed out 503/504); the API access log has each, with its route, status and error',
+      {
+        metric: edgeRefusals,
+        threshold: thresholds.edgeRefusals,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      },
+    );
     const jobs = (status: string) => custom('JobTransitions', { status }, Duration.minutes(15));
     alarm('FailedJobRate', `More than ${thresholds.failedJobPercent} % of finished jobs failed`, {
       metric: new MathExpression({
@@ -233,8 +321,8 @@ export class Operations extends Construct {
         width: 8,
       }),
       new GraphWidget({
-        title: 'API 5xx',
-        left: [apiMetric('5xx').with({ period: minute })],
+        title: 'API 5xx and refusals at the edge',
+        left: [apiMetric('5xx').with({ period: minute }), edgeRefusals.with({ period: minute, label: 'EdgeRefusals' })],
         right: [apiMetric('Count').with({ period: minute })],
         width: 8,
       }),

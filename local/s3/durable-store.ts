@@ -8,6 +8,11 @@
  * and the directory is flushed, all before the PUT or COPY is answered. A crash leaves either the
  * old object or the new one; temporary files it leaves are invisible to listings and removed at
  * the next start.
+ *
+ * Writes may be conditional (If-None-Match, If-Match: see conditional-writes.ts): the condition is
+ * checked before the body is read and again, with the final rename, under the key's lock; every
+ * write and delete of a key takes that lock for its last step, so no other request slips between a
+ * condition and the write it guards.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, readdirSync, rmSync } from 'node:fs';
@@ -17,6 +22,14 @@ import type { Readable } from 'node:stream';
 import S3Object from 's3rver/lib/models/object.js';
 import FilesystemStore, { type StoredObject } from 's3rver/lib/stores/filesystem.js';
 import { syncDirectory } from '../sqs/journal.ts';
+import {
+  checkCondition,
+  conditionalRequestConflict,
+  currentCondition,
+  KeyCoordinator,
+  type Watch,
+  type WriteCondition,
+} from './conditional-writes.ts';
 
 const temporaryName = (file: string) => `${file}.${randomUUID()}.tmp`;
 const isTemporary = /\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
@@ -91,20 +104,59 @@ export class DurableStore extends FilesystemStore {
     syncDirectory(path.dirname(metadataPath));
   }
 
+  private readonly keys = new KeyCoordinator();
+
+  /** The stored object's ETag (quoted, as s3rver keeps it), or null when the key holds no object. */
+  private async etagOf(bucket: string, key: string): Promise<string | null> {
+    try {
+      return (await this.getMetadata(bucket, key)).etag ?? null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  private async check(condition: WriteCondition, bucket: string, key: string): Promise<void> {
+    checkCondition(condition, key, await this.etagOf(bucket, key));
+  }
+
   override async putObject(object: StoredObject) {
+    const id = `${object.bucket}/${object.key}`;
+    const condition = currentCondition();
+    // Checked as the request arrives, and watched until it lands: a write of the key in between is a conflict.
+    let watch: Watch | null = null;
+    if (condition)
+      watch = await this.keys.exclusive(id, async () => {
+        await this.check(condition, object.bucket, object.key);
+        return this.keys.watch(id);
+      });
     const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
-    await this.directoryFor(objectPath);
     const temporary = temporaryName(objectPath);
     try {
+      await this.directoryFor(objectPath);
       const written = await writeFlushed(temporary, object.content);
-      await this.putMetadata(object.bucket, object.key, object.metadata, written.md5);
-      // The object appears under its name last: a reader never finds it without its metadata.
-      await rename(temporary, objectPath);
-      syncDirectory(path.dirname(objectPath));
+      await this.keys.exclusive(id, async () => {
+        if (watch?.conflicted) throw conditionalRequestConflict();
+        if (condition) await this.check(condition, object.bucket, object.key);
+        await this.putMetadata(object.bucket, object.key, object.metadata, written.md5);
+        // The object appears under its name last: a reader never finds it without its metadata.
+        await rename(temporary, objectPath);
+        syncDirectory(path.dirname(objectPath));
+        this.keys.changed(id, watch);
+      });
       return written;
     } finally {
+      this.keys.unwatch(id, watch);
       rmSync(temporary, { force: true });
     }
+  }
+
+  override async deleteObject(bucket: string, key: string) {
+    const id = `${bucket}/${key}`;
+    await this.keys.exclusive(id, async () => {
+      await super.deleteObject(bucket, key);
+      this.keys.changed(id, null);
+    });
   }
 
   override async copyObject(

@@ -20,6 +20,7 @@ declare module 's3rver/lib/stores/filesystem.js' {
     ): Promise<{ objects: { key: string }[]; commonPrefixes: string[]; isTruncated: boolean }>;
     putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
     putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5?: string): Promise<void>;
+    deleteObject(bucket: string, key: string): Promise<void>;
     copyObject(
       srcBucket: string,
       srcKey: string,
@@ -33,4 +34,15 @@ declare module 's3rver/lib/stores/filesystem.js' {
 declare module 's3rver/lib/models/object.js' {
   const S3Object: { ALLOWED_METADATA: string[] };
   export default S3Object;
+}
+
+declare module 's3rver/lib/models/error.js' {
+  /** An S3 error answer: s3rver renders it as S3's XML error body with its status. */
+  export default class S3Error extends Error {
+    constructor(code: string, message?: string, detail?: Record<string, unknown>);
+    code: string;
+    status: number;
+    expose: boolean;
+    detail: Record<string, unknown>;
+  }
 }

@@ -1,15 +1,31 @@
 import type { DashboardTool } from '../domain/tenants/dashboard.ts';
+import { readSecretString } from './key-material.ts';
+
+/**
+ * The bearer token the dashboard tool expects: DASHBOARD_TOKEN (local mode), or on AWS the secret
+ * DASHBOARD_TOKEN_SECRET_ARN names, read at each provisioning so a new value is used from the next one.
+ */
+async function dashboardToken(): Promise<string | undefined> {
+  if (process.env.DASHBOARD_TOKEN) return process.env.DASHBOARD_TOKEN;
+  const arn = process.env.DASHBOARD_TOKEN_SECRET_ARN;
+  if (!arn) return undefined;
+  try {
+    return (await readSecretString(arn)).trim() || undefined;
+  } catch (error) {
+    throw new Error(`The dashboard token secret could not be read: ${(error as Error).name}`);
+  }
+}
 
 /**
  * The dashboard tool at DASHBOARD_URL: it receives each tenant's read-only credential by a JSON POST
- * (with DASHBOARD_TOKEN as a bearer token when set). Errors name the status, never the credential.
+ * (with the dashboard token as a bearer token when one is set). Errors name the status, never the credential.
  */
 export function dashboardToolFromEnv(): DashboardTool | null {
   const url = process.env.DASHBOARD_URL;
   if (!url) return null;
   return {
     async deliverCredential(input) {
-      const token = process.env.DASHBOARD_TOKEN;
+      const token = await dashboardToken();
       let response: Response;
       try {
         response = await fetch(url, {

@@ -8,7 +8,6 @@ import type { DataSet } from '../domain/datasets/model.ts';
 import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
 import { appendToTable, type CommitDeps, type LogEntry } from '../domain/delta/commit.ts';
 import { writeDailyFiles } from '../domain/delta/daily-files.ts';
-import type { AddFile } from '../domain/delta/log.ts';
 import {
   type MaintenanceDeps,
   type MaintenanceReport,
@@ -16,45 +15,39 @@ import {
   planCompaction,
 } from '../domain/delta/maintenance.ts';
 import { tableProperties } from '../domain/delta/properties.ts';
-import { type LogReader, SnapshotCache } from '../domain/delta/snapshot.ts';
+import type { LogReader, TableState } from '../domain/delta/snapshot.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
-import type { DecodedRow, StoredEnvelope } from '../domain/pipelines/run-pipeline.ts';
+import type { DecodedRow } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
-import { deltaLog } from './dynamo/delta-log.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
+import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { encodeCheckpoint } from './parquet/checkpoint-writer.ts';
 import { rewriteFiles } from './parquet/compaction.ts';
-import { type CellValue, maxRowsPerFile, readParquet, writeParquet } from './parquet/parquet-files.ts';
-import { fixStorage, recordCommit, tableFiles, tableReader } from './table-storage.ts';
-
-/** Table states of this instance: a checkpoint reads only the commits since the previous one it saw. */
-const snapshots = new SnapshotCache();
+import { type CellValue, maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
+import { fixStorage, recordCommit, tableCommitter, tableReader } from './table-storage.ts';
 
 /** Every this many versions a writer also asks for a maintenance run, so old log files get cleaned up. */
 const maintenanceEveryVersions = 1000;
 
 /**
- * After a version is complete: its checkpoint when one is due, and a maintenance run asked for when
+ * After a version is committed: its checkpoint when one is due, and a maintenance run asked for when
  * a partition has piled up small files. Never fails the commit: a missed checkpoint only makes
  * readers replay more commits until the next one.
  */
-async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry): Promise<void> {
+async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry, state: TableState): Promise<void> {
   const tableId = dataSet.data_set_id;
-  const cached = snapshots.peek(tableId);
-  const interval = tableProperties(cached?.metadata?.configuration ?? {}).checkpointInterval;
-  if (entry.version === 0 || (entry.version % interval !== 0 && entry.version % maintenanceEveryVersions !== 0)) return;
+  const properties = tableProperties(state.metadata?.configuration ?? {});
+  if (entry.version === 0) return;
+  const checkpoint = checkpointDue(entry.version, state);
+  if (!checkpoint && entry.version % maintenanceEveryVersions !== 0) return;
   try {
-    const { state } = await snapshots.open(tableId, reader, entry.version);
-    if (checkpointDue(entry.version, state))
-      await writeCheckpoint(reader.storage as CommitDeps['storage'], encodeCheckpoint, state, Date.now());
-    const properties = tableProperties(state.metadata?.configuration ?? {});
+    if (checkpoint) await writeCheckpoint(reader.storage as CommitDeps['storage'], encodeCheckpoint, state, Date.now());
     if (
       entry.version % maintenanceEveryVersions === 0 ||
       planCompaction(state.files.values(), properties.targetFileSize, properties.optimizeMinFiles).length > 0
     )
       await markMaintenanceDue(tableId, dataSet.tenant_id, new Date());
   } catch (error) {
-    snapshots.forget(tableId);
     logger.warn('Checkpoint not written', {
       data_set_id: tableId,
       version: entry.version,
@@ -65,24 +58,13 @@ async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry)
 
 export interface TableWriter extends Omit<CommitDeps, 'hooks'> {
   /** Checkpoints and maintenance requests; run it from the commit's onCompleted hook. */
-  afterCommit(entry: LogEntry): Promise<void>;
+  afterCommit(entry: LogEntry, state: TableState): Promise<void>;
 }
 
 export async function tableAt(dataSet: DataSet): Promise<TableWriter> {
-  const reader = await tableReader(dataSet);
-  return { log: deltaLog, storage: reader.storage, afterCommit: (entry) => afterCommit(dataSet, reader, entry) };
-}
-
-/** The message ids and raw payloads of one envelope file. */
-export async function readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]> {
-  const table = readParquet(await (await tableFiles(dataSet)).get(file.path));
-  const ids = table.getChild('message_id');
-  const payloads = table.getChild('payload');
-  const envelopes: StoredEnvelope[] = [];
-  for (let i = 0; i < table.numRows; i++) {
-    envelopes.push({ message_id: String(ids?.get(i)), payload: Buffer.from(String(payloads?.get(i) ?? ''), 'base64') });
-  }
-  return envelopes;
+  const committer = await tableCommitter(dataSet);
+  const reader = { storage: committer.storage, decodeCheckpoint };
+  return { ...committer, afterCommit: (entry, state) => afterCommit(dataSet, reader, entry, state) };
 }
 
 /**
@@ -103,9 +85,9 @@ export async function appendRows(
     {
       ...writer,
       hooks: {
-        async onCompleted(entry) {
+        async onCompleted(entry, state) {
           await recordCommit(table, entry.version);
-          await writer.afterCommit(entry);
+          await writer.afterCommit(entry, state);
         },
       },
     },
@@ -155,9 +137,9 @@ export async function maintainDataSet(
         ...writer,
         now,
         hooks: {
-          async onCompleted(entry) {
+          async onCompleted(entry, state) {
             await recordCommit(dataSet, entry.version);
-            await writer.afterCommit(entry);
+            await writer.afterCommit(entry, state);
           },
         },
       },

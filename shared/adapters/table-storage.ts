@@ -7,14 +7,28 @@
 
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
 import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
-import { commitMetadata } from '../domain/delta/commit.ts';
-import { type LogReader, openSnapshot } from '../domain/delta/snapshot.ts';
+import {
+  type CommitDeps,
+  ConditionalWritesUnsupported,
+  commitMetadata,
+  conditionalArbiter,
+  coordinatedArbiter,
+  type LogArbiter,
+  probeConditionalWrites,
+} from '../domain/delta/commit.ts';
+import { type LogReader, SnapshotCache } from '../domain/delta/snapshot.ts';
+import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
+import { logger } from '../observability/logger.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
-import { deltaLog } from './dynamo/delta-log.ts';
-import { getObjectStore } from './dynamo/object-stores.ts';
+import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
+import { getObjectStore, recordConditionalWrites } from './dynamo/object-stores.ts';
+import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
+
+/** Table states of this instance: a commit starts from the last one it saw (see SnapshotCache). */
+export const snapshots = new SnapshotCache();
 
 /** The data set with its store and location fixed: the tenant's default store at its first write. */
 export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
@@ -32,27 +46,88 @@ export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
   );
 }
 
-export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
+async function tableStore(dataSet: DataSet): Promise<{ store: StoredObjectStore; storage: TableLocation }> {
   const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
   if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
-  return tableLocation(store, dataSet.storage_location);
+  return { store, storage: await tableLocation(store, dataSet.storage_location) };
 }
 
-/** What opening a snapshot of the data set's table needs. */
+export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
+  return (await tableStore(dataSet)).storage;
+}
+
+/** What opening a snapshot of the data set's table needs (its root: a path in the log may be absolute). */
 export async function tableReader(dataSet: DataSet): Promise<LogReader & { storage: TableLocation }> {
-  return { storage: await tableFiles(dataSet), decodeCheckpoint };
+  return {
+    storage: await tableFiles(dataSet),
+    decodeCheckpoint,
+    ...(dataSet.storage_location ? { root: dataSet.storage_location } : {}),
+  };
+}
+
+/** What probes found, per store and options version, so an instance asks DynamoDB (or the store) once. */
+const conditionalWrites = new Map<string, boolean>();
+
+/**
+ * Who decides the table's versions: the store itself where it honours conditional writes (probed
+ * once per store and options, and recorded with the store), else claims in DynamoDB.
+ */
+async function arbiterFor(store: StoredObjectStore, storage: TableLocation): Promise<LogArbiter> {
+  const known = `${store.object_store_id}:${store.updated_at}`;
+  let supported =
+    conditionalWrites.get(known) ??
+    (store.conditional_writes?.updated_at === store.updated_at ? store.conditional_writes.supported : undefined);
+  if (supported === undefined) {
+    supported = await probeConditionalWrites(storage);
+    await recordConditionalWrites(store, supported);
+    if (!supported)
+      logger.warn('The object store does not honour conditional writes: commits are coordinated in DynamoDB', {
+        object_store_id: store.object_store_id,
+        tenant_id: store.tenant_id,
+      });
+  }
+  conditionalWrites.set(known, supported);
+  if (!supported) return coordinatedArbiter(storage, versionClaims);
+  const arbiter = conditionalArbiter(storage);
+  return {
+    settle: arbiter.settle,
+    async write(tableId, version, content, runId) {
+      try {
+        return await arbiter.write(tableId, version, content, runId);
+      } catch (error) {
+        // The store stopped honouring the condition (changed behind the same options): ask again next time.
+        if (error instanceof ConditionalWritesUnsupported) {
+          conditionalWrites.delete(known);
+          await recordConditionalWrites(store, false);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** What committing to the data set's table needs, but its hooks. */
+export async function tableCommitter(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>> {
+  const { store, storage } = await tableStore(dataSet);
+  return {
+    storage,
+    arbiter: await arbiterFor(store, storage),
+    records: commitRecords,
+    snapshots: snapshots.source({ storage, decodeCheckpoint }),
+  };
 }
 
 export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
   await recordDataSetVersion(dataSet.data_set_id, version, new Date());
+  await noteNewRows(dataSet.data_set_id);
 }
 
 /** A metadata change (table properties) committed as the table's next version; the next checkpoint carries it. */
 export const commitTableMetadata: MetadataCommitter = async (dataSet, change) => {
-  const reader = await tableReader(dataSet);
+  const committer = await tableCommitter(dataSet);
   return commitMetadata(
-    { log: deltaLog, storage: reader.storage, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
+    { ...committer, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
     dataSet.data_set_id,
-    async (latest) => change(latest < 0 ? null : (await openSnapshot(reader, { version: latest })).state.metadata),
+    async (current) => change(current),
   );
 };

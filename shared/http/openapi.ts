@@ -24,7 +24,8 @@ const tagDescriptions: Record<string, string> = {
   Monitoring: 'What happened to deliveries: rejections, failed deliveries and their redrive, counts, runs.',
   Ingest: 'The webhook endpoint senders POST to.',
   'Data Sets': 'Delta Lake tables in the tenant’s store, written by webhooks or pipelines.',
-  Pipelines: 'Pipeline definitions: a working version to edit and a deployed version that runs.',
+  Pipelines:
+    'Pipeline definitions: a working version to edit and a deployed version that runs (triggered, or on new data), decoding JSON, XML, form or NDJSON payloads into typed columns.',
   Jobs: 'Runs of pipelines, and queries over data sets.',
   Wiki: 'Markdown documents, global or per tenant, addressed by path.',
 };

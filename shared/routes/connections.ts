@@ -106,7 +106,7 @@ export const connectionRoutes = {
     tag: 'Connections',
     params: connectionIdParams,
     responses: { 204: null },
-    access: tableWrite,
+    access: { ...tableWrite, deletesItems: true },
   },
   'GET /api/connections/{connection_id}/security': {
     entry: 'functions/connections/get-security.ts',

@@ -2,6 +2,7 @@
 import {
   dataSet,
   dataSetFiles,
+  dataSetFilesQuery,
   dataSetIdParams,
   listDataSetsQuery,
   listDataSetsResponse,
@@ -10,6 +11,7 @@ import {
   tablePropertiesResponse,
 } from '../http/schemas/data-sets.ts';
 import { createJobResponse } from '../http/schemas/jobs.ts';
+import { columnSuggestion, suggestColumnsBody } from '../http/schemas/pipelines.ts';
 import { listing, type RouteSpec, table } from './spec.ts';
 
 export const dataSetRoutes = {
@@ -37,22 +39,31 @@ export const dataSetRoutes = {
     entry: 'functions/data-sets/delete.ts',
     auth: 'apiKey',
     permission: 'data-sets.delete',
-    summary: 'Delete a data set and its files (409 while a connection or pipeline writes to it)',
+    summary:
+      'Delete a data set and its files (409 while a connection or pipeline writes to it): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions',
     tag: 'Data sets',
     params: dataSetIdParams,
-    responses: { 204: null },
-    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
-    function: { timeoutSeconds: 60 },
+    responses: { 202: createJobResponse, 204: null },
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { jobs: 'send' },
+    },
+    function: { timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/files': {
     entry: 'functions/data-sets/files.ts',
     auth: 'apiKey',
     permission: 'data-sets.read',
-    summary: "The files of the data set's latest Delta snapshot, with download URLs valid 15 minutes",
+    summary:
+      "The files of the data set's latest Delta snapshot, newest first, a page at a time, with download URLs valid 15 minutes",
     tag: 'Data sets',
     params: dataSetIdParams,
+    query: dataSetFilesQuery,
     responses: { 200: dataSetFiles },
-    access: { table: 'read', tenantStores: true, secretsKey: true },
+    access: { table: 'read', tenantStores: 'read', secretsKey: true, cursorKey: true },
   },
   'POST /api/data-sets/{data_set_id}/optimize': {
     entry: 'functions/data-sets/optimize.ts',
@@ -76,6 +87,19 @@ export const dataSetRoutes = {
     params: dataSetIdParams,
     body: tablePropertiesBody,
     responses: { 200: tablePropertiesResponse },
-    access: { table: 'readWrite', tenantStores: true, secretsKey: true },
+    access: { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true },
+  },
+  'POST /api/data-sets/{data_set_id}/suggest-columns': {
+    entry: 'functions/data-sets/suggest-columns.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    summary:
+      "Propose a pipeline's columns (paths, types, names) from the data set's recent payloads: up to `sample` envelopes of its 16 newest files, decoded as `format` would",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    body: suggestColumnsBody,
+    responses: { 200: columnSuggestion },
+    access: { table: 'read', tenantStores: 'read', secretsKey: true },
+    function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -13,7 +13,12 @@ export const ingestRoutes = {
     rawBody:
       'Any body with any content type, up to the ingest size limit (1 MiB by default). It is kept byte for byte, base64-encoded in the envelope, with the headers and query string.',
     responses: { 202: ingestAccepted },
-    access: { table: 'readWrite', queues: { ingest: 'send' }, platformBucket: 'readWrite', secretsKey: true },
+    access: {
+      table: 'readWrite',
+      queues: { ingest: 'send' },
+      platformBucket: { claims: 'readWrite' },
+      secretsKey: true,
+    },
     function: { memoryMb: 512, timeoutSeconds: 10 },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -5,6 +5,7 @@ import {
   job,
   jobIdParams,
   jobResult,
+  jobResultQuery,
   listJobsQuery,
   listJobsResponse,
 } from '../http/schemas/jobs.ts';
@@ -55,10 +56,11 @@ export const jobRoutes = {
     entry: 'functions/jobs/result.ts',
     auth: 'apiKey',
     permission: 'jobs.read',
-    summary: "A query job's rows, once it has succeeded",
+    summary: "A query job's rows, once it has succeeded, a page at a time (at most `limit` rows and about 4 MiB)",
     tag: 'Jobs',
     params: jobIdParams,
+    query: jobResultQuery,
     responses: { 200: jobResult },
-    access: { table: 'read', platformBucket: 'read' },
+    access: { table: 'read', platformBucket: { jobResults: 'read' }, cursorKey: true },
   },
 } as const satisfies Record<string, RouteSpec>;

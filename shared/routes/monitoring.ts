@@ -4,6 +4,8 @@ import { dataSetIdParams } from '../http/schemas/data-sets.ts';
 import {
   connectionStats,
   eventsQuery,
+  historyQuery,
+  historyResponse,
   listEventsResponse,
   listFailedDeliveriesResponse,
   listRejectionsResponse,
@@ -11,7 +13,9 @@ import {
   monitoringPageQuery,
   redriveBody,
   redriveResponse,
+  tenantHistoryResponse,
 } from '../http/schemas/monitoring.ts';
+import { tenantIdParams } from '../http/schemas/tenants.ts';
 import { listing, type RouteSpec, table } from './spec.ts';
 
 export const monitoringRoutes = {
@@ -42,13 +46,18 @@ export const monitoringRoutes = {
     auth: 'apiKey',
     permission: 'connections.operate',
     summary:
-      'Send failed deliveries (all, or the message ids given) back to the ingest queue; no row is ever written twice',
+      'Send failed deliveries (all, or those of the message ids, failure time range or error category given) back to the ingest queue, at most 250 per call (`remaining` says how many wait), with the counts by category; no row is ever written twice',
     tag: 'Monitoring',
     params: connectionIdParams,
     body: redriveBody,
     responses: { 200: redriveResponse },
-    access: { table: 'readWrite', platformBucket: 'readWrite', queues: { ingest: 'send' } },
-    function: { timeoutSeconds: 60 },
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      platformBucket: { claims: 'readWrite', deadLetters: 'readWrite' },
+      queues: { ingest: 'send' },
+    },
+    function: { timeoutSeconds: 29 },
   },
   'GET /api/connections/{connection_id}/stats': {
     entry: 'functions/monitoring/stats.ts',
@@ -61,17 +70,47 @@ export const monitoringRoutes = {
     responses: { 200: connectionStats },
     access: table,
   },
+  'GET /api/connections/{connection_id}/stats/history': {
+    entry: 'functions/monitoring/stats-history.ts',
+    auth: 'apiKey',
+    permission: 'connections.read',
+    summary:
+      'Accepted, rejected by code, written, dead-lettered (and duplicates, redriven) per 15 minutes, hour or day, for up to 30 days back',
+    tag: 'Monitoring',
+    params: connectionIdParams,
+    query: historyQuery,
+    responses: { 200: historyResponse },
+    access: table,
+  },
+  'GET /api/tenants/{tenant_id}/stats/history': {
+    entry: 'functions/monitoring/tenant-stats-history.ts',
+    auth: 'apiKey',
+    permission: 'connections.read',
+    summary: 'The traffic history of all the tenant’s connections added up, as a connection’s',
+    tag: 'Monitoring',
+    params: tenantIdParams,
+    query: historyQuery,
+    responses: { 200: tenantHistoryResponse },
+    access: table,
+  },
   'GET /api/connections/{connection_id}/events': {
     entry: 'functions/monitoring/events.ts',
     auth: 'apiKey',
     permission: 'connections.read',
     summary:
-      'Accepted events read back from the data set, newest first, or by message id or time range (at most 16 files or 64 MiB of Parquet per request; the cursor goes on)',
+      'Accepted events read back from the data set, newest first: by message id, time range, bytes the body contains or a JSON value (at most 16 files or 64 MiB of Parquet per request; the cursor goes on, and the answer says how far back it looked)',
     tag: 'Monitoring',
     params: connectionIdParams,
     query: eventsQuery,
     responses: { 200: listEventsResponse },
-    access: { table: 'read', tenantStores: true, secretsKey: true, cursorKey: true },
+    access: {
+      table: 'read',
+      // Envelopes staged but not committed yet, and the bodies they point at.
+      platformBucket: { staging: 'read', claims: 'read' },
+      tenantStores: 'read',
+      secretsKey: true,
+      cursorKey: true,
+    },
     function: { memoryMb: 1024, timeoutSeconds: 29 },
   },
   'GET /api/data-sets/{data_set_id}/runs': {

@@ -53,7 +53,7 @@ export const pipelineRoutes = {
     tag: 'Pipelines',
     params: pipelineIdParams,
     responses: { 204: null },
-    access: tableWrite,
+    access: { ...tableWrite, deletesItems: true },
   },
   'POST /api/pipelines/{pipeline_id}/update-definition': {
     entry: 'functions/pipelines/update-definition.ts',

@@ -17,7 +17,12 @@ export const statusRoutes = {
     summary: 'Health report: the table, the queues and the platform bucket; 503 when one fails',
     tag: 'Status',
     responses: { 200: healthReport, 503: healthReport },
-    access: { table: 'read', queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' }, platformBucket: 'read' },
+    access: {
+      table: 'read',
+      describesTable: true,
+      queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' },
+      platformBucket: {},
+    },
   },
   'GET /metrics': {
     entry: 'functions/status/metrics.ts',

@@ -87,7 +87,7 @@ export const tenantRoutes = {
     params: tenantIdParams,
     body: registerObjectStoreBody,
     responses: { 201: registerObjectStoreResponse },
-    access: sealing,
+    access: { ...sealing, checksTenantRoles: true },
   },
   'POST /api/tenants/{tenant_id}/select-default-object-store': {
     entry: 'functions/tenants/select-default-object-store.ts',
@@ -109,7 +109,7 @@ export const tenantRoutes = {
     params: tenantIdParams,
     body: updateObjectStoreOptionsBody,
     responses: { 204: null },
-    access: sealing,
+    access: { ...sealing, checksTenantRoles: true },
   },
   'GET /api/tenants/{tenant_id}/dashboard-connection': {
     entry: 'functions/tenants/get-dashboard-connection.ts',
@@ -129,7 +129,7 @@ export const tenantRoutes = {
     tag: 'Tenants',
     params: tenantIdParams,
     responses: { 200: dashboardConnection },
-    access: { ...sealing, queues: { dashboard: 'send' } },
+    access: { ...sealing, deletesItems: true, queues: { dashboard: 'send' } },
   },
   'POST /api/tenants/{tenant_id}/dashboard-connection/rotate': {
     entry: 'functions/tenants/rotate-dashboard-credential.ts',
@@ -139,6 +139,6 @@ export const tenantRoutes = {
     tag: 'Tenants',
     params: tenantIdParams,
     responses: { 204: null },
-    access: { ...sealing, queues: { dashboard: 'send' } },
+    access: { ...sealing, deletesItems: true, queues: { dashboard: 'send' } },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -140,6 +140,6 @@ export const userRoutes = {
     tag: 'Users',
     params: apiKeyParams,
     responses: { 204: null },
-    access: tableWrite,
+    access: { ...tableWrite, deletesItems: true },
   },
 } as const satisfies Record<string, RouteSpec>;

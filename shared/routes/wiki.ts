@@ -52,6 +52,6 @@ export const wikiRoutes = {
     params: wikiPathParams,
     query: wikiScopeQuery,
     responses: { 204: null },
-    access: tableWrite,
+    access: { ...tableWrite, deletesItems: true },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -21,7 +21,8 @@ export type SynthesizedApp = ReturnType<typeof synthesizeApp>;
 
 /**
  * Every setting a deployment can change, in one app: tenant buckets and roles, custom store
- * endpoints, alarm thresholds and email, tracing, the ingest limit, the writer's batching window. The tests of each setting read it (one synthesis
+ * endpoints, alarm thresholds and email, tracing, the ingest limit, the writer's batching window, the API's
+ * throttles, the dashboard tool and its token. The tests of each setting read it (one synthesis
  * rather than one per setting); the default app shows what a deployment gets without them.
  */
 export const configuredProps: TributaryProps = {
@@ -29,10 +30,18 @@ export const configuredProps: TributaryProps = {
   tenantRoleArns: ['arn:aws:iam::123456789012:role/tributary-writer'],
   allowedStoreEndpoints: ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'],
   alarmEmail: 'oncall@example.com',
-  thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5 },
+  thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5, stagedOverdueSeconds: 120 },
+  tableFreshnessSeconds: 900,
   tracing: true,
   ingestMaxBytes: 2 * 1024 * 1024,
-  writerBatchingWindowSeconds: 60,
+  // 0: invoke as soon as envelopes arrive, which Lambda allows with batches of at most 10.
+  writerBatchingWindowSeconds: 0,
+  throttleRatePerSecond: 300,
+  throttleBurst: 600,
+  ingestThrottleRatePerSecond: 5000,
+  ingestThrottleBurst: 8000,
+  dashboardUrl: 'https://dashboards.example.com/connections',
+  dashboardTokenSecret: 'tributary/dashboard-token',
 };
 
 const variants = { default: {}, configured: configuredProps } satisfies Record<string, TributaryProps>;

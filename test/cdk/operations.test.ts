@@ -51,6 +51,18 @@ describe('alarms', () => {
     });
   });
 
+  it('pages when staged envelopes wait past their freshness target for three readings in a row', async () => {
+    expect(alarmDescribed('Staged envelopes wait more than 900 s past')).toMatchObject({
+      MetricName: 'StagedOverdueSeconds',
+      Namespace: 'Tributary',
+      Statistic: 'Maximum',
+      Threshold: 900,
+      EvaluationPeriods: 3,
+    });
+    const configured = (await synthesizedConfiguredApp()).statelessTemplate;
+    expect(alarmDescribed('Staged envelopes wait more than 120 s past', configured)).toMatchObject({ Threshold: 120 });
+  });
+
   it('pages when accepted envelopes stay missing for three readings in a row', () => {
     expect(alarmDescribed('Accepted envelopes are neither written')).toMatchObject({
       MetricName: 'EnvelopesMissing',
@@ -98,18 +110,105 @@ describe('alarms', () => {
     expect(JSON.stringify(jobs.Metrics)).toContain('JobTransitions');
   });
 
-  it('gathers envelopes for the writer 20 s by default, and as long as the deployment says', async () => {
-    const windows = async (app: Promise<SynthesizedApp>) =>
-      [(await app).statelessTemplate, ...(await app).nestedTemplates].flatMap((one) =>
-        Object.values(one.findResources('AWS::Lambda::EventSourceMapping'))
-          .filter((mapping) => mapping.Properties.BatchSize === 1000)
-          .map((mapping) => mapping.Properties.MaximumBatchingWindowInSeconds),
-      );
-    expect(await windows(synthesizedDefaultApp())).toEqual([20]);
-    // configuredProps: writerBatchingWindowSeconds 60.
-    expect(await windows(synthesizedConfiguredApp())).toEqual([60]);
+  it('gathers envelopes for the writer 2 s by default; a window of 0 deploys, with batches Lambda allows', async () => {
+    /** The writer's event source mapping, found by the function it feeds. */
+    const writerMapping = async (app: Promise<SynthesizedApp>) =>
+      [(await app).statelessTemplate, ...(await app).nestedTemplates]
+        .flatMap((one) => Object.values(one.findResources('AWS::Lambda::EventSourceMapping')))
+        .filter((mapping) => /^Consumeringestwriter/.test(String(mapping.Properties.FunctionName.Ref)))
+        .map((mapping) => ({
+          batchSize: mapping.Properties.BatchSize,
+          window: mapping.Properties.MaximumBatchingWindowInSeconds,
+        }));
+    expect(await writerMapping(synthesizedDefaultApp())).toEqual([{ batchSize: 1000, window: 2 }]);
+    // configuredProps: writerBatchingWindowSeconds 0. Lambda refuses a batch over 10 without a window of at
+    // least 1 s; the deployment keeps the window asked for and the largest batch allowed with it.
+    expect(await writerMapping(synthesizedConfiguredApp())).toEqual([{ batchSize: 10, window: 0 }]);
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => tributary(app(), { writerBatchingWindowSeconds: 301 })).toThrow(/writerBatchingWindowSeconds/);
+    expect(() => tributary(app(), { writerBatchingWindowSeconds: 2.5 })).toThrow(/writerBatchingWindowSeconds/);
+  });
+
+  it('deploys only event source mappings Lambda accepts, in every variant', async () => {
+    for (const app of [await synthesizedDefaultApp(), await synthesizedConfiguredApp()]) {
+      const mappings = [app.statelessTemplate, ...app.nestedTemplates].flatMap((one) =>
+        Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
+      );
+      expect(mappings.length).toBe(4);
+      for (const mapping of mappings) {
+        const { BatchSize: batch, MaximumBatchingWindowInSeconds: window = 0 } = mapping.Properties;
+        // Lambda's rules for SQS sources, written out: 1–10,000 messages, 0–300 s, over 10 only with a window.
+        expect({
+          batch,
+          window,
+          legal: batch >= 1 && batch <= 10_000 && window <= 300 && (batch <= 10 || window >= 1),
+        }).toEqual({ batch, window, legal: true });
+      }
+    }
+  });
+
+  it('lets CloudWatch publish to the encrypted alarm topic, for this account’s alarms only', () => {
+    // Without both grants every alarm action fails (visible only in the alarm's history).
+    const ownAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':cloudwatch:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':alarm:*',
+            ],
+          ],
+        },
+      },
+    };
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Condition: ownAlarms,
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: Match.stringLikeRegexp('^OperationsAlarms') },
+            Condition: ownAlarms,
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('counts the requests API Gateway or Lambda refused before any function answered, and pages on them', () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.integrationStatus != "200" }',
+      LogGroupName: { Ref: Match.stringLikeRegexp('^ApiAccessLogs') },
+      MetricTransformations: [
+        Match.objectLike({ MetricNamespace: 'Tributary', MetricName: 'EdgeRefusals', MetricValue: '1' }),
+      ],
+    });
+    expect(alarmDescribed('API Gateway or Lambda refused requests')).toMatchObject({
+      MetricName: 'EdgeRefusals',
+      Namespace: 'Tributary',
+      Threshold: defaultThresholds.edgeRefusals,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 
   it('takes thresholds and an alarm email from stack props', async () => {
@@ -118,6 +217,53 @@ describe('alarms', () => {
     custom.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
     expect(alarmDescribed('The oldest envelope on the ingest queue is older than 60 s', custom).Threshold).toBe(60);
     expect(alarmDescribed('More than 5 % of API responses', custom).Threshold).toBe(5);
+  });
+});
+
+describe('the API stage', () => {
+  const stage = (within: Template) => {
+    const stages = Object.values(within.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stages).toHaveLength(1);
+    return stages[0]?.Properties as Record<string, unknown> & {
+      AccessLogSettings: { Format: string };
+      DefaultRouteSettings: Record<string, number>;
+      RouteSettings?: Record<string, Record<string, number>>;
+    };
+  };
+
+  it('writes an access log line with the route, the status, the latencies and what the integration did', () => {
+    const line = JSON.parse(stage(template).AccessLogSettings.Format);
+    expect(line).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      responseLatency: '$context.responseLatency',
+      integrationLatency: '$context.integrationLatency',
+      integrationStatus: '$context.integrationStatus',
+      integrationError: '$context.integrationErrorMessage',
+      errorType: '$context.error.responseType',
+    });
+    // Nothing a caller sent beyond the path: no query string (cursors), no header (keys, tokens).
+    expect(JSON.stringify(line)).not.toMatch(/querystring|header|authorization/i);
+  });
+
+  it('throttles every route at 1,000 requests/s (burst 2,000) by default, and as the deployment says', async () => {
+    expect(stage(template).DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: 1000,
+      ThrottlingBurstLimit: 2000,
+    });
+    expect(stage(template).RouteSettings).toEqual({
+      'POST /api/ingest/{source_id}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+    });
+    // configuredProps: throttle 300/600, ingest 5000/8000.
+    const configured = stage((await synthesizedConfiguredApp()).statelessTemplate);
+    expect(configured.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 });
+    expect(configured.RouteSettings).toEqual({
+      'POST /api/ingest/{source_id}': { ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 8000 },
+    });
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => tributary(app(), { throttleRatePerSecond: 0 })).toThrow(/throttleRate/);
+    expect(() => tributary(app(), { ingestThrottleBurst: Number.NaN })).toThrow(/ingestThrottleBurst/);
   });
 });
 
@@ -136,5 +282,40 @@ describe('the dashboard', () => {
     ]) {
       expect(body).toContain(title);
     }
+  });
+});
+
+describe('staged commits', () => {
+  it('commits staged tables every minute, and hands every function the deployment freshness target when set', async () => {
+    const schedules = Object.values(template.findResources('AWS::Events::Rule')).map(
+      (rule) => rule.Properties.ScheduleExpression,
+    );
+    expect(schedules).toContain('rate(1 minute)');
+    const functions = async (app: Promise<SynthesizedApp>) =>
+      [(await app).statelessTemplate, ...(await app).nestedTemplates].flatMap((one) =>
+        Object.values(one.findResources('AWS::Lambda::Function')).filter(
+          (fn) => fn.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
+        ),
+      );
+    const defaults = await functions(synthesizedDefaultApp());
+    expect(defaults.length).toBeGreaterThan(10);
+    for (const fn of defaults) expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBeUndefined();
+    for (const fn of await functions(synthesizedConfiguredApp()))
+      expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBe('900');
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => tributary(app(), { tableFreshnessSeconds: 86_401 })).toThrow(/tableFreshnessSeconds/);
+    expect(() => tributary(app(), { tableFreshnessSeconds: 1.5 })).toThrow(/tableFreshnessSeconds/);
+  });
+
+  it('expires staged batches a stopped pass left behind, as it does claim checks', async () => {
+    const stateful = (await synthesizedDefaultApp()).statefulTemplate;
+    const rules = Object.values(stateful.findResources('AWS::S3::Bucket')).flatMap(
+      (bucket) => bucket.Properties.LifecycleConfiguration?.Rules ?? [],
+    );
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 15, Status: 'Enabled' }),
+      ]),
+    );
   });
 });

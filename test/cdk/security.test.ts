@@ -11,7 +11,16 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedByCdkNag, tributary } from '#lib/app.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
-import { type Access, bootstrapKeyInstaller, consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
+import {
+  type Access,
+  bootstrapKeyInstaller,
+  bootstrapKeyRotation,
+  consumers,
+  platformAreas,
+  type QueueName,
+  queues,
+  schedules,
+} from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 const outdirs: string[] = [];
@@ -118,22 +127,44 @@ describe('least privilege', () => {
     ...Object.values(consumers).map((spec) => [spec.entry, spec.access, spec.queue] as [string, Access, QueueName]),
     ...Object.values(schedules).map((spec) => [spec.entry, spec.access, undefined] as [string, Access, undefined]),
     [bootstrapKeyInstaller.entry, bootstrapKeyInstaller.access, undefined],
+    [bootstrapKeyRotation.entry, bootstrapKeyRotation.access, undefined],
   ];
 
   it.each(declared)('grants %s exactly what it declares', (entry, access, consumed) => {
     const statements = byEntry.get(entry) ?? [];
-    const actions = statements.flatMap((statement) => list(statement.Action));
-    const unconditionalWrites = statements
-      .filter((statement) => !statement.Condition)
-      .flatMap((statement) => list(statement.Action))
-      .filter((action) => ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].includes(action));
+    const allowed = statements.filter((statement) => statement.Effect === 'Allow');
+    const actions = allowed.flatMap((statement) => list(statement.Action));
+    const unconditional = (action: string) =>
+      allowed.some((statement) => !statement.Condition && list(statement.Action).includes(action));
+    const platformObjects = allowed.filter((statement) =>
+      /PlatformBucket.*\/\*|"\/[a-z-]+\/\*"/.test(text(statement.Resource)),
+    );
+    const areas = Object.entries(access.platformBucket ?? {});
 
     expect(statements.length).toBeGreaterThan(0);
     expect(actions.includes('dynamodb:GetItem')).toBe(Boolean(access.table));
-    expect(unconditionalWrites.length > 0).toBe(access.table === 'readWrite');
-    expect(actions.includes('s3:GetObject')).toBe(Boolean(access.platformBucket));
-    expect(actions.includes('s3:PutObject')).toBe(access.platformBucket === 'readWrite');
-    expect(actions.includes('sts:AssumeRole')).toBe(Boolean(access.tenantStores));
+    expect(['dynamodb:PutItem', 'dynamodb:UpdateItem'].map(unconditional)).toEqual(
+      Array(2).fill(access.table === 'readWrite'),
+    );
+    expect(['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'].map(unconditional)).toEqual(
+      Array(2).fill(access.table === 'readWrite' && Boolean(access.deletesItems)),
+    );
+    // Reads a page of keys at once (data set versions, the message ids of recent runs): a read like GetItem.
+    expect(actions.includes('dynamodb:BatchGetItem')).toBe(Boolean(access.table));
+    expect(actions.includes('dynamodb:DescribeTable')).toBe(Boolean(access.describesTable));
+    // The platform bucket: the declared areas' prefixes, never the whole bucket's objects.
+    expect(actions.includes('s3:ListBucket')).toBe(Boolean(access.platformBucket) || false);
+    expect(platformObjects.some((statement) => list(statement.Action).includes('s3:GetObject'))).toBe(areas.length > 0);
+    expect(platformObjects.some((statement) => list(statement.Action).includes('s3:PutObject'))).toBe(
+      areas.some(([, mode]) => mode === 'readWrite'),
+    );
+    expect(text(platformObjects)).not.toMatch(/PlatformBucket\w*"\},"\/\*"/);
+    for (const [area, prefix] of Object.entries(platformAreas))
+      expect({ area, granted: text(platformObjects).includes(`/${prefix}*`) }).toEqual({
+        area,
+        granted: area in (access.platformBucket ?? {}),
+      });
+    expect(actions.includes('sts:AssumeRole')).toBe(Boolean(access.tenantStores || access.checksTenantRoles));
     // Each key is its own secret: a function that only lists never holds the key that opens stored secrets.
     const secretReads = text(
       statements.filter((statement) => list(statement.Action).includes('secretsmanager:GetSecretValue')),
@@ -179,16 +210,32 @@ describe('tenant stores', () => {
     // configuredProps: tenantBuckets ['acme-lake'], tenantRoleArns [arn:aws:iam::123456789012:role/tributary-writer].
     const byEntry = statementsByEntry(await synthesizedConfiguredApp());
     const reaching = [...byEntry.entries()].filter(([, statements]) => text(statements).includes('sts:AssumeRole'));
-    const declaring = [...(Object.values(routes) as RouteSpec[]), ...Object.values(consumers)]
-      .filter((spec) => spec.access.tenantStores)
-      .map((spec) => spec.entry);
-    expect(reaching.map(([entry]) => entry).sort()).toEqual(declaring.sort());
-    for (const [, statements] of reaching) {
+    const declared = [
+      ...(Object.values(routes) as RouteSpec[]),
+      ...Object.values(consumers),
+      ...Object.values(schedules),
+    ];
+    expect(reaching.map(([entry]) => entry).sort()).toEqual(
+      declared
+        .filter((spec) => spec.access.tenantStores || spec.access.checksTenantRoles)
+        .map((spec) => spec.entry)
+        .sort(),
+    );
+    for (const [entry, statements] of reaching) {
+      const access = declared.find((spec) => spec.entry === entry)?.access as Access;
       const policy = text(statements);
-      expect(policy).toContain('"arn:aws:s3:::acme-lake/*"');
-      expect(policy).toContain('"arn:aws:s3:::acme-lake"');
       expect(policy).toContain('arn:aws:iam::123456789012:role/tributary-writer');
-      expect(policy).not.toContain('arn:aws:iam::*:role/*');
+      expect(policy).not.toContain(':iam::*:role/*');
+      // The bucket: read by every function that reaches stores, written only by those that write to them.
+      const bucketObjects = statements.filter((statement) => text(statement.Resource).includes(':s3:::acme-lake/*'));
+      expect({ entry, reads: bucketObjects.some((s) => list(s.Action).includes('s3:GetObject')) }).toEqual({
+        entry,
+        reads: Boolean(access.tenantStores),
+      });
+      expect({ entry, writes: bucketObjects.some((s) => list(s.Action).includes('s3:PutObject')) }).toEqual({
+        entry,
+        writes: access.tenantStores === 'readWrite',
+      });
     }
   });
 
@@ -218,5 +265,115 @@ describe('tenant stores', () => {
       ),
     );
     expect(ingest[0]?.Properties.Environment.Variables.INGEST_MAX_BYTES).toBe(String(2 * 1024 * 1024));
+  });
+});
+
+describe('the platform’s own account, and its partition', () => {
+  const templates = (app: SynthesizedApp) => [app.statefulTemplate, app.statelessTemplate, ...app.nestedTemplates];
+
+  it('writes no ARN of one partition: every ARN the stack makes names the stack’s own (aws-cn is a target)', async () => {
+    for (const app of [await synthesizedDefaultApp(), await synthesizedConfiguredApp()]) {
+      const literal = templates(app)
+        .flatMap((template) => JSON.stringify(template.toJSON()).match(/"arn:aws[a-z-]*:[^"]*"/g) ?? [])
+        // configuredProps: the operator's own role ARN, as given.
+        .filter((arn) => arn !== '"arn:aws:iam::123456789012:role/tributary-writer"');
+      expect(literal).toEqual([]);
+    }
+  });
+
+  it("denies every function that may assume tenants' roles the roles of the platform's own account", async () => {
+    for (const app of [await synthesizedDefaultApp(), await synthesizedConfiguredApp()]) {
+      for (const [entry, statements] of statementsByEntry(app)) {
+        if (!text(statements).includes('sts:AssumeRole')) continue;
+        const denied = statements.filter((statement) => statement.Effect === 'Deny');
+        expect({ entry, denied }).toEqual({
+          entry,
+          denied: [
+            expect.objectContaining({
+              Action: 'sts:AssumeRole',
+              Resource: {
+                'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/*']],
+              },
+            }),
+          ],
+        });
+      }
+    }
+  });
+
+  it("tells the functions that register stores the platform's account, and gives them STS only", async () => {
+    const byEntry = statementsByEntry(await synthesizedDefaultApp());
+    const checking = (Object.values(routes) as RouteSpec[]).filter((spec) => spec.access.checksTenantRoles);
+    expect(checking.map((spec) => spec.entry).sort()).toEqual([
+      'functions/tenants/register-object-store.ts',
+      'functions/tenants/update-object-store-options.ts',
+    ]);
+    for (const spec of checking) {
+      const statements = byEntry.get(spec.entry) ?? [];
+      expect(text(statements)).toContain('"sts:AssumeRole"');
+      expect(text(statements)).not.toMatch(/"s3:/);
+    }
+    const environments = (await synthesizedDefaultApp()).nestedTemplates.flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function'))
+        .filter((fn) => 'PLATFORM_ACCOUNT_ID' in (fn.Properties.Environment?.Variables ?? {}))
+        .map((fn) => String(fn.Properties.Description).split(':')[0]),
+    );
+    expect(environments.sort()).toEqual([
+      'POST /api/tenants/{tenant_id}/register-object-store',
+      'POST /api/tenants/{tenant_id}/update-object-store-options',
+    ]);
+  });
+});
+
+describe('the dashboard tool', () => {
+  it('gives the provisioner the secret holding the tool’s token, and nothing else has it', async () => {
+    // configuredProps: dashboardUrl https://dashboards.example.com/connections, dashboardTokenSecret tributary/dashboard-token.
+    const app = await synthesizedConfiguredApp();
+    const functions = Object.values(app.statelessTemplate.findResources('AWS::Lambda::Function'));
+    const withToken = functions.filter(
+      (fn) => 'DASHBOARD_TOKEN_SECRET_ARN' in (fn.Properties.Environment?.Variables ?? {}),
+    );
+    expect(withToken.map((fn) => fn.Properties.Description)).toEqual([consumers['dashboard-provisioner']?.summary]);
+    expect(text(withToken[0]?.Properties.Environment.Variables)).toContain(':secret:tributary/dashboard-token');
+    expect(withToken[0]?.Properties.Environment.Variables.DASHBOARD_URL).toBe(
+      'https://dashboards.example.com/connections',
+    );
+    const reading = [...statementsByEntry(app).entries()]
+      .filter(([, statements]) => text(statements).includes(':secret:tributary/dashboard-token'))
+      .map(([entry]) => entry);
+    expect(reading).toEqual([consumers['dashboard-provisioner']?.entry]);
+    const nested = app.nestedTemplates.flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')),
+    );
+    expect(nested.filter((fn) => text(fn).includes('DASHBOARD_TOKEN'))).toEqual([]);
+  });
+});
+
+describe('the bootstrap key', () => {
+  it('is rotated for real by its rotation function, which Secrets Manager alone may invoke', async () => {
+    const app = await synthesizedDefaultApp();
+    const template = app.statelessTemplate;
+    const schedules = Object.values(template.findResources('AWS::SecretsManager::RotationSchedule'));
+    expect(schedules).toHaveLength(1);
+    const schedule = schedules[0]?.Properties as Record<string, unknown>;
+    expect(text(schedule.SecretId)).toMatch(/BootstrapApiKey/);
+    expect(schedule.RotateImmediatelyOnUpdate).toBe(false);
+    const rotatorId = (schedule.RotationLambdaARN as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] as string;
+    expect(template.toJSON().Resources[rotatorId].Properties.Description).toBe(bootstrapKeyRotation.summary);
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter((permission) =>
+      text(permission.Properties.FunctionName).includes(rotatorId),
+    );
+    expect(permissions.map((permission) => permission.Properties.Principal)).toEqual(['secretsmanager.amazonaws.com']);
+    expect(text(permissions[0]?.Properties.SourceArn)).toMatch(/BootstrapApiKey/);
+    const statements = statementsByEntry(app).get(bootstrapKeyRotation.entry) ?? [];
+    const onSecret = statements.filter((statement) => /BootstrapApiKey/.test(text(statement.Resource)));
+    expect(onSecret.flatMap((statement) => list(statement.Action)).sort()).toEqual(
+      expect.arrayContaining([
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:UpdateSecretVersionStage',
+      ]),
+    );
   });
 });

@@ -132,6 +132,18 @@ describe('the stateless stack', () => {
     expect(functionsInNested).toBe(Object.keys(routes).length);
   });
 
+  it('gives every API function at most 29 s, inside API Gateway’s 30 s integration limit', () => {
+    // A function still working at 30 s leaves its caller with a 503 while the work goes on.
+    const api = synthesized.nestedTemplates.flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => ({
+        route: String(fn.Properties.Description).split(':')[0],
+        timeout: fn.Properties.Timeout as number,
+      })),
+    );
+    expect(api.length).toBe(Object.keys(routes).length);
+    expect(api.filter((fn) => !(fn.timeout <= 29))).toEqual([]);
+  });
+
   it('sends unmatched requests to the not-found function', () => {
     synthesized.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
   });

@@ -167,9 +167,27 @@ describe('the operator console', () => {
     await waitForText(cell(row(page, hookName), 'Written'), /^3$/);
     await checkAccessibility(page, 'overview');
 
+    // The traffic chart draws the history the API keeps, as soon as a page opens (not only what
+    // arrived while it was open): a fresh load shows the three at once.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+    await waitForText(
+      page.locator('.chart-summary'),
+      /^Last 24 hours, per 15 minutes \(UTC\): 3 accepted, 3 written, 0 rejected, 0 dead-lettered\.$/,
+    );
+    expect(await page.locator('svg.chart rect.accepted:not([height="0"])').count()).toBeGreaterThanOrEqual(1);
+    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    await waitForText(page.locator('.chart-summary'), /^Last 7 days, per hour \(UTC\): 3 accepted, 3 written/);
+    expect(await page.locator('svg.chart g').count()).toBe(168);
+
     expect((await ingest(api, { ...hook, token: 'trb_ing_wrong' }, '{"n":4}')).status).toBe(401);
     await page.getByRole('link', { name: hookName }).click();
     await page.getByRole('heading', { level: 1, name: `Connection ${hookName}` }).waitFor();
+    await waitForText(
+      page.locator('.chart-summary'),
+      /^Last 24 hours, per 15 minutes \(UTC\): 3 accepted, 3 written, 1 rejected, 0 dead-lettered\.$/,
+    );
+    expect(await page.locator('svg.chart g').count()).toBe(96);
     await waitForText(cell(page.getByRole('table', { name: /refused requests/ }), 'Code'), /^UNAUTHORIZED$/);
     expect(await page.locator('#curl').textContent()).toContain(`${baseUrl}/api/ingest/${hook.sourceId}`);
 
@@ -214,6 +232,38 @@ describe('the operator console', () => {
     expect(tab.problems).toEqual([]);
   });
 
+  it('searches the bodies of events for text or a JSON value and says how far it looked', async () => {
+    const { page } = tab;
+    const xmlId = (
+      await ingest(api, hook, '<order id="in_123"><city>Zürich</city></order>', { 'content-type': 'application/xml' })
+    ).body.message_id;
+    await waitForRows(api, hook.dataSetId, 6);
+    await page.getByRole('button', { name: 'Latest' }).click();
+    await waitForText(page.locator('ol.events summary').first(), new RegExp(xmlId));
+
+    await page.getByLabel('Body contains').fill('Zürich');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(
+      page.locator('#events-summary'),
+      /^1 matching event, newest first\. Looked at 6 events in \d+ files .*: the whole range\.$/,
+    );
+    expect(await page.locator('ol.events summary').allTextContents()).toEqual([expect.stringContaining(xmlId)]);
+    await checkAccessibility(page, 'events-search');
+
+    await page.getByLabel('Body contains').fill('');
+    await page.getByLabel('JSON path').fill('$.number');
+    await page.getByLabel('equals').fill('7');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('#events-summary'), /^1 matching event/);
+    expect(await page.locator('ol.events pre').textContent()).toBe('{\n  "action": "opened",\n  "number": 7\n}');
+
+    await page.getByLabel('JSON path').fill('');
+    await page.getByLabel('Body contains').fill('nothing sent says this');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await waitForText(page.locator('#events-summary'), /^0 matching events/);
+    expect(tab.problems).toEqual([]);
+  });
+
   it('lists the tenant’s pipelines and jobs', async () => {
     const { page } = tab;
     const name = unique('pipeline');
@@ -236,6 +286,69 @@ describe('the operator console', () => {
       new RegExp(`${name}.*not deployed`),
     );
     await checkAccessibility(page, 'pipelines');
+  });
+
+  it('builds a pipeline from suggested columns, previews its rows, and deploys it', async () => {
+    const { page } = tab;
+    const orders = await createWebhook(api, { tenantId: tenant.tenantId });
+    for (const body of [
+      '<order id="7"><total currency="EUR">7.50</total><paid>true</paid></order>',
+      '<order id="8"><total currency="USD">12</total><paid>false</paid></order>',
+      '<order id="x"><total currency="EUR">1</total><paid>true</paid></order>',
+    ])
+      expect((await ingest(api, orders, body, { 'content-type': 'application/xml' })).status).toBe(202);
+    await waitForRows(api, orders.dataSetId, 3);
+    const name = unique('orders');
+
+    await page.getByRole('link', { name: 'New pipeline' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New pipeline' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Source data set').selectOption(orders.dataSetId);
+    await page.getByLabel('Decode as').selectOption('xml');
+    await page.getByRole('button', { name: 'Suggest columns' }).click();
+    await waitForText(page.locator('.notice'), /^Suggested 4 columns from 3 rows of the 3 newest payloads \(3 xml\)/);
+    const paths = await Promise.all([1, 2, 3, 4].map((n) => page.getByLabel(`Path of column ${n}`).inputValue()));
+    expect(paths).toEqual(['$.order["@id"]', '$.order.total["@currency"]', '$.order.total["#text"]', '$.order.paid']);
+    // The third order's id is not a number: the suggestion makes id a string; the editor makes it a long.
+    expect(await page.getByLabel('Type of column 1').inputValue()).toBe('string');
+    await page.getByLabel('Type of column 1').selectOption('long');
+    await page.getByLabel('Use column 2').uncheck();
+    await page.getByLabel('Path', { exact: true }).fill('$.order.paid');
+    await page.getByLabel('Equals').fill('true');
+    await page.getByLabel('Output table name').fill(name);
+    await checkAccessibility(page, 'pipeline-editor-suggested');
+
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await waitForText(page.locator('#preview-counts'), /^Rows in 3, out 1, rejected 1, filtered out 1\.$/);
+    const preview = page.getByRole('table', { name: 'Preview' });
+    expect(await preview.locator('thead th').allTextContents()).toEqual(['dt', 'id', 'total', 'paid']);
+    expect(await preview.locator('tbody td:not([data-label="dt"])').allTextContents()).toEqual(['7', '7.5', 'true']);
+    await waitForText(
+      page.getByRole('table', { name: /Rejected rows/ }).locator('td'),
+      /^column id: "x" is not a long$/,
+    );
+    await checkAccessibility(page, 'pipeline-editor-preview');
+
+    await page.getByRole('button', { name: 'Save and deploy' }).click();
+    await waitForText(page.locator('.notice'), /^Saved and deployed\.$/);
+    const listed = await api.get<{ pipelines: { name: string; deployed_version: number; definition: unknown }[] }>(
+      `/api/pipelines?tenant_id=${tenant.tenantId}`,
+    );
+    expect(listed.body.pipelines.find((pipeline) => pipeline.name === name)).toMatchObject({
+      deployed_version: 1,
+      definition: {
+        source: { data_set_id: orders.dataSetId },
+        decode: { format: 'xml' },
+        where: { path: '$.order.paid', equals: true },
+        columns: [
+          { name: 'id', path: '$.order["@id"]', type: 'long' },
+          { name: 'total', path: '$.order.total["#text"]', type: 'double' },
+          { name: 'paid', path: '$.order.paid', type: 'boolean' },
+        ],
+        output: { name },
+      },
+    });
+    expect(tab.problems).toEqual([]);
   });
 
   it('lets an operator redrive failed deliveries once the store is fixed, and a viewer only look', async () => {

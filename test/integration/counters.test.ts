@@ -101,3 +101,126 @@ describe('shared counters', () => {
     expect(await accepted(source)).toEqual([34]);
   });
 });
+
+describe('traffic history from the counters', () => {
+  const quarter = 15 * 60_000;
+  /** Readings added up per interval and figure, as { '<ISO>': { figure: n } }. */
+  async function history(source: string, from: number, to: number, now: number) {
+    const byInterval: Record<string, Record<string, number>> = {};
+    for (const reading of await counters.readSourceHistory(source, from, to, now)) {
+      const key = new Date(reading.interval).toISOString();
+      const figures = byInterval[key] ?? {};
+      byInterval[key] = figures;
+      figures[reading.figure] = (figures[reading.figure] ?? 0) + reading.value;
+    }
+    return byInterval;
+  }
+  const series =
+    (sourceId: string, metric: TotalWrite['metric'], labels: Record<string, string>) =>
+    (epoch: string, value: number): TotalWrite => ({
+      metric,
+      labels: { source_id: sourceId, ...labels },
+      epoch,
+      value,
+      lastAt: new Date().toISOString(),
+      added: 0,
+    });
+
+  it('reads the epochs of the last hour per interval, several processes and withdrawals added up', async () => {
+    // Prepare: epochs younger than an hour, so no fold touches them while the test reads.
+    const source = randomUUID();
+    const now = Date.now();
+    const current = Math.floor(now / quarter) * quarter;
+    const [earlier, previous] = [current - 2 * quarter, current - quarter];
+    const accepted = series(source, 'ingestRequests', { status: '202', code: 'ACCEPTED' });
+    const withdrawn = series(source, 'ingestRequests', { status: '202', code: 'ACCEPTED', change: 'down' });
+    const refused = series(source, 'ingestRequests', { status: '401', code: 'UNAUTHORIZED' });
+    const written = series(source, 'envelopesWritten', {});
+    await counters.writeTotals(
+      [
+        accepted(epochAt(earlier, 'p1'), 10),
+        accepted(epochAt(earlier, 'p2'), 5),
+        withdrawn(epochAt(earlier, 'p2'), 1),
+        refused(epochAt(earlier, 'p1'), 2),
+        written(epochAt(previous, 'w1'), 14),
+        accepted(epochAt(current, 'p1'), 3),
+      ],
+      now,
+    );
+    // Act
+    const read = await history(source, earlier, current + quarter, now);
+    // Assess
+    expect(read).toEqual({
+      [new Date(earlier).toISOString()]: { accepted: 14, 'rejected:UNAUTHORIZED': 2 },
+      [new Date(previous).toISOString()]: { written_rows: 14 },
+      [new Date(current).toISOString()]: { accepted: 3 },
+    });
+    expect(await history(source, previous, current, now)).toEqual({
+      [new Date(previous).toISOString()]: { written_rows: 14 },
+    });
+  });
+
+  it('keeps each settled interval as one history item when its epochs are folded, with the same figures', async () => {
+    // Prepare: two processes' epochs of one interval two hours ago, one of the next interval.
+    const source = randomUUID();
+    const now = Date.now();
+    const first = Math.floor((now - 2 * 3600_000) / quarter) * quarter;
+    const second = first + quarter;
+    const accepted = series(source, 'ingestRequests', { status: '202', code: 'ACCEPTED' });
+    const written = series(source, 'envelopesWritten', {});
+    const deadLettered = series(source, 'deadLettered', {});
+    await counters.writeTotals(
+      [
+        accepted(epochAt(first, 'a'), 6),
+        accepted(epochAt(first, 'b'), 4),
+        written(epochAt(first, 'w'), 9),
+        accepted(epochAt(second, 'a'), 2),
+        deadLettered(epochAt(second, 'd'), 1),
+      ],
+      first,
+    );
+    // Act: the service's own upkeep may fold them first; either way they are folded after this.
+    await counters.foldSettledEpochs(now);
+    // Assess: the figures per interval, and the items that hold them now.
+    expect(await history(source, first - quarter, second + quarter, now)).toEqual({
+      [new Date(first).toISOString()]: { accepted: 10, written_rows: 9 },
+      [new Date(second).toISOString()]: { accepted: 2, dead_lettered: 1 },
+    });
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const items = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :p',
+        ExpressionAttributeValues: { ':p': counters.counterKeys.history(source) },
+      }),
+    );
+    expect(
+      (items.Items ?? []).map(({ pk: _pk, sk, expires_at, entity, ...figures }) => ({
+        sk,
+        figures,
+        entity,
+        kept_days: Math.round((Number(expires_at) * 1000 - Date.parse(String(sk))) / 86_400_000),
+      })),
+    ).toEqual([
+      {
+        sk: new Date(first).toISOString(),
+        figures: { accepted: 10, written_rows: 9 },
+        entity: 'CounterHistory',
+        kept_days: 31,
+      },
+      {
+        sk: new Date(second).toISOString(),
+        figures: { accepted: 2, dead_lettered: 1 },
+        entity: 'CounterHistory',
+        kept_days: 31,
+      },
+    ]);
+    // The totals (stats, /metrics) are unchanged by the fold.
+    expect((await counters.readSourceCounters(source)).map((s) => [s.metric, s.value]).sort()).toEqual([
+      ['deadLettered', 1],
+      ['envelopesWritten', 9],
+      ['ingestRequests', 12],
+    ]);
+  });
+});

@@ -1,46 +1,64 @@
 /**
- * The Delta commit coordinator against DynamoDB Local: a version goes to one claim only, and a claim
- * repeated as the SDK repeats a put whose answer was lost is still that claim's win.
+ * What Tributary keeps in DynamoDB about its Delta commits, against DynamoDB Local: a version goes to
+ * one claim only (stores without conditional writes), a claim repeated as the SDK repeats a put
+ * whose answer was lost is still that claim's win, and the ids a run holds are found by run and,
+ * for the dead-letter recorder, through the run history since a time.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LogEntry } from '#shared/domain/delta/commit.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
 
-let deltaLog: typeof import('#shared/adapters/dynamo/delta-log.ts').deltaLog;
+let adapter: typeof import('#shared/adapters/dynamo/delta-log.ts');
 beforeAll(async () => {
   useServiceEnvironment();
-  ({ deltaLog } = await import('#shared/adapters/dynamo/delta-log.ts'));
+  adapter = await import('#shared/adapters/dynamo/delta-log.ts');
 });
 
-function claim(version: number, runId: string): LogEntry {
-  return {
-    version,
-    runId,
-    tempKey: `_delta_log/.tmp/${version}.${runId}`,
-    complete: false,
-    claimedAt: Date.now(),
-    operation: 'WRITE',
-    rows: 1,
-    bytes: 10,
-    files: 1,
-    removes: 0,
-    txn: null,
-    startedAt: new Date().toISOString(),
-    completedAt: null,
-    attempt: 1,
-  };
-}
-
-describe('the commit coordinator', () => {
-  it('gives a version to one claim, and the same claim sent again still holds it', async () => {
+describe('version claims', () => {
+  it('give a version to one claim, and the same claim sent again still holds it', async () => {
     const tableId = randomUUID();
-    const mine = claim(0, 'run-a');
-    expect(await deltaLog.claimVersion(tableId, mine)).toBe(true);
+    const mine = { version: 0, runId: 'run-a', tempKey: '_delta_log/.tmp/0.a', complete: false };
+    expect(await adapter.versionClaims.claim(tableId, mine)).toBe(true);
     // The put repeated (a retry after a lost answer): the version is this claim's.
-    expect(await deltaLog.claimVersion(tableId, mine)).toBe(true);
+    expect(await adapter.versionClaims.claim(tableId, mine)).toBe(true);
     // Another writer's claim of the same version loses.
-    expect(await deltaLog.claimVersion(tableId, claim(0, 'run-b'))).toBe(false);
-    expect((await deltaLog.latestEntry(tableId))?.runId).toBe('run-a');
+    expect(
+      await adapter.versionClaims.claim(tableId, { ...mine, runId: 'run-b', tempKey: '_delta_log/.tmp/0.b' }),
+    ).toBe(false);
+    await adapter.versionClaims.markComplete(tableId, 0);
+    expect(await adapter.versionClaims.latest(tableId)).toEqual({ ...mine, complete: true });
+  });
+});
+
+describe('commit records', () => {
+  it('keep the ids each run holds, and the dead-letter check finds them through the run history', async () => {
+    const tableId = randomUUID();
+    const ids = [randomUUID(), randomUUID(), 'not-a-uuid'];
+    const runId = randomUUID();
+    await adapter.commitRecords.holdIds(tableId, runId, ids.slice(0, 1));
+    // An attempt after a lost race holds other rows: the record is replaced.
+    await adapter.commitRecords.holdIds(tableId, runId, ids);
+    const found = await adapter.commitRecords.idsOf(tableId, [runId, randomUUID()]);
+    expect([...found.keys()]).toEqual([runId]);
+    expect(found.get(runId)?.sort()).toEqual([...ids].sort());
+
+    const committedAt = Date.now();
+    await adapter.commitRecords.record(tableId, {
+      version: 0,
+      runId,
+      claimedAt: committedAt,
+      operation: 'WRITE',
+      rows: 3,
+      bytes: 10,
+      files: 1,
+      removes: 0,
+      txn: null,
+      startedAt: new Date(committedAt).toISOString(),
+      completedAt: new Date(committedAt).toISOString(),
+      attempt: 1,
+    });
+    const asked = [ids[0] as string, randomUUID()];
+    expect([...(await adapter.writtenSince(tableId, asked, committedAt - 1000))]).toEqual([ids[0]]);
+    expect([...(await adapter.writtenSince(tableId, asked, committedAt + 1000))]).toEqual([]);
   });
 });

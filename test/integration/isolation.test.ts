@@ -75,6 +75,8 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'POST /api/connections/{connection_id}/failed-deliveries/redrive': [200, 200, 200, 403],
   'GET /api/connections/{connection_id}/stats': [200, 200, 200, 200],
   'GET /api/connections/{connection_id}/events': [200, 200, 200, 200],
+  'GET /api/connections/{connection_id}/stats/history': [200, 200, 200, 200],
+  'GET /api/tenants/{tenant_id}/stats/history': [200, 200, 200, 200],
   'GET /api/me': [200, 200, 200, 200],
   'GET /api/data-sets': [200, 200, 200, 200],
   'GET /api/data-sets/{data_set_id}': [200, 200, 200, 200],
@@ -82,8 +84,10 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'GET /api/data-sets/{data_set_id}/runs': [200, 200, 200, 200],
   'DELETE /api/data-sets/{data_set_id}': [204, 204, 403, 403],
   'POST /api/data-sets/{data_set_id}/optimize': [202, 202, 202, 403],
-  // The fixture's data set has no commit yet: a caller who may set its properties is told so.
-  'PUT /api/data-sets/{data_set_id}/table-properties': [409, 409, 403, 403],
+  // Reads payloads as the events view does: every role that reads data sets.
+  'POST /api/data-sets/{data_set_id}/suggest-columns': [200, 200, 200, 200],
+  // The fixture's data set has no commit yet: setting a property makes its first (metadata) commit.
+  'PUT /api/data-sets/{data_set_id}/table-properties': [200, 200, 403, 403],
   'GET /api/pipelines': [200, 200, 200, 200],
   'POST /api/pipelines': [201, 201, 201, 403],
   'GET /api/pipelines/{pipeline_id}': [200, 200, 200, 200],

@@ -117,7 +117,7 @@ describe('tenants', () => {
 function registerStoreRaw(
   tenantId: string,
   key?: string,
-  body: unknown = { base_url: 's3://demo-bucket', name: 'store', options: {} },
+  body: unknown = { base_url: 's3://demo-bucket', name: 'store', options: { region: 'eu-west-1' } },
 ) {
   return api.post(`/api/tenants/${tenantId}/register-object-store`, { key, json: body });
 }
@@ -390,7 +390,7 @@ describe('the dashboard connection', () => {
     expect((await api.get(`/api/tenants/${tenantId}`, { key: credential })).status).toBe(200);
     const write = await api.post(`/api/tenants/${tenantId}/register-object-store`, {
       key: credential,
-      json: { base_url: 's3://demo-bucket', name: 'x', options: {} },
+      json: { base_url: 's3://demo-bucket', name: 'x', options: { region: 'eu-west-1' } },
     });
     expect(write.status).toBe(403);
 

@@ -180,11 +180,71 @@ describe('/metrics and connection stats', () => {
       dead_lettered: 0,
       redriven: 0,
       unaccounted: 0,
+      staged_rows: 0,
       oldest_unwritten_age_seconds: null,
+      commit_failure: null,
       last_ingest_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       last_write_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     expect(stats.body.last_write_at >= stats.body.last_ingest_at).toBe(true);
+  });
+
+  it('serves the traffic of the last day per interval, for a connection and added up for its tenant', async () => {
+    // Prepare: two connections of one tenant.
+    const hook = await createWebhook(api);
+    const second = await createWebhook(api, { tenantId: hook.tenantId });
+    await Promise.all(Array.from({ length: 4 }, (_, i) => ingest(api, hook, JSON.stringify({ i }))));
+    await ingest(api, { sourceId: hook.sourceId, token: 'trb_ing_wrong' }, 'x');
+    await ingest(api, second, '{}');
+    await waitForRows(api, hook.dataSetId, 4);
+    await waitForRows(api, second.dataSetId, 1);
+
+    // Act: the figures of every interval of the last day (the sends may straddle two).
+    interface Interval {
+      start: string;
+      accepted: number;
+      rejected: Record<string, number>;
+      written_rows: number;
+      dead_lettered: number;
+    }
+    const totalOf = (intervals: Interval[]) =>
+      intervals.reduce(
+        (sum, interval) => ({
+          accepted: sum.accepted + interval.accepted,
+          unauthorized: sum.unauthorized + (interval.rejected.UNAUTHORIZED ?? 0),
+          written: sum.written + interval.written_rows,
+          dead_lettered: sum.dead_lettered + interval.dead_lettered,
+        }),
+        { accepted: 0, unauthorized: 0, written: 0, dead_lettered: 0 },
+      );
+    const connection = await pollUntil(
+      () =>
+        api.get<{ from: string; to: string; step_seconds: number; intervals: Interval[] }>(
+          `/api/connections/${hook.connectionId}/stats/history`,
+        ),
+      (response) => totalOf(response.body.intervals).accepted === 4 && totalOf(response.body.intervals).written === 4,
+    );
+    const tenant = await pollUntil(
+      () =>
+        api.get<{ connections: number; intervals: Interval[] }>(`/api/tenants/${hook.tenantId}/stats/history?step=1h`),
+      (response) => totalOf(response.body.intervals).written === 5,
+    );
+
+    // Assess
+    expect(totalOf(connection.body.intervals)).toEqual({ accepted: 4, unauthorized: 1, written: 4, dead_lettered: 0 });
+    expect(connection.body.step_seconds).toBe(900);
+    // A day back from now, to the end of the current quarter hour, every interval listed.
+    const [from, to] = [Date.parse(connection.body.from), Date.parse(connection.body.to)];
+    expect(connection.body.intervals).toHaveLength((to - from) / 900_000);
+    expect(Date.now() - from).toBeGreaterThanOrEqual(24 * 3600_000);
+    expect(Date.now() - from).toBeLessThan(24 * 3600_000 + 15 * 60_000 + 60_000);
+    expect(to - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+    expect(tenant.body.connections).toBe(2);
+    expect(totalOf(tenant.body.intervals)).toEqual({ accepted: 5, unauthorized: 1, written: 5, dead_lettered: 0 });
+    const refused = await api.get<{ code: string }>(
+      `/api/connections/${hook.connectionId}/stats/history?from=2026-01-02T00:00:00.000Z&to=2026-01-01T00:00:00.000Z`,
+    );
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
   });
 
   it('lists each commit as a run, newest first, with its files, rows and bytes', async () => {
@@ -219,6 +279,71 @@ describe('/metrics and connection stats', () => {
   });
 });
 
+describe('searching events by what their bodies hold', () => {
+  interface EventPage {
+    events: { message_id: string; payload: string }[];
+    next_cursor: string | null;
+    files_read: number;
+    bytes_read: number;
+    events_scanned: number;
+    files_left: number;
+    scanned_back_to: string | null;
+  }
+
+  it('finds exactly the events whose raw body holds the text, across commits, in JSON, XML, other scripts and bytes', async () => {
+    // Prepare: three commits, each waited for, of bodies of several kinds.
+    const hook = await createWebhook(api);
+    const send = async (body: string | Buffer, contentType: string) =>
+      (await ingest(api, hook, body, { 'content-type': contentType })).body.message_id;
+    const invoice = await send('{"type":"invoice.paid","data":{"object":{"id":"in_123"}}}', 'application/json');
+    const other = await send('{"type":"invoice.paid","data":{"object":{"id":"in_124"}}}', 'application/json');
+    await waitForRows(api, hook.dataSetId, 2);
+    const xml = await send('<order id="in_123"><city>Zürich</city></order>', 'application/xml');
+    const japanese = await send('{"message":"注文 in_123 を受け付けました"}', 'application/json; charset=utf-8');
+    await waitForRows(api, hook.dataSetId, 4);
+    const binary = await send(Buffer.from([0x00, 0xff, ...Buffer.from('in_123'), 0xfe]), 'application/octet-stream');
+    const upper = await send('{"id":"IN_123"}', 'application/json');
+    const location = await waitForRows(api, hook.dataSetId, 6);
+
+    // Act
+    const search = async (query: string) => {
+      const response = await api.get<EventPage>(`/api/connections/${hook.connectionId}/events?${query}`);
+      expect(response.status, response.text).toBe(200);
+      return response.body;
+    };
+    const found = await search('contains=in_123');
+
+    // Assess: against what was sent, and against the table as DuckDB reads it.
+    expect(found.events.map((event) => event.message_id)).toEqual([binary, japanese, xml, invoice]);
+    expect(found).toMatchObject({ next_cursor: null, files_left: 0, scanned_back_to: null, events_scanned: 6 });
+    expect(found.files_read).toBeGreaterThanOrEqual(3);
+    expect(found.bytes_read).toBeGreaterThan(0);
+    const table = await readEnvelopeTable(location);
+    expect(
+      table.rows
+        .filter((row) => row.payload.includes(Buffer.from('in_123')))
+        .map((row) => row.message_id)
+        .sort(),
+    ).toEqual([binary, japanese, xml, invoice].sort());
+    expect(Buffer.from(found.events[2]?.payload ?? '', 'base64').toString('utf8')).toBe(
+      '<order id="in_123"><city>Zürich</city></order>',
+    );
+
+    const ids = async (query: string) => (await search(query)).events.map((event) => event.message_id);
+    expect(await ids(`contains=${encodeURIComponent('Zürich')}`)).toEqual([xml]);
+    expect(await ids(`contains=${encodeURIComponent('受け付け')}`)).toEqual([japanese]);
+    expect(await ids('contains=IN_123')).toEqual([upper]);
+    expect(await ids(`contains=${encodeURIComponent('in_123"}}}')}`)).toEqual([invoice]);
+    expect(await ids(`json_path=${encodeURIComponent('$.data.object.id')}&json_equals=in_124`)).toEqual([other]);
+    expect(await ids('contains=nowhere')).toEqual([]);
+
+    for (const query of ['contains=', `contains=${encodeURIComponent('é'.repeat(501))}`, 'json_path=%24.a']) {
+      const refused = await api.get<{ code: string }>(`/api/connections/${hook.connectionId}/events?${query}`);
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+    }
+  });
+});
+
 describe('failed deliveries', () => {
   let proxy: FaultProxy;
   beforeAll(async () => {
@@ -236,6 +361,22 @@ describe('failed deliveries', () => {
       (await ingest(api, hook, '{"n":2}')).body.message_id,
     ];
 
+    // While their commits fail, the envelopes wait staged, and the stats say why.
+    const waiting = await pollUntil(
+      () =>
+        api.get<{
+          staged_rows: number;
+          oldest_unwritten_age_seconds: number | null;
+          commit_failure: { attempts: number; last_error: string } | null;
+        }>(`/api/connections/${hook.connectionId}/stats`),
+      (response) => response.body.commit_failure !== null && response.body.staged_rows === 2,
+      { what: 'a failed commit in the stats', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(waiting.body.oldest_unwritten_age_seconds).toEqual(expect.any(Number));
+    expect(waiting.body.commit_failure?.last_error).toMatch(
+      /^STORE_UNAVAILABLE: .*\(S3 error code ServiceUnavailable\)$/,
+    );
+
     const listed = await pollUntil(
       () =>
         api.get<{
@@ -252,13 +393,22 @@ describe('failed deliveries', () => {
     }
     const stats = await pollUntil(
       () =>
-        api.get<{ dead_lettered: number; unaccounted: number; oldest_unwritten_age_seconds: number | null }>(
-          `/api/connections/${hook.connectionId}/stats`,
-        ),
+        api.get<{
+          dead_lettered: number;
+          unaccounted: number;
+          staged_rows: number;
+          oldest_unwritten_age_seconds: number | null;
+          commit_failure: unknown;
+        }>(`/api/connections/${hook.connectionId}/stats`),
       (response) => response.body.dead_lettered === 2,
     );
-    expect(stats.body.unaccounted).toBe(0);
-    expect(stats.body.oldest_unwritten_age_seconds).toEqual(expect.any(Number));
+    // Nothing waits for the table any more: the envelopes are failed deliveries now.
+    expect(stats.body).toMatchObject({
+      unaccounted: 0,
+      staged_rows: 0,
+      oldest_unwritten_age_seconds: null,
+      commit_failure: null,
+    });
 
     const unknown = await api.post(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
       json: { message_ids: ['00000000-0000-4000-8000-000000000000'] },
@@ -266,18 +416,26 @@ describe('failed deliveries', () => {
     expect(unknown.status).toBe(404);
 
     proxy.failWhen(null);
-    const one = await api.post<{ redriven: number }>(
-      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
-      {
-        json: { message_ids: [sent[0]] },
-      },
-    );
-    expect(one.body).toEqual({ redriven: 1 });
-    const rest = await api.post<{ redriven: number }>(
-      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
-      { json: {} },
-    );
-    expect(rest.body).toEqual({ redriven: 1 });
+    const redrive = (json: Record<string, unknown>) =>
+      api.post<{ redriven: number; by_category: Record<string, number>; remaining: number }>(
+        `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
+        { json },
+      );
+    // Filters by the time of failure (to is exclusive) and by the category the error starts with.
+    const [earliest] = listed.body.failed_deliveries.map((failed) => failed.failed_at).sort();
+    const category = listed.body.failed_deliveries[0]?.last_error.split(':')[0];
+    expect(category).toMatch(/^STORE_[A-Z]+$/);
+    expect((await redrive({ to: earliest })).body).toEqual({ redriven: 0, by_category: {}, remaining: 0 });
+    expect((await redrive({ error_category: 'ACCESS_DENIED' })).body).toEqual({
+      redriven: 0,
+      by_category: {},
+      remaining: 0,
+    });
+    expect((await redrive({ from: '2026-01-02T00:00:00.000Z', to: '2026-01-01T00:00:00.000Z' })).status).toBe(400);
+    const one = await redrive({ message_ids: [sent[0]], error_category: category, from: earliest });
+    expect(one.body).toEqual({ redriven: 1, by_category: { [category as string]: 1 }, remaining: 0 });
+    const rest = await redrive({});
+    expect(rest.body).toEqual({ redriven: 1, by_category: { [category as string]: 1 }, remaining: 0 });
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 2));
     expect(table.rows.map((row) => row.message_id).sort()).toEqual([...sent].sort());
     // Written after a redrive: accounted for again.
@@ -296,13 +454,7 @@ describe('failed deliveries', () => {
       (await api.get<{ failed_deliveries: unknown[] }>(`/api/connections/${hook.connectionId}/failed-deliveries`)).body
         .failed_deliveries,
     ).toEqual([]);
-    expect(
-      (
-        await api.post<{ redriven: number }>(`/api/connections/${hook.connectionId}/failed-deliveries/redrive`, {
-          json: {},
-        })
-      ).body,
-    ).toEqual({ redriven: 0 });
+    expect((await redrive({})).body).toEqual({ redriven: 0, by_category: {}, remaining: 0 });
   });
 });
 

@@ -170,6 +170,7 @@ describe('a pipeline run', () => {
       'partition_key',
       'payload',
       'rejection_samples',
+      'rows_filtered',
       'rows_in',
       'rows_out',
       'rows_rejected',
@@ -441,7 +442,7 @@ describe('bad input changes nothing', () => {
       ['another tenant’s data set', { definition: definitionFor(otherTenant.dataSetId) }],
       ['no definition', {}],
       ['a null definition', { definition: null }],
-      ['an unsupported format', { definition: { ...valid, decode: { format: 'xml' } } }],
+      ['an unsupported format', { definition: { ...valid, decode: { format: 'yaml' } } }],
     ];
     for (const [label, body] of attempts) {
       const response = await api.post(`/api/pipelines/${pipelineId}/update-definition`, { json: body });

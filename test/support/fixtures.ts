@@ -63,7 +63,7 @@ export async function createTenantWithUsers(api: ApiClient): Promise<TestTenant>
 export async function registerStore(
   api: ApiClient,
   tenantId: string,
-  options: Record<string, string> = {},
+  options: Record<string, string> = { region: 'eu-west-1' },
   baseUrl = 's3://demo-bucket',
 ): Promise<string> {
   // Every option value is secret; the credential-like ones are unique enough to search every response for.

@@ -86,11 +86,16 @@ export async function setup(project: TestProject): Promise<void> {
     ADMIN_API_KEY: adminKey,
     SECRETS_KEY: randomBytes(32).toString('base64url'),
     LOCAL_BATCH_WINDOW_SECONDS: '1',
-    LOCAL_VISIBILITY_TIMEOUT_SECONDS: '2',
+    // Long enough that a batch written on a busy machine is not delivered again meanwhile; short
+    // enough that envelopes exhaust their five attempts within a test.
+    LOCAL_VISIBILITY_TIMEOUT_SECONDS: '4',
     LOCAL_DRAIN_TIMEOUT_SECONDS: '20',
     // Jobs whose runner dies fail within seconds rather than minutes. Every 5 s, not every second: the
     // schedules then took a fifth of the service's CPU during the suite.
     LOCAL_SCHEDULE_SECONDS: '5',
+    // Tables commit as each batch arrives unless a test sets a table's tributary.freshness: most tests
+    // check what reaches the table; the staging tests look at what waits.
+    TABLE_FRESHNESS_SECONDS: '0',
     JOB_LEASE_SECONDS: '4',
     // A small ring, so that a test can overflow it with a few bad requests.
     REJECTIONS_PER_SOURCE: '10',

@@ -157,6 +157,11 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /api/connections/{connection_id}/stats': connectionRead('stats'),
   'GET /api/connections/{connection_id}/events': connectionRead('events'),
+  'GET /api/connections/{connection_id}/stats/history': connectionRead('stats/history'),
+  'GET /api/tenants/{tenant_id}/stats/history': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/stats/history` }),
+  },
   'GET /api/data-sets/{data_set_id}/runs': {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/runs` }),
@@ -299,9 +304,13 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/optimize`, body: {} }),
   },
+  'POST /api/data-sets/{data_set_id}/suggest-columns': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/suggest-columns`, body: {} }),
+  },
   'PUT /api/data-sets/{data_set_id}/table-properties': {
     scope: 'tenant',
-    // The world's data set has no commit yet: an authorised caller is told so (409).
+    // The world's data set has no commit yet: an authorised caller's properties make its first commit.
     build: async ({ world }) => ({
       path: `/api/data-sets/${world.dataSetId}/table-properties`,
       body: { properties: { 'delta.checkpointInterval': '20' } },
@@ -342,7 +351,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({
       path: `/api/tenants/${world.tenant.tenantId}/register-object-store`,
-      body: { base_url: 's3://demo-bucket/isolation', name: 'isolation', options: {} },
+      body: { base_url: 's3://demo-bucket/isolation', name: 'isolation', options: { region: 'eu-west-1' } },
     }),
   },
   'POST /api/tenants/{tenant_id}/select-default-object-store': {

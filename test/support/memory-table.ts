@@ -1,27 +1,52 @@
 /**
- * In-memory stand-ins for a Delta table's two ports: the commit coordinator (as the DynamoDB
- * adapter keeps it: claims, completions, message ids per version, read through the same window of
- * recent ids a warm writer keeps, in pages of three) and the table's object store
- * (keys in order, with modification times from an injectable clock). Every call yields to the event
- * loop first, so concurrent writers interleave at every await, as they do against real services.
+ * In-memory stand-ins for a Delta table's ports: its object store (keys in order, modification
+ * times from an injectable clock, conditional writes honoured or ignored as a store may do), the
+ * records Tributary keeps of its commits (the ids each run holds, the run history) and the version
+ * claims of stores without conditional writes. Every call yields to the event loop first, so concurrent writers interleave at every
+ * await, as they do against real services. Each writer gets commit dependencies of its own (its
+ * own snapshot cache, as a separate function instance has).
  */
-import { MessageIdWindows } from '#shared/adapters/message-id-windows.ts';
-import type { LogCoordinator, LogEntry, TableStorage } from '#shared/domain/delta/commit.ts';
+import {
+  type Claim,
+  type CommitDeps,
+  type CommitHooks,
+  type CommitRecords,
+  ConditionalWritesUnsupported,
+  conditionalArbiter,
+  coordinatedArbiter,
+  type LogEntry,
+  type TableStorage,
+  type VersionClaims,
+} from '#shared/domain/delta/commit.ts';
+import { type CheckpointDecoder, SnapshotCache } from '#shared/domain/delta/snapshot.ts';
 
 export interface MemoryTable {
-  log: LogCoordinator;
   storage: TableStorage;
+  records: CommitRecords;
+  claims: VersionClaims;
+  /** Tributary's records of its commits, by version. */
   entries: Map<number, LogEntry>;
-  ids: Map<number, { claimedAt: number; ids: string[] }>;
+  /** The message ids each run's commit holds, by run id. */
+  runs: Map<string, string[]>;
+  claimed: Map<number, Claim>;
   objects: Map<string, { bytes: Buffer; lastModified: number }>;
   /** Object reads (get, getIfExists, found or not), for counting what opening a table costs. */
   reads: { count: number };
 }
 
-export function memoryTable(options: { clock?: () => number; jitter?: boolean; deduplicate?: boolean } = {}) {
+export interface MemoryTableOptions {
+  clock?: () => number;
+  jitter?: boolean;
+  deduplicate?: boolean;
+  /** How the store treats If-None-Match: honour it (S3 since 2024), ignore it, or refuse it (501). */
+  conditionalWrites?: 'honoured' | 'ignored' | 'refused';
+}
+
+export function memoryTable(options: MemoryTableOptions = {}): MemoryTable {
   const clock = options.clock ?? (() => Date.now());
   const entries = new Map<number, LogEntry>();
-  const ids = new Map<number, { claimedAt: number; ids: string[] }>();
+  const runs = new Map<string, string[]>();
+  const claimed = new Map<number, Claim>();
   const objects = new Map<string, { bytes: Buffer; lastModified: number }>();
   const reads = { count: 0 };
   const tick = () =>
@@ -29,67 +54,62 @@ export function memoryTable(options: { clock?: () => number; jitter?: boolean; d
       ? Promise.resolve()
       : new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
 
-  const pageSize = 3;
-  const windows = new MessageIdWindows(async (_, range, newestFirst, start) => {
-    await tick();
-    const versions = [...ids.entries()]
-      .filter(
-        ([version]) =>
-          (range.above === undefined || version > range.above) && (range.below === undefined || version < range.below),
-      )
-      .sort(([a], [b]) => (newestFirst ? b - a : a - b))
-      .map(([version, held]) => ({ version, claimedAt: held.claimedAt, ids: held.ids }));
-    const from = (start as number | undefined) ?? 0;
-    return {
-      versions: versions.slice(from, from + pageSize),
-      next: from + pageSize < versions.length ? from + pageSize : undefined,
-    };
-  }, clock);
-  const log: LogCoordinator = {
-    async latestEntry() {
+  const records: CommitRecords = {
+    async holdIds(_, runId, messageIds) {
       await tick();
-      const versions = [...entries.keys()];
-      return versions.length ? structuredClone(entries.get(Math.max(...versions)) as LogEntry) : null;
+      runs.set(runId, [...messageIds]);
     },
-    async entriesAfter(_, version) {
+    async idsOf(_, runIds) {
       await tick();
-      return [...entries.values()]
-        .filter((entry) => entry.version > version)
-        .sort((a, b) => a.version - b.version)
-        .map((entry) => structuredClone(entry));
+      if (options.deduplicate === false) return new Map();
+      return new Map(runIds.filter((runId) => runs.has(runId)).map((runId) => [runId, runs.get(runId) as string[]]));
     },
-    async claimVersion(_, entry) {
+    async record(_, entry) {
       await tick();
-      if (entries.has(entry.version)) return false;
       entries.set(entry.version, structuredClone(entry));
-      return true;
-    },
-    async recordMessageIds(_, entry, messageIds) {
-      await tick();
-      ids.set(entry.version, { claimedAt: entry.claimedAt, ids: [...messageIds] });
-    },
-    async markComplete(_, entry, now) {
-      await tick();
-      const stored = entries.get(entry.version) as LogEntry;
-      if (stored.complete) return false;
-      stored.complete = true;
-      stored.completedAt = now.toISOString();
-      return true;
-    },
-    async writtenMessageIds(tableId, messageIds, since) {
-      await tick();
-      if (options.deduplicate === false) return new Set();
-      return windows.written(tableId, messageIds, since);
     },
   };
 
+  const claims: VersionClaims = {
+    async latest() {
+      await tick();
+      const versions = [...claimed.keys()];
+      return versions.length ? structuredClone(claimed.get(Math.max(...versions)) as Claim) : null;
+    },
+    async claimAt(_, version) {
+      await tick();
+      const claim = claimed.get(version);
+      return claim ? structuredClone(claim) : null;
+    },
+    async claim(_, claim) {
+      await tick();
+      if (claimed.has(claim.version)) return false;
+      claimed.set(claim.version, structuredClone(claim));
+      return true;
+    },
+    async markComplete(_, version) {
+      await tick();
+      const claim = claimed.get(version);
+      if (claim) claim.complete = true;
+    },
+  };
+
+  const write = (key: string, body: Uint8Array | string) =>
+    objects.set(key, {
+      bytes: Buffer.from(typeof body === 'string' ? Buffer.from(body) : body),
+      lastModified: clock(),
+    });
   const storage: TableStorage = {
     async put(key, body) {
       await tick();
-      objects.set(key, {
-        bytes: Buffer.from(typeof body === 'string' ? Buffer.from(body) : body),
-        lastModified: clock(),
-      });
+      write(key, body);
+    },
+    async putIfAbsent(key, body) {
+      await tick();
+      if (options.conditionalWrites === 'refused') throw new ConditionalWritesUnsupported();
+      if (objects.has(key) && options.conditionalWrites !== 'ignored') return false;
+      write(key, body);
+      return true;
     },
     async get(key) {
       await tick();
@@ -118,5 +138,34 @@ export function memoryTable(options: { clock?: () => number; jitter?: boolean; d
       return listOptions.limit === undefined ? found : found.slice(0, listOptions.limit);
     },
   };
-  return { log, storage, entries, ids, objects, reads } satisfies MemoryTable;
+  return { storage, records, claims, entries, runs, claimed, objects, reads };
+}
+
+const noCheckpoints: CheckpointDecoder = async () => {
+  throw new Error('This table has no checkpoint decoder');
+};
+
+/**
+ * One writer's commit dependencies for the table (a function instance of its own: its own snapshot
+ * cache). `coordinated`: the store's conditional writes are not used; claims decide.
+ */
+export function writerOf(
+  table: MemoryTable,
+  hooks: Partial<CommitHooks> & { completed?: number[] } = {},
+  options: { coordinated?: boolean; decodeCheckpoint?: CheckpointDecoder; now?: () => Date } = {},
+): CommitDeps {
+  const cache = new SnapshotCache();
+  return {
+    storage: table.storage,
+    arbiter: options.coordinated ? coordinatedArbiter(table.storage, table.claims) : conditionalArbiter(table.storage),
+    records: table.records,
+    snapshots: cache.source({ storage: table.storage, decodeCheckpoint: options.decodeCheckpoint ?? noCheckpoints }),
+    hooks: {
+      async onCompleted(entry, state) {
+        hooks.completed?.push(entry.version);
+        await hooks.onCompleted?.(entry, state);
+      },
+    },
+    ...(options.now ? { now: options.now } : {}),
+  };
 }

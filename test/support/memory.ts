@@ -4,21 +4,22 @@
  * to something missing is NOT_FOUND, an optimistic version that moved is CONFLICT). No network.
  */
 
+import { createHash } from 'node:crypto';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
 import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
 import type { Action } from '#shared/domain/delta/log.ts';
 import { applyActions, emptyState, type TableState } from '#shared/domain/delta/snapshot.ts';
-import { conflict, notFound } from '#shared/domain/errors.ts';
+import { conflict, invalid, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';
 import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import type { JobQueue, JobRepository } from '#shared/domain/jobs/use-cases.ts';
+import { type JobQueue, type JobRepository, queueDataSetDeletion } from '#shared/domain/jobs/use-cases.ts';
 import type { Page, PageRequest } from '#shared/domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
-import type { PipelineRepository } from '#shared/domain/pipelines/ports.ts';
+import type { PipelineRepository, SourceWatch } from '#shared/domain/pipelines/ports.ts';
 import type { Principal } from '#shared/domain/principal.ts';
 import type { SecretBox } from '#shared/domain/secrets.ts';
 import type {
@@ -79,6 +80,7 @@ export function tenantRecord(overrides: Partial<Tenant> & Pick<Tenant, 'tenant_i
 
 /** Every management repository over one set of Maps, so that use cases see each other's writes. */
 export function memoryStore() {
+  const assumableWithoutExternalId = new Set<string>();
   const tenants = new Map<string, Tenant>();
   const slugs = new Set<string>();
   const stores = new Map<string, StoredObjectStore>();
@@ -92,6 +94,8 @@ export function memoryStore() {
   const logs = new Map<string, { version: number; actions: Action[] }[]>();
   const pipelines = new Map<string, Pipeline & PipelineProgress>();
   const deployed = new Map<string, DeployedVersion>();
+  /** Watched sources: their watchers, their mark, and whether new rows wait (the sparse index). */
+  const watches = new Map<string, { pipelines: Set<string>; marks: number; pending: boolean }>();
   const jobs = new Map<string, Job>();
   const dispatched: { jobId: string; delaySeconds: number }[] = [];
   const documents = new Map<string, WikiDocument>();
@@ -194,6 +198,9 @@ export function memoryStore() {
     async listApiKeysByUser(userId, page) {
       return pageOf([...apiKeys.values()].filter((key) => key.user_id === userId).map(copy), page);
     },
+    async countApiKeysByUser(userId) {
+      return [...apiKeys.values()].filter((key) => key.user_id === userId).length;
+    },
     async revokeApiKey(userId, apiKeyId) {
       if (apiKeys.get(apiKeyId)?.user_id !== userId) throw notFound('API key');
       apiKeys.delete(apiKeyId);
@@ -294,8 +301,12 @@ export function memoryStore() {
     const objects = files.get(dataSet.data_set_id) ?? new Map<string, number>();
     files.set(dataSet.data_set_id, objects);
     return {
-      async list(prefix) {
-        return [...objects.entries()].filter(([key]) => key.startsWith(prefix)).map(([key, size]) => ({ key, size }));
+      async list(prefix, options = {}) {
+        return [...objects.entries()]
+          .filter(([key]) => key.startsWith(prefix))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .slice(0, options.limit)
+          .map(([key, size]) => ({ key, size }));
       },
       async delete(keys) {
         for (const key of keys) objects.delete(key);
@@ -308,7 +319,12 @@ export function memoryStore() {
 
   const pipelineRepository: PipelineRepository = {
     async createPipeline(pipeline) {
-      pipelines.set(pipeline.pipeline_id, { ...copy(pipeline), output_data_set_id: null, checkpoint: null });
+      pipelines.set(pipeline.pipeline_id, {
+        ...copy(pipeline),
+        output_data_set_id: null,
+        checkpoint: null,
+        automatic_run: null,
+      });
     },
     async getPipeline(pipelineId) {
       const pipeline = pipelines.get(pipelineId);
@@ -339,6 +355,12 @@ export function memoryStore() {
         deployed_at: snapshot.deployed_at,
         updated_at: now.toISOString(),
       });
+      if (snapshot.definition.on_new_data) {
+        const sourceId = snapshot.definition.source.data_set_id;
+        const watch = watches.get(sourceId) ?? { pipelines: new Set<string>(), marks: 0, pending: false };
+        watch.pipelines.add(snapshot.pipeline_id);
+        watches.set(sourceId, { ...watch, marks: watch.marks + 1, pending: true });
+      }
     },
     async getDeployedVersion(pipelineId, version) {
       const snapshot = deployed.get(`${pipelineId}#${version}`);
@@ -352,6 +374,40 @@ export function memoryStore() {
       if (!pipeline || JSON.stringify(pipeline.checkpoint) !== JSON.stringify(expected))
         throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
       pipelines.set(pipelineId, { ...pipeline, ...copy(progress), updated_at: now.toISOString() });
+    },
+    async recordAutomaticRun(pipelineId, previousJobId, run) {
+      const pipeline = pipelines.get(pipelineId);
+      if (!pipeline || (pipeline.automatic_run?.job_id ?? null) !== previousJobId) return false;
+      pipelines.set(pipelineId, { ...pipeline, automatic_run: copy(run) });
+      return true;
+    },
+  };
+
+  const sourceWatch: SourceWatch & { noteNewRows(dataSetId: string): void } = {
+    /** What a commit of the data set does (table-storage's recordCommit). */
+    noteNewRows(dataSetId) {
+      const watch = watches.get(dataSetId);
+      if (watch && watch.pipelines.size > 0)
+        watches.set(dataSetId, { ...watch, marks: watch.marks + 1, pending: true });
+    },
+    async sourcesWithNewRows() {
+      return [...watches.entries()]
+        .filter(([, watch]) => watch.pending)
+        .map(([dataSetId, watch]) => ({ dataSetId, mark: watch.marks }));
+    },
+    async watchersOf(dataSetId) {
+      return [...(watches.get(dataSetId)?.pipelines ?? [])].sort();
+    },
+    async unwatch(dataSetId, pipelineId) {
+      const watch = watches.get(dataSetId);
+      watch?.pipelines.delete(pipelineId);
+      if (watch?.pipelines.size === 0) watches.delete(dataSetId);
+    },
+    async settleNewRows(dataSetId, mark) {
+      const watch = watches.get(dataSetId);
+      if (!watch || watch.marks !== mark) return false;
+      watches.set(dataSetId, { ...watch, pending: false });
+      return true;
     },
   };
 
@@ -462,16 +518,39 @@ export function memoryStore() {
     ...connectionRepository,
     ...dataSetRecords,
     ...pipelineRepository,
+    ...sourceWatch,
     ...jobRepository,
     ...wikiRepository,
     ...dashboardRepository,
     filesOf,
+    /** As the data set delete function does: a Delete job, queued. */
+    async queueDeletion(dataSet: DataSet) {
+      return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
+    },
     /** The table's state after every commit so far (what a snapshot reader would build). */
-    async snapshotOf(dataSet: DataSet): Promise<TableState> {
+    async snapshotOf(dataSet: DataSet, version?: number): Promise<TableState> {
       const state = emptyState();
       for (const commit of logs.get(dataSet.data_set_id) ?? [])
-        applyActions(state, commit.version, copy(commit.actions));
+        if (version === undefined || commit.version <= version)
+          applyActions(state, commit.version, copy(commit.actions));
       return state;
+    },
+    /** Cursors as the service seals them (a MAC over the list and the position), for one list. */
+    cursorsOf(list: string) {
+      const tag = (payload: string) =>
+        createHash('sha256').update(`${list}\n${payload}`).digest('base64url').slice(0, 22);
+      return {
+        async seal(position: unknown) {
+          const payload = Buffer.from(JSON.stringify(position)).toString('base64url');
+          return `${payload}.${tag(payload)}`;
+        },
+        async open(cursor: string) {
+          const [payload = '', given] = cursor.split('.');
+          if (given !== tag(payload))
+            throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+          return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+        },
+      };
     },
     async commitsAfter(dataSet: DataSet, version: number, maxCommits: number) {
       return copy(
@@ -479,10 +558,19 @@ export function memoryStore() {
       );
     },
     secrets: memorySecrets,
+    /** STS as seen from account 999999999999: the roles listed in state.assumableWithoutExternalId trust it without an external id. */
+    roles: {
+      platformAccount: () => '999999999999',
+      platformAccountRolesAllowed: () => false,
+      async assumableWithoutExternalId(roleArn: string) {
+        return assumableWithoutExternalId.has(roleArn);
+      },
+    },
     /** As local mode allows: loopback endpoints only. */
     allowedStoreEndpoints: () => ['loopback'],
     /** What the repositories hold, for assertions. */
     state: {
+      assumableWithoutExternalId,
       tenants,
       stores,
       users,

@@ -73,9 +73,16 @@ const definition = {
 /** A valid body for every route that takes one: the edge lets it through, and refuses it with one field more. */
 const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/tenants': { name: 'Acme' },
-  'POST /api/tenants/{tenant_id}/register-object-store': { base_url: 's3://lake', name: 'lake', options: {} },
+  'POST /api/tenants/{tenant_id}/register-object-store': {
+    base_url: 's3://lake',
+    name: 'lake',
+    options: { region: 'eu-west-1' },
+  },
   'POST /api/tenants/{tenant_id}/select-default-object-store': { object_store_id: randomUUID() },
-  'POST /api/tenants/{tenant_id}/update-object-store-options': { object_store_id: randomUUID(), options: {} },
+  'POST /api/tenants/{tenant_id}/update-object-store-options': {
+    object_store_id: randomUUID(),
+    options: { region: 'eu-west-1' },
+  },
   'POST /api/users': { email: 'a@example.com', password: 'x'.repeat(12), role: 'TenantViewer', tenant_id: tenantId },
   'POST /api/users/{user_id}/change-role': { role: 'TenantEditor' },
   'POST /api/users/{user_id}/link-external-id': { external_id: 'idp|1' },
@@ -98,6 +105,7 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/jobs': { type: 'pipeline', pipeline_id: randomUUID() },
   'PUT /api/wiki-documents/{path+}': { content: '# Title' },
   'POST /api/data-sets/{data_set_id}/optimize': {},
+  'POST /api/data-sets/{data_set_id}/suggest-columns': { format: 'xml', sample: 10 },
   'PUT /api/data-sets/{data_set_id}/table-properties': { properties: { 'delta.checkpointInterval': '20' } },
 };
 

@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import type { Action } from '#shared/domain/delta/log.ts';
+import type { Action, AddFile } from '#shared/domain/delta/log.ts';
+import type { Job } from '#shared/domain/jobs/model.ts';
+import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
 import { createTenant, retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
 import { listDocuments, readDocument, removeDocument, writeDocument } from '#shared/domain/wiki/use-cases.ts';
@@ -41,9 +43,14 @@ async function withDataSet() {
 }
 
 describe.concurrent('data sets', () => {
-  it('list the files of the latest snapshot, with its version and a download URL each', async () => {
+  it('list the files of the latest snapshot, newest first, with its version and a download URL each', async () => {
     const { store, dataSetId } = await withDataSet();
-    expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({ version: null, files: [] });
+    const deps = { ...store, cursors: store.cursorsOf(`files|${dataSetId}`) };
+    expect(await listDataSetFiles(deps, platformAdmin, dataSetId)).toEqual({
+      version: null,
+      files: [],
+      next_cursor: null,
+    });
     const dataSet = store.state.dataSets.get(dataSetId);
     if (!dataSet) throw new Error('no data set');
     store.state.dataSets.set(dataSetId, {
@@ -52,20 +59,28 @@ describe.concurrent('data sets', () => {
       storage_location: 's3://lake/datasets/x',
       version: 1,
     });
+    const deleted = commit(1, [{ path: 'dt=2026-11-21/b.parquet', records: 5 }]);
+    // Another engine deleted 3 of b's 5 rows with a deletion vector (a remove and an add of the file with it).
+    deleted.actions = [
+      { remove: { ...(deleted.actions[0] as { add: AddFile }).add, deletionTimestamp: 1, extendedFileMetadata: true } },
+      {
+        add: {
+          ...(deleted.actions[0] as { add: AddFile }).add,
+          size: 200,
+          deletionVector: { storageType: 'i', pathOrInlineDv: 'x', offset: null, sizeInBytes: 1, cardinality: 3 },
+        },
+      },
+    ];
     store.state.logs.set(dataSetId, [
-      commit(0, [{ path: 'dt=2026-11-20/a.parquet', records: 3 }]),
-      commit(1, [{ path: 'dt=2026-11-21/b.parquet', records: 2 }]),
+      commit(0, [
+        { path: 'dt=2026-11-20/a.parquet', records: 3 },
+        { path: 'dt=2026-11-21/b.parquet', records: 5 },
+      ]),
+      deleted,
     ]);
-    expect(await listDataSetFiles(store, platformAdmin, dataSetId)).toEqual({
+    expect(await listDataSetFiles(deps, platformAdmin, dataSetId)).toEqual({
       version: 1,
       files: [
-        {
-          path: 'dt=2026-11-20/a.parquet',
-          partition_values: { dt: '2026-11-20' },
-          size: 300,
-          num_records: 3,
-          url: `https://store.example/${dataSetId}/dt=2026-11-20/a.parquet?expires=900`,
-        },
         {
           path: 'dt=2026-11-21/b.parquet',
           partition_values: { dt: '2026-11-21' },
@@ -73,8 +88,81 @@ describe.concurrent('data sets', () => {
           num_records: 2,
           url: `https://store.example/${dataSetId}/dt=2026-11-21/b.parquet?expires=900`,
         },
+        {
+          path: 'dt=2026-11-20/a.parquet',
+          partition_values: { dt: '2026-11-20' },
+          size: 300,
+          num_records: 3,
+          url: `https://store.example/${dataSetId}/dt=2026-11-20/a.parquet?expires=900`,
+        },
       ],
+      next_cursor: null,
     });
+  });
+
+  it('list a table of thousands of files a page at a time, each page of one snapshot, whatever commits meanwhile', async () => {
+    // Prepare: 2,500 live files (each its own commit, newer ones later), about what makes an answer of 6 MB.
+    const { store, dataSetId } = await withDataSet();
+    const deps = { ...store, cursors: store.cursorsOf(`files|${dataSetId}`) };
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, {
+      ...dataSet,
+      object_store_id: 'store-1',
+      storage_location: 's3://lake/datasets/x',
+      version: 2499,
+    });
+    const name = (i: number) => `dt=2026-11-21/${String(i).padStart(4, '0')}.parquet`;
+    store.state.logs.set(
+      dataSetId,
+      Array.from({ length: 2500 }, (_, i) => {
+        const one = commit(i, [{ path: name(i), records: 1 }]);
+        for (const action of one.actions) if ('add' in action && action.add) action.add.modificationTime = i;
+        return one;
+      }),
+    );
+    // Act: the first page; then a compaction commits (version 2500 removes every file, adds one); then the rest.
+    const first = await listDataSetFiles(deps, platformAdmin, dataSetId, { limit: 1000 });
+    store.state.logs.get(dataSetId)?.push({
+      version: 2500,
+      actions: [
+        ...Array.from({ length: 2500 }, (_, i) => ({
+          remove: { path: name(i), deletionTimestamp: 1, dataChange: false },
+        })),
+        ...commit(2500, [{ path: 'dt=2026-11-21/compacted.parquet', records: 2500 }]).actions,
+      ],
+    } as { version: number; actions: Action[] });
+    const pages = [first];
+    for (let next = first.next_cursor; next; ) {
+      const page = await listDataSetFiles(deps, platformAdmin, dataSetId, { limit: 1000, cursor: next });
+      pages.push(page);
+      next = page.next_cursor;
+    }
+    // Assess: 1,000 + 1,000 + 500, newest first, every file once, all of version 2499.
+    expect(pages.map((page) => [page.version, page.files.length])).toEqual([
+      [2499, 1000],
+      [2499, 1000],
+      [2499, 500],
+    ]);
+    const paths = pages.flatMap((page) => page.files.map((file) => file.path));
+    expect(paths).toEqual(Array.from({ length: 2500 }, (_, i) => name(2499 - i)));
+    // A new listing sees the compaction.
+    expect((await listDataSetFiles(deps, platformAdmin, dataSetId)).files.map((file) => file.path)).toEqual([
+      'dt=2026-11-21/compacted.parquet',
+    ]);
+  });
+
+  it('refuse a cursor this list did not issue with 400, another data set’s included', async () => {
+    const { store, dataSetId } = await withDataSet();
+    const other = await withDataSet();
+    const foreign = await store
+      .cursorsOf(`files|${other.dataSetId}`)
+      .seal({ version: 1, after: { time: 0, path: 'x' } });
+    const deps = { ...store, cursors: store.cursorsOf(`files|${dataSetId}`) };
+    for (const cursor of [foreign, 'bm9wZQ.AAAA', await deps.cursors.seal({ version: -1, after: {} })])
+      expect(await refusal(listDataSetFiles(deps, platformAdmin, dataSetId, { limit: 10, cursor }))).toMatchObject({
+        code: 'VALIDATION_ERROR',
+      });
   });
 
   it('are deleted only once nothing writes to them (409 before), objects and log included', async () => {
@@ -88,12 +176,75 @@ describe.concurrent('data sets', () => {
     expect(await refusal(deleteDataSet(store, platformAdmin, dataSetId))).toMatchObject({ code: 'CONFLICT' });
     expect(store.state.files.get(dataSetId)?.size).toBe(1);
     await deleteConnection(store, platformAdmin, connection.connection_id);
-    await deleteDataSet(store, platformAdmin, dataSetId);
+    expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
     expect([
       store.state.dataSets.has(dataSetId),
       store.state.logs.has(dataSetId),
       store.state.files.get(dataSetId)?.size,
-    ]).toEqual([false, false, 0]);
+      store.state.jobs.size,
+    ]).toEqual([false, false, 0, 0]);
+  });
+
+  it('hand a table too large for one request to a Delete job, which removes it a page at a time', async () => {
+    // Prepare: 2,500 objects (over the 1,000 a request deletes at once), nothing writing to the data set.
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 12 });
+    const objects = new Map(Array.from({ length: 2500 }, (_, i) => [`dt=2026-11-21/${String(i).padStart(4, '0')}`, 1]));
+    store.state.files.set(dataSetId, objects);
+    store.state.logs.set(dataSetId, [commit(0, [{ path: 'dt=2026-11-21/0000', records: 1 }])]);
+    // Act
+    const deletion = await deleteDataSet(store, platformAdmin, dataSetId);
+    // Assess: nothing removed by the request; a job of type Delete queued for the data set's table.
+    if (deletion.deleted) throw new Error('deleted within the request');
+    const job = store.state.jobs.get(deletion.jobId);
+    expect({ objects: objects.size, listed: store.state.dataSets.has(dataSetId), job }).toEqual({
+      objects: 2500,
+      listed: true,
+      job: expect.objectContaining({
+        job_type: 'Delete',
+        status: 'Queued',
+        tenant_id: dataSet.tenant_id,
+        partition_key: `optimize:${dataSetId}`,
+        payload: { data_set_id: dataSetId },
+      }),
+    });
+    expect(store.state.dispatched).toEqual([{ jobId: deletion.jobId, delaySeconds: 0 }]);
+
+    // Act: the job runs; a page at a time, it may stop between pages.
+    let pages = 0;
+    const outcome = await runDelete(store, job as Job, {
+      throwIfCancelled: async () => {
+        pages++;
+      },
+      beginCommit: async () => undefined,
+    });
+    // Assess
+    expect({ outcome: outcome.source, pages, left: objects.size, listed: store.state.dataSets.has(dataSetId) }).toEqual(
+      {
+        outcome: { data_set_id: dataSetId, objects_removed: 2500 },
+        pages: 3,
+        left: 0,
+        listed: false,
+      },
+    );
+    expect(store.state.logs.has(dataSetId)).toBe(false);
+  });
+
+  it('hand a table of many versions to a job too, even with few files', async () => {
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 201 });
+    store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
+    const deletion = await deleteDataSet(store, platformAdmin, dataSetId);
+    expect({ deleted: deletion.deleted, files: store.state.files.get(dataSetId)?.size }).toEqual({
+      deleted: false,
+      files: 1,
+    });
   });
 
   it('are listed to their own tenant only', async () => {

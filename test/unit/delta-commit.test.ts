@@ -1,31 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { type AppendRequest, appendToTable, type CommitDeps, recoverTable } from '#shared/domain/delta/commit.ts';
+import {
+  type AppendRequest,
+  appendToTable,
+  type CommitDeps,
+  commitMetadata,
+  conditionalArbiter,
+  coordinatedArbiter,
+  probeConditionalWrites,
+  type TableStorage,
+} from '#shared/domain/delta/commit.ts';
 import { logFileName } from '#shared/domain/delta/log.ts';
-import { memoryTable } from '../support/memory-table.ts';
+import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
+import { TableNotWritable } from '#shared/domain/delta/writable.ts';
+import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
-function commitDeps(table: ReturnType<typeof memoryTable>, completed: number[] = []): CommitDeps {
-  return {
-    log: table.log,
-    storage: table.storage,
-    hooks: {
-      async onCompleted(entry) {
-        completed.push(entry.version);
-      },
-    },
-  };
-}
-
-const metadata = {
-  tableId: 't',
-  name: 't',
-  schema: { type: 'struct' as const, fields: [] },
-  partitionColumns: ['dt'],
-  createdTime: 0,
+const schema = {
+  type: 'struct' as const,
+  fields: [
+    { name: 'id', type: 'string' as const, nullable: false, metadata: {} },
+    { name: 'dt', type: 'string' as const, nullable: false, metadata: {} },
+  ],
 };
+const metadata = { tableId: 't', name: 't', schema, partitionColumns: ['dt'], createdTime: 0 };
 
 interface Row {
   messageId: string;
   ingestedAt: number;
+  batch?: string;
 }
 
 let fileNumber = 0;
@@ -59,69 +60,111 @@ function request(ids: string[], files: Map<string, string[]>, ingestedAt = Date.
   };
 }
 
-/** Rows visible through the log: every file added by a version's JSON commit, in version order. */
-function rowsInTable(table: ReturnType<typeof memoryTable>, files: Map<string, string[]>): string[] {
-  const versions = [...table.entries.keys()].sort((a, b) => a - b);
-  return versions.flatMap((version) => {
-    const content = table.objects.get(logFileName(version))?.bytes.toString('utf8');
-    if (!content) return [];
-    return content
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-      .filter((action) => action.add)
-      .flatMap((action) => files.get(action.add.path) ?? []);
-  });
-}
-
-const actionsOf = (table: ReturnType<typeof memoryTable>, version: number) =>
+const linesOf = (table: MemoryTable, version: number) =>
   (table.objects.get(logFileName(version))?.bytes.toString('utf8') ?? '')
     .split('\n')
     .filter(Boolean)
-    .map((line) => Object.keys(JSON.parse(line))[0]);
+    .map((line) => JSON.parse(line) as Record<string, Record<string, unknown>>);
 
-describe('appending to a Delta table through the coordinator', () => {
-  it('writes version 0 with protocol and metadata, then consecutive versions, keeping message ids out of the log', async () => {
+const actionsOf = (table: MemoryTable, version: number) => linesOf(table, version).map((line) => Object.keys(line)[0]);
+
+/** The versions in the store's log, from 0, as any reader finds them. */
+function logVersions(table: MemoryTable): number[] {
+  const versions: number[] = [];
+  while (table.objects.has(logFileName(versions.length))) versions.push(versions.length);
+  return versions;
+}
+
+/** Rows visible through the log: every file added by a version's JSON commit (removes applied). */
+function rowsInTable(table: MemoryTable, files: Map<string, string[]>): string[] {
+  const live = new Map<string, string[]>();
+  for (const version of logVersions(table))
+    for (const line of linesOf(table, version)) {
+      if (line.add) live.set(String(line.add.path), files.get(String(line.add.path)) ?? ['(another writer)']);
+      if (line.remove) live.delete(String(line.remove.path));
+    }
+  return [...live.values()].flat();
+}
+
+/** Another engine's commit (Spark, delta-rs): commitInfo first, an add of its own file. */
+function externalCommit(table: MemoryTable, version: number, extra: Record<string, unknown>[] = []) {
+  const lines = [
+    { commitInfo: { timestamp: Date.now(), operation: 'WRITE', engineInfo: 'Apache-Spark/3.5.1 Delta-Lake/3.2.0' } },
+    ...extra,
+    {
+      add: {
+        path: `dt=2026-01-01/spark-${version}.parquet`,
+        partitionValues: { dt: '2026-01-01' },
+        size: 10,
+        modificationTime: Date.now(),
+        dataChange: true,
+        stats: '{"numRecords":3}',
+      },
+    },
+  ];
+  table.objects.set(logFileName(version), {
+    bytes: Buffer.from(`${lines.map((line) => JSON.stringify(line)).join('\n')}\n`),
+    lastModified: Date.now(),
+  });
+}
+
+const sparkFile = (version: number) => `dt=2026-01-01/spark-${version}.parquet`;
+
+async function liveFiles(table: MemoryTable): Promise<string[]> {
+  const { state } = await openSnapshot({
+    storage: table.storage,
+    decodeCheckpoint: async () => [],
+  });
+  return [...state.files.keys()];
+}
+
+describe('appending to a Delta table whose store arbitrates versions', () => {
+  it('writes version 0 with protocol and metadata, then consecutive versions, each naming its run', async () => {
     const table = memoryTable();
     const completed: number[] = [];
     const files = new Map<string, string[]>();
-    await appendToTable(commitDeps(table, completed), request(['a', 'b'], files));
-    await appendToTable(commitDeps(table, completed), request(['c'], files));
+    await appendToTable(writerOf(table, { completed }), request(['a', 'b'], files));
+    await appendToTable(writerOf(table, { completed }), request(['c'], files));
     expect(actionsOf(table, 0)).toEqual(['commitInfo', 'protocol', 'metaData', 'add']);
     expect(actionsOf(table, 1)).toEqual(['commitInfo', 'add']);
     expect(completed).toEqual([0, 1]);
-    expect([...table.ids.values()].map((held) => held.ids)).toEqual([['a', 'b'], ['c']]);
-    const temporary = [...table.objects.keys()].filter((key) => key.startsWith('_delta_log/.tmp/'));
-    expect(temporary).toHaveLength(2);
-    expect(table.objects.get(temporary[0] as string)?.bytes.toString()).toContain('tributaryMessageIds');
+    const runOf = (version: number) => String(linesOf(table, version)[0]?.commitInfo?.txnId);
+    expect(runOf(1)).toBe(table.entries.get(1)?.runId);
+    expect([0, 1].map((version) => table.runs.get(runOf(version)))).toEqual([['a', 'b'], ['c']]);
+    // The store decides: no temporary object, no copy.
+    expect([...table.objects.keys()].filter((key) => key.startsWith('_delta_log/.tmp/'))).toEqual([]);
   });
 
   it('skips message ids already written and duplicates inside one batch', async () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
-    await appendToTable(commitDeps(table), request(['a', 'b'], files));
-    const again = await appendToTable(commitDeps(table), request(['b', 'c', 'c'], files));
+    await appendToTable(writerOf(table), request(['a', 'b'], files));
+    const again = await appendToTable(writerOf(table), request(['b', 'c', 'c'], files));
     expect(again).toEqual({ version: 1, written: 1, skipped: 2 });
     expect(rowsInTable(table, files).sort()).toEqual(['a', 'b', 'c']);
   });
 
-  it('finds a redelivery by looking only at versions claimed since it was ingested, however old', async () => {
+  it('finds a redelivery by looking only at versions committed since it was ingested, however old', async () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
     const threeDaysAgo = Date.now() - 3 * 86_400_000;
-    await appendToTable(commitDeps(table), request(['old'], files, threeDaysAgo));
-    for (let i = 0; i < 5; i++) await appendToTable(commitDeps(table), request([`new-${i}`], files));
-    const redriven = await appendToTable(commitDeps(table), request(['old', 'fresh'], files, threeDaysAgo));
+    const writer = writerOf(table);
+    await appendToTable(writer, request(['old'], files, threeDaysAgo));
+    for (let i = 0; i < 5; i++) await appendToTable(writer, request([`new-${i}`], files));
+    const redriven = await appendToTable(writer, request(['old', 'fresh'], files, threeDaysAgo));
     expect(redriven).toEqual({ version: 6, written: 1, skipped: 1 });
     expect(rowsInTable(table, files).filter((id) => id === 'old')).toHaveLength(1);
   });
 
-  it('records claim times that never decrease, so "claimed since" is a suffix of the log', async () => {
+  it('gives versions timestamps that never decrease, so "committed since" is a suffix of the log', async () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
-    await Promise.all(Array.from({ length: 6 }, (_, i) => appendToTable(commitDeps(table), request([`r${i}`], files))));
-    const times = [...table.entries.values()].sort((a, b) => a.version - b.version).map((entry) => entry.claimedAt);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => appendToTable(writerOf(table), request([`r${i}`], files))));
+    const times = logVersions(table).map((version) => Number(linesOf(table, version)[0]?.commitInfo?.timestamp));
     expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect([...table.entries.values()].map((entry) => entry.claimedAt)).toEqual(
+      logVersions(table).map((version) => Number(linesOf(table, version)[0]?.commitInfo?.timestamp)),
+    );
   });
 
   const racingBatches = [
@@ -131,22 +174,25 @@ describe('appending to a Delta table through the coordinator', () => {
     ['w4-1', 'shared-1'],
   ];
 
-  it('keeps every row exactly once and the versions consecutive with 4 writers racing, overlapping ids included', {
-    timeout: 60_000,
-  }, async () => {
-    for (let round = 0; round < 20; round++) {
-      const table = memoryTable();
-      const completed: number[] = [];
-      const files = new Map<string, string[]>();
-      await Promise.all(racingBatches.map((ids) => appendToTable(commitDeps(table, completed), request(ids, files))));
-      const rows = rowsInTable(table, files).sort();
-      expect(rows).toEqual([...new Set(racingBatches.flat())].sort());
-      const versions = [...table.entries.keys()].sort((a, b) => a - b);
-      expect(versions).toEqual(versions.map((_, i) => i));
-      expect(versions.every((version) => table.objects.has(logFileName(version)))).toBe(true);
-      expect(completed.sort()).toEqual(versions);
-    }
-  });
+  for (const coordinated of [false, true])
+    it(`keeps every row exactly once and the versions consecutive with 4 writers racing (${coordinated ? 'claims in DynamoDB' : 'conditional writes'})`, {
+      timeout: 60_000,
+    }, async () => {
+      for (let round = 0; round < 20; round++) {
+        const table = memoryTable();
+        const completed: number[] = [];
+        const files = new Map<string, string[]>();
+        await Promise.all(
+          racingBatches.map((ids) =>
+            appendToTable(writerOf(table, { completed }, { coordinated }), request(ids, files)),
+          ),
+        );
+        expect(rowsInTable(table, files).sort()).toEqual([...new Set(racingBatches.flat())].sort());
+        const versions = logVersions(table);
+        expect(versions).toEqual([...table.entries.keys()].sort((a, b) => a - b));
+        expect(completed.sort()).toEqual(versions);
+      }
+    });
 
   it('writes the shared ids more than once when the check is switched off (the race test can fail)', {
     timeout: 60_000,
@@ -155,50 +201,188 @@ describe('appending to a Delta table through the coordinator', () => {
     for (let round = 0; round < 5; round++) {
       const table = memoryTable({ deduplicate: false });
       const files = new Map<string, string[]>();
-      await Promise.all(racingBatches.map((ids) => appendToTable(commitDeps(table), request(ids, files))));
+      await Promise.all(racingBatches.map((ids) => appendToTable(writerOf(table), request(ids, files))));
       const rows = rowsInTable(table, files);
       duplicated += rows.length - new Set(rows).size;
     }
     expect(duplicated).toBeGreaterThan(0);
   });
 
-  it('finishes a commit whose writer stopped after claiming its version, without writing it twice', async () => {
+  it("never overwrites another writer's commit: it reads it, keeps its file live and commits after it", async () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
-    const completed: number[] = [];
-    const crashing: CommitDeps = {
-      ...commitDeps(table),
-      log: {
-        ...table.log,
-        markComplete: async () => {
-          throw new Error('crash');
+    const writer = writerOf(table);
+    await appendToTable(writer, request(['a'], files));
+    await appendToTable(writer, request(['b'], files));
+    externalCommit(table, 2);
+    const third = await appendToTable(writer, request(['c'], files));
+    expect(third.version).toBe(3);
+    expect(linesOf(table, 2)[0]?.commitInfo?.engineInfo).toMatch(/Spark/);
+    expect((await liveFiles(table)).filter((path) => path.startsWith('dt=2026-01-01/spark'))).toEqual([sparkFile(2)]);
+    expect(rowsInTable(table, files).sort()).toEqual(['(another writer)', 'a', 'b', 'c']);
+  });
+
+  it("overwrites another writer's commit on a store that ignores conditional writes (why stores are probed)", async () => {
+    const table = memoryTable({ conditionalWrites: 'ignored' });
+    const files = new Map<string, string[]>();
+    const writer = writerOf(table);
+    await appendToTable(writer, request(['a'], files));
+    await appendToTable(writer, request(['b'], files));
+    externalCommit(table, 2);
+    await appendToTable(writer, request(['c'], files));
+    expect(await liveFiles(table)).not.toContain(sparkFile(2));
+    expect(await probeConditionalWrites(table.storage)).toBe(false);
+    expect(await probeConditionalWrites(memoryTable({ conditionalWrites: 'refused' }).storage)).toBe(false);
+    expect(await probeConditionalWrites(memoryTable().storage)).toBe(true);
+  });
+
+  it('recognises its own commit when the store wrote it but the answer was lost (the SDK asked again)', async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const losing: TableStorage = {
+      ...table.storage,
+      async putIfAbsent(key, body, contentType) {
+        const written = await table.storage.putIfAbsent(key, body, contentType);
+        // The first answer was lost; the repeated request finds the object.
+        return written && key.endsWith('.json') ? false : written;
+      },
+    };
+    const result = await appendToTable(
+      { ...writerOf(table), storage: losing, arbiter: conditionalArbiter(losing) },
+      request(['a'], files),
+    );
+    expect(result).toEqual({ version: 0, written: 1, skipped: 0 });
+    expect(logVersions(table)).toEqual([0]);
+  });
+
+  it('refuses a table whose protocol needs a writer feature it does not implement, writing nothing', async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const writer = writerOf(table);
+    await appendToTable(writer, request(['a'], files));
+    externalCommit(table, 1, [
+      {
+        protocol: {
+          minReaderVersion: 3,
+          minWriterVersion: 7,
+          readerFeatures: [],
+          writerFeatures: ['appendOnly', 'futureFeature'],
+        },
+      },
+    ]);
+    const refused = appendToTable(writer, request(['b'], files));
+    await expect(refused).rejects.toBeInstanceOf(TableNotWritable);
+    await expect(refused).rejects.toMatchObject({ code: 'TABLE_PROTOCOL_UNSUPPORTED', unsupported: ['futureFeature'] });
+    expect(logVersions(table)).toEqual([0, 1]);
+    // Once the feature is dropped (a newer protocol without it), the same rows go in.
+    externalCommit(table, 2, [{ protocol: { minReaderVersion: 1, minWriterVersion: 2 } }]);
+    const accepted = await appendToTable(writer, request(['b'], files));
+    expect(accepted).toEqual({ version: 3, written: 1, skipped: 0 });
+  });
+
+  it('refuses rows the table no longer accepts after another writer changed its schema', async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const writer = writerOf(table);
+    await appendToTable(writer, request(['a'], files));
+    const changed = {
+      type: 'struct',
+      fields: [
+        { name: 'id', type: 'long', nullable: false, metadata: {} },
+        { name: 'dt', type: 'string', nullable: false, metadata: {} },
+        { name: 'region', type: 'string', nullable: false, metadata: {} },
+      ],
+    };
+    externalCommit(table, 1, [
+      {
+        metaData: {
+          id: 't',
+          format: { provider: 'parquet', options: {} },
+          schemaString: JSON.stringify(changed),
+          partitionColumns: ['dt'],
+          configuration: {},
+        },
+      },
+    ]);
+    await expect(appendToTable(writer, request(['b'], files))).rejects.toMatchObject({
+      code: 'TABLE_SCHEMA_INCOMPATIBLE',
+      message: expect.stringMatching(/column id is "long" in the table.*column region is required/),
+    });
+    expect(logVersions(table)).toEqual([0, 1]);
+  });
+
+  it('finds the rows of a commit whose writer stopped right after it, before recording anything else', async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const stopping: CommitDeps = {
+      ...writerOf(table),
+      records: {
+        ...table.records,
+        record: async () => {
+          throw new Error('stopped');
         },
       },
     };
-    await expect(appendToTable(crashing, request(['a'], files))).rejects.toThrow('crash');
-    expect(table.entries.get(0)?.complete).toBe(false);
-
-    const redelivered = await appendToTable(commitDeps(table, completed), request(['a', 'b'], files));
-    expect(redelivered.skipped).toBe(1);
-    expect(rowsInTable(table, files).sort()).toEqual(['a', 'b']);
-    expect(completed).toEqual([0, 1]);
+    await expect(appendToTable(stopping, request(['a', 'b'], files))).rejects.toThrow('stopped');
+    expect(table.entries.size).toBe(0);
+    // The same envelopes again, from a writer that has never seen the table (a fresh instance).
+    const again = await appendToTable(writerOf(table), request(['a', 'b', 'c'], files));
+    expect(again).toEqual({ version: 1, written: 1, skipped: 2 });
+    expect(rowsInTable(table, files).sort()).toEqual(['a', 'b', 'c']);
   });
 
-  it('finds its place in the store when the coordinator has no entries left (an idle table)', async () => {
+  it('keeps the properties another writer set when it commits its own', async () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
-    await appendToTable(commitDeps(table), request(['a'], files));
-    await appendToTable(commitDeps(table), request(['b'], files));
-    table.entries.clear();
-    table.ids.clear();
-    expect(await recoverTable(commitDeps(table), 't')).toEqual({ version: 1, claimedAt: 0 });
-    const next = await appendToTable(commitDeps(table), request(['c'], files));
-    expect(next.version).toBe(2);
-    expect(actionsOf(table, 2)).toEqual(['commitInfo', 'add']);
+    const writer = writerOf(table);
+    await appendToTable(writer, request(['a'], files));
+    externalCommit(table, 1, [
+      {
+        metaData: {
+          id: 't',
+          format: { provider: 'parquet', options: {} },
+          schemaString: JSON.stringify(schema),
+          partitionColumns: ['dt'],
+          configuration: { 'delta.enableChangeDataFeed': 'false', 'spark.owner': 'analytics' },
+        },
+      },
+    ]);
+    const set = await commitMetadata(writer, 't', async (current) => ({
+      ...(current as NonNullable<typeof current>),
+      configuration: { ...current?.configuration, 'delta.checkpointInterval': '20' },
+    }));
+    expect(set.version).toBe(2);
+    expect(set.metadata.configuration).toEqual({
+      'delta.enableChangeDataFeed': 'false',
+      'spark.owner': 'analytics',
+      'delta.checkpointInterval': '20',
+    });
   });
+});
 
-  it('reports -1 for a table without commits', async () => {
-    expect((await recoverTable(commitDeps(memoryTable()), 't')).version).toBe(-1);
+describe('appending through claims in DynamoDB (stores without conditional writes)', () => {
+  it('finishes a commit whose writer stopped after claiming its version, without writing it twice', async () => {
+    const table = memoryTable({ conditionalWrites: 'refused' });
+    const files = new Map<string, string[]>();
+    const stopping: CommitDeps = {
+      ...writerOf(table, {}, { coordinated: true }),
+      storage: {
+        ...table.storage,
+        async put(key, body, contentType) {
+          if (key === logFileName(0)) throw new Error('stopped');
+          await table.storage.put(key, body, contentType);
+        },
+      },
+    };
+    stopping.arbiter = coordinatedArbiter(stopping.storage, table.claims);
+    await expect(appendToTable(stopping, request(['a'], files))).rejects.toThrow('stopped');
+    expect(table.claimed.get(0)?.complete).toBe(false);
+    expect(table.objects.has(logFileName(0))).toBe(false);
+
+    const next = await appendToTable(writerOf(table, {}, { coordinated: true }), request(['b'], files));
+    expect(next.version).toBe(1);
+    expect(logVersions(table)).toEqual([0, 1]);
+    expect(rowsInTable(table, files).sort()).toEqual(['a', 'b']);
   });
 });
 
@@ -212,17 +396,17 @@ describe('appending with a txn (pipelines)', () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
     const first = await appendToTable(
-      commitDeps(table),
+      writerOf(table),
       txnRequest(files, { appId: 'p', version: 5, after: -1, readVersion: -1 }),
     );
     expect(first.version).toBe(0);
     expect(table.objects.get(logFileName(0))?.bytes.toString()).toContain('"txn":{"appId":"p","version":5');
     // A stale runner that started from the same place commits the same range again: refused.
     const stale = await appendToTable(
-      commitDeps(table),
+      writerOf(table),
       txnRequest(files, { appId: 'p', version: 5, after: -1, readVersion: -1 }),
     );
-    expect(stale).toEqual({ version: 0, written: 0, skipped: 2 });
+    expect(stale).toEqual({ version: null, written: 0, skipped: 2 });
     expect(rowsInTable(table, files)).toEqual(['x', 'y']);
   });
 });

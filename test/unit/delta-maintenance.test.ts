@@ -21,7 +21,7 @@ import { checkpointFileName, logFileName, metadataAction } from '#shared/domain/
 import { type MaintenanceDeps, maintainTable } from '#shared/domain/delta/maintenance.ts';
 import { type LogReader, openSnapshot, VersionNotFound } from '#shared/domain/delta/snapshot.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
-import { memoryTable } from '../support/memory-table.ts';
+import { memoryTable, writerOf } from '../support/memory-table.ts';
 
 const day = 86_400_000;
 
@@ -48,18 +48,16 @@ function encode(rows: Envelope[]) {
 function harness(clock: { now: number }) {
   const table = memoryTable({ clock: () => clock.now });
   const reader: LogReader = { storage: table.storage, decodeCheckpoint };
-  const commit: CommitDeps = {
-    log: table.log,
-    storage: table.storage,
-    now: () => new Date(clock.now),
-    hooks: {
-      async onCompleted(entry) {
-        const { state } = await openSnapshot(reader, { version: entry.version });
+  const commit: CommitDeps = writerOf(
+    table,
+    {
+      async onCompleted(entry, state) {
         if (checkpointDue(entry.version, state))
           await writeCheckpoint(table.storage, encodeCheckpoint, state, clock.now);
       },
     },
-  };
+    { decodeCheckpoint, now: () => new Date(clock.now) },
+  );
   const append = (rows: Envelope[]) =>
     appendToTable(commit, {
       tableId: 't',
@@ -209,6 +207,8 @@ describe('checkpoints', { timeout: 60_000 }, () => {
     const bytes = encodeCheckpoint({
       protocol: { minReaderVersion: 1, minWriterVersion: 2 },
       metadata,
+      checkpointMetadata: null,
+      domainMetadata: [],
       txns,
       adds,
       removes,

@@ -4,7 +4,9 @@ import { invalid } from '#shared/domain/errors.ts';
 import {
   type EventQuery,
   type EventReadDeps,
+  eventMatcher,
   maxFilesPerRead,
+  maxReadMs,
   readEvents,
   type StoredEvent,
 } from '#shared/domain/monitoring/events.ts';
@@ -23,10 +25,22 @@ function event(n: number, second: number): StoredEvent {
   };
 }
 
-/** Files as the writer commits them, each with the statistics of its own rows. */
-function table(files: StoredEvent[][]) {
+/** An event with this body (bytes as given, or the UTF-8 of a text). */
+function withBody(n: number, second: number, body: string | Buffer, contentType = 'application/json'): StoredEvent {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  return {
+    ...event(n, second),
+    content_type: contentType,
+    payload_size: bytes.length,
+    payload: bytes.toString('base64'),
+  };
+}
+
+/** Files as the writer commits them, each with the statistics of its own rows; and staged batches not committed yet. */
+function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
   const adds: AddFile[] = files.map((rows, index) => {
     const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
+    const sizes = rows.map((row) => row.payload_size);
     const ids = rows.map((row) => row.message_id).sort();
     return {
       path: `dt=2026-11-21/part-${index}.zstd.parquet`,
@@ -36,8 +50,16 @@ function table(files: StoredEvent[][]) {
       dataChange: true,
       stats: JSON.stringify({
         numRecords: rows.length,
-        minValues: { ingested_at: new Date(Math.min(...times)).toISOString(), message_id: ids[0] as string },
-        maxValues: { ingested_at: new Date(Math.max(...times)).toISOString(), message_id: ids.at(-1) as string },
+        minValues: {
+          ingested_at: new Date(Math.min(...times)).toISOString(),
+          message_id: ids[0] as string,
+          payload_size: Math.min(...sizes),
+        },
+        maxValues: {
+          ingested_at: new Date(Math.max(...times)).toISOString(),
+          message_id: ids.at(-1) as string,
+          payload_size: Math.max(...sizes),
+        },
         nullCount: {},
       }),
     };
@@ -49,6 +71,20 @@ function table(files: StoredEvent[][]) {
       read.push(file.path);
       return files[adds.indexOf(file)] ?? [];
     },
+    stagedSources: async () =>
+      batches.map((rows, index) => {
+        const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
+        return {
+          oldest: Math.min(...times),
+          // Staged a second after its newest envelope arrived.
+          stagedAt: Math.max(...times) + 1000,
+          size: 100,
+          read: async () => {
+            read.push(`staged-${index}`);
+            return rows;
+          },
+        };
+      }),
     cursors: memoryCursors,
   };
   return { deps, read };
@@ -111,7 +147,15 @@ describe('reading events back from the table', () => {
     ]);
     expect(read).toEqual(['dt=2026-11-21/part-0.zstd.parquet']);
     const missing = await readEvents(deps, { limit: 20, message_id: id(3) });
-    expect(missing).toEqual({ events: [], next_cursor: null, files_read: 0 });
+    expect(missing).toEqual({
+      events: [],
+      next_cursor: null,
+      files_read: 0,
+      bytes_read: 0,
+      events_scanned: 0,
+      files_left: 0,
+      scanned_back_to: null,
+    });
     expect(read).toHaveLength(1);
   });
 
@@ -180,5 +224,211 @@ describe('reading events back from the table', () => {
     ]) {
       await expect(readEvents(deps, query)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     }
+  });
+});
+
+describe('searching the bodies of events', () => {
+  // Three commits' files of bodies of every kind a sender sends.
+  const bodies = {
+    stripeInvoice: withBody(1, 1, '{"type":"invoice.paid","data":{"object":{"id":"in_123","amount":7}}}'),
+    stripeOther: withBody(2, 2, '{"type":"invoice.paid","data":{"object":{"id":"in_124","amount":7}}}'),
+    githubPush: withBody(3, 3, '{"ref":"refs/heads/main","pusher":{"name":"Zoë"},"commits":[{"id":"c1"}]}'),
+    xmlOrder: withBody(4, 4, '<?xml version="1.0"?><order id="in_123"><city>Zürich</city></order>', 'application/xml'),
+    japanese: withBody(5, 5, '{"message":"注文 in_123 を受け付けました"}'),
+    // "ü" in ISO-8859-1 is one byte 0xFC, not the two bytes of its UTF-8.
+    latin1: withBody(6, 6, Buffer.from('<city>Z\u00fcrich</city>', 'latin1'), 'application/xml; charset=iso-8859-1'),
+    binary: withBody(
+      7,
+      7,
+      Buffer.from([0x00, 0xff, 0x69, 0x6e, 0x5f, 0x31, 0x32, 0x33, 0x00]),
+      'application/octet-stream',
+    ),
+    // Two bodies, one after the other, whose ends would spell "in_123" together.
+    tailOfOne: withBody(8, 8, '{"note":"in_1'),
+    headOfNext: withBody(9, 9, '23"}'),
+    upperCase: withBody(10, 10, '{"id":"IN_123"}'),
+  };
+  const files = () =>
+    table([
+      [bodies.stripeInvoice, bodies.stripeOther, bodies.githubPush],
+      [bodies.xmlOrder, bodies.japanese, bodies.latin1, bodies.binary],
+      [bodies.tailOfOne, bodies.headOfNext, bodies.upperCase],
+    ]);
+  const found = async (query: Partial<EventQuery>) => (await allPages(files().deps, { limit: 50, ...query })).flat();
+
+  it('finds exactly the bodies holding the bytes, newest first, across commits, whatever the format', async () => {
+    expect(await found({ contains: 'in_123' })).toEqual([id(7), id(5), id(4), id(1)]);
+    expect(await found({ contains: 'Zürich' })).toEqual([id(4)]);
+    expect(await found({ contains: '受け付け' })).toEqual([id(5)]);
+    expect(await found({ contains: 'Zoë' })).toEqual([id(3)]);
+    expect(await found({ contains: '<city>' })).toEqual([id(6), id(4)]);
+    expect(await found({ contains: '"refs/heads/main"' })).toEqual([id(3)]);
+  });
+
+  it('is case-sensitive, and never finds a match spanning two bodies', async () => {
+    expect(await found({ contains: 'IN_123' })).toEqual([id(10)]);
+    expect(await found({ contains: 'in_123"}' })).toEqual([]);
+    expect(await found({ contains: '"note":"in_1' })).toEqual([id(8)]);
+  });
+
+  it('finds the text at every offset of base64’s three-byte groups', async () => {
+    // The same text shifted by 0 to 5 bytes: base64 encodes each shift differently.
+    const shifted = Array.from({ length: 6 }, (_, k) => withBody(20 + k, 20 + k, `${'x'.repeat(k)}needle`));
+    const { deps } = table([shifted, [withBody(30, 30, 'no match here')]]);
+    const page = await readEvents(deps, { limit: 50, contains: 'needle' });
+    expect(page.events.map((e) => e.message_id)).toEqual(Array.from({ length: 6 }, (_, k) => id(25 - k)));
+  });
+
+  it('matches a JSON value at a path, alone or with a text, and skips bodies that are not JSON', async () => {
+    expect(await found({ json_path: '$.data.object.id', json_equals: 'in_123' })).toEqual([id(1)]);
+    expect(await found({ json_path: '$.data.object.amount', json_equals: '7' })).toEqual([id(2), id(1)]);
+    expect(await found({ json_path: '$.commits[0].id', json_equals: 'c1' })).toEqual([id(3)]);
+    expect(await found({ json_path: '$["pusher"].name', json_equals: 'Zoë' })).toEqual([id(3)]);
+    expect(await found({ json_path: '$.data.object', json_equals: '{"id":"in_123","amount":7}' })).toEqual([]);
+    expect(await found({ json_path: '$.type', json_equals: 'invoice.paid', contains: 'in_124' })).toEqual([id(2)]);
+  });
+
+  it('compares the JSON value, not the bytes: escaped strings and numbers written another way match', async () => {
+    const { deps } = table([
+      [
+        withBody(1, 1, '{"id":"in\\u005f123","city":"Z\\u00fcrich"}'),
+        withBody(2, 2, '{"id":"in_123","amount":1e2}'),
+        withBody(3, 3, '{"id":"in_1234","amount":100.5,"note":"in_123"}'),
+        withBody(4, 4, '{"id":"12\\u0061b"}'),
+      ],
+    ]);
+    const ids = async (json_path: string, json_equals: string) =>
+      (await readEvents(deps, { limit: 10, json_path, json_equals })).events.map((e) => e.message_id);
+    expect(await ids('$.id', 'in_123')).toEqual([id(2), id(1)]);
+    expect(await ids('$.city', 'Zürich')).toEqual([id(1)]);
+    expect(await ids('$.amount', '100')).toEqual([id(2)]);
+    expect(await ids('$.amount', '100.5')).toEqual([id(3)]);
+    expect(await ids('$.id', '12ab')).toEqual([id(4)]);
+  });
+
+  it('starts no file after its time budget, and the cursor goes on from there', async () => {
+    // Prepare: a clock on which each file takes 4 s to read.
+    const files = Array.from({ length: 6 }, (_, n) => [withBody(n, n, `{"hit":${n}}`)]);
+    const { deps } = table(files);
+    let now = 0;
+    const slow: EventReadDeps = {
+      ...deps,
+      clock: () => now,
+      readEvents: async (file) => {
+        now += 4000;
+        return deps.readEvents(file);
+      },
+    };
+    // Act
+    const first = await readEvents(slow, { limit: 50, contains: 'hit' });
+    const all = (await allPages(slow, { limit: 50, contains: 'hit' })).flat();
+    // Assess: 0 s, 4 s and 8 s are under the budget; at 12 s no file starts.
+    expect(maxReadMs).toBe(10_000);
+    expect(first.files_read).toBe(3);
+    expect(first.events.map((e) => e.message_id)).toEqual([id(5), id(4), id(3)]);
+    expect(all).toEqual([id(5), id(4), id(3), id(2), id(1), id(0)]);
+  });
+
+  it('skips files whose bodies are all shorter than the text, by their statistics', async () => {
+    const { deps, read } = table([
+      [withBody(1, 1, 'short'), withBody(2, 2, 'tiny')],
+      [withBody(3, 3, `${'a'.repeat(40)}needle-of-some-length`)],
+    ]);
+    const page = await readEvents(deps, { limit: 10, contains: 'needle-of-some-length' });
+    expect(page.events.map((e) => e.message_id)).toEqual([id(3)]);
+    expect(read).toEqual(['dt=2026-11-21/part-1.zstd.parquet']);
+  });
+
+  it('goes on by cursor when its budget runs out first, says how far back it looked, and finds each match once', async () => {
+    // Prepare: one file per second, a match in every fifth.
+    const count = maxFilesPerRead * 2 + 3;
+    const files = Array.from({ length: count }, (_, n) => [
+      withBody(n, n, n % 5 === 0 ? `{"hit":${n}}` : `{"miss":${n}}`),
+    ]);
+    const { deps } = table(files);
+    // Act
+    const first = await readEvents(deps, { limit: 50, contains: '"hit"' });
+    const all = (await allPages(deps, { limit: 50, contains: '"hit"' })).flat();
+    // Assess: the first request read the newest 16 files (seconds 34 down to 19).
+    expect(first.events.map((e) => e.message_id)).toEqual([id(30), id(25), id(20)]);
+    expect(first).toMatchObject({
+      files_read: maxFilesPerRead,
+      bytes_read: maxFilesPerRead * 1000,
+      events_scanned: maxFilesPerRead,
+      files_left: count - maxFilesPerRead,
+      // The newest unread file ends at 18 s; statistics keep milliseconds, so the claim stops just after.
+      scanned_back_to: new Date(base + 18_001).toISOString(),
+    });
+    expect(first.next_cursor).not.toBeNull();
+    expect(all).toEqual([id(30), id(25), id(20), id(15), id(10), id(5), id(0)]);
+  });
+
+  it('refuses a search of no bytes or over 1,000 bytes, and a JSON path without its value', async () => {
+    const { deps } = table([[event(1, 1)]]);
+    for (const query of [
+      { limit: 5, contains: '' },
+      { limit: 5, contains: 'é'.repeat(501) },
+      { limit: 5, json_path: '$.a' },
+      { limit: 5, json_equals: 'x' },
+      { limit: 5, json_path: '$.a', json_equals: 'x'.repeat(1001) },
+    ]) {
+      await expect(readEvents(deps, query)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    expect((await readEvents(deps, { limit: 5, contains: 'é'.repeat(500) })).events).toEqual([]);
+  });
+
+  it('offers its matcher to any source of events: a body at a time, decoded from base64', () => {
+    const matcher = eventMatcher({ contains: 'in_123' });
+    expect(matcher?.({ payload: Buffer.from('order in_123').toString('base64') })).toBe(true);
+    expect(matcher?.({ payload: Buffer.from('aW5fMTIz').toString('base64') })).toBe(false);
+    expect(eventMatcher({})).toBeNull();
+  });
+});
+
+describe('events not committed yet', () => {
+  it('lists staged envelopes as pending among committed ones, newest first, page by page, each once', async () => {
+    const { deps } = table(
+      [[event(1, 1), event(2, 5)], [event(3, 9)]],
+      [
+        [event(4, 10), event(5, 12)],
+        [event(6, 11), event(7, 3)],
+      ],
+    );
+    const pages = await allPages(deps, { limit: 3 });
+    expect(pages).toEqual([[id(5), id(6), id(4)], [id(3), id(2), id(7)], [id(1)]]);
+    const first = await readEvents(deps, { limit: 7 });
+    expect(first.events.map((e) => [e.message_id, e.pending])).toEqual([
+      [id(5), true],
+      [id(6), true],
+      [id(4), true],
+      [id(3), false],
+      [id(2), false],
+      [id(7), true],
+      [id(1), false],
+    ]);
+  });
+
+  it('shows an envelope both staged and committed (its commit being recorded) once, as committed; one staged twice once', async () => {
+    const { deps } = table([[event(1, 1), event(2, 2)]], [[event(2, 2), event(3, 3)], [event(3, 3)]]);
+    const page = await readEvents(deps, { limit: 10 });
+    expect(page.events.map((e) => [e.message_id, e.pending])).toEqual([
+      [id(3), true],
+      [id(2), false],
+      [id(1), false],
+    ]);
+  });
+
+  it('finds a staged envelope by its message id, and searches staged bodies as committed ones', async () => {
+    const { deps } = table(
+      [[withBody(1, 1, '<order id="7"/>', 'application/xml')]],
+      [[withBody(2, 2, '<order id="8"/>', 'application/xml'), withBody(3, 3, '{"order":8}')]],
+    );
+    const found = await readEvents(deps, { limit: 10, message_id: id(2) });
+    expect(found.events.map((e) => [e.message_id, e.pending])).toEqual([[id(2), true]]);
+    const searched = await readEvents(deps, { limit: 10, contains: 'id="' });
+    expect(searched.events.map((e) => [e.message_id, e.pending])).toEqual([
+      [id(2), true],
+      [id(1), false],
+    ]);
   });
 });

@@ -90,7 +90,12 @@ describe('connection stats', () => {
         { metric: 'deadLettered', labels: { source_id: 'a' }, value: 2, lastAt: null },
         { metric: 'redriven', labels: { source_id: 'a' }, value: 1, lastAt: null },
       ],
-      null,
+      {
+        rows: 2,
+        oldest: Date.parse('2026-01-01T00:00:00.000Z'),
+        failure: { attempts: 2, lastError: 'STORE_UNREACHABLE: The object store could not be reached' },
+      },
+      new Date('2026-01-01T00:01:30.000Z'),
     );
     expect(stats).toEqual({
       accepted: 12,
@@ -102,7 +107,9 @@ describe('connection stats', () => {
       unaccounted: 2,
       last_ingest_at: '2026-01-01T00:00:02.000Z',
       last_write_at: '2026-01-01T00:00:03.000Z',
-      oldest_unwritten_age_seconds: null,
+      staged_rows: 2,
+      oldest_unwritten_age_seconds: 90,
+      commit_failure: { attempts: 2, last_error: 'STORE_UNREACHABLE: The object store could not be reached' },
     });
   });
 });

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { type RedriveDeps, redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
+import { errorCategory, type RedriveDeps, redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
 import type { FailedDelivery } from '#shared/domain/monitoring/model.ts';
 
-const record = (messageId: string, failedAt: string): FailedDelivery => ({
+const record = (messageId: string, failedAt: string, lastError = 'store down'): FailedDelivery => ({
   message_id: messageId,
   data_set_id: 'ds',
   connection_id: 'c',
   source_id: 's',
   failed_at: failedAt,
   attempts: 5,
-  last_error: 'store down',
+  last_error: lastError,
   // As the dead-letter recorder keeps it: one object per message.
   body_key: `dead-letters/ds/${messageId}.json`,
 });
@@ -42,14 +42,38 @@ describe('redriving failed deliveries', () => {
     // Prepare
     const { deps, state } = memory([record('a', '10:00:01'), record('b', '10:00:02'), record('c', '10:00:03')]);
     // Act
-    const one = await redrive(deps, 'ds', ['b']);
-    const rest = await redrive(deps, 'ds', undefined);
+    const one = await redrive(deps, 'ds', { message_ids: ['b'] });
+    const rest = await redrive(deps, 'ds', {});
     // Assess
     expect({ one, rest, requeued: state.requeued, left: state.records }).toEqual({
-      one: 1,
-      rest: 2,
+      one: { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
+      rest: { redriven: 2, by_category: { OTHER: 2 }, remaining: 0 },
       requeued: ['b', 'a', 'c'],
       left: [],
+    });
+  });
+
+  it('does a bounded amount per call, oldest first, and says how many are left until none is', async () => {
+    // Prepare: more failed deliveries than one call redrives.
+    const records = Array.from({ length: 7 }, (_, i) => record(`m${i}`, `10:00:0${i}`));
+    const { deps, state } = memory(records);
+    // Act
+    const calls = [];
+    for (let call = 0; call < 4; call++) calls.push(await redrive(deps, 'ds', {}, 3));
+    const selection = memory(records);
+    const chosen = await redrive(selection.deps, 'ds', { message_ids: ['m6', 'm1', 'm4'] }, 2);
+    // Assess
+    expect(calls).toEqual([
+      { redriven: 3, by_category: { OTHER: 3 }, remaining: 4 },
+      { redriven: 3, by_category: { OTHER: 3 }, remaining: 1 },
+      { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
+      { redriven: 0, by_category: {}, remaining: 0 },
+    ]);
+    expect([...state.requeued].sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+    expect(state.requeued.slice(0, 3).sort()).toEqual(['m0', 'm1', 'm2']);
+    expect({ chosen, requeued: [...selection.state.requeued].sort() }).toEqual({
+      chosen: { redriven: 2, by_category: { OTHER: 2 }, remaining: 1 },
+      requeued: ['m1', 'm4'],
     });
   });
 
@@ -57,12 +81,84 @@ describe('redriving failed deliveries', () => {
     // Prepare
     const { deps, state } = memory([record('a', '10:00:01')]);
     // Act
-    const refused = await redrive(deps, 'ds', ['a', 'zzz']).catch((error: Error) => error.message);
+    const refused = await redrive(deps, 'ds', { message_ids: ['a', 'zzz'] }).catch((error: Error) => error.message);
     // Assess
     expect({ refused, requeued: state.requeued, left: state.records.length }).toEqual({
       refused: 'Failed delivery zzz not found',
       requeued: [],
       left: 1,
     });
+  });
+
+  it('redrives only those of a time range of failure or a category of error, and counts them', async () => {
+    // Prepare: failures of three kinds over three hours.
+    const unreachable = 'STORE_UNREACHABLE: The object store could not be reached (store s3://lake/x)';
+    const protocol = 'TABLE_PROTOCOL_UNSUPPORTED (the table needs reader 3 and writer 7: deletionVectors)';
+    const { deps, state } = memory([
+      record('a', '2026-11-21T08:10:00.000Z', unreachable),
+      record('b', '2026-11-21T09:00:00.000Z', unreachable),
+      record('c', '2026-11-21T09:30:00.000Z', protocol),
+      record('d', '2026-11-21T10:00:00.000Z', 'Error: something else'),
+      record('e', '2026-11-21T10:05:00.000Z', unreachable),
+    ]);
+    // Act: from inclusive, to exclusive; the fields narrow together.
+    const early = await redrive(deps, 'ds', { from: '2026-11-21T09:00:00.000Z', to: '2026-11-21T10:00:00.000Z' });
+    const none = await redrive(deps, 'ds', { error_category: 'ACCESS_DENIED' });
+    const reachable = await redrive(deps, 'ds', {
+      error_category: 'STORE_UNREACHABLE',
+      to: '2026-11-21T09:00:00.000Z',
+    });
+    const named = await redrive(deps, 'ds', { message_ids: ['d', 'e'], error_category: 'OTHER' });
+    // Assess
+    expect({
+      early,
+      none,
+      reachable,
+      named,
+      requeued: state.requeued,
+      left: state.records.map((r) => r.message_id),
+    }).toEqual({
+      early: { redriven: 2, by_category: { STORE_UNREACHABLE: 1, TABLE_PROTOCOL_UNSUPPORTED: 1 }, remaining: 0 },
+      none: { redriven: 0, by_category: {}, remaining: 0 },
+      reachable: { redriven: 1, by_category: { STORE_UNREACHABLE: 1 }, remaining: 0 },
+      named: { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
+      requeued: ['b', 'c', 'a', 'd'],
+      left: ['e'],
+    });
+  });
+
+  it('reads the category an error starts with, and OTHER where it names none', () => {
+    expect(
+      [
+        'STORE_UNREACHABLE: The object store could not be reached',
+        'ACCESS_DENIED: refused (S3 error code AccessDenied) (store s3://b/p)',
+        'TABLE_PROTOCOL_UNSUPPORTED (reader 3)',
+        'NO_SUCH_BUCKET',
+        'Error: boom',
+        'TypeError: x is undefined',
+        'Unreadable envelope: bad JSON',
+        'The claim-checked payload no longer exists',
+        'STORE_UNREACHABLEx',
+      ].map(errorCategory),
+    ).toEqual([
+      'STORE_UNREACHABLE',
+      'ACCESS_DENIED',
+      'TABLE_PROTOCOL_UNSUPPORTED',
+      'NO_SUCH_BUCKET',
+      'OTHER',
+      'OTHER',
+      'OTHER',
+      'OTHER',
+      'OTHER',
+    ]);
+  });
+
+  it('refuses an empty time range, and redrives nothing', async () => {
+    const { deps, state } = memory([record('a', '2026-11-21T10:00:00.000Z')]);
+    const refused = await redrive(deps, 'ds', {
+      from: '2026-11-21T11:00:00.000Z',
+      to: '2026-11-21T10:00:00.000Z',
+    }).catch((error: { code: string }) => error.code);
+    expect({ refused, requeued: state.requeued }).toEqual({ refused: 'VALIDATION_ERROR', requeued: [] });
   });
 });

@@ -16,6 +16,7 @@ function job(status: JobStatus = 'Queued'): Job {
     rows_in: null,
     rows_out: null,
     rows_rejected: null,
+    rows_filtered: null,
     rejection_samples: [],
     cancel_requested_at: null,
     committing_at: null,
@@ -92,7 +93,7 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
 
 const succeeds: JobWork = async (_, control) => {
   await control.beginCommit();
-  return { rows_in: 2, rows_out: 2, rows_rejected: 0, rejection_samples: [] };
+  return { rows_in: 2, rows_out: 2, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
 };
 
 describe('running a job', () => {
@@ -169,7 +170,7 @@ describe('running a job', () => {
     expect(
       await runJob(deps, 'j1', 'r1', async () => {
         ran = true;
-        return { rows_in: 0, rows_out: 0, rows_rejected: 0, rejection_samples: [] };
+        return { rows_in: 0, rows_out: 0, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
       }),
     ).toBe('cancelled before it ran');
     expect(ran).toBe(false);

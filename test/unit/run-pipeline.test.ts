@@ -7,13 +7,26 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import type { RunControl } from '#shared/domain/jobs/run-job.ts';
+import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
-import { type DecodedRow, type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
-import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
+import { startRunsOnNewData } from '#shared/domain/pipelines/on-new-data.ts';
+import {
+  type DecodedRow,
+  type PipelineRunDeps,
+  runPipeline,
+  runQuery,
+  type StoredEnvelope,
+} from '#shared/domain/pipelines/run-pipeline.ts';
+import { suggestColumns } from '#shared/domain/pipelines/suggest-columns.ts';
+import {
+  createPipeline,
+  deployPipeline,
+  setPipelineStatus,
+  updateDefinition,
+} from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
-import { memoryStore, platformAdmin } from '../support/memory.ts';
+import { memoryStore, platformAdmin, tenantPrincipal } from '../support/memory.ts';
 
 const columns = [
   { name: 'action', path: '$.action', type: 'string' as const },
@@ -27,17 +40,23 @@ async function world() {
   const store = memoryStore();
   const tenant = await createTenant(store, { name: 'Acme' });
   const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'hook' });
-  const envelopes = new Map<string, { message_id: string; payload: Buffer }[]>();
+  const envelopes = new Map<string, StoredEnvelope[]>();
   const output = new Map<string, { dataSetId: string; row: DecodedRow }>();
+  /** Every row handed to the output table, in order. */
+  const appended: DecodedRow[] = [];
   let version = 0;
   /** A committed source version holding these payloads (message ids m<n>), on one day. */
-  const commit = (payloads: Record<string, unknown>) => {
+  const commit = (payloads: Record<string, unknown>, contentType: string | null = null) => {
     const path = `dt=2026-11-21/part-${version}.parquet`;
     envelopes.set(
       path,
       Object.entries(payloads).map(([id, payload]) => ({
         message_id: id,
-        payload: Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
+        content_type: contentType,
+        payload:
+          payload instanceof Uint8Array
+            ? payload
+            : Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)),
       })),
     );
     const add = {
@@ -58,12 +77,15 @@ async function world() {
       ...(store.state.logs.get(dataSet.data_set_id) ?? []),
       { version, actions: [{ add }] },
     ]);
+    // As every commit does (table-storage's recordCommit).
+    store.noteNewRows(dataSet.data_set_id);
     version++;
   };
   const deps: PipelineRunDeps = {
     ...store,
     readEnvelopes: async (_: DataSet, file) => envelopes.get(file.path) ?? [],
     async appendRows(target, _, rows) {
+      appended.push(...rows);
       let written = 0;
       for (const row of rows) {
         if (output.has(row.messageId)) continue;
@@ -92,7 +114,7 @@ async function world() {
     const job = await triggerPipeline(store, platformAdmin, pipelineId, null);
     return (await store.getJob(job.job_id)) as Job;
   };
-  return { store, tenant, dataSet, commit, deps, output, definition, deployedPipeline, trigger };
+  return { store, tenant, dataSet, commit, deps, output, appended, definition, deployedPipeline, trigger };
 }
 
 describe.concurrent('runPipeline', () => {
@@ -144,6 +166,39 @@ describe.concurrent('runPipeline', () => {
       ['merged', 'boolean'],
     ]);
     expect(progress?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 0 });
+  });
+
+  it('counts every row it reads as written, filtered out or rejected: one per NDJSON line', async () => {
+    const { commit, deps, appended, store, trigger, definition, tenant } = await world();
+    commit(
+      {
+        m1: '{"type":"push","number":1}\n{"type":"issue","number":2}\nnot json\n\n{"type":"push","number":"x"}',
+        m2: '{"type":"push","number":3}',
+        m3: Buffer.from([0x7b, 0xff, 0x7d]),
+      },
+      'application/x-ndjson',
+    );
+    const pipeline = await createPipeline(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      name: 'pushes',
+      definition: {
+        ...definition('pushes', columns.slice(1, 2)),
+        decode: { format: 'auto' },
+        where: { path: '$.type', equals: 'push' },
+      },
+    });
+    await deployPipeline(store, platformAdmin, pipeline.pipeline_id, undefined);
+    const outcome = await runPipeline(deps, await trigger(pipeline.pipeline_id), running);
+    expect(outcome).toMatchObject({ rows_in: 6, rows_out: 2, rows_filtered: 1, rows_rejected: 3 });
+    expect(outcome.rejection_samples).toEqual([
+      { message_id: 'm1', reason: 'line 3 is not valid JSON' },
+      { message_id: 'm1', reason: 'column number: expected long, got string' },
+      { message_id: 'm3', reason: 'payload is not valid UTF-8' },
+    ]);
+    expect(appended.map((row) => [row.messageId, ...row.cells])).toEqual([
+      ['m1', 1n],
+      ['m2', 3n],
+    ]);
   });
 
   it('reads only the source versions after its checkpoint: nothing new, nothing written', async () => {
@@ -241,5 +296,183 @@ describe.concurrent('runQuery', () => {
     // A long beyond 2^53 cannot be read exactly from JSON: the row is rejected, not rounded.
     expect(outcome).toMatchObject({ rows_in: 4, rows_out: 2, rows_rejected: 2 });
     expect(outcome.rejection_samples.map((sample) => sample.message_id)).toEqual(['m2', 'm3']);
+  });
+});
+
+describe.concurrent('runs on new data', () => {
+  /** A deployed pipeline with on_new_data, and a runner that runs its queued automatic jobs to the end. */
+  async function watching() {
+    const w = await world();
+    const created = await createPipeline(w.store, platformAdmin, {
+      tenant_id: w.tenant.tenant_id,
+      name: 'live',
+      definition: { ...w.definition(), on_new_data: true },
+    });
+    const pipelineId = created.pipeline_id;
+    await deployPipeline(w.store, platformAdmin, pipelineId, undefined);
+    const automaticJobs = () =>
+      [...w.store.state.jobs.values()].filter((job) => (job.payload as { trigger?: string }).trigger === 'on_new_data');
+    const runQueued = async (finish: 'Succeeded' | 'Failed' = 'Succeeded') => {
+      for (const job of automaticJobs().filter((candidate) => candidate.status === 'Queued')) {
+        const at = new Date().toISOString();
+        const outcome = finish === 'Succeeded' ? await runPipeline(w.deps, job, running) : {};
+        await w.store.moveJob(
+          job.job_id,
+          ['Queued'],
+          { status: finish, started_at: at, completed_at: at, ...outcome },
+          new Date(),
+        );
+      }
+    };
+    return { ...w, pipelineId, automaticJobs, runQueued, tick: () => startRunsOnNewData(w.store) };
+  }
+
+  it('queues one run per pipeline when its source commits, none while a run waits, and none while quiet', async () => {
+    const { commit, tick, automaticJobs, runQueued, output, store, pipelineId } = await watching();
+    // Deployed onto an empty source: nothing to run, and the source settles.
+    expect(await tick()).toBe(0);
+    expect(await store.sourcesWithNewRows()).toEqual([]);
+
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(1);
+    // One run at a time: rows committed while it waits are read by that run.
+    commit({ m2: { action: 'b' } });
+    expect(await tick()).toBe(0);
+    expect(automaticJobs()).toMatchObject([
+      {
+        job_type: 'Pipeline',
+        status: 'Queued',
+        partition_key: pipelineId,
+        payload: { parameters: null, trigger: 'on_new_data' },
+        source: { pipeline_id: pipelineId, pipeline_version: 1 },
+      },
+    ]);
+    expect(store.state.dispatched.map((entry) => entry.jobId)).toEqual([automaticJobs()[0]?.job_id]);
+
+    await runQueued();
+    expect([...output.keys()]).toEqual(['m1', 'm2']);
+    expect(await tick()).toBe(0);
+    expect(await store.sourcesWithNewRows()).toEqual([]);
+
+    commit({ m3: { action: 'c' } });
+    expect(await tick()).toBe(1);
+    await runQueued();
+    expect([...output.keys()]).toEqual(['m1', 'm2', 'm3']);
+    expect(automaticJobs().map((job) => [job.status, job.rows_in])).toEqual([
+      ['Succeeded', 2],
+      ['Succeeded', 1],
+    ]);
+  });
+
+  it('runs a deployed pipeline over the rows already there, and never twice for one schedule race', async () => {
+    const w = await world();
+    w.commit({ m1: { action: 'a' } });
+    const created = await createPipeline(w.store, platformAdmin, {
+      tenant_id: w.tenant.tenant_id,
+      name: 'late',
+      definition: { ...w.definition(), on_new_data: true },
+    });
+    await deployPipeline(w.store, platformAdmin, created.pipeline_id, undefined);
+    expect(await Promise.all([startRunsOnNewData(w.store), startRunsOnNewData(w.store)])).toEqual(
+      expect.arrayContaining([1, 0]),
+    );
+    expect(w.store.state.jobs.size).toBe(1);
+  });
+
+  it('stops while the pipeline is disabled, and cancels a queued automatic run it finds disabled', async () => {
+    const { commit, tick, automaticJobs, store, pipelineId, deps, output } = await watching();
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(1);
+    await setPipelineStatus(store, platformAdmin, pipelineId, 'Disabled');
+    const [queued] = automaticJobs();
+    await expect(runPipeline(deps, queued as Job, running)).rejects.toBeInstanceOf(JobCancelled);
+    expect(output.size).toBe(0);
+    await store.moveJob(queued?.job_id as string, ['Queued'], { status: 'Cancelled' }, new Date());
+
+    commit({ m2: { action: 'b' } });
+    expect(await tick()).toBe(0);
+    expect(await store.sourcesWithNewRows()).toEqual([]);
+    await setPipelineStatus(store, platformAdmin, pipelineId, 'Active');
+    commit({ m3: { action: 'c' } });
+    expect(await tick()).toBe(1);
+  });
+
+  it('does not repeat a failed run for the same rows, and runs again when more arrive', async () => {
+    const { commit, tick, runQueued, automaticJobs } = await watching();
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(1);
+    await runQueued('Failed');
+    expect(await tick()).toBe(0);
+    commit({ m2: { action: 'b' } });
+    expect(await tick()).toBe(1);
+    await runQueued();
+    expect(automaticJobs().map((job) => [job.status, job.rows_in])).toEqual([
+      ['Failed', null],
+      ['Succeeded', 2],
+    ]);
+  });
+
+  it('stops watching a source once the deployed version no longer runs on new data', async () => {
+    const { commit, tick, store, pipelineId, definition, dataSet } = await watching();
+    await updateDefinition(store, platformAdmin, pipelineId, definition());
+    await deployPipeline(store, platformAdmin, pipelineId, undefined);
+    commit({ m1: { action: 'a' } });
+    expect(await tick()).toBe(0);
+    expect(await store.watchersOf(dataSet.data_set_id)).toEqual([]);
+  });
+});
+
+describe.concurrent('suggestColumns', () => {
+  it('proposes paths, names and the types every sampled value fits, from the newest payloads', async () => {
+    const { commit, deps, dataSet } = await world();
+    commit(
+      {
+        m1: '<order id="7"><total currency="EUR">7.50</total><paid>true</paid><at>2026-11-21T10:00:00Z</at></order>',
+        m2: '<order id="8"><total currency="EUR">12</total><paid>false</paid><note>gift</note></order>',
+      },
+      'application/xml',
+    );
+    commit(
+      { m3: { type: 'push', 'repo-name': 'x', n: 1, ratio: 1, dt: 'a', tags: ['a'], user: { LoginName: 'o' } } },
+      'application/json',
+    );
+    commit({ m4: { type: 'issue', n: 2, ratio: 0.5, extra: null } }, 'application/json');
+    commit({ m5: 'not json' }, 'application/json');
+
+    const suggestion = await suggestColumns(deps, platformAdmin, dataSet.data_set_id, { format: 'auto' });
+    expect(suggestion).toMatchObject({
+      decode: { format: 'auto' },
+      sampled_envelopes: 5,
+      sampled_rows: 5,
+      formats: { json: 3, xml: 2 },
+      rows_rejected: 1,
+      rejection_samples: [{ message_id: 'm5', reason: 'payload is not valid JSON' }],
+      more_paths: 0,
+    });
+    expect(suggestion.columns.map((column) => [column.name, column.path, column.type, column.seen])).toEqual([
+      ['type', '$.type', 'string', 2],
+      ['n', '$.n', 'long', 2],
+      ['ratio', '$.ratio', 'double', 2],
+      ['repo_name', '$.repo-name', 'string', 1],
+      ['dt_2', '$.dt', 'string', 1],
+      ['tags', '$.tags', 'string', 1],
+      ['login_name', '$.user.LoginName', 'string', 1],
+      ['id', '$.order["@id"]', 'long', 2],
+      ['currency', '$.order.total["@currency"]', 'string', 2],
+      ['total', '$.order.total["#text"]', 'double', 2],
+      ['paid', '$.order.paid', 'boolean', 2],
+      ['note', '$.order.note', 'string', 1],
+      ['at', '$.order.at', 'timestamp', 1],
+    ]);
+
+    const limited = await suggestColumns(deps, platformAdmin, dataSet.data_set_id, { format: 'json', sample: 2 });
+    expect([limited.sampled_envelopes, limited.rows_rejected, limited.columns.length]).toEqual([2, 1, 3]);
+  });
+
+  it('answers 404 for a data set of another tenant', async () => {
+    const { deps, dataSet } = await world();
+    await expect(
+      suggestColumns(deps, tenantPrincipal('another-tenant', 'TenantAdmin'), dataSet.data_set_id, {}),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableLocation } from '#shared/adapters/s3/tenant-stores.ts';
 import { secretBox } from '#shared/adapters/secret-box.ts';
+import { tenantRoleChecks } from '#shared/adapters/tenant-roles.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import type { Principal } from '#shared/domain/principal.ts';
 import { endpointAllowed, type StoredObjectStore } from '#shared/domain/tenants/object-stores.ts';
@@ -63,6 +64,7 @@ function tenancy(allowed: string[]) {
       replaceObjectStoreOptions: async () => {},
       secrets: secretBox,
       allowedStoreEndpoints: () => allowed,
+      roles: tenantRoleChecks,
     },
   };
 }

@@ -79,6 +79,19 @@ describe('a tally of counts', () => {
     ]);
   });
 
+  it('starts its epochs on the clock’s quarter hours, whenever the process started', () => {
+    const { tally, clock } = tallyAt(Date.parse('2026-01-01T00:07:30.000Z'));
+    const first = tally.add('ingestRequests', accepted, 1).epoch;
+    clock.now = Date.parse('2026-01-01T00:14:59.999Z');
+    expect(tally.add('ingestRequests', accepted, 1).epoch).toBe(first);
+    clock.now = Date.parse('2026-01-01T00:15:00.000Z');
+    const second = tally.add('ingestRequests', accepted, 1).epoch;
+    expect([epochStartMs(first), epochStartMs(second)].map((ms) => new Date(ms).toISOString())).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:15:00.000Z',
+    ]);
+  });
+
   it('writes a failed total again, and never a value twice once written', () => {
     const { tally } = tallyAt();
     tally.add('deadLettered', { source_id: 's1' }, 2);

@@ -5,9 +5,11 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientConfig } from '#shared/adapters/s3/tenant-stores.ts';
+import { tenantRoleChecks } from '#shared/adapters/tenant-roles.ts';
 
 interface Seen {
   url: string;
@@ -49,11 +51,13 @@ const assumed = (expiration: string) => `<AssumeRoleResponse xmlns="https://sts.
   <ResponseMetadata><RequestId>1</RequestId></ResponseMetadata>
 </AssumeRoleResponse>`;
 
-const sts = recordingServer(() => ({
+/** What STS answers (a test may change it: the store adapter keeps one STS client per process, on this server). */
+let stsAnswer = () => ({
   status: 200,
   type: 'text/xml',
   body: assumed(new Date(Date.now() + 3_600_000).toISOString()),
-}));
+});
+const sts = recordingServer(() => stsAnswer());
 const s3 = recordingServer(() => ({ status: 200, type: 'application/xml', body: listed }));
 const saved = { ...process.env };
 
@@ -109,5 +113,129 @@ describe('a tenant store registered with a role', () => {
 
   it('uses the platform’s own credentials for a store registered with neither keys nor a role', () => {
     expect(clientConfig({ region: 'eu-west-1' }, 'tributary-tenant-2').credentials).toBeUndefined();
+  });
+});
+
+describe('checking the role a store names', () => {
+  const denied = `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User is not authorized to perform: sts:AssumeRole</Message></Error><RequestId>2</RequestId></ErrorResponse>`;
+
+  it('asks STS once without the external id: a role that grants it is unsafe, one that refuses is safe', async () => {
+    // Prepare: an STS that grants the first request and refuses the second.
+    let answers = 0;
+    const probe = recordingServer(() =>
+      answers++ === 0
+        ? { status: 200, type: 'text/xml', body: assumed(new Date(Date.now() + 900_000).toISOString()) }
+        : { status: 403, type: 'text/xml', body: denied },
+    );
+    const saved = process.env.AWS_ENDPOINT_URL_STS;
+    process.env.AWS_ENDPOINT_URL_STS = await listen(probe.server);
+    try {
+      // Act
+      const unsafe = await tenantRoleChecks.assumableWithoutExternalId(
+        'arn:aws:iam::111122223333:role/trusts-anyone',
+        'tributary-tenant-1',
+      );
+      const safe = await tenantRoleChecks.assumableWithoutExternalId(
+        'arn:aws:iam::111122223333:role/lake-writer',
+        'tributary-tenant-1',
+      );
+      // Assess
+      expect({ unsafe, safe }).toEqual({ unsafe: true, safe: false });
+      for (const request of probe.seen) {
+        const call = new URLSearchParams(request.body);
+        expect({ action: call.get('Action'), externalId: call.get('ExternalId') }).toEqual({
+          action: 'AssumeRole',
+          externalId: null,
+        });
+      }
+    } finally {
+      process.env.AWS_ENDPOINT_URL_STS = saved;
+      probe.server.close();
+    }
+  });
+});
+
+describe('download URLs signed with a role', () => {
+  it('are signed with credentials that outlive them: the role is assumed again before 15 minutes are left', async () => {
+    // Prepare: an STS handing out one-hour sessions, each with its own key id.
+    let issued = 0;
+    const before = stsAnswer;
+    stsAnswer = () => {
+      issued++;
+      return {
+        status: 200,
+        type: 'text/xml',
+        body: assumed(new Date(Date.now() + 3_600_000).toISOString()).replace(
+          'ASIATENANTROLE000001',
+          `ASIATENANTROLE00000${issued}`,
+        ),
+      };
+    };
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-21T10:00:00.000Z') });
+    try {
+      const client = new S3Client(
+        clientConfig(
+          { role_arn: 'arn:aws:iam::111122223333:role/lake-writer', external_id: 'x', region: 'eu-west-1' },
+          'tributary-tenant-3',
+        ),
+      );
+      const signAt = async (at: string) => {
+        vi.setSystemTime(new Date(at));
+        const url = new URL(
+          await getSignedUrl(client, new GetObjectCommand({ Bucket: 'lake', Key: 'a.parquet' }), { expiresIn: 900 }),
+        );
+        return url.searchParams.get('X-Amz-Credential')?.split('/')[0];
+      };
+      // Act: at 10:00 (a new session, until 11:00), 10:30 (30 minutes left) and 10:44 (16 minutes left).
+      const keys = [
+        await signAt('2026-11-21T10:00:00.000Z'),
+        await signAt('2026-11-21T10:30:00.000Z'),
+        await signAt('2026-11-21T10:44:00.000Z'),
+      ];
+      // Assess: a URL of 10:44 valid until 10:59 cannot be signed with credentials that end at 11:00 minus a margin.
+      expect(keys).toEqual(['ASIATENANTROLE000001', 'ASIATENANTROLE000001', 'ASIATENANTROLE000002']);
+    } finally {
+      vi.useRealTimers();
+      stsAnswer = before;
+    }
+  });
+});
+
+describe('a bucket in another region than the one given', () => {
+  it('is reached: S3’s redirect naming the bucket’s region is followed', async () => {
+    // Prepare: an S3 that, like AWS, answers a request signed for the wrong region with a 301 naming the right one.
+    const redirecting = recordingServer((request) =>
+      request.authorization.includes('/eu-west-1/s3/')
+        ? { status: 200, type: 'application/xml', body: listed }
+        : {
+            status: 301,
+            type: 'application/xml',
+            body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message><Bucket>lake</Bucket></Error>',
+          },
+    );
+    const original = redirecting.server.listeners('request')[0] as (...args: unknown[]) => void;
+    redirecting.server.removeAllListeners('request');
+    redirecting.server.on('request', (request, response) => {
+      response.setHeader('x-amz-bucket-region', 'eu-west-1');
+      original(request, response);
+    });
+    const endpoint = await listen(redirecting.server);
+    try {
+      const client = new S3Client(
+        clientConfig(
+          { endpoint, region: 'us-east-1', access_key_id: 'AKIATENANT0000000001', secret_access_key: 's' },
+          'tributary-tenant-4',
+        ),
+      );
+      // Act
+      const answer = await client.send(new ListObjectsV2Command({ Bucket: 'lake' }));
+      // Assess
+      expect(answer.KeyCount).toBe(0);
+      expect(
+        redirecting.seen.map((request) => /\/(us-east-1|eu-west-1)\/s3\//.exec(request.authorization)?.[1]),
+      ).toEqual(['us-east-1', 'eu-west-1']);
+    } finally {
+      redirecting.server.close();
+    }
   });
 });

@@ -99,7 +99,11 @@ describe.concurrent('tenants', () => {
     ).toEqual({ code: 'TENANT_SUSPENDED', paths: [] });
     expect(
       await refusal(
-        registerObjectStore(store, asAdmin, tenantId, { base_url: 's3://bucket-one', name: 's', options: {} }),
+        registerObjectStore(store, asAdmin, tenantId, {
+          base_url: 's3://bucket-one',
+          name: 's',
+          options: { region: 'eu-west-1' },
+        }),
       ),
     ).toEqual({ code: 'TENANT_SUSPENDED', paths: [] });
     await deactivateUser(store, asAdmin, viewer.user_id, later);
@@ -107,7 +111,11 @@ describe.concurrent('tenants', () => {
 
     await reactivateTenant(store, platformAdmin, tenantId, later);
     expect(await refusal(reactivateTenant(store, platformAdmin, tenantId))).toMatchObject({ code: 'CONFLICT' });
-    await registerObjectStore(store, asAdmin, tenantId, { base_url: 's3://bucket-one', name: 's', options: {} });
+    await registerObjectStore(store, asAdmin, tenantId, {
+      base_url: 's3://bucket-one',
+      name: 's',
+      options: { region: 'eu-west-1' },
+    });
   });
 
   it('of another tenant do not exist for a tenant caller (404)', async () => {
@@ -119,7 +127,11 @@ describe.concurrent('tenants', () => {
     });
     expect(
       await refusal(
-        registerObjectStore(store, caller, tenantId, { base_url: 's3://bucket-one', name: 's', options: {} }),
+        registerObjectStore(store, caller, tenantId, {
+          base_url: 's3://bucket-one',
+          name: 's',
+          options: { region: 'eu-west-1' },
+        }),
       ),
     ).toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -188,8 +200,22 @@ describe.concurrent('object stores', () => {
     ['a bucket name with capitals', { base_url: 's3://Demo', options: {} }, ['base_url']],
     ['a ".." prefix', { base_url: 's3://demo-bucket/a/../b', options: {} }, ['base_url']],
     ['an IP address as the bucket', { base_url: 's3://192.168.1.1', options: {} }, ['base_url']],
-    ['a malformed role ARN', { base_url: 's3://demo-bucket', options: { role_arn: 'admin' } }, ['options.role_arn']],
-    ['half a key pair', { base_url: 's3://demo-bucket', options: { access_key_id: 'AKIA1' } }, ['options']],
+    [
+      'a malformed role ARN',
+      { base_url: 's3://demo-bucket', options: { role_arn: 'admin', external_id: 'x', region: 'eu-west-1' } },
+      ['options.role_arn'],
+    ],
+    [
+      'a role without its external id',
+      { base_url: 's3://demo-bucket', options: { role_arn: 'arn:aws:iam::111122223333:role/w', region: 'eu-west-1' } },
+      ['options.external_id'],
+    ],
+    ['a store on AWS S3 without its region', { base_url: 's3://demo-bucket', options: {} }, ['options.region']],
+    [
+      'half a key pair',
+      { base_url: 's3://demo-bucket', options: { access_key_id: 'AKIA1', region: 'eu-west-1' } },
+      ['options'],
+    ],
     [
       'an endpoint with credentials',
       { base_url: 's3://demo-bucket', options: { endpoint: 'http://u:p@h' } },
@@ -197,7 +223,7 @@ describe.concurrent('object stores', () => {
     ],
     [
       'an external id without a role',
-      { base_url: 's3://demo-bucket', options: { external_id: 'x' } },
+      { base_url: 's3://demo-bucket', options: { external_id: 'x', region: 'eu-west-1' } },
       ['options.external_id'],
     ],
   ] as const)('refuse %s with 400 naming the field, and store nothing', async ([, input, paths], { expect }) => {
@@ -207,17 +233,58 @@ describe.concurrent('object stores', () => {
     expect(store.state.stores.size).toBe(0);
   });
 
+  it('refuse a role of the platform’s own account, or one assumable without the external id (400)', async () => {
+    // Prepare: the platform runs in 999999999999 (test/support/memory.ts); one tenant role trusts it without an external id.
+    const { store, tenantId } = await withTenant();
+    const careless = 'arn:aws:iam::111122223333:role/trusts-the-platform';
+    store.state.assumableWithoutExternalId.add(careless);
+    const withRole = (role_arn: string) => ({
+      base_url: 's3://lake',
+      name: 'lake',
+      options: { role_arn, external_id: 'tenant-secret', region: 'eu-west-1' },
+    });
+    // Act
+    const own = await refusal(
+      registerObjectStore(store, platformAdmin, tenantId, withRole('arn:aws:iam::999999999999:role/cdk-lookup-role')),
+    );
+    const assumable = await refusal(registerObjectStore(store, platformAdmin, tenantId, withRole(careless)));
+    const safe = await registerObjectStore(
+      store,
+      platformAdmin,
+      tenantId,
+      withRole('arn:aws:iam::111122223333:role/tributary-writer'),
+    );
+    const changed = await refusal(
+      updateObjectStoreOptions(store, platformAdmin, tenantId, {
+        object_store_id: safe.object_store_id,
+        options: withRole(careless).options,
+      }),
+    );
+    // Assess
+    expect({ own, assumable, changed }).toEqual({
+      own: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
+      assumable: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
+      changed: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
+    });
+    expect([...store.state.stores.keys()]).toEqual([safe.object_store_id]);
+    expect(store.state.stores.get(safe.object_store_id)?.updated_at).toBe(safe.updated_at);
+  });
+
   it('stop at 20 per tenant (409), and answer 404 for an unknown store', async () => {
     const { store, tenantId } = await withTenant();
     for (let i = 0; i < 20; i++)
       await registerObjectStore(store, platformAdmin, tenantId, {
         base_url: `s3://bucket-${i}`,
         name: 's',
-        options: {},
+        options: { region: 'eu-west-1' },
       });
     expect(
       await refusal(
-        registerObjectStore(store, platformAdmin, tenantId, { base_url: 's3://one-more', name: 's', options: {} }),
+        registerObjectStore(store, platformAdmin, tenantId, {
+          base_url: 's3://one-more',
+          name: 's',
+          options: { region: 'eu-west-1' },
+        }),
       ),
     ).toMatchObject({ code: 'CONFLICT' });
     const missing = '00000000-0000-4000-8000-000000000000';
@@ -226,7 +293,10 @@ describe.concurrent('object stores', () => {
     });
     expect(
       await refusal(
-        updateObjectStoreOptions(store, platformAdmin, tenantId, { object_store_id: missing, options: {} }),
+        updateObjectStoreOptions(store, platformAdmin, tenantId, {
+          object_store_id: missing,
+          options: { region: 'eu-west-1' },
+        }),
       ),
     ).toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -409,6 +479,30 @@ describe.concurrent('API keys', () => {
       code: 'NOT_FOUND',
     });
     await issueApiKey(store, platformAdmin, user.user_id, 'after revoking one');
+  });
+
+  it('count the keys a user holds without paging a list, so issuing one needs no cursor key', async () => {
+    // Prepare: a user past the limit (two issues raced past the check), and a list that cannot be paged, as
+    // in the issuing function, which holds no cursor key: a page with a next cursor fails there (a 500).
+    const { store, tenantId } = await withTenant();
+    const user = await createUser(store, platformAdmin, {
+      email: 'r@acme.example',
+      password: 'x'.repeat(12),
+      role: 'TenantViewer',
+      tenant_id: tenantId,
+    });
+    for (let i = 0; i < 22; i++)
+      await issueApiKey({ ...store, countApiKeysByUser: async () => 0 }, platformAdmin, user.user_id, `k${i}`);
+    const issuing = {
+      ...store,
+      listApiKeysByUser: async () => {
+        throw new Error('Environment variable CURSOR_KEY or CURSOR_KEY_SECRET_ARN is required');
+      },
+    };
+    // Act, Assess: the limit's answer, not an internal error.
+    expect(await refusal(issueApiKey(issuing, platformAdmin, user.user_id, 'one more'))).toMatchObject({
+      code: 'CONFLICT',
+    });
   });
 
   it('are not given to a deactivated user', async () => {

@@ -1,4 +1,5 @@
 import { api, type Caller, type Connection, qs, type Stats } from '../api.ts';
+import { trafficChart } from '../chart.ts';
 import { bytes, type Child, el, errorBox, replace, table, when } from '../dom.ts';
 import type { Stop } from '../main.ts';
 import { pollMs, statsCells } from './overview.ts';
@@ -66,6 +67,7 @@ export function connectionView(connectionId: string) {
     let connection = await api<Connection>(base);
     const security = await api<Security>(`${base}/security`);
     const ingestUrl = new URL(`api/ingest/${connection.source_id}`, location.href).href;
+    const traffic = trafficChart(`${base}/stats/history`, 'Traffic of this connection');
 
     const act = async (run: () => Promise<string>) => {
       try {
@@ -96,12 +98,25 @@ export function connectionView(connectionId: string) {
               onclick: () => {
                 dialog.close();
                 void act(async () => {
-                  const result = await api<{ redriven: number }>(`${base}/failed-deliveries/redrive`, {
-                    method: 'POST',
-                    body: ids ? { message_ids: ids } : {},
-                  });
+                  // One call redrives at most 250: a selection goes in slices, "all" until none waits.
+                  const call = (body: { message_ids?: string[] }) =>
+                    api<{ redriven: number; remaining: number }>(`${base}/failed-deliveries/redrive`, {
+                      method: 'POST',
+                      body,
+                    });
+                  let redriven = 0;
+                  if (ids) {
+                    for (let i = 0; i < ids.length; i += 250)
+                      redriven += (await call({ message_ids: ids.slice(i, i + 250) })).redriven;
+                  } else {
+                    for (let remaining = 1; remaining > 0; ) {
+                      const result = await call({});
+                      redriven += result.redriven;
+                      remaining = result.redriven > 0 ? result.remaining : 0;
+                    }
+                  }
                   selected.clear();
-                  return `${result.redriven} redriven.`;
+                  return `${redriven} redriven.`;
                 });
               },
             },
@@ -217,6 +232,7 @@ export function connectionView(connectionId: string) {
         ),
       ),
       section('Figures', 'figures-title', parts.figures),
+      section('Traffic', 'traffic-title', traffic.element),
       section('Security settings', 'security-title', securityFacts),
       section('Failed deliveries', 'failed-title', parts.failed),
       section('Recent rejections', 'rejections-title', parts.rejections),
@@ -232,7 +248,9 @@ export function connectionView(connectionId: string) {
           api<{ rejections: Rejection[] }>(`${base}/rejections${qs({ limit: 20 })}`),
           api<{ failed_deliveries: FailedDelivery[] }>(`${base}/failed-deliveries${qs({ limit: 100 })}`),
           api<{ runs: Run[] }>(`api/data-sets/${connection.data_set_id}/runs${qs({ limit: 20 })}`),
-          api<{ version: number | null; files: DataFile[] }>(`api/data-sets/${connection.data_set_id}/files`),
+          api<{ version: number | null; files: DataFile[]; next_cursor: string | null }>(
+            `api/data-sets/${connection.data_set_id}/files${qs({ limit: 50 })}`,
+          ),
         ]);
         replace(parts.figures, table<{ stats: Stats }>('Since the connection was created', statsCells(), [{ stats }]));
         replace(
@@ -362,13 +380,13 @@ export function connectionView(connectionId: string) {
           table<DataFile>(
             files.version === null
               ? 'No snapshot yet'
-              : `Latest snapshot, version ${files.version}: ${files.files.length} files${files.files.length > 50 ? ' (the last 50)' : ''}`,
+              : `Latest snapshot, version ${files.version}: ${files.next_cursor ? `the newest ${files.files.length} files` : `${files.files.length} files`}`,
             [
               { label: 'Path', header: true, cell: (f) => el('a', { href: f.url, rel: 'noreferrer' }, f.path) },
               { label: 'Rows', cell: (f) => f.num_records },
               { label: 'Size', cell: (f) => bytes(f.size) },
             ],
-            files.files.slice(-50).reverse(),
+            files.files,
             'No files yet',
           ),
         );
@@ -376,10 +394,10 @@ export function connectionView(connectionId: string) {
         replace(parts.figures, errorBox(error));
       }
     };
-    await refresh();
+    await Promise.all([refresh(), traffic.load()]);
     const timer = setInterval(() => {
       // A poll would redraw the rows under an open confirmation.
-      if (!dialog.open) void refresh();
+      if (!dialog.open) void Promise.all([refresh(), traffic.follow()]);
     }, pollMs);
     return () => clearInterval(timer);
   };

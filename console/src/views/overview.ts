@@ -1,5 +1,5 @@
 import { api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
-import { chart, recordTotals } from '../chart.ts';
+import { trafficChart } from '../chart.ts';
 import { age, el, errorBox, replace, table, when } from '../dom.ts';
 import type { Stop } from '../main.ts';
 
@@ -50,13 +50,30 @@ async function healthSection(): Promise<HTMLElement> {
   );
 }
 
-/** A tenant's connections with their figures and the accepted/written chart, polled. */
+/** A tenant's connections with their figures, polled, and its traffic of the last day or week. */
 export function tenantView(tenantId: string) {
   return async (main: HTMLElement): Promise<Stop> => {
     const tenant = await api<Tenant>(`api/tenants/${tenantId}`);
     const health = el('div');
-    const figures = el('section', { 'aria-labelledby': 'connections-title' });
-    replace(main, el('h1', {}, `Overview of ${tenant.name}`), health, figures);
+    const figures = el('div');
+    const traffic = trafficChart(`api/tenants/${tenantId}/stats/history`, `Traffic of ${tenant.name}`);
+    replace(
+      main,
+      el('h1', {}, `Overview of ${tenant.name}`),
+      health,
+      el(
+        'section',
+        { 'aria-labelledby': 'traffic-title' },
+        el('h2', { id: 'traffic-title' }, 'Traffic'),
+        traffic.element,
+      ),
+      el(
+        'section',
+        { 'aria-labelledby': 'connections-title' },
+        el('h2', { id: 'connections-title' }, 'Connections'),
+        figures,
+      ),
+    );
     const refresh = async () => {
       try {
         const { connections } = await api<{ connections: Connection[] }>(
@@ -73,16 +90,9 @@ export function tenantView(tenantId: string) {
             ),
           ),
         ]);
-        recordTotals(
-          tenantId,
-          rows.reduce((sum, row) => sum + (row.stats?.accepted ?? 0), 0),
-          rows.reduce((sum, row) => sum + (row.stats?.written_rows ?? 0), 0),
-        );
         replace(health, report);
         replace(
           figures,
-          el('h2', { id: 'connections-title' }, 'Connections'),
-          chart(tenantId),
           table<Row>(
             `Tenant ${tenant.name} (${tenant.slug}, ${tenant.status}): accepted, rejected and written since each connection was created`,
             [
@@ -102,8 +112,8 @@ export function tenantView(tenantId: string) {
         replace(figures, errorBox(error));
       }
     };
-    await refresh();
-    const timer = setInterval(() => void refresh(), pollMs);
+    await Promise.all([refresh(), traffic.load()]);
+    const timer = setInterval(() => void Promise.all([refresh(), traffic.follow()]), pollMs);
     return () => clearInterval(timer);
   };
 }

@@ -17,6 +17,8 @@ interface Job {
   rows_in: number | null;
   rows_out: number | null;
   rows_rejected: number | null;
+  rows_filtered: number | null;
+  payload: { trigger?: string } | null;
   created_at: string;
   completed_at: string | null;
 }
@@ -32,10 +34,16 @@ export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<
   replace(
     main,
     el('h1', {}, 'Pipelines and jobs'),
+    el(
+      'p',
+      {},
+      el('a', { href: '#/pipelines/new' }, 'New pipeline'),
+      ' · a pipeline decodes a webhook data set (JSON, XML, forms, NDJSON) into a typed Delta table.',
+    ),
     table<Pipeline>(
       'Pipelines',
       [
-        { label: 'Pipeline', header: true, cell: (p) => p.name },
+        { label: 'Pipeline', header: true, cell: (p) => el('a', { href: `#/pipelines/${p.pipeline_id}` }, p.name) },
         { label: 'Status', cell: (p) => p.status },
         { label: 'Working version', cell: (p) => p.working_version },
         { label: 'Deployed version', cell: (p) => (p.deployed_version ? p.deployed_version : 'not deployed') },
@@ -53,6 +61,12 @@ export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<
         { label: 'Rows in', cell: (j) => count(j.rows_in) },
         { label: 'Rows out', cell: (j) => count(j.rows_out) },
         { label: 'Rejected', cell: (j) => count(j.rows_rejected) },
+        { label: 'Filtered', cell: (j) => count(j.rows_filtered) },
+        {
+          label: 'Started by',
+          cell: (j) =>
+            j.payload?.trigger === 'on_new_data' ? 'new data' : j.job_type === 'Pipeline' ? 'trigger' : '—',
+        },
         { label: 'Created', cell: (j) => when(j.created_at) },
         { label: 'Finished', cell: (j) => when(j.completed_at) },
         { label: 'Error', cell: (j) => j.error_message ?? '' },

@@ -11,7 +11,7 @@ import { notFound } from '../../domain/errors.ts';
 import type { ApiKeyRecord } from '../../domain/identity/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { apiKeyKeys } from './api-key-items.ts';
-import { db, isConditionFailure, queryPage, table, writeOrRefuse } from './table.ts';
+import { db, isConditionFailure, queryAll, queryPage, table, writeOrRefuse } from './table.ts';
 
 type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
 
@@ -83,6 +83,14 @@ export async function listApiKeysByUser(userId: string, page: PageRequest): Prom
     page,
   );
   return { items: result.items.map(toRecord), nextCursor: result.nextCursor };
+}
+
+export async function countApiKeysByUser(userId: string): Promise<number> {
+  const items = await queryAll<{ api_key_id: string }>({
+    partition: apiKeyKeys.userPartition(userId),
+    sortBeginsWith: 'API_KEY#',
+  });
+  return items.length;
 }
 
 export async function getApiKeyOfUser(userId: string, apiKeyId: string): Promise<ApiKeyRecord | null> {

@@ -12,7 +12,7 @@ import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { dataSetItem } from './data-sets.ts';
 import { sourceCache } from './ingest-cache.ts';
-import { db, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
+import { db, queryAll, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const connectionKeys = {
   connection: (connectionId: string) => ({ pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' }),
@@ -107,6 +107,15 @@ export async function listConnectionsByTenant(tenantId: string, page: PageReques
     page,
   );
   return mapPage(result, toConnection);
+}
+
+/** Every connection of a tenant, for the service's own use (no cursor leaves the function). */
+export async function allConnectionsOfTenant(tenantId: string): Promise<Connection[]> {
+  const items = await queryAll<Record<string, unknown>>({
+    index: 'gsi1',
+    partition: connectionKeys.byTenant(tenantId),
+  });
+  return items.map(toConnection);
 }
 
 export interface ConnectionChange {

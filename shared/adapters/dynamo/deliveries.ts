@@ -1,26 +1,18 @@
 /**
  * What the writer knows about deliveries that went wrong.
  *   pk DELIVERY_FAILURE#<message_id>   sk LAST          why its latest write failed (kept 15 days)
- *   pk DATA_SET#<data_set_id>          sk DELIVERY      oldest envelope still unwritten after a failure
  *   pk DATA_SET#<data_set_id>#FAILED   sk <failed_at>#<message_id>   an envelope that exhausted its deliveries
  *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once
  */
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import { db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
+import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
 
 export const deliveryKeys = {
   failure: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'LAST' }),
-  status: (dataSetId: string) => ({ pk: `DATA_SET#${dataSetId}`, sk: 'DELIVERY' }),
   failedPartition: (dataSetId: string) => `DATA_SET#${dataSetId}#FAILED`,
   failed: (dataSetId: string, failedAt: string, messageId: string) => ({
     pk: `DATA_SET#${dataSetId}#FAILED`,
@@ -29,26 +21,21 @@ export const deliveryKeys = {
   deadLettered: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'DEAD_LETTERED' }),
 };
 
+/** Each message's latest failure (a batch may fail one message id twice: the later one is kept). */
 export async function recordDeliveryFailures(failures: DeliveryFailure[]): Promise<void> {
   const expiresAt = Math.floor(Date.now() / 1000) + failureLifetimeSeconds;
-  for (let i = 0; i < failures.length; i += 25) {
-    await db.send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [table()]: failures.slice(i, i + 25).map((failure) => ({
-            PutRequest: {
-              Item: {
-                ...deliveryKeys.failure(failure.message_id),
-                entity: 'DeliveryFailure',
-                ...failure,
-                expires_at: expiresAt,
-              },
-            },
-          })),
+  await batchWriteAll(
+    failures.map((failure) => ({
+      PutRequest: {
+        Item: {
+          ...deliveryKeys.failure(failure.message_id),
+          entity: 'DeliveryFailure',
+          ...failure,
+          expires_at: expiresAt,
         },
-      }),
-    );
-  }
+      },
+    })),
+  );
 }
 
 export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null> {
@@ -56,29 +43,6 @@ export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFa
     new GetCommand({ TableName: table(), Key: deliveryKeys.failure(messageId), ConsistentRead: true }),
   );
   return (result.Item as DeliveryFailure | undefined) ?? null;
-}
-
-/** Marks the data set as having unwritten envelopes since the earliest `ingestedAt` seen failing. */
-export async function markUnwritten(dataSetId: string, oldestIngestedAt: string): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: deliveryKeys.status(dataSetId),
-      UpdateExpression: 'SET entity = :entity, oldest_unwritten_at = if_not_exists(oldest_unwritten_at, :at)',
-      ExpressionAttributeValues: { ':entity': 'DeliveryStatus', ':at': oldestIngestedAt },
-    }),
-  );
-}
-
-export async function markWritten(dataSetId: string): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: table(), Key: deliveryKeys.status(dataSetId) }));
-}
-
-export async function oldestUnwritten(dataSetId: string): Promise<string | null> {
-  const result = await db.send(
-    new GetCommand({ TableName: table(), Key: deliveryKeys.status(dataSetId), ConsistentRead: true }),
-  );
-  return (result.Item?.oldest_unwritten_at as string | undefined) ?? null;
 }
 
 /**

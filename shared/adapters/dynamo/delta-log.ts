@@ -1,25 +1,31 @@
 /**
- * The Delta commit coordinator (see shared/domain/delta/commit.ts).
- *   pk DELTA#<data_set_id>  sk V#<version, 20 digits>     a claimed version (who, when, its temporary commit)
- *   pk DELTA#<data_set_id>  sk V#<version, 20 digits>#C   the same version, complete (a copy of the claim
- *                                                         with completed_at; the run history reads these)
- *   pk DELTA#<data_set_id>  sk I#<version, 20 digits>     the message ids the version holds: UUIDs packed
- *                                                         as 16 bytes each in `ids`, any other id in `other_ids`
- * Every item expires (expires_at) 30 days after its version was claimed: the run history and the
- * exactly-once check reach back that far, beyond the ingest queue's retention (4 days) and its
- * dead-letter queue's (14 days). A table idle for longer keeps its place in its own `_delta_log/`.
- *
- * The exactly-once check reads the I# items through a window of recent ids kept in memory
- * (shared/adapters/message-id-windows.ts): a warm writer reads only the versions committed since
- * its last look; an older envelope (a redrive) makes it read further back, page by page.
+ * What Tributary keeps in DynamoDB about the Delta versions it commits (shared/domain/delta/commit.ts).
+ *   pk DELTA#<data_set_id>  sk R#<run id>               the message ids a run's commit holds (UUIDs packed as
+ *                                                      16 bytes each in `ids`, any other id in `other_ids`),
+ *                                                      written before each attempt; the commit names its run
+ *                                                      (commitInfo txnId)
+ *   pk DELTA#<data_set_id>  sk C#<version, 20 digits>   a version Tributary committed: the run (who, when, rows,
+ *                                                      files), for the run history
+ *   pk DELTA#<data_set_id>  sk V#<version, 20 digits>   a claimed version, only for stores without conditional
+ *                                                      writes (the S3DynamoDBLogStore coordination)
+ * Every item expires (expires_at) 30 days after it was written: the run history and the exactly-once
+ * check reach back that far, beyond the ingest queue's retention (4 days) and its dead-letter
+ * queue's (14 days). The table's own `_delta_log/` is the truth about its versions; the commit path
+ * reads which runs wrote them there, and the ids here.
  */
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { LogCoordinator, LogEntry } from '../../domain/delta/commit.ts';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Claim, CommitRecords, LogEntry, VersionClaims } from '../../domain/delta/commit.ts';
 import type { Operation, Txn } from '../../domain/delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
-import { type IdsPage, MessageIdWindows } from '../message-id-windows.ts';
-import { conditionHeld, db, isConditionFailure, queryPage, table } from './table.ts';
+import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
 export const logEntryLifetimeMs = 30 * 86_400_000;
@@ -28,9 +34,9 @@ const pad = (version: number) => String(version).padStart(20, '0');
 
 export const deltaLogKeys = {
   partition: (tableId: string) => `DELTA#${tableId}`,
-  entry: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `V#${pad(version)}` }),
-  completion: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `V#${pad(version)}#C` }),
-  messageIds: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `I#${pad(version)}` }),
+  run: (tableId: string, runId: string) => ({ pk: `DELTA#${tableId}`, sk: `R#${runId}` }),
+  committed: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `C#${pad(version)}` }),
+  claim: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `V#${pad(version)}` }),
 };
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -55,36 +61,13 @@ export function unpackMessageIds(packed: Uint8Array | undefined, other: string[]
   return ids;
 }
 
-const expiresAt = (claimedAt: number) => Math.floor((claimedAt + logEntryLifetimeMs) / 1000);
-
-function entryItem(tableId: string, entry: LogEntry) {
-  return {
-    ...deltaLogKeys.entry(tableId, entry.version),
-    entity: 'DeltaLogEntry',
-    version: entry.version,
-    run_id: entry.runId,
-    temp_key: entry.tempKey,
-    complete: false,
-    claimed_at: entry.claimedAt,
-    operation: entry.operation,
-    rows: entry.rows,
-    bytes: entry.bytes,
-    files: entry.files,
-    removes: entry.removes,
-    txn: entry.txn ?? undefined,
-    started_at: entry.startedAt,
-    attempt: entry.attempt,
-    expires_at: expiresAt(entry.claimedAt),
-  };
-}
+const expiresAt = (at: number) => Math.floor((at + logEntryLifetimeMs) / 1000);
 
 function toEntry(item: Record<string, unknown>): LogEntry {
   return {
     version: Number(item.version),
     runId: String(item.run_id),
-    tempKey: String(item.temp_key),
-    complete: Boolean(item.complete),
-    claimedAt: Number(item.claimed_at ?? 0),
+    claimedAt: Number(item.committed_at ?? 0),
     operation: (item.operation as Operation | undefined) ?? 'WRITE',
     rows: Number(item.rows ?? 0),
     bytes: Number(item.bytes ?? 0),
@@ -95,17 +78,6 @@ function toEntry(item: Record<string, unknown>): LogEntry {
     completedAt: (item.completed_at as string | undefined) ?? null,
     attempt: Number(item.attempt ?? 1),
   };
-}
-
-/** Claims and completions of a range, one entry per version (the completion when there is one). */
-function mergeVersions(items: Record<string, unknown>[]): LogEntry[] {
-  const byVersion = new Map<number, LogEntry>();
-  for (const item of items) {
-    const entry = toEntry(item);
-    const known = byVersion.get(entry.version);
-    if (!known || entry.complete) byVersion.set(entry.version, entry);
-  }
-  return [...byVersion.values()].sort((a, b) => a.version - b.version);
 }
 
 async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
@@ -119,42 +91,153 @@ async function queryAll(input: QueryCommandInput): Promise<Record<string, unknow
   return items;
 }
 
-async function messageIdsPage(
-  tableId: string,
-  range: { above?: number; below?: number },
-  newestFirst: boolean,
-  start: unknown,
-): Promise<IdsPage> {
-  const from = `I#${range.above === undefined ? '' : pad(range.above + 1)}`;
-  const to = `I#${range.below === undefined ? '~' : pad(Math.max(0, range.below - 1))}`;
-  if (range.below !== undefined && range.below <= 0) return { versions: [], next: undefined };
-  const result = await db.send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': deltaLogKeys.partition(tableId), ':from': from, ':to': to },
-      ScanIndexForward: !newestFirst,
-      ConsistentRead: true,
-      Limit: 100,
-      ExclusiveStartKey: start as Record<string, unknown> | undefined,
-    }),
-  );
+/**
+ * Runs' ids a warm instance has seen (its own, and those it read): a commit checks the commits since
+ * its rows arrived, which are mostly the same few runs each time. Bounded by the ids it holds.
+ */
+const runIds = new Map<string, string[]>();
+let cachedIds = 0;
+const maxCachedIds = 1_000_000;
+
+function remember(tableId: string, runId: string, ids: string[]): void {
+  const key = `${tableId} ${runId}`;
+  cachedIds -= runIds.get(key)?.length ?? 0;
+  runIds.delete(key);
+  runIds.set(key, ids);
+  cachedIds += ids.length;
+  while (cachedIds > maxCachedIds && runIds.size > 1) {
+    const oldest = runIds.keys().next().value as string;
+    cachedIds -= runIds.get(oldest)?.length ?? 0;
+    runIds.delete(oldest);
+  }
+}
+
+export const commitRecords: CommitRecords = {
+  async holdIds(tableId, runId, messageIds) {
+    const { packed, other } = packMessageIds(messageIds);
+    await db.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...deltaLogKeys.run(tableId, runId),
+          entity: 'DeltaRunIds',
+          ...(packed.length > 0 ? { ids: packed } : {}),
+          ...(other.length > 0 ? { other_ids: other } : {}),
+          expires_at: expiresAt(Date.now()),
+        },
+      }),
+    );
+    remember(tableId, runId, messageIds);
+  },
+
+  async idsOf(tableId, runs) {
+    const found = new Map<string, string[]>();
+    const missing: string[] = [];
+    for (const runId of new Set(runs)) {
+      const known = runIds.get(`${tableId} ${runId}`);
+      if (known) found.set(runId, known);
+      else missing.push(runId);
+    }
+    for (let i = 0; i < missing.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = missing
+        .slice(i, i + 100)
+        .map((runId) => deltaLogKeys.run(tableId, runId));
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        if (attempt > 8) throw new Error('DynamoDB kept keys unprocessed');
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+        const result = await db.send(
+          new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of result.Responses?.[table()] ?? []) {
+          const runId = String(item.sk).slice(2);
+          const ids = unpackMessageIds(item.ids as Uint8Array | undefined, item.other_ids as string[] | undefined);
+          found.set(runId, ids);
+          remember(tableId, runId, ids);
+        }
+        keys = result.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+      }
+    }
+    return found;
+  },
+
+  async record(tableId, entry) {
+    await db.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...deltaLogKeys.committed(tableId, entry.version),
+          entity: 'DeltaCommit',
+          version: entry.version,
+          run_id: entry.runId,
+          committed_at: entry.claimedAt,
+          operation: entry.operation,
+          rows: entry.rows,
+          bytes: entry.bytes,
+          files: entry.files,
+          removes: entry.removes,
+          txn: entry.txn ?? undefined,
+          started_at: entry.startedAt,
+          completed_at: entry.completedAt ?? undefined,
+          attempt: entry.attempt,
+          expires_at: expiresAt(entry.claimedAt),
+        },
+      }),
+    );
+  },
+};
+
+/**
+ * Which of these message ids Tributary's recorded commits since `since` (milliseconds) hold: the
+ * dead-letter recorder's check, from the run history rather than the table's own log (a commit
+ * whose writer stopped before recording it is not seen here; the commit path's own check, which
+ * reads the log, still keeps a redrive of it from writing it twice).
+ */
+export async function writtenSince(tableId: string, messageIds: string[], since: number): Promise<Set<string>> {
+  if (since < Date.now() - logEntryLifetimeMs)
+    logger.warn('Envelopes older than the exactly-once horizon: checked only as far back as records are kept', {
+      data_set_id: tableId,
+      envelopes: messageIds.length,
+      since: new Date(since).toISOString(),
+    });
+  const runs: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  let reached = false;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':pk': deltaLogKeys.partition(tableId), ':c': 'C#' },
+        ProjectionExpression: 'run_id, committed_at',
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      if (Number(item.committed_at ?? 0) < since) reached = true;
+      else runs.push(String(item.run_id));
+    }
+    start = result.LastEvaluatedKey;
+  } while (start && !reached);
+  const wanted = new Set(messageIds);
+  const found = new Set<string>();
+  for (const ids of (await commitRecords.idsOf(tableId, runs)).values())
+    for (const id of ids) if (wanted.has(id)) found.add(id);
+  return found;
+}
+
+function toClaim(item: Record<string, unknown>): Claim {
   return {
-    versions: ((result.Items ?? []) as Record<string, unknown>[]).map((item) => ({
-      version: Number(item.version),
-      claimedAt: Number(item.claimed_at ?? 0),
-      ids: unpackMessageIds(item.ids as Uint8Array | undefined, item.other_ids as string[] | undefined),
-    })),
-    next: result.LastEvaluatedKey,
+    version: Number(item.version),
+    runId: String(item.run_id),
+    tempKey: String(item.temp_key),
+    complete: Boolean(item.complete),
   };
 }
 
-const recent = new MessageIdWindows((tableId, range, newestFirst, start) =>
-  messageIdsPage(tableId, range, newestFirst, start),
-);
-
-export const deltaLog: LogCoordinator = {
-  async latestEntry(tableId) {
+export const versionClaims: VersionClaims = {
+  async latest(tableId) {
     const result = await db.send(
       new QueryCommand({
         TableName: table(),
@@ -166,29 +249,30 @@ export const deltaLog: LogCoordinator = {
       }),
     );
     const item = result.Items?.[0];
-    return item ? toEntry(item) : null;
+    return item ? toClaim(item) : null;
   },
 
-  async entriesAfter(tableId, version) {
-    const items = await queryAll({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': deltaLogKeys.partition(tableId),
-        ':from': `V#${pad(version + 1)}`,
-        ':to': 'V#~',
-      },
-      ConsistentRead: true,
-    });
-    return mergeVersions(items);
+  async claimAt(tableId, version) {
+    const result = await db.send(
+      new GetCommand({ TableName: table(), Key: deltaLogKeys.claim(tableId, version), ConsistentRead: true }),
+    );
+    return result.Item ? toClaim(result.Item) : null;
   },
 
-  async claimVersion(tableId, entry) {
+  async claim(tableId, claim) {
     try {
       await db.send(
         new PutCommand({
           TableName: table(),
-          Item: entryItem(tableId, entry),
+          Item: {
+            ...deltaLogKeys.claim(tableId, claim.version),
+            entity: 'DeltaClaim',
+            version: claim.version,
+            run_id: claim.runId,
+            temp_key: claim.tempKey,
+            complete: false,
+            expires_at: expiresAt(Date.now()),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -197,62 +281,24 @@ export const deltaLog: LogCoordinator = {
       if (!isConditionFailure(error)) throw error;
       // The version is taken. By this very claim when the SDK retried a put whose answer was lost
       // (the first attempt wrote it): that is a win, not a race lost to ourselves.
-      const held = await db.send(
-        new GetCommand({ TableName: table(), Key: deltaLogKeys.entry(tableId, entry.version), ConsistentRead: true }),
-      );
-      return held.Item?.run_id === entry.runId && held.Item?.temp_key === entry.tempKey;
+      const held = await this.claimAt(tableId, claim.version);
+      return held?.runId === claim.runId && held.tempKey === claim.tempKey;
     }
   },
 
-  async recordMessageIds(tableId, entry, messageIds) {
-    const { packed, other } = packMessageIds(messageIds);
+  async markComplete(tableId, version) {
     await db.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: table(),
-        Item: {
-          ...deltaLogKeys.messageIds(tableId, entry.version),
-          entity: 'DeltaMessageIds',
-          version: entry.version,
-          claimed_at: entry.claimedAt,
-          ...(packed.length > 0 ? { ids: packed } : {}),
-          ...(other.length > 0 ? { other_ids: other } : {}),
-          expires_at: expiresAt(entry.claimedAt),
-        },
+        Key: deltaLogKeys.claim(tableId, version),
+        UpdateExpression: 'SET complete = :true',
+        ExpressionAttributeValues: { ':true': true },
       }),
     );
   },
-
-  async markComplete(tableId, entry, now) {
-    return conditionHeld(
-      db.send(
-        new PutCommand({
-          TableName: table(),
-          Item: {
-            ...entryItem(tableId, entry),
-            ...deltaLogKeys.completion(tableId, entry.version),
-            entity: 'DeltaLogCompletion',
-            complete: true,
-            completed_at: now.toISOString(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-  },
-
-  writtenMessageIds(tableId, messageIds, since) {
-    // Ids older than the items' lifetime are gone: such an envelope (a very late redrive) is not checked.
-    if (since < Date.now() - logEntryLifetimeMs)
-      logger.warn('Envelopes older than the exactly-once horizon: written without the check', {
-        data_set_id: tableId,
-        envelopes: messageIds.length,
-        since: new Date(since).toISOString(),
-      });
-    return recent.written(tableId, messageIds, since);
-  },
 };
 
-/** Removes a table's log items (claims, completions, message ids). */
+/** Removes a table's items (commit records, claims). */
 export async function deleteTableLog(tableId: string): Promise<void> {
   const items = await queryAll({
     TableName: table(),
@@ -261,29 +307,14 @@ export async function deleteTableLog(tableId: string): Promise<void> {
     ProjectionExpression: 'pk, sk',
     ConsistentRead: true,
   });
-  for (let i = 0; i < items.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = items
-      .slice(i, i + 25)
-      .map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table()]: pending as never } }));
-      pending = result.UnprocessedItems?.[table()] as Record<string, unknown>[] | undefined;
-    }
-  }
-  recent.forget(tableId);
+  await batchWriteAll(items.map((item) => ({ DeleteRequest: { Key: { pk: String(item.pk), sk: String(item.sk) } } })));
+  for (const key of [...runIds.keys()]) if (key.startsWith(`${tableId} `)) runIds.delete(key);
 }
 
-/** The completed commits of a table, newest first: its run history (as far back as items are kept). */
+/** The commits Tributary made to a table, newest first: its run history (as far back as items are kept). */
 export async function completedEntries(tableId: string, page: PageRequest): Promise<Page<LogEntry>> {
   const result = await queryPage<Record<string, unknown>>(
-    {
-      partition: deltaLogKeys.partition(tableId),
-      sortBeginsWith: 'V#',
-      newestFirst: true,
-      filter: { expression: 'complete = :true', values: { ':true': true } },
-    },
+    { partition: deltaLogKeys.partition(tableId), sortBeginsWith: 'C#', newestFirst: true },
     page,
   );
   return mapPage(result, toEntry);

@@ -33,6 +33,7 @@ const jobFields = [
   'rows_in',
   'rows_out',
   'rows_rejected',
+  'rows_filtered',
   'rejection_samples',
   'cancel_requested_at',
   'committing_at',

@@ -28,6 +28,7 @@ function toStore(item: Record<string, unknown>): StoredObjectStore {
     base_url: item.base_url as string,
     option_keys: (item.option_keys as string[]) ?? [],
     options_sealed: item.options_sealed as string,
+    conditional_writes: item.conditional_writes as StoredObjectStore['conditional_writes'],
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
   };
@@ -38,6 +39,27 @@ export async function getObjectStore(tenantId: string, objectStoreId: string): P
     new GetCommand({ TableName: table(), Key: objectStoreKeys.store(tenantId, objectStoreId), ConsistentRead: true }),
   );
   return result.Item ? toStore(result.Item) : null;
+}
+
+/** Records what a probe found about the store's conditional writes, for the options it was made with. */
+export async function recordConditionalWrites(store: StoredObjectStore, supported: boolean): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: objectStoreKeys.store(store.tenant_id, store.object_store_id),
+        UpdateExpression: 'SET conditional_writes = :found',
+        ConditionExpression: 'updated_at = :updated',
+        ExpressionAttributeValues: {
+          ':found': { updated_at: store.updated_at, supported },
+          ':updated': store.updated_at,
+        },
+      }),
+    );
+  } catch (error) {
+    // The options changed meanwhile: the next commit probes the store as it is now.
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 export async function listObjectStores(tenantId: string, page: PageRequest): Promise<Page<StoredObjectStore>> {

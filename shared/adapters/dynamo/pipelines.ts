@@ -1,6 +1,6 @@
 /**
  * Pipelines and their deployed snapshots.
- *   pk PIPELINE#<pipeline_id>  sk PIPELINE              the pipeline (and its output and checkpoint)
+ *   pk PIPELINE#<pipeline_id>  sk PIPELINE              the pipeline (its output, checkpoint and last automatic run)
  *     gsi1pk TENANT#<tenant_id>#PIPELINES  gsi1sk <created_at>#<pipeline_id>
  *     gsi2pk PIPELINES                     gsi2sk <created_at>#<pipeline_id>
  *   pk PIPELINE#<pipeline_id>  sk VERSION#<version, 10 digits>   an immutable deployed definition
@@ -9,7 +9,8 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { conflict, notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '../../domain/pipelines/model.ts';
-import { db, isConditionFailure, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
+import { watchUpdate } from './source-watches.ts';
+import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const pipelineKeys = {
   pipeline: (pipelineId: string) => ({ pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' }),
@@ -36,6 +37,7 @@ function toPipeline(item: Record<string, unknown>): Pipeline & PipelineProgress 
     updated_at: item.updated_at as string,
     output_data_set_id: (item.output_data_set_id as string | null) ?? null,
     checkpoint: (item.checkpoint as PipelineProgress['checkpoint']) ?? null,
+    automatic_run: (item.automatic_run as PipelineProgress['automatic_run']) ?? null,
   };
 }
 
@@ -54,6 +56,7 @@ export async function createPipeline(pipeline: Pipeline): Promise<void> {
         ...pipeline,
         output_data_set_id: null,
         checkpoint: null,
+        automatic_run: null,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
@@ -128,6 +131,10 @@ export async function deployVersion(snapshot: DeployedVersion, now: Date): Promi
               { expression: 'working_version = :expected', values: { ':expected': snapshot.version } },
             ),
           },
+          // Runs on new data: its source is watched from now on, and marked for the rows already there.
+          ...(snapshot.definition.on_new_data
+            ? [{ Update: watchUpdate(snapshot.definition.source.data_set_id, snapshot.pipeline_id) }]
+            : []),
         ],
       }),
     ),
@@ -166,7 +173,7 @@ export async function deletePipeline(pipelineId: string): Promise<void> {
 export async function saveProgress(
   pipelineId: string,
   expected: PipelineProgress['checkpoint'],
-  progress: PipelineProgress,
+  progress: Pick<PipelineProgress, 'output_data_set_id' | 'checkpoint'>,
   now: Date,
 ): Promise<void> {
   try {
@@ -197,4 +204,28 @@ export async function saveProgress(
       throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
     throw error;
   }
+}
+
+export async function recordAutomaticRun(
+  pipelineId: string,
+  previousJobId: string | null,
+  run: NonNullable<PipelineProgress['automatic_run']>,
+): Promise<boolean> {
+  return conditionHeld(
+    db.send(
+      new UpdateCommand(
+        setFieldsCommand(
+          pipelineKeys.pipeline(pipelineId),
+          { automatic_run: run },
+          previousJobId
+            ? { expression: 'automatic_run.job_id = :previous', values: { ':previous': previousJobId } }
+            : {
+                expression:
+                  'attribute_exists(pk) AND (attribute_not_exists(automatic_run) OR attribute_type(automatic_run, :null))',
+                values: { ':null': 'NULL' },
+              },
+        ),
+      ),
+    ),
+  );
 }

@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchWriteCommand,
+  type BatchWriteCommandOutput,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
@@ -30,6 +32,8 @@ export interface QueryPageInput {
   index?: IndexName;
   partition: string;
   sortBeginsWith?: string;
+  /** Sort keys from the first to the second, both included. */
+  sortBetween?: [string, string];
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   newestFirst?: boolean;
   consistent?: boolean;
@@ -59,15 +63,20 @@ async function queryKeys(
     const request: QueryCommandInput = {
       TableName: table(),
       IndexName: input.index,
-      KeyConditionExpression: input.sortBeginsWith ? '#p = :p AND begins_with(#s, :s)' : '#p = :p',
+      KeyConditionExpression: input.sortBeginsWith
+        ? '#p = :p AND begins_with(#s, :s)'
+        : input.sortBetween
+          ? '#p = :p AND #s BETWEEN :s AND :t'
+          : '#p = :p',
       ExpressionAttributeNames: {
         '#p': partitionAttribute,
-        ...(input.sortBeginsWith ? { '#s': sortAttribute } : {}),
+        ...(input.sortBeginsWith || input.sortBetween ? { '#s': sortAttribute } : {}),
         ...input.filter?.names,
       },
       ExpressionAttributeValues: {
         ':p': input.partition,
         ...(input.sortBeginsWith ? { ':s': input.sortBeginsWith } : {}),
+        ...(input.sortBetween ? { ':s': input.sortBetween[0], ':t': input.sortBetween[1] } : {}),
         ...input.filter?.values,
       },
       FilterExpression: input.filter?.expression,
@@ -195,4 +204,43 @@ export function setFieldsCommand(
       ...condition.values,
     },
   };
+}
+
+/** One request of a BatchWriteItem: an item to put, or the key of one to delete. */
+export type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
+
+const keyOfRequest = (request: WriteRequest) => {
+  const item = 'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
+  return `${item[keyAttributes.partition]}\u0000${item[keyAttributes.sort]}`;
+};
+
+/**
+ * Writes every request, 25 per BatchWriteItem, the one place the table's batch writes go through.
+ * DynamoDB answers a batch with the items it did not process (`UnprocessedItems`) rather than an
+ * error: those are sent again, with a growing pause, until none is left; still some after the last
+ * attempt throws. Two requests for one key in one batch fail the whole batch: the later one is
+ * kept, as it would win were they written one by one.
+ */
+export async function batchWriteAll(
+  requests: WriteRequest[],
+  send: (command: BatchWriteCommand) => Promise<BatchWriteCommandOutput> = (command) => db.send(command),
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<void> {
+  const latest = new Map<string, WriteRequest>();
+  for (const request of requests) {
+    const key = keyOfRequest(request);
+    latest.delete(key);
+    latest.set(key, request);
+  }
+  const unique = [...latest.values()];
+  for (let i = 0; i < unique.length; i += 25) {
+    let pending: WriteRequest[] = unique.slice(i, i + 25);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > 8)
+        throw new Error(`DynamoDB left ${pending.length} write(s) unprocessed after ${attempt - 1} attempts`);
+      if (attempt > 1) await pause(Math.min(2000, 50 * 2 ** attempt));
+      const answer = await send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
+      pending = (answer.UnprocessedItems?.[table()] ?? []) as WriteRequest[];
+    }
+  }
 }

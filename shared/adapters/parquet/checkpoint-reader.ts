@@ -12,7 +12,17 @@
 import { type FileMetaData, parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { type Action, normaliseAction } from '../../domain/delta/log.ts';
 
-const actionColumns = ['txn', 'add', 'remove', 'metaData', 'protocol'];
+/** The action columns a checkpoint may have (V2 checkpoints add the last two); any other column is not read. */
+const actionColumns = [
+  'txn',
+  'add',
+  'remove',
+  'metaData',
+  'protocol',
+  'domainMetadata',
+  'checkpointMetadata',
+  'sidecar',
+];
 
 /** Row ranges to read, each with the action columns set somewhere in it; neighbours that need the same columns merge. */
 function spans(metadata: FileMetaData): { rowStart: number; rowEnd: number; columns: string[] }[] {

@@ -15,7 +15,9 @@ export async function readEnvelopeFile(bytes: Uint8Array): Promise<StoredEvent[]
     file,
     columns,
     rowFormat: 'object',
-    compressors: { ZSTD: (input, outputLength) => decompress(input, new Uint8Array(outputLength)) },
+    // fzstd is given no output buffer: with one, its frame-header check compares that buffer to a
+    // number, which turns the whole buffer into a string first (3 to 4 times slower per page).
+    compressors: { ZSTD: (input) => decompress(input) },
     // Received times keep their microseconds (the default parser makes a millisecond Date).
     parsers: { timestampFromMicroseconds: (micros: bigint) => micros },
   });

@@ -1,11 +1,40 @@
-/** A webhook data set's events as the Events view reads them: its snapshot's files in the tenant store. */
+/**
+ * A webhook data set's events as the Events view reads them: its snapshot's files in the tenant
+ * store, and the staged batches (platform bucket) holding envelopes not committed yet.
+ */
 
-import { openSnapshot } from '../../domain/delta/snapshot.ts';
-import type { EventReadDeps } from '../../domain/monitoring/events.ts';
+import type { TableStorage } from '../../domain/delta/commit.ts';
+import { deletedRowsOf } from '../../domain/delta/deletion-vectors.ts';
+import { readSupport } from '../../domain/delta/features.ts';
+import { type LogReader, openSnapshot } from '../../domain/delta/snapshot.ts';
+import { conflict } from '../../domain/errors.ts';
+import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
 import { readEnvelopeFile } from '../parquet/envelope-reader.ts';
+import { claimedPayload } from '../s3/claim-checks.ts';
+import { stagedSlices } from '../staged-envelopes.ts';
 import { tableReader } from '../table-storage.ts';
+
+async function stagedSources(dataSetId: string): Promise<StagedSource[]> {
+  return (await stagedSlices(dataSetId)).map(({ batch, slice, read }) => ({
+    oldest: slice.oldest,
+    stagedAt: batch.stagedAt,
+    size: slice.length,
+    async read() {
+      return Promise.all(
+        (await read()).map(async (message) => ({
+          message_id: message.message_id,
+          ingested_at_us: BigInt(message.ingested_at_us),
+          content_type: message.content_type,
+          payload_size: message.payload_size,
+          // A claim-checked body is in the platform bucket until its envelope is committed.
+          payload: message.payload ?? (message.payload_ref ? ((await claimedPayload(message.payload_ref)) ?? '') : ''),
+        })),
+      );
+    },
+  }));
+}
 
 /** Cursors of one data set's events list: a cursor of another list is refused. */
 const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
@@ -13,16 +42,40 @@ const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
   open: (cursor) => openCursor(`events#${dataSetId}`, cursor),
 });
 
+/**
+ * The table's files and rows as the Events view reads them, whoever wrote them: the live files of
+ * the latest snapshot (from its checkpoint on), a table Tributary cannot read refused with the
+ * reason (409), and the rows another engine deleted with a deletion vector left out.
+ */
+export function tableEvents(
+  reader: LogReader & { storage: Pick<TableStorage, 'get'> },
+): Omit<EventReadDeps, 'cursors' | 'stagedSources'> {
+  return {
+    snapshotFiles: async () => {
+      const { state } = await openSnapshot(reader);
+      const support = readSupport(state.protocol, state.metadata);
+      if (!support.ok) throw conflict(support.message);
+      return [...state.files.values()];
+    },
+    readEvents: async (file) => {
+      const [events, deleted] = await Promise.all([
+        reader.storage.get(file.path).then(readEnvelopeFile),
+        deletedRowsOf(reader.storage, file),
+      ]);
+      return deleted.cardinality === 0 ? events : events.filter((_, row) => !deleted.has(row));
+    },
+  };
+}
+
 export async function eventsOf(dataSetId: string): Promise<EventReadDeps> {
   const dataSet = await getDataSet(dataSetId);
   const cursors = cursorsOf(dataSetId);
   if (!dataSet?.storage_location || !dataSet.object_store_id)
-    return { snapshotFiles: async () => [], readEvents: async () => [], cursors };
-  const reader = await tableReader(dataSet);
-  return {
-    // As GET /api/data-sets/{id}/files: the live files of the latest snapshot (from its checkpoint on).
-    snapshotFiles: async () => [...(await openSnapshot(reader)).state.files.values()],
-    readEvents: async (file) => readEnvelopeFile(await reader.storage.get(file.path)),
-    cursors,
-  };
+    return {
+      snapshotFiles: async () => [],
+      readEvents: async () => [],
+      stagedSources: () => stagedSources(dataSetId),
+      cursors,
+    };
+  return { ...tableEvents(await tableReader(dataSet)), stagedSources: () => stagedSources(dataSetId), cursors };
 }

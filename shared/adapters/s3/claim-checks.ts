@@ -4,8 +4,9 @@
  *   claims/<data_set_id>/<message_id>   the raw body, until its envelope is written (a lifecycle rule
  *                                       on the bucket is the backstop)
  */
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
@@ -37,14 +38,18 @@ export async function claimedPayload(ref: ClaimCheck): Promise<string | null> {
   }
 }
 
+/** Whether the body is still there (a commit leaves out an envelope whose body is gone, rather than fail). */
+export async function claimExists(ref: ClaimCheck): Promise<boolean> {
+  try {
+    await platformS3.send(new HeadObjectCommand({ Bucket: ref.bucket, Key: ref.key }));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'NotFound' || (error as Error).name === 'NoSuchKey') return false;
+    throw error;
+  }
+}
+
 /** Removes claim checks whose envelopes are written. */
 export async function checkOut(keys: string[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += 1000) {
-    await platformS3.send(
-      new DeleteObjectsCommand({
-        Bucket: platformBucket(),
-        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
-      }),
-    );
-  }
+  await deleteObjects(platformS3, platformBucket(), keys);
 }

@@ -1,5 +1,6 @@
 /** Envelopes that exhausted their deliveries, kept whole (payload inline) until redriven: dead-letters/<data_set_id>/<message_id>.json */
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
@@ -24,12 +25,5 @@ export async function getDeadLetter(key: string): Promise<unknown> {
 }
 
 export async function deleteDeadLetters(keys: string[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += 1000) {
-    await platformS3.send(
-      new DeleteObjectsCommand({
-        Bucket: platformBucket(),
-        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
-      }),
-    );
-  }
+  await deleteObjects(platformS3, platformBucket(), keys);
 }

@@ -9,7 +9,6 @@
  * Every failure leaves here as a StoreFailure: a category and S3 error code, nothing the store said.
  */
 import {
-  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -20,15 +19,18 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { config } from '../../config.ts';
-import type { TableStorage } from '../../domain/delta/commit.ts';
+import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
+import { ConditionalWritesUnsupported, type TableStorage } from '../../domain/delta/commit.ts';
 import {
   endpointAllowed,
   type ObjectStoreOptions,
   type StoredObjectStore,
+  storeSessionName,
 } from '../../domain/tenants/object-stores.ts';
 import { StoreFailure, storeFailureOf } from '../../domain/tenants/store-failures.ts';
 import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
 import { secretBox } from '../secret-box.ts';
+import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 
 const clients = new Map<string, { client: S3Client; endpoint: string | undefined; anonymous: boolean }>();
@@ -39,6 +41,14 @@ function stsClient(): Promise<STSClient> {
   sts ??= import('@aws-sdk/client-sts').then(({ STSClient }) => new STSClient({}));
   return sts;
 }
+
+/**
+ * A presigned URL stops working when the credentials it was signed with expire, so role credentials
+ * are handed out as expiring a download URL's lifetime (15 minutes) before they do: the SDK, like this
+ * cache, renews credentials 5 minutes before the expiry it is told, so no URL is ever signed with
+ * credentials that end before it. A session lasts an hour: a role is assumed again about every 40 minutes.
+ */
+const reportedEarlyMs = downloadUrlSeconds * 1000;
 
 function assumedRole(options: ObjectStoreOptions, sessionName: string): () => Promise<AwsCredentialIdentity> {
   let cached: AwsCredentialIdentity | undefined;
@@ -60,7 +70,7 @@ function assumedRole(options: ObjectStoreOptions, sessionName: string): () => Pr
       accessKeyId: credentials.AccessKeyId,
       secretAccessKey: credentials.SecretAccessKey,
       sessionToken: credentials.SessionToken,
-      expiration: credentials.Expiration,
+      expiration: credentials.Expiration && new Date(credentials.Expiration.getTime() - reportedEarlyMs),
     };
     return cached;
   };
@@ -75,6 +85,9 @@ export function clientConfig(options: ObjectStoreOptions, sessionName: string): 
       ? options.force_path_style === 'true'
       : Boolean(options.endpoint) || config.s3ForcePathStyle(),
     maxAttempts: 3,
+    // A bucket in another region than the one given (or registered before a region was required):
+    // S3 answers with a redirect naming the bucket's region, which SDK v3 follows only when asked to.
+    followRegionRedirects: true,
   };
   if (options.endpoint) settings.endpoint = options.endpoint;
   if (options.access_key_id && options.secret_access_key) {
@@ -104,7 +117,7 @@ async function clientFor(store: StoredObjectStore) {
   if (!entry) {
     const options = await openObjectStoreOptions(secretBox, store);
     entry = {
-      client: new S3Client(clientConfig(options, `tributary-${store.tenant_id}`)),
+      client: new S3Client(clientConfig(options, storeSessionName(store.tenant_id))),
       endpoint: options.endpoint,
       anonymous: isAnonymous(options),
     };
@@ -160,6 +173,35 @@ export async function tableLocation(store: StoredObjectStore, location: string):
         ),
       );
     },
+    async putIfAbsent(relativeKey, body, contentType) {
+      const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: keyOf(relativeKey),
+              Body: bytes,
+              ContentType: contentType,
+              ContentLength: bytes.length,
+              IfNoneMatch: '*',
+            }),
+          );
+          return true;
+        } catch (error) {
+          const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+          const name = (error as Error).name;
+          if (status === 412 || name === 'PreconditionFailed') return false;
+          // Another conditional write of the key is in flight: S3 asks to try again, and then one has won.
+          if ((status === 409 || name === 'ConditionalRequestConflict') && attempt < 6) {
+            await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+            continue;
+          }
+          if (status === 501 || name === 'NotImplemented') throw new ConditionalWritesUnsupported();
+          throw storeFailureOf(error);
+        }
+      }
+    },
     get,
     async getIfExists(relativeKey) {
       try {
@@ -170,17 +212,8 @@ export async function tableLocation(store: StoredObjectStore, location: string):
       }
     },
     async delete(relativeKeys) {
-      for (let i = 0; i < relativeKeys.length; i += 1000) {
-        const chunk = relativeKeys.slice(i, i + 1000);
-        await reach(() =>
-          client.send(
-            new DeleteObjectsCommand({
-              Bucket: bucket,
-              Delete: { Objects: chunk.map((key) => ({ Key: keyOf(key) })), Quiet: true },
-            }),
-          ),
-        );
-      }
+      // Throws (a store failure) unless every key is gone: S3 answers a partial delete with 200.
+      await reach(() => deleteObjects(client, bucket, relativeKeys.map(keyOf)));
     },
     async list(relativePrefix, options = {}) {
       const found: { key: string; size: number; lastModified: number }[] = [];

@@ -1,7 +1,8 @@
+import * as z from 'zod';
 import { type Metadata, metadataAction, parseStats } from '../delta/log.ts';
 import { tableProperties, validateProperties } from '../delta/properties.ts';
 import type { TableState } from '../delta/snapshot.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
@@ -9,7 +10,9 @@ import type { Tenant } from '../tenants/model.ts';
 import type { DataSet } from './model.ts';
 
 export interface DataSetFiles {
-  list(relativePrefix: string): Promise<{ key: string; size: number }[]>;
+  /** Keys under a prefix in key order; `limit` stops early. */
+  list(relativePrefix: string, options?: { limit?: number }): Promise<{ key: string; size: number }[]>;
+  /** Throws unless every key is gone. */
   delete(relativeKeys: string[]): Promise<void>;
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
@@ -33,8 +36,14 @@ export interface DataSetRecords {
 /** …and their files, in the tenant's store (only the functions that reach the store load S3). */
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
-  /** The table's latest snapshot: its last checkpoint and the commits after it. */
-  snapshotOf(dataSet: DataSet): Promise<TableState>;
+  /** The table's latest snapshot (its last checkpoint and the commits after it), or the one at `version`. */
+  snapshotOf(dataSet: DataSet, version?: number): Promise<TableState>;
+}
+
+/** Seals a position into a cursor of one data set's files list, and opens one (400 for any other). */
+export interface FileCursors {
+  seal(position: unknown): Promise<string>;
+  open(cursor: string): Promise<unknown>;
 }
 
 export async function listDataSets(
@@ -57,43 +66,86 @@ export async function visibleDataSet(deps: DataSetRecords, principal: Principal,
 /** Presigned download URLs stay valid this long. */
 export const downloadUrlSeconds = 15 * 60;
 
+/** Where a page of the files list continues: the snapshot's version, and the last file given (newest first). */
+const filesPosition = z.strictObject({
+  version: z.number().int().min(0),
+  after: z.strictObject({ time: z.number(), path: z.string() }),
+});
+
 /**
- * The files of a data set's latest snapshot, each with a presigned download URL (15 minutes): the
- * live files of the table opened as any Delta reader opens it (last checkpoint, then the commits
- * after it). While a compaction commits, a reader sees either the small files or the compacted
- * ones, never both.
+ * The files of a data set's latest snapshot, newest first, a page at a time, each with a presigned
+ * download URL (15 minutes): the live files of the table opened as any Delta reader opens it (last
+ * checkpoint, then the commits after it). A page is at most `limit` files (the contract's list
+ * conventions), so an answer stays far below Lambda's 6 MB whatever the table holds; its cursor pins
+ * the version, so the pages of one listing are one snapshot even while commits and compactions go on.
+ * While a compaction commits, a reader sees either the small files or the compacted ones, never both.
  */
-export async function listDataSetFiles(deps: DataSetDeps, principal: Principal, dataSetId: string) {
+export async function listDataSetFiles(
+  deps: DataSetDeps & { cursors: FileCursors },
+  principal: Principal,
+  dataSetId: string,
+  page: PageRequest = { limit: 100 },
+) {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  const position = page.cursor ? filesPosition.safeParse(await deps.cursors.open(page.cursor)) : undefined;
+  if (position && !position.success)
+    throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+  const from = position?.data;
+  const none = { version: dataSet.version, files: [], next_cursor: null };
   // Nothing committed yet: nothing to read (and no need to reach a store that may be down).
-  if (!dataSet.storage_location || !dataSet.object_store_id || dataSet.version === null)
-    return { version: dataSet.version, files: [] };
-  const snapshot = await deps.snapshotOf(dataSet);
-  if (snapshot.version < 0) return { version: dataSet.version, files: [] };
+  if (!dataSet.storage_location || !dataSet.object_store_id || dataSet.version === null) return none;
+  const snapshot = await deps.snapshotOf(dataSet, from?.version);
+  if (snapshot.version < 0) return none;
+  const newestFirst = (a: { time: number; path: string }, b: { time: number; path: string }) =>
+    b.time - a.time || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0);
+  const live = [...snapshot.files.values()]
+    .map((add) => ({ add, key: { time: add.modificationTime, path: add.path } }))
+    .filter(({ key }) => !from || newestFirst(from.after, key) < 0)
+    .sort((a, b) => newestFirst(a.key, b.key));
+  const pageFiles = live.slice(0, page.limit);
+  const last = pageFiles.at(-1);
   const files = await deps.filesOf(dataSet);
-  const live = [...snapshot.files.values()].sort(
-    (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
-  );
   return {
     version: snapshot.version,
     files: await Promise.all(
-      live.map(async (add) => ({
+      pageFiles.map(async ({ add }) => ({
         path: add.path,
         partition_values: add.partitionValues,
         size: add.size,
-        num_records: parseStats(add.stats).numRecords,
+        // Rows another engine deleted with a deletion vector are still in the file but not in the table.
+        num_records: parseStats(add.stats).numRecords - (add.deletionVector?.cardinality ?? 0),
         url: await files.presignGet(add.path, downloadUrlSeconds),
       })),
     ),
+    next_cursor:
+      live.length > page.limit && last ? await deps.cursors.seal({ version: snapshot.version, after: last.key }) : null,
   };
 }
 
 /**
- * Delete a data set.
- *  1. 409 while a connection or pipeline still writes to it (delete that first).
- *  2. Its objects in the tenant store go, then its log, then the data set itself.
+ * What a request deletes at once: a table of at most this many objects and versions goes within a
+ * few seconds (one listing, one delete call, a log of at most a few hundred items); a larger one is
+ * deleted by a job, since an API function has less than 30 s.
  */
-export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dataSetId: string): Promise<void> {
+export const deletedAtOnce = { objects: 1000, versions: 200 };
+
+/** A data set deleted now, or being deleted by a job (type Delete). */
+export type Deletion = { deleted: true } | { deleted: false; jobId: string };
+
+/**
+ * Delete a data set.
+ * Input: the data set. Output: deleted now, or the job deleting it.
+ *  1. 409 while a connection or pipeline still writes to it (delete that first).
+ *  2. A small table (deletedAtOnce) is removed now: its objects in the tenant store, then its log,
+ *     then the data set itself.
+ *  3. A larger one is handed to a job that removes it page by page (removeDataSet); the data set
+ *     stays listed until the job has removed everything, and a failed job is retried by deleting again.
+ */
+export async function deleteDataSet(
+  deps: DataSetDeps & { queueDeletion(dataSet: DataSet): Promise<string> },
+  principal: Principal,
+  dataSetId: string,
+): Promise<Deletion> {
   const dataSet = await visibleDataSet(deps, principal, dataSetId);
   await tenantFor(deps, principal, dataSet.tenant_id, 'write');
   if (await deps.hasWriter(dataSet)) {
@@ -103,11 +155,45 @@ export async function deleteDataSet(deps: DataSetDeps, principal: Principal, dat
   }
   if (dataSet.storage_location) {
     const files = await deps.filesOf(dataSet);
-    const objects = await files.list('');
-    await files.delete(objects.map((object) => object.key));
+    const objects = await files.list('', { limit: deletedAtOnce.objects + 1 });
+    if (objects.length > deletedAtOnce.objects || (dataSet.version ?? 0) > deletedAtOnce.versions)
+      return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
+    if (objects.length > 0) await files.delete(objects.map((object) => object.key));
   }
   await deps.deleteLog(dataSetId);
   await deps.deleteDataSetItem(dataSetId);
+  return { deleted: true };
+}
+
+/**
+ * Remove a data set whatever its size (a Delete job): its objects a page of 1,000 at a time (calling
+ * `betweenPages` after each, where a job may stop), then its log, then the data set. Answers the
+ * number of objects removed. Repeating it after a failure goes on where it stopped.
+ */
+export async function removeDataSet(
+  deps: Pick<DataSetDeps, 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>,
+  dataSet: DataSet,
+  betweenPages: () => Promise<void> = async () => undefined,
+): Promise<number> {
+  let removed = 0;
+  if (dataSet.storage_location) {
+    const files = await deps.filesOf(dataSet);
+    let previous = '';
+    for (;;) {
+      const page = await files.list('', { limit: 1000 });
+      if (page.length === 0) break;
+      const keys = page.map((object) => object.key);
+      // A store that answers a delete without deleting must not keep this loop going.
+      if (keys.join('\n') === previous) throw new Error('The store kept objects it was asked to delete');
+      previous = keys.join('\n');
+      await files.delete(keys);
+      removed += keys.length;
+      await betweenPages();
+    }
+  }
+  await deps.deleteLog(dataSet.data_set_id);
+  await deps.deleteDataSetItem(dataSet.data_set_id);
+  return removed;
 }
 
 /** Commits a new metadata action on top of the table's latest version (the change sees that version's metadata). */
@@ -116,28 +202,40 @@ export type MetadataCommitter = (
   change: (current: Metadata | null) => Metadata,
 ) => Promise<{ version: number; metadata: Metadata }>;
 
+export interface TablePropertyDeps {
+  commitMetadata: MetadataCommitter;
+  /** The data set with its store fixed (the tenant's default store, before its table's first write). */
+  fixStorage(dataSet: DataSet): Promise<DataSet>;
+  /** Keeps the table's freshness target where the staged-envelope committer reads it. */
+  recordFreshnessTarget(dataSetId: string, freshnessMs: number | null): Promise<void>;
+  /** The deployment's freshness target (milliseconds), for tables that set none. */
+  defaultFreshnessMs: number;
+}
+
 /**
  * Set table properties (delta.checkpointInterval, delta.deletedFileRetentionDuration,
- * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles).
+ * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles, tributary.freshness).
  * Input: the data set, the properties (a value of "" removes one). Output: the table's version and
  * the properties in force.
- *  1. The data set must be visible, its tenant writable, its table written at least once (409).
+ *  1. The data set must be visible and its tenant writable.
  *  2. Names and values are checked (400): unknown names, unreadable or unsafe values.
  *  3. A metadata action with the merged configuration is committed as a new version
- *     (operation SET TBLPROPERTIES); every writer and reader takes it from the log.
+ *     (operation SET TBLPROPERTIES), on top of whatever another writer set meanwhile; a table not
+ *     written yet is created by it (version 0), so a new connection's table can be set up before
+ *     its first envelope. Every writer and reader takes the properties from the log.
+ *  4. The freshness target is also kept where the staged-envelope committer looks.
  */
 export async function setTableProperties(
-  deps: DataSetRecords & { commitMetadata: MetadataCommitter },
+  deps: DataSetRecords & TablePropertyDeps,
   principal: Principal,
   dataSetId: string,
   properties: Record<string, string>,
 ) {
-  const dataSet = await visibleDataSet(deps, principal, dataSetId);
-  await tenantFor(deps, principal, dataSet.tenant_id, 'write');
+  const visible = await visibleDataSet(deps, principal, dataSetId);
+  await tenantFor(deps, principal, visible.tenant_id, 'write');
   const removed = Object.keys(properties).filter((key) => properties[key] === '');
   validateProperties(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
-  if (!dataSet.storage_location || dataSet.version === null)
-    throw conflict('The table has no version yet; set its properties after its first write');
+  const dataSet = await deps.fixStorage(visible);
   const committed = await deps.commitMetadata(dataSet, (current) => {
     const base =
       current ??
@@ -153,6 +251,7 @@ export async function setTableProperties(
     return { ...base, configuration };
   });
   const effective = tableProperties(committed.metadata.configuration);
+  await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
   return {
     version: committed.version,
     properties: committed.metadata.configuration,
@@ -162,6 +261,7 @@ export async function setTableProperties(
       log_retention_seconds: effective.logRetentionMs / 1000,
       target_file_size: effective.targetFileSize,
       optimize_min_files: effective.optimizeMinFiles,
+      freshness_seconds: (effective.freshnessMs ?? deps.defaultFreshnessMs) / 1000,
     },
   };
 }

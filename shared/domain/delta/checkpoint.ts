@@ -1,9 +1,12 @@
 /**
- * Classic single-file Parquet checkpoints (protocol "Checkpoints", V1 spec):
+ * Classic single-file Parquet checkpoints (protocol "Checkpoints"):
  * `_delta_log/<version>.checkpoint.parquet` holds one row per action of the table's state at that
- * version — the protocol, the metadata, every txn, every live file's add (with partition values and
- * stats), and the remove tombstones that have not expired — and `_delta_log/_last_checkpoint`
- * points at the newest one. Written every `delta.checkpointInterval` versions by whoever completes
+ * version — the protocol (with its table features), the metadata, every txn, every metadata domain,
+ * every live file's add (with partition values, stats and whatever another writer set on it: tags,
+ * deletion vector, row ids), and the remove tombstones that have not expired — and
+ * `_delta_log/_last_checkpoint` points at the newest one. On a table with the v2Checkpoint feature
+ * it follows the V2 spec (a checkpointMetadata row, every file action inline), which a classic name
+ * may hold; multi-part checkpoints, which that feature forbids, are never written. Written every `delta.checkpointInterval` versions by whoever completes
  * such a version, after its JSON commit exists; writing it again gives the same content.
  *
  * Tombstones are kept in checkpoints for twice the deleted-file retention: the protocol requires
@@ -13,7 +16,9 @@
 import type { TableStorage } from './commit.ts';
 import {
   type AddFile,
+  type CheckpointMetadata,
   checkpointFileName,
+  type DomainMetadata,
   lastCheckpointFile,
   type Metadata,
   type Protocol,
@@ -26,6 +31,9 @@ import type { TableState } from './snapshot.ts';
 export interface CheckpointContent {
   protocol: Protocol;
   metadata: Metadata;
+  /** V2 spec only (tables with the v2Checkpoint feature). */
+  checkpointMetadata: CheckpointMetadata | null;
+  domainMetadata: DomainMetadata[];
   txns: Txn[];
   adds: AddFile[];
   removes: RemoveFile[];
@@ -55,9 +63,12 @@ export function tombstoneKeepMs(state: Pick<TableState, 'metadata'>): number {
 export function checkpointContent(state: TableState, now: number): CheckpointContent {
   if (!state.protocol || !state.metadata) throw new Error(`Version ${state.version} has no protocol or metadata`);
   const keepAfter = now - tombstoneKeepMs(state);
+  const v2 = state.protocol.readerFeatures?.includes('v2Checkpoint') ?? false;
   return {
     protocol: state.protocol,
     metadata: state.metadata,
+    checkpointMetadata: v2 ? { version: state.version, tags: null } : null,
+    domainMetadata: [...state.domainMetadata.values()],
     txns: [...state.txns.values()],
     adds: [...state.files.values()],
     removes: [...state.tombstones.values()].filter((remove) => remove.deletionTimestamp > keepAfter),
@@ -79,7 +90,13 @@ export async function writeCheckpoint(
   await storage.put(checkpointFileName(state.version), bytes, 'application/vnd.apache.parquet');
   const last: LastCheckpoint = {
     version: state.version,
-    size: 2 + content.txns.length + content.adds.length + content.removes.length,
+    size:
+      2 +
+      (content.checkpointMetadata ? 1 : 0) +
+      content.domainMetadata.length +
+      content.txns.length +
+      content.adds.length +
+      content.removes.length,
     sizeInBytes: bytes.length,
     numOfAddFiles: content.adds.length,
   };

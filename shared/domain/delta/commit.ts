@@ -1,44 +1,55 @@
 /**
- * Committing to a Delta table on any S3-compatible store, coordinated through DynamoDB in the manner
- * of Delta's S3DynamoDBLogStore:
+ * Committing to a Delta table that other writers may commit to as well (Spark, delta-rs,
+ * Databricks, another Tributary function). The store's log is the truth, and the protocol's first
+ * rule holds: a log entry is never overwritten.
  *
- *   1. the commit's JSON goes to a temporary object `_delta_log/.tmp/<version>.json.<uuid>`;
- *   2. a log entry for `<version>` is put in the table only if absent: that conditional write IS the
- *      commit, so two writers can never both own a version and no log file is ever overwritten with
- *      other content;
- *   3. finalising copies the JSON to `_delta_log/<version>.json`, records the version's message ids
- *      and marks the entry complete. Anyone who finds an incomplete entry finalises it (every step
- *      is idempotent), and nobody claims version n+1 before version n is complete, so only the
- *      latest entry can ever be incomplete.
+ *   1. Start from the table's latest snapshot: a warm instance's cached state, or the store's log
+ *      opened from its last checkpoint (shared/domain/delta/snapshot.ts).
+ *   2. Refuse a table whose protocol or schema Tributary cannot honour (TableNotWritable): nothing is
+ *      written, and the caller keeps what it meant to commit.
+ *   3. Write `_delta_log/<next>.json` only if it does not exist. The arbiter of a version is the store
+ *      itself (a conditional PUT, If-None-Match: *), or, for a store that does not honour
+ *      conditional writes, a claim in DynamoDB (the coordination of Delta's S3DynamoDBLogStore).
+ *   4. A version that exists already is a lost race: read it, bring the snapshot forward, let the
+ *      caller decide what it changes (rows already written, a txn already recorded, a file it meant
+ *      to remove already gone), and try the next version. A version whose commitInfo carries this
+ *      run's id is this run's own write whose answer was lost.
+ *   5. Record the version (run history, and the message ids it holds for the exactly-once check),
+ *      then run the hooks (data set version, counters, checkpoints).
  *
- * Exactly-once for envelopes: a message can only be in versions claimed after it was ingested, so
- * a batch is checked against the message ids of the versions claimed since its oldest `ingested_at`
- * (less a margin for clocks). Claim times never decrease from one version to the next, which makes
- * "claimed since" a suffix of the log. The ids travel in the temporary commit (so a finaliser has
- * them) and are recorded once per version, compactly, before the version is marked complete; a
- * claim that loses a race checks the winners' ids before trying again.
+ * Exactly-once for envelopes: a message can only be in versions committed after it was ingested, so
+ * a batch is checked against the versions committed since its oldest `ingested_at` (less a margin
+ * for clocks), as the log itself lists them. Before each attempt the run records the message ids it
+ * is about to commit, under its run id, which its commit names (commitInfo `txnId`): whichever
+ * Tributary commit the log holds, its ids can be found, even when its writer stopped right after the
+ * commit, and a writer that loses a race learns at once which of its rows the winner holds.
  * Pipelines append with a Delta `txn` (appId, version) instead: their progress is one number.
  */
 import { randomUUID } from 'node:crypto';
+import { prepareCommit } from './features.ts';
 import {
   type AddFile,
+  type CommitSummary,
   commitContent,
+  commitSummary,
   logFileName,
   type Metadata,
   metadataAction,
   type Operation,
+  parseCommit,
   type RemoveFile,
   type TableMetadata,
   type Txn,
 } from './log.ts';
+import { applyCommit, latestTimestamp, type TableState } from './snapshot.ts';
+import { assertWritable, TableNotWritable } from './writable.ts';
 
+/** A version Tributary committed: what the run history shows and what the exactly-once check reads. */
 export interface LogEntry {
   version: number;
   /** Identifies the write that made this version (a run in the data set's history). */
   runId: string;
-  tempKey: string;
-  complete: boolean;
-  /** Milliseconds; never less than the previous version's, so "claimed since t" is a suffix of the log. */
+  /** Milliseconds, the commit's timestamp; never less than the previous version's. */
   claimedAt: number;
   operation: Operation;
   /** Rows the version added to the table (0 for OPTIMIZE, which only rearranges them). */
@@ -48,31 +59,17 @@ export interface LogEntry {
   removes: number;
   txn: Txn | null;
   startedAt: string;
-  /** Set when the entry is complete. */
   completedAt: string | null;
   attempt: number;
 }
 
-export interface LogCoordinator {
-  /** The highest entry of the table, complete or not (strongly consistent); null when there is none (new, or expired). */
-  latestEntry(tableId: string): Promise<LogEntry | null>;
-  entriesAfter(tableId: string, version: number): Promise<LogEntry[]>;
-  /** Puts the entry only if its version is free; false when another writer owns it. */
-  claimVersion(tableId: string, entry: LogEntry): Promise<boolean>;
-  /** Records which message ids a claimed version holds (idempotent; before it is marked complete). */
-  recordMessageIds(tableId: string, entry: LogEntry, messageIds: string[]): Promise<void>;
-  /** Marks the entry complete; true only for the call that made the change (exactly once). */
-  markComplete(tableId: string, entry: LogEntry, now: Date): Promise<boolean>;
-  /**
-   * Which of these message ids a completed version holds, among the versions claimed at or after
-   * `since` (milliseconds), up to the newest. The coordinator keeps ids for a bounded time (its
-   * entries' lifetime); versions older than that are no longer checked.
-   */
-  writtenMessageIds(tableId: string, messageIds: string[], since: number): Promise<Set<string>>;
-}
-
 export interface TableStorage {
   put(relativeKey: string, body: Uint8Array | string, contentType: string): Promise<void>;
+  /**
+   * Writes the object only when no object has that key (If-None-Match: *): true when written, false
+   * when one exists. Throws ConditionalWritesUnsupported when the store does not honour the condition.
+   */
+  putIfAbsent(relativeKey: string, body: Uint8Array | string, contentType: string): Promise<boolean>;
   get(relativeKey: string): Promise<Buffer>;
   /** null when the object does not exist. */
   getIfExists(relativeKey: string): Promise<Buffer | null>;
@@ -84,14 +81,55 @@ export interface TableStorage {
   ): Promise<{ key: string; size: number; lastModified: number }[]>;
 }
 
+/** The store answered that it does not support conditional writes (or ignores them: found by a probe). */
+export class ConditionalWritesUnsupported extends Error {
+  constructor() {
+    super('The object store does not support conditional writes (If-None-Match)');
+    this.name = 'ConditionalWritesUnsupported';
+  }
+}
+
+/** Decides which commit becomes a version. */
+export interface LogArbiter {
+  /**
+   * The version the snapshot must reach before a commit: null to trust the snapshot as it is (the
+   * store's own condition catches anything newer), or the newest claimed version, whose log file
+   * exists once this answers (a claim left half-way by a stopped writer is finished here).
+   */
+  settle(tableId: string): Promise<number | null>;
+  /** Makes `content` the table's `version` unless another commit holds it. */
+  write(tableId: string, version: number, content: string, runId: string): Promise<boolean>;
+}
+
+/** What Tributary keeps about its commits (DynamoDB, or an in-memory stand-in). */
+export interface CommitRecords {
+  /** Before an attempt: the message ids a run's commit will hold, replacing what the run held before. */
+  holdIds(tableId: string, runId: string, messageIds: string[]): Promise<void>;
+  /** The message ids the runs' commits hold, by run id (runs unknown here are left out). */
+  idsOf(tableId: string, runIds: string[]): Promise<Map<string, string[]>>;
+  /** After the commit: the version in the run history. */
+  record(tableId: string, entry: LogEntry): Promise<void>;
+}
+
+/** The table's latest state for a commit to build on, kept warm where it can be. */
+export interface SnapshotSource {
+  /** The latest state known (a warm copy, or the store's log read to its end), at least `version` when given. */
+  current(tableId: string, version?: number): Promise<TableState>;
+  /** The state after a commit, for the next one. */
+  keep(tableId: string, state: TableState): void;
+  forget(tableId: string): void;
+}
+
 export interface CommitHooks {
-  /** Runs once per version, for whoever completes it: run history, data set version, counters, checkpoints. */
-  onCompleted(entry: LogEntry): Promise<void>;
+  /** Runs once per version, for its writer: run history, data set version, counters, checkpoints. */
+  onCompleted(entry: LogEntry, state: TableState): Promise<void>;
 }
 
 export interface CommitDeps {
-  log: LogCoordinator;
   storage: TableStorage;
+  arbiter: LogArbiter;
+  records: CommitRecords;
+  snapshots: SnapshotSource;
   hooks: CommitHooks;
   now?: () => Date;
 }
@@ -99,66 +137,10 @@ export interface CommitDeps {
 /** Clocks of the ingest and writer functions may disagree by this much; checks look back this far further. */
 export const clockMarginMs = 5 * 60_000;
 
-/** The private line of a temporary commit that carries its message ids; never copied into the Delta log. */
-const idsLinePrefix = '{"tributaryMessageIds":';
-
-function temporaryCommit(delta: string, messageIds: string[]): string {
-  return messageIds.length > 0 ? `${delta}${JSON.stringify({ tributaryMessageIds: messageIds })}\n` : delta;
-}
-
-function splitTemporaryCommit(content: string): { delta: string; messageIds: string[] } {
-  const lines = content.split('\n');
-  const idsLine = lines.find((line) => line.startsWith(idsLinePrefix));
-  if (!idsLine) return { delta: content, messageIds: [] };
-  return {
-    delta: `${lines.filter((line) => line !== idsLine && line !== '').join('\n')}\n`,
-    messageIds: (JSON.parse(idsLine) as { tributaryMessageIds: string[] }).tributaryMessageIds,
-  };
-}
-
-/**
- * `written`: the temporary commit's content, when the caller is the writer that just wrote it. A
- * writer finishing someone else's commit copies it only when the copy is not there yet: on a store
- * whose writes are not atomic (the local S3 stand-in writes in place), rewriting a commit file
- * could hand a concurrent reader half of it.
- */
-async function finalize(deps: CommitDeps, tableId: string, entry: LogEntry, written?: string): Promise<void> {
-  const content = written ?? (await deps.storage.get(entry.tempKey)).toString('utf8');
-  const { delta, messageIds } = splitTemporaryCommit(content);
-  if (written !== undefined || !(await deps.storage.getIfExists(logFileName(entry.version))))
-    await deps.storage.put(logFileName(entry.version), delta, 'application/json');
-  if (messageIds.length > 0) await deps.log.recordMessageIds(tableId, entry, messageIds);
-  if (await deps.log.markComplete(tableId, entry, deps.now?.() ?? new Date())) {
-    await deps.hooks.onCompleted({ ...entry, complete: true });
-  }
-}
-
-/**
- * The table's latest complete version (-1 for none), finishing a commit whose writer stopped
- * half-way. With no entry left in the coordinator (a table idle past the entries' lifetime), the
- * store's own log says where the table is.
- */
-export async function recoverTable(deps: CommitDeps, tableId: string): Promise<{ version: number; claimedAt: number }> {
-  const latest = await deps.log.latestEntry(tableId);
-  if (!latest) return { version: await latestVersionInStore(deps.storage), claimedAt: 0 };
-  if (!latest.complete) await finalize(deps, tableId, latest);
-  return { version: latest.version, claimedAt: latest.claimedAt };
-}
-
-/** The newest `<version>.json` in the store: from `_last_checkpoint` on, probing forwards. */
-export async function latestVersionInStore(storage: Pick<TableStorage, 'getIfExists' | 'list'>): Promise<number> {
-  const hint = await storage.getIfExists('_delta_log/_last_checkpoint');
-  const from = hint ? Number((JSON.parse(hint.toString('utf8')) as { version: number }).version) : -1;
-  let latest = from;
-  for (const object of await storage.list('_delta_log/', { startAfter: logFileName(from + 1).slice(0, -5) })) {
-    const match = /\/(\d{20})\.json$/.exec(object.key);
-    if (match) latest = Math.max(latest, Number(match[1]));
-  }
-  return latest;
-}
-
-interface Commit {
+/** What a commit writes at the next version. */
+export interface Commit {
   operation: Operation;
+  /** A metadata action (version 0, or a change of the table's metadata). */
   metadata: Metadata | null;
   adds: AddFile[];
   removes: RemoveFile[];
@@ -168,45 +150,96 @@ interface Commit {
   messageIds: string[];
 }
 
+/** A version someone else committed while this commit was being made, as the caller sees it. */
+export interface Winner {
+  version: number;
+  actions: ReturnType<typeof parseCommit>;
+  summary: ReturnType<typeof commitSummary>;
+}
+
+/** What a version committed by someone else changes for the commit in hand. */
+export type Verdict =
+  /** Commit the same thing at the next version. */
+  | { action: 'retry' }
+  /** Commit this instead (rows others wrote meanwhile taken out). */
+  | { action: 'replace'; commit: Commit }
+  /** Nothing is left to commit. */
+  | { action: 'abandon' };
+
+export interface CommitRequest {
+  tableId: string;
+  /** The commit, given the snapshot it goes on top of (for version 0: the metadata). */
+  build(state: TableState): Promise<Commit | null>;
+  /**
+   * The version the caller planned from: every version after it that the snapshot holds is
+   * judged (`judge`) before the first attempt. Absent: only versions that win a race are judged.
+   */
+  readVersion?: number;
+  /** Judges a version someone else committed after the caller's plan. */
+  judge(winner: Winner, commit: Commit): Promise<Verdict>;
+  /** Appends: the schema and partitioning the rows are written in, which the table must still accept. */
+  expects?: TableMetadata;
+  /** Deletes what the commit wrote ahead of it (its data files), when the table refuses it. */
+  discard?(commit: Commit): Promise<void>;
+  attempt: number;
+}
+
+/** Why a version could not be read back after it was found taken. */
+class MissingVersion extends Error {
+  constructor(version: number) {
+    super(`Version ${version} of the table is claimed but not in its log`);
+    this.name = 'MissingVersion';
+  }
+}
+
+async function readVersionIfExists(storage: TableStorage, version: number): Promise<Winner | null> {
+  const body = await storage.getIfExists(logFileName(version));
+  if (!body) return null;
+  const actions = parseCommit(body.toString('utf8'));
+  return { version, actions, summary: commitSummary(version, actions) };
+}
+
+async function readVersion(storage: TableStorage, version: number): Promise<Winner> {
+  const winner = await readVersionIfExists(storage, version);
+  if (!winner) throw new MissingVersion(version);
+  return winner;
+}
+
 /**
- * Claims the next version for a prepared commit, finalising it on success. On a lost race the
- * winners are finalised and `onLostRace` decides: the (possibly changed) commit to try again, or
- * null to give up. Answers the version committed, or null when given up.
+ * Commits `request` as the table's next version (steps 1–5 above). Answers the version and what it
+ * holds, or null when the caller's verdict abandoned it.
  */
-async function claimNextVersion(
+export async function commitNext(
   deps: CommitDeps,
-  tableId: string,
-  initial: Commit,
-  attempt: number,
-  base: { version: number; claimedAt: number },
-  onLostRace: (winners: LogEntry[], commit: Commit) => Promise<Commit | null>,
-): Promise<{ version: number; commit: Commit } | { version: null; snapshot: number }> {
+  request: CommitRequest,
+): Promise<{ version: number; commit: Commit; state: TableState } | null> {
+  const { tableId } = request;
   const now = () => deps.now?.() ?? new Date();
   const startedAt = now().toISOString();
   const runId = randomUUID();
-  let commit = initial;
-  let snapshot = base;
-  for (;;) {
-    const version = snapshot.version + 1;
-    const tempKey = `_delta_log/.tmp/${logFileName(version).slice('_delta_log/'.length)}.${randomUUID()}`;
-    const timestamp = now().getTime();
-    const delta = commitContent({
-      version,
-      metadata: commit.metadata,
-      adds: commit.adds,
-      removes: commit.removes,
-      txn: commit.txn,
-      timestamp,
-      operation: commit.operation,
-    });
-    const temporary = temporaryCommit(delta, commit.messageIds);
-    await deps.storage.put(tempKey, temporary, 'application/json');
+  const settled = await deps.arbiter.settle(tableId);
+  let state = await deps.snapshots.current(tableId, settled ?? undefined);
+
+  const built = await request.build(state);
+  if (!built) return null;
+  let commit: Commit = built;
+  let held: string[] | null = null;
+  // Versions the caller has not judged yet (its plan is older than the snapshot).
+  if (request.readVersion !== undefined) {
+    for (let version = request.readVersion + 1; version <= state.version; version++) {
+      const verdict = await request.judge(await readVersion(deps.storage, version), commit);
+      if (verdict.action === 'abandon') return null;
+      if (verdict.action === 'replace') commit = verdict.commit;
+    }
+  }
+
+  const succeed = async (version: number, content: string, timestamp: number) => {
+    const committed = applyCommit(state, version, parseCommit(content));
+    deps.snapshots.keep(tableId, committed);
     const entry: LogEntry = {
       version,
       runId,
-      tempKey,
-      complete: false,
-      claimedAt: Math.max(timestamp, snapshot.claimedAt),
+      claimedAt: timestamp,
       operation: commit.operation,
       rows: commit.rows,
       bytes: commit.bytes,
@@ -214,22 +247,79 @@ async function claimNextVersion(
       removes: commit.removes.length,
       txn: commit.txn,
       startedAt,
-      completedAt: null,
-      attempt,
+      completedAt: now().toISOString(),
+      attempt: request.attempt,
     };
-    if (await deps.log.claimVersion(tableId, entry)) {
-      await finalize(deps, tableId, entry, temporary);
-      return { version, commit };
-    }
+    await deps.records.record(tableId, entry);
+    await deps.hooks.onCompleted(entry, committed);
+    return { version, commit, state: committed };
+  };
 
-    const winners = await deps.log.entriesAfter(tableId, snapshot.version);
-    for (const winner of winners) if (!winner.complete) await finalize(deps, tableId, winner);
-    for (const winner of winners)
-      if (winner.version > snapshot.version) snapshot = { version: winner.version, claimedAt: winner.claimedAt };
-    await deps.storage.delete([tempKey]);
-    const next = await onLostRace(winners, commit);
-    if (!next) return { version: null, snapshot: snapshot.version };
-    commit = next;
+  for (;;) {
+    const version = state.version + 1;
+    let winner: Winner | null;
+    if (writable(state, request.expects)) {
+      const timestamp = Math.max(now().getTime(), latestTimestamp(state));
+      // What the table's features ask of this commit: row ids, the removed files' deletion vectors,
+      // an in-commit timestamp (features.ts). Made again at every attempt: the state changed.
+      let prepared: ReturnType<typeof prepareCommit>;
+      try {
+        prepared = prepareCommit(state, commit, { version, now: timestamp });
+      } catch (error) {
+        await request.discard?.(commit);
+        throw error;
+      }
+      const content = commitContent({
+        version,
+        metadata: commit.metadata,
+        adds: prepared.adds,
+        removes: prepared.removes,
+        txn: commit.txn,
+        timestamp,
+        operation: commit.operation,
+        runId,
+        commitInfo: prepared.commitInfo,
+        domainMetadata: prepared.domainMetadata,
+      });
+      const committedAt = Number(prepared.commitInfo.inCommitTimestamp ?? timestamp);
+      if (commit.messageIds.length > 0 && commit.messageIds !== held) {
+        await deps.records.holdIds(tableId, runId, commit.messageIds);
+        held = commit.messageIds;
+      }
+      if (await deps.arbiter.write(tableId, version, content, runId)) return succeed(version, content, committedAt);
+      winner = await readVersion(deps.storage, version);
+      // The SDK repeated a write whose answer was lost: the version is this run's.
+      if (winner.summary.txnId === runId) return succeed(version, content, committedAt);
+    } else {
+      // Refused only on the latest version: a newer one may have lifted what is in the way.
+      winner = await readVersionIfExists(deps.storage, version);
+      if (!winner) {
+        deps.snapshots.keep(tableId, state);
+        await request.discard?.(commit);
+        assertWritable(state, request.expects);
+      }
+    }
+    // What won, and whatever followed it, each judged in order, before the next attempt.
+    for (let found = winner; found; found = await readVersionIfExists(deps.storage, found.version + 1)) {
+      state = applyCommit(state, found.version, found.actions);
+      const verdict = await request.judge(found, commit);
+      if (verdict.action === 'abandon') {
+        deps.snapshots.keep(tableId, state);
+        return null;
+      }
+      if (verdict.action === 'replace') commit = verdict.commit;
+    }
+  }
+}
+
+/** Whether the table, as `state` has it, takes a commit (assertWritable says why not). */
+function writable(state: TableState, expects: TableMetadata | undefined): boolean {
+  try {
+    assertWritable(state, expects);
+    return true;
+  } catch (error) {
+    if (error instanceof TableNotWritable) return false;
+    throw error;
   }
 }
 
@@ -240,7 +330,7 @@ export interface AppendRequest<Row> {
   rows: Row[];
   /** Writes data files for the rows (never empty) and describes them as add actions. */
   writeFiles(rows: Row[]): Promise<{ adds: AddFile[]; bytes: number }>;
-  /** Envelopes: exactly once per message id, checked against the versions claimed since each was ingested. */
+  /** Envelopes: exactly once per message id, checked against the versions committed since each was ingested. */
   identify?: (row: Row) => { messageId: string; ingestedAt: number };
   /**
    * Pipelines: exactly once per run of an application, recorded as a Delta txn. The commit is
@@ -258,85 +348,120 @@ export interface AppendResult {
   skipped: number;
 }
 
+/** The message ids Tributary's commits among `commits` hold. */
+async function idsHeldBy(deps: CommitDeps, tableId: string, commits: CommitSummary[]): Promise<Set<string>> {
+  const runs = commits
+    .filter((commit) => commit.engine === 'Tributary' && commit.txnId)
+    .map((commit) => commit.txnId as string);
+  if (runs.length === 0) return new Set();
+  return new Set([...(await deps.records.idsOf(tableId, runs)).values()].flat());
+}
+
 /**
  * Append rows to a Delta table, exactly once.
  * Input: the table, its metadata (for version 0), the rows, a file writer. Output: the version.
- *  1. Finalise a commit left half-done; the table's version is the snapshot.
- *  2. Envelopes: drop rows whose message id is already in a version claimed since the oldest row's
- *     ingest (or twice in this batch). Pipelines: give up if their txn shows the rows are in.
- *  3. Write the data files, then claim the next version; on a lost race, finalise the winners,
- *     drop rows they wrote, rewrite the files if that changed anything, and claim again.
- *  4. Finalise the commit.
+ *  1. Envelopes: drop rows whose message id a commit of the log since the oldest row's ingest holds
+ *     (or that come twice in this batch). Pipelines: give up if their txn shows the rows are in.
+ *  2. Write the data files, then commit them as the next version; on a lost race, drop the rows
+ *     the winner holds, rewrite the files if that changed anything, and try again.
  */
 export async function appendToTable<Row>(deps: CommitDeps, request: AppendRequest<Row>): Promise<AppendResult> {
-  const { tableId, identify } = request;
-  const base = await recoverTable(deps, tableId);
+  const { tableId, identify, txn } = request;
   const idOf = (row: Row) => identify?.(row).messageId ?? '';
+  const now = () => deps.now?.() ?? new Date();
 
-  let rows = request.rows;
+  let pending = request.rows;
   let since = Number.POSITIVE_INFINITY;
   if (identify) {
     const unique = new Map<string, Row>();
-    for (const row of rows) {
+    for (const row of pending) {
       const { messageId, ingestedAt } = identify(row);
       if (!unique.has(messageId)) unique.set(messageId, row);
       since = Math.min(since, ingestedAt - clockMarginMs);
     }
-    const written = await deps.log.writtenMessageIds(tableId, [...unique.keys()], since);
-    rows = [...unique.values()].filter((row) => !written.has(idOf(row)));
+    pending = [...unique.values()];
   }
-  const txn = request.txn;
-  const txnTaken = (entries: LogEntry[]) =>
-    txn !== undefined && entries.some((entry) => entry.txn?.appId === txn.appId && entry.txn.version > txn.after);
-  if (txn && base.version > txn.readVersion && txnTaken(await deps.log.entriesAfter(tableId, txn.readVersion)))
-    return { version: base.version, written: 0, skipped: request.rows.length };
-  if (rows.length === 0)
-    return { version: base.version >= 0 ? base.version : null, written: 0, skipped: request.rows.length };
-
-  const commitOf = async (pending: Row[]): Promise<Commit> => {
-    const files = await request.writeFiles(pending);
+  const dropWritten = async (commits: CommitSummary[]): Promise<boolean> => {
+    const written = await idsHeldBy(deps, tableId, commits);
+    const before = pending.length;
+    pending = pending.filter((row) => !written.has(idOf(row)));
+    return pending.length < before;
+  };
+  const commitOf = async (chosen: Row[], version: number): Promise<Commit> => {
+    const files = await request.writeFiles(chosen);
     return {
       operation: 'WRITE',
-      metadata: null,
+      metadata: version === 0 ? metadataAction(request.metadata) : null,
       adds: files.adds,
       removes: [],
-      txn: txn ? { appId: txn.appId, version: txn.version, lastUpdated: (deps.now?.() ?? new Date()).getTime() } : null,
-      rows: pending.length,
+      txn: txn ? { appId: txn.appId, version: txn.version, lastUpdated: now().getTime() } : null,
+      rows: chosen.length,
       bytes: files.bytes,
-      messageIds: identify ? pending.map(idOf) : [],
+      messageIds: identify ? chosen.map(idOf) : [],
     };
   };
-  const withMetadata = (commit: Commit, version: number): Commit => ({
-    ...commit,
-    metadata: version === 0 ? metadataAction(request.metadata) : null,
-  });
+  const discard = (commit: Commit) => deps.storage.delete(commit.adds.map((add) => add.path));
 
-  let pending = rows;
-  const first = await commitOf(pending);
-  const result = await claimNextVersion(
-    deps,
+  const result = await commitNext(deps, {
     tableId,
-    withMetadata(first, base.version + 1),
-    request.attempt,
-    base,
-    async (winners, commit) => {
-      const next = Math.max(...winners.map((winner) => winner.version)) + 1;
-      if (txnTaken(winners)) {
-        await deps.storage.delete(commit.adds.map((add) => add.path));
-        return null;
-      }
-      if (!identify) return withMetadata(commit, next);
-      const taken = await deps.log.writtenMessageIds(tableId, pending.map(idOf), since);
-      const remaining = pending.filter((row) => !taken.has(idOf(row)));
-      if (remaining.length === pending.length) return withMetadata(commit, next);
-      await deps.storage.delete(commit.adds.map((add) => add.path));
-      pending = remaining;
+    attempt: request.attempt,
+    expects: request.metadata,
+    discard,
+    ...(txn ? { readVersion: txn.readVersion } : {}),
+    async build(state) {
+      if (identify) await dropWritten(await commitsSince(deps.storage, state, since));
       if (pending.length === 0) return null;
-      return withMetadata(await commitOf(pending), next);
+      return commitOf(pending, state.version + 1);
     },
-  );
-  if (result.version === null) return { version: result.snapshot, written: 0, skipped: request.rows.length };
+    async judge(winner, commit) {
+      const nextVersion = winner.version + 1;
+      const withMetadata = (next: Commit): Commit => ({
+        ...next,
+        metadata: nextVersion === 0 ? next.metadata : null,
+      });
+      if (txn && winner.actions.some((action) => 'txn' in action && action.txn.appId === txn.appId)) {
+        const taken = winner.actions.some(
+          (action) => 'txn' in action && action.txn.appId === txn.appId && action.txn.version > txn.after,
+        );
+        if (taken) {
+          await discard(commit);
+          return { action: 'abandon' };
+        }
+      }
+      if (!identify || !(await dropWritten([winner.summary])))
+        return { action: 'replace', commit: withMetadata(commit) };
+      await discard(commit);
+      if (pending.length === 0) return { action: 'abandon' };
+      return { action: 'replace', commit: await commitOf(pending, nextVersion) };
+    },
+  });
+  if (!result) return { version: null, written: 0, skipped: request.rows.length };
   return { version: result.version, written: pending.length, skipped: request.rows.length - pending.length };
+}
+
+/**
+ * What the commits since `since` (milliseconds) say of themselves, oldest first: those the state
+ * went through, and older ones read back from the log when the state starts later (it was opened
+ * from a checkpoint newer than `since`).
+ */
+export async function commitsSince(
+  storage: Pick<TableStorage, 'getIfExists'>,
+  state: TableState,
+  since: number,
+): Promise<CommitSummary[]> {
+  const recent = state.recent.filter((commit) => (commit.timestamp ?? Number.POSITIVE_INFINITY) >= since);
+  const older: CommitSummary[] = [];
+  let version = (state.recent[0]?.version ?? state.version + 1) - 1;
+  let reached = state.recent[0]?.timestamp ?? Number.POSITIVE_INFINITY;
+  while (version >= 0 && reached >= since) {
+    const body = await storage.getIfExists(logFileName(version));
+    if (!body) break;
+    const summary = commitSummary(version, parseCommit(body.toString('utf8')));
+    older.unshift(summary);
+    reached = summary.timestamp ?? reached;
+    version--;
+  }
+  return [...older.filter((commit) => (commit.timestamp ?? Number.POSITIVE_INFINITY) >= since), ...recent];
 }
 
 export interface RearrangeRequest {
@@ -346,66 +471,58 @@ export interface RearrangeRequest {
   removes: RemoveFile[];
   adds: AddFile[];
   bytes: number;
-  /** The commits after `readVersion` that removed files (others only appended): their removed paths. */
-  removedAfter(entries: LogEntry[]): Promise<Set<string>>;
+  operation: Extract<Operation, 'OPTIMIZE'>;
 }
 
 /**
  * Commit an OPTIMIZE: the removes (dataChange false) and the adds that hold the same rows, in one
- * version. It commits only while every file it removes is still live; when a concurrent commit
- * removed one of them, it gives up (its new files are deleted) and answers null. Appends that won
- * a race in between do not matter: they only add files.
+ * version. It commits only while every file it removes is still live: when any commit after the
+ * plan (Tributary's or another engine's, an OPTIMIZE or a DELETE) removed one of them, it gives up
+ * (its new files are deleted) and answers null. Appends in between do not matter: they only add files.
  */
 export async function commitRearrangement(deps: CommitDeps, request: RearrangeRequest): Promise<number | null> {
-  const base = await recoverTable(deps, request.tableId);
   const removing = new Set(request.removes.map((remove) => remove.path));
-  const stillLive = async (entries: LogEntry[]) => {
-    const removed = await request.removedAfter(entries.filter((entry) => entry.removes > 0));
-    return ![...removing].some((path) => removed.has(path));
+  const commit: Commit = {
+    operation: request.operation,
+    metadata: null,
+    adds: request.adds,
+    removes: request.removes,
+    txn: null,
+    rows: 0,
+    bytes: request.bytes,
+    messageIds: [],
   };
-  const giveUp = async () => {
+  const result = await commitNext(deps, {
+    tableId: request.tableId,
+    attempt: 1,
+    readVersion: request.readVersion,
+    discard: async () => deps.storage.delete(request.adds.map((add) => add.path)),
+    build: async () => commit,
+    async judge(winner) {
+      const conflict = winner.actions.some((action) => 'remove' in action && removing.has(action.remove.path));
+      return conflict ? { action: 'abandon' } : { action: 'retry' };
+    },
+  });
+  if (!result) {
     await deps.storage.delete(request.adds.map((add) => add.path));
     return null;
-  };
-  if (
-    base.version > request.readVersion &&
-    !(await stillLive(await deps.log.entriesAfter(request.tableId, request.readVersion)))
-  )
-    return giveUp();
-  const result = await claimNextVersion(
-    deps,
-    request.tableId,
-    {
-      operation: 'OPTIMIZE',
-      metadata: null,
-      adds: request.adds,
-      removes: request.removes,
-      txn: null,
-      rows: 0,
-      bytes: request.bytes,
-      messageIds: [],
-    },
-    1,
-    base,
-    async (winners, commit) => ((await stillLive(winners)) ? commit : null),
-  );
-  if (result.version === null) return giveUp();
+  }
   return result.version;
 }
 
 /**
  * Commit a change of the table's metadata on top of whatever the latest version is: `change` gets
- * the version it builds on and is asked again when another writer won that version.
+ * the metadata it builds on (null before version 0) and is asked again when another writer won
+ * that version, so a property another writer set meanwhile is kept.
  */
 export async function commitMetadata(
   deps: CommitDeps,
   tableId: string,
-  change: (latest: number) => Promise<Metadata>,
+  change: (current: Metadata | null) => Promise<Metadata>,
 ): Promise<{ version: number; metadata: Metadata }> {
-  const base = await recoverTable(deps, tableId);
   let metadata: Metadata | null = null;
-  const commitFor = async (latest: number): Promise<Commit> => {
-    metadata = await change(latest);
+  const commitFor = async (current: Metadata | null): Promise<Commit> => {
+    metadata = await change(current);
     return {
       operation: 'SET TBLPROPERTIES',
       metadata,
@@ -417,9 +534,104 @@ export async function commitMetadata(
       messageIds: [],
     };
   };
-  const result = await claimNextVersion(deps, tableId, await commitFor(base.version), 1, base, async (winners) =>
-    commitFor(Math.max(...winners.map((winner) => winner.version))),
-  );
-  if (result.version === null || !metadata) throw new Error('A metadata change cannot be given up');
+  let latest: Metadata | null = null;
+  const result = await commitNext(deps, {
+    tableId,
+    attempt: 1,
+    build: async (state) => {
+      latest = state.metadata;
+      return commitFor(state.metadata);
+    },
+    async judge(winner) {
+      for (const action of winner.actions) if ('metaData' in action) latest = action.metaData;
+      return { action: 'replace', commit: await commitFor(latest) };
+    },
+  });
+  if (!result || !metadata) throw new Error('A metadata change cannot be given up');
   return { version: result.version, metadata };
+}
+
+/** The store is the arbiter: `_delta_log/<version>.json` is written only if absent. */
+export function conditionalArbiter(storage: Pick<TableStorage, 'putIfAbsent'>): LogArbiter {
+  return {
+    settle: async () => null,
+    write: (_, version, content) => storage.putIfAbsent(logFileName(version), content, 'application/json'),
+  };
+}
+
+/** A version claimed in DynamoDB, for a store without conditional writes. */
+export interface Claim {
+  version: number;
+  runId: string;
+  /** The commit's content under a name no reader looks at, until it is copied to the log. */
+  tempKey: string;
+  complete: boolean;
+}
+
+export interface VersionClaims {
+  /** The highest claim of the table (strongly consistent); null when there is none (new, or expired). */
+  latest(tableId: string): Promise<Claim | null>;
+  claimAt(tableId: string, version: number): Promise<Claim | null>;
+  /** Puts the claim only if its version is free; false when another writer holds it. */
+  claim(tableId: string, claim: Claim): Promise<boolean>;
+  markComplete(tableId: string, version: number): Promise<void>;
+}
+
+/**
+ * For a store that does not honour conditional writes, the coordination of Delta's
+ * S3DynamoDBLogStore: the commit goes to a temporary object, a conditional put of the version's
+ * claim in DynamoDB is the commit, and copying it to `_delta_log/<version>.json` finishes it.
+ * Anyone finding a claim unfinished finishes it; nobody claims version n+1 before n is finished.
+ * No log file is overwritten by Tributary, but another engine writing to such a table bypasses the
+ * claims: the README says not to.
+ */
+export function coordinatedArbiter(storage: TableStorage, claims: VersionClaims): LogArbiter {
+  const finish = async (tableId: string, claim: Claim) => {
+    if (claim.complete) return;
+    // Copied only when not there yet: on a store whose writes are not atomic, rewriting a commit
+    // file could hand a concurrent reader half of it.
+    if (!(await storage.getIfExists(logFileName(claim.version)))) {
+      await storage.put(logFileName(claim.version), await storage.get(claim.tempKey), 'application/json');
+    }
+    await claims.markComplete(tableId, claim.version);
+  };
+  return {
+    async settle(tableId) {
+      const latest = await claims.latest(tableId);
+      if (!latest) return null;
+      await finish(tableId, latest);
+      return latest.version;
+    },
+    async write(tableId, version, content, runId) {
+      const tempKey = `_delta_log/.tmp/${logFileName(version).slice('_delta_log/'.length)}.${randomUUID()}`;
+      await storage.put(tempKey, content, 'application/json');
+      const claim: Claim = { version, runId, tempKey, complete: false };
+      if (await claims.claim(tableId, claim)) {
+        await finish(tableId, claim);
+        return true;
+      }
+      await storage.delete([tempKey]);
+      const winner = await claims.claimAt(tableId, version);
+      if (winner) await finish(tableId, winner);
+      return false;
+    },
+  };
+}
+
+/**
+ * Whether the store honours `If-None-Match: *`: a fresh object is written once, and the second
+ * conditional write of it must be refused. A store that ignores the condition (it writes twice) or
+ * says it does not implement it does not support conditional writes. Asked once per store.
+ */
+export async function probeConditionalWrites(storage: Pick<TableStorage, 'putIfAbsent' | 'delete'>): Promise<boolean> {
+  const key = `_delta_log/.tmp/conditional-write-probe.${randomUUID()}`;
+  try {
+    if (!(await storage.putIfAbsent(key, 'first', 'text/plain'))) return false;
+    return !(await storage.putIfAbsent(key, 'second', 'text/plain'));
+  } catch (error) {
+    if (error instanceof ConditionalWritesUnsupported) return false;
+    throw error;
+  } finally {
+    await storage.delete([key]).catch(() => undefined);
+  }
 }

@@ -9,25 +9,35 @@
  *               adds the new files (dataChange false), and commits only while every source is still
  *               live. Readers of older versions keep their files until the vacuum.
  *   vacuum      files whose tombstone is older than `delta.deletedFileRetentionDuration` are deleted,
- *               and so are files in those partitions that no version references and that are older
- *               than that (left by writers that stopped before their commit).
+ *               and so are files beside them that no version references and that are older than that
+ *               (left by writers that stopped before their commit). Whoever wrote the table, a file
+ *               a live add names (its data file or its deletion vector's) is never deleted, nor
+ *               anything under a hidden directory (`_delta_log`, `_change_data`, …) or outside the table.
+ *
+ * A run first checks that Tributary may write the table (features.ts: another writer may have turned
+ * on a feature it does not implement; the protocol's vacuumProtocolCheck asks exactly this before a
+ * vacuum), and compacts only tables whose features allow a rewrite.
  *   log         commits and checkpoints older than `delta.logRetentionDuration` are deleted when a
  *               later checkpoint, itself that old, covers them (protocol "Metadata Cleanup"), and
  *               temporary commits once their version is well behind.
  */
 import { randomUUID } from 'node:crypto';
-import { type CommitDeps, commitRearrangement, type LogEntry } from './commit.ts';
+import { type CommitDeps, commitRearrangement } from './commit.ts';
+import { deletionVectorFile } from './deletion-vectors.ts';
+import { compactionSupport } from './features.ts';
 import {
   type AddFile,
   type FileStats,
-  logFileName,
-  parseCommit,
+  isNullPartitionValue,
+  type PartitionValues,
   parseStats,
+  partitionDirectory,
   type RemoveFile,
   versionOfLogFile,
 } from './log.ts';
 import { tableProperties } from './properties.ts';
-import { type LogReader, openSnapshot, type TableState } from './snapshot.ts';
+import { type LogReader, openSnapshot, type TableState, tableObjectKey } from './snapshot.ts';
+import { assertWritable } from './writable.ts';
 
 /**
  * Streams the rows of `sources`, in order, into new files at `newPath()`, starting the next file
@@ -37,7 +47,7 @@ export type FileRewriter = (
   sources: AddFile[],
   targetSize: number,
   newPath: () => string,
-) => Promise<{ path: string; size: number; sources: AddFile[] }[]>;
+) => Promise<{ path: string; size: number; rows: number; sources: AddFile[] }[]>;
 
 export interface MaintenanceDeps {
   commit: CommitDeps;
@@ -64,26 +74,32 @@ export interface MaintenanceReport {
   logFilesRemoved: number;
   /** When the next run has something to do (a tombstone expiring); null when nothing waits. */
   nextDueAt: number | null;
+  /** Why compaction was left out, when the table's features do not allow it. */
+  compactionSkipped: string | null;
 }
 
 export interface PartitionPlan {
+  /** The partition's directory (where its compacted files go). */
   partition: string;
-  partitionValues: Record<string, string>;
+  partitionValues: PartitionValues;
   /** The partition's small files, oldest first. */
   files: AddFile[];
 }
 
-const partitionKey = (values: Record<string, string>) =>
-  Object.entries(values)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([key, value]) => `${key}=${value}`)
-    .join('/');
+/** Files of one partition share this key (null and "" are both the null partition). */
+const partitionKey = (values: PartitionValues) =>
+  JSON.stringify(
+    Object.entries(values)
+      .map(([key, value]) => [key, isNullPartitionValue(value) ? null : value])
+      .sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1)),
+  );
 
 /** The partitions to compact: those with at least `minFiles` (and two) files under the target size. */
 export function planCompaction(files: Iterable<AddFile>, targetFileSize: number, minFiles: number): PartitionPlan[] {
   const byPartition = new Map<string, AddFile[]>();
   for (const file of files) {
-    if (file.size >= targetFileSize) continue;
+    // A file a clustering implementation laid out is for that implementation to rewrite (protocol "Clustered Table").
+    if (file.size >= targetFileSize || file.clusteringProvider !== undefined) continue;
     const key = partitionKey(file.partitionValues);
     const small = byPartition.get(key);
     if (small) small.push(file);
@@ -92,8 +108,8 @@ export function planCompaction(files: Iterable<AddFile>, targetFileSize: number,
   return [...byPartition]
     .filter(([, small]) => small.length >= Math.max(2, minFiles))
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([partition, small]) => ({
-      partition,
+    .map(([, small]) => ({
+      partition: partitionDirectory((small[0] as AddFile).partitionValues),
       partitionValues: (small[0] as AddFile).partitionValues,
       files: small.sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1)),
     }));
@@ -128,20 +144,6 @@ export function mergeStats(sources: FileStats[]): FileStats {
   return merged;
 }
 
-/** The paths removed by these versions, from their commits. */
-async function removedIn(reader: LogReader, entries: LogEntry[]): Promise<Set<string>> {
-  const removed = new Set<string>();
-  for (const entry of entries) {
-    // A version still being finalised has its commit only under its temporary name so far.
-    const commit =
-      (await reader.storage.getIfExists(logFileName(entry.version))) ??
-      (await reader.storage.getIfExists(entry.tempKey));
-    if (!commit) throw new Error(`The commit of version ${entry.version} is missing`);
-    for (const action of parseCommit(commit.toString('utf8'))) if ('remove' in action) removed.add(action.remove.path);
-  }
-  return removed;
-}
-
 async function compactPartition(
   deps: MaintenanceDeps,
   tableId: string,
@@ -158,8 +160,17 @@ async function compactPartition(
   );
   let rowsRewritten = 0;
   const adds: AddFile[] = written.map((file) => {
-    const stats = mergeStats(file.sources.map((source) => parseStats(source.stats)));
-    rowsRewritten += stats.numRecords;
+    // Rows a deletion vector marked are not rewritten: the count is what the new file holds, the
+    // bounds stay valid (not tight), and null counts of such sources are no longer known.
+    const withDeletions = file.sources.some((source) => source.deletionVector);
+    const merged = mergeStats(file.sources.map((source) => parseStats(source.stats)));
+    const stats = {
+      ...merged,
+      numRecords: file.rows,
+      nullCount: withDeletions ? {} : merged.nullCount,
+      ...(withDeletions ? { tightBounds: false } : {}),
+    };
+    rowsRewritten += file.rows;
     return {
       path: file.path,
       partitionValues: plan.partitionValues,
@@ -169,6 +180,7 @@ async function compactPartition(
       stats: JSON.stringify(stats),
     };
   });
+  // Each remove names the logical file as the log has it: with its deletion vector (else that file stays live).
   const removes: RemoveFile[] = plan.files.map((file) => ({
     path: file.path,
     deletionTimestamp: now(),
@@ -176,6 +188,9 @@ async function compactPartition(
     extendedFileMetadata: true,
     partitionValues: file.partitionValues,
     size: file.size,
+    ...(file.deletionVector ? { deletionVector: file.deletionVector } : {}),
+    ...(file.baseRowId === undefined ? {} : { baseRowId: file.baseRowId }),
+    ...(file.defaultRowCommitVersion === undefined ? {} : { defaultRowCommitVersion: file.defaultRowCommitVersion }),
   }));
   const bytes = adds.reduce((sum, add) => sum + add.size, 0);
   if (report.versions.length === 0 && report.conflicts === 0) await deps.beforeFirstCommit?.();
@@ -185,7 +200,7 @@ async function compactPartition(
     removes,
     adds,
     bytes,
-    removedAfter: (entries) => removedIn(deps.reader, entries),
+    operation: 'OPTIMIZE',
   });
   if (version === null) {
     report.conflicts++;
@@ -199,16 +214,42 @@ async function compactPartition(
   report.bytesAdded += bytes;
 }
 
-/** Deletes files removed longer ago than the retention, and unreferenced old files beside them. */
+/** A directory or file Delta keeps out of the data: `_delta_log`, `_change_data`, `.tmp`, … (and everything under them). */
+const hidden = (key: string) => key.split('/').some((segment) => segment.startsWith('_') || segment.startsWith('.'));
+const directoryOf = (key: string) => key.slice(0, Math.max(0, key.lastIndexOf('/')));
+
+/**
+ * Deletes files removed longer ago than the retention, and unreferenced old files beside them.
+ * What a live add names, its data file and its deletion vector's file, is never deleted, whatever
+ * tombstone also names it (a DELETE removes (path, no DV) and re-adds (path, DV)); nor what an
+ * unexpired tombstone names (readers of older versions), nor a file outside the table.
+ */
 async function vacuum(deps: MaintenanceDeps, state: TableState, retentionMs: number): Promise<number> {
   const before = deps.now().getTime() - retentionMs;
-  const expired = [...state.tombstones.values()].filter((remove) => remove.deletionTimestamp < before);
-  const partitions = new Set(expired.map((remove) => partitionKey(remove.partitionValues)));
-  const doomed = new Set(expired.map((remove) => remove.path));
-  for (const partition of partitions) {
-    for (const object of await deps.reader.storage.list(`${partition}/`)) {
-      const unreferenced = !state.files.has(object.key) && !state.tombstones.has(object.key);
-      if (unreferenced && object.lastModified < before) doomed.add(object.key);
+  const objectKey = (path: string) => tableObjectKey(path, deps.reader.root);
+  const filesOf = (file: AddFile | RemoveFile) =>
+    [file.path, file.deletionVector ? deletionVectorFile(file.deletionVector) : null]
+      .map((path) => (path === null ? null : objectKey(path)))
+      .filter((key): key is string => key !== null);
+  const keep = new Set<string>();
+  for (const file of state.files.values()) for (const key of filesOf(file)) keep.add(key);
+  const expired: string[] = [];
+  for (const remove of state.tombstones.values()) {
+    if (remove.deletionTimestamp < before) expired.push(...filesOf(remove));
+    else for (const key of filesOf(remove)) keep.add(key);
+  }
+  const doomed = new Set(expired.filter((key) => !keep.has(key) && !hidden(key)));
+  // Files no version references, directly in a directory an expired file was in (not the root,
+  // which would mean listing the whole table), older than the retention.
+  for (const directory of new Set(expired.map(directoryOf))) {
+    if (directory === '' || hidden(directory)) continue;
+    for (const object of await deps.reader.storage.list(`${directory}/`)) {
+      const stray =
+        directoryOf(object.key) === directory &&
+        !hidden(object.key) &&
+        !keep.has(object.key) &&
+        object.lastModified < before;
+      if (stray) doomed.add(object.key);
     }
   }
   if (doomed.size > 0) await deps.commit.storage.delete([...doomed]);
@@ -250,9 +291,9 @@ async function cleanLog(deps: MaintenanceDeps, state: TableState, retentionMs: n
 /**
  * One maintenance run of a table.
  * Input: the table; `minFiles` (fewer small files in a partition leave it alone). Output: what it did.
- *  1. Open the latest snapshot.
- *  2. Compact each partition that needs it, one version each; a partition whose files another
- *     commit removed meanwhile is left for the next run.
+ *  1. Open the latest snapshot; refuse a table Tributary may not write (TableNotWritable).
+ *  2. Compact each partition that needs it, one version each, when the table's features allow a
+ *     rewrite; a partition whose files another commit removed meanwhile is left for the next run.
  *  3. Vacuum the files removed longer ago than the retention.
  *  4. Clean up the log.
  */
@@ -275,13 +316,16 @@ export async function maintainTable(
     filesVacuumed: 0,
     logFilesRemoved: 0,
     nextDueAt: null,
+    compactionSkipped: null,
   };
   if (state.version < 0) return report;
-  for (const plan of planCompaction(
-    state.files.values(),
-    properties.targetFileSize,
-    options.minFiles ?? properties.optimizeMinFiles,
-  )) {
+  assertWritable(state);
+  const compaction = compactionSupport(state.protocol, state.metadata);
+  if (!compaction.ok) report.compactionSkipped = compaction.message;
+  const plans = compaction.ok
+    ? planCompaction(state.files.values(), properties.targetFileSize, options.minFiles ?? properties.optimizeMinFiles)
+    : [];
+  for (const plan of plans) {
     await deps.checkpoint?.();
     await compactPartition(deps, tableId, state, plan, properties.targetFileSize, report);
   }

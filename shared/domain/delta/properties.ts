@@ -15,6 +15,11 @@ export interface TableProperties {
   targetFileSize: number;
   /** Scheduled maintenance compacts a day only when it has this many small files (`tributary.optimize.minFiles`, 50). */
   optimizeMinFiles: number;
+  /**
+   * Staged rows are committed at the latest this long after they arrived (`tributary.freshness`);
+   * null: the deployment's default (TABLE_FRESHNESS_SECONDS).
+   */
+  freshnessMs: number | null;
 }
 
 const day = 86_400_000;
@@ -25,6 +30,7 @@ export const defaultTableProperties: TableProperties = {
   logRetentionMs: 30 * day,
   targetFileSize: 128 * 1024 * 1024,
   optimizeMinFiles: 50,
+  freshnessMs: null,
 };
 
 const unitMs: Record<string, number> = {
@@ -54,6 +60,7 @@ export const settableProperties = {
   'delta.logRetentionDuration': { parse: parseInterval, min: day, max: 3650 * day },
   'delta.targetFileSize': { parse: positiveInteger, min: 1024 * 1024, max: 1024 * 1024 * 1024 },
   'tributary.optimize.minFiles': { parse: positiveInteger, min: 2, max: 100_000 },
+  'tributary.freshness': { parse: parseInterval, min: 0, max: day },
 } as const;
 
 export type SettableProperty = keyof typeof settableProperties;
@@ -70,6 +77,7 @@ export function tableProperties(configuration: Record<string, string>): TablePro
     logRetentionMs: read('delta.logRetentionDuration', defaultTableProperties.logRetentionMs),
     targetFileSize: read('delta.targetFileSize', defaultTableProperties.targetFileSize),
     optimizeMinFiles: read('tributary.optimize.minFiles', defaultTableProperties.optimizeMinFiles),
+    freshnessMs: configuration['tributary.freshness'] === undefined ? null : read('tributary.freshness', 0),
   };
 }
 

@@ -2,21 +2,36 @@
  * A table's state at a version, as every Delta reader builds it: the newest checkpoint not after
  * that version (found through `_delta_log/_last_checkpoint`), then the JSON commits after it, in
  * order (protocol "Action Reconciliation": the latest protocol and metadata win, the latest txn per
- * appId wins, a file is live when its newest action is an add, a tombstone when it is a remove).
+ * appId and domain metadata per domain win, a logical file is live when its newest action is an add,
+ * a tombstone when it is a remove).
+ *
+ * Logs are read as other writers write them: a logical file is its path and its deletion vector
+ * (a DELETE that marks rows of a file removes (path, no DV) and adds (path, DV)), paths are URIs,
+ * checkpoints come classic, multi-part (`<v>.checkpoint.<i>.<n>.parquet`, used only when whole) or
+ * UUID-named V2 (`<v>.checkpoint.<uuid>.json|parquet`, with `sidecar` files in `_delta_log/_sidecars/`),
+ * and whatever the protocol does not name is ignored.
  */
 import type { TableStorage } from './commit.ts';
+import { deletionVectorId } from './deletion-vectors.ts';
 import {
   type Action,
   type AddFile,
+  type CheckpointFile,
+  type CommitSummary,
   checkpointFileName,
+  checkpointFileOf,
+  checkpointPartNames,
+  commitSummary,
+  type DomainMetadata,
+  isAbsolutePath,
   lastCheckpointFile,
   logFileName,
   type Metadata,
   type Protocol,
   parseCommit,
   type RemoveFile,
+  sidecarDirectory,
   type Txn,
-  versionOfLogFile,
 } from './log.ts';
 
 export interface TableState {
@@ -24,15 +39,37 @@ export interface TableState {
   version: number;
   protocol: Protocol | null;
   metadata: Metadata | null;
-  /** Live files by path. */
+  /** Live files by path (each path is live with at most one deletion vector). */
   files: Map<string, AddFile>;
-  /** Removed files not yet vacuumed, by path. */
+  /** Removed logical files not yet vacuumed, by tombstoneKey (the path, and the DV the removed file had). */
   tombstones: Map<string, RemoveFile>;
   txns: Map<string, Txn>;
+  /** Metadata domains by name (removed ones are dropped): a writer keeps every one it does not own. */
+  domainMetadata: Map<string, DomainMetadata>;
+  /** The inCommitTimestamp of the commit at `version`, when it has one. */
+  inCommitTimestamp: number | null;
+  /**
+   * The commits this state was brought forward through, oldest first (not those a checkpoint
+   * summed up): who wrote each and when. The newest gives the next commit its earliest timestamp.
+   */
+  recent: CommitSummary[];
 }
 
+/** How many commit summaries a state keeps. */
+const recentCommitsKept = 200;
+
 export function emptyState(): TableState {
-  return { version: -1, protocol: null, metadata: null, files: new Map(), tombstones: new Map(), txns: new Map() };
+  return {
+    version: -1,
+    protocol: null,
+    metadata: null,
+    files: new Map(),
+    tombstones: new Map(),
+    txns: new Map(),
+    domainMetadata: new Map(),
+    inCommitTimestamp: null,
+    recent: [],
+  };
 }
 
 export function copyState(state: TableState): TableState {
@@ -41,23 +78,62 @@ export function copyState(state: TableState): TableState {
     files: new Map(state.files),
     tombstones: new Map(state.tombstones),
     txns: new Map(state.txns),
+    domainMetadata: new Map(state.domainMetadata),
+    recent: [...state.recent],
   };
 }
 
-/** Applies one version's actions (a commit, or a whole checkpoint) to the state, in place. */
+/** Applies one JSON commit to the state, in place, and remembers who made it. */
+export function applyCommit(state: TableState, version: number, actions: Action[]): TableState {
+  applyActions(state, version, actions);
+  state.recent.push(commitSummary(version, actions));
+  if (state.recent.length > recentCommitsKept) state.recent.splice(0, state.recent.length - recentCommitsKept);
+  return state;
+}
+
+/**
+ * The newest commit timestamp the state knows (its in-commit timestamp, else the newest commit
+ * read; 0 when none): a later commit's timestamp is never below it.
+ */
+export function latestTimestamp(state: TableState): number {
+  return Math.max(state.inCommitTimestamp ?? 0, state.recent.at(-1)?.timestamp ?? 0);
+}
+
+/** A logical file's key among the tombstones: its path, and its DV's id when it has one. */
+export function tombstoneKey(file: Pick<RemoveFile, 'path' | 'deletionVector'>): string {
+  const dv = deletionVectorId(file.deletionVector);
+  return dv === null ? file.path : `${file.path}\u0000${dv}`;
+}
+
+/**
+ * Applies one version's actions (a commit, or a whole checkpoint) to the state, in place. The order
+ * of a commit's actions does not matter: an add replaces its path's entry, and a remove takes a live
+ * file out only when it names the same (path, DV).
+ */
 export function applyActions(state: TableState, version: number, actions: Action[]): TableState {
+  let inCommitTimestamp: number | null = null;
   for (const action of actions) {
     if ('add' in action) {
       state.files.set(action.add.path, action.add);
-      state.tombstones.delete(action.add.path);
+      state.tombstones.delete(tombstoneKey(action.add));
     } else if ('remove' in action) {
-      state.files.delete(action.remove.path);
-      state.tombstones.set(action.remove.path, action.remove);
+      const live = state.files.get(action.remove.path);
+      if (live && deletionVectorId(live.deletionVector) === deletionVectorId(action.remove.deletionVector))
+        state.files.delete(action.remove.path);
+      state.tombstones.set(tombstoneKey(action.remove), action.remove);
     } else if ('txn' in action) state.txns.set(action.txn.appId, action.txn);
     else if ('protocol' in action) state.protocol = action.protocol;
     else if ('metaData' in action) state.metadata = action.metaData;
+    else if ('domainMetadata' in action) {
+      if (action.domainMetadata.removed) state.domainMetadata.delete(action.domainMetadata.domain);
+      else state.domainMetadata.set(action.domainMetadata.domain, action.domainMetadata);
+    } else if ('commitInfo' in action) {
+      const value = action.commitInfo.inCommitTimestamp;
+      if (typeof value === 'number') inCommitTimestamp = value;
+    }
   }
   state.version = version;
+  state.inCommitTimestamp = inCommitTimestamp;
   return state;
 }
 
@@ -67,6 +143,8 @@ export type CheckpointDecoder = (bytes: Uint8Array) => Promise<Action[]>;
 export interface LogReader {
   storage: Pick<TableStorage, 'getIfExists' | 'list'>;
   decodeCheckpoint: CheckpointDecoder;
+  /** The table's location (`s3://bucket/prefix`): absolute paths under it are read as relative ones. */
+  root?: string;
 }
 
 export interface OpenedSnapshot {
@@ -84,15 +162,78 @@ export class VersionNotFound extends Error {
   }
 }
 
-/** The newest checkpoint at or before `version` in the store, found by listing the log (for time travel). */
-async function checkpointAtOrBefore(reader: LogReader, version: number): Promise<number> {
-  let found = -1;
-  for (const object of await reader.storage.list('_delta_log/', { startAfter: '_delta_log/0' })) {
-    const parsed = versionOfLogFile(object.key);
-    if (parsed?.kind === 'checkpoint' && parsed.version <= version) found = Math.max(found, parsed.version);
-  }
-  return found;
+/** `_last_checkpoint` as writers leave it: the version, and how to find that checkpoint's files. */
+interface CheckpointHint {
+  version: number;
+  parts?: number;
+  /** A V2 checkpoint's file name in `_delta_log/`. */
+  v2Checkpoint?: { path?: string };
 }
+
+async function readHint(reader: LogReader): Promise<CheckpointHint | null> {
+  const hint = await reader.storage.getIfExists(lastCheckpointFile);
+  if (!hint) return null;
+  try {
+    const parsed = JSON.parse(hint.toString('utf8')) as CheckpointHint;
+    return Number.isSafeInteger(Number(parsed.version)) ? { ...parsed, version: Number(parsed.version) } : null;
+  } catch {
+    // A hint being rewritten by a writer without atomic puts: listing the log finds the checkpoint.
+    return null;
+  }
+}
+
+/** The files of the checkpoint a hint names. */
+function hintedFiles(hint: CheckpointHint): string[] {
+  if (typeof hint.v2Checkpoint?.path === 'string') return [`_delta_log/${hint.v2Checkpoint.path}`];
+  if (hint.parts !== undefined && Number(hint.parts) > 1) return checkpointPartNames(hint.version, Number(hint.parts));
+  return [checkpointFileName(hint.version)];
+}
+
+/** The newest whole checkpoint at or before `version` in the store, found by listing the log. */
+async function listedCheckpoint(reader: LogReader, version: number): Promise<string[] | null> {
+  const found = new Map<string, CheckpointFile[]>();
+  for (const object of await reader.storage.list('_delta_log/', { startAfter: '_delta_log/0' })) {
+    const file = checkpointFileOf(object.key);
+    if (!file || file.version > version) continue;
+    const set = `${file.version}:${file.naming}:${file.naming === 'uuid' ? file.key : file.parts}`;
+    found.set(set, [...(found.get(set) ?? []), file]);
+  }
+  const whole = [...found.values()]
+    .filter((files) => new Set(files.map((file) => file.part)).size === (files[0] as CheckpointFile).parts)
+    .sort((a, b) => (b[0] as CheckpointFile).version - (a[0] as CheckpointFile).version);
+  const newest = whole[0];
+  return newest ? newest.sort((a, b) => a.part - b.part).map((file) => file.key) : null;
+}
+
+/** The sidecar's key: sidecars live in `_delta_log/_sidecars/` whatever the action's path says before the name. */
+function sidecarKey(path: string): string {
+  return `${sidecarDirectory}${path.slice(path.lastIndexOf('/') + 1)}`;
+}
+
+/**
+ * All actions of a checkpoint made of `keys` (one file, or every part), with the file actions of
+ * its sidecars; null when a file is missing (a checkpoint being written, or cleaned up).
+ */
+async function readCheckpoint(reader: LogReader, keys: string[]): Promise<Action[] | null> {
+  const files = await Promise.all(keys.map((key) => reader.storage.getIfExists(key)));
+  if (files.some((file) => file === null)) return null;
+  const actions: Action[] = [];
+  for (const [index, file] of files.entries()) {
+    if ((keys[index] as string).endsWith('.json')) actions.push(...parseCommit((file as Buffer).toString('utf8')));
+    else actions.push(...(await reader.decodeCheckpoint(file as Buffer)));
+  }
+  relativeToRoot(actions, reader.root);
+  const sidecars = actions.flatMap((action) => ('sidecar' in action ? [sidecarKey(action.sidecar.path)] : []));
+  if (sidecars.length === 0) return actions;
+  const sidecarFiles = await Promise.all(sidecars.map((key) => reader.storage.getIfExists(key)));
+  if (sidecarFiles.some((file) => file === null)) return null;
+  for (const file of sidecarFiles)
+    actions.push(...relativeToRoot(await reader.decodeCheckpoint(file as Buffer), reader.root));
+  return actions;
+}
+
+/** The version of a checkpoint file (any naming). */
+const versionOf = (key: string) => Number(/(\d{20})\.checkpoint/.exec(key)?.[1] ?? -1);
 
 /**
  * Opens the table at `version` (the latest when absent), starting from `from` when given and not
@@ -106,18 +247,20 @@ export async function openSnapshot(
   let objectsRead = 0;
   let checkpoint = -1;
   let state = emptyState();
-  const loadCheckpoint = async (version: number): Promise<boolean> => {
-    objectsRead++;
-    const bytes = await reader.storage.getIfExists(checkpointFileName(version));
-    if (!bytes) return false;
-    state = applyActions(emptyState(), version, await reader.decodeCheckpoint(bytes));
+  const loadCheckpoint = async (keys: string[]): Promise<boolean> => {
+    objectsRead += keys.length;
+    const actions = await readCheckpoint(reader, keys);
+    if (!actions) return false;
+    const version = versionOf(keys[0] as string);
+    state = applyActions(emptyState(), version, actions);
     checkpoint = version;
     return true;
   };
   /** A hint that is missing, ahead of the wanted version or names a checkpoint that is gone: list the log. */
   const loadListedCheckpoint = async () => {
-    const found = await checkpointAtOrBefore(reader, target ?? Number.MAX_SAFE_INTEGER);
-    return found >= 0 && (await loadCheckpoint(found));
+    objectsRead++;
+    const keys = await listedCheckpoint(reader, target ?? Number.MAX_SAFE_INTEGER);
+    return keys !== null && (await loadCheckpoint(keys));
   };
 
   // Commits are fetched a window at a time, in parallel: a checkpoint is at most about ten
@@ -135,12 +278,11 @@ export async function openSnapshot(
     state = copyState(options.from);
   } else {
     objectsRead++;
-    const hint = await reader.storage.getIfExists(lastCheckpointFile);
-    const hinted = hint ? Number((JSON.parse(hint.toString('utf8')) as { version: number }).version) : -1;
-    if (hinted >= 0 && (target === undefined || hinted <= target)) {
-      prefetched = { from: hinted + 1, commits: fetchWindow(hinted + 1) };
-      if (!(await loadCheckpoint(hinted))) await loadListedCheckpoint();
-    } else if (hinted >= 0) {
+    const hint = await readHint(reader);
+    if (hint && (target === undefined || hint.version <= target)) {
+      prefetched = { from: hint.version + 1, commits: fetchWindow(hint.version + 1) };
+      if (!(await loadCheckpoint(hintedFiles(hint)))) await loadListedCheckpoint();
+    } else if (hint) {
       await loadListedCheckpoint();
     }
   }
@@ -158,7 +300,7 @@ export async function openSnapshot(
         missing = version + i;
         break;
       }
-      applyActions(state, version + i, parseCommit(commit.toString('utf8')));
+      applyCommit(state, version + i, relativeToRoot(parseCommit(commit.toString('utf8')), reader.root));
     }
     if (missing < 0) {
       version = last + 1;
@@ -172,7 +314,43 @@ export async function openSnapshot(
     if (target !== undefined) throw new VersionNotFound(missing);
     break;
   }
+  // A table with in-commit timestamps opened at a checkpoint: its commit there has the timestamp
+  // the next commit must exceed (checkpoints keep no commitInfo; the protocol keeps that commit).
+  if (state.version >= 0 && state.inCommitTimestamp === null && inCommitTimestampsEnabled(state.metadata)) {
+    objectsRead++;
+    const commit = await reader.storage.getIfExists(logFileName(state.version));
+    for (const action of commit ? parseCommit(commit.toString('utf8')) : [])
+      if ('commitInfo' in action && typeof action.commitInfo.inCommitTimestamp === 'number')
+        state.inCommitTimestamp = action.commitInfo.inCommitTimestamp;
+  }
   return { state, objectsRead, checkpoint };
+}
+
+function inCommitTimestampsEnabled(metadata: Metadata | null): boolean {
+  return metadata?.configuration['delta.enableInCommitTimestamps'] === 'true';
+}
+
+/**
+ * A path of the log as the key of an object under the table root: relative paths are; an absolute
+ * one (`s3://bucket/table/x.parquet`, `s3a://…`) is when it lies under `tableRoot`; null otherwise (a
+ * file of another location, e.g. a shallow clone's source, which Tributary never deletes).
+ */
+export function tableObjectKey(path: string, tableRoot?: string): string | null {
+  if (!isAbsolutePath(path)) return path;
+  if (!tableRoot) return null;
+  const root = tableRoot.replace(/\/+$/, '').replace(/^s3a:/, 's3:');
+  const absolute = path.replace(/^s3a:/, 's3:');
+  return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : null;
+}
+
+/** File actions with absolute paths into the table made relative, so that both forms name one file. */
+function relativeToRoot(actions: Action[], tableRoot: string | undefined): Action[] {
+  if (!tableRoot) return actions;
+  for (const action of actions) {
+    const file = 'add' in action ? action.add : 'remove' in action ? action.remove : null;
+    if (file && isAbsolutePath(file.path)) file.path = tableObjectKey(file.path, tableRoot) ?? file.path;
+  }
+  return actions;
 }
 
 /**
@@ -202,14 +380,34 @@ export async function commitsAfter(
 }
 
 /**
- * Table states kept by a warm function instance, so that the next checkpoint or compaction reads
- * only the commits since. Calls for one table run one at a time; the states handed out are copies.
+ * Table states kept by a warm function instance, so that the next commit needs no read at all (the
+ * store's conditional write tells when another writer moved the table on) and the next checkpoint
+ * or compaction reads only the commits since. Calls for one table run one at a time; the states
+ * handed out are copies. Bounded by tables and by the files their states hold: the table-commits
+ * instance commits every staged table of the platform, so the bound on tables is above ten thousand
+ * quiet ones (a few KB each); evicted, a table's next commit reads about a dozen log objects.
  */
 export class SnapshotCache {
   private readonly states = new Map<string, TableState>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly capacity = 32) {}
+  constructor(
+    private readonly capacity = 16_384,
+    private readonly maxFiles = 200_000,
+  ) {}
+
+  private store(tableId: string, state: TableState): void {
+    this.states.delete(tableId);
+    this.states.set(tableId, state);
+    let files = 0;
+    for (const held of this.states.values()) files += held.files.size + held.tombstones.size;
+    while (this.states.size > 1 && (this.states.size > this.capacity || files > this.maxFiles)) {
+      const oldest = this.states.keys().next().value as string;
+      const evicted = this.states.get(oldest);
+      files -= (evicted?.files.size ?? 0) + (evicted?.tombstones.size ?? 0);
+      this.states.delete(oldest);
+    }
+  }
 
   async open(tableId: string, reader: LogReader, version?: number): Promise<OpenedSnapshot> {
     const previous = this.queues.get(tableId) ?? Promise.resolve();
@@ -219,9 +417,7 @@ export class SnapshotCache {
         ...(version === undefined ? {} : { version }),
         ...(cached ? { from: cached } : {}),
       });
-      this.states.delete(tableId);
-      this.states.set(tableId, opened.state);
-      while (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value as string);
+      this.store(tableId, opened.state);
       return { ...opened, state: copyState(opened.state) };
     });
     this.queues.set(
@@ -229,6 +425,22 @@ export class SnapshotCache {
       run.catch(() => undefined),
     );
     return run;
+  }
+
+  /** A commit's view of one table: the cached state as it is, or the log read to `version` (or its end). */
+  source(reader: LogReader) {
+    return {
+      current: async (tableId: string, version?: number): Promise<TableState> => {
+        const cached = this.states.get(tableId);
+        if (cached && (version === undefined || cached.version === version)) return copyState(cached);
+        return (await this.open(tableId, reader, version)).state;
+      },
+      keep: (tableId: string, state: TableState) => {
+        const cached = this.states.get(tableId);
+        if (!cached || cached.version <= state.version) this.store(tableId, copyState(state));
+      },
+      forget: (tableId: string) => this.forget(tableId),
+    };
   }
 
   /** The cached state's metadata, without reading anything (null when the table is not cached). */

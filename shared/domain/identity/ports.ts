@@ -22,6 +22,8 @@ export interface UserRepository {
 export interface ApiKeyRepository {
   createApiKey(record: ApiKeyRecord & { user_id: string }): Promise<void>;
   listApiKeysByUser(userId: string, page: PageRequest): Promise<Page<ApiKeyRecord>>;
+  /** How many keys the user holds (no page, no cursor: issuing a key checks it). */
+  countApiKeysByUser(userId: string): Promise<number>;
   /** Fails with NOT_FOUND when the user has no such key. */
   revokeApiKey(userId: string, apiKeyId: string): Promise<void>;
 }

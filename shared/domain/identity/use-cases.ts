@@ -204,8 +204,7 @@ export async function issueApiKey(
   const user = await visibleUser(deps, principal, userId);
   if (user.tenant_id) await tenantFor(deps, principal, user.tenant_id, 'write');
   if (user.status !== 'Active') throw conflict('A deactivated user cannot be given API keys');
-  const existing = await deps.listApiKeysByUser(userId, { limit: maxApiKeysPerUser });
-  if (existing.items.length >= maxApiKeysPerUser) {
+  if ((await deps.countApiKeysByUser(userId)) >= maxApiKeysPerUser) {
     throw conflict(`A user holds at most ${maxApiKeysPerUser} API keys; revoke one first`);
   }
   const issued = issueToken('apiKey');

@@ -1,119 +1,93 @@
-import type { DataSet } from '../datasets/model.ts';
-import { appendToTable, type CommitDeps, type LogEntry } from '../delta/commit.ts';
-import { writeDailyFiles } from '../delta/daily-files.ts';
-import type { FileStats } from '../delta/log.ts';
-import type { Envelope } from './envelope.ts';
+import type { DeliveryFailure } from '../monitoring/model.ts';
+import type { EnvelopeMessage } from './envelope.ts';
+import { type CommitReport, commitStaged, type StagingDeps, stageEnvelopes, withinTime } from './staging.ts';
 
-export interface EncodedFile {
-  bytes: Uint8Array;
-  stats: FileStats;
-}
-
-export interface BatchWriterDeps {
-  getDataSet(dataSetId: string): Promise<DataSet | null>;
-  /** The data set with its store and location fixed (the tenant's default store at the first write). */
-  fixStorage(dataSet: DataSet): Promise<DataSet>;
-  /** Commit dependencies for a table at a location, and what follows a commit (checkpoints). */
-  tableAt(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'> & { afterCommit?(entry: LogEntry): Promise<void> }>;
-  onCommitted(dataSet: DataSet, entry: LogEntry): Promise<void>;
-  encode(rows: Envelope[]): EncodedFile;
-  maxRowsPerFile: number;
-}
-
-export interface PendingEnvelope {
-  /** The queue record that carried it: what gets acknowledged or reported as failed. */
+/** One record of the ingest queue, as the writer receives it. */
+export interface QueueRecord {
   recordId: string;
-  envelope: Envelope;
+  body: string;
   receiveCount: number;
 }
 
-export interface BatchFailure {
-  dataSetId: string;
-  /** Where the table lives, when known: the store that failed, most likely. */
-  location: string | null;
-  error: Error;
-  envelopes: PendingEnvelope[];
+export interface BatchWriterDeps extends StagingDeps {
+  /** Parses a record's body; throws for one that is not an envelope. */
+  parseEnvelope(body: string): EnvelopeMessage;
+  /** The ingest door's receipts the envelopes carry (shared/adapters/metrics.ts). */
+  countReceipts(envelopes: EnvelopeMessage[]): void;
+  /** Why records failed, for the dead-letter recorder should they exhaust their receives. */
+  recordFailures(failures: DeliveryFailure[]): Promise<void>;
+  /** Something went wrong after the batch was staged: nothing is lost, the schedule commits it. */
+  warn(message: string, error: Error): void;
 }
 
 export interface BatchOutcome {
+  /** Records to return to the queue (their receive count grows; the fifth moves them to the dead-letter queue). */
   failedRecordIds: string[];
-  written: number;
-  skipped: number;
-  committedDataSets: string[];
-  failures: BatchFailure[];
+  staged: number;
+  /** What the writer committed at once: the tables whose freshness target this batch reached. */
+  committed: CommitReport | null;
 }
 
 /**
- * Write a batch of envelopes (WebhookMerge).
- * Input: envelopes from the ingest queue. Output: the records that could not be committed.
- *  1. Group by data set; each data set commits on its own, so one tenant's failing store does not
- *     hold back another tenant's envelopes.
- *  2. Fix the table's store and location on its first write.
- *  3. Append: one Parquet file per day (dt) and bounded chunk, one Delta commit per data set,
- *     each message id at most once (redeliveries and in-batch duplicates are acknowledged, not written),
- *     checked against the versions committed since the oldest envelope was ingested.
- *  4. A data set whose commit failed reports all its records as failures: they come back, and after
- *     five receives they move to the dead-letter queue.
+ * Write a batch of the ingest queue (WebhookMerge).
+ * Input: the queue's records. Output: those to return to the queue.
+ *  1. Read each record as an envelope; one that is not becomes a failure of its own (its reason kept
+ *     for the dead-letter recorder), never the batch's.
+ *  2. Stage the envelopes: one object and one ledger item for the whole batch. Once staged they are
+ *     safe, and the batch is acknowledged; if staging fails, every record comes back.
+ *  3. Commit at once the tables this batch made due (a freshness target of 0, or envelopes older
+ *     than their table's target, such as a redrive); the table-commits schedule commits the rest
+ *     when due. A failure there is the schedule's to retry: the envelopes stay staged. The batch
+ *     waits for this at most half its visibility timeout, so a slow store never makes the queue
+ *     deliver a staged batch again.
  */
-export async function writeEnvelopeBatch(deps: BatchWriterDeps, pending: PendingEnvelope[]): Promise<BatchOutcome> {
-  const byDataSet = new Map<string, PendingEnvelope[]>();
-  for (const item of pending) {
-    const group = byDataSet.get(item.envelope.data_set_id) ?? [];
-    group.push(item);
-    byDataSet.set(item.envelope.data_set_id, group);
+export async function writeEnvelopeBatch(
+  deps: BatchWriterDeps,
+  records: QueueRecord[],
+  now = new Date(),
+): Promise<BatchOutcome> {
+  const failed: string[] = [];
+  const failures: DeliveryFailure[] = [];
+  const envelopes: { body: string; message: EnvelopeMessage }[] = [];
+  for (const record of records) {
+    try {
+      envelopes.push({ body: record.body, message: deps.parseEnvelope(record.body) });
+    } catch (error) {
+      failed.push(record.recordId);
+      const message = envelopeFields(record.body);
+      if (message)
+        failures.push({
+          message_id: message.message_id,
+          data_set_id: message.data_set_id,
+          error: `Unreadable envelope: ${(error as Error).message}`.slice(0, 1000),
+          store: null,
+          attempt: record.receiveCount,
+          at: now.toISOString(),
+        });
+    }
   }
-  const outcome: BatchOutcome = { failedRecordIds: [], written: 0, skipped: 0, committedDataSets: [], failures: [] };
-  await Promise.all(
-    [...byDataSet.entries()].map(async ([dataSetId, items]) => {
-      let location: string | null = null;
-      try {
-        const found = await deps.getDataSet(dataSetId);
-        if (!found) throw new Error(`Data set ${dataSetId} does not exist`);
-        location = found.storage_location;
-        const dataSet = await deps.fixStorage(found);
-        location = dataSet.storage_location;
-        const table = await deps.tableAt(dataSet);
-        const result = await appendToTable(
-          {
-            ...table,
-            hooks: {
-              async onCompleted(entry) {
-                await deps.onCommitted(dataSet, entry);
-                await table.afterCommit?.(entry);
-              },
-            },
-          },
-          {
-            tableId: dataSet.data_set_id,
-            metadata: {
-              tableId: dataSet.data_set_id,
-              name: dataSet.name,
-              schema: dataSet.schema_json,
-              partitionColumns: dataSet.partitioning.columns,
-              createdTime: Date.parse(dataSet.created_at),
-            },
-            rows: items.map((item) => ({ messageId: item.envelope.message_id, envelope: item.envelope })),
-            identify: (row) => ({
-              messageId: row.messageId,
-              ingestedAt: Number(row.envelope.ingested_at_us / 1000n),
-            }),
-            attempt: Math.max(...items.map((item) => item.receiveCount)),
-            writeFiles: (rows) =>
-              writeDailyFiles(
-                table.storage,
-                rows.map((row) => row.envelope),
-                { dayOf: (envelope) => envelope.dt, encode: deps.encode, maxRowsPerFile: deps.maxRowsPerFile },
-              ),
-          },
-        );
-        outcome.written += result.written;
-        outcome.skipped += result.skipped;
-        outcome.committedDataSets.push(dataSetId);
-      } catch (error) {
-        outcome.failedRecordIds.push(...items.map((item) => item.recordId));
-        outcome.failures.push({ dataSetId, location, error: error as Error, envelopes: items });
-      }
-    }),
-  );
-  return outcome;
+  // Kept for the dead-letter recorder; failing to keep them must not fail the batch's other records.
+  if (failures.length > 0)
+    await deps.recordFailures(failures).catch((error: Error) => deps.warn('Could not record delivery failures', error));
+  if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
+
+  deps.countReceipts(envelopes.map((envelope) => envelope.message));
+  const batch = await stageEnvelopes(deps, envelopes);
+  const committed = await withinTime(commitStaged(deps, { only: batch }), deps.retryMs / 2).catch((error: Error) => {
+    deps.warn('The staged batch was not committed at once; the schedule will', error);
+    return null;
+  });
+  return { failedRecordIds: failed, staged: envelopes.length, committed };
+}
+
+/** The ids of a record that is JSON with a message and data set id, though not a valid envelope. */
+function envelopeFields(body: string): { message_id: string; data_set_id: string } | null {
+  try {
+    const parsed = JSON.parse(body) as { message_id?: unknown; data_set_id?: unknown };
+    return typeof parsed.message_id === 'string' && typeof parsed.data_set_id === 'string'
+      ? { message_id: parsed.message_id, data_set_id: parsed.data_set_id }
+      : null;
+  } catch {
+    return null;
+  }
 }

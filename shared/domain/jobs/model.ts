@@ -1,12 +1,13 @@
 /**
- * Jobs: one run of a pipeline, one query over a data set, or one maintenance run of a data set's
- * table (Optimize: compaction, vacuum, log clean-up).
+ * Jobs: one run of a pipeline, one query over a data set, one maintenance run of a data set's
+ * table (Optimize: compaction, vacuum, log clean-up), or the deletion of a data set too large to
+ * delete within a request (Delete).
  *
  *   Queued ──► Dispatched ──► Running ──► Succeeded | Failed
  *      │            │            │
  *      └────────────┴────────────┴──► Cancelled   (a Running job stops before its commit)
  */
-export const jobTypes = ['Pipeline', 'Query', 'Optimize'] as const;
+export const jobTypes = ['Pipeline', 'Query', 'Optimize', 'Delete'] as const;
 export type JobType = (typeof jobTypes)[number];
 export const jobStatuses = ['Queued', 'Dispatched', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type JobStatus = (typeof jobStatuses)[number];
@@ -32,6 +33,8 @@ export interface Job {
   rows_in: number | null;
   rows_out: number | null;
   rows_rejected: number | null;
+  /** Rows the definition's `where` left out (rows_in = rows_out + rows_rejected + rows_filtered). */
+  rows_filtered: number | null;
   rejection_samples: RejectionSample[];
   /** Set when a cancel arrives while the job runs; the runner stops before its commit. */
   cancel_requested_at: string | null;

@@ -30,6 +30,8 @@ export interface JobOutcome {
   rows_in: number;
   rows_out: number;
   rows_rejected: number;
+  /** Rows a filter left out: neither output nor rejected. */
+  rows_filtered: number;
   rejection_samples: RejectionSample[];
   /** Replaces the job's source description (e.g. the source versions read). */
   source?: unknown;

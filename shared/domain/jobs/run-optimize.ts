@@ -40,6 +40,7 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
     rows_in: report?.rowsRewritten ?? 0,
     rows_out: report?.rowsRewritten ?? 0,
     rows_rejected: 0,
+    rows_filtered: 0,
     rejection_samples: [],
     source: {
       data_set_id: payload.data_set_id,

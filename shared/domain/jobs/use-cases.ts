@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, invalid, notFound, refused } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import type { QuerySpecification } from '../pipelines/definition.ts';
+import type { Pipeline } from '../pipelines/model.ts';
 import { type PipelineDeps, requireRunnable, requireSourceInTenant, visiblePipeline } from '../pipelines/use-cases.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
@@ -58,6 +59,7 @@ function newJob(
     rows_in: null,
     rows_out: null,
     rows_rejected: null,
+    rows_filtered: null,
     rejection_samples: [],
     cancel_requested_at: null,
     committing_at: null,
@@ -86,16 +88,52 @@ export async function triggerPipeline(
 ): Promise<Job> {
   const pipeline = await visiblePipeline(deps, principal, pipelineId, 'write');
   requireRunnable(pipeline);
+  const payload: PipelineJobPayload = { parameters: parameters ?? null, trigger: 'api' };
   const job = newJob(
     {
       tenant_id: pipeline.tenant_id,
       job_type: 'Pipeline',
       partition_key: pipeline.pipeline_id,
-      payload: { parameters: parameters ?? null },
+      payload,
       source: { pipeline_id: pipeline.pipeline_id, pipeline_version: pipeline.deployed_version },
     },
     now,
   );
+  await enqueue(deps, job, now);
+  return job;
+}
+
+/** What a pipeline job carries: the trigger's parameters, and what started it. */
+export interface PipelineJobPayload {
+  parameters: unknown;
+  /** `api`: a trigger or POST /api/jobs; `on_new_data`: new rows in the source. */
+  trigger: 'api' | 'on_new_data';
+}
+
+/**
+ * A run of a pipeline that new rows in its source started (no principal: the platform runs it).
+ * Like a trigger's, it runs the deployed version and shares the pipeline's partition key.
+ */
+export async function queueAutomaticRun(
+  deps: Pick<Deps, 'createJob' | 'dispatchJob' | 'moveJob'>,
+  pipeline: Pick<Pipeline, 'pipeline_id' | 'tenant_id' | 'deployed_version'>,
+  jobId: string,
+  now = new Date(),
+): Promise<Job> {
+  const payload: PipelineJobPayload = { parameters: null, trigger: 'on_new_data' };
+  const job = {
+    ...newJob(
+      {
+        tenant_id: pipeline.tenant_id,
+        job_type: 'Pipeline',
+        partition_key: pipeline.pipeline_id,
+        payload,
+        source: { pipeline_id: pipeline.pipeline_id, pipeline_version: pipeline.deployed_version },
+      },
+      now,
+    ),
+    job_id: jobId,
+  };
   await enqueue(deps, job, now);
   return job;
 }
@@ -165,6 +203,36 @@ export async function scheduleOptimize(
     now,
   );
   if (!(await deps.takeMaintenance(due.dataSetId, job.job_id))) return null;
+  await enqueue(deps, job, now);
+  return job;
+}
+
+/** What a Delete job carries: the data set it removes. */
+export interface DeletePayload {
+  data_set_id: string;
+}
+
+/**
+ * Queue the deletion of a data set too large to delete within a request (the caller has checked
+ * that it may be deleted). Its partition key is the table's maintenance one: a deletion never runs
+ * beside a compaction of the same table.
+ */
+export async function queueDataSetDeletion(
+  deps: Pick<Deps, 'createJob' | 'dispatchJob' | 'moveJob'>,
+  dataSet: { data_set_id: string; tenant_id: string },
+  now = new Date(),
+): Promise<Job> {
+  const payload: DeletePayload = { data_set_id: dataSet.data_set_id };
+  const job = newJob(
+    {
+      tenant_id: dataSet.tenant_id,
+      job_type: 'Delete',
+      partition_key: optimizePartitionKey(dataSet.data_set_id),
+      payload,
+      source: { data_set_id: dataSet.data_set_id },
+    },
+    now,
+  );
   await enqueue(deps, job, now);
   return job;
 }
@@ -257,11 +325,70 @@ export async function cancelJob(deps: Records, principal: Principal, jobId: stri
   throw refused('JOB_NOT_CANCELLABLE', `The job is ${current?.status ?? job.status} and can no longer be cancelled`);
 }
 
-export async function queryResult(deps: Pick<Deps, 'getJob'> & JobResults, principal: Principal, jobId: string) {
+/** A page of a query's result: at most this many rows (the contract's list conventions)… */
+export const resultPageRows = 1000;
+/** …and at most about this much JSON, far below Lambda's 6 MB answer (the next page has the rest). */
+export const resultPageBytes = 4 * 1024 * 1024;
+/** A single cell larger than this is answered as null and counted in `omitted_cells` (its row could not fit a page). */
+export const resultCellBytes = 1024 * 1024;
+
+interface StoredResult {
+  columns: { name: string; type: string }[];
+  rows: (string | number | boolean | null)[][];
+  truncated: boolean;
+}
+
+/**
+ * A query job's result, a page at a time.
+ * Input: the job, a page request. Output: the columns, the page's rows, whether the query stopped at its
+ * limit (`truncated`), the cursor to the next page, and the cells left out for size.
+ *  1. The job must be visible, a query, and have succeeded (404 / 409).
+ *  2. A page holds at most `limit` rows and about 4 MiB of JSON: an answer never nears Lambda's 6 MB,
+ *     whatever the rows hold. A cell over 1 MiB is answered as null and counted in `omitted_cells`.
+ */
+export async function queryResult(
+  deps: Pick<Deps, 'getJob'> &
+    JobResults & { cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> } },
+  principal: Principal,
+  jobId: string,
+  page: PageRequest = { limit: resultPageRows },
+) {
   const job = await visibleJob(deps, principal, jobId);
   if (job.job_type !== 'Query') throw notFound('Job result');
   if (job.status !== 'Succeeded') throw conflict(`The query is ${job.status}; its result exists once it has succeeded`);
-  const result = await deps.getResult(jobId);
+  let offset = 0;
+  if (page.cursor) {
+    const position = await deps.cursors.open(page.cursor);
+    if (!Number.isInteger(position) || (position as number) < 0)
+      throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+    offset = position as number;
+  }
+  const result = (await deps.getResult(jobId)) as StoredResult | null;
   if (!result) throw notFound('Job result');
-  return result;
+  const rows: StoredResult['rows'] = [];
+  let bytes = Buffer.byteLength(JSON.stringify(result.columns));
+  let omitted = 0;
+  let next = offset;
+  for (; next < result.rows.length && rows.length < page.limit; next++) {
+    let cut = 0;
+    const row = (result.rows[next] ?? []).map((cell) => {
+      if (typeof cell === 'string' && Buffer.byteLength(cell) > resultCellBytes) {
+        cut++;
+        return null;
+      }
+      return cell;
+    });
+    const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+    if (rows.length > 0 && bytes + size > resultPageBytes) break;
+    rows.push(row);
+    bytes += size;
+    omitted += cut;
+  }
+  return {
+    columns: result.columns,
+    rows,
+    truncated: result.truncated,
+    omitted_cells: omitted,
+    next_cursor: next < result.rows.length ? await deps.cursors.seal(next) : null,
+  };
 }

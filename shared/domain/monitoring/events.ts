@@ -1,13 +1,18 @@
 /**
  * A connection's accepted events, read back from its Delta table (the request log of the console's
- * Events view): newest first, or the one with a message id, or those of a time range.
+ * Events view): newest first, or the one with a message id, or those of a time range, or those
+ * whose body holds some bytes or a JSON value. Envelopes accepted but not yet committed (staged:
+ * shared/domain/ingest/staging.ts) are listed too, as `pending`, from the batches that hold them.
  *
  * The table is the only place that keeps every body, so this reads its Parquet files. Each request
- * is bounded: at most `maxFilesPerRead` files and `maxBytesPerRead` bytes of Parquet. What a
- * request could not reach is not lost: the answer then carries a cursor to go on from there.
+ * is bounded: at most `maxFilesPerRead` files, `maxBytesPerRead` bytes of Parquet, and no file
+ * started after `maxReadMs` of reading (searching every body of a file costs more than listing). What a
+ * request could not reach is not lost: the answer then carries a cursor to go on from there, and
+ * says how far back it looked.
  */
 import { type AddFile, type FileStats, parseStats } from '../delta/log.ts';
 import { invalid } from '../errors.ts';
+import { parsePath, valueAt } from '../pipelines/definition.ts';
 
 /** One envelope row as stored (payload: the raw body, base64). */
 export interface StoredEvent {
@@ -18,12 +23,26 @@ export interface StoredEvent {
   payload: string;
 }
 
+/** Staged envelopes of one batch: not in the table yet. */
+export interface StagedSource {
+  /** Milliseconds: the oldest envelope's ingest time, and when the batch was staged (no envelope is newer). */
+  oldest: number;
+  stagedAt: number;
+  /** Bytes of the batch's slice (what reading it costs). */
+  size: number;
+  read(): Promise<StoredEvent[]>;
+}
+
 export interface EventReadDeps {
   /** The files of the table's latest snapshot, with their statistics. */
   snapshotFiles(): Promise<AddFile[]>;
   readEvents(file: AddFile): Promise<StoredEvent[]>;
+  /** The staged batches holding envelopes of the table not committed yet. */
+  stagedSources(): Promise<StagedSource[]>;
   /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
   cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> };
+  /** Milliseconds, for the request's time budget (Date.now unless a test moves it). */
+  clock?: () => number;
 }
 
 export interface EventQuery {
@@ -34,6 +53,11 @@ export interface EventQuery {
   from?: string | undefined;
   /** Exclusive. */
   to?: string | undefined;
+  /** The raw body holds these bytes (UTF-8 of the text, case-sensitive). */
+  contains?: string | undefined;
+  /** The body is JSON whose value at `json_path` reads `json_equals` (both or neither). */
+  json_path?: string | undefined;
+  json_equals?: string | undefined;
 }
 
 export interface EventView {
@@ -44,15 +68,29 @@ export interface EventView {
   /** The first bytes of the body (all of it unless `payload_truncated`), base64. */
   payload: string;
   payload_truncated: boolean;
+  /** Accepted, staged, and not committed to the table yet. */
+  pending: boolean;
 }
 
 export interface EventPage {
   events: EventView[];
   next_cursor: string | null;
+  /** What this request looked at, so that a partial answer says how partial it is. */
   files_read: number;
+  bytes_read: number;
+  /** Events of the range (before the cursor) whose bodies were tested. */
+  events_scanned: number;
+  /** Files of the range no request has reached yet (the cursor goes on to them). */
+  files_left: number;
+  /** With a cursor: every event of the range received at or after this time was considered. */
+  scanned_back_to: string | null;
 }
 
 export const maxFilesPerRead = 16;
+/** No file is started after this much reading: what is left goes to the next request, well inside the API's 30 s. */
+export const maxReadMs = 10_000;
+/** A search is for 1 to 1,000 bytes (as is a JSON value compared). */
+export const maxSearchBytes = 1000;
 export const maxBytesPerRead = 64 * 1024 * 1024;
 /** Lists carry the start of each body; a lookup by message id the body up to 1 MiB. */
 export const listPreviewBytes = 32 * 1024;
@@ -102,7 +140,10 @@ function mayHoldId(stats: FileStats, messageId: string): boolean {
   return (typeof min !== 'string' || min <= messageId) && (typeof max !== 'string' || messageId <= max);
 }
 
-function view(event: StoredEvent, previewBytes: number): EventView {
+/** An event as read, and whether it came from a staged batch. */
+type ReadEvent = StoredEvent & { pending: boolean };
+
+function view(event: ReadEvent, previewBytes: number): EventView {
   const body = Buffer.from(event.payload, 'base64');
   return {
     message_id: event.message_id,
@@ -111,58 +152,170 @@ function view(event: StoredEvent, previewBytes: number): EventView {
     payload_size: event.payload_size,
     payload: (body.length > previewBytes ? body.subarray(0, previewBytes) : body).toString('base64'),
     payload_truncated: body.length > previewBytes,
+    pending: event.pending,
   };
 }
 
 /**
+ * A staged batch is no later than when it was staged; clocks of the ingest and writer functions may
+ * differ a little, so its newest envelope is taken to be up to a minute later.
+ */
+const stagedClockMarginUs = 60_000_000n;
+
+/** The text a JSON value reads as, for `json_equals`: a string itself, a number, boolean or null as JSON writes it. */
+function scalarText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return JSON.stringify(value);
+  return null;
+}
+
+/**
+ * The body filter of a query, for any source of events (the table's rows, or envelopes not yet
+ * committed): it sees one body at a time, decoded from base64, so a match can never span two
+ * bodies or fall between base64's 3-byte groups. Null when the query filters no body.
+ */
+export function eventMatcher(
+  query: Pick<EventQuery, 'contains' | 'json_path' | 'json_equals'>,
+): ((event: Pick<StoredEvent, 'payload'>) => boolean) | null {
+  const tests: ((body: Buffer) => boolean)[] = [];
+  if (query.contains !== undefined) {
+    const needle = Buffer.from(query.contains, 'utf8');
+    tests.push((body) => body.includes(needle));
+  }
+  if (query.json_path !== undefined && query.json_equals !== undefined) {
+    const steps = parsePath(query.json_path);
+    const wanted = query.json_equals;
+    // A value that is not a number, true, false or null can only match as a string; a body without
+    // a backslash has no escapes, so its strings are their own bytes: lacking them, it cannot match.
+    const scalar = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)$/.test(wanted);
+    const literal = scalar ? null : Buffer.from(wanted, 'utf8');
+    tests.push((body) => {
+      if (literal && !body.includes(literal) && !body.includes(0x5c)) return false;
+      let document: unknown;
+      try {
+        document = JSON.parse(body.toString('utf8'));
+      } catch {
+        return false;
+      }
+      return scalarText(valueAt(document, steps)) === wanted;
+    });
+  }
+  if (tests.length === 0) return null;
+  return (event) => {
+    const body = Buffer.from(event.payload, 'base64');
+    return tests.every((test) => test(body));
+  };
+}
+
+function checkQuery(query: EventQuery): void {
+  if (query.from && query.to && Date.parse(query.from) >= Date.parse(query.to))
+    throw invalid('The time range is empty', [{ path: 'from', message: 'Must be before to' }]);
+  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+  if (query.contains !== undefined && (bytes(query.contains) < 1 || bytes(query.contains) > maxSearchBytes))
+    throw invalid('The search text is 1 to 1,000 bytes', [
+      { path: 'contains', message: `Must be 1 to ${maxSearchBytes} bytes of UTF-8` },
+    ]);
+  if ((query.json_path === undefined) !== (query.json_equals === undefined))
+    throw invalid('json_path and json_equals go together', [
+      { path: query.json_path === undefined ? 'json_path' : 'json_equals', message: 'Required with the other' },
+    ]);
+  if (query.json_equals !== undefined && bytes(query.json_equals) > maxSearchBytes)
+    throw invalid('The value compared is at most 1,000 bytes', [
+      { path: 'json_equals', message: `At most ${maxSearchBytes} bytes of UTF-8` },
+    ]);
+}
+
+/** A body shorter than the text searched cannot hold it: files whose largest body is shorter are skipped. */
+function mayHoldText(stats: FileStats, contains: string | undefined): boolean {
+  const largest = stats.maxValues.payload_size;
+  return contains === undefined || typeof largest !== 'number' || largest >= Buffer.byteLength(contains, 'utf8');
+}
+
+/**
  * Read events.
- * Input: the table's ports and the query. Output: events newest first, a cursor when more may exist.
+ * Input: the table's ports and the query. Output: events newest first, a cursor when more may exist,
+ * and what was read.
  *  1. The snapshot's files are taken by their newest received time, skipping those that cannot hold
- *     a wanted event (range, cursor, message-id bounds from the file statistics).
+ *     a wanted event (range, cursor, message-id bounds, bodies too short for the text searched:
+ *     all from the file statistics).
  *  2. Files are read one by one until `limit` events are certain to be the newest left (no unread
- *     file can hold a newer one), or the id is found.
+ *     file can hold a newer one), or the id is found. A search tests each body of the range.
  *  3. When the budget runs out first, the answer keeps only the events no unread file can precede,
  *     and the cursor resumes at the newest unread file.
  */
 export async function readEvents(deps: EventReadDeps, query: EventQuery): Promise<EventPage> {
-  if (query.from && query.to && Date.parse(query.from) >= Date.parse(query.to))
-    throw invalid('The time range is empty', [{ path: 'from', message: 'Must be before to' }]);
+  checkQuery(query);
   const upper: Position | null = query.cursor
     ? positionOf(await deps.cursors.open(query.cursor))
     : query.to
       ? { t: micros(query.to), id: '' }
       : null;
   const lower = query.from ? micros(query.from) : null;
-  const wanted = (event: StoredEvent) =>
+  const inRange = (event: StoredEvent) =>
     (!upper || before(event, upper)) &&
     (lower === null || event.ingested_at_us >= lower) &&
     (!query.message_id || event.message_id === query.message_id);
+  const matches = eventMatcher(query) ?? (() => true);
 
-  const candidates = (await deps.snapshotFiles())
-    .map((file) => {
-      const stats = parseStats(file.stats);
-      return { file, stats, ...timeRange(stats) };
-    })
+  interface Candidate {
+    min: bigint;
+    max: bigint;
+    size: number;
+    read(): Promise<ReadEvent[]>;
+  }
+  const files: Candidate[] = (await deps.snapshotFiles())
+    .map((file) => ({ file, stats: parseStats(file.stats) }))
     .filter(
-      ({ stats, min, max }) =>
-        (!upper || min <= upper.t) &&
-        (lower === null || max >= lower) &&
-        (!query.message_id || mayHoldId(stats, query.message_id)),
+      ({ stats }) => (!query.message_id || mayHoldId(stats, query.message_id)) && mayHoldText(stats, query.contains),
     )
+    .map(({ file, stats }) => ({
+      ...timeRange(stats),
+      size: file.size,
+      read: async () => (await deps.readEvents(file)).map((event) => ({ ...event, pending: false })),
+    }));
+  const staged: Candidate[] = (await deps.stagedSources()).map((source) => ({
+    min: BigInt(source.oldest) * 1000n - 1000n,
+    max: BigInt(source.stagedAt) * 1000n + stagedClockMarginUs,
+    size: source.size,
+    read: async () => (await source.read()).map((event) => ({ ...event, pending: true })),
+  }));
+  const candidates = [...files, ...staged]
+    .filter(({ min, max }) => (!upper || min <= upper.t) && (lower === null || max >= lower))
     .sort((a, b) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1));
 
   const previewBytes = query.message_id ? lookupPreviewBytes : listPreviewBytes;
-  const page = async (events: StoredEvent[], next: Position | null, filesRead: number): Promise<EventPage> => ({
+  let bytesRead = 0;
+  let scanned = 0;
+  const page = async (events: ReadEvent[], next: Position | null, filesRead: number): Promise<EventPage> => ({
     events: events.map((event) => view(event, previewBytes)),
     next_cursor: next ? await deps.cursors.seal(cursorPayload(next)) : null,
     files_read: filesRead,
+    bytes_read: bytesRead,
+    events_scanned: scanned,
+    files_left: next ? candidates.length - filesRead : 0,
+    scanned_back_to: next ? new Date(Number(next.t / 1000n)).toISOString() : null,
   });
 
-  const collected: StoredEvent[] = [];
-  let bytesRead = 0;
+  // Only the newest `limit` of what was read can be shown; what falls beyond is dropped as it comes.
+  // An envelope staged and committed at once (its commit is being recorded) shows once, as committed;
+  // one staged twice (the queue delivered it twice) shows once.
+  const collected: ReadEvent[] = [];
+  const seen = new Map<string, ReadEvent>();
+  const take = (event: ReadEvent) => {
+    const known = seen.get(event.message_id);
+    if (known && (event.pending || !known.pending)) return;
+    if (known) collected.splice(collected.indexOf(known), 1);
+    seen.set(event.message_id, event);
+    collected.push(event);
+  };
+  let overflow = false;
+  const clock = deps.clock ?? Date.now;
+  const started = clock();
   for (let index = 0; index < candidates.length; index++) {
     const candidate = candidates[index] as (typeof candidates)[number];
-    const spent = index >= maxFilesPerRead || (index > 0 && bytesRead + candidate.file.size > maxBytesPerRead);
+    const spent =
+      index >= maxFilesPerRead ||
+      (index > 0 && (bytesRead + candidate.size > maxBytesPerRead || clock() - started >= maxReadMs));
     if (spent) {
       // Unread files hold nothing newer than this one's newest event: what is newer is certain.
       const certain = collected.filter((event) => event.ingested_at_us > candidate.max);
@@ -176,14 +329,20 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
         index,
       );
     }
-    bytesRead += candidate.file.size;
-    collected.push(...(await deps.readEvents(candidate.file)).filter(wanted));
+    bytesRead += candidate.size;
+    const ranged = (await candidate.read()).filter(inRange);
+    scanned += ranged.length;
+    for (const event of ranged.filter(matches)) take(event);
     collected.sort(newestFirst);
+    if (collected.length > query.limit) {
+      for (const dropped of collected.splice(query.limit)) seen.delete(dropped.message_id);
+      overflow = true;
+    }
     if (query.message_id && collected.length > 0) return page(collected.slice(0, 1), null, index + 1);
     const next = candidates[index + 1];
     const kth = collected[query.limit - 1];
     if (kth && (!next || next.max < kth.ingested_at_us)) {
-      const more = Boolean(next) || collected.length > query.limit;
+      const more = Boolean(next) || overflow;
       return page(
         collected.slice(0, query.limit),
         more ? { t: kth.ingested_at_us, id: kth.message_id } : null,
@@ -193,9 +352,5 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
   }
   const shown = collected.slice(0, query.limit);
   const last = shown.at(-1);
-  return page(
-    shown,
-    collected.length > query.limit && last ? { t: last.ingested_at_us, id: last.message_id } : null,
-    candidates.length,
-  );
+  return page(shown, overflow && last ? { t: last.ingested_at_us, id: last.message_id } : null, candidates.length);
 }

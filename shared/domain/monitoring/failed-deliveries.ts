@@ -1,12 +1,14 @@
 import type { Source } from '../connections/model.ts';
 import { clockMarginMs } from '../delta/commit.ts';
-import { notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
-import type { DeliveryFailure, FailedDelivery } from './model.ts';
+import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
 
 export interface DeadLetterDeps {
-  /** The batch writer's own check: the ids among those of versions claimed since `since` (milliseconds). */
+  /** The ids among those Tributary's commits since `since` (milliseconds) hold. */
   writtenMessageIds(dataSetId: string, messageIds: string[], since: number): Promise<Set<string>>;
+  /** Whether a copy of the envelope waits staged for its table's commit (shared/domain/ingest/staging.ts). */
+  isStaged(envelope: EnvelopeMessage): Promise<boolean>;
   lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null>;
   getSource(sourceId: string): Promise<Source | null>;
   connectionOfDataSet(dataSetId: string): Promise<string | null>;
@@ -22,7 +24,10 @@ export interface DeadLetterDeps {
  * Record an envelope that exhausted its deliveries.
  * Input: an envelope from the ingest dead-letter queue. Output: a failed delivery, or nothing.
  *  1. An envelope already in its table (written, but every acknowledgement was lost) is not a failure;
- *     the check is the batch writer's: the versions committed since the envelope was ingested.
+ *     the check is the batch writer's: the versions committed since the envelope was ingested. Nor
+ *     is one the queue gave up on while a copy of it waits staged (its batch was staged, but the
+ *     writer answered too late for the queue, five times): that copy is committed, or dead-lettered
+ *     with its own reason.
  *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
  *  4. An envelope the dead-letter queue delivers again is recorded and counted once.
@@ -35,12 +40,11 @@ export async function recordDeadLetter(
   const since = Number(BigInt(envelope.ingested_at_us) / 1000n) - clockMarginMs;
   const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], since);
   if (written.has(envelope.message_id)) return null;
+  const failure = await deps.lastDeliveryFailure(envelope.message_id);
+  if (!failure && (await deps.isStaged(envelope))) return null;
   const payload = envelope.payload ?? (await deps.resolvePayload(envelope));
   const kept: EnvelopeMessage = payload === null ? envelope : { ...envelope, payload, payload_ref: undefined };
-  const [failure, source] = await Promise.all([
-    deps.lastDeliveryFailure(envelope.message_id),
-    deps.getSource(envelope.source_id),
-  ]);
+  const source = await deps.getSource(envelope.source_id);
   const failed: FailedDelivery = {
     message_id: envelope.message_id,
     data_set_id: envelope.data_set_id,
@@ -68,25 +72,78 @@ export interface RedriveDeps {
   forget(failed: FailedDelivery): Promise<void>;
 }
 
+/** Which failed deliveries to redrive: all when empty; the fields narrow it together (AND). */
+export interface RedriveSelection {
+  message_ids?: string[] | undefined;
+  /** failed_at at or after. */
+  from?: string | undefined;
+  /** failed_at before. */
+  to?: string | undefined;
+  /** The category `last_error` starts with, as errorCategory reads it. */
+  error_category?: string | undefined;
+}
+
+export interface RedriveResult {
+  redriven: number;
+  /** What was redriven, by the category of its last error. */
+  by_category: Record<string, number>;
+  /** Failed deliveries of the selection still waiting: call again until it is 0. */
+  remaining: number;
+}
+
 /**
- * Redrive failed deliveries of a data set: all of them, or the message ids given (404 naming any
- * that is not a failed delivery here). Each goes back on the ingest queue before its record is
- * removed, so a redrive interrupted half-way loses nothing and repeats nothing twice in the table.
- * Each message has one record (the dead-letter recorder claims it once).
+ * The category of a failure: the UPPER_SNAKE code its `last_error` starts with (`STORE_UNREACHABLE:
+ * …`, `TABLE_PROTOCOL_UNSUPPORTED …`), or OTHER for a message that starts with none.
  */
-export async function redrive(deps: RedriveDeps, dataSetId: string, messageIds: string[] | undefined): Promise<number> {
+export function errorCategory(lastError: string): string {
+  return /^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,})(?=$|[\s:(])/.exec(lastError)?.[1] ?? 'OTHER';
+}
+
+/** Failed deliveries redriven at the same time (each is a read, a send, a transaction and a delete). */
+const redriveConcurrency = 8;
+
+/**
+ * Redrive failed deliveries of a data set: all of them, or those the selection names (404 naming
+ * any message id that is not a failed delivery here), of a time range of failure, of a category of
+ * error; at most `limit` per call, oldest first, `remaining` saying how many of the selection still
+ * wait. Each goes back on the ingest queue before its record is removed, so a redrive interrupted
+ * half-way loses nothing and repeats nothing twice in the table. Each message has one record (the
+ * dead-letter recorder claims it once). The answer counts what was redriven, by category.
+ */
+export async function redrive(
+  deps: RedriveDeps,
+  dataSetId: string,
+  selection: RedriveSelection = {},
+  limit = redriveBatchLimit,
+): Promise<RedriveResult> {
+  const { message_ids: messageIds, from, to } = selection;
+  if (from && to && Date.parse(from) >= Date.parse(to))
+    throw invalid('The time range is empty', [{ path: 'from', message: 'Must be before to' }]);
   const all = await deps.allFailedDeliveries(dataSetId);
-  let selected = all;
   if (messageIds) {
     const known = new Set(all.map((failed) => failed.message_id));
     const unknown = messageIds.filter((id) => !known.has(id));
     if (unknown.length > 0) throw notFound(`Failed delivery ${unknown.join(', ')}`);
-    const wanted = new Set(messageIds);
-    selected = all.filter((failed) => wanted.has(failed.message_id));
   }
-  for (const failed of selected) {
-    await deps.requeue(await deps.loadEnvelope(failed.body_key));
-    await deps.forget(failed);
-  }
-  return selected.length;
+  const wanted = messageIds ? new Set(messageIds) : null;
+  const selected = all.filter(
+    (failed) =>
+      (!wanted || wanted.has(failed.message_id)) &&
+      (!from || Date.parse(failed.failed_at) >= Date.parse(from)) &&
+      (!to || Date.parse(failed.failed_at) < Date.parse(to)) &&
+      (!selection.error_category || errorCategory(failed.last_error) === selection.error_category),
+  );
+  const now = selected.slice(0, limit);
+  const byCategory: Record<string, number> = {};
+  let next = 0;
+  const worker = async () => {
+    for (let failed = now[next++]; failed; failed = now[next++]) {
+      await deps.requeue(await deps.loadEnvelope(failed.body_key));
+      await deps.forget(failed);
+      const category = errorCategory(failed.last_error);
+      byCategory[category] = (byCategory[category] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(redriveConcurrency, now.length) }, worker));
+  return { redriven: now.length, by_category: byCategory, remaining: selected.length - now.length };
 }

@@ -46,3 +46,9 @@ export function safeHeaders(headers: Record<string, string | undefined>): Record
   }
   return kept;
 }
+
+/**
+ * One redrive call puts at most this many failed deliveries back on the queue (a few seconds of work,
+ * well inside API Gateway's 30 s), and says how many are left for the next call.
+ */
+export const redriveBatchLimit = 250;

@@ -21,16 +21,24 @@ export interface ConnectionStats {
   unaccounted: number;
   last_ingest_at: string | null;
   last_write_at: string | null;
-  /** How long the oldest envelope has waited since a write of its data set failed; null when none waits. */
+  /** Accepted envelopes staged and not yet committed to the table (they are listed as pending events). */
+  staged_rows: number;
+  /** How long the oldest envelope not yet in the table has waited since it was accepted; null when none waits. */
   oldest_unwritten_age_seconds: number | null;
+  /** Why the table's last commit failed, while its envelopes wait to be tried again; null when it did not. */
+  commit_failure: { attempts: number; last_error: string } | null;
+}
+
+/** What waits to be committed for the connection's table (shared/domain/ingest/staging.ts). */
+export interface StagedReading {
+  rows: number;
+  /** Milliseconds: the oldest waiting envelope's ingest time (Infinity when none waits). */
+  oldest: number;
+  failure: { attempts: number; lastError: string } | null;
 }
 
 /** A connection's figures, from the same counters as /metrics (a refusal code per rejected entry). */
-export function statsFrom(
-  series: SeriesReading[],
-  oldestUnwrittenAt: string | null,
-  now = new Date(),
-): ConnectionStats {
+export function statsFrom(series: SeriesReading[], staged: StagedReading, now = new Date()): ConnectionStats {
   const stats: ConnectionStats = {
     accepted: 0,
     duplicates: 0,
@@ -41,9 +49,12 @@ export function statsFrom(
     unaccounted: 0,
     last_ingest_at: null,
     last_write_at: null,
-    oldest_unwritten_age_seconds: oldestUnwrittenAt
-      ? Math.max(0, Math.round((now.getTime() - Date.parse(oldestUnwrittenAt)) / 1000))
-      : null,
+    staged_rows: staged.rows,
+    oldest_unwritten_age_seconds:
+      staged.rows > 0 && Number.isFinite(staged.oldest)
+        ? Math.max(0, Math.round((now.getTime() - staged.oldest) / 1000))
+        : null,
+    commit_failure: staged.failure ? { attempts: staged.failure.attempts, last_error: staged.failure.lastError } : null,
   };
   const later = (a: string | null, b: string | null) => (a && (!b || a > b) ? a : b);
   for (const reading of series) {

@@ -3,8 +3,9 @@
  * series' running total (never an increment) now and then, to an item of its own per epoch:
  *  - a total is idempotent: a write retried after a timeout, or arriving after a later one, never
  *    counts twice, because the store keeps the larger value;
- *  - a process starts a new epoch every `epochMs` (15 minutes), so that settled epochs stop moving
- *    and can be folded into one total per series (see foldSettledEpochs in the counters adapter);
+ *  - a process starts a new epoch every `epochMs` (15 minutes, on the clock's quarter hours), so
+ *    that settled epochs stop moving and each falls in one interval of the traffic history: the
+ *    counters adapter folds them into one item per series and interval (foldSettledEpochs);
  *  - a series can be raised to a total seen elsewhere: the ingest door's count of accepted envelopes
  *    travels with each envelope as a receipt (epoch and running total for its source), and the batch
  *    writer raises the door's series to what it received. An instance that never writes its own
@@ -78,11 +79,11 @@ export class Tally {
     this.random = options.random ?? (() => Math.random().toString(36).slice(2, 10));
   }
 
-  /** This process's current epoch; a new one every epochMs. */
+  /** This process's current epoch: one per epochMs of the clock, named by when that period started. */
   epoch(): string {
-    const now = this.now();
-    if (!this.current || now - this.current.startedAt >= this.epochMs) {
-      this.current = { epoch: `${Math.floor(now / 1000).toString(36)}.${this.random()}`, startedAt: now };
+    const startedAt = Math.floor(this.now() / this.epochMs) * this.epochMs;
+    if (this.current?.startedAt !== startedAt) {
+      this.current = { epoch: `${Math.floor(startedAt / 1000).toString(36)}.${this.random()}`, startedAt };
     }
     return this.current.epoch;
   }

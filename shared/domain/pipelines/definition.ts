@@ -1,33 +1,53 @@
 /**
- * Pipeline definitions, version 1: decode each envelope's payload as JSON and extract typed
- * columns by path into a new Delta table.
+ * Pipeline definitions, version 1: decode each envelope's payload and extract typed columns by
+ * path into a new Delta table.
  *
  *   { "source": { "data_set_id": "…" },
- *     "decode": { "format": "json" },
+ *     "decode": { "format": "json" | "xml" | "form" | "ndjson" | "auto" },
+ *     "where": { "path": "$.type", "equals": "invoice.paid" },          (optional)
  *     "columns": [ { "name": "action", "path": "$.action", "type": "string" }, … ],
- *     "output": { "name": "pull_requests" } }
+ *     "output": { "name": "pull_requests" },
+ *     "on_new_data": true }                                             (optional)
  *
  * Paths: `$` then `.key`, `["key"]` or `[index]` steps. A missing value is null; a value of the wrong
- * type rejects the row (counted and sampled on the job), as does a payload that is not JSON.
+ * type rejects the row (counted and sampled on the job), as does a payload that does not decode.
+ * A row whose value at the `where` path is not the given JSON value is filtered: neither written nor
+ * rejected, counted apart. XML and form values are text, converted to the column's type.
  */
 import * as z from 'zod';
+import { type DecodeFormat, decodeFormats, decodePayload } from './decoding.ts';
 
 export const columnTypes = ['string', 'long', 'double', 'boolean', 'timestamp'] as const;
 
 const pathPattern = /^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["(?:[^"\\]|\\.)*"\])|(\[\d+\]))*$/;
+
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+const jsonValue: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+  )
+  .meta({ id: 'JsonValue', description: 'Any JSON value' });
+
+const path = z.string().max(512).regex(pathPattern, 'A path is $ followed by .key, ["key"] or [index] steps');
 
 export const columnDefinition = z.strictObject({
   name: z
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'Column names are lowercase letters, digits and _, starting with a letter or _')
     .refine((name) => name !== 'dt', 'dt is the partition column'),
-  path: z.string().max(512).regex(pathPattern, 'A path is $ followed by .key, ["key"] or [index] steps'),
+  path,
   type: z.enum(columnTypes),
 });
 
 export const querySpecification = z.strictObject({
   source: z.strictObject({ data_set_id: z.uuid() }),
-  decode: z.strictObject({ format: z.literal('json') }),
+  decode: z.strictObject({ format: z.enum(decodeFormats) }),
+  where: z
+    .strictObject({
+      path,
+      equals: jsonValue,
+    })
+    .optional(),
   columns: z
     .array(columnDefinition)
     .min(1)
@@ -42,6 +62,8 @@ export const pipelineDefinition = querySpecification.extend({
   output: z.strictObject({
     name: z.string().trim().min(1).max(200),
   }),
+  /** Runs by itself, once deployed and while Active, within 2 minutes of new rows in its source. */
+  on_new_data: z.boolean().optional(),
 });
 
 export type QuerySpecification = z.infer<typeof querySpecification>;
@@ -61,7 +83,8 @@ export function parsePath(path: string): Step[] {
   return steps;
 }
 
-function valueAt(document: unknown, steps: Step[]): unknown {
+/** The value at a parsed path, undefined where the document has none: own keys only (a path never reaches an object's prototype). */
+export function valueAt(document: unknown, steps: Step[]): unknown {
   let current: unknown = document;
   for (const step of steps) {
     if (current === null || current === undefined) return undefined;
@@ -69,7 +92,7 @@ function valueAt(document: unknown, steps: Step[]): unknown {
       if (!Array.isArray(current)) return undefined;
       current = current[step];
     } else {
-      if (typeof current !== 'object' || Array.isArray(current)) return undefined;
+      if (typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, step)) return undefined;
       current = (current as Record<string, unknown>)[step];
     }
   }
@@ -81,25 +104,56 @@ export type Cell = string | bigint | number | boolean | null;
 
 export class RowRejected extends Error {}
 
-function convert(value: unknown, column: ColumnDefinition): Cell {
+const maxLong = 9223372036854775807n;
+const minLong = -9223372036854775808n;
+/** ISO 8601 date-times as text formats carry them: a date, or a date and time with an optional offset. */
+const isoTimestamp = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+function describe(value: unknown): string {
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+function timestampOfText(value: string): bigint | null {
+  const millis = Date.parse(value);
+  if (!Number.isFinite(millis)) return null;
+  const fraction = /\.(\d{4,9})/.exec(value)?.[1];
+  const extraMicros = fraction ? Number(fraction.padEnd(6, '0').slice(3, 6)) : 0;
+  return BigInt(millis) * 1000n + BigInt(extraMicros);
+}
+
+function longOfText(value: string): bigint | null {
+  if (!/^-?\d{1,19}$/.test(value)) return null;
+  const parsed = BigInt(value);
+  return parsed <= maxLong && parsed >= minLong ? parsed : null;
+}
+
+/** An object or array as JSON text; one nested too deeply to write (thousands of levels) rejects its row. */
+function jsonText(value: object, column: ColumnDefinition): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError)
+      throw new RowRejected(`column ${column.name}: value nested too deeply to write as text`);
+    throw error;
+  }
+}
+
+/** A JSON value as the column's type. */
+function convertJson(value: unknown, column: ColumnDefinition): Cell {
   if (value === undefined || value === null) return null;
-  const wrongType = () =>
-    new RowRejected(
-      `column ${column.name}: expected ${column.type}, got ${Array.isArray(value) ? 'array' : typeof value}`,
-    );
+  const wrongType = () => new RowRejected(`column ${column.name}: expected ${column.type}, got ${describe(value)}`);
   switch (column.type) {
     case 'string':
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-      if (typeof value === 'object') return JSON.stringify(value);
+      if (typeof value === 'object') return jsonText(value, column);
       throw wrongType();
-    case 'long':
+    case 'long': {
       if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-      if (typeof value === 'string' && /^-?\d{1,19}$/.test(value)) {
-        const parsed = BigInt(value);
-        if (parsed <= 9223372036854775807n && parsed >= -9223372036854775808n) return parsed;
-      }
-      throw wrongType();
+      const parsed = typeof value === 'string' ? longOfText(value) : null;
+      if (parsed === null) throw wrongType();
+      return parsed;
+    }
     case 'double':
       if (typeof value === 'number') return value;
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
@@ -113,29 +167,107 @@ function convert(value: unknown, column: ColumnDefinition): Cell {
         const millis = Math.abs(value) < 1e11 ? value * 1000 : value;
         return BigInt(Math.round(millis * 1000));
       }
-      if (typeof value === 'string') {
-        const millis = Date.parse(value);
-        if (Number.isFinite(millis)) {
-          const fraction = /\.(\d{4,6})/.exec(value)?.[1];
-          const extraMicros = fraction ? Number(fraction.padEnd(6, '0').slice(3, 6)) : 0;
-          return BigInt(millis) * 1000n + BigInt(extraMicros);
-        }
-      }
-      throw wrongType();
+      const parsed = typeof value === 'string' ? timestampOfText(value) : null;
+      if (parsed === null) throw wrongType();
+      return parsed;
     }
   }
 }
 
-/** A compiled decoder: payload bytes in, one cell per column out (or RowRejected with the reason). */
-export function compileDecoder(columns: ColumnDefinition[]): (payload: Buffer) => Cell[] {
-  const compiled = columns.map((column) => ({ column, steps: parsePath(column.path) }));
-  return (payload) => {
-    let document: unknown;
-    try {
-      document = JSON.parse(payload.toString('utf8'));
-    } catch {
-      throw new RowRejected('payload is not valid JSON');
+/**
+ * A value of an XML or form document (text, or an element's object, or an array of repeats) as the
+ * column's type. Text converts (surrounding whitespace aside); an empty text is no value (null)
+ * for every type but string; a text that does not convert rejects the row.
+ */
+function convertText(value: unknown, column: ColumnDefinition): Cell {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    if (column.type === 'string') return JSON.stringify(value);
+    throw new RowRejected(`column ${column.name}: expected ${column.type}, got ${describe(value)}`);
+  }
+  if (column.type === 'string') return value;
+  const text = value.trim();
+  if (text === '') return null;
+  const refuse = () => new RowRejected(`column ${column.name}: "${clip(text)}" is not a ${column.type}`);
+  switch (column.type) {
+    case 'long': {
+      const parsed = longOfText(text.replace(/^\+/, ''));
+      if (parsed === null) throw refuse();
+      return parsed;
     }
-    return compiled.map(({ column, steps }) => convert(valueAt(document, steps), column));
+    case 'double': {
+      const parsed = Number(text);
+      if (!Number.isFinite(parsed) || !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text)) throw refuse();
+      return parsed;
+    }
+    case 'boolean':
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      throw refuse();
+    case 'timestamp': {
+      const parsed = isoTimestamp.test(text) ? timestampOfText(text) : null;
+      if (parsed === null) throw refuse();
+      return parsed;
+    }
+  }
+}
+
+const clip = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  return keysA.every(
+    (key) =>
+      Object.hasOwn(b, key) && deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
+}
+
+/**
+ * Whether a document's value equals the filter's JSON value. A missing value equals null. In XML
+ * and form documents, where values are text, a number equals the text of that number ("7", "7.0")
+ * and true/false the texts "true"/"false".
+ */
+export function matchesFilter(value: unknown, equals: unknown, textValues: boolean): boolean {
+  if (value === undefined) value = null;
+  if (textValues && typeof value === 'string') {
+    const text = value.trim();
+    if (typeof equals === 'number') return text !== '' && Number(text) === equals;
+    if (typeof equals === 'boolean') return text === String(equals);
+  }
+  return deepEqual(value, equals);
+}
+
+/** What a query makes of one decoded document: a row, a row the filter leaves out, or a rejection. */
+export type RowOutcome = { cells: Cell[] } | { filtered: true } | { rejected: string };
+
+/**
+ * A compiled query: one payload (bytes and content type) in, one outcome per row it holds out
+ * (one row, or one per NDJSON line). Never throws for what a sender sent.
+ */
+export function compileQuery(
+  spec: Pick<QuerySpecification, 'decode' | 'columns' | 'where'>,
+): (payload: Uint8Array, contentType: string | null) => RowOutcome[] {
+  const format: DecodeFormat = spec.decode.format;
+  const compiled = spec.columns.map((column) => ({ column, steps: parsePath(column.path) }));
+  const where = spec.where ? { steps: parsePath(spec.where.path), equals: spec.where.equals } : null;
+  return (payload, contentType) => {
+    const decoded = decodePayload(format, payload, contentType);
+    const convert = decoded.textValues ? convertText : convertJson;
+    return decoded.documents.map((document): RowOutcome => {
+      if ('rejected' in document) return document;
+      if (where && !matchesFilter(valueAt(document.value, where.steps), where.equals, decoded.textValues))
+        return { filtered: true };
+      try {
+        return { cells: compiled.map(({ column, steps }) => convert(valueAt(document.value, steps), column)) };
+      } catch (error) {
+        if (error instanceof RowRejected) return { rejected: error.message };
+        throw error;
+      }
+    });
   };
 }

@@ -26,6 +26,15 @@ export interface PipelineProgress {
   output_data_set_id: string | null;
   /** The last source Delta version whose rows have been written. */
   checkpoint: { data_set_id: string; version: number } | null;
+  /** The last run started by new rows in the source (on_new_data). */
+  automatic_run: AutomaticRun | null;
+}
+
+/** A run started by new data: its job, the source version it was queued for, the checkpoint then. */
+export interface AutomaticRun {
+  job_id: string;
+  source_version: number;
+  after: number;
 }
 
 /** An immutable snapshot of a deployed definition. */

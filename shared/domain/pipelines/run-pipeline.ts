@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
-import type { Action, AddFile } from '../delta/log.ts';
+import { type Action, type AddFile, appendedFiles } from '../delta/log.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
-import type { JobOutcome, RunControl } from '../jobs/run-job.ts';
+import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
+import type { PipelineJobPayload } from '../jobs/use-cases.ts';
 import {
   type Cell,
   type ColumnDefinition,
-  compileDecoder,
+  compileQuery,
   type QuerySpecification,
-  RowRejected,
+  type RowOutcome,
 } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
 import type { PipelineRepository } from './ports.ts';
@@ -17,7 +18,9 @@ import type { PipelineRepository } from './ports.ts';
 /** An envelope as read back from a webhook data set's Parquet file. */
 export interface StoredEnvelope {
   message_id: string;
-  payload: Buffer;
+  /** The Content-Type header as sent (format `auto` decodes by it; absent is none). */
+  content_type: string | null;
+  payload: Uint8Array;
 }
 
 export interface DecodedRow {
@@ -86,35 +89,62 @@ export function outputSchema(columns: ColumnDefinition[]): DeltaSchema {
   };
 }
 
-/** Decodes envelopes into rows of the declared columns, counting and sampling what it must reject. */
+/**
+ * Decodes envelopes into rows of the declared columns, counting every row it reads: each is
+ * output, filtered out by `where`, or rejected (sampled with the reason). An envelope holds one
+ * row, or one per non-empty line in NDJSON: rows_in = rows out + filtered + rejected.
+ */
 export class Decoder {
   readonly rows: DecodedRow[] = [];
   rowsIn = 0;
   rejected = 0;
+  filtered = 0;
   readonly samples: RejectionSample[] = [];
-  private readonly decode: (payload: Buffer) => Cell[];
+  /** Set when a row was left unread because `maxRows` rows were out. */
+  truncated = false;
+  private readonly decode: (payload: Uint8Array, contentType: string | null) => RowOutcome[];
 
-  constructor(spec: Pick<QuerySpecification, 'columns'>) {
-    this.decode = compileDecoder(spec.columns);
+  constructor(
+    spec: Pick<QuerySpecification, 'decode' | 'columns' | 'where'>,
+    private readonly maxRows = Number.POSITIVE_INFINITY,
+  ) {
+    this.decode = compileQuery(spec);
   }
 
   add(envelope: StoredEnvelope, dt: string): void {
-    this.rowsIn++;
-    try {
-      this.rows.push({ messageId: envelope.message_id, dt, cells: this.decode(envelope.payload) });
-    } catch (error) {
-      if (!(error instanceof RowRejected)) throw error;
-      this.rejected++;
-      if (this.samples.length < maxSamples)
-        this.samples.push({ message_id: envelope.message_id, reason: error.message });
+    for (const outcome of this.decode(envelope.payload, envelope.content_type ?? null)) {
+      if (this.rows.length >= this.maxRows) {
+        this.truncated = true;
+        return;
+      }
+      this.rowsIn++;
+      if ('cells' in outcome) this.rows.push({ messageId: envelope.message_id, dt, cells: outcome.cells });
+      else if ('filtered' in outcome) this.filtered++;
+      else {
+        this.rejected++;
+        if (this.samples.length < maxSamples)
+          this.samples.push({ message_id: envelope.message_id, reason: outcome.rejected });
+      }
     }
+  }
+
+  /** The counts a job records. */
+  counts(rowsOut: number) {
+    return {
+      rows_in: this.rowsIn,
+      rows_out: rowsOut,
+      rows_rejected: this.rejected,
+      rows_filtered: this.filtered,
+      rejection_samples: this.samples,
+    };
   }
 }
 
 /**
  * Run a pipeline job.
  * Input: the job (its pipeline and deployed version). Output: rows in, out and rejected.
- *  1. Load the deployed snapshot the job was started with (later edits do not matter).
+ *  1. Load the deployed snapshot the job was started with (later edits do not matter). A run that
+ *     new data started is cancelled if the pipeline was disabled meanwhile.
  *  2. Read the source's commits after the pipeline's checkpoint, oldest first, up to a bound.
  *  3. Decode each payload as JSON, extract the columns by path with their types; reject what does not fit.
  *  4. Unless cancelled, commit the rows to the output table (created on the first run, partitioned
@@ -135,6 +165,8 @@ export async function runPipeline(
   };
   const pipeline = await deps.getPipeline(pipelineId);
   if (!pipeline) throw new Error('The pipeline was deleted');
+  if ((job.payload as PipelineJobPayload | null)?.trigger === 'on_new_data' && pipeline.status !== 'Active')
+    throw new JobCancelled();
   const snapshot = await deps.getDeployedVersion(pipelineId, version);
   if (!snapshot) throw new Error(`Deployed version ${version} of the pipeline does not exist`);
   const definition = snapshot.definition;
@@ -151,20 +183,17 @@ export async function runPipeline(
   const decoder = new Decoder(definition);
   let lastVersion = after;
   for (const commit of commits) {
-    for (const action of commit.actions) {
-      if (!('add' in action) || !action.add.dataChange) continue;
-      const dt = action.add.partitionValues.dt ?? '';
-      for (const envelope of await deps.readEnvelopes(source, action.add)) decoder.add(envelope, dt);
+    // The files that bring new rows: not those another engine only re-added with a deletion vector.
+    for (const file of appendedFiles(commit.actions)) {
+      const dt = file.partitionValues.dt ?? '';
+      for (const envelope of await deps.readEnvelopes(source, file)) decoder.add(envelope, dt);
     }
     lastVersion = commit.version;
     await control.throwIfCancelled();
     if (decoder.rowsIn >= maxRowsPerRun) break;
   }
   const outcome = {
-    rows_in: decoder.rowsIn,
-    rows_out: 0,
-    rows_rejected: decoder.rejected,
-    rejection_samples: decoder.samples,
+    ...decoder.counts(0),
     source: {
       pipeline_id: pipelineId,
       pipeline_version: version,
@@ -262,19 +291,15 @@ export async function runQuery(
   const { query, limit } = job.payload as { query: QuerySpecification; limit: number };
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new Error('The data set no longer exists');
-  const decoder = new Decoder(query);
+  const decoder = new Decoder(query, limit);
   const state = source.storage_location ? await deps.snapshotOf(source) : null;
   const files = [...(state?.files.values() ?? [])].sort(
     (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
   );
-  let truncated = false;
   outer: for (const add of files) {
     for (const envelope of await deps.readEnvelopes(source, add)) {
-      if (decoder.rows.length >= limit) {
-        truncated = true;
-        break outer;
-      }
       decoder.add(envelope, add.partitionValues.dt ?? '');
+      if (decoder.truncated) break outer;
     }
     await control.throwIfCancelled();
   }
@@ -284,15 +309,9 @@ export async function runQuery(
       ...query.columns.map((column) => ({ name: column.name, type: column.type })),
     ],
     rows: decoder.rows.map((row) => [row.dt, ...row.cells.map((cell, i) => jsonCell(cell, query.columns[i]?.type))]),
-    truncated,
+    truncated: decoder.truncated,
   };
-  return {
-    rows_in: decoder.rowsIn,
-    rows_out: result.rows.length,
-    rows_rejected: decoder.rejected,
-    rejection_samples: decoder.samples,
-    result,
-  };
+  return { ...decoder.counts(result.rows.length), result };
 }
 
 export interface QueryResult {

@@ -27,6 +27,11 @@ export interface ObjectStore {
 
 export interface StoredObjectStore extends ObjectStore {
   options_sealed: string;
+  /**
+   * Whether the store honours conditional writes (If-None-Match), as a probe found it for the
+   * store's options of `updated_at`; absent until the first commit to it asks.
+   */
+  conditional_writes?: { updated_at: string; supported: boolean } | undefined;
 }
 
 /** The API view: configuration with option keys only, and whether it is the tenant's default. */
@@ -148,5 +153,52 @@ export function validateOptions(options: ObjectStoreOptions, allowedEndpoints: r
   if (options.external_id !== undefined && options.role_arn === undefined) {
     issues.push({ path: 'options.external_id', message: 'Needs role_arn' });
   }
+  if (options.role_arn !== undefined && options.external_id === undefined) {
+    // Without one, any party the role trusts could have the platform act as this tenant (a confused deputy).
+    issues.push({ path: 'options.external_id', message: 'Required with role_arn: the role must demand it' });
+  }
+  if (options.endpoint === undefined && options.region === undefined) {
+    // AWS S3 does not redirect a request signed for another region; download URLs are signed for this one.
+    issues.push({ path: 'options.region', message: "Required for a store on AWS S3: the bucket's region" });
+  }
   if (issues.length > 0) throw invalid('The object store options are not valid', issues);
 }
+
+/** What checking a store's role needs: the platform's account, and STS (shared/adapters/s3/tenant-stores.ts). */
+export interface TenantRoleChecks {
+  /** The AWS account the platform runs in; null where there is none (local mode). */
+  platformAccount(): string | null;
+  /** Whether the deployment lets stores name roles of the platform's own account (allowPlatformAccountRoles). */
+  platformAccountRolesAllowed(): boolean;
+  /** Tries AssumeRole once without an external id: true when STS granted it. */
+  assumableWithoutExternalId(roleArn: string, sessionName: string): Promise<boolean>;
+}
+
+/**
+ * The role a store names must not let the platform act for anyone who merely knows it:
+ *  1. not a role of the platform's own account (it would lend a tenant the platform's permissions),
+ *     unless the deployment allows it;
+ *  2. not a role STS lets the platform assume without the tenant's external id (tried once: a role
+ *     whose trust policy does not demand the external id is refused).
+ * Messages name the option, never the role or what STS said.
+ */
+export async function checkStoreRole(
+  roles: TenantRoleChecks,
+  tenantId: string,
+  options: ObjectStoreOptions,
+): Promise<void> {
+  const roleArn = options.role_arn;
+  if (roleArn === undefined) return;
+  const refuse = (message: string) =>
+    invalid('The object store options are not valid', [{ path: 'options.role_arn', message }]);
+  const account = roleArn.split(':')[4];
+  if (account !== undefined && account === roles.platformAccount() && !roles.platformAccountRolesAllowed())
+    throw refuse("A role of the platform's own account cannot be named (a bucket there is listed in tenantBuckets)");
+  if (await roles.assumableWithoutExternalId(roleArn, storeSessionName(tenantId)))
+    throw refuse(
+      'The role can be assumed without the external id: its trust policy must demand sts:ExternalId (see the README)',
+    );
+}
+
+/** The session name the platform uses with a tenant's role (a trust policy may demand it). */
+export const storeSessionName = (tenantId: string) => `tributary-${tenantId}`.slice(0, 64);

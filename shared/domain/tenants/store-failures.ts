@@ -103,12 +103,17 @@ export function storeFailureOf(error: unknown): StoreFailure {
     : new StoreFailure('STORE_UNREACHABLE');
 }
 
-/** A failure as a tenant may read it (a failed delivery's last error, a job's error): a store failure by its category. */
+/**
+ * A failure as a tenant may read it (a failed delivery's last error, a job's error): a store failure
+ * by its category, a refusal by its code (TABLE_PROTOCOL_UNSUPPORTED: …).
+ */
 export function describeFailure(error: Error): string {
-  return error instanceof StoreFailure ? error.message : `${error.name}: ${error.message}`;
+  if (error instanceof StoreFailure) return error.message;
+  return error instanceof DomainError ? `${error.code}: ${error.message}` : `${error.name}: ${error.message}`;
 }
 
-/** A short label for metrics: the store failure's category, or the error's name. */
+/** A short label for metrics: the store failure's category, a refusal's code, or the error's name. */
 export function failureReason(error: Error): string {
-  return error instanceof StoreFailure ? error.category : error.name;
+  if (error instanceof StoreFailure) return error.category;
+  return error instanceof DomainError ? error.code : error.name;
 }

@@ -14,11 +14,13 @@ import {
 import { tenantFor } from './guard.ts';
 import { slugOf, type Tenant } from './model.ts';
 import {
+  checkStoreRole,
   normalizeBaseUrl,
   type ObjectStore,
   type ObjectStoreOptions,
   publicObjectStore,
   type StoredObjectStore,
+  type TenantRoleChecks,
   validateOptions,
 } from './object-stores.ts';
 import type { ObjectStoreRepository, TenantRepository } from './ports.ts';
@@ -101,15 +103,19 @@ export interface StoreOptionDeps {
   secrets: SecretBox;
   /** The custom endpoints the deployment accepts now (host patterns). */
   allowedStoreEndpoints(): readonly string[];
+  /** Checks the role a store names (checkStoreRole). */
+  roles: TenantRoleChecks;
 }
 
 /**
  * Register an object store.
  * Input: base_url, name, options. Output: the new store.
  *  1. The tenant must be visible and writable; at most 20 stores per tenant.
- *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent, and a
- *     custom endpoint is one the deployment accepts.
- *  3. Option values are sealed before they are stored; the first store becomes the default.
+ *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent (a store on AWS
+ *     S3 names its region, a role comes with its external id), and a custom endpoint is one the
+ *     deployment accepts.
+ *  3. A role is checked with STS: not the platform's own, and not assumable without the external id.
+ *  4. Option values are sealed before they are stored; the first store becomes the default.
  */
 export async function registerObjectStore(
   deps: Pick<TenantRepository, 'getTenant'> & ObjectStoreRepository & StoreOptionDeps,
@@ -124,6 +130,7 @@ export async function registerObjectStore(
   if ((await deps.countObjectStores(tenantId)) >= maxObjectStoresPerTenant) {
     throw conflict(`A tenant registers at most ${maxObjectStoresPerTenant} object stores`);
   }
+  await checkStoreRole(deps.roles, tenantId, input.options);
   const objectStoreId = randomUUID();
   const at = now.toISOString();
   const store: StoredObjectStore = {
@@ -174,6 +181,7 @@ export async function updateObjectStoreOptions(
 ): Promise<void> {
   await tenantFor(deps, principal, tenantId, 'write');
   validateOptions(input.options, deps.allowedStoreEndpoints());
+  await checkStoreRole(deps.roles, tenantId, input.options);
   const sealed = await deps.secrets.seal(
     JSON.stringify(input.options),
     optionsContext(tenantId, input.object_store_id),

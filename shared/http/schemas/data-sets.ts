@@ -33,18 +33,27 @@ export const dataSet = z
 export const listDataSetsQuery = z.strictObject({ tenant_id: id.optional(), pipeline_id: id.optional(), ...pageQuery });
 export const listDataSetsResponse = z.object({ data_sets: z.array(dataSet), next_cursor: nextCursor });
 
+export const dataSetFilesQuery = z.strictObject({ ...pageQuery });
+
 export const dataSetFiles = z
   .object({
-    version: z.number().int().nullable(),
-    files: z.array(
-      z.object({
-        path: z.string(),
-        partition_values: z.record(z.string(), z.string()),
-        size: z.number().int(),
-        num_records: z.number().int(),
-        url: z.string(),
-      }),
-    ),
+    version: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The snapshot listed: every page of one listing is of this version' }),
+    files: z
+      .array(
+        z.object({
+          path: z.string(),
+          partition_values: z.record(z.string(), z.string()),
+          size: z.number().int(),
+          num_records: z.number().int(),
+          url: z.string(),
+        }),
+      )
+      .meta({ description: 'Newest first, at most `limit` per page' }),
+    next_cursor: nextCursor,
   })
   .meta({ id: 'DataSetFiles' });
 
@@ -66,6 +75,7 @@ export const tablePropertiesResponse = z
       log_retention_seconds: z.number(),
       target_file_size: z.number().int(),
       optimize_min_files: z.number().int(),
+      freshness_seconds: z.number(),
     }),
   })
   .meta({ id: 'TableProperties' });

@@ -20,6 +20,7 @@ export const job = z
     rows_in: z.number().int().nullable(),
     rows_out: z.number().int().nullable(),
     rows_rejected: z.number().int().nullable(),
+    rows_filtered: z.number().int().nullable().meta({ description: "Rows the definition's `where` left out" }),
     rejection_samples: z.array(z.object({ message_id: z.string(), reason: z.string() })),
     cancel_requested_at: nullableTimestamp,
     committing_at: nullableTimestamp,
@@ -56,10 +57,16 @@ export const createJobBody = z.discriminatedUnion('type', [
 ]);
 export const createJobResponse = z.object({ job_id: id });
 
+export const jobResultQuery = z.strictObject({ ...pageQuery, limit: pageQuery.limit.default(1000) });
+
 export const jobResult = z
   .object({
     columns: z.array(z.object({ name: z.string(), type: z.string() })),
-    rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
-    truncated: z.boolean(),
+    rows: z
+      .array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])))
+      .meta({ description: 'This page: at most `limit` rows and about 4 MiB of JSON' }),
+    truncated: z.boolean().meta({ description: 'The query stopped at its row limit' }),
+    omitted_cells: z.number().int().meta({ description: 'Cells of this page over 1 MiB, answered as null' }),
+    next_cursor: nextCursor,
   })
   .meta({ id: 'QueryResult' });

@@ -1,4 +1,8 @@
 import * as z from 'zod';
+import { maxSearchBytes } from '../../domain/monitoring/events.ts';
+import { historyRetentionDays, historySteps } from '../../domain/monitoring/history.ts';
+import { redriveBatchLimit } from '../../domain/monitoring/model.ts';
+import { columnDefinition } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const monitoringPageQuery = z.strictObject({ ...pageQuery });
@@ -22,8 +26,36 @@ export const listFailedDeliveriesResponse = z.object({
   failed_deliveries: z.array(failedDelivery),
   next_cursor: nextCursor,
 });
-export const redriveBody = z.strictObject({ message_ids: z.array(id).min(1).max(1000).optional() });
-export const redriveResponse = z.object({ redriven: z.number().int() });
+export const redriveBody = z.strictObject({
+  message_ids: z
+    .array(id)
+    .min(1)
+    .max(redriveBatchLimit)
+    .optional()
+    .meta({
+      description: `Only these failed deliveries: at most ${redriveBatchLimit}, the most one call redrives`,
+    }),
+  from: timestamp.optional().meta({ description: 'Only those that failed at or after this time' }),
+  to: timestamp.optional().meta({ description: 'Only those that failed before this time' }),
+  error_category: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{1,63}$/, 'An UPPER_SNAKE category, such as STORE_UNREACHABLE')
+    .optional()
+    .meta({
+      description:
+        'Only those whose last_error starts with this category (STORE_UNREACHABLE, ACCESS_DENIED, TABLE_PROTOCOL_UNSUPPORTED, …; OTHER for an error that names none)',
+    }),
+});
+export const redriveResponse = z.object({
+  redriven: z
+    .number()
+    .int()
+    .meta({ description: `Put back on the ingest queue by this call (at most ${redriveBatchLimit})` }),
+  by_category: z.record(z.string(), z.number().int()).meta({ description: 'Those redriven, by error category' }),
+  remaining: z.number().int().meta({
+    description: 'Failed deliveries of the selection still waiting: call again until it is 0',
+  }),
+});
 
 export const connectionStats = z
   .object({
@@ -37,13 +69,55 @@ export const connectionStats = z
     redriven: z.number().int().meta({ description: 'Failed deliveries put back on the ingest queue, ever' }),
     unaccounted: z.number().int().meta({
       description:
-        'accepted − duplicates − written_rows − (dead_lettered − redriven): envelopes on the ingest queue while the writer works; a figure that stays above zero once the queue is idle means envelopes went missing',
+        'accepted − duplicates − written_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
     }),
     last_ingest_at: nullableTimestamp,
     last_write_at: nullableTimestamp,
+    staged_rows: z.number().int().meta({
+      description: 'Accepted envelopes staged and not yet committed to the table (listed as pending events)',
+    }),
     oldest_unwritten_age_seconds: z.number().int().nullable(),
+    commit_failure: z.object({ attempts: z.number().int(), last_error: z.string() }).nullable().meta({
+      description: 'Why the last commit of the staged envelopes failed; they are tried again, five times in all',
+    }),
   })
   .meta({ id: 'ConnectionStats' });
+
+export const historyQuery = z.strictObject({
+  from: timestamp.optional().meta({
+    description: `The first interval is the one holding this time (default: a day before to; at most ${historyRetentionDays} days ago, the history kept)`,
+  }),
+  to: timestamp.optional().meta({ description: 'The last interval is the one holding this time (default: now)' }),
+  step: z
+    .enum(Object.keys(historySteps) as [keyof typeof historySteps, ...(keyof typeof historySteps)[]])
+    .default('15m')
+    .meta({ description: 'The length of each interval: 15 minutes, an hour or a day (UTC)' }),
+});
+
+export const historyInterval = z
+  .object({
+    start: timestamp,
+    accepted: z.number().int().meta({ description: 'Requests answered 202 in the interval' }),
+    duplicates: z.number().int(),
+    rejected: z.record(z.string(), z.number().int()).meta({ description: 'Refused requests by code' }),
+    written_rows: z.number().int(),
+    dead_lettered: z.number().int(),
+    redriven: z.number().int(),
+  })
+  .meta({ id: 'HistoryInterval' });
+
+export const historyResponse = z
+  .object({
+    from: timestamp.meta({ description: 'Start of the first interval' }),
+    to: timestamp.meta({ description: 'End of the last interval' }),
+    step_seconds: z.number().int(),
+    intervals: z.array(historyInterval).meta({ description: 'Every interval of the range, oldest first' }),
+  })
+  .meta({ id: 'TrafficHistory' });
+
+export const tenantHistoryResponse = historyResponse
+  .extend({ connections: z.number().int().meta({ description: 'Connections whose traffic is added up' }) })
+  .meta({ id: 'TenantTrafficHistory' });
 
 export const run = z
   .object({
@@ -66,6 +140,29 @@ export const eventsQuery = z.strictObject({
   message_id: id.optional().meta({ description: 'Only the event with this message id' }),
   from: timestamp.optional().meta({ description: 'Only events received at or after this time' }),
   to: timestamp.optional().meta({ description: 'Only events received before this time' }),
+  contains: z
+    .string()
+    .refine((text) => {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      return bytes >= 1 && bytes <= maxSearchBytes;
+    }, `Must be 1 to ${maxSearchBytes} bytes of UTF-8`)
+    .optional()
+    .meta({
+      description:
+        'Only events whose raw body (decoded from base64) holds these bytes: the UTF-8 of the text, case-sensitive, 1 to 1,000 bytes',
+    }),
+  json_path: columnDefinition.shape.path.optional().meta({
+    description:
+      'With json_equals: only events whose body is JSON with this value at this path ($ then .key, ["key"] or [index] steps)',
+  }),
+  json_equals: z
+    .string()
+    .refine((text) => Buffer.byteLength(text, 'utf8') <= maxSearchBytes, `At most ${maxSearchBytes} bytes of UTF-8`)
+    .optional()
+    .meta({
+      description:
+        'With json_path: the value it must hold, as text (a string itself; a number, true, false or null as JSON writes it)',
+    }),
 });
 
 export const event = z
@@ -79,10 +176,27 @@ export const event = z
         'The body as received, base64: whole up to 32 KiB in lists and 1 MiB for a message id, else its start',
     }),
     payload_truncated: z.boolean(),
+    pending: z.boolean().meta({
+      description:
+        'Accepted and staged, not yet in a commit of the table: readers of the table do not see it until its next commit',
+    }),
   })
   .meta({ id: 'Event' });
 export const listEventsResponse = z.object({
   events: z.array(event),
   next_cursor: nextCursor,
   files_read: z.number().int().meta({ description: 'Parquet files this request read' }),
+  bytes_read: z.number().int().meta({ description: 'Bytes of Parquet this request read' }),
+  events_scanned: z
+    .number()
+    .int()
+    .meta({ description: 'Events of the range (before the cursor) this request considered, matching or not' }),
+  files_left: z
+    .number()
+    .int()
+    .meta({ description: 'Files of the range this request did not reach: the cursor goes on to them' }),
+  scanned_back_to: nullableTimestamp.meta({
+    description:
+      'With a cursor: every event of the range received at or after this time was considered, older ones were not yet; null when nothing is left',
+  }),
 });

@@ -1,6 +1,8 @@
 import * as z from 'zod';
-import { pipelineDefinition } from '../../domain/pipelines/definition.ts';
+import { decodeFormats } from '../../domain/pipelines/decoding.ts';
+import { columnTypes, pipelineDefinition } from '../../domain/pipelines/definition.ts';
 import { pipelineStatuses } from '../../domain/pipelines/model.ts';
+import { suggestionLimits } from '../../domain/pipelines/suggest-columns.ts';
 import { id, name, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const pipelineIdParams = z.strictObject({ pipeline_id: id });
@@ -34,3 +36,27 @@ export const deployBody = z.strictObject({ version: z.number().int().min(1).opti
 export const renameBody = z.strictObject({ name: name(200) });
 export const triggerBody = z.strictObject({ parameters: z.record(z.string(), z.unknown()).optional() });
 export const triggerResponse = z.object({ job_id: id });
+
+export const suggestColumnsBody = z.strictObject({
+  format: z.enum(decodeFormats).default('auto'),
+  sample: z.number().int().min(1).max(suggestionLimits.maxSample).default(suggestionLimits.defaultSample),
+});
+export const columnSuggestion = z
+  .object({
+    decode: z.object({ format: z.enum(decodeFormats) }),
+    sampled_envelopes: z.number().int(),
+    sampled_rows: z.number().int(),
+    formats: z.record(z.string(), z.number().int()),
+    rows_rejected: z.number().int(),
+    rejection_samples: z.array(z.object({ message_id: z.string(), reason: z.string() })),
+    columns: z.array(
+      z.object({
+        name: z.string(),
+        path: z.string(),
+        type: z.enum(columnTypes),
+        seen: z.number().int().meta({ description: 'Sampled rows with a value at the path' }),
+      }),
+    ),
+    more_paths: z.number().int(),
+  })
+  .meta({ id: 'ColumnSuggestion' });

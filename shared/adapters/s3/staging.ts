@@ -1,0 +1,37 @@
+/**
+ * Staged batches in the platform bucket (shared/domain/ingest/staging.ts):
+ *   staging/<yyyy-mm-dd>/<batch id>.ndjson   the queue messages of one writer batch, one contiguous
+ *                                            slice per data set, until every slice is committed
+ * A table's rows are read back by a ranged GET of its slice.
+ */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { StagingObjects } from '../../domain/ingest/staging.ts';
+import { deleteObjects } from './delete-objects.ts';
+import { objectBytes } from './object-body.ts';
+import { platformBucket, platformS3 } from './platform-bucket.ts';
+
+export const stagingObjects: StagingObjects = {
+  async put(key, body) {
+    await platformS3.send(
+      new PutObjectCommand({
+        Bucket: platformBucket(),
+        Key: key,
+        Body: body,
+        ContentLength: body.length,
+        ContentType: 'application/x-ndjson',
+      }),
+    );
+  },
+
+  async read(key, offset, length) {
+    const object = await platformS3.send(
+      new GetObjectCommand({ Bucket: platformBucket(), Key: key, Range: `bytes=${offset}-${offset + length - 1}` }),
+    );
+    const bytes = await objectBytes(object);
+    if (bytes.length !== length)
+      throw new Error(`Staged slice ${key}@${offset} came back with ${bytes.length} of ${length} bytes`);
+    return bytes;
+  },
+
+  delete: (keys) => deleteObjects(platformS3, platformBucket(), keys),
+};

@@ -1,0 +1,195 @@
+/**
+ * Staged envelopes committed to their tables (shared/domain/ingest/staging.ts), as the batch writer
+ * and the table-commits schedule run it: the ledger in DynamoDB, the batches in the platform bucket,
+ * each table's commit through its own store (shared/adapters/delta-tables.ts). Only those two
+ * functions load this module (it brings apache-arrow and parquet-wasm).
+ */
+import { config } from '../config.ts';
+import { appendToTable } from '../domain/delta/commit.ts';
+import { writeDailyFiles } from '../domain/delta/daily-files.ts';
+import {
+  type Envelope,
+  type EnvelopeMessage,
+  envelopeCells,
+  envelopeColumns,
+  envelopeMessage,
+} from '../domain/ingest/envelope.ts';
+import { type StagedRow, type StagingDeps, TableGone } from '../domain/ingest/staging.ts';
+import type { DeliveryFailure } from '../domain/monitoring/model.ts';
+import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
+import { logger } from '../observability/logger.ts';
+import { tableAt } from './delta-tables.ts';
+import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
+import { recordDeliveryFailures } from './dynamo/deliveries.ts';
+import { stagingLedger } from './dynamo/staging-ledger.ts';
+import { count } from './metrics.ts';
+import { maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
+
+export { maxRowsPerFile };
+
+import { checkOut, claimExists, claimedPayload } from './s3/claim-checks.ts';
+import { stagingObjects } from './s3/staging.ts';
+import { sendToDeadLetterQueue } from './sqs/dead-letter-queue.ts';
+import { fixStorage, recordCommit } from './table-storage.ts';
+
+/**
+ * How envelope files are cut: at most maxRowsPerFile rows and this many raw payload bytes each.
+ * One file's rows are what a commit holds in memory at once (with their base64 text and the
+ * encoder's buffers, about 3 × their bytes); compaction makes large files of small ones later.
+ */
+export const maxPayloadBytesPerFile = 8 * 1024 * 1024;
+
+export function encodeEnvelopes(envelopes: Envelope[]) {
+  return writeParquet([...envelopeColumns], envelopeCells(envelopes));
+}
+
+/** Freshness targets change rarely (a table property): an instance reads each at most once a minute. */
+const targets = new Map<string, { ms: number | null; until: number }>();
+
+async function freshness(tableIds: string[]): Promise<Map<string, number>> {
+  const now = Date.now();
+  const missing = tableIds.filter((id) => (targets.get(id)?.until ?? 0) <= now);
+  if (missing.length > 0) {
+    const found = await freshnessTargets(missing);
+    for (const id of missing) targets.set(id, { ms: found.get(id) ?? null, until: now + 60_000 });
+  }
+  return new Map(tableIds.map((id) => [id, targets.get(id)?.ms ?? config.tableFreshnessMs()]));
+}
+
+async function payloadOf(message: EnvelopeMessage): Promise<string> {
+  if (message.payload !== undefined) return message.payload;
+  if (!message.payload_ref) throw new Error('The envelope has neither a payload nor a claim check');
+  const payload = await claimedPayload(message.payload_ref);
+  if (payload === null) throw new Error('The claim-checked payload no longer exists');
+  return payload;
+}
+
+/** An envelope whose claim-checked body is gone: it can never be written. */
+class PayloadMissing extends Error {
+  constructor() {
+    super('The claim-checked payload no longer exists');
+    this.name = 'PayloadMissing';
+  }
+}
+
+/** Envelopes whose claim-checked body is gone go to the dead-letter queue on their own; the others are answered. */
+async function withoutMissingPayloads(tableId: string, rows: StagedRow[]): Promise<StagedRow[]> {
+  const missing = new Set<StagedRow>();
+  await Promise.all(
+    rows.map(async (row) => {
+      if (row.message.payload_ref && !(await claimExists(row.message.payload_ref))) missing.add(row);
+    }),
+  );
+  if (missing.size === 0) return rows;
+  await stagingDeps.deadLetter(
+    tableId,
+    [...missing].map((row) => row.message),
+    new PayloadMissing(),
+    1,
+  );
+  return rows.filter((row) => !missing.has(row));
+}
+
+async function commitTable(tableId: string, staged: StagedRow[], attempt: number) {
+  const found = await getDataSet(tableId);
+  if (!found) throw new TableGone(tableId);
+  const rows = await withoutMissingPayloads(tableId, staged);
+  if (rows.length === 0) return { written: 0, skipped: 0 };
+  const dataSet = await fixStorage(found);
+  const table = await tableAt(dataSet);
+  const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
+  const result = await appendToTable(
+    {
+      ...table,
+      hooks: {
+        async onCompleted(entry, state) {
+          await recordCommit(dataSet, entry.version);
+          count('envelopesWritten', { source_id: source }, entry.rows);
+          count('batchesCommitted', {}, 1);
+          await table.afterCommit(entry, state);
+        },
+      },
+    },
+    {
+      tableId,
+      metadata: {
+        tableId,
+        name: dataSet.name,
+        schema: dataSet.schema_json,
+        partitionColumns: dataSet.partitioning.columns,
+        createdTime: Date.parse(dataSet.created_at),
+      },
+      rows,
+      identify: (row) => ({
+        messageId: row.message.message_id,
+        ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
+      }),
+      attempt,
+      writeFiles: (pending) =>
+        writeDailyFiles(table.storage, pending, {
+          dayOf: (row) => row.message.dt,
+          maxRowsPerFile,
+          weight: (row) => row.message.payload_size,
+          maxWeightPerFile: maxPayloadBytesPerFile,
+          encode: async (chunk) => {
+            const envelopes = await Promise.all(
+              chunk.map(async ({ message }) => ({
+                ...message,
+                ingested_at_us: BigInt(message.ingested_at_us),
+                payload: await payloadOf(message),
+              })),
+            );
+            return encodeEnvelopes(envelopes);
+          },
+        }),
+    },
+  );
+  // Claim checks of envelopes now in the table are no longer needed (a lifecycle rule is the backstop).
+  const claims = rows.flatMap((row) => (row.message.payload_ref ? [row.message.payload_ref.key] : []));
+  if (claims.length > 0)
+    await checkOut(claims).catch((error: Error) =>
+      logger.warn('Claim check clean-up failed', { error: error.message }),
+    );
+  return { written: result.written, skipped: result.skipped };
+}
+
+export const stagingDeps: StagingDeps = {
+  ledger: stagingLedger,
+  objects: stagingObjects,
+  parse: (line) => envelopeMessage.parse(JSON.parse(line)),
+  freshness,
+  commitTable,
+  async deadLetter(tableId, messages, error, attempts) {
+    const now = new Date().toISOString();
+    const store = (await getDataSet(tableId).catch(() => null))?.storage_location ?? null;
+    const failures: DeliveryFailure[] = messages.map((message) => ({
+      message_id: message.message_id,
+      data_set_id: tableId,
+      error: describeFailure(error).slice(0, 1000),
+      store,
+      attempt: attempts,
+      at: now,
+    }));
+    await recordDeliveryFailures(failures);
+    await sendToDeadLetterQueue(messages);
+    logger.error('Staged envelopes moved to the dead-letter queue', {
+      data_set_id: tableId,
+      envelopes: messages.length,
+      attempts,
+      error: describeFailure(error),
+    });
+  },
+  failed(tableId, rows, error, attempt) {
+    logger.error('Staged commit failed', { data_set_id: tableId, envelopes: rows, attempt, error });
+    count('batchFailures', { reason: failureReason(error) }, rows);
+  },
+  describe: describeFailure,
+  now: () => Date.now(),
+  retryMs: config.commitRetryMs(),
+  sizeTarget: 64 * 1024 * 1024,
+  passBudget: 1024 * 1024 * 1024,
+  concurrency: 8,
+  inFlightBytes: 128 * 1024 * 1024,
+  passTimeMs: 3 * 60_000,
+  tableTimeMs: 60_000,
+};

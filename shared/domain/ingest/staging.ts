@@ -1,0 +1,505 @@
+/**
+ * Staging: accepted envelopes kept safe but not yet committed, so that a table is committed when it
+ * has enough to commit — not once per queue batch. Thousands of quiet connections then cost a
+ * commit per freshness target each, not one per event.
+ *
+ *   stage     the batch writer puts its whole batch (any number of data sets) into one object of
+ *             the platform bucket, one contiguous slice per data set, and records the batch in one
+ *             ledger item (which slices, how many rows, how old): two requests, whatever the batch
+ *             holds. Then the batch is acknowledged.
+ *   commit    a pass reads the ledger and commits every table that is due: its oldest staged row
+ *             has reached the table's freshness target, or its staged bytes the size target. One
+ *             commit holds everything staged for the table, from whichever batches, one file per
+ *             day partition (and size bound). The pass records which (batch, table) pairs it
+ *             committed, and retires a batch (its object and its item) once every table in it is
+ *             committed. The writer commits at once the tables its batch made due (a target of 0);
+ *             a schedule runs the pass for the rest.
+ *   fail      a table whose commit fails is tried again a visibility timeout later, as a queue
+ *             would deliver it again; after five attempts, or at once when it can never succeed
+ *             (its data set is gone), its staged
+ *             envelopes go to the dead-letter queue with the last error, where they become failed
+ *             deliveries (redrivable) exactly as envelopes that failed on the queue do.
+ *
+ * Exactly once: the table's own log is the record. Each commit names the staged batches it holds
+ * (commitInfo `tributary.staged`), and the message ids it holds are recorded beside it; a pass
+ * stopped between a commit and its records finds the commit in the log at the next pass, so rows
+ * are never committed twice (shared/domain/delta/commit.ts). The ledger's own records only save
+ * reading logs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EnvelopeMessage } from './envelope.ts';
+
+/** One data set's rows in a staged batch: bytes [offset, offset + length) of its object, as NDJSON. */
+export interface StagedSlice {
+  offset: number;
+  length: number;
+  rows: number;
+  /** Milliseconds: the oldest `ingested_at` among the rows. */
+  oldest: number;
+  /** Raw payload bytes (payload_size) of the rows: what the size target counts. */
+  bytes: number;
+}
+
+export interface StagedBatch {
+  /** Sortable: the staging time, then a random part. */
+  id: string;
+  key: string;
+  stagedAt: number;
+  tables: Record<string, StagedSlice>;
+}
+
+/** Which tables a pass committed (or dead-lettered), per batch. */
+export interface Coverage {
+  id: string;
+  pairs: Record<string, string[]>;
+}
+
+export interface TableFailure {
+  attempts: number;
+  lastError: string;
+  /** Milliseconds: not tried again before. */
+  nextAttemptAt: number;
+}
+
+export interface LedgerView {
+  batches: StagedBatch[];
+  coverage: Coverage[];
+  failures: Map<string, TableFailure>;
+}
+
+/** What is staged for one table, as the stats and alarms show it. */
+export interface StagedTotals {
+  rows: number;
+  bytes: number;
+  /** Milliseconds: the oldest staged row's ingest time. */
+  oldest: number;
+}
+
+export interface StagingLedger {
+  addBatch(batch: StagedBatch): Promise<void>;
+  /** Every batch not retired, every coverage record and every failure (strongly consistent). */
+  read(): Promise<LedgerView>;
+  addCoverage(coverage: Coverage): Promise<void>;
+  retire(batchIds: string[], coverageIds: string[]): Promise<void>;
+  setFailure(tableId: string, failure: TableFailure | null): Promise<void>;
+  /** What each table has staged, as of this pass (the stats read it between passes). */
+  writeTotals(totals: Map<string, StagedTotals>, asOfBatch: string | null): Promise<void>;
+  /** The pass lease: true when taken (free, or expired); false while another pass holds it. */
+  acquire(holder: string, until: number): Promise<boolean>;
+  release(holder: string): Promise<void>;
+}
+
+export interface StagingObjects {
+  put(key: string, body: Buffer): Promise<void>;
+  read(key: string, offset: number, length: number): Promise<Buffer>;
+  delete(keys: string[]): Promise<void>;
+}
+
+/** A staged envelope on its way to a commit, with the batch it came from. */
+export interface StagedRow {
+  batch: string;
+  message: EnvelopeMessage;
+}
+
+export interface TableCommitResult {
+  written: number;
+  skipped: number;
+}
+
+/** Commits never succeed for this table (its data set is gone): its envelopes are dead-lettered at once. */
+export class TableGone extends Error {
+  constructor(tableId: string) {
+    super(`Data set ${tableId} does not exist`);
+    this.name = 'TableGone';
+  }
+}
+
+export interface StagingDeps {
+  ledger: StagingLedger;
+  objects: StagingObjects;
+  /** Parses one staged line (a queue message's body, validated when it was staged). */
+  parse(line: string): EnvelopeMessage;
+  /** Each table's freshness target in milliseconds (its table property, or the deployment's default). */
+  freshness(tableIds: string[]): Promise<Map<string, number>>;
+  /** Appends the rows to the table, each message id exactly once. */
+  commitTable(tableId: string, rows: StagedRow[], attempt: number): Promise<TableCommitResult>;
+  /** Records why the envelopes failed, then moves them to the dead-letter queue. */
+  deadLetter(tableId: string, messages: EnvelopeMessage[], error: Error, attempts: number): Promise<void>;
+  /** A failed attempt, for the operator's figures and logs. */
+  failed(tableId: string, rows: number, error: Error, attempt: number): void;
+  /** A failure as a tenant may read it (a category or code, never what a store said). */
+  describe(error: Error): string;
+  now(): number;
+  /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
+  retryMs: number;
+  /** Staged bytes at which a table is due whatever its freshness; also what one commit reads at most. */
+  sizeTarget: number;
+  /** Bytes of staged rows one pass commits at most (the next pass goes on). */
+  passBudget: number;
+  /** Tables committed at the same time by one pass, and the staged bytes they may hold in memory together. */
+  concurrency: number;
+  inFlightBytes: number;
+  /** Milliseconds after which a pass starts no more tables (the rest wait for the next pass). */
+  passTimeMs: number;
+  /** Milliseconds one table's commit may take before it counts as a failed attempt (a store that hangs). */
+  tableTimeMs: number;
+}
+
+/** How many failed attempts before a table's staged envelopes become failed deliveries (the queue's five receives). */
+export const maxCommitAttempts = 5;
+
+const pad13 = (ms: number) => String(ms).padStart(13, '0');
+
+/**
+ * Stage a batch of envelopes.
+ * Input: the queue messages' bodies with their parsed envelopes. Output: the staged batch.
+ *  1. Group by data set; each data set's lines are one contiguous slice of the object.
+ *  2. Put the object in the platform bucket, then its ledger item: once both are written the batch
+ *     may be acknowledged (a failure before leaves it on the queue, which delivers it again).
+ */
+export async function stageEnvelopes(
+  deps: Pick<StagingDeps, 'ledger' | 'objects' | 'now'>,
+  envelopes: { body: string; message: EnvelopeMessage }[],
+): Promise<StagedBatch> {
+  const byTable = new Map<string, { body: string; message: EnvelopeMessage }[]>();
+  for (const envelope of envelopes) {
+    const group = byTable.get(envelope.message.data_set_id);
+    if (group) group.push(envelope);
+    else byTable.set(envelope.message.data_set_id, [envelope]);
+  }
+  const stagedAt = deps.now();
+  const id = `${pad13(stagedAt)}-${randomUUID().slice(0, 8)}`;
+  const parts: Buffer[] = [];
+  const tables: Record<string, StagedSlice> = {};
+  let offset = 0;
+  for (const [tableId, group] of byTable) {
+    const bytes = Buffer.from(`${group.map((envelope) => envelope.body).join('\n')}\n`, 'utf8');
+    parts.push(bytes);
+    tables[tableId] = {
+      offset,
+      length: bytes.length,
+      rows: group.length,
+      oldest: Math.min(...group.map((envelope) => Number(BigInt(envelope.message.ingested_at_us) / 1000n))),
+      bytes: group.reduce((sum, envelope) => sum + envelope.message.payload_size, 0),
+    };
+    offset += bytes.length;
+  }
+  const batch: StagedBatch = {
+    id,
+    key: `staging/${new Date(stagedAt).toISOString().slice(0, 10)}/${id}.ndjson`,
+    stagedAt,
+    tables,
+  };
+  await deps.objects.put(batch.key, Buffer.concat(parts));
+  await deps.ledger.addBatch(batch);
+  return batch;
+}
+
+interface PendingTable {
+  tableId: string;
+  slices: { batch: StagedBatch; slice: StagedSlice }[];
+  totals: StagedTotals;
+}
+
+function totalsOf(slices: { slice: StagedSlice }[]): StagedTotals {
+  const totals: StagedTotals = { rows: 0, bytes: 0, oldest: Number.POSITIVE_INFINITY };
+  for (const { slice } of slices) {
+    totals.rows += slice.rows;
+    totals.bytes += slice.bytes;
+    totals.oldest = Math.min(totals.oldest, slice.oldest);
+  }
+  return totals;
+}
+
+/** The (batch, table) pairs not committed yet, per table, with their totals. */
+export function pendingTables(view: Pick<LedgerView, 'batches' | 'coverage'>): Map<string, PendingTable> {
+  const covered = new Set<string>();
+  for (const record of view.coverage)
+    for (const [batch, tables] of Object.entries(record.pairs))
+      for (const table of tables) covered.add(`${batch} ${table}`);
+  const pending = new Map<string, PendingTable>();
+  for (const batch of view.batches) {
+    for (const [tableId, slice] of Object.entries(batch.tables)) {
+      if (covered.has(`${batch.id} ${tableId}`)) continue;
+      let table = pending.get(tableId);
+      if (!table) {
+        table = { tableId, slices: [], totals: { rows: 0, bytes: 0, oldest: Number.POSITIVE_INFINITY } };
+        pending.set(tableId, table);
+      }
+      table.slices.push({ batch, slice });
+      table.totals.rows += slice.rows;
+      table.totals.bytes += slice.bytes;
+      table.totals.oldest = Math.min(table.totals.oldest, slice.oldest);
+    }
+  }
+  return pending;
+}
+
+async function readRows(deps: StagingDeps, table: PendingTable): Promise<StagedRow[]> {
+  const slices = await Promise.all(
+    table.slices.map(async ({ batch, slice }) => ({
+      batch: batch.id,
+      text: (await deps.objects.read(batch.key, slice.offset, slice.length)).toString('utf8'),
+    })),
+  );
+  return slices.flatMap(({ batch, text }) =>
+    text
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => ({ batch, message: deps.parse(line) })),
+  );
+}
+
+export interface CommitReport {
+  /** Tables committed, and those whose envelopes went to the dead-letter queue. */
+  committed: string[];
+  deadLettered: string[];
+  failed: string[];
+  written: number;
+  skipped: number;
+  /** What stays staged after the pass. */
+  staged: Map<string, StagedTotals>;
+  /** Milliseconds the most overdue table is past its freshness target (0 when none is). */
+  overdueMs: number;
+  /** False when another pass held the lease (nothing was done). */
+  ran: boolean;
+}
+
+/** A commit that takes longer than this is a failed attempt: the pass goes on with other tables. */
+export class CommitTimedOut extends Error {
+  constructor(ms: number) {
+    super(`The commit did not finish within ${Math.round(ms / 1000)} s`);
+    this.name = 'CommitTimedOut';
+  }
+}
+
+/**
+ * Waits for `work` at most `ms`. Work that runs on is not stopped: a commit that finishes later
+ * is found by the next attempt, which then writes nothing twice.
+ */
+export function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CommitTimedOut(ms)), ms);
+  });
+  // Work that fails after the wait ended has nobody left to tell: it must not become an unhandled rejection.
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The table's pending slices, oldest first, in runs of at most `sizeTarget` payload bytes (never empty). */
+function chunksOf(table: PendingTable, sizeTarget: number): PendingTable[] {
+  const chunks: PendingTable[] = [];
+  const slices = [...table.slices].sort((a, b) => (a.batch.id < b.batch.id ? -1 : 1));
+  for (const entry of slices) {
+    let chunk = chunks.at(-1);
+    if (!chunk || (chunk.slices.length > 0 && chunk.totals.bytes + entry.slice.bytes > sizeTarget)) {
+      chunk = { tableId: table.tableId, slices: [], totals: { rows: 0, bytes: 0, oldest: Number.POSITIVE_INFINITY } };
+      chunks.push(chunk);
+    }
+    chunk.slices.push(entry);
+    chunk.totals.rows += entry.slice.rows;
+    chunk.totals.bytes += entry.slice.bytes;
+    chunk.totals.oldest = Math.min(chunk.totals.oldest, entry.slice.oldest);
+  }
+  return chunks;
+}
+
+/**
+ * Commit one table's pending rows, a size target's worth per commit; on a failure, count the
+ * attempt, and dead-letter the envelopes once attempts are exhausted (or the table is gone).
+ * Answers the batches whose rows of this table are now in it (or dead-lettered).
+ */
+async function commitOne(
+  deps: StagingDeps,
+  table: PendingTable,
+  failure: TableFailure | undefined,
+  report: CommitReport,
+  /** False for the writer's own commits: a failure there is left to the scheduled passes to count. */
+  recordFailures: boolean,
+): Promise<string[]> {
+  const attempt = (failure?.attempts ?? 0) + 1;
+  const covered: string[] = [];
+  let deadLettered = false;
+  for (const chunk of chunksOf(table, deps.sizeTarget)) {
+    const batches = chunk.slices.map(({ batch }) => batch.id);
+    let rows: StagedRow[] = [];
+    try {
+      rows = await readRows(deps, chunk);
+      const result = await withinTime(deps.commitTable(table.tableId, rows, attempt), deps.tableTimeMs);
+      report.written += result.written;
+      report.skipped += result.skipped;
+      covered.push(...batches);
+    } catch (error) {
+      const cause = error as Error;
+      deps.failed(table.tableId, chunk.totals.rows, cause, attempt);
+      const exhausted = attempt >= maxCommitAttempts || cause instanceof TableGone;
+      if (!recordFailures || rows.length === 0 || !exhausted) {
+        if (recordFailures)
+          await deps.ledger.setFailure(table.tableId, {
+            attempts: attempt,
+            lastError: deps.describe(cause).slice(0, 1000),
+            nextAttemptAt: deps.now() + deps.retryMs,
+          });
+        report.failed.push(table.tableId);
+        return covered;
+      }
+      // A message staged twice (the queue delivered it twice) is dead-lettered once.
+      const messages = new Map(rows.map((row) => [row.message.message_id, row.message]));
+      await deps.deadLetter(table.tableId, [...messages.values()], cause, attempt);
+      deadLettered = true;
+      covered.push(...batches);
+    }
+  }
+  if (failure) await deps.ledger.setFailure(table.tableId, null);
+  (deadLettered ? report.deadLettered : report.committed).push(table.tableId);
+  return covered;
+}
+
+/**
+ * Runs `work` on the tables in order, `concurrency` at a time and within `inFlightBytes` of staged
+ * bytes together (a table larger than that runs alone), starting none once `stop()` says so.
+ */
+async function runAll(
+  tables: PendingTable[],
+  limits: { concurrency: number; inFlightBytes: number; stop: () => boolean },
+  work: (table: PendingTable) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let running = 0;
+  let load = 0;
+  await new Promise<void>((resolve, reject) => {
+    const pump = () => {
+      while (next < tables.length && running < limits.concurrency && !limits.stop()) {
+        const table = tables[next] as PendingTable;
+        const weight = table.totals.bytes;
+        if (running > 0 && load + weight > limits.inFlightBytes) break;
+        next++;
+        running++;
+        load += weight;
+        work(table).then(() => {
+          running--;
+          load -= weight;
+          pump();
+        }, reject);
+      }
+      if (running === 0) resolve();
+    };
+    pump();
+  });
+}
+
+export interface CommitOptions {
+  /** Limit the pass to this batch's tables that are due at once (the writer, right after staging it). */
+  only?: StagedBatch;
+  /** Treat every staged table as due, whatever its freshness target (a graceful stop of local mode). */
+  everything?: boolean;
+}
+
+/**
+ * Commit the staged tables that are due.
+ * Input: the ledger and the options above. Output: what was committed, what failed, what stays staged.
+ *  1. A full pass takes the lease (one pass at a time) and reads the whole ledger.
+ *  2. A table is due when its oldest staged row reached its freshness target or its staged bytes the
+ *     size target, and it is not waiting after a failure; the oldest go first, within the budget,
+ *     and tables that failed before after the others.
+ *  3. Each due table is committed with everything staged for it (rows already in the table are
+ *     skipped); one that fails is tried again later, and dead-lettered after the last attempt.
+ *  4. The committed pairs are recorded; a batch whose tables are all committed is retired.
+ */
+export async function commitStaged(
+  deps: StagingDeps,
+  { only, everything = false }: CommitOptions = {},
+): Promise<CommitReport> {
+  const report: CommitReport = {
+    committed: [],
+    deadLettered: [],
+    failed: [],
+    written: 0,
+    skipped: 0,
+    staged: new Map(),
+    overdueMs: 0,
+    ran: true,
+  };
+  const holder = randomUUID();
+  if (!only && !(await deps.ledger.acquire(holder, deps.now() + 10 * 60_000))) return { ...report, ran: false };
+  try {
+    const view: LedgerView = only ? { batches: [only], coverage: [], failures: new Map() } : await deps.ledger.read();
+    const pending = pendingTables(view);
+    const freshness = await deps.freshness([...pending.keys()]);
+    const now = deps.now();
+    const due = [...pending.values()]
+      .filter((table) => {
+        const failure = view.failures.get(table.tableId);
+        if (failure && failure.nextAttemptAt > now) return false;
+        if (everything) return true;
+        const target = freshness.get(table.tableId) ?? 0;
+        return table.totals.oldest + target <= now || table.totals.bytes >= deps.sizeTarget;
+      })
+      .sort((a, b) => a.totals.oldest - b.totals.oldest);
+    const chosen: PendingTable[] = [];
+    let budget = deps.passBudget;
+    for (const table of due) {
+      if (chosen.length > 0 && table.totals.bytes > budget) continue;
+      chosen.push(table);
+      budget -= table.totals.bytes;
+    }
+
+    const newlyCovered: Record<string, string[]> = {};
+    const limits = {
+      concurrency: deps.concurrency,
+      inFlightBytes: deps.inFlightBytes,
+      stop: () => deps.now() - now > deps.passTimeMs,
+    };
+    const commit = async (table: PendingTable) => {
+      const covered = new Set(await commitOne(deps, table, view.failures.get(table.tableId), report, !only));
+      for (const batch of covered) newlyCovered[batch] = [...(newlyCovered[batch] ?? []), table.tableId];
+      const left = table.slices.filter(({ batch }) => !covered.has(batch.id));
+      if (left.length === 0) pending.delete(table.tableId);
+      else pending.set(table.tableId, { ...table, slices: left, totals: totalsOf(left) });
+    };
+    // Tables whose stores failed before go last, two at a time: a store that fails slowly delays its
+    // own tables, not everyone's.
+    const failing = (table: PendingTable) => view.failures.has(table.tableId);
+    await runAll(
+      chosen.filter((table) => !failing(table)),
+      limits,
+      commit,
+    );
+    await runAll(chosen.filter(failing), { ...limits, concurrency: Math.min(2, deps.concurrency) }, commit);
+
+    // Retire what is fully committed; record coverage only for batches that stay.
+    const stillStaged = new Set<string>();
+    for (const table of pending.values()) for (const { batch } of table.slices) stillStaged.add(batch.id);
+    const retired = view.batches.filter((batch) => !stillStaged.has(batch.id));
+    const kept = Object.fromEntries(Object.entries(newlyCovered).filter(([batch]) => stillStaged.has(batch)));
+    if (Object.keys(kept).length > 0)
+      await deps.ledger.addCoverage({ id: `${pad13(now)}-${holder.slice(0, 8)}`, pairs: kept });
+    if (retired.length > 0) {
+      const obsolete = view.coverage.filter((record) =>
+        Object.keys(record.pairs).every((batch) => !stillStaged.has(batch)),
+      );
+      // The ledger first: an object it no longer names is only garbage (a lifecycle rule removes it).
+      await deps.ledger.retire(
+        retired.map((batch) => batch.id),
+        obsolete.map((record) => record.id),
+      );
+      await deps.objects.delete(retired.map((batch) => batch.key));
+    }
+    for (const table of pending.values()) {
+      report.staged.set(table.tableId, table.totals);
+      const overdue = deps.now() - table.totals.oldest - (freshness.get(table.tableId) ?? 0);
+      report.overdueMs = Math.max(report.overdueMs, overdue);
+    }
+    if (!only) {
+      const newest = view.batches.reduce<string | null>(
+        (max, batch) => (max === null || batch.id > max ? batch.id : max),
+        null,
+      );
+      await deps.ledger.writeTotals(report.staged, newest);
+    }
+    return report;
+  } finally {
+    if (!only) await deps.ledger.release(holder);
+  }
+}

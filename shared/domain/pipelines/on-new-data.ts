@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSet } from '../datasets/model.ts';
+import { finishedStatuses, type Job } from '../jobs/model.ts';
+import { type JobQueue, type JobRepository, queueAutomaticRun } from '../jobs/use-cases.ts';
+import type { Tenant } from '../tenants/model.ts';
+import type { Pipeline, PipelineProgress } from './model.ts';
+import type { PipelineRepository, SourceWatch } from './ports.ts';
+
+export interface NewDataDeps
+  extends SourceWatch,
+    Pick<PipelineRepository, 'getPipeline' | 'getDeployedVersion' | 'recordAutomaticRun'>,
+    Pick<JobRepository, 'getJob' | 'createJob' | 'moveJob'>,
+    JobQueue {
+  getDataSet(dataSetId: string): Promise<DataSet | null>;
+  getTenant(tenantId: string): Promise<Tenant | null>;
+}
+
+/** What one watcher of a source needs now: nothing more (done), a run under way, or a run queued. */
+type Need = 'done' | 'running' | 'queued';
+
+/**
+ * Start the runs that new rows ask for (pipelines with on_new_data), from the schedule.
+ * Input: none (the sources with new rows are marked by their commits). Output: runs queued.
+ *  1. Read the marked sources only: nothing while every source is quiet.
+ *  2. For each pipeline watching a source: a pipeline gone, redeployed without on_new_data or onto
+ *     another source stops watching it; a Disabled one, or one of a suspended tenant, is left alone.
+ *  3. A pipeline whose checkpoint has reached the source's version is done. One with an automatic
+ *     run Queued or Running waits for it (one run at a time; that run reads every new row). One
+ *     whose last automatic run for these rows failed or was cancelled is done until more rows come
+ *     (or someone triggers it). Otherwise a run is queued, recorded first so that two schedule
+ *     runs cannot both queue one.
+ *  4. A source is settled once every watcher is done, unless a commit marked it meanwhile.
+ * Runs stay exactly-once: each reads from the pipeline's checkpoint of source versions.
+ */
+export async function startRunsOnNewData(deps: NewDataDeps, now = new Date()): Promise<number> {
+  let queued = 0;
+  const failures: unknown[] = [];
+  for (const { dataSetId, mark } of await deps.sourcesWithNewRows()) {
+    try {
+      const source = await deps.getDataSet(dataSetId);
+      const needs: Need[] = [];
+      for (const pipelineId of await deps.watchersOf(dataSetId)) {
+        const need = await runIfNeeded(deps, pipelineId, source, dataSetId, now);
+        if (need === 'queued') queued++;
+        needs.push(need);
+      }
+      if (needs.every((need) => need === 'done')) await deps.settleNewRows(dataSetId, mark);
+    } catch (error) {
+      // One source failing (its mark stays, so the next schedule run tries again) holds up no other.
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+  return queued;
+}
+
+async function runIfNeeded(
+  deps: NewDataDeps,
+  pipelineId: string,
+  source: DataSet | null,
+  dataSetId: string,
+  now: Date,
+): Promise<Need> {
+  const pipeline = await deps.getPipeline(pipelineId);
+  const deployed = pipeline?.deployed_version
+    ? await deps.getDeployedVersion(pipelineId, pipeline.deployed_version)
+    : null;
+  if (
+    !pipeline ||
+    !source ||
+    !deployed?.definition.on_new_data ||
+    deployed.definition.source.data_set_id !== dataSetId
+  ) {
+    await deps.unwatch(dataSetId, pipelineId);
+    return 'done';
+  }
+  if (pipeline.status !== 'Active' || (await deps.getTenant(pipeline.tenant_id))?.status !== 'Active') return 'done';
+  const checkpoint = pipeline.checkpoint?.data_set_id === dataSetId ? pipeline.checkpoint.version : -1;
+  const latest = source.version ?? -1;
+  if (checkpoint >= latest) return 'done';
+
+  const last = pipeline.automatic_run;
+  const lastJob = last ? await deps.getJob(last.job_id) : null;
+  if (lastJob && !finishedStatuses.includes(lastJob.status)) return 'running';
+  if (last && lastJob && last.source_version >= latest && !goOn(lastJob, last, checkpoint)) return 'done';
+  return queueRun(deps, pipeline, latest, checkpoint, now);
+}
+
+/**
+ * After the last automatic run for these rows: go on when it succeeded and moved the checkpoint
+ * but stopped short (its bound of rows per run), or when it never started (it could not be
+ * queued). A run that failed or was cancelled is not repeated for the same rows.
+ */
+function goOn(job: Job, run: NonNullable<PipelineProgress['automatic_run']>, checkpoint: number): boolean {
+  if (job.status === 'Succeeded') return checkpoint > run.after;
+  return job.status === 'Failed' && job.started_at === null;
+}
+
+async function queueRun(
+  deps: NewDataDeps,
+  pipeline: Pipeline & PipelineProgress,
+  sourceVersion: number,
+  checkpoint: number,
+  now: Date,
+): Promise<Need> {
+  const jobId = randomUUID();
+  const recorded = await deps.recordAutomaticRun(pipeline.pipeline_id, pipeline.automatic_run?.job_id ?? null, {
+    job_id: jobId,
+    source_version: sourceVersion,
+    after: checkpoint,
+  });
+  // Another schedule run queued one first: that run covers these rows.
+  if (!recorded) return 'running';
+  await queueAutomaticRun(deps, pipeline, jobId, now);
+  return 'queued';
+}

@@ -1,0 +1,336 @@
+/**
+ * Staging and staged commits (shared/domain/ingest/staging.ts) and the batch writer's use case
+ * (shared/domain/ingest/write-batch.ts), through in-memory ports: the ledger and the staged objects
+ * in Maps, each table a Delta log in memory written through the real commit path, its data files
+ * written as JSON lines so that the test reads back on its own what the log references. A clock
+ * the test moves decides what is due.
+ */
+import { describe, expect, it } from 'vitest';
+import { appendToTable } from '#shared/domain/delta/commit.ts';
+import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
+import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { commitStaged, maxCommitAttempts, type StagedRow, TableGone } from '#shared/domain/ingest/staging.ts';
+import { type BatchWriterDeps, type QueueRecord, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
+import { type MemoryStaging, memoryStaging } from '../support/memory-staging.ts';
+import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
+
+const minute = 60_000;
+const schema = {
+  type: 'struct' as const,
+  fields: [
+    { name: 'message_id', type: 'string' as const, nullable: false, metadata: {} },
+    { name: 'dt', type: 'string' as const, nullable: false, metadata: {} },
+  ],
+};
+
+/** Data set ids (envelopes carry UUIDs). */
+const A = 'da7a5e70-0000-4000-8000-000000000001';
+const B = 'da7a5e70-0000-4000-8000-000000000002';
+const BIG = 'da7a5e70-0000-4000-8000-000000000003';
+const BROKEN = 'da7a5e70-0000-4000-8000-000000000004';
+const C = 'da7a5e70-0000-4000-8000-000000000005';
+const FINE = 'da7a5e70-0000-4000-8000-000000000006';
+const GONE = 'da7a5e70-0000-4000-8000-000000000007';
+const LATER = 'da7a5e70-0000-4000-8000-000000000008';
+const NOW = 'da7a5e70-0000-4000-8000-000000000009';
+const SMALL = 'da7a5e70-0000-4000-8000-000000000010';
+
+interface World {
+  deps: BatchWriterDeps;
+  staging: MemoryStaging;
+  clock: { now: number };
+  tables: Map<string, MemoryTable>;
+  /** Data sets whose store refuses every write. */
+  failing: Set<string>;
+  deadLettered: { tableId: string; ids: string[]; error: string; attempts: number }[];
+  rowsOf(tableId: string): string[];
+  commitsOf(tableId: string): number;
+}
+
+/**
+ * Tables `ds-*` with a freshness target each (5 minutes unless `freshness` says otherwise); a size
+ * target of 1,000 payload bytes.
+ */
+function world(options: { freshness?: Record<string, number>; gone?: string[] } = {}): World {
+  const clock = { now: Date.UTC(2026, 10, 23, 12) };
+  const staging = memoryStaging(() => clock.now);
+  const tables = new Map<string, MemoryTable>();
+  const failing = new Set<string>();
+  const deadLettered: World['deadLettered'] = [];
+  const tableOf = (tableId: string) => {
+    let table = tables.get(tableId);
+    if (!table) {
+      table = memoryTable({ jitter: false, clock: () => clock.now });
+      tables.set(tableId, table);
+    }
+    return table;
+  };
+  const writers = new Map<string, ReturnType<typeof writerOf>>();
+  const deps: BatchWriterDeps = {
+    ledger: staging.ledger,
+    objects: staging.objects,
+    parse: (line) => envelopeMessage.parse(JSON.parse(line)),
+    async freshness(ids) {
+      return new Map(ids.map((id) => [id, options.freshness?.[id] ?? 5 * minute]));
+    },
+    async commitTable(tableId, rows, attempt) {
+      if (options.gone?.includes(tableId)) throw new TableGone(tableId);
+      const table = tableOf(tableId);
+      const writer = writers.get(tableId) ?? writerOf(table, {}, { now: () => new Date(clock.now) });
+      writers.set(tableId, writer);
+      const storage = {
+        ...table.storage,
+        async put(key: string, body: Uint8Array | string, contentType: string) {
+          if (failing.has(tableId)) throw Object.assign(new Error('Injected fault'), { name: 'ServiceUnavailable' });
+          return table.storage.put(key, body, contentType);
+        },
+      };
+      return appendToTable<StagedRow>(
+        { ...writer, storage },
+        {
+          tableId,
+          metadata: { tableId, name: tableId, schema, partitionColumns: ['dt'], createdTime: 0 },
+          rows,
+          identify: (row) => ({
+            messageId: row.message.message_id,
+            ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
+          }),
+          attempt,
+          writeFiles: (pending) =>
+            writeDailyFiles(storage, pending, {
+              dayOf: (row) => row.message.dt,
+              maxRowsPerFile: 1000,
+              encode: (chunk) => ({
+                bytes: Buffer.from(chunk.map((row) => row.message.message_id).join('\n')),
+                stats: { numRecords: chunk.length, minValues: {}, maxValues: {}, nullCount: {} },
+              }),
+            }),
+        },
+      );
+    },
+    async deadLetter(tableId, messages, error, attempts) {
+      deadLettered.push({ tableId, ids: messages.map((m) => m.message_id), error: error.message, attempts });
+    },
+    failed: () => undefined,
+    describe: (error) => `${error.name}: ${error.message}`,
+    now: () => clock.now,
+    retryMs: 10 * minute,
+    sizeTarget: 1000,
+    passBudget: 1_000_000,
+    concurrency: 4,
+    inFlightBytes: 1_000_000,
+    passTimeMs: 60 * minute,
+    tableTimeMs: minute,
+    parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
+    countReceipts: () => undefined,
+    recordFailures: async () => undefined,
+    warn: () => undefined,
+  };
+  const rowsOf = (tableId: string) => {
+    const table = tables.get(tableId);
+    if (!table) return [];
+    const live = new Map<string, string[]>();
+    for (let version = 0; ; version++) {
+      const commit = table.objects.get(`_delta_log/${String(version).padStart(20, '0')}.json`);
+      if (!commit) break;
+      for (const line of commit.bytes.toString().trim().split('\n')) {
+        const action = JSON.parse(line);
+        if (action.add) live.set(action.add.path, String(table.objects.get(action.add.path)?.bytes).split('\n'));
+      }
+    }
+    return [...live.values()].flat().sort();
+  };
+  const commitsOf = (tableId: string) =>
+    [...(tables.get(tableId)?.objects.keys() ?? [])].filter((key) => /^_delta_log\/\d{20}\.json$/.test(key)).length;
+  return { deps, staging, clock, tables, failing, deadLettered, rowsOf, commitsOf };
+}
+
+let recordNumber = 0;
+function record(
+  w: World,
+  tableId: string,
+  messageId: string,
+  options: { dt?: string; bytes?: number; ingestedAt?: number } = {},
+): QueueRecord {
+  const message: EnvelopeMessage = {
+    v: 1,
+    message_id: messageId,
+    data_set_id: tableId,
+    dt: options.dt ?? '2026-11-23',
+    ingested_at_us: String(BigInt(options.ingestedAt ?? w.clock.now) * 1000n),
+    source_id: `s-${tableId}`,
+    tenant_id: '00000000-0000-4000-8000-000000000001',
+    content_type: 'application/json',
+    payload_size: options.bytes ?? 100,
+    payload: 'e30=',
+  };
+  return { recordId: `record-${recordNumber++}`, body: JSON.stringify(message), receiveCount: 1 };
+}
+
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => uuid(from + i));
+
+describe('staging a batch', () => {
+  it('keeps a whole batch of many data sets in one object and one ledger item, and commits none while fresh', async () => {
+    const w = world();
+    const batch = [
+      ...ids(1, 3).map((id) => record(w, A, id)),
+      ...ids(4, 2).map((id) => record(w, B, id)),
+      record(w, C, uuid(6)),
+    ];
+    const outcome = await writeEnvelopeBatch(w.deps, batch);
+    expect(outcome).toMatchObject({ failedRecordIds: [], staged: 6 });
+    expect(w.staging.requests).toMatchObject({ put: 1, addBatch: 1 });
+    expect(w.staging.stored.size).toBe(1);
+    const staged = [...w.staging.batches.values()][0];
+    expect(Object.fromEntries(Object.entries(staged?.tables ?? {}).map(([id, slice]) => [id, slice.rows]))).toEqual({
+      [A]: 3,
+      [B]: 2,
+      [C]: 1,
+    });
+    expect([w.commitsOf(A), w.commitsOf(B), w.commitsOf(C)]).toEqual([0, 0, 0]);
+  });
+
+  it('commits every staged table at once when asked for everything (a graceful stop), whatever its target', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(30)), record(w, B, uuid(31))]);
+    expect((await commitStaged(w.deps)).committed).toEqual([]);
+    const pass = await commitStaged(w.deps, { everything: true });
+    expect(pass.committed.sort()).toEqual([A, B]);
+    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(30)], [uuid(31)]]);
+    expect(w.staging.batches.size).toBe(0);
+  });
+
+  it('commits a table once its oldest staged row reaches its freshness target, everything staged for it in one commit', async () => {
+    const w = world();
+    for (let i = 0; i < 4; i++) {
+      await writeEnvelopeBatch(w.deps, [
+        record(w, A, uuid(10 + i), { dt: i % 2 === 0 ? '2026-11-23' : '2026-11-22' }),
+        record(w, B, uuid(20 + i)),
+      ]);
+      w.clock.now += minute;
+    }
+    expect((await commitStaged(w.deps)).committed).toEqual([]);
+    w.clock.now += minute; // the first rows are now 5 minutes old
+    const pass = await commitStaged(w.deps);
+    expect(pass.committed.sort()).toEqual([A, B]);
+    expect([w.commitsOf(A), w.commitsOf(B)]).toEqual([1, 1]);
+    expect(w.rowsOf(A)).toEqual(ids(10, 4));
+    // One file per day partition, whichever batches the rows came from.
+    const files = [...(w.tables.get(A)?.objects.keys() ?? [])].filter((key) => key.startsWith('dt='));
+    expect(files.map((key) => key.slice(0, 14)).sort()).toEqual(['dt=2026-11-22/', 'dt=2026-11-23/']);
+    expect(w.staging.batches.size).toBe(0);
+    expect(w.staging.stored.size).toBe(0);
+  });
+
+  it('commits at once, in the writer, a table whose target is 0, and leaves the others staged', async () => {
+    const w = world({ freshness: { [NOW]: 0 } });
+    const outcome = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1)), record(w, LATER, uuid(2))]);
+    expect(outcome.committed?.committed).toEqual([NOW]);
+    expect(w.rowsOf(NOW)).toEqual([uuid(1)]);
+    expect(w.rowsOf(LATER)).toEqual([]);
+    // The batch stays for ds-later; a pass must not commit ds-now's rows again.
+    expect(w.staging.batches.size).toBe(1);
+    w.clock.now += 6 * minute;
+    const pass = await commitStaged(w.deps);
+    expect(pass.committed).toEqual([LATER]);
+    expect([w.commitsOf(NOW), w.commitsOf(LATER)]).toEqual([1, 1]);
+    expect(w.staging.batches.size).toBe(0);
+    expect(w.staging.coverage.size).toBe(0);
+  });
+
+  it('commits a table at its size target before its freshness target, a size target per commit', async () => {
+    const w = world();
+    for (let i = 0; i < 5; i++)
+      await writeEnvelopeBatch(w.deps, [
+        record(w, BIG, uuid(100 + i), { bytes: 400 }),
+        record(w, SMALL, uuid(200 + i)),
+      ]);
+    const pass = await commitStaged(w.deps);
+    expect(pass.committed).toEqual([BIG]);
+    // 2,000 bytes in three commits of at most 1,000 (two slices of 400 fit, a third does not).
+    expect(w.commitsOf(BIG)).toBe(3);
+    expect(w.rowsOf(BIG)).toEqual(ids(100, 5));
+    expect(w.commitsOf(SMALL)).toBe(0);
+    expect(pass.staged.get(SMALL)).toMatchObject({ rows: 5, bytes: 500 });
+  });
+
+  it('never writes a row twice: a batch staged twice (a redelivery), and a pass stopped after its commits', async () => {
+    const w = world();
+    const records = ids(1, 3).map((id) => record(w, A, id));
+    await writeEnvelopeBatch(w.deps, records);
+    await writeEnvelopeBatch(w.deps, [...records.slice(1), record(w, A, uuid(4))]);
+    w.clock.now += 6 * minute;
+    // The pass commits, then stops before it can record what it committed.
+    const retire = w.staging.ledger.retire;
+    w.staging.ledger.retire = async () => {
+      throw new Error('stopped');
+    };
+    await expect(commitStaged(w.deps)).rejects.toThrow('stopped');
+    w.staging.ledger.retire = retire;
+    w.staging.lease = null;
+    expect(w.rowsOf(A)).toEqual(ids(1, 4));
+    const again = await commitStaged(w.deps);
+    expect(again).toMatchObject({ written: 0, skipped: 6 });
+    expect(w.rowsOf(A)).toEqual(ids(1, 4));
+    expect(w.commitsOf(A)).toBe(1);
+    expect(w.staging.batches.size).toBe(0);
+  });
+
+  it("holds back only a failing store's own table, tries it again later, and dead-letters it after the last attempt", async () => {
+    const w = world();
+    w.failing.add(BROKEN);
+    await writeEnvelopeBatch(w.deps, [record(w, BROKEN, uuid(1)), record(w, FINE, uuid(2))]);
+    w.clock.now += 6 * minute;
+    const first = await commitStaged(w.deps);
+    expect(first).toMatchObject({ committed: [FINE], failed: [BROKEN] });
+    expect(w.staging.failures.get(BROKEN)).toMatchObject({
+      attempts: 1,
+      lastError: 'ServiceUnavailable: Injected fault',
+    });
+    // Not before the retry interval.
+    expect((await commitStaged(w.deps)).failed).toEqual([]);
+    for (let attempt = 2; attempt < maxCommitAttempts; attempt++) {
+      w.clock.now += 10 * minute;
+      expect((await commitStaged(w.deps)).failed).toEqual([BROKEN]);
+    }
+    expect(w.deadLettered).toEqual([]);
+    w.clock.now += 10 * minute;
+    const last = await commitStaged(w.deps);
+    expect(last.deadLettered).toEqual([BROKEN]);
+    expect(w.deadLettered).toEqual([{ tableId: BROKEN, ids: [uuid(1)], error: 'Injected fault', attempts: 5 }]);
+    expect(w.staging.failures.size).toBe(0);
+    expect(w.staging.batches.size).toBe(0);
+    expect(w.rowsOf(FINE)).toEqual([uuid(2)]);
+  });
+
+  it('dead-letters at once the envelopes of a data set that no longer exists', async () => {
+    const w = world({ gone: [GONE] });
+    await writeEnvelopeBatch(w.deps, [record(w, GONE, uuid(1))]);
+    w.clock.now += 6 * minute;
+    expect((await commitStaged(w.deps)).deadLettered).toEqual([GONE]);
+    expect(w.deadLettered).toMatchObject([{ tableId: GONE, ids: [uuid(1)], attempts: 1 }]);
+  });
+
+  it('fails only the records that are not envelopes, and stages the rest', async () => {
+    const w = world();
+    const good = record(w, A, uuid(1));
+    const bad = { recordId: 'bad', body: '{"message_id":"x","data_set_id":"ds-a","v":2}', receiveCount: 3 };
+    const outcome = await writeEnvelopeBatch(w.deps, [
+      good,
+      bad,
+      { recordId: 'junk', body: 'not json', receiveCount: 1 },
+    ]);
+    expect(outcome).toMatchObject({ failedRecordIds: ['bad', 'junk'], staged: 1 });
+  });
+
+  it('runs one pass at a time, and a quiet ledger costs one read', async () => {
+    const w = world();
+    const idle = await commitStaged(w.deps);
+    expect(idle.ran).toBe(true);
+    expect(w.staging.requests).toEqual({ read: 1, writeTotals: 1 });
+    await w.staging.ledger.acquire('someone', w.clock.now + minute);
+    expect((await commitStaged(w.deps)).ran).toBe(false);
+  });
+});
