@@ -7,7 +7,7 @@
  * Run as a thread, this module reads its function from `workerData`, answers `ready` once the
  * handler is loaded and polling (or scheduled), and on `stop` stops as the runtime's stop asks:
  * pollers finish the invocations in flight and make what they hold visible again, a schedule
- * finishes its run; then it answers `stopped`.
+ * finishes its run (and, if it runs at a stop, runs once more); then it answers `stopped`.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { type Poller, type SqsHandler, startPoller } from './event-source-poller.ts';
@@ -28,15 +28,25 @@ export type HostedFunction =
       timeoutSeconds: number;
       concurrency: number;
     }
-  | { kind: 'schedule'; name: string; entry: string; intervalSeconds: number; timeoutSeconds: number };
+  | {
+      kind: 'schedule';
+      name: string;
+      entry: string;
+      intervalSeconds: number;
+      timeoutSeconds: number;
+      runsAtStop: boolean;
+    };
 
 export interface HostedRunning {
-  /** Stops taking work, finishes what is in flight and hands back what it holds. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking work, finishes what is in flight and hands back what it holds; a schedule that
+   * runs at a stop runs once more when the stop is `final` (graceful, not hurried).
+   */
+  stop(options?: { final?: boolean }): Promise<void>;
 }
 
 /** Messages between the runtime and a function's thread. */
-export type ToHost = { type: 'stop' };
+export type ToHost = { type: 'stop'; final: boolean };
 export type FromHost = { type: 'ready' } | { type: 'stopped' };
 
 /** The thread's data that names its function (any other thread leaves this module idle). */
@@ -48,7 +58,7 @@ export async function hostFunction(hosted: HostedFunction): Promise<HostedRunnin
       ...hosted,
       handler: await importHandler<ScheduledHandler>(hosted.entry),
     });
-    return { stop: () => schedule.stop() };
+    return { stop: (options) => schedule.stop(options) };
   }
   const handler = await importHandler<SqsHandler>(hosted.entry);
   const sqs = { endpoint: process.env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials };
@@ -67,7 +77,7 @@ if (hosted && parentPort) {
   const running = await hostFunction(hosted);
   port.on('message', async (message: ToHost) => {
     if (message.type !== 'stop') return;
-    await running.stop();
+    await running.stop({ final: message.final });
     port.postMessage({ type: 'stopped' } satisfies FromHost);
   });
   port.postMessage({ type: 'ready' } satisfies FromHost);

@@ -121,6 +121,7 @@ async function topologyFunctions(settings: LocalSettings, queueUrls: QueueUrls, 
       entry: schedule.entry,
       intervalSeconds: settings.scheduleSecondsOverride ?? schedule.everyMinutes * 60,
       timeoutSeconds: schedule.function?.timeoutSeconds ?? 60,
+      runsAtStop: schedule.runsAtStop === true,
     });
   }
   return hosted;
@@ -187,7 +188,7 @@ export async function startFunctionThread(
   await launch();
 
   return {
-    async stop() {
+    async stop(options) {
       stopping = true;
       clearTimeout(restartTimer);
       const running = current;
@@ -197,7 +198,7 @@ export async function startFunctionThread(
           if (message.type === 'stopped') resolve();
         }),
       );
-      running.worker.postMessage({ type: 'stop' } satisfies ToHost);
+      running.worker.postMessage({ type: 'stop', final: options?.final === true } satisfies ToHost);
       await Promise.race([stopped, running.ended]);
       await running.worker.terminate();
     },
@@ -217,7 +218,9 @@ export async function startRuntime(
 
   const [front, functions] = await Promise.all([
     startHttpFront({ port: settings.port, host: settings.host, loadHandler: importHandler }),
-    topologyFunctions(settings, queueUrls, sqs).then((hosted) => Promise.all(hosted.map(host))),
+    topologyFunctions(settings, queueUrls, sqs).then((hosted) =>
+      Promise.all(hosted.map(async (each) => ({ kind: each.kind, running: await host(each) }))),
+    ),
   ]);
 
   let deadline = Number.POSITIVE_INFINITY;
@@ -234,7 +237,13 @@ export async function startRuntime(
       const queued = async () =>
         (await Promise.all(consumed.map((url) => queueDepth(sqs, url)))).reduce((sum, depth) => sum + depth, 0);
       while ((await queued()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-      await Promise.all(functions.map((running) => running.stop()));
+      // Consumers first, so that what they staged last is there for the schedules' final runs
+      // (everything staged is committed), which a hurried stop skips: staged envelopes are safe.
+      await Promise.all(functions.filter(({ kind }) => kind === 'consumer').map(({ running }) => running.stop()));
+      const final = Date.now() < deadline;
+      await Promise.all(
+        functions.filter(({ kind }) => kind === 'schedule').map(({ running }) => running.stop({ final })),
+      );
       await front.close();
       const undrained = await queued();
       sqs.destroy();

@@ -1,6 +1,8 @@
 /**
  * EventBridge schedules, locally: each scheduled function runs every `everyMinutes` (or every
- * LOCAL_SCHEDULE_SECONDS when set, so tests need not wait minutes), one run at a time.
+ * LOCAL_SCHEDULE_SECONDS when set, so tests need not wait minutes), one run at a time. A schedule
+ * that `runsAtStop` runs once more when a graceful stop stops it, with `detail: { stopping: true }`
+ * (the table-commits schedule then commits everything staged).
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
@@ -9,7 +11,8 @@ import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts'
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
 export interface Schedule {
-  stop(): Promise<void>;
+  /** Finishes the run under way; then, when `final` and the schedule runs at a stop, runs it once more. */
+  stop(options?: { final?: boolean }): Promise<void>;
 }
 
 export function startSchedule(options: {
@@ -18,12 +21,11 @@ export function startSchedule(options: {
   handler: ScheduledHandler;
   intervalSeconds: number;
   timeoutSeconds: number;
+  runsAtStop?: boolean;
 }): Schedule {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
+  const run = (detail: Record<string, unknown>) => {
     const event: ScheduledEvent = {
       version: '0',
       id: randomUUID(),
@@ -33,22 +35,26 @@ export function startSchedule(options: {
       time: new Date().toISOString(),
       region: 'us-east-1',
       resources: [`arn:aws:events:us-east-1:000000000000:rule/${options.name}`],
-      detail: {},
+      detail,
     };
-    running = withTimeout(
+    return withTimeout(
       options.handler(event, lambdaContext(functionNameOf(options.entry), options.timeoutSeconds)),
       options.timeoutSeconds,
       options.name,
-    )
-      .catch((error: Error) => process.stderr.write(`schedule ${options.name}: ${error.message}\n`))
-      .finally(() => {
-        busy = false;
-      });
+    ).catch((error: Error) => process.stderr.write(`schedule ${options.name}: ${error.message}\n`));
+  };
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    running = run({}).finally(() => {
+      busy = false;
+    });
   }, options.intervalSeconds * 1000);
   return {
-    async stop() {
+    async stop({ final = false } = {}) {
       clearInterval(timer);
       await running;
+      if (final && options.runsAtStop) await run({ stopping: true });
     },
   };
 }

@@ -361,6 +361,41 @@ describe('a local service stopped or killed at any moment keeps every 202', () =
     });
   }
 
+  it('commits everything staged at a graceful stop, however far its freshness target is', {
+    timeout: 180_000,
+  }, async () => {
+    // Prepare: a service whose tables are due only an hour after their oldest staged envelope.
+    const hourly = { ...serviceEnv, TABLE_FRESHNESS_SECONDS: '3600' };
+    const first = service as LocalService;
+    first.signalGroup('SIGINT');
+    await first.exited;
+    service = await startLocalService(dataDir, ports, hourly);
+    const sent = await burst(service, hook, 40);
+    await until(
+      'envelopes still queued',
+      () => queued(service as LocalService),
+      (depth) => depth === 0,
+      60_000,
+    );
+    const before = await rowsByMessageId(service, location);
+
+    // Act: a graceful stop, then a start that would not commit for an hour.
+    service.signalGroup('SIGINT');
+    const exit = await service.exited;
+    service = await startLocalService(dataDir, ports, hourly);
+    const after = await rowsByMessageId(service, location);
+
+    // Assess: staged (not in the table) before the stop, every one committed once by it.
+    const inTable = (rows: Map<string, number>) => sent.accepted.filter((id) => rows.get(id) === 1).length;
+    expect({ exit, accepted: sent.accepted.length, before: inTable(before), after: inTable(after) }).toEqual({
+      exit: { code: 0, signal: null },
+      accepted: 40,
+      before: 0,
+      after: 40,
+    });
+    accepted.push(...sent.accepted);
+  });
+
   it('stops an idle service at once, however many signals reach it', { timeout: 60_000 }, async () => {
     const running = service as LocalService;
     running.signalGroup('SIGINT');

@@ -389,6 +389,9 @@ async function runAll(
   });
 }
 
+/** How long a pass holds its lease at most: the table-commits function's time limit and a minute. */
+const leaseMs = 6 * 60_000;
+
 export interface CommitOptions {
   /** Limit the pass to this batch's tables that are due at once (the writer, right after staging it). */
   only?: StagedBatch;
@@ -422,7 +425,11 @@ export async function commitStaged(
     ran: true,
   };
   const holder = randomUUID();
-  if (!only && !(await deps.ledger.acquire(holder, deps.now() + 10 * 60_000))) return { ...report, ran: false };
+  // One scheduled pass at a time. The writer's pass (`only`) touches only its own batch's tables, and
+  // a graceful stop's pass is the last of its process, its schedule stopped: a lease still held then
+  // is a killed pass's. Either way the tables' logs keep every row committed once.
+  const leased = !only && !everything;
+  if (leased && !(await deps.ledger.acquire(holder, deps.now() + leaseMs))) return { ...report, ran: false };
   try {
     const view: LedgerView = only ? { batches: [only], coverage: [], failures: new Map() } : await deps.ledger.read();
     const pending = pendingTables(view);
@@ -500,6 +507,6 @@ export async function commitStaged(
     }
     return report;
   } finally {
-    if (!only) await deps.ledger.release(holder);
+    if (leased) await deps.ledger.release(holder);
   }
 }
