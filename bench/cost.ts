@@ -32,6 +32,7 @@ import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { freePort } from '../local/free-port.ts';
 import { assumptions, prices } from './aws-prices.ts';
+import { type CommitFigures, type CommitRule, simulateCommits } from './commit-model.ts';
 
 const repositoryRoot = path.resolve(import.meta.dirname, '..');
 register(new URL('./cost-hooks.mjs', import.meta.url), {
@@ -46,6 +47,7 @@ type Invocation = import('./cost-meter.ts').Invocation;
 type Reading = import('./cost-meter.ts').Reading;
 
 const ingestEntry = 'functions/ingest/accept.ts';
+const commitEntry = (schedules['table-commits'] as (typeof schedules)[string]).entry;
 const ingestRoute = Object.entries(routes).find(([, spec]) => spec.entry === ingestEntry)?.[0] as string;
 const scheduleEntries = new Set(Object.values(schedules).map((schedule) => schedule.entry));
 /** The functions every event passes through (or may: the dead-letter recorder). */
@@ -162,7 +164,7 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
     sqsPort: await freePort(),
     // Time to send a deployed window's requests one by one (runScenario); records stay invisible
     // to other receives for longer than that, as on AWS, where the queue hides them for minutes.
-    batchWindowSeconds: Math.max(writer.maxBatchingWindowSeconds, 30),
+    batchWindowSeconds: Math.max(writer.maxBatchingWindowSeconds, 5),
     visibilityTimeoutSeconds: 120,
     scheduleSecondsOverride: 10,
     // One poller per queue, so that a window's envelopes make one batch (AWS may split them among pollers).
@@ -184,6 +186,9 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
     // As deployed: metrics are published (EMF lines are log bytes), logs at the deployed level.
     POWERTOOLS_METRICS_DISABLED: 'false',
     POWERTOOLS_LOG_LEVEL: ingest.logLevel,
+    // The schedule's passes find nothing due (what a pass between commits costs); the bench runs the
+    // passes that commit itself, metered apart (commitPass).
+    TABLE_FRESHNESS_SECONDS: '86400',
   };
   Object.assign(process.env, env);
   const admin = resolveAdminKey(dataDir, undefined);
@@ -207,6 +212,13 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
         Number(Attributes.ApproximateNumberOfMessages ?? 0) +
         Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
       );
+    },
+    /** One table-commits invocation that commits everything staged, as a graceful stop's does. */
+    async commitPass() {
+      const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, commitEntry)).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      await handler({ detail: { stopping: true } }, lambdaContextFor('table-commits'));
     },
     adminKey: admin.key,
     s3Endpoint: standIns.endpoints.s3,
@@ -311,20 +323,72 @@ async function runScenario(local: Local, scenario: Scenario, windowSeconds: numb
     };
     await sender();
     if (refused > 0) throw new Error(`${scenario.name}: ${refused} requests were not answered 202`);
-    // Until the writer has written the window's batch and its records are deleted (asking the queue,
-    // not the API, so that no other function runs beside the writer).
-    const deadline = Date.now() + 180_000;
-    let depth = -1;
-    while (depth !== 0) {
-      if (Date.now() > deadline) throw new Error(`${scenario.name}: ${depth} envelopes still queued after 180 s`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      depth = await meter.unmetered(() => local.ingestQueueDepth());
-    }
+    await untilStaged(local, scenario.name);
   }
-  const reading = meter.take();
-  const rows = await rowsIn(local, hook.data_set_id);
-  if (rows !== scenario.requests) throw new Error(`${scenario.name}: ${rows} rows for ${scenario.requests} requests`);
-  return { reading, backgroundCpuPerMs, hook, body };
+  // Staged, not committed: the commit passes are measured apart (measureCommits).
+  return { reading: meter.take(), backgroundCpuPerMs, hook, body };
+}
+
+/**
+ * Until the writer has staged what was sent and its records are deleted (asking the queue, not the
+ * API, so that no other function runs beside the writer).
+ */
+async function untilStaged(local: Local, what: string) {
+  const deadline = Date.now() + 180_000;
+  let depth = -1;
+  while (depth !== 0) {
+    if (Date.now() > deadline) throw new Error(`${what}: ${depth} envelopes still queued after 180 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    depth = await meter.unmetered(() => local.ingestQueueDepth());
+  }
+}
+
+async function expectRows(local: Local, dataSetId: string, expected: number, what: string) {
+  const rows = await meter.unmetered(() => rowsIn(local, dataSetId));
+  if (rows !== expected) throw new Error(`${what}: ${rows} rows in the table for ${expected} requests`);
+}
+
+/** Tables of the sparse measurement: one writer batch holds one envelope of each. */
+const sparseTables = 40;
+
+/** One commit pass, metered apart: its reading (the bench prices its own pass with passDollars). */
+async function meteredPass(local: Local): Promise<Reading> {
+  meter.take();
+  await local.commitPass();
+  return meter.take();
+}
+
+/**
+ * What a quiet table's commit costs: a batch of one envelope for each of `sparseTables` connections
+ * is staged and committed twice, the second time measured (the tables exist then, as they do for a
+ * connection's every commit but its first). The second round's ingest and writer are measured too:
+ * the writer's batch then holds `sparseTables` tables, as it does at sparse traffic.
+ */
+async function measureSparse(local: Local) {
+  const hooks: Awaited<ReturnType<typeof createWebhook>>[] = [];
+  for (let i = 0; i < sparseTables; i++) hooks.push(await meter.unmetered(() => createWebhook(local)));
+  const body = bodyOf(1);
+  const sendOneEach = async () => {
+    for (const hook of hooks) {
+      const response = await fetch(`${local.url}/api/ingest/${hook.source_id}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hook.ingest_token}`, 'content-type': 'application/json' },
+        body,
+      });
+      await response.arrayBuffer();
+      if (response.status !== 202) throw new Error(`sparse: a request was answered ${response.status}`);
+    }
+    await untilStaged(local, 'sparse');
+  };
+  const background = await idleCpuPerMs();
+  await sendOneEach();
+  await meteredPass(local);
+  meter.take();
+  await sendOneEach();
+  const ingest = meter.take();
+  const pass = await meteredPass(local);
+  for (const hook of hooks) await expectRows(local, hook.data_set_id, 2, 'sparse');
+  return { background, ingest, pass, hook: hooks[0] as (typeof hooks)[number], body };
 }
 
 /**
@@ -521,6 +585,7 @@ function price(
   deployment: ReturnType<typeof readDeployment>,
   scenario: Scenario,
   run: { reading: Reading; own: Map<Invocation, number> },
+  commits: LineItem,
 ) {
   const events = scenario.requests * scenario.eventsPerRequest;
   const perMillion = 1e6 / events;
@@ -635,17 +700,12 @@ function price(
     dollars: per(traces) * prices.xRay.tracesRecordedPerMillion,
   });
 
+  lines.push(commits);
+
   const stored = s3.reduce((sum, call) => sum + call.storedBytes, 0);
   const writerRuns = onPath.filter((inv) => inv.entry === consumers['ingest-writer']?.entry);
   const writerInvocations = writerRuns.length;
-  // What one commit costs (the writer's invocation and its calls): paid once per batching window and
-  // connection, however few envelopes it carries.
-  const writerCost = functionCosts.find((cost) => cost.entry === consumers['ingest-writer']?.entry);
-  const perCommit = writerInvocations
-    ? ((writerCost?.dollars ?? 0) + callDollars(writerRuns.flatMap((inv) => inv.calls))) / writerInvocations
-    : 0;
   return {
-    perCommit,
     events,
     lines,
     total: lines.reduce((sum, line) => sum + line.dollars, 0),
@@ -653,6 +713,48 @@ function price(
     storedBytesPerMillion: stored * perMillion,
     batchSize: writerInvocations ? scenario.requests / writerInvocations : 0,
     functionCosts,
+  };
+}
+
+/** What the bench's own commit passes in a reading cost: their invocations, calls and logs, in dollars. */
+function passDollars(deployment: ReturnType<typeof readDeployment>, reading: Reading, own: Map<Invocation, number>) {
+  // The schedule's own passes in the meantime find nothing due and put nothing.
+  const runs = reading.invocations.filter(
+    (inv) => inv.entry === commitEntry && inv.calls.some((call) => call.s3Class === 'put'),
+  );
+  const deployed = deployment.functions.get(commitEntry) as Deployed;
+  const logBytes = runs.reduce((sum, inv) => sum + inv.logBytes, 0);
+  return (
+    lambdaCost(commitEntry, runs, deployed, own).dollars +
+    callDollars(runs.flatMap((inv) => inv.calls)) +
+    (logBytes / 1024 ** 3) * prices.cloudWatch.logsPerGb
+  );
+}
+
+/**
+ * What a commit costs, from the measured passes: `single` is a commit of one envelope in one staged
+ * slice (a quiet table's), `perRow` what each further envelope adds (from the busy tables' commits),
+ * `perSlice` each further slice read (one ranged GET).
+ */
+interface CommitUnits {
+  single: number;
+  perRow: number;
+  perSlice: number;
+}
+
+/** The commits line of a scenario: the commit rule simulated over a day of its traffic, priced per unit. */
+function commitLine(units: CommitUnits, figures: CommitFigures, eventsPerRequest: number): LineItem {
+  const perEnvelope =
+    figures.commitsPerEvent * units.single +
+    (1 - figures.commitsPerEvent) * units.perRow +
+    Math.max(0, figures.slicesPerEvent - figures.commitsPerEvent) * units.perSlice;
+  return {
+    item: 'Commits (table-commits)',
+    detail:
+      `${figures.commitsPerEvent.toFixed(4)} commits and ${figures.slicesPerEvent.toFixed(3)} staged slices per request, ` +
+      `${Math.round(figures.rowsPerFile).toLocaleString('en')} rows per file (a simulated day); ` +
+      `$${(units.single * 1e6).toFixed(1)} per million commits + $${(units.perRow * 1e6).toFixed(2)} per million rows`,
+    dollars: (perEnvelope * 1e6) / eventsPerRequest,
   };
 }
 
@@ -746,6 +848,7 @@ export async function benchCost(): Promise<string> {
   const row = (...cells: (string | number)[]) => out.push(`| ${cells.join(' | ')} |`);
   const deployment = readDeployment();
   const requests = Number(process.env.BENCH_COST_REQUESTS ?? 1000);
+  const sparseConnections = Number(process.env.BENCH_COST_CONNECTIONS ?? 1000);
   const scenarios: Scenario[] = [
     { name: '1 per request', eventsPerRequest: 1, requests, ratePerSecond: 20 },
     {
@@ -756,22 +859,84 @@ export async function benchCost(): Promise<string> {
     },
   ];
   const windowSeconds = (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds;
+  const { defaultFreshnessSeconds } = await import('#shared/config.ts');
+  const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
+  const rule: CommitRule = {
+    freshnessSeconds: Number(process.env.BENCH_COST_FRESHNESS_SECONDS ?? defaultFreshnessSeconds),
+    sizeTargetBytes: stagedSizeTargetBytes,
+    passSeconds: (schedules['table-commits'] as (typeof schedules)[string]).everyMinutes * 60,
+    windowSeconds,
+  };
   const local = await startLocal(deployment);
-  const results: { scenario: Scenario; priced: ReturnType<typeof price> }[] = [];
+  const results: {
+    scenario: Scenario;
+    priced: ReturnType<typeof price>;
+    figures: CommitFigures;
+    units: CommitUnits;
+  }[] = [];
   const scheduleRuns: Invocation[] = [];
   const scheduleCpu = new Map<Invocation, number>();
+  let single = 0;
+  const perSlice = prices.s3.getPerThousand / 1000;
   try {
+    const sparseRun = await measureSparse(local);
+    single =
+      passDollars(deployment, sparseRun.pass, ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0)) /
+      sparseTables;
+    const writer = consumers['ingest-writer']?.entry;
     const runs = [];
-    for (const scenario of scenarios) runs.push({ scenario, ...(await runScenario(local, scenario, windowSeconds)) });
+    for (const scenario of scenarios) {
+      const run = await runScenario(local, scenario, windowSeconds);
+      // The scenario's table committed: everything it staged, many slices and rows in one commit.
+      const pass = await meteredPass(local);
+      await expectRows(local, run.hook.data_set_id, scenario.requests, scenario.name);
+      const slices = run.reading.invocations.filter((inv) => inv.entry === writer).length;
+      const dollars = passDollars(deployment, pass, ownCpuMs(pass.invocations, run.backgroundCpuPerMs, 0));
+      const perRow = Math.max(0, (dollars - single - (slices - 1) * perSlice) / (scenario.requests - 1));
+      runs.push({ ...run, scenario, units: { single, perSlice, perRow } });
+    }
     await local.stopRuntime();
-    for (const { scenario, reading, backgroundCpuPerMs, hook, body } of runs) {
+
+    const sparse: Scenario = {
+      name: `sparse: ${sparseConnections.toLocaleString('en')} connections, Zipf 1.0`,
+      eventsPerRequest: 1,
+      requests: sparseTables,
+      ratePerSecond: 20,
+    };
+    const all = [
+      ...runs,
+      {
+        scenario: sparse,
+        reading: sparseRun.ingest,
+        backgroundCpuPerMs: sparseRun.background,
+        hook: sparseRun.hook,
+        body: sparseRun.body,
+        // Rows of 1 KB, as the first scenario's.
+        units: (runs[0] as (typeof runs)[number]).units,
+      },
+    ];
+    for (const { scenario, reading, backgroundCpuPerMs, hook, body, units } of all) {
       const ingestCpuMs = await replayIngest(hook, body, scenario.eventsPerRequest === 1 ? 300 : 60);
       const own = ownCpuMs(reading.invocations, backgroundCpuPerMs, ingestCpuMs);
       for (const inv of reading.invocations.filter((inv) => scheduleEntries.has(inv.entry))) {
         scheduleRuns.push(inv);
         scheduleCpu.set(inv, own.get(inv) ?? 0);
       }
-      results.push({ scenario, priced: price(deployment, scenario, { reading, own }) });
+      const figures = simulateCommits(
+        {
+          connections: scenario === sparse ? sparseConnections : 1,
+          eventsPerSecond: scenario.ratePerSecond,
+          exponent: 1,
+          eventBytes: 1024 * scenario.eventsPerRequest,
+        },
+        rule,
+      );
+      results.push({
+        scenario,
+        figures,
+        units,
+        priced: price(deployment, scenario, { reading, own }, commitLine(units, figures, scenario.eventsPerRequest)),
+      });
     }
   } finally {
     await local.stop();
@@ -781,19 +946,24 @@ export async function benchCost(): Promise<string> {
     `### Cost on AWS, measured through local mode (us-east-1 prices as of ${prices.asOf})`,
     '',
     `As deployed: ingest function ${ingest.memoryMb} MB, log level ${ingest.logLevel}, system log level ${ingest.systemLogLevel}, ` +
-      `active tracing ${ingest.tracing ? 'on' : 'off'}; writer batching window ${consumers['ingest-writer']?.maxBatchingWindowSeconds} s.`,
+      `active tracing ${ingest.tracing ? 'on' : 'off'}; writer batching window ${windowSeconds} s; ` +
+      `tables committed when their oldest staged envelope is ${rule.freshnessSeconds} s old (passes every ${rule.passSeconds} s).`,
+    '',
+    `Every line but the commits is measured on the scenario's own traffic. Commits are measured apart (a quiet table's ` +
+      `commit of one envelope: $${(single * 1e6).toFixed(1)} per million; what each further envelope adds, from the commit of the ` +
+      `scenario's own table), and how many a scenario makes is simulated over a day of its traffic under the same rule (bench/commit-model.ts).`,
     '',
   );
-  for (const { scenario, priced } of results) {
-    out.push(
-      `#### 1 KB events, ${scenario.name}: ${priced.events.toLocaleString('en')} events in ${scenario.requests.toLocaleString('en')} requests, as steady traffic of ${scenario.ratePerSecond} requests/s (~${Math.round(priced.batchSize)} requests per writer batch)`,
-      '',
-    );
+  for (const { scenario, priced, figures } of results) {
+    const shape = scenario.name.startsWith('sparse')
+      ? `${figures.activeConnections.toLocaleString('en')} connections sending 20 requests/s in all at Zipf(1.0) rates; the ingest side measured on a batch of one request from each of ${sparseTables} connections`
+      : `${priced.events.toLocaleString('en')} events in ${scenario.requests.toLocaleString('en')} requests, as steady traffic of ${scenario.ratePerSecond} requests/s (~${Math.round(priced.batchSize)} requests per writer batch)`;
+    out.push(`#### 1 KB events, ${scenario.name}: ${shape}`, '');
     row('line item', 'measured', '$ per million events');
     row('---', '---', '---:');
     for (const line of priced.lines) row(line.item, line.detail, money(line.dollars));
     row('**total**', '', `**${money(priced.total)}**`);
-    out.push('', 'DynamoDB by what the request touched (key prefix):', '');
+    out.push('', 'DynamoDB by what the request touched (key prefix), commits not included:', '');
     row('entity', 'requests/event', 'WRU/event', 'RRU/event', '$ per million events');
     row('---', '---:', '---:', '---:', '---:');
     for (const [entity, use] of [...priced.byEntity].sort((a, b) => b[1].wru - a[1].wru)) {
@@ -810,11 +980,11 @@ export async function benchCost(): Promise<string> {
     }
     out.push(
       '',
-      `Each commit (one connection's envelopes of one batching window: the writer's invocation and its S3 and ` +
-        `DynamoDB requests, per-message ones included) costs $${(priced.perCommit * 1e6).toFixed(0)} per million commits.`,
+      `Commits: ${figures.commitsPerEvent.toFixed(4)} per request, ${figures.rowsPerFile.toFixed(1)} rows per file, ` +
+        `an envelope waits at most ${Math.round(figures.maxWaitSeconds)} s for its commit (simulated day).`,
       '',
-      `Storage: ${(priced.storedBytesPerMillion / 1024 ** 3).toFixed(2)} GB written to S3 per million events ` +
-        `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; claim checks are deleted once written).`,
+      `Storage: ${(priced.storedBytesPerMillion / 1024 ** 3).toFixed(2)} GB written to S3 per million events before compaction ` +
+        `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; staged batches and claim checks are deleted once committed).`,
       '',
     );
   }
@@ -829,8 +999,11 @@ export async function benchCost(): Promise<string> {
     'Not included: DynamoDB point-in-time recovery ($0.20 per GB of table a month), log storage after ingestion, free tiers.',
     '',
   );
-  for (const { scenario, priced } of results) {
-    out.push(`cost per million 1 KB events, ${scenario.name}: $${priced.total.toFixed(2)}`);
+  for (const { scenario, priced, figures } of results) {
+    out.push(
+      `cost per million 1 KB events, ${scenario.name}: $${priced.total.toFixed(2)} ` +
+        `(${(figures.commitsPerEvent / scenario.eventsPerRequest).toFixed(4)} commits/event, ${figures.rowsPerFile.toFixed(1)} rows/file)`,
+    );
   }
   return out.join('\n');
 }

@@ -25,6 +25,9 @@ import { stagingLedger } from './dynamo/staging-ledger.ts';
 import { count } from './metrics.ts';
 import { maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
 
+/** Staged bytes of one table that make it due whatever its freshness target. */
+export const stagedSizeTargetBytes = 64 * 1024 * 1024;
+
 export { maxRowsPerFile };
 
 import { checkOut, claimExists, claimedPayload } from './s3/claim-checks.ts';
@@ -186,7 +189,7 @@ export const stagingDeps: StagingDeps = {
   describe: describeFailure,
   now: () => Date.now(),
   retryMs: config.commitRetryMs(),
-  sizeTarget: 64 * 1024 * 1024,
+  sizeTarget: stagedSizeTargetBytes,
   passBudget: 1024 * 1024 * 1024,
   concurrency: 8,
   inFlightBytes: 128 * 1024 * 1024,
