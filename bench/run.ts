@@ -7,8 +7,9 @@
  *   table     a Delta table of 10,000 commits: DynamoDB units per event, opening it with and without
  *             checkpoints, compaction (bench/table.ts)
  *   memory    the ingest function's memory size: cost per million requests and p99 at each size
- *   zipf      1,000 connections sending 20 requests/s between them (Zipf), 20 s batching window:
- *             the latency senders see while the writer works, and that every 202 is stored once
+ *   zipf      1,000 connections sending 20 requests/s between them (Zipf), the deployed batching
+ *             window: the latency senders see while the writer works, how soon an event is listed,
+ *             commits per event and rows per file, and that every 202 is stored once
  *   events    the events route's read path over one request's budget of files: listing, searching
  *             bodies for text, matching a JSON value (bench/events.ts)
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
@@ -257,7 +258,7 @@ if (want('zipf')) {
   const result = await benchZipf();
   const ms = (value: number) => Math.round(value).toLocaleString('en');
   lines.push(
-    `### Zipf traffic: ${result.connections.toLocaleString('en')} connections, ${result.requestsPerSecond} requests/s between them (Zipf 1.0), 1 KB bodies, ${result.seconds} s, ${result.batchWindowSeconds} s batching window`,
+    `### Zipf traffic: ${result.connections.toLocaleString('en')} connections, ${result.requestsPerSecond} requests/s between them (Zipf 1.0), 1 KB bodies, ${result.seconds} s, ${result.batchWindowSeconds} s batching window, ${result.freshnessSeconds} s freshness target`,
     '',
   );
   row('requests', '202', 'other answers', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'target');
@@ -278,7 +279,11 @@ if (want('zipf')) {
     `${result.connectionsUsed} connections sent at least once; the busiest sent ${(result.busiestShare * 100).toFixed(1)} % of the requests`,
     `stored: ${result.storedOnce.toLocaleString('en')} of ${result.accepted.toLocaleString('en')} 202s exactly once, ${result.acceptedMissing} missing, ${result.storedTwice} stored twice; ` +
       `requests answered otherwise but stored: ${result.refusedButStored}`,
-    `the writer wrote what was queued ${result.drainSeconds.toFixed(1)} s after the last answer (one batching window is ${result.batchWindowSeconds} s)`,
+    `the writer staged what was queued ${result.drainSeconds.toFixed(1)} s after the last answer (one batching window is ${result.batchWindowSeconds} s)`,
+    `an accepted event listed by the events endpoint (pending or committed), from its 202, over ${result.listed.probes} probes: ` +
+      `p50 ${ms(result.listed.p50)} ms, p99 ${ms(result.listed.p99)} ms, max ${ms(result.listed.max)} ms`,
+    `commits (freshness target ${result.freshnessSeconds} s): ${result.files.toLocaleString('en')} files, ` +
+      `${result.commitsPerEvent.toFixed(3)} commits per event, ${result.rowsPerFile.toFixed(1)} rows per file`,
     '',
   );
 }

@@ -21,6 +21,8 @@ export interface ZipfTraffic {
   requestsPerSecond: number;
   seconds: number;
   bodyBytes: number;
+  /** Called with each request's outcome as its answer arrives. */
+  onAnswer?: (sent: SentRequest) => void;
   /** The Zipf exponent: the k-th connection sends in proportion to 1 / k^exponent. */
   exponent?: number;
   /** The same seed gives the same sequence of connections. */
@@ -151,6 +153,7 @@ export async function sendZipfTraffic(traffic: ZipfTraffic): Promise<SentRequest
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     results.push(send(index, dueAt));
   }
+  if (traffic.onAnswer) for (const result of results) void result.then(traffic.onAnswer);
   const outcomes = await Promise.all(results);
   for (const agent of agents) agent.destroy();
   return outcomes;

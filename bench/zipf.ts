@@ -1,28 +1,54 @@
 /**
  * `npm run bench zipf`: many connections at a modest rate, the way a team's webhooks arrive. A fresh
- * local service, as `npm start` runs it, with a 20 s batching window; 1,000 webhook connections;
- * 20 requests a second spread over them by Zipf(1.0) (bench/zipf-traffic.ts), 1 KB bodies, for
- * BENCH_ZIPF_SECONDS (120). Each window then makes a commit for each of a few hundred tables while
- * webhooks keep arriving: the test of whether the front answers in milliseconds while the writer
- * works.
+ * local service, as `npm start` runs it, with the deployed batching window (BENCH_ZIPF_WINDOW_SECONDS
+ * to change it) and freshness target (TABLE_FRESHNESS_SECONDS); BENCH_ZIPF_CONNECTIONS (1,000)
+ * webhook connections; BENCH_ZIPF_RATE (20) requests a second spread over them by Zipf(1.0)
+ * (bench/zipf-traffic.ts), 1 KB bodies, for BENCH_ZIPF_SECONDS (120).
  *
- * It reports the latency senders saw and every answer that was not 202, how long the writer took
- * to write what was queued once the traffic stopped, and, reading every table's files, whether each
- * 202 is stored exactly once and whether any request answered otherwise was stored all the same
- * (which its sender, retrying, would have stored twice).
+ * It reports the latency senders saw and every answer that was not 202; how soon an accepted event
+ * is listed by the events endpoint (one 202 in 20 is looked up by its message id until it is);
+ * once every table is committed (a freshness target and a pass after the traffic), the files and
+ * rows per file the commits made; and, reading every table's files, whether each 202 is stored
+ * exactly once and whether any request answered otherwise was stored all the same (which its
+ * sender, retrying, would have stored twice).
  */
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { readParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { defaultFreshnessSeconds } from '#shared/config.ts';
+import { consumers, schedules } from '#shared/topology.ts';
 import { type BenchService, startService } from './service.ts';
 import { percentile, type Sender, sendZipfTraffic } from './zipf-traffic.ts';
 
 const connections = Number(process.env.BENCH_ZIPF_CONNECTIONS ?? 1000);
 const requestsPerSecond = Number(process.env.BENCH_ZIPF_RATE ?? 20);
 const seconds = Number(process.env.BENCH_ZIPF_SECONDS ?? 120);
-const batchWindowSeconds = 20;
+/** The writer's batching window: the deployed one unless BENCH_ZIPF_WINDOW_SECONDS says otherwise. */
+const batchWindowSeconds = Number(
+  process.env.BENCH_ZIPF_WINDOW_SECONDS ??
+    (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds,
+);
+/** Every this many 202s, the events endpoint is asked for the event until it lists it. */
+const probeEvery = 20;
 
 interface Connection extends Sender {
   dataSetId: string;
+  connectionId: string;
+}
+
+/** From a 202 until the events endpoint lists the event (pending or committed), in ms. */
+async function listedAfter(service: BenchService, connection: Connection, messageId: string): Promise<number> {
+  const from = performance.now();
+  const deadline = from + 120_000;
+  while (performance.now() < deadline) {
+    const page = await api<{ events: { message_id: string }[] }>(
+      service,
+      'GET',
+      `/api/connections/${connection.connectionId}/events?message_id=${messageId}`,
+    );
+    if (page.events.some((event) => event.message_id === messageId)) return performance.now() - from;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Number.POSITIVE_INFINITY;
 }
 
 async function api<T>(service: BenchService, method: string, route: string, body?: unknown): Promise<T> {
@@ -49,13 +75,21 @@ async function createConnections(service: BenchService, count: number): Promise<
     Array.from({ length: 8 }, async () => {
       while (next < count) {
         const index = next++;
-        const created = await api<{ source_id: string; ingest_token: string; data_set_id: string }>(
-          service,
-          'POST',
-          `/api/tenants/${tenant.tenant_id}/connections`,
-          { type: 'Webhook', name: `sender ${index}` },
-        );
-        made[index] = { sourceId: created.source_id, token: created.ingest_token, dataSetId: created.data_set_id };
+        const created = await api<{
+          source_id: string;
+          ingest_token: string;
+          data_set_id: string;
+          connection_id: string;
+        }>(service, 'POST', `/api/tenants/${tenant.tenant_id}/connections`, {
+          type: 'Webhook',
+          name: `sender ${index}`,
+        });
+        made[index] = {
+          sourceId: created.source_id,
+          token: created.ingest_token,
+          dataSetId: created.data_set_id,
+          connectionId: created.connection_id,
+        };
       }
     }),
   );
@@ -75,7 +109,7 @@ async function ingestQueueDepth(sqs: SQSClient, queueUrl: string): Promise<numbe
 }
 
 /** The request ids stored in a connection's table, with how many rows each has. */
-async function storedRequestIds(service: BenchService, dataSetId: string, into: Map<string, number>): Promise<void> {
+async function storedRequestIds(service: BenchService, dataSetId: string, into: Map<string, number>): Promise<number> {
   const listing = await api<{ files: { url: string }[] }>(service, 'GET', `/api/data-sets/${dataSetId}/files`);
   for (const file of listing.files) {
     const table = readParquet(new Uint8Array(await (await fetch(file.url)).arrayBuffer()));
@@ -87,10 +121,16 @@ async function storedRequestIds(service: BenchService, dataSetId: string, into: 
       into.set(body.request_id, (into.get(body.request_id) ?? 0) + 1);
     }
   }
+  return listing.files.length;
 }
 
+const freshnessSeconds = Number(process.env.TABLE_FRESHNESS_SECONDS ?? defaultFreshnessSeconds);
+
 export async function benchZipf() {
-  const service = await startService({ LOCAL_BATCH_WINDOW_SECONDS: String(batchWindowSeconds) });
+  const service = await startService({
+    LOCAL_BATCH_WINDOW_SECONDS: String(batchWindowSeconds),
+    TABLE_FRESHNESS_SECONDS: String(freshnessSeconds),
+  });
   const sqs = new SQSClient({
     endpoint: `http://127.0.0.1:${service.env.LOCAL_SQS_PORT}`,
     region: 'us-east-1',
@@ -98,6 +138,8 @@ export async function benchZipf() {
   });
   try {
     const made = await createConnections(service, connections);
+    const probes: Promise<number>[] = [];
+    let answered = 0;
     const sent = await sendZipfTraffic({
       url: service.url,
       senders: made,
@@ -105,17 +147,28 @@ export async function benchZipf() {
       seconds,
       bodyBytes: 1024,
       exponent: 1,
+      onAnswer: (request) => {
+        if (request.status !== 202 || !request.messageId || answered++ % probeEvery !== 0) return;
+        probes.push(listedAfter(service, made[request.sender] as Connection, request.messageId));
+      },
     });
     const lastAnswered = performance.now();
+    const listed = await Promise.all(probes);
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ingest' }));
     const drainDeadline = Date.now() + 15 * 60_000;
     while ((await ingestQueueDepth(sqs, QueueUrl as string)) > 0 && Date.now() < drainDeadline)
       await new Promise((resolve) => setTimeout(resolve, 250));
     const drainSeconds = (performance.now() - lastAnswered) / 1000;
+    // Every table is committed once its oldest staged envelope is a freshness target old, at the
+    // commit schedule's next pass.
+    const commitSeconds = freshnessSeconds + (schedules['table-commits']?.everyMinutes ?? 1) * 60 + 10;
+    const waitMs = lastAnswered + commitSeconds * 1000 - performance.now();
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
 
     const stored = new Map<string, number>();
     const used = new Set(sent.map((request) => request.sender));
-    for (const index of used) await storedRequestIds(service, (made[index] as Connection).dataSetId, stored);
+    let files = 0;
+    for (const index of used) files += await storedRequestIds(service, (made[index] as Connection).dataSetId, stored);
 
     const accepted = sent.filter((request) => request.status === 202);
     const others = sent.filter((request) => request.status !== 202);
@@ -144,6 +197,17 @@ export async function benchZipf() {
         max: Math.max(...latencies),
       },
       drainSeconds,
+      freshnessSeconds,
+      /** Live files once every table is committed: one per commit (a day partition each; no compaction ran). */
+      files,
+      rowsPerFile: stored.size / Math.max(1, files),
+      commitsPerEvent: files / Math.max(1, accepted.length),
+      listed: {
+        probes: listed.length,
+        p50: percentile(listed, 50),
+        p99: percentile(listed, 99),
+        max: Math.max(...listed),
+      },
       storedOnce: accepted.filter((request) => stored.get(request.requestId) === 1).length,
       acceptedMissing: accepted.filter((request) => !stored.has(request.requestId)).length,
       storedTwice: [...stored.values()].filter((rows) => rows > 1).length,
