@@ -116,16 +116,16 @@ const ingestRoute = 'POST /api/ingest/{source_id}';
  * and what the integration did. `integrationStatus` is Lambda's own answer to the invocation: "200"
  * whenever a function ran, so a line without it is a request API Gateway or Lambda refused before any
  * function could record it (a throttle's 429, a body over the limits' 413, a timeout's 503/504): the
- * EdgeRefusals metric counts exactly those lines. No query string (cursors) and no header is logged.
+ * EdgeRefusals metric counts exactly those lines. No query string (cursors) and no header is logged,
+ * nor the time (CloudWatch Logs stamps every line) or the response's length: a line is paid per byte
+ * on every webhook.
  */
 export const accessLogFields = {
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
-  requestTime: '$context.requestTime',
   routeKey: '$context.routeKey',
   path: '$context.path',
   status: '$context.status',
-  responseLength: '$context.responseLength',
   responseLatency: '$context.responseLatency',
   integrationLatency: '$context.integrationLatency',
   integrationStatus: '$context.integrationStatus',
