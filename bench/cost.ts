@@ -988,6 +988,28 @@ export async function benchCost(): Promise<string> {
       '',
     );
   }
+  // The freshness target trades how soon rows reach the table for what quiet connections cost.
+  const sparseResult = results.find(({ scenario }) => scenario.name.startsWith('sparse'));
+  if (sparseResult) {
+    const without = sparseResult.priced.total - (sparseResult.priced.lines.at(-1)?.dollars ?? 0);
+    out.push(`#### The sparse scenario at other freshness targets (table property \`tributary.freshness\`)`, '');
+    row('freshness target', 'commits/event', 'rows/file', 'longest wait for a commit', '$ per million events');
+    row('---', '---:', '---:', '---:', '---:');
+    for (const freshnessSeconds of [60, 300, 600, 900, 1800]) {
+      const figures = simulateCommits(
+        { connections: sparseConnections, eventsPerSecond: 20, exponent: 1, eventBytes: 1024 },
+        { ...rule, freshnessSeconds },
+      );
+      row(
+        `${freshnessSeconds} s${freshnessSeconds === rule.freshnessSeconds ? ' (default)' : ''}`,
+        figures.commitsPerEvent.toFixed(4),
+        figures.rowsPerFile.toFixed(1),
+        `${Math.round(figures.maxWaitSeconds)} s`,
+        money(without + commitLine(sparseResult.units, figures, 1).dollars),
+      );
+    }
+    out.push('');
+  }
   const fixed = fixedMonthly(deployment, scheduleRuns, scheduleCpu);
   out.push('#### Fixed monthly cost, whatever the traffic', '');
   row('item', 'what', '$ per month');
