@@ -250,18 +250,50 @@ export async function setTableProperties(
     for (const key of removed) delete configuration[key];
     return { ...base, configuration };
   });
-  const effective = tableProperties(committed.metadata.configuration);
-  await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
+  await deps.recordFreshnessTarget(dataSet.data_set_id, tableProperties(committed.metadata.configuration).freshnessMs);
   return {
     version: committed.version,
     properties: committed.metadata.configuration,
-    effective: {
-      checkpoint_interval: effective.checkpointInterval,
-      deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
-      log_retention_seconds: effective.logRetentionMs / 1000,
-      target_file_size: effective.targetFileSize,
-      optimize_min_files: effective.optimizeMinFiles,
-      freshness_seconds: (effective.freshnessMs ?? deps.defaultFreshnessMs) / 1000,
-    },
+    effective: effectiveProperties(committed.metadata.configuration, deps.defaultFreshnessMs),
+  };
+}
+
+/** The properties in force, as the table-properties answers give them (seconds and bytes). */
+function effectiveProperties(configuration: Record<string, string>, defaultFreshnessMs: number) {
+  const effective = tableProperties(configuration);
+  return {
+    checkpoint_interval: effective.checkpointInterval,
+    deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
+    log_retention_seconds: effective.logRetentionMs / 1000,
+    target_file_size: effective.targetFileSize,
+    optimize_min_files: effective.optimizeMinFiles,
+    freshness_seconds: (effective.freshnessMs ?? defaultFreshnessMs) / 1000,
+  };
+}
+
+/**
+ * Read the table properties.
+ * Input: the data set. Output: the table's version, the properties its latest version sets, and
+ * those in force (each one set, else its default).
+ *  1. The data set must be visible (any role that reads data sets: the properties are no secret).
+ *  2. A table with nothing committed has no properties yet: the defaults apply (its store is not
+ *     reached, so a new connection's settings read even while the store is down).
+ *  3. Otherwise its latest snapshot's metadata, as any Delta reader would open it.
+ */
+export async function readTableProperties(
+  deps: DataSetDeps & Pick<TablePropertyDeps, 'defaultFreshnessMs'>,
+  principal: Principal,
+  dataSetId: string,
+) {
+  const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  const snapshot =
+    dataSet.storage_location && dataSet.object_store_id && dataSet.version !== null
+      ? await deps.snapshotOf(dataSet)
+      : null;
+  const properties = snapshot?.metadata?.configuration ?? {};
+  return {
+    version: snapshot && snapshot.version >= 0 ? snapshot.version : null,
+    properties,
+    effective: effectiveProperties(properties, deps.defaultFreshnessMs),
   };
 }
