@@ -18,6 +18,7 @@ tributary(app, {
   dashboardTokenSecret: context('dashboardTokenSecret'),
   ingestMaxBytes: number('ingestMaxBytes'),
   writerBatchingWindowSeconds: number('writerBatchingWindowSeconds'),
+  tableFreshnessSeconds: number('tableFreshnessSeconds'),
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
   allowedStoreEndpoints: list('allowedStoreEndpoints'),
@@ -29,6 +30,7 @@ tributary(app, {
   tracing: String(app.node.tryGetContext('tracing')) === 'true',
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
+    stagedOverdueSeconds: number('stagedOverdueSeconds'),
     writerErrors: number('writerErrors'),
     batchFailures: number('batchFailures'),
     api5xxPercent: number('api5xxPercent'),

@@ -92,6 +92,9 @@ export class StatefulStack extends Stack {
       lifecycleRules: [
         // Claim checks outlive the ingest queue's retention and its dead-letter queue's, then go.
         { prefix: 'claims/', expiration: Duration.days(15) },
+        // A staged batch is deleted once every table in it is committed (minutes to a day); one a
+        // stopped pass left behind goes after that long.
+        { prefix: 'staging/', expiration: Duration.days(15) },
       ],
       removalPolicy,
     });

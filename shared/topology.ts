@@ -87,6 +87,11 @@ export interface ScheduleSpec {
   everyMinutes: number;
   access: Access;
   function?: FunctionSettings;
+  /**
+   * Local mode runs it once more at a graceful stop, after the queues are drained, with
+   * `detail: { stopping: true }` (a Lambda deployment never stops, so this has no meaning on AWS).
+   */
+  runsAtStop?: boolean;
 }
 
 /**
@@ -234,6 +239,7 @@ export const schedules: Record<string, ScheduleSpec> = {
     summary:
       'Commits every staged table that is due (its freshness target or size target reached); dead-letters what keeps failing',
     everyMinutes: 1,
+    runsAtStop: true,
     access: {
       table: 'readWrite',
       deletesItems: true,

@@ -26,6 +26,8 @@ export interface SharedResources {
     /** Custom store endpoints the deployment accepts (host patterns); none by default. */
     allowedEndpoints: string[];
   };
+  /** The deployment's choices every function reads the same way (environment variables), e.g. TABLE_FRESHNESS_SECONDS. */
+  settings?: Record<string, string>;
 }
 
 /** The DynamoDB calls the code makes; transactions are authorised per item by these same actions. */
@@ -52,6 +54,7 @@ export function bindAccess(
   const allow = (actions: string[], arns: string[], conditions?: Record<string, Record<string, unknown>>) =>
     fn.addToRolePolicy(new PolicyStatement({ actions, resources: arns, conditions }));
 
+  for (const [name, value] of Object.entries(resources.settings ?? {})) fn.addEnvironment(name, value);
   // Every function knows which custom store endpoints are accepted: the ones that register a store check
   // it then, the ones that reach a store at every use. Unset means none.
   if (resources.tenantStores.allowedEndpoints.length > 0) {

@@ -26,6 +26,11 @@ import type { QueueName } from '#shared/topology.ts';
 export interface AlarmThresholds {
   /** Seconds the oldest envelope may wait on the ingest queue (default 900: the writer is far behind or stuck). */
   oldestIngestMessageSeconds: number;
+  /**
+   * Seconds a staged envelope may wait past its table's freshness target (default 900: its store
+   * keeps failing, or commits fall behind; after five failed attempts the envelopes become failed deliveries).
+   */
+  stagedOverdueSeconds: number;
   /** Batch writer invocation errors in 5 minutes (default 1: a crash, not a refused record). */
   writerErrors: number;
   /** Envelopes left for redelivery by failed commits in 5 minutes (default 100: a tenant store is failing). */
@@ -43,6 +48,7 @@ export interface AlarmThresholds {
 
 export const defaultThresholds: AlarmThresholds = {
   oldestIngestMessageSeconds: 900,
+  stagedOverdueSeconds: 900,
   writerErrors: 1,
   batchFailures: 100,
   api5xxPercent: 1,
@@ -177,6 +183,16 @@ export class Operations extends Construct {
           statistic: 'Maximum',
         }),
         threshold: thresholds.oldestIngestMessageSeconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+      },
+    );
+    alarm(
+      'StagedEnvelopesOverdue',
+      `Staged envelopes wait more than ${thresholds.stagedOverdueSeconds} s past their table's freshness target: a tenant store keeps failing (connection stats show commit_failure), or commits fall behind`,
+      {
+        metric: custom('StagedOverdueSeconds').with({ statistic: 'Maximum' }),
+        threshold: thresholds.stagedOverdueSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 3,
       },

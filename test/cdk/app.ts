@@ -30,7 +30,8 @@ export const configuredProps: TributaryProps = {
   tenantRoleArns: ['arn:aws:iam::123456789012:role/tributary-writer'],
   allowedStoreEndpoints: ['*.r2.cloudflarestorage.com', 'minio.example.com:9000'],
   alarmEmail: 'oncall@example.com',
-  thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5 },
+  thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5, stagedOverdueSeconds: 120 },
+  tableFreshnessSeconds: 900,
   tracing: true,
   ingestMaxBytes: 2 * 1024 * 1024,
   // 0: invoke as soon as envelopes arrive, which Lambda allows with batches of at most 10.

@@ -51,6 +51,18 @@ describe('alarms', () => {
     });
   });
 
+  it('pages when staged envelopes wait past their freshness target for three readings in a row', async () => {
+    expect(alarmDescribed('Staged envelopes wait more than 900 s past')).toMatchObject({
+      MetricName: 'StagedOverdueSeconds',
+      Namespace: 'Tributary',
+      Statistic: 'Maximum',
+      Threshold: 900,
+      EvaluationPeriods: 3,
+    });
+    const configured = (await synthesizedConfiguredApp()).statelessTemplate;
+    expect(alarmDescribed('Staged envelopes wait more than 120 s past', configured)).toMatchObject({ Threshold: 120 });
+  });
+
   it('pages when accepted envelopes stay missing for three readings in a row', () => {
     expect(alarmDescribed('Accepted envelopes are neither written')).toMatchObject({
       MetricName: 'EnvelopesMissing',
@@ -270,5 +282,40 @@ describe('the dashboard', () => {
     ]) {
       expect(body).toContain(title);
     }
+  });
+});
+
+describe('staged commits', () => {
+  it('commits staged tables every minute, and hands every function the deployment freshness target when set', async () => {
+    const schedules = Object.values(template.findResources('AWS::Events::Rule')).map(
+      (rule) => rule.Properties.ScheduleExpression,
+    );
+    expect(schedules).toContain('rate(1 minute)');
+    const functions = async (app: Promise<SynthesizedApp>) =>
+      [(await app).statelessTemplate, ...(await app).nestedTemplates].flatMap((one) =>
+        Object.values(one.findResources('AWS::Lambda::Function')).filter(
+          (fn) => fn.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
+        ),
+      );
+    const defaults = await functions(synthesizedDefaultApp());
+    expect(defaults.length).toBeGreaterThan(10);
+    for (const fn of defaults) expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBeUndefined();
+    for (const fn of await functions(synthesizedConfiguredApp()))
+      expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBe('900');
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => tributary(app(), { tableFreshnessSeconds: 86_401 })).toThrow(/tableFreshnessSeconds/);
+    expect(() => tributary(app(), { tableFreshnessSeconds: 1.5 })).toThrow(/tableFreshnessSeconds/);
+  });
+
+  it('expires staged batches a stopped pass left behind, as it does claim checks', async () => {
+    const stateful = (await synthesizedDefaultApp()).statefulTemplate;
+    const rules = Object.values(stateful.findResources('AWS::S3::Bucket')).flatMap(
+      (bucket) => bucket.Properties.LifecycleConfiguration?.Rules ?? [],
+    );
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 15, Status: 'Enabled' }),
+      ]),
+    );
   });
 });

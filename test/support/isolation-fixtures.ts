@@ -310,7 +310,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'PUT /api/data-sets/{data_set_id}/table-properties': {
     scope: 'tenant',
-    // The world's data set has no commit yet: an authorised caller is told so (409).
+    // The world's data set has no commit yet: an authorised caller's properties make its first commit.
     build: async ({ world }) => ({
       path: `/api/data-sets/${world.dataSetId}/table-properties`,
       body: { properties: { 'delta.checkpointInterval': '20' } },

@@ -192,6 +192,16 @@ describe('staging a batch', () => {
     expect([w.commitsOf(A), w.commitsOf(B), w.commitsOf(C)]).toEqual([0, 0, 0]);
   });
 
+  it('commits every staged table at once when asked for everything (a graceful stop), whatever its target', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(30)), record(w, B, uuid(31))]);
+    expect((await commitStaged(w.deps)).committed).toEqual([]);
+    const pass = await commitStaged(w.deps, { everything: true });
+    expect(pass.committed.sort()).toEqual([A, B]);
+    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(30)], [uuid(31)]]);
+    expect(w.staging.batches.size).toBe(0);
+  });
+
   it('commits a table once its oldest staged row reaches its freshness target, everything staged for it in one commit', async () => {
     const w = world();
     for (let i = 0; i < 4; i++) {

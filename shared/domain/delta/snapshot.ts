@@ -383,14 +383,16 @@ export async function commitsAfter(
  * Table states kept by a warm function instance, so that the next commit needs no read at all (the
  * store's conditional write tells when another writer moved the table on) and the next checkpoint
  * or compaction reads only the commits since. Calls for one table run one at a time; the states
- * handed out are copies. Bounded by tables and by the files their states hold.
+ * handed out are copies. Bounded by tables and by the files their states hold: the table-commits
+ * instance commits every staged table of the platform, so the bound on tables is above ten thousand
+ * quiet ones (a few KB each); evicted, a table's next commit reads about a dozen log objects.
  */
 export class SnapshotCache {
   private readonly states = new Map<string, TableState>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly capacity = 1024,
+    private readonly capacity = 16_384,
     private readonly maxFiles = 200_000,
   ) {}
 

@@ -259,6 +259,8 @@ export interface CommitReport {
   skipped: number;
   /** What stays staged after the pass. */
   staged: Map<string, StagedTotals>;
+  /** Milliseconds the most overdue table is past its freshness target (0 when none is). */
+  overdueMs: number;
   /** False when another pass held the lease (nothing was done). */
   ran: boolean;
 }
@@ -387,10 +389,16 @@ async function runAll(
   });
 }
 
+export interface CommitOptions {
+  /** Limit the pass to this batch's tables that are due at once (the writer, right after staging it). */
+  only?: StagedBatch;
+  /** Treat every staged table as due, whatever its freshness target (a graceful stop of local mode). */
+  everything?: boolean;
+}
+
 /**
  * Commit the staged tables that are due.
- * Input: the ledger; `only` limits the pass to one batch's tables due at once (the writer, right
- * after staging it). Output: what was committed, what failed, what stays staged.
+ * Input: the ledger and the options above. Output: what was committed, what failed, what stays staged.
  *  1. A full pass takes the lease (one pass at a time) and reads the whole ledger.
  *  2. A table is due when its oldest staged row reached its freshness target or its staged bytes the
  *     size target, and it is not waiting after a failure; the oldest go first, within the budget,
@@ -399,7 +407,10 @@ async function runAll(
  *     skipped); one that fails is tried again later, and dead-lettered after the last attempt.
  *  4. The committed pairs are recorded; a batch whose tables are all committed is retired.
  */
-export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promise<CommitReport> {
+export async function commitStaged(
+  deps: StagingDeps,
+  { only, everything = false }: CommitOptions = {},
+): Promise<CommitReport> {
   const report: CommitReport = {
     committed: [],
     deadLettered: [],
@@ -407,6 +418,7 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
     written: 0,
     skipped: 0,
     staged: new Map(),
+    overdueMs: 0,
     ran: true,
   };
   const holder = randomUUID();
@@ -420,6 +432,7 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
       .filter((table) => {
         const failure = view.failures.get(table.tableId);
         if (failure && failure.nextAttemptAt > now) return false;
+        if (everything) return true;
         const target = freshness.get(table.tableId) ?? 0;
         return table.totals.oldest + target <= now || table.totals.bytes >= deps.sizeTarget;
       })
@@ -473,7 +486,11 @@ export async function commitStaged(deps: StagingDeps, only?: StagedBatch): Promi
       );
       await deps.objects.delete(retired.map((batch) => batch.key));
     }
-    for (const table of pending.values()) report.staged.set(table.tableId, table.totals);
+    for (const table of pending.values()) {
+      report.staged.set(table.tableId, table.totals);
+      const overdue = deps.now() - table.totals.oldest - (freshness.get(table.tableId) ?? 0);
+      report.overdueMs = Math.max(report.overdueMs, overdue);
+    }
     if (!only) {
       const newest = view.batches.reduce<string | null>(
         (max, batch) => (max === null || batch.id > max ? batch.id : max),

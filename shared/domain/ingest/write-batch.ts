@@ -73,7 +73,7 @@ export async function writeEnvelopeBatch(
 
   deps.countReceipts(envelopes.map((envelope) => envelope.message));
   const batch = await stageEnvelopes(deps, envelopes);
-  const committed = await withinTime(commitStaged(deps, batch), deps.retryMs / 2).catch((error: Error) => {
+  const committed = await withinTime(commitStaged(deps, { only: batch }), deps.retryMs / 2).catch((error: Error) => {
     deps.warn('The staged batch was not committed at once; the schedule will', error);
     return null;
   });

@@ -176,6 +176,10 @@ export const event = z
         'The body as received, base64: whole up to 32 KiB in lists and 1 MiB for a message id, else its start',
     }),
     payload_truncated: z.boolean(),
+    pending: z.boolean().meta({
+      description:
+        'Accepted and staged, not yet in a commit of the table: readers of the table do not see it until its next commit',
+    }),
   })
   .meta({ id: 'Event' });
 export const listEventsResponse = z.object({
