@@ -20,7 +20,7 @@ import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
 import { appendToTable, type CommitDeps, commitMetadata, commitRearrangement } from '#shared/domain/delta/commit.ts';
 import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
 import { logFileName, type Metadata, metadataAction } from '#shared/domain/delta/log.ts';
-import { firstDayKept, type MaintenanceDeps, maintainTable } from '#shared/domain/delta/maintenance.ts';
+import { firstDayKept, type MaintenanceDeps, maintainTable, retentionKeeps } from '#shared/domain/delta/maintenance.ts';
 import { tableProperties, validateProperties } from '#shared/domain/delta/properties.ts';
 import { type LogReader, openSnapshot } from '#shared/domain/delta/snapshot.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
@@ -80,7 +80,22 @@ function harness(clock: { now: number }, defaultRetentionMs: number | null = nul
       ...(current ?? metadataAction(schema)),
       configuration: { ...current?.configuration, ...properties },
     }));
-  return { table, reader, writer, commit, append, maintenance, setProperties };
+  /** As the table-commits schedule appends staged envelopes: those of a day past the retention left out. */
+  const appendStaged = (rows: Envelope[]) =>
+    appendToTable(commit, {
+      tableId: 't',
+      metadata: schema,
+      rows,
+      identify: (row) => row,
+      keeps: (state) => {
+        const keepsDay = retentionKeeps(state, clock.now, defaultRetentionMs);
+        return (row) => keepsDay(row.dt);
+      },
+      attempt: 1,
+      writeFiles: (pending) =>
+        writeDailyFiles(table.storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile: 1000 }),
+    });
+  return { table, reader, writer, commit, append, appendStaged, maintenance, setProperties };
 }
 
 /** `count` envelopes of `dt`, received at noon that day. */
@@ -284,7 +299,7 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
 
   it('applies the deployment default to a table that sets none, and the table’s own over it', async () => {
     const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
-    const { table, append, maintenance, setProperties } = harness(clock, 2 * day);
+    const { table, append, maintenance } = harness(clock, 2 * day);
     const old = envelopes(3, '2026-11-07');
     const recent = envelopes(2, '2026-11-08');
     await append([...old, ...recent]);
@@ -388,6 +403,70 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
     expect(removed.some((removedPath: string) => sources.some((source) => source.path === removedPath))).toBe(false);
     expect(report).toMatchObject({ filesExpired: 2, rowsExpired: 6 });
     expect(await liveMessageIds(table.objects)).toEqual(ids(kept));
+  });
+});
+
+/** Every day partition any commit ever added a file to. */
+function daysEverAdded(objects: Map<string, { bytes: Buffer }>): Set<string> {
+  const days = new Set<string>();
+  for (let version = 0; objects.has(logFileName(version)); version++)
+    for (const line of commitLines(objects, version)) if (line.add) days.add(line.add.partitionValues.dt);
+  return days;
+}
+
+describe('staged envelopes with a data retention', { timeout: 60_000 }, () => {
+  it('are not committed into a day the retention no longer keeps: left out and counted, the rest written once', async () => {
+    const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
+    const { table, append, appendStaged, setProperties } = harness(clock);
+    const first = envelopes(2, '2026-11-09');
+    await append(first);
+    await setProperties({ 'tributary.dataRetention': 'interval 3 days' });
+    // Staged while the table's commits kept failing: days 11-05 and 11-06 have since expired (kept from 11-07).
+    const expired = [...envelopes(3, '2026-11-05'), ...envelopes(1, '2026-11-06')];
+    const kept = [...envelopes(2, '2026-11-07'), ...envelopes(1, '2026-11-10')];
+
+    expect(await appendStaged([...expired, ...kept])).toMatchObject({ written: 3, skipped: 0, expired: 4 });
+    expect(await liveMessageIds(table.objects)).toEqual(ids([...first, ...kept]));
+    expect([...daysEverAdded(table.objects)].sort()).toEqual(['2026-11-07', '2026-11-09', '2026-11-10']);
+
+    // Delivered again: the kept ones are already in, the expired ones still left out.
+    expect(await appendStaged([...kept, ...expired])).toMatchObject({
+      version: null,
+      written: 0,
+      skipped: 3,
+      expired: 4,
+    });
+    // Nothing but expired envelopes: no version at all.
+    const versions = [...table.objects.keys()].filter((key) => key.startsWith('_delta_log/')).length;
+    expect(await appendStaged(envelopes(2, '2026-11-01'))).toEqual({
+      version: null,
+      written: 0,
+      skipped: 0,
+      expired: 2,
+    });
+    expect([...table.objects.keys()].filter((key) => key.startsWith('_delta_log/')).length).toBe(versions);
+    expect(await liveMessageIds(table.objects)).toEqual(ids([...first, ...kept]));
+  });
+
+  it('follow the deployment default from a table’s first commit, and are all written to a table without a retention or an append-only one', async () => {
+    const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
+    const old = envelopes(2, '2026-11-01');
+    const recent = envelopes(3, '2026-11-08');
+
+    const fresh = harness(clock, 3 * day);
+    expect(await fresh.appendStaged([...old, ...recent])).toMatchObject({ version: 0, written: 3, expired: 2 });
+    expect(await liveMessageIds(fresh.table.objects)).toEqual(ids(recent));
+
+    const none = harness(clock);
+    expect(await none.appendStaged([...old, ...recent])).toMatchObject({ written: 5, expired: 0 });
+    expect(await liveMessageIds(none.table.objects)).toEqual(ids([...old, ...recent]));
+
+    // Maintenance leaves an append-only table's old days whole, so its staged envelopes of those days are written too.
+    const whole = harness(clock);
+    await whole.append(envelopes(1, '2026-11-09'));
+    await whole.setProperties({ 'tributary.dataRetention': 'interval 3 days', 'delta.appendOnly': 'true' });
+    expect(await whole.appendStaged([...old, ...recent])).toMatchObject({ written: 5, expired: 0 });
+    expect(daysEverAdded(whole.table.objects).has('2026-11-01')).toBe(true);
   });
 });
 

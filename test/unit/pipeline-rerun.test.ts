@@ -96,7 +96,7 @@ async function world() {
     store.state.dataSets.set(output.data_set_id, { ...stored, storage_location: `s3://lake/${output.data_set_id}` });
     return pipelineOutput(writerOf(tableOf(output)), output);
   };
-  const hooks = { beforeRead: async () => undefined as void };
+  const hooks = { beforeRead: async () => undefined };
   const deps: PipelineRunDeps = {
     ...store,
     async snapshotOf(dataSet, version) {

@@ -339,6 +339,11 @@ export interface AppendRequest<Row> {
    * carries a txn of the same appId beyond `after`.
    */
   txn?: { appId: string; version: number; after: number; readVersion: number };
+  /**
+   * Which rows the table, as the commit finds it (its version 0 described by `metadata`), still
+   * keeps: the others are left out and counted as expired (envelopes of a day past the data retention).
+   */
+  keeps?: (table: Pick<TableState, 'protocol' | 'metadata'>) => (row: Row) => boolean;
   attempt: number;
 }
 
@@ -347,6 +352,8 @@ export interface AppendResult {
   written: number;
   /** Rows already in the table (redeliveries, duplicates): acknowledged without a new row. */
   skipped: number;
+  /** Rows the table no longer keeps (`keeps`): not written. */
+  expired: number;
 }
 
 /** The message ids Tributary's commits among `commits` hold. */
@@ -361,9 +368,10 @@ async function idsHeldBy(deps: CommitDeps, tableId: string, commits: CommitSumma
 /**
  * Append rows to a Delta table, exactly once.
  * Input: the table, its metadata (for version 0), the rows, a file writer. Output: the version.
- *  1. Envelopes: drop rows whose message id a commit of the log since the oldest row's ingest holds
+ *  1. Leave out the rows the table no longer keeps (`keeps`: a day past its data retention).
+ *  2. Envelopes: drop rows whose message id a commit of the log since the oldest row's ingest holds
  *     (or that come twice in this batch). Pipelines: give up if their txn shows the rows are in.
- *  2. Write the data files, then commit them as the next version; on a lost race, drop the rows
+ *  3. Write the data files, then commit them as the next version; on a lost race, drop the rows
  *     the winner holds, rewrite the files if that changed anything, and try again.
  */
 export async function appendToTable<Row>(deps: CommitDeps, request: AppendRequest<Row>): Promise<AppendResult> {
@@ -372,6 +380,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
   const now = () => deps.now?.() ?? new Date();
 
   let pending = request.rows;
+  let expired = 0;
   let since = Number.POSITIVE_INFINITY;
   if (identify) {
     const unique = new Map<string, Row>();
@@ -410,6 +419,12 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     discard,
     ...(txn ? { readVersion: txn.readVersion } : {}),
     async build(state) {
+      if (request.keeps) {
+        const keeps = request.keeps(state.metadata ? state : { ...state, metadata: metadataAction(request.metadata) });
+        const before = pending.length;
+        pending = pending.filter(keeps);
+        expired += before - pending.length;
+      }
       if (identify) await dropWritten(await commitsSince(deps.storage, state, since));
       if (pending.length === 0) return null;
       return commitOf(pending, state.version + 1);
@@ -436,8 +451,13 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
       return { action: 'replace', commit: await commitOf(pending, nextVersion) };
     },
   });
-  if (!result) return { version: null, written: 0, skipped: request.rows.length };
-  return { version: result.version, written: pending.length, skipped: request.rows.length - pending.length };
+  if (!result) return { version: null, written: 0, skipped: request.rows.length - expired, expired };
+  return {
+    version: result.version,
+    written: pending.length,
+    skipped: request.rows.length - pending.length - expired,
+    expired,
+  };
 }
 
 /**

@@ -30,7 +30,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CommitDeps, commitRearrangement, replacePartitions } from './commit.ts';
 import { deletionVectorFile } from './deletion-vectors.ts';
-import { CommitNotAllowed, compactionSupport } from './features.ts';
+import { appendOnly, CommitNotAllowed, compactionSupport } from './features.ts';
 import {
   type AddFile,
   type FileStats,
@@ -114,6 +114,23 @@ export function firstDayKept(now: number, retentionMs: number): string {
 /** When every row of `day` has outlived the retention: the day's end plus the retention. */
 export function dayExpiresAt(day: string, retentionMs: number): number {
   return Date.parse(`${day}T00:00:00Z`) + dayMs + retentionMs;
+}
+
+/**
+ * Whether the table's data retention still keeps a row of `day` at `now`: the rule staged envelopes
+ * follow on their way into the table, so that no commit puts rows into a day maintenance removes.
+ * Every day is kept without a retention, and in a table maintenance leaves whole (one not
+ * partitioned by day, or append-only).
+ */
+export function retentionKeeps(
+  state: Pick<TableState, 'protocol' | 'metadata'>,
+  now: number,
+  defaultRetentionMs: number | null,
+): (day: string) => boolean {
+  const retentionMs = tableProperties(state.metadata?.configuration ?? {}).dataRetentionMs ?? defaultRetentionMs;
+  if (retentionMs === null || !state.metadata?.partitionColumns.includes('dt') || appendOnly(state)) return () => true;
+  const keptFrom = firstDayKept(now, retentionMs);
+  return (day) => !isDay(day) || day >= keptFrom;
 }
 
 /** The oldest day partition among `files` (by `dt`), null when none is a day. */
