@@ -90,8 +90,12 @@ export interface DayRange {
 /** A ranged re-run rebuilds at most this many days: one commit holds them all (and at most maxRowsPerRun rows). */
 export const maxRerunDays = 31;
 
-const isDate = (day: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+/** A real calendar day: 2026-02-30 or a month 13 is none (an invalid date must not reach toISOString, which throws). */
+const isDate = (day: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
+  const time = Date.parse(`${day}T00:00:00Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(day);
+};
 
 /** The range a trigger asks to re-run, checked (400): both days or neither, real dates, from ≤ to, at most maxRerunDays. */
 function rerunRange(request: TriggerRequest | null): DayRange | null {
