@@ -5,7 +5,11 @@ import { readTableProperties } from '#shared/domain/datasets/use-cases.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
-const deps = { ...dataSetFileStore, defaultFreshnessMs: config.tableFreshnessMs() };
+const deps = {
+  ...dataSetFileStore,
+  defaultFreshnessMs: config.tableFreshnessMs(),
+  defaultDataRetentionMs: config.dataRetentionMs(),
+};
 
 export const handler = apiHandler(
   dataSetRoutes,

@@ -255,7 +255,7 @@ describe.concurrent('data sets', () => {
   it('read their table properties: the defaults before the first commit, then what the latest version sets', async () => {
     const { store, tenantId, dataSetId } = await withDataSet();
     const viewer = tenantPrincipal(tenantId, 'TenantViewer');
-    const deps = { ...store, defaultFreshnessMs: 300_000 };
+    const deps = { ...store, defaultFreshnessMs: 300_000, defaultDataRetentionMs: null };
     const defaults = {
       checkpoint_interval: 10,
       deleted_file_retention_seconds: 604_800,
@@ -263,6 +263,7 @@ describe.concurrent('data sets', () => {
       target_file_size: 134_217_728,
       optimize_min_files: 50,
       freshness_seconds: 300,
+      data_retention_seconds: null,
     };
     expect(await readTableProperties(deps, viewer, dataSetId)).toEqual({
       version: null,

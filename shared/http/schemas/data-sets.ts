@@ -72,6 +72,10 @@ const effectiveTableProperties = z.object({
   target_file_size: z.number().int(),
   optimize_min_files: z.number().int(),
   freshness_seconds: z.number(),
+  data_retention_seconds: z.number().nullable().meta({
+    description:
+      'Day partitions whose rows are all older than this are removed by maintenance (tributary.dataRetention, else the deployment default); null: kept',
+  }),
 });
 
 export const tablePropertiesResponse = z
