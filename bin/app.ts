@@ -19,6 +19,7 @@ tributary(app, {
   ingestMaxBytes: number('ingestMaxBytes'),
   writerBatchingWindowSeconds: number('writerBatchingWindowSeconds'),
   tableFreshnessSeconds: number('tableFreshnessSeconds'),
+  dataRetentionDays: number('dataRetentionDays'),
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
   allowedStoreEndpoints: list('allowedStoreEndpoints'),

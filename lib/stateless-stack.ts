@@ -84,6 +84,11 @@ export interface StatelessStackProps extends StackProps {
    */
   tableFreshnessSeconds?: number;
   /**
+   * Days of rows kept in tables that set no `tributary.dataRetention` (1–36,500); older day
+   * partitions are removed by maintenance. None by default: rows are kept.
+   */
+  dataRetentionDays?: number;
+  /**
    * Buckets of tenant stores registered without keys or a role, which the platform reaches with
    * its own role (typically buckets in the platform's own account). None by default.
    */
@@ -169,11 +174,14 @@ export class StatelessStack extends Stack {
     const freshness = props.tableFreshnessSeconds;
     if (freshness !== undefined && !(Number.isInteger(freshness) && freshness >= 0 && freshness <= 86_400))
       throw new Error('tableFreshnessSeconds must be a whole number of seconds from 0 to 86400');
+    const retention = props.dataRetentionDays;
+    if (retention !== undefined && !(Number.isInteger(retention) && retention >= 1 && retention <= 36_500))
+      throw new Error('dataRetentionDays must be a whole number of days from 1 to 36500');
     const resources = {
-      settings: (freshness === undefined ? {} : { TABLE_FRESHNESS_SECONDS: String(freshness) }) as Record<
-        string,
-        string
-      >,
+      settings: {
+        ...(freshness === undefined ? {} : { TABLE_FRESHNESS_SECONDS: String(freshness) }),
+        ...(retention === undefined ? {} : { DATA_RETENTION_DAYS: String(retention) }),
+      } as Record<string, string>,
       table: props.stateful.table,
       queues: props.stateful.queues,
       platformBucket: props.stateful.platformBucket,

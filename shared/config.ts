@@ -43,8 +43,22 @@ export function boolEnv(name: string, fallback: boolean): boolean {
  */
 export const defaultFreshnessSeconds = 300;
 
+/**
+ * The deployment's data retention for tables that set no `tributary.dataRetention`: whole days
+ * (DATA_RETENTION_DAYS, the stack's dataRetentionDays context value); unset or 0, rows are kept.
+ */
+export function dataRetentionMs(env: NodeJS.ProcessEnv = process.env): number | null {
+  const days = intEnv('DATA_RETENTION_DAYS', 0, env);
+  if (!Number.isInteger(days) || days < 0 || days > 36_500)
+    throw new Error(
+      `Environment variable DATA_RETENTION_DAYS must be a whole number of days from 0 to 36500, got "${days}"`,
+    );
+  return days === 0 ? null : days * 86_400_000;
+}
+
 export const config = {
   tableFreshnessMs: lazy(() => intEnv('TABLE_FRESHNESS_SECONDS', defaultFreshnessSeconds) * 1000),
+  dataRetentionMs: lazy(() => dataRetentionMs()),
   /** How long a table whose staged commit failed waits before the next attempt: the ingest queue's visibility timeout. */
   commitRetryMs: lazy(() => intEnv('COMMIT_RETRY_SECONDS', queues.ingest.visibilityTimeoutSeconds) * 1000),
   tableName: lazy(() => requiredEnv('TABLE_NAME')),

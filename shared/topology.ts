@@ -199,14 +199,15 @@ export const consumers: Record<string, ConsumerSpec> = {
   'job-runner': {
     queue: 'jobs',
     entry: 'functions/jobs/run.ts',
-    summary: 'Runs queued jobs: pipeline runs into Delta tables, and queries',
+    summary: 'Runs queued jobs: pipeline runs into Delta tables, queries, table maintenance (and its data retention)',
     batchSize: 1,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 10,
     access: {
       table: 'readWrite',
       deletesItems: true,
-      platformBucket: { jobResults: 'readWrite' },
+      // Dead letters: the data retention deletes failed deliveries' envelopes with the table's expired days.
+      platformBucket: { jobResults: 'readWrite', deadLetters: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
       queues: { jobs: 'send' },

@@ -11,12 +11,19 @@ export const session = {
   signOut: () => sessionStorage.removeItem(keyName),
 };
 
+/** A validation issue as the API names it: the field's path and what is wrong with it. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly requestId: string | null,
+    readonly details: Issue[] = [],
   ) {
     super(message);
   }
@@ -51,12 +58,13 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     body = null;
   }
   if (response.ok || (response.status === 503 && path === 'health')) return body as T;
-  const error = (body ?? {}) as { code?: string; message?: string; request_id?: string };
+  const error = (body ?? {}) as { code?: string; message?: string; request_id?: string; details?: Issue[] | null };
   const failure = new ApiError(
     response.status,
     error.code ?? `HTTP_${response.status}`,
     error.message ?? response.statusText,
     error.request_id ?? null,
+    Array.isArray(error.details) ? error.details : [],
   );
   if (response.status === 401) {
     session.signOut();
@@ -102,7 +110,17 @@ export interface Stats {
   dead_lettered: number;
   last_ingest_at: string | null;
   last_write_at: string | null;
+  /** Accepted, staged, not committed to the table yet (listed as pending events). */
+  staged_rows: number;
   oldest_unwritten_age_seconds: number | null;
+  /** Why the table's last commit failed while its staged rows wait for the next attempt. */
+  commit_failure: { attempts: number; last_error: string } | null;
+}
+/** `GET|PUT api/data-sets/{id}/table-properties`: what the table sets, and what is in force. */
+export interface TableProperties {
+  version: number | null;
+  properties: Record<string, string>;
+  effective: { freshness_seconds: number };
 }
 export interface Health {
   status: string;

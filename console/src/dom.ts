@@ -35,6 +35,16 @@ export function replace(parent: Element, ...children: Child[]): void {
   append(parent, children);
 }
 
+/**
+ * Replaces the children only when `key` differs from the last one given: a polled alert is
+ * announced once when it appears or changes, not at every poll.
+ */
+export function replaceOnChange(parent: HTMLElement, key: string, ...children: Child[]): void {
+  if (parent.dataset.shown === key) return;
+  parent.dataset.shown = key;
+  replace(parent, ...children);
+}
+
 /** A table with a caption, column headers and one row per item (an empty table says so). */
 export function table<T>(
   caption: string,
@@ -97,9 +107,14 @@ export function age(seconds: number | null): string {
   return `${Math.round(seconds / 3600)} h`;
 }
 
-/** An error as the API words it. */
+/** An error as the API words it, with the fields its details name. */
 export function errorBox(error: unknown): HTMLElement {
-  const { code, message, requestId } = error as { code?: string; message?: string; requestId?: string | null };
+  const { code, message, requestId, details } = error as {
+    code?: string;
+    message?: string;
+    requestId?: string | null;
+    details?: { path: string; message: string }[];
+  };
   return el(
     'div',
     { class: 'error', role: 'alert' },
@@ -107,5 +122,12 @@ export function errorBox(error: unknown): HTMLElement {
     ': ',
     message ?? String(error),
     requestId ? el('small', {}, ` (request ${requestId})`) : null,
+    details?.length
+      ? el(
+          'ul',
+          { class: 'issues' },
+          details.map((issue) => el('li', {}, issue.path ? `${issue.path}: ${issue.message}` : issue.message)),
+        )
+      : null,
   );
 }

@@ -1,19 +1,17 @@
 /**
  * Tributary's operator console: a hash-routed page over the same API, signed in with an API key
  * that lives in sessionStorage only. Each view renders into <main> and may return a stop function
- * (for its polling), called when the operator goes elsewhere.
+ * (for its polling), called when the operator goes elsewhere (view.ts).
  */
 import { api, type Caller, session, whenUnauthorized } from './api.ts';
 import { el, errorBox, replace } from './dom.ts';
+import type { Stop, View } from './view.ts';
 import { connectionView } from './views/connection.ts';
 import { eventsView } from './views/events.ts';
 import { overviewView, tenantView } from './views/overview.ts';
 import { pipelineEditorView } from './views/pipeline-editor.ts';
 import { pipelinesView } from './views/pipelines.ts';
 import { signInView } from './views/sign-in.ts';
-
-export type Stop = () => void;
-export type View = (main: HTMLElement, caller: Caller) => Promise<Stop | undefined> | Stop | undefined;
 
 const routes: [RegExp, (match: RegExpExecArray) => View][] = [
   [/^#\/connections\/([\w-]+)\/events$/, (match) => eventsView(match[1] as string)],

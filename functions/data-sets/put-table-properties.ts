@@ -1,8 +1,10 @@
 import { recordFreshnessTarget } from '#shared/adapters/dynamo/data-sets.ts';
+import { markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { commitTableMetadata, fixStorage } from '#shared/adapters/table-storage.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
+import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
@@ -13,6 +15,8 @@ const deps = {
   fixStorage,
   recordFreshnessTarget,
   defaultFreshnessMs: config.tableFreshnessMs(),
+  defaultDataRetentionMs: config.dataRetentionMs(),
+  markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
 };
 
 export const handler = apiHandler(

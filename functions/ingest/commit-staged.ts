@@ -24,6 +24,7 @@ export const handler = scheduledHandler(async (event) => {
       committed: report.committed.length,
       written: report.written,
       skipped: report.skipped,
+      expired: report.expired,
       dead_lettered: report.deadLettered.length,
       failed: report.failed.length,
       staged_tables: report.staged.size,

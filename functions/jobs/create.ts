@@ -14,6 +14,6 @@ export const handler = apiHandler(jobRoutes, 'POST /api/jobs', async ({ principa
   // A pipeline named under another tenant than the one given does not exist for this request.
   if (pipeline && body.tenant_id && pipeline.tenant_id !== body.tenant_id) throw notFound('Pipeline');
   return created({
-    job_id: (await triggerPipeline(jobs, principal, body.pipeline_id, body.parameters)).job_id,
+    job_id: (await triggerPipeline(jobs, principal, body.pipeline_id, body)).job_id,
   });
 });

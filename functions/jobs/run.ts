@@ -5,16 +5,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { appendRows, maintainDataSet } from '#shared/adapters/delta-tables.ts';
+import { appendRows, maintainDataSet, replaceRows } from '#shared/adapters/delta-tables.ts';
 import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
+import { allFailedDeliveries, removeFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
 import { finishMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { pipelineSources as source } from '#shared/adapters/repositories/pipeline-sources.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
+import { deleteDeadLetters } from '#shared/adapters/s3/dead-letters.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
-import { intEnv } from '#shared/config.ts';
+import { config, intEnv } from '#shared/config.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { type JobWork, runJob } from '#shared/domain/jobs/run-job.ts';
@@ -26,7 +28,7 @@ import { recordHandler } from '#shared/queue-handler.ts';
 const work: JobWork = async (job: Job, control) => {
   if (job.job_type === 'Pipeline') {
     return runPipeline(
-      { ...source, getPipeline, getDeployedVersion, createDataSet, saveProgress, appendRows },
+      { ...source, getPipeline, getDeployedVersion, createDataSet, saveProgress, appendRows, replaceRows },
       job,
       control,
     );
@@ -37,6 +39,14 @@ const work: JobWork = async (job: Job, control) => {
         getDataSet,
         maintain: (dataSet, minFiles, runControl) =>
           maintainDataSet(dataSet, minFiles === undefined ? {} : { minFiles }, runControl),
+        failedDeliveries: {
+          allFailedDeliveries,
+          async forgetExpired(failed) {
+            await deleteDeadLetters(failed.map((one) => one.body_key));
+            await removeFailedDeliveries(failed);
+          },
+        },
+        defaultRetentionMs: config.dataRetentionMs(),
         finish: (dataSet, next, startedAt) =>
           finishMaintenance(dataSet.data_set_id, dataSet.tenant_id, next, startedAt),
       },

@@ -9,12 +9,7 @@ export const handler = apiHandler(
   pipelineRoutes,
   'POST /api/pipelines/{pipeline_id}/trigger',
   async ({ principal, params, body }) => {
-    const job = await triggerPipeline(
-      { ...pipelineStore, dispatchJob },
-      principal,
-      params.pipeline_id,
-      body.parameters,
-    );
+    const job = await triggerPipeline({ ...pipelineStore, dispatchJob }, principal, params.pipeline_id, body);
     return created({ job_id: job.job_id });
   },
 );

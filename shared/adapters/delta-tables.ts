@@ -4,20 +4,26 @@
  * vacuum, log clean-up). Only the batch writer and the job runner load this module (it brings
  * apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
+
+import { config } from '../config.ts';
 import type { DataSet } from '../domain/datasets/model.ts';
 import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, type LogEntry } from '../domain/delta/commit.ts';
+import { appendToTable, type CommitDeps, type LogEntry, replacePartitions } from '../domain/delta/commit.ts';
 import { writeDailyFiles } from '../domain/delta/daily-files.ts';
+import { liveRecords, type TableMetadata } from '../domain/delta/log.ts';
 import {
+  dayExpiresAt,
   type MaintenanceDeps,
   type MaintenanceReport,
   maintainTable,
+  oldestDay,
   planCompaction,
 } from '../domain/delta/maintenance.ts';
 import { tableProperties } from '../domain/delta/properties.ts';
 import type { LogReader, TableState } from '../domain/delta/snapshot.ts';
+import type { DayRange } from '../domain/jobs/use-cases.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
-import type { DecodedRow } from '../domain/pipelines/run-pipeline.ts';
+import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
@@ -30,9 +36,19 @@ import { fixStorage, recordCommit, tableCommitter, tableReader } from './table-s
 const maintenanceEveryVersions = 1000;
 
 /**
+ * The first maintenance run a data retention needs: when the table's oldest day expires (a table
+ * already maintained is due again then anyway; this brings in tables that never were).
+ */
+function retentionDueAt(state: TableState): Date | null {
+  const retentionMs = tableProperties(state.metadata?.configuration ?? {}).dataRetentionMs ?? config.dataRetentionMs();
+  const oldest = retentionMs === null ? null : oldestDay(state.files.values());
+  return oldest === null || retentionMs === null ? null : new Date(dayExpiresAt(oldest, retentionMs));
+}
+
+/**
  * After a version is committed: its checkpoint when one is due, and a maintenance run asked for when
- * a partition has piled up small files. Never fails the commit: a missed checkpoint only makes
- * readers replay more commits until the next one.
+ * a partition has piled up small files, or for when the data retention has days to remove. Never
+ * fails the commit: a missed checkpoint only makes readers replay more commits until the next one.
  */
 async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry, state: TableState): Promise<void> {
   const tableId = dataSet.data_set_id;
@@ -47,6 +63,10 @@ async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry,
       planCompaction(state.files.values(), properties.targetFileSize, properties.optimizeMinFiles).length > 0
     )
       await markMaintenanceDue(tableId, dataSet.tenant_id, new Date());
+    else if (checkpoint) {
+      const due = retentionDueAt(state);
+      if (due) await markMaintenanceDue(tableId, dataSet.tenant_id, due);
+    }
   } catch (error) {
     logger.warn('Checkpoint not written', {
       data_set_id: tableId,
@@ -67,21 +87,90 @@ export async function tableAt(dataSet: DataSet): Promise<TableWriter> {
   return { ...committer, afterCommit: (entry, state) => afterCommit(dataSet, reader, entry, state) };
 }
 
+/** The table as its data set describes it (its version 0). */
+const tableMetadataOf = (table: DataSet): TableMetadata => ({
+  tableId: table.data_set_id,
+  name: table.name,
+  schema: table.schema_json,
+  partitionColumns: table.partitioning.columns,
+  createdTime: Date.parse(table.created_at),
+});
+
+/** A pipeline's decoded rows as the files of its output table: one file per day and chunk. */
+function writeRowFiles(storage: CommitDeps['storage'], columns: ColumnDefinition[], rows: DecodedRow[]) {
+  const specs = columns.map((column) => ({ name: column.name, type: column.type, nullable: true }));
+  return writeDailyFiles(storage, rows, {
+    dayOf: (row) => row.dt,
+    encode: (chunk) =>
+      writeParquet(
+        specs,
+        specs.map((_, c) => chunk.map((row) => row.cells[c] as CellValue)),
+      ),
+    maxRowsPerFile,
+  });
+}
+
 /**
- * Appends decoded rows to a pipeline's output table: one file per day and chunk, exactly once per
- * run, recorded as the pipeline's txn (appId = the pipeline, version = the last source version read).
+ * What a pipeline run writes to its output table, on the table's commit dependencies (the tenant's
+ * store, or a test's in memory).
+ *   append   the run's rows, exactly once per run, recorded as the pipeline's txn (appId = the
+ *            pipeline, version = the last source version read).
+ *   replace  a ranged re-run's rows: their files are written, then one version removes every file
+ *            of those days and adds them, carrying the pipeline's txn. Re-running it replaces the
+ *            same days again.
  */
-export async function appendRows(
-  output: DataSet,
-  columns: ColumnDefinition[],
-  rows: DecodedRow[],
-  attempt: number,
-  txn: { appId: string; version: number; after: number; readVersion: number },
-) {
+export function pipelineOutput(deps: CommitDeps, table: DataSet) {
+  return {
+    async append(
+      columns: ColumnDefinition[],
+      rows: DecodedRow[],
+      attempt: number,
+      txn: { appId: string; version: number; after: number; readVersion: number },
+    ) {
+      const result = await appendToTable(deps, {
+        tableId: table.data_set_id,
+        metadata: tableMetadataOf(table),
+        rows,
+        txn,
+        attempt,
+        writeFiles: (pending) => writeRowFiles(deps.storage, columns, pending),
+      });
+      return { version: result.version, written: result.written };
+    },
+    async replace(
+      columns: ColumnDefinition[],
+      rows: DecodedRow[],
+      range: DayRange,
+      attempt: number,
+      txn: { appId: string; version: number; expected: number },
+    ) {
+      const files = await writeRowFiles(deps.storage, columns, rows);
+      const result = await replacePartitions(deps, {
+        tableId: table.data_set_id,
+        replaces: (values) => typeof values.dt === 'string' && values.dt >= range.from && values.dt <= range.to,
+        operation: 'WRITE',
+        adds: files.adds,
+        rows: rows.length,
+        bytes: files.bytes,
+        metadata: tableMetadataOf(table),
+        txn,
+        attempt,
+      });
+      return {
+        version: result?.version ?? null,
+        written: result ? rows.length : 0,
+        filesRemoved: result?.removed.length ?? 0,
+        rowsRemoved: (result?.removed ?? []).reduce((sum, file) => sum + liveRecords(file), 0),
+      };
+    },
+  };
+}
+
+/** A pipeline's output table in the tenant's store, its commits recorded and checkpointed. */
+async function outputTable(output: DataSet) {
   const table = await fixStorage(output);
   const writer = await tableAt(table);
-  const specs = columns.map((column) => ({ name: column.name, type: column.type, nullable: true }));
-  const result = await appendToTable(
+  return pipelineOutput(
     {
       ...writer,
       hooks: {
@@ -91,32 +180,15 @@ export async function appendRows(
         },
       },
     },
-    {
-      tableId: table.data_set_id,
-      metadata: {
-        tableId: table.data_set_id,
-        name: table.name,
-        schema: table.schema_json,
-        partitionColumns: table.partitioning.columns,
-        createdTime: Date.parse(table.created_at),
-      },
-      rows,
-      txn,
-      attempt,
-      writeFiles: (pending) =>
-        writeDailyFiles(writer.storage, pending, {
-          dayOf: (row) => row.dt,
-          encode: (chunk) =>
-            writeParquet(
-              specs,
-              specs.map((_, c) => chunk.map((row) => row.cells[c] as CellValue)),
-            ),
-          maxRowsPerFile,
-        }),
-    },
+    table,
   );
-  return { version: result.version, written: result.written };
 }
+
+export const appendRows: PipelineRunDeps['appendRows'] = async (output, columns, rows, attempt, txn) =>
+  (await outputTable(output)).append(columns, rows, attempt, txn);
+
+export const replaceRows: PipelineRunDeps['replaceRows'] = async (output, columns, rows, range, attempt, txn) =>
+  (await outputTable(output)).replace(columns, rows, range, attempt, txn);
 
 /**
  * One maintenance run of a data set's table: compaction of partitions with at least `minFiles`
@@ -146,6 +218,7 @@ export async function maintainDataSet(
       reader,
       rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.storage, sources, targetSize, newPath),
       now,
+      defaultRetentionMs: config.dataRetentionMs(),
       ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
       ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
     },

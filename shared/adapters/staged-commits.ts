@@ -7,6 +7,7 @@
 import { config } from '../config.ts';
 import { appendToTable } from '../domain/delta/commit.ts';
 import { writeDailyFiles } from '../domain/delta/daily-files.ts';
+import { retentionKeeps } from '../domain/delta/maintenance.ts';
 import {
   type Envelope,
   type EnvelopeMessage,
@@ -97,7 +98,7 @@ async function commitTable(tableId: string, staged: StagedRow[], attempt: number
   const found = await getDataSet(tableId);
   if (!found) throw new TableGone(tableId);
   const rows = await withoutMissingPayloads(tableId, staged);
-  if (rows.length === 0) return { written: 0, skipped: 0 };
+  if (rows.length === 0) return { written: 0, skipped: 0, expired: 0 };
   const dataSet = await fixStorage(found);
   const table = await tableAt(dataSet);
   const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
@@ -128,6 +129,11 @@ async function commitTable(tableId: string, staged: StagedRow[], attempt: number
         ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
       }),
       attempt,
+      // An envelope of a day the data retention no longer keeps is not written: maintenance would remove it.
+      keeps: (state) => {
+        const keepsDay = retentionKeeps(state, Date.now(), config.dataRetentionMs());
+        return (row) => keepsDay(row.message.dt);
+      },
       writeFiles: (pending) =>
         writeDailyFiles(table.storage, pending, {
           dayOf: (row) => row.message.dt,
@@ -153,7 +159,14 @@ async function commitTable(tableId: string, staged: StagedRow[], attempt: number
     await checkOut(claims).catch((error: Error) =>
       logger.warn('Claim check clean-up failed', { error: error.message }),
     );
-  return { written: result.written, skipped: result.skipped };
+  if (result.expired > 0) {
+    count('envelopesExpired', { source_id: source }, result.expired);
+    logger.info('Staged envelopes past the data retention left out', {
+      data_set_id: tableId,
+      envelopes: result.expired,
+    });
+  }
+  return { written: result.written, skipped: result.skipped, expired: result.expired };
 }
 
 export const stagingDeps: StagingDeps = {

@@ -1,5 +1,6 @@
 /** Routes — Data sets and their Delta tables. Part of the route table (shared/routes.ts). */
 import {
+  currentTablePropertiesResponse,
   dataSet,
   dataSetFiles,
   dataSetFilesQuery,
@@ -76,6 +77,17 @@ export const dataSetRoutes = {
     body: optimizeBody,
     responses: { 202: createJobResponse },
     access: { table: 'readWrite', queues: { jobs: 'send' } },
+  },
+  'GET /api/data-sets/{data_set_id}/table-properties': {
+    entry: 'functions/data-sets/get-table-properties.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    summary:
+      "The table's properties as its latest version sets them, and those in force (each set one, else its default); any role that reads the data set. A table with no commit yet answers 200 with `version: null`, no properties and the defaults (the deployment's freshness target), as its first commit would start from them",
+    tag: 'Data sets',
+    params: dataSetIdParams,
+    responses: { 200: currentTablePropertiesResponse },
+    access: { table: 'read', tenantStores: 'read', secretsKey: true },
   },
   'PUT /api/data-sets/{data_set_id}/table-properties': {
     entry: 'functions/data-sets/put-table-properties.ts',

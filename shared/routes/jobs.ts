@@ -26,7 +26,7 @@ export const jobRoutes = {
     entry: 'functions/jobs/create.ts',
     auth: 'apiKey',
     permission: 'jobs.write',
-    summary: 'Start a pipeline run or a query',
+    summary: 'Start a pipeline run (with from/to: a re-run replacing those days of its output) or a query',
     tag: 'Jobs',
     body: createJobBody,
     responses: { 201: createJobResponse },

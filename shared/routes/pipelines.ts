@@ -112,7 +112,8 @@ export const pipelineRoutes = {
     entry: 'functions/pipelines/trigger.ts',
     auth: 'apiKey',
     permission: 'jobs.write',
-    summary: 'Start a run of the deployed version (422 when disabled or never deployed)',
+    summary:
+      'Start a run of the deployed version; with from/to, a re-run replacing those days of the output in one commit (422 when disabled or never deployed)',
     tag: 'Pipelines',
     params: pipelineIdParams,
     body: triggerBody,

@@ -32,6 +32,7 @@ export const configuredProps: TributaryProps = {
   alarmEmail: 'oncall@example.com',
   thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5, stagedOverdueSeconds: 120 },
   tableFreshnessSeconds: 900,
+  dataRetentionDays: 400,
   tracing: true,
   ingestMaxBytes: 2 * 1024 * 1024,
   // 0: invoke as soon as envelopes arrive, which Lambda allows with batches of at most 10.

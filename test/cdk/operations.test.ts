@@ -286,7 +286,7 @@ describe('the dashboard', () => {
 });
 
 describe('staged commits', () => {
-  it('commits staged tables every minute, and hands every function the deployment freshness target when set', async () => {
+  it('commits staged tables every minute, and hands every function the deployment freshness target and data retention when set', async () => {
     const schedules = Object.values(template.findResources('AWS::Events::Rule')).map(
       (rule) => rule.Properties.ScheduleExpression,
     );
@@ -299,12 +299,19 @@ describe('staged commits', () => {
       );
     const defaults = await functions(synthesizedDefaultApp());
     expect(defaults.length).toBeGreaterThan(10);
-    for (const fn of defaults) expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBeUndefined();
-    for (const fn of await functions(synthesizedConfiguredApp()))
+    for (const fn of defaults) {
+      expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.DATA_RETENTION_DAYS).toBeUndefined();
+    }
+    for (const fn of await functions(synthesizedConfiguredApp())) {
       expect(fn.Properties.Environment.Variables.TABLE_FRESHNESS_SECONDS).toBe('900');
+      expect(fn.Properties.Environment.Variables.DATA_RETENTION_DAYS).toBe('400');
+    }
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => tributary(app(), { tableFreshnessSeconds: 86_401 })).toThrow(/tableFreshnessSeconds/);
     expect(() => tributary(app(), { tableFreshnessSeconds: 1.5 })).toThrow(/tableFreshnessSeconds/);
+    expect(() => tributary(app(), { dataRetentionDays: 0 })).toThrow(/dataRetentionDays/);
+    expect(() => tributary(app(), { dataRetentionDays: 36_501 })).toThrow(/dataRetentionDays/);
   });
 
   it('expires staged batches a stopped pass left behind, as it does claim checks', async () => {

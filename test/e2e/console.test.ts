@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '#local/free-port.ts';
 import { buildConsole } from '../../console/build.ts';
 import { apiClient } from '../support/api.ts';
-import { readEnvelopeTable } from '../support/delta.ts';
+import { readEnvelopeTable, tableConfiguration } from '../support/delta.ts';
+import { startFaultProxy } from '../support/fault-proxy.ts';
 import { createTenantWithUsers, createUser, unique } from '../support/fixtures.ts';
 import { createWebhook, ingest, waitForRows } from '../support/webhooks.ts';
 
@@ -107,6 +108,16 @@ async function checkAccessibility(page: Page, view: string): Promise<void> {
 
 const row = (page: Page, linkName: string) => page.locator('tr', { has: page.getByRole('link', { name: linkName }) });
 const cell = (container: Locator, label: string) => container.locator(`td[data-label="${label}"]`);
+const figures = (page: Page) => page.getByRole('table', { name: /Since the connection/ });
+
+/** Sets a table property as an operator's script would, through the API. */
+async function setFreshness(dataSetId: string, value: string): Promise<void> {
+  const set = await api.put<{ effective: { freshness_seconds: number } }>(
+    `/api/data-sets/${dataSetId}/table-properties`,
+    { json: { properties: { 'tributary.freshness': value } } },
+  );
+  expect(set.status, set.text).toBe(200);
+}
 
 describe('the operator console', () => {
   let tab: Tab;
@@ -350,6 +361,189 @@ describe('the operator console', () => {
     });
     expect(tab.problems).toEqual([]);
   });
+
+  it('lists an accepted event as pending, with the staged rows in the figures, until its table commits it', async () => {
+    const { page } = tab;
+    const slow = await createWebhook(api, { tenantId: tenant.tenantId });
+    const slowName = (await api.get<{ name: string }>(`/api/connections/${slow.connectionId}`)).body.name;
+    // The suite's service commits each batch as it arrives (TABLE_FRESHNESS_SECONDS=0): this table's own
+    // target makes its rows wait, for as long as the scene needs.
+    await setFreshness(slow.dataSetId, 'interval 1 hour');
+    const first = (await ingest(api, slow, '{"order":1}', { 'content-type': 'application/json' })).body.message_id;
+    const second = (await ingest(api, slow, '{"order":2}', { 'content-type': 'application/json' })).body.message_id;
+
+    await page.goto(`${baseUrl}/console#/connections/${slow.connectionId}`);
+    await page.getByRole('heading', { level: 1, name: `Connection ${slowName}` }).waitFor();
+    await waitForText(cell(figures(page), 'Staged'), /^2$/);
+    expect(await cell(figures(page), 'Accepted').textContent()).toBe('2');
+    expect(await cell(figures(page), 'Written').textContent()).toBe('0');
+    expect(await cell(figures(page), 'Oldest staged').textContent()).toMatch(/^\d+ s$/);
+    expect(await page.locator('#freshness-target').textContent()).toBe('60 min (set on this table: interval 1 hour)');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await checkAccessibility(page, 'connection-staged');
+
+    await page.getByRole('link', { name: /^Events/ }).click();
+    await page.getByRole('heading', { level: 1, name: `Events of ${slowName}` }).waitFor();
+    await waitForText(
+      page.locator('#events-summary'),
+      /^2 events, newest first, 2 pending \(read \d+ files? this time\)\.$/,
+    );
+    const summaries = page.locator('ol.events summary');
+    expect(await summaries.allTextContents()).toEqual([
+      expect.stringMatching(new RegExp(`^${second} Pending · `)),
+      expect.stringMatching(new RegExp(`^${first} Pending · `)),
+    ]);
+    await summaries.nth(1).click();
+    expect(await page.locator('ol.events details[open] .pending-note').textContent()).toBe(
+      'Pending: accepted and staged, kept safe but not in the data set’s table yet. It is committed to the table within the table’s freshness target (60 min) of its arrival; this list marks it committed then.',
+    );
+    expect(await page.locator('ol.events details[open] pre').textContent()).toBe('{\n  "order": 1\n}');
+    await checkAccessibility(page, 'events-pending');
+
+    // Act: the table's target becomes a few seconds, so its next commit pass commits both. The list
+    // stays open and is not asked again: it follows the pending events by itself.
+    await setFreshness(slow.dataSetId, 'interval 2 seconds');
+    await waitForText(
+      page.locator('#events-summary'),
+      /^2 events, newest first \(read \d+ files? this time\)\.$/,
+      90_000,
+    );
+    expect(await summaries.allTextContents()).toEqual([
+      expect.stringMatching(new RegExp(`^${second} Committed · `)),
+      expect.stringMatching(new RegExp(`^${first} Committed · `)),
+    ]);
+    expect(await page.locator('ol.events details[open] pre').textContent()).toBe('{\n  "order": 1\n}');
+    expect(await page.locator('ol.events .pending-note').count()).toBe(0);
+    await checkAccessibility(page, 'events-committed');
+
+    // Assess with a reader we did not write: both rows are in the table, once each.
+    const table = await readEnvelopeTable(await waitForRows(api, slow.dataSetId, 2));
+    expect(table.rows.map((stored) => stored.message_id).sort()).toEqual([first, second].sort());
+    await page.getByRole('link', { name: '← the connection' }).click();
+    await waitForText(cell(figures(page), 'Written'), /^2$/);
+    expect(await cell(figures(page), 'Staged').textContent()).toBe('0');
+    expect(await cell(figures(page), 'Oldest staged').textContent()).toBe('—');
+    expect(tab.problems).toEqual([]);
+  }, 150_000);
+
+  it('lets a tenant admin set the freshness target, in the API’s words when refused; a viewer only sees it', async () => {
+    const { page } = tab;
+    const tuned = await createWebhook(api, { tenantId: tenant.tenantId });
+    const tunedName = (await api.get<{ name: string }>(`/api/connections/${tuned.connectionId}`)).body.name;
+    await page.goto(`${baseUrl}/console#/connections/${tuned.connectionId}`);
+    await page.getByRole('heading', { level: 1, name: `Connection ${tunedName}` }).waitFor();
+    // Nothing committed yet: the deployment's default (the suite's 0).
+    await waitForText(
+      page.locator('#freshness-target'),
+      /^0 s: each batch is committed as it arrives \(the deployment’s default\)$/,
+    );
+
+    await page.getByLabel('New target').fill('25');
+    await page.getByLabel('Unit of the freshness target').selectOption('hours');
+    await page.getByRole('button', { name: 'Set target' }).click();
+    const refused = page.getByRole('alert');
+    await waitForText(refused, /^VALIDATION_ERROR: Invalid table properties/);
+    expect(await refused.locator('li').allTextContents()).toEqual([
+      'properties.tributary.freshness: Out of range or unreadable: interval 25 hours',
+    ]);
+    await checkAccessibility(page, 'connection-freshness-refused');
+
+    await page.getByLabel('New target').fill('10');
+    await page.getByLabel('Unit of the freshness target').selectOption('minutes');
+    await page.getByRole('button', { name: 'Set target' }).click();
+    await waitForText(page.locator('.notice'), /^Freshness target set to 10 min\.$/);
+    expect(await page.locator('#freshness-target').textContent()).toBe(
+      '10 min (set on this table: interval 10 minutes)',
+    );
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await checkAccessibility(page, 'connection-freshness-set');
+    // Assess in the table's own log, as any Delta reader sees it.
+    const location = (await api.get<{ storage_location: string }>(`/api/data-sets/${tuned.dataSetId}`)).body
+      .storage_location;
+    expect((await tableConfiguration(location))['tributary.freshness']).toBe('interval 10 minutes');
+
+    const viewer = await openTab();
+    try {
+      await signIn(viewer.page, tenant.users.TenantViewer.key);
+      await viewer.page.getByRole('link', { name: tunedName }).click();
+      await waitForText(
+        viewer.page.locator('#freshness-target'),
+        /^10 min \(set on this table: interval 10 minutes\)$/,
+      );
+      expect(await viewer.page.getByLabel('New target').count()).toBe(0);
+      expect(await viewer.page.getByRole('button', { name: /Set target|default/ }).count()).toBe(0);
+      await checkAccessibility(viewer.page, 'connection-freshness-viewer');
+      expect(viewer.problems).toEqual([]);
+    } finally {
+      await viewer.context.close();
+    }
+
+    await page.getByRole('button', { name: 'Use the deployment’s default' }).click();
+    await waitForText(
+      page.locator('#freshness-target'),
+      /^0 s: each batch is committed as it arrives \(the deployment’s default\)$/,
+    );
+    expect(await tableConfiguration(location)).not.toHaveProperty('tributary.freshness');
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('shows a failing commit prominently, with its last error, until the store recovers and the rows are written', async () => {
+    const proxy = await startFaultProxy(inject('runtimeEnv').AWS_ENDPOINT_URL_S3 as string);
+    const admin = await openTab();
+    const overview = await openTab();
+    try {
+      const flaky = await createWebhook(api, { store: { endpoint: proxy.url } });
+      const flakyName = (await api.get<{ name: string }>(`/api/connections/${flaky.connectionId}`)).body.name;
+      const key = (await createUser(api, flaky.tenantId, 'TenantAdmin')).key;
+      // The table is due a few seconds after each envelope.
+      await setFreshness(flaky.dataSetId, 'interval 3 seconds');
+      await signIn(admin.page, key);
+      await signIn(overview.page, key);
+      await admin.page.getByRole('link', { name: flakyName }).click();
+      await waitForText(admin.page.locator('#freshness-target'), /^3 s \(set on this table: interval 3 seconds\)$/);
+
+      // Act: the store refuses the table's data files (its log still answers, as a store refusing some
+      // writes would), and an envelope arrives.
+      const dataFiles = (request: { url?: string }) => !request.url?.includes('/_delta_log/');
+      proxy.failWhen(dataFiles);
+      const sentId = (await ingest(api, flaky, '{"n":1}')).body.message_id;
+      const alert = admin.page.getByRole('alert');
+      await waitForText(alert, /^Commits to the table are failing: attempt [1-4] of 5 failed\./, 60_000);
+      // Later attempts now wait on the store instead of failing: the failure stays as shown while it is checked.
+      proxy.holdWhen(dataFiles);
+      proxy.failWhen(null);
+      await waitForText(
+        overview.page.getByRole('alert'),
+        new RegExp(`^A connection’s commits are failing${flakyName}: attempt [1-4] of 5 failed`),
+      );
+      expect(await alert.locator('code.last-error').textContent()).toMatch(/^[A-Z_]+/);
+      expect(await alert.textContent()).toContain(
+        '1 row accepted and staged waits for the table, kept safe, and is tried again shortly.',
+      );
+      await waitForText(cell(figures(admin.page), 'Staged'), /^1, commit failing$/);
+      await waitForText(cell(row(overview.page, flakyName), 'Staged'), /^1, commit failing$/);
+      await checkAccessibility(admin.page, 'connection-commit-failing');
+      await checkAccessibility(overview.page, 'overview-commit-failing');
+
+      // The store recovers: the waiting attempt goes through, and the warning goes.
+      proxy.holdWhen(null);
+      await waitForText(cell(figures(admin.page), 'Written'), /^1$/, 90_000);
+      await waitForText(cell(figures(admin.page), 'Staged'), /^0$/);
+      expect(await alert.count()).toBe(0);
+      await waitForText(cell(row(overview.page, flakyName), 'Written'), /^1$/);
+      expect(await overview.page.getByRole('alert').count()).toBe(0);
+      const table = await readEnvelopeTable(await waitForRows(api, flaky.dataSetId, 1));
+      expect(table.rows.map((stored) => stored.message_id)).toEqual([sentId]);
+      expect(admin.problems).toEqual([]);
+      expect(overview.problems).toEqual([]);
+    } finally {
+      proxy.holdWhen(null);
+      proxy.failWhen(null);
+      await admin.context.close();
+      await overview.context.close();
+      await proxy.close();
+    }
+  }, 180_000);
 
   it('lets an operator redrive failed deliveries once the store is fixed, and a viewer only look', async () => {
     const viewer = await createUser(api, failing.tenantId, 'TenantViewer');

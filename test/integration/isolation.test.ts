@@ -86,6 +86,8 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'POST /api/data-sets/{data_set_id}/optimize': [202, 202, 202, 403],
   // Reads payloads as the events view does: every role that reads data sets.
   'POST /api/data-sets/{data_set_id}/suggest-columns': [200, 200, 200, 200],
+  // Every role that reads the data set: the defaults (version null) before its first commit, else its latest version's.
+  'GET /api/data-sets/{data_set_id}/table-properties': [200, 200, 200, 200],
   // The fixture's data set has no commit yet: setting a property makes its first (metadata) commit.
   'PUT /api/data-sets/{data_set_id}/table-properties': [200, 200, 403, 403],
   'GET /api/pipelines': [200, 200, 200, 200],

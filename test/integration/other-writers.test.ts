@@ -80,16 +80,16 @@ async function externalCommit(location: string, version: number, actions: object
   }
 }
 
-/** Another engine appends rows: its own file, then its commit at the next free version. */
-async function externalAppend(location: string, ids: string[]): Promise<number> {
+/** Another engine appends rows: its own file, then its commit at the next free version (in `day`'s partition). */
+async function externalAppend(location: string, ids: string[], day = today): Promise<number> {
   const { bucket, root } = split(location);
   const bytes = await externalFile(ids);
-  const file = `dt=${today}/part-00000-${randomUUID()}.c000.snappy.parquet`;
+  const file = `dt=${day}/part-00000-${randomUUID()}.c000.snappy.parquet`;
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `${root}/${file}`, Body: bytes }));
   const add = {
     add: {
       path: file,
-      partitionValues: { dt: today },
+      partitionValues: { dt: day },
       size: bytes.length,
       modificationTime: Date.now(),
       dataChange: true,
@@ -176,6 +176,90 @@ describe('another engine writing to a Tributary table', () => {
     await waitForRows(api, upgraded.dataSetId, 4, 60_000);
     const table = await readEnvelopeTable(location);
     expect(table.rows.map((row) => row.message_id).sort()).toEqual([first, ...refused].sort());
+  });
+});
+
+/** A version's actions as the store holds them. */
+async function commitActions(location: string, version: number): Promise<Record<string, Record<string, unknown>>[]> {
+  const { bucket, root } = split(location);
+  const object = await s3.send(
+    new GetObjectCommand({ Bucket: bucket, Key: `${root}/_delta_log/${String(version).padStart(20, '0')}.json` }),
+  );
+  return ((await object.Body?.transformToString()) ?? '')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+}
+
+describe('a data retention on a table another engine backfilled', () => {
+  it('removes the days older than it in one DELETE version on a maintenance run; DuckDB reads exactly the rows inside the window', async () => {
+    const hook = await createWebhook(api);
+    const ours = [(await ingest(api, hook, '{"recent":1}')).body.message_id];
+    const location = await waitForRows(api, hook.dataSetId, 1);
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+    // A backfill of old days: two outside a 30-day window, one inside it.
+    const ancient = [randomUUID(), randomUUID(), randomUUID()];
+    const outside = [randomUUID(), randomUUID()];
+    const inside = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await externalAppend(location, ancient, '2020-01-15');
+    await externalAppend(location, outside, daysAgo(45));
+    await externalAppend(location, inside, daysAgo(10));
+    expect((await readEnvelopeTable(location)).rows).toHaveLength(10);
+
+    const propertiesPath = `/api/data-sets/${hook.dataSetId}/table-properties`;
+    const versions = await logVersions(location);
+    for (const bad of ['interval 23 hours', 'interval 0 days', 'forever', '30', 'interval 36501 days', 42]) {
+      const refused = await api.put<{ code: string }>(propertiesPath, {
+        json: { properties: { 'tributary.dataRetention': bad } },
+      });
+      expect({ status: refused.status, code: refused.body.code }, String(bad)).toEqual({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+      });
+    }
+    expect(await logVersions(location)).toEqual(versions);
+
+    const set = await api.put<{ version: number; effective: { data_retention_seconds: number | null } }>(
+      propertiesPath,
+      { json: { properties: { 'tributary.dataRetention': 'interval 30 days' } } },
+    );
+    expect(set.status).toBe(200);
+    expect(set.body.effective.data_retention_seconds).toBe(30 * 86_400);
+
+    const started = await api.post<{ job_id: string }>(`/api/data-sets/${hook.dataSetId}/optimize`, { json: {} });
+    expect(started.status).toBe(202);
+    const job = await pollUntil(
+      () =>
+        api.get<{ status: string; source: { retention: Record<string, unknown> } }>(`/api/jobs/${started.body.job_id}`),
+      (response) => ['Succeeded', 'Failed', 'Cancelled'].includes(response.body.status),
+      { what: 'the maintenance job to finish', timeoutMs: 60_000 },
+    );
+    expect(job.body.status).toBe('Succeeded');
+    expect(job.body.source.retention).toMatchObject({
+      seconds: 30 * 86_400,
+      kept_from: daysAgo(30),
+      version: set.body.version + 1,
+      partitions_removed: 2,
+      files_removed: 2,
+      rows_removed: 5,
+    });
+
+    // One DELETE version that removes exactly the two old days' files and adds nothing.
+    const deleted = await commitActions(location, set.body.version + 1);
+    expect(deleted[0]?.commitInfo).toMatchObject({ operation: 'DELETE' });
+    expect(deleted.filter((action) => action.add)).toEqual([]);
+    const removes = deleted.flatMap((action) => (action.remove ? [action.remove] : []));
+    expect(removes.map((remove) => (remove.partitionValues as { dt: string }).dt).sort()).toEqual(
+      ['2020-01-15', daysAgo(45)].sort(),
+    );
+    for (const remove of removes) expect(remove.dataChange).toBe(true);
+
+    const table = await readEnvelopeTable(location);
+    expect(table.rows.map((row) => row.message_id).sort()).toEqual([...ours, ...inside].sort());
+    const listed = await api.get<{ files: { partition_values: { dt: string } }[] }>(
+      `/api/data-sets/${hook.dataSetId}/files`,
+    );
+    expect(listed.body.files.map((file) => file.partition_values.dt).sort()).toEqual([daysAgo(10), today].sort());
   });
 });
 

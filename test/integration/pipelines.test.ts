@@ -253,6 +253,97 @@ describe('a pipeline run', () => {
   });
 });
 
+describe('a ranged re-run', () => {
+  it('replaces the output rows of the days asked, each once, leaves rows not read yet to the next run, and refuses bad ranges changing nothing', async () => {
+    const hook = await createWebhook(api);
+    const pipelineId = await createPipeline(api, hook);
+    expect((await api.post(`/api/pipelines/${pipelineId}/deploy`, { json: {} })).status).toBe(204);
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const jobsOf = async () =>
+      (await api.get<{ jobs: unknown[] }>(`/api/jobs?tenant_id=${hook.tenantId}&job_type=Pipeline`)).body.jobs.length;
+    const refusals = (pipeline: string): [string, Record<string, unknown>, number][] => [
+      ['to before from', { from: today, to: yesterday }, 400],
+      ['a month 13', { from: '2026-13-01', to: '2026-13-02' }, 400],
+      ['February 30', { from: '2026-02-30', to: '2026-03-01' }, 400],
+      ['a day not in YYYY-MM-DD', { from: '1/2/2026', to: today }, 400],
+      ['from alone', { from: yesterday }, 400],
+      ['to alone', { to: today }, 400],
+      ['32 days', { from: '2026-01-01', to: '2026-02-01' }, 400],
+      ['a day as a number', { from: 20260101, to: 20260102 }, 400],
+      // A pipeline that has not run has nothing a re-run could rebuild.
+      [`${pipeline}: never run`, { from: yesterday, to: today }, 409],
+    ];
+
+    const refuse = async (stage: string, allowed = true) => {
+      for (const [label, body, status] of refusals(stage)) {
+        if (!allowed && status === 409) continue;
+        for (const [route, json] of [
+          [`/api/pipelines/${pipelineId}/trigger`, body],
+          ['/api/jobs', { type: 'pipeline', pipeline_id: pipelineId, ...body }],
+        ] as const) {
+          const response = await api.post<{ code: string }>(route, { json });
+          expect({ label, route, status: response.status }).toEqual({ label, route, status });
+          expect(response.body.code).toBe(status === 400 ? 'VALIDATION_ERROR' : 'CONFLICT');
+        }
+      }
+    };
+    await refuse('before a run');
+    expect(await jobsOf()).toBe(0);
+    expect(await outputOf(pipelineId)).toEqual([]);
+
+    const first = [1, 2, 3].map((number) => JSON.stringify({ action: 'opened', number }));
+    for (const payload of first) await ingest(api, hook, payload);
+    await waitForRows(api, hook.dataSetId, 3);
+    expect(await waitForJob(api, await trigger(api, pipelineId))).toMatchObject({ status: 'Succeeded', rows_out: 3 });
+    const [output] = await outputOf(pipelineId);
+    const location = output?.storage_location as string;
+    const numbers = async () =>
+      (await readDeltaTable(location, 'number')).rows.map((row) => Number(row.number)).sort((a, b) => a - b);
+    expect(await numbers()).toEqual([1, 2, 3]);
+
+    // Bad ranges once it has run: still refused, nothing queued, the output as it was.
+    const jobsBefore = await jobsOf();
+    await refuse('after a run', false);
+    expect(await jobsOf()).toBe(jobsBefore);
+    expect((await outputOf(pipelineId))[0]?.version).toBe(output?.version);
+
+    // Rows arrive that no run has read yet: a re-run rebuilds what runs have read, and leaves these to the next run.
+    for (const number of [4, 5]) await ingest(api, hook, JSON.stringify({ action: 'opened', number }));
+    await waitForRows(api, hook.dataSetId, 5);
+    const rerun = await api.post<{ job_id: string }>(`/api/pipelines/${pipelineId}/trigger`, {
+      json: { from: yesterday, to: today },
+    });
+    expect(rerun.status, rerun.text).toBe(201);
+    const replaced = await waitForJob(api, rerun.body.job_id);
+    expect(replaced).toMatchObject({ status: 'Succeeded', rows_in: 3, rows_out: 3, rows_rejected: 0 });
+    expect(replaced.source).toMatchObject({
+      range: { from: yesterday, to: today },
+      output_version: (output?.version as number) + 1,
+      files_replaced: 1,
+      rows_replaced: 3,
+    });
+    expect(await numbers()).toEqual([1, 2, 3]);
+
+    // A day with nothing in it: one commit replacing nothing, the output's rows as they were.
+    const empty = await api.post<{ job_id: string }>('/api/jobs', {
+      json: { type: 'pipeline', pipeline_id: pipelineId, from: '2020-01-01', to: '2020-01-31' },
+    });
+    expect(empty.status, empty.text).toBe(201);
+    expect(await waitForJob(api, empty.body.job_id)).toMatchObject({ status: 'Succeeded', rows_in: 0, rows_out: 0 });
+    expect(await numbers()).toEqual([1, 2, 3]);
+
+    // The next run writes the rows the re-run left, once.
+    expect(await waitForJob(api, await trigger(api, pipelineId))).toMatchObject({ status: 'Succeeded', rows_out: 2 });
+    expect(await numbers()).toEqual([1, 2, 3, 4, 5]);
+    const again = await api.post<{ job_id: string }>(`/api/pipelines/${pipelineId}/trigger`, {
+      json: { from: today, to: today },
+    });
+    expect(await waitForJob(api, again.body.job_id)).toMatchObject({ status: 'Succeeded', rows_in: 5, rows_out: 5 });
+    expect(await numbers()).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
 describe('pipeline states', () => {
   it('refuses to trigger a pipeline never deployed (422) or disabled (422), and runs it again once enabled', async () => {
     const hook = await createWebhook(api);

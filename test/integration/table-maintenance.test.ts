@@ -60,6 +60,13 @@ describe('table maintenance in the service', () => {
       version: 12,
       effective: { target_file_size: 2_097_152, checkpoint_interval: 20 },
     });
+    const read = await api.get(propertiesPath);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      version: 12,
+      properties: { 'delta.targetFileSize': '2097152', 'delta.checkpointInterval': '20' },
+      effective: { target_file_size: 2_097_152, checkpoint_interval: 20 },
+    });
 
     const refused = await api.post(`/api/data-sets/${hook.dataSetId}/optimize`, { json: { target_size: 1 } });
     expect(refused.status).toBe(400);

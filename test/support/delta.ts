@@ -147,3 +147,21 @@ export async function readEnvelopeTable(location: string): Promise<TableRead<Env
     })),
   };
 }
+
+/** The table properties (metaData.configuration) of the table's latest version, read from its JSON commits. */
+export async function tableConfiguration(location: string): Promise<Record<string, string>> {
+  const [, bucket, root] = /^s3:\/\/([^/]+)\/(.+)$/.exec(location) ?? [];
+  if (!bucket || !root) throw new Error(`Not an s3 location: ${location}`);
+  const s3 = localS3();
+  const logKeys = (await listKeys(s3, bucket, `${root}/_delta_log/`))
+    .map((object) => object.key)
+    .filter((key) => /\/\d{20}\.json$/.test(key))
+    .sort();
+  let configuration: Record<string, string> = {};
+  for (const key of logKeys)
+    for (const line of (await getBytes(s3, bucket, key)).toString('utf8').trim().split('\n')) {
+      const action = JSON.parse(line);
+      if (action.metaData) configuration = action.metaData.configuration;
+    }
+  return configuration;
+}

@@ -308,6 +308,11 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/suggest-columns`, body: {} }),
   },
+  'GET /api/data-sets/{data_set_id}/table-properties': {
+    scope: 'tenant',
+    // Answered alike before the world's data set has a commit (the defaults) and after the PUT's row made one.
+    build: async ({ world }) => ({ path: `/api/data-sets/${world.dataSetId}/table-properties` }),
+  },
   'PUT /api/data-sets/{data_set_id}/table-properties': {
     scope: 'tenant',
     // The world's data set has no commit yet: an authorised caller's properties make its first commit.

@@ -210,7 +210,7 @@ describe.concurrent('pipelines', () => {
     await updateDefinition(store, platformAdmin, pipelineId, definitionFor(dataSet.data_set_id, 'v4', 3));
     expect(versions()).toEqual([4, 3]);
 
-    const job = await triggerPipeline(store, platformAdmin, pipelineId, { reason: 'test' }, now);
+    const job = await triggerPipeline(store, platformAdmin, pipelineId, { parameters: { reason: 'test' } }, now);
     expect(job).toMatchObject({
       job_type: 'Pipeline',
       status: 'Queued',

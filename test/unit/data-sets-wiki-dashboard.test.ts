@@ -5,8 +5,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
-import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import type { Action, AddFile } from '#shared/domain/delta/log.ts';
+import {
+  deleteDataSet,
+  listDataSetFiles,
+  listDataSets,
+  readTableProperties,
+} from '#shared/domain/datasets/use-cases.ts';
+import { type Action, type AddFile, metadataAction } from '#shared/domain/delta/log.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
@@ -245,6 +250,65 @@ describe.concurrent('data sets', () => {
       deleted: false,
       files: 1,
     });
+  });
+
+  it('read their table properties: the defaults before the first commit, then what the latest version sets', async () => {
+    const { store, tenantId, dataSetId } = await withDataSet();
+    const viewer = tenantPrincipal(tenantId, 'TenantViewer');
+    const deps = { ...store, defaultFreshnessMs: 300_000, defaultDataRetentionMs: null };
+    const defaults = {
+      checkpoint_interval: 10,
+      deleted_file_retention_seconds: 604_800,
+      log_retention_seconds: 2_592_000,
+      target_file_size: 134_217_728,
+      optimize_min_files: 50,
+      freshness_seconds: 300,
+      data_retention_seconds: null,
+    };
+    expect(await readTableProperties(deps, viewer, dataSetId)).toEqual({
+      version: null,
+      properties: {},
+      effective: defaults,
+    });
+
+    const metadata = (configuration: Record<string, string>) => ({
+      metaData: {
+        ...metadataAction({
+          tableId: dataSetId,
+          name: 'hook',
+          schema: { type: 'struct', fields: [] },
+          partitionColumns: ['dt'],
+          createdTime: 0,
+        }),
+        configuration,
+      },
+    });
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, {
+      ...dataSet,
+      object_store_id: 'store-1',
+      storage_location: 's3://lake/datasets/x',
+      version: 2,
+    });
+    store.state.logs.set(dataSetId, [
+      { version: 0, actions: [metadata({ 'tributary.freshness': 'interval 1 hour' })] },
+      commit(1, [{ path: 'dt=2026-11-21/a.parquet', records: 1 }]),
+      {
+        version: 2,
+        actions: [metadata({ 'tributary.freshness': 'interval 45 seconds', 'delta.checkpointInterval': '20' })],
+      },
+    ]);
+    expect(await readTableProperties(deps, viewer, dataSetId)).toEqual({
+      version: 2,
+      properties: { 'tributary.freshness': 'interval 45 seconds', 'delta.checkpointInterval': '20' },
+      effective: { ...defaults, checkpoint_interval: 20, freshness_seconds: 45 },
+    });
+
+    const other = await withDataSet();
+    expect(
+      await refusal(readTableProperties(deps, tenantPrincipal(other.tenantId, 'TenantAdmin'), dataSetId)),
+    ).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('are listed to their own tenant only', async () => {

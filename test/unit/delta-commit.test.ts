@@ -140,7 +140,7 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     const files = new Map<string, string[]>();
     await appendToTable(writerOf(table), request(['a', 'b'], files));
     const again = await appendToTable(writerOf(table), request(['b', 'c', 'c'], files));
-    expect(again).toEqual({ version: 1, written: 1, skipped: 2 });
+    expect(again).toEqual({ version: 1, written: 1, skipped: 2, expired: 0 });
     expect(rowsInTable(table, files).sort()).toEqual(['a', 'b', 'c']);
   });
 
@@ -152,7 +152,7 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     await appendToTable(writer, request(['old'], files, threeDaysAgo));
     for (let i = 0; i < 5; i++) await appendToTable(writer, request([`new-${i}`], files));
     const redriven = await appendToTable(writer, request(['old', 'fresh'], files, threeDaysAgo));
-    expect(redriven).toEqual({ version: 6, written: 1, skipped: 1 });
+    expect(redriven).toEqual({ version: 6, written: 1, skipped: 1, expired: 0 });
     expect(rowsInTable(table, files).filter((id) => id === 'old')).toHaveLength(1);
   });
 
@@ -251,7 +251,7 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
       { ...writerOf(table), storage: losing, arbiter: conditionalArbiter(losing) },
       request(['a'], files),
     );
-    expect(result).toEqual({ version: 0, written: 1, skipped: 0 });
+    expect(result).toEqual({ version: 0, written: 1, skipped: 0, expired: 0 });
     expect(logVersions(table)).toEqual([0]);
   });
 
@@ -277,7 +277,7 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     // Once the feature is dropped (a newer protocol without it), the same rows go in.
     externalCommit(table, 2, [{ protocol: { minReaderVersion: 1, minWriterVersion: 2 } }]);
     const accepted = await appendToTable(writer, request(['b'], files));
-    expect(accepted).toEqual({ version: 3, written: 1, skipped: 0 });
+    expect(accepted).toEqual({ version: 3, written: 1, skipped: 0, expired: 0 });
   });
 
   it('refuses rows the table no longer accepts after another writer changed its schema', async () => {
@@ -327,7 +327,7 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     expect(table.entries.size).toBe(0);
     // The same envelopes again, from a writer that has never seen the table (a fresh instance).
     const again = await appendToTable(writerOf(table), request(['a', 'b', 'c'], files));
-    expect(again).toEqual({ version: 1, written: 1, skipped: 2 });
+    expect(again).toEqual({ version: 1, written: 1, skipped: 2, expired: 0 });
     expect(rowsInTable(table, files).sort()).toEqual(['a', 'b', 'c']);
   });
 
@@ -406,7 +406,7 @@ describe('appending with a txn (pipelines)', () => {
       writerOf(table),
       txnRequest(files, { appId: 'p', version: 5, after: -1, readVersion: -1 }),
     );
-    expect(stale).toEqual({ version: null, written: 0, skipped: 2 });
+    expect(stale).toEqual({ version: null, written: 0, skipped: 2, expired: 0 });
     expect(rowsInTable(table, files)).toEqual(['x', 'y']);
   });
 });

@@ -70,7 +70,7 @@ describe('/metrics', () => {
 });
 
 describe('connection stats', () => {
-  it('account for every accepted envelope: written, failed, or unaccounted', () => {
+  it('account for every accepted envelope: written, left out past the data retention, failed, or unaccounted', () => {
     const stats = statsFrom(
       [
         {
@@ -87,6 +87,7 @@ describe('connection stats', () => {
         },
         { metric: 'ingestDuplicates', labels: { source_id: 'a' }, value: 1, lastAt: null },
         { metric: 'envelopesWritten', labels: { source_id: 'a' }, value: 8, lastAt: '2026-01-01T00:00:03.000Z' },
+        { metric: 'envelopesExpired', labels: { source_id: 'a' }, value: 1, lastAt: null },
         { metric: 'deadLettered', labels: { source_id: 'a' }, value: 2, lastAt: null },
         { metric: 'redriven', labels: { source_id: 'a' }, value: 1, lastAt: null },
       ],
@@ -102,9 +103,11 @@ describe('connection stats', () => {
       duplicates: 1,
       rejected: { PAYLOAD_TOO_LARGE: 2 },
       written_rows: 8,
+      expired_rows: 1,
       dead_lettered: 2,
       redriven: 1,
-      unaccounted: 2,
+      // 12 accepted − 1 duplicate − 8 written − 1 expired − (2 dead-lettered − 1 redriven)
+      unaccounted: 1,
       last_ingest_at: '2026-01-01T00:00:02.000Z',
       last_write_at: '2026-01-01T00:00:03.000Z',
       staged_rows: 2,

@@ -94,6 +94,9 @@ async function world() {
       }
       return { version: 0, written };
     },
+    replaceRows: async () => {
+      throw new Error('Ranged re-runs are tested in pipeline-rerun.test.ts');
+    },
   };
   const definition = (name = 'pull_requests', cols = columns): PipelineDefinition => ({
     source: { data_set_id: dataSet.data_set_id },

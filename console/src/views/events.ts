@@ -1,6 +1,7 @@
-import { api, type Connection, qs } from '../api.ts';
+import { api, type Connection, qs, type Stats, type TableProperties } from '../api.ts';
 import { bodyView } from '../body.ts';
-import { bytes, el, errorBox, replace, when } from '../dom.ts';
+import { age, bytes, el, errorBox, replace, when } from '../dom.ts';
+import { pollMs, type Stop } from '../view.ts';
 
 interface StoredEvent {
   message_id: string;
@@ -9,6 +10,8 @@ interface StoredEvent {
   payload_size: number;
   payload: string;
   payload_truncated: boolean;
+  /** Accepted and staged, not committed to the table yet. */
+  pending: boolean;
 }
 interface EventPage {
   events: StoredEvent[];
@@ -38,10 +41,22 @@ function scanText(page: EventPage, scanned: Scanned): string {
 /** `datetime-local` values are read as UTC, as every time in the console is shown. */
 const utc = (value: string) => (value ? new Date(`${value}:00.000Z`).toISOString() : undefined);
 
+/** When a pending event reaches the table, in words (the table's freshness target in seconds, if known). */
+function commitsWithin(target: number | null): string {
+  if (target === null) return 'within the table’s freshness target of its arrival';
+  if (target === 0) return 'within seconds of its arrival (the table’s freshness target is 0)';
+  return `within the table’s freshness target (${age(target)}) of its arrival`;
+}
+
+/** What changes when staged events are committed (or dead-lettered): the list is read again then. */
+const commitMark = (stats: Stats) => `${stats.last_write_at}|${stats.dead_lettered}|${stats.staged_rows === 0}`;
+
 export function eventsView(connectionId: string) {
-  return async (main: HTMLElement): Promise<undefined> => {
+  return async (main: HTMLElement): Promise<Stop> => {
     const connection = await api<Connection>(`api/connections/${connectionId}`);
-    const list = el('div', { 'aria-live': 'polite' });
+    // The one live region: a polite summary, rather than the whole list read out at each answer.
+    const status = el('p', { class: 'muted', id: 'events-summary', role: 'status' });
+    const list = el('div');
     const messageId = el('input', { id: 'message-id', name: 'message-id', placeholder: 'e.g. 0b6c…', size: 38 });
     const contains = el('input', {
       id: 'contains',
@@ -55,10 +70,10 @@ export function eventsView(connectionId: string) {
     const from = el('input', { id: 'from', name: 'from', type: 'datetime-local' });
     const to = el('input', { id: 'to', name: 'to', type: 'datetime-local' });
 
-    const eventItem = (event: StoredEvent, open: boolean) =>
+    const eventItem = (event: StoredEvent, open: boolean, target: number | null) =>
       el(
         'li',
-        {},
+        { 'data-message-id': event.message_id },
         el(
           'details',
           { open },
@@ -66,49 +81,96 @@ export function eventsView(connectionId: string) {
             'summary',
             {},
             el('code', {}, event.message_id),
+            ' ',
+            event.pending
+              ? el('span', { class: 'badge pending' }, 'Pending')
+              : el('span', { class: 'badge committed' }, 'Committed'),
             ` · ${when(event.received_at)} · ${event.content_type ?? 'no content type'} · ${bytes(event.payload_size)}`,
           ),
+          event.pending
+            ? el(
+                'p',
+                { class: 'pending-note' },
+                `Pending: accepted and staged, kept safe but not in the data set’s table yet. It is committed to the table ${commitsWithin(target)}; this list marks it committed then.`,
+              )
+            : null,
           bodyView(event),
         ),
       );
+
+    /** The table's freshness target, asked once, when pending events first show (null if it cannot be read). */
+    let target: Promise<number | null> | null = null;
+    const freshnessTarget = () => {
+      target ??= api<TableProperties>(`api/data-sets/${connection.data_set_id}/table-properties`).then(
+        (properties) => properties.effective.freshness_seconds,
+        () => null,
+      );
+      return target;
+    };
+
+    // While the newest page shows pending events, the connection's figures (cheap: no table read)
+    // are watched, and the list is read again once a commit lands.
+    let watch: ReturnType<typeof setInterval> | undefined;
+    const stopWatching = () => {
+      clearInterval(watch);
+      watch = undefined;
+    };
+    /** Only the answer to the latest request is shown. */
+    let generation = 0;
 
     const load = async (
       query: Record<string, string | undefined>,
       cursor?: string,
       shown: StoredEvent[] = [],
       before: Scanned = { files: 0, bytes: 0, events: 0 },
+      quiet = false,
     ) => {
-      replace(list, el('p', { class: 'muted' }, 'Reading the table…'));
+      const mine = ++generation;
+      stopWatching();
+      if (!quiet) {
+        replace(status, 'Reading the table…');
+        replace(list);
+      }
       try {
+        // Read before the events, so that a commit landing meanwhile shows as a change.
+        const mark = cursor ? null : commitMark(await api<Stats>(`api/connections/${connectionId}/stats`));
         const page = await api<EventPage>(
           `api/connections/${connectionId}/events${qs({ ...query, cursor, limit: 20 })}`,
         );
         const events = [...shown, ...page.events];
+        const pending = events.filter((event) => event.pending).length;
+        const within = pending > 0 ? await freshnessTarget() : null;
+        if (mine !== generation) return;
         const scanned = {
           files: before.files + page.files_read,
           bytes: before.bytes + page.bytes_read,
           events: before.events + page.events_scanned,
         };
         const searching = Boolean(query.contains || query.json_path);
+        const ofThem = pending > 0 ? `, ${pending} pending` : '';
+        replace(
+          status,
+          query.message_id
+            ? events.length
+              ? 'Found:'
+              : page.next_cursor
+                ? `Not in the newest files read so far (${page.files_read}).`
+                : 'No event with this message id: not accepted, not staged yet (about a second after its 202), or a failed delivery (see the connection).'
+            : searching
+              ? `${events.length} matching ${events.length === 1 ? 'event' : 'events'}, newest first${ofThem}. ${scanText(page, scanned)}`
+              : `${events.length} events, newest first${ofThem} (read ${page.files_read} ${page.files_read === 1 ? 'file' : 'files'} this time).`,
+        );
+        const open = new Set(
+          [...list.querySelectorAll('li[data-message-id] > details[open]')].map(
+            (details) => (details.parentElement as HTMLElement).dataset.messageId,
+          ),
+        );
         replace(
           list,
           el(
-            'p',
-            { class: 'muted', id: 'events-summary' },
-            query.message_id
-              ? events.length
-                ? 'Found:'
-                : page.next_cursor
-                  ? `Not in the newest files read so far (${page.files_read}).`
-                  : 'No event with this message id in the table (not written yet, or written more than 30 days ago).'
-              : searching
-                ? `${events.length} matching ${events.length === 1 ? 'event' : 'events'}, newest first. ${scanText(page, scanned)}`
-                : `${events.length} events, newest first (read ${page.files_read} files this time).`,
-          ),
-          el(
             'ol',
-            { class: 'events' },
-            events.map((event) => eventItem(event, Boolean(query.message_id))),
+            { class: 'events', 'aria-label': 'Events' },
+            events.map((event) => eventItem(event, Boolean(query.message_id) || open.has(event.message_id), within)),
           ),
           page.next_cursor
             ? el(
@@ -118,7 +180,19 @@ export function eventsView(connectionId: string) {
               )
             : null,
         );
+        if (mark !== null && pending > 0) {
+          watch = setInterval(async () => {
+            try {
+              const now = commitMark(await api<Stats>(`api/connections/${connectionId}/stats`));
+              if (now !== mark && mine === generation) void load(query, undefined, [], undefined, true);
+            } catch {
+              // The next tick asks again; a key that stopped working has already signed the console out.
+            }
+          }, pollMs);
+        }
       } catch (error) {
+        if (mine !== generation) return;
+        replace(status);
         replace(list, errorBox(error));
       }
     };
@@ -130,7 +204,7 @@ export function eventsView(connectionId: string) {
         'p',
         {},
         el('a', { href: `#/connections/${connectionId}` }, '← the connection'),
-        ' · Accepted requests as the data set keeps them, read from its files (written ones only: a request shows here once its batch is committed).',
+        ' · Accepted requests, newest first: those in the data set’s table, read from its files, and those accepted but not committed to it yet, marked Pending (staged, they reach the table within its freshness target; this list follows them until they do).',
       ),
       el(
         'p',
@@ -180,9 +254,13 @@ export function eventsView(connectionId: string) {
           'Latest',
         ),
       ),
+      status,
       list,
     );
     await load({});
-    return undefined;
+    return () => {
+      generation++;
+      stopWatching();
+    };
   };
 }

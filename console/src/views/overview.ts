@@ -1,32 +1,39 @@
 import { api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
 import { trafficChart } from '../chart.ts';
-import { age, el, errorBox, replace, table, when } from '../dom.ts';
-import type { Stop } from '../main.ts';
-
-export const pollMs = 3000;
+import { el, errorBox, replace, replaceOnChange, table } from '../dom.ts';
+import { pollMs, type Stop } from '../view.ts';
+import { commitAttempts, commitFailureText, statsCells } from './figures.ts';
 
 interface Row {
   connection: Connection;
   stats: Stats | null;
 }
 
-export const rejectedText = (rejected: Record<string, number>): string =>
-  Object.entries(rejected)
-    .filter(([, count]) => count > 0)
-    .map(([code, count]) => `${code} ${count}`)
-    .join(', ') || '0';
-
-export function statsCells<T extends { stats: Stats | null }>() {
-  const figure = (pick: (stats: Stats) => string | number) => (row: T) => (row.stats ? pick(row.stats) : '…');
-  return [
-    { label: 'Accepted', cell: figure((stats) => stats.accepted) },
-    { label: 'Rejected', cell: figure((stats) => rejectedText(stats.rejected)) },
-    { label: 'Written', cell: figure((stats) => stats.written_rows) },
-    { label: 'Dead-lettered', cell: figure((stats) => stats.dead_lettered) },
-    { label: 'Last ingest', cell: figure((stats) => when(stats.last_ingest_at)) },
-    { label: 'Last write', cell: figure((stats) => when(stats.last_write_at)) },
-    { label: 'Oldest unwritten', cell: figure((stats) => age(stats.oldest_unwritten_age_seconds)) },
-  ];
+/** The connections whose commits fail, above their table: their rows wait and may become failed deliveries. */
+function commitFailures(rows: Row[]): HTMLElement | null {
+  const failing = rows.filter((row) => row.stats?.commit_failure);
+  if (failing.length === 0) return null;
+  return el(
+    'div',
+    { class: 'warning', role: 'alert' },
+    el('strong', {}, failing.length === 1 ? 'A connection’s commits are failing' : 'Connections’ commits are failing'),
+    el(
+      'ul',
+      {},
+      failing.map(({ connection, stats }) => {
+        const failure = stats?.commit_failure;
+        if (!stats || !failure) return null;
+        return el(
+          'li',
+          {},
+          el('a', { href: `#/connections/${connection.connection_id}` }, connection.name),
+          `: attempt ${failure.attempts} of ${commitAttempts} failed, `,
+          el('code', { class: 'last-error' }, failure.last_error),
+          `. ${commitFailureText({ ...stats, commit_failure: failure })}`,
+        );
+      }),
+    ),
+  );
 }
 
 async function healthSection(): Promise<HTMLElement> {
@@ -55,6 +62,7 @@ export function tenantView(tenantId: string) {
   return async (main: HTMLElement): Promise<Stop> => {
     const tenant = await api<Tenant>(`api/tenants/${tenantId}`);
     const health = el('div');
+    const failures = el('div');
     const figures = el('div');
     const traffic = trafficChart(`api/tenants/${tenantId}/stats/history`, `Traffic of ${tenant.name}`);
     replace(
@@ -71,6 +79,7 @@ export function tenantView(tenantId: string) {
         'section',
         { 'aria-labelledby': 'connections-title' },
         el('h2', { id: 'connections-title' }, 'Connections'),
+        failures,
         figures,
       ),
     );
@@ -91,6 +100,14 @@ export function tenantView(tenantId: string) {
           ),
         ]);
         replace(health, report);
+        const failing = rows.filter((row) => row.stats?.commit_failure);
+        replaceOnChange(
+          failures,
+          JSON.stringify(
+            failing.map((row) => [row.connection.connection_id, row.stats?.commit_failure, row.stats?.staged_rows]),
+          ),
+          commitFailures(rows),
+        );
         replace(
           figures,
           table<Row>(

@@ -101,3 +101,13 @@ export async function removeFailedDelivery(failed: FailedDelivery): Promise<void
     }),
   );
 }
+
+/** Forgets failed deliveries and their claims, in batches (the data retention deleted their envelopes). */
+export async function removeFailedDeliveries(failed: FailedDelivery[]): Promise<void> {
+  await batchWriteAll(
+    failed.flatMap((one) => [
+      { DeleteRequest: { Key: deliveryKeys.failed(one.data_set_id, one.failed_at, one.message_id) } },
+      { DeleteRequest: { Key: deliveryKeys.deadLettered(one.message_id) } },
+    ]),
+  );
+}

@@ -22,7 +22,8 @@ function readable(state: TableState): TableState {
 
 export const pipelineSources: SourceReader = {
   getDataSet,
-  snapshotOf: async (dataSet) => readable((await openSnapshot(await tableReader(dataSet))).state),
+  snapshotOf: async (dataSet, version) =>
+    readable((await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state),
   async commitsAfter(dataSet, version, maxCommits) {
     const reader = await tableReader(dataSet);
     readable((await openSnapshot(reader)).state);

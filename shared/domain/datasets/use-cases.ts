@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type Metadata, metadataAction, parseStats } from '../delta/log.ts';
+import { liveRecords, type Metadata, metadataAction } from '../delta/log.ts';
 import { tableProperties, validateProperties } from '../delta/properties.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
@@ -113,7 +113,7 @@ export async function listDataSetFiles(
         partition_values: add.partitionValues,
         size: add.size,
         // Rows another engine deleted with a deletion vector are still in the file but not in the table.
-        num_records: parseStats(add.stats).numRecords - (add.deletionVector?.cardinality ?? 0),
+        num_records: liveRecords(add),
         url: await files.presignGet(add.path, downloadUrlSeconds),
       })),
     ),
@@ -210,11 +210,16 @@ export interface TablePropertyDeps {
   recordFreshnessTarget(dataSetId: string, freshnessMs: number | null): Promise<void>;
   /** The deployment's freshness target (milliseconds), for tables that set none. */
   defaultFreshnessMs: number;
+  /** The deployment's data retention (milliseconds), for tables that set none; null: rows are kept. */
+  defaultDataRetentionMs: number | null;
+  /** Asks for a maintenance run of the table (the schedule queues it): a new retention applies at once. */
+  markMaintenanceDue(dataSet: DataSet, at: Date): Promise<void>;
 }
 
 /**
  * Set table properties (delta.checkpointInterval, delta.deletedFileRetentionDuration,
- * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles, tributary.freshness).
+ * delta.logRetentionDuration, delta.targetFileSize, tributary.optimize.minFiles, tributary.freshness,
+ * tributary.dataRetention).
  * Input: the data set, the properties (a value of "" removes one). Output: the table's version and
  * the properties in force.
  *  1. The data set must be visible and its tenant writable.
@@ -224,6 +229,8 @@ export interface TablePropertyDeps {
  *     written yet is created by it (version 0), so a new connection's table can be set up before
  *     its first envelope. Every writer and reader takes the properties from the log.
  *  4. The freshness target is also kept where the staged-envelope committer looks.
+ *  5. A data retention set (or removed, leaving the deployment's) asks for a maintenance run now,
+ *     which removes the days it no longer keeps.
  */
 export async function setTableProperties(
   deps: DataSetRecords & TablePropertyDeps,
@@ -252,16 +259,57 @@ export async function setTableProperties(
   });
   const effective = tableProperties(committed.metadata.configuration);
   await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
+  const retentionMs = effective.dataRetentionMs ?? deps.defaultDataRetentionMs;
+  if ('tributary.dataRetention' in properties && retentionMs !== null)
+    await deps.markMaintenanceDue(dataSet, new Date());
   return {
     version: committed.version,
     properties: committed.metadata.configuration,
-    effective: {
-      checkpoint_interval: effective.checkpointInterval,
-      deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
-      log_retention_seconds: effective.logRetentionMs / 1000,
-      target_file_size: effective.targetFileSize,
-      optimize_min_files: effective.optimizeMinFiles,
-      freshness_seconds: (effective.freshnessMs ?? deps.defaultFreshnessMs) / 1000,
-    },
+    effective: effectiveProperties(committed.metadata.configuration, deps),
+  };
+}
+
+/** The properties in force, as the table-properties answers give them (seconds and bytes). */
+function effectiveProperties(
+  configuration: Record<string, string>,
+  defaults: Pick<TablePropertyDeps, 'defaultFreshnessMs' | 'defaultDataRetentionMs'>,
+) {
+  const effective = tableProperties(configuration);
+  const retentionMs = effective.dataRetentionMs ?? defaults.defaultDataRetentionMs;
+  return {
+    checkpoint_interval: effective.checkpointInterval,
+    deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
+    log_retention_seconds: effective.logRetentionMs / 1000,
+    target_file_size: effective.targetFileSize,
+    optimize_min_files: effective.optimizeMinFiles,
+    freshness_seconds: (effective.freshnessMs ?? defaults.defaultFreshnessMs) / 1000,
+    data_retention_seconds: retentionMs === null ? null : retentionMs / 1000,
+  };
+}
+
+/**
+ * Read the table properties.
+ * Input: the data set. Output: the table's version, the properties its latest version sets, and
+ * those in force (each one set, else its default).
+ *  1. The data set must be visible (any role that reads data sets: the properties are no secret).
+ *  2. A table with nothing committed has no properties yet: the defaults apply (its store is not
+ *     reached, so a new connection's settings read even while the store is down).
+ *  3. Otherwise its latest snapshot's metadata, as any Delta reader would open it.
+ */
+export async function readTableProperties(
+  deps: DataSetDeps & Pick<TablePropertyDeps, 'defaultFreshnessMs' | 'defaultDataRetentionMs'>,
+  principal: Principal,
+  dataSetId: string,
+) {
+  const dataSet = await visibleDataSet(deps, principal, dataSetId);
+  const snapshot =
+    dataSet.storage_location && dataSet.object_store_id && dataSet.version !== null
+      ? await deps.snapshotOf(dataSet)
+      : null;
+  const properties = snapshot?.metadata?.configuration ?? {};
+  return {
+    version: snapshot && snapshot.version >= 0 ? snapshot.version : null,
+    properties,
+    effective: effectiveProperties(properties, deps),
   };
 }

@@ -36,12 +36,13 @@ import {
   type Metadata,
   metadataAction,
   type Operation,
+  type PartitionValues,
   parseCommit,
   type RemoveFile,
   type TableMetadata,
   type Txn,
 } from './log.ts';
-import { applyCommit, latestTimestamp, type TableState } from './snapshot.ts';
+import { applyActions, applyCommit, emptyState, latestTimestamp, type TableState } from './snapshot.ts';
 import { assertWritable, TableNotWritable } from './writable.ts';
 
 /** A version Tributary committed: what the run history shows and what the exactly-once check reads. */
@@ -338,6 +339,11 @@ export interface AppendRequest<Row> {
    * carries a txn of the same appId beyond `after`.
    */
   txn?: { appId: string; version: number; after: number; readVersion: number };
+  /**
+   * Which rows the table, as the commit finds it (its version 0 described by `metadata`), still
+   * keeps: the others are left out and counted as expired (envelopes of a day past the data retention).
+   */
+  keeps?: (table: Pick<TableState, 'protocol' | 'metadata'>) => (row: Row) => boolean;
   attempt: number;
 }
 
@@ -346,6 +352,8 @@ export interface AppendResult {
   written: number;
   /** Rows already in the table (redeliveries, duplicates): acknowledged without a new row. */
   skipped: number;
+  /** Rows the table no longer keeps (`keeps`): not written. */
+  expired: number;
 }
 
 /** The message ids Tributary's commits among `commits` hold. */
@@ -360,9 +368,10 @@ async function idsHeldBy(deps: CommitDeps, tableId: string, commits: CommitSumma
 /**
  * Append rows to a Delta table, exactly once.
  * Input: the table, its metadata (for version 0), the rows, a file writer. Output: the version.
- *  1. Envelopes: drop rows whose message id a commit of the log since the oldest row's ingest holds
+ *  1. Leave out the rows the table no longer keeps (`keeps`: a day past its data retention).
+ *  2. Envelopes: drop rows whose message id a commit of the log since the oldest row's ingest holds
  *     (or that come twice in this batch). Pipelines: give up if their txn shows the rows are in.
- *  2. Write the data files, then commit them as the next version; on a lost race, drop the rows
+ *  3. Write the data files, then commit them as the next version; on a lost race, drop the rows
  *     the winner holds, rewrite the files if that changed anything, and try again.
  */
 export async function appendToTable<Row>(deps: CommitDeps, request: AppendRequest<Row>): Promise<AppendResult> {
@@ -371,6 +380,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
   const now = () => deps.now?.() ?? new Date();
 
   let pending = request.rows;
+  let expired = 0;
   let since = Number.POSITIVE_INFINITY;
   if (identify) {
     const unique = new Map<string, Row>();
@@ -409,6 +419,12 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     discard,
     ...(txn ? { readVersion: txn.readVersion } : {}),
     async build(state) {
+      if (request.keeps) {
+        const keeps = request.keeps(state.metadata ? state : { ...state, metadata: metadataAction(request.metadata) });
+        const before = pending.length;
+        pending = pending.filter(keeps);
+        expired += before - pending.length;
+      }
       if (identify) await dropWritten(await commitsSince(deps.storage, state, since));
       if (pending.length === 0) return null;
       return commitOf(pending, state.version + 1);
@@ -435,8 +451,13 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
       return { action: 'replace', commit: await commitOf(pending, nextVersion) };
     },
   });
-  if (!result) return { version: null, written: 0, skipped: request.rows.length };
-  return { version: result.version, written: pending.length, skipped: request.rows.length - pending.length };
+  if (!result) return { version: null, written: 0, skipped: request.rows.length - expired, expired };
+  return {
+    version: result.version,
+    written: pending.length,
+    skipped: request.rows.length - pending.length - expired,
+    expired,
+  };
 }
 
 /**
@@ -508,6 +529,114 @@ export async function commitRearrangement(deps: CommitDeps, request: RearrangeRe
     return null;
   }
   return result.version;
+}
+
+export interface PartitionReplacement {
+  tableId: string;
+  /** The partitions replaced: every live file whose partition values this picks is removed, whoever wrote it. */
+  replaces(partitionValues: PartitionValues): boolean;
+  /** DELETE: the partitions are emptied (no adds). WRITE: they are overwritten with `adds`. */
+  operation: Extract<Operation, 'WRITE' | 'DELETE'>;
+  /** The files that take the removed ones' place, written already (each in a replaced partition). */
+  adds: AddFile[];
+  rows: number;
+  bytes: number;
+  /** The table as its data set describes it: its version 0, and the schema the adds are written in. */
+  metadata?: TableMetadata;
+  /**
+   * An application's progress (a pipeline's txn): the commit records `version`, and fails with
+   * ProgressMoved when the table's txn of `appId` is not at `expected` (-1: none) as the version is
+   * made, or another commit moves it meanwhile: the replacement was made for that progress.
+   */
+  txn?: { appId: string; version: number; expected: number };
+  attempt: number;
+}
+
+/** Another commit moved the application's progress that a replacement was made for. */
+export class ProgressMoved extends Error {
+  constructor(appId: string, expected: number, found: number) {
+    super(
+      `Another run of ${appId} committed while this one was being made (its progress moved from version ${expected} to ${found})`,
+    );
+    this.name = 'ProgressMoved';
+  }
+}
+
+/**
+ * Replace whole partitions in one version: every live file of the partitions `replaces` picks is
+ * removed (`dataChange: true`, a delete readers see as one) and `adds` take their place. Retention
+ * empties expired days this way (DELETE), a pipeline's ranged re-run rewrites its days (WRITE,
+ * mode Overwrite): re-running it replaces the same days again, never adding a row twice.
+ *
+ * The files removed are those live when the version is committed, not when the caller planned: a
+ * commit that won a race (an OPTIMIZE that rewrote a partition, an append to it, another engine's
+ * DELETE that removed a file first) is applied to the partitions' files and the removes made again,
+ * so a file another commit removed already is not removed twice and a file added meanwhile does not
+ * survive the replacement. Answers the version and the files it removed, or null when there was
+ * nothing to remove and nothing to add.
+ */
+export async function replacePartitions(
+  deps: CommitDeps,
+  request: PartitionReplacement,
+): Promise<{ version: number; removed: AddFile[] } | null> {
+  const { tableId, txn } = request;
+  const at = () => (deps.now?.() ?? new Date()).getTime();
+  const discard = () => deps.storage.delete(request.adds.map((add) => add.path));
+  const refuse = async (found: number) => {
+    await discard();
+    throw new ProgressMoved(txn?.appId ?? '', txn?.expected ?? -1, found);
+  };
+  // The replaced partitions' live files, brought forward through every commit judged.
+  const tracked = emptyState();
+  let removing: AddFile[] = [];
+  const commitOf = (version: number): Commit | null => {
+    removing = [...tracked.files.values()].filter((file) => request.replaces(file.partitionValues));
+    if (removing.length === 0 && request.adds.length === 0) return null;
+    return {
+      operation: request.operation,
+      metadata: version === 0 && request.metadata ? metadataAction(request.metadata) : null,
+      adds: request.adds,
+      removes: removing.map((file) => ({
+        path: file.path,
+        deletionTimestamp: at(),
+        dataChange: true,
+        extendedFileMetadata: true,
+        partitionValues: file.partitionValues,
+        size: file.size,
+        ...(file.deletionVector ? { deletionVector: file.deletionVector } : {}),
+        ...(file.baseRowId === undefined ? {} : { baseRowId: file.baseRowId }),
+        ...(file.defaultRowCommitVersion === undefined
+          ? {}
+          : { defaultRowCommitVersion: file.defaultRowCommitVersion }),
+      })),
+      txn: txn ? { appId: txn.appId, version: txn.version, lastUpdated: at() } : null,
+      rows: request.rows,
+      bytes: request.bytes,
+      messageIds: [],
+    };
+  };
+
+  const result = await commitNext(deps, {
+    tableId,
+    attempt: request.attempt,
+    discard,
+    ...(request.metadata ? { expects: request.metadata } : {}),
+    async build(state) {
+      const progress = txn ? (state.txns.get(txn.appId)?.version ?? -1) : -1;
+      if (txn && progress !== txn.expected) await refuse(progress);
+      for (const [path, file] of state.files) if (request.replaces(file.partitionValues)) tracked.files.set(path, file);
+      return commitOf(state.version + 1);
+    },
+    async judge(winner) {
+      for (const action of winner.actions)
+        if (txn && 'txn' in action && action.txn.appId === txn.appId && action.txn.version !== txn.expected)
+          await refuse(action.txn.version);
+      applyActions(tracked, winner.version, winner.actions);
+      const next = commitOf(winner.version + 1);
+      return next ? { action: 'replace', commit: next } : { action: 'abandon' };
+    },
+  });
+  return result ? { version: result.version, removed: removing } : null;
 }
 
 /**

@@ -370,6 +370,15 @@ export function compactionSupport(protocol: Protocol | null, metadata: Metadata 
   return { ok: true };
 }
 
+/** Whether the table forbids removing its data (delta.appendOnly, on a protocol with the feature). */
+export function appendOnly(state: Pick<TableState, 'protocol' | 'metadata'>): boolean {
+  return (
+    state.protocol !== null &&
+    requiredFeatures(state.protocol).writers.includes('appendOnly') &&
+    enabled(state.metadata, 'delta.appendOnly')
+  );
+}
+
 /** A commit that would break a feature the table has turned on. */
 export class CommitNotAllowed extends Error {
   constructor(
@@ -433,11 +442,7 @@ export function prepareCommit(
   const supports = (name: string) => writers.includes(name);
   const { metadata } = state;
 
-  if (
-    supports('appendOnly') &&
-    enabled(metadata, 'delta.appendOnly') &&
-    draft.removes.some((remove) => remove.dataChange)
-  )
+  if (appendOnly(state) && draft.removes.some((remove) => remove.dataChange))
     throw new CommitNotAllowed(
       'appendOnly',
       'The table is append-only (delta.appendOnly = true): Tributary may not remove its data; unset the property to allow it',

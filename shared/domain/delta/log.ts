@@ -136,7 +136,12 @@ export interface TableMetadata {
   createdTime: number;
 }
 
-export type Operation = 'WRITE' | 'OPTIMIZE' | 'SET TBLPROPERTIES';
+/**
+ * What a commit does, as its commitInfo names it: WRITE appends (or, with removes, overwrites the
+ * partitions it removes files from: a pipeline's ranged re-run), OPTIMIZE rearranges, DELETE removes
+ * whole files (retention), SET TBLPROPERTIES changes the metadata.
+ */
+export type Operation = 'WRITE' | 'OPTIMIZE' | 'DELETE' | 'SET TBLPROPERTIES';
 
 export type Action =
   | { add: AddFile }
@@ -331,7 +336,23 @@ export function serialiseAction(action: Action): string {
   return JSON.stringify(action);
 }
 
+/**
+ * The partitions a commit replaces or deletes, as the predicate Delta's history shows for it
+ * (`["dt IN ('2026-01-01', '2026-01-02')"]`): informative only, no reader evaluates it.
+ */
+function partitionPredicate(files: Pick<RemoveFile, 'partitionValues'>[]): string {
+  const byColumn = new Map<string, Set<string>>();
+  for (const file of files)
+    for (const [column, value] of Object.entries(file.partitionValues)) {
+      const values = byColumn.get(column) ?? new Set<string>();
+      values.add(isNullPartitionValue(value) ? 'NULL' : `'${String(value).replaceAll("'", "''")}'`);
+      byColumn.set(column, values);
+    }
+  return JSON.stringify([...byColumn].map(([column, values]) => `${column} IN (${[...values].sort().join(', ')})`));
+}
+
 export function commitContent(input: CommitInput): string {
+  const removesData = input.removes.some((remove) => remove.dataChange);
   const commitInfo: Record<string, unknown> = {
     // In-commit timestamps must come first in the commitInfo's own fields too, for readers that stream it.
     ...(input.commitInfo?.inCommitTimestamp === undefined
@@ -342,18 +363,21 @@ export function commitContent(input: CommitInput): string {
     operationParameters:
       input.operation === 'WRITE'
         ? {
-            mode: 'Append',
+            mode: removesData ? 'Overwrite' : 'Append',
             partitionBy: JSON.stringify(input.metadata?.partitionColumns ?? ['dt']),
+            ...(removesData ? { predicate: partitionPredicate([...input.removes, ...input.adds]) } : {}),
           }
         : input.operation === 'OPTIMIZE'
           ? { predicate: '[]', targetSize: null }
-          : { properties: JSON.stringify(input.metadata?.configuration ?? {}) },
-    isBlindAppend: input.operation === 'WRITE',
+          : input.operation === 'DELETE'
+            ? { predicate: partitionPredicate(input.removes) }
+            : { properties: JSON.stringify(input.metadata?.configuration ?? {}) },
+    isBlindAppend: input.operation === 'WRITE' && !removesData,
     engineInfo: 'Tributary',
     txnId: input.runId,
     ...input.commitInfo,
   };
-  if (input.operation === 'OPTIMIZE') {
+  if (input.operation === 'OPTIMIZE' || input.removes.length > 0) {
     commitInfo.operationMetrics = {
       numRemovedFiles: String(input.removes.length),
       numAddedFiles: String(input.adds.length),
@@ -372,6 +396,11 @@ export function commitContent(input: CommitInput): string {
 }
 
 const emptyStats = (): FileStats => ({ numRecords: 0, minValues: {}, maxValues: {}, nullCount: {} });
+
+/** The rows a live file holds: its record count less the rows its deletion vector removed. */
+export function liveRecords(file: Pick<AddFile, 'stats' | 'deletionVector'>): number {
+  return parseStats(file.stats).numRecords - (file.deletionVector?.cardinality ?? 0);
+}
 
 /** A file's statistics from the JSON text of its add; a file without them counts no records. */
 export function parseStats(stats: unknown): FileStats {

@@ -14,6 +14,12 @@
  *               a live add names (its data file or its deletion vector's) is never deleted, nor
  *               anything under a hidden directory (`_delta_log`, `_change_data`, …) or outside the table.
  *
+ *   retention   with `tributary.dataRetention` (or the deployment's default), every day partition
+ *               whose rows are all older than it is removed in one version (DELETE: removes with
+ *               dataChange true, read by any Delta reader as a delete); the vacuum deletes its files
+ *               once the deleted-file retention has passed. An append-only table is left alone, and
+ *               the report says why.
+ *
  * A run first checks that Tributary may write the table (features.ts: another writer may have turned
  * on a feature it does not implement; the protocol's vacuumProtocolCheck asks exactly this before a
  * vacuum), and compacts only tables whose features allow a rewrite.
@@ -22,13 +28,14 @@
  *               temporary commits once their version is well behind.
  */
 import { randomUUID } from 'node:crypto';
-import { type CommitDeps, commitRearrangement } from './commit.ts';
+import { type CommitDeps, commitRearrangement, replacePartitions } from './commit.ts';
 import { deletionVectorFile } from './deletion-vectors.ts';
-import { compactionSupport } from './features.ts';
+import { appendOnly, CommitNotAllowed, compactionSupport } from './features.ts';
 import {
   type AddFile,
   type FileStats,
   isNullPartitionValue,
+  liveRecords,
   type PartitionValues,
   parseStats,
   partitionDirectory,
@@ -58,6 +65,8 @@ export interface MaintenanceDeps {
   checkpoint?: () => Promise<void>;
   /** Called once before the first commit (the job's point of no return). */
   beforeFirstCommit?: () => Promise<void>;
+  /** The deployment's data retention (DATA_RETENTION_DAYS), for tables that set none; null: keep. */
+  defaultRetentionMs?: number | null;
 }
 
 export interface MaintenanceReport {
@@ -76,6 +85,68 @@ export interface MaintenanceReport {
   nextDueAt: number | null;
   /** Why compaction was left out, when the table's features do not allow it. */
   compactionSkipped: string | null;
+  /** The table's data retention (its property, else the deployment's default); null: rows are kept. */
+  retentionMs: number | null;
+  /** The oldest day the retention keeps (YYYY-MM-DD); every day partition before it is removed. */
+  keptFrom: string | null;
+  /** The version that removed the expired day partitions, and what it removed. */
+  expiredVersion: number | null;
+  partitionsExpired: number;
+  filesExpired: number;
+  rowsExpired: number;
+  bytesExpired: number;
+  /** Why expired partitions were left in the table (an append-only table, one not partitioned by day). */
+  retentionSkipped: string | null;
+}
+
+const dayMs = 86_400_000;
+const isDay = (value: string | null | undefined): value is string =>
+  typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+
+/**
+ * The oldest day a retention keeps at `now` (YYYY-MM-DD, UTC): a day before it ended longer ago
+ * than the retention, so every row of it (its dt is the UTC date it arrived) is older than that.
+ */
+export function firstDayKept(now: number, retentionMs: number): string {
+  return new Date(now - retentionMs).toISOString().slice(0, 10);
+}
+
+/** When every row of `day` has outlived the retention: the day's end plus the retention. */
+export function dayExpiresAt(day: string, retentionMs: number): number {
+  return Date.parse(`${day}T00:00:00Z`) + dayMs + retentionMs;
+}
+
+/**
+ * Whether the table's data retention still keeps a row of `day` at `now`: the rule staged envelopes
+ * follow on their way into the table, so that no commit puts rows into a day maintenance removes.
+ * Every day is kept without a retention, and in a table maintenance leaves whole (one not
+ * partitioned by day, or append-only).
+ */
+export function retentionKeeps(
+  state: Pick<TableState, 'protocol' | 'metadata'>,
+  now: number,
+  defaultRetentionMs: number | null,
+): (day: string) => boolean {
+  const retentionMs = tableProperties(state.metadata?.configuration ?? {}).dataRetentionMs ?? defaultRetentionMs;
+  if (retentionMs === null || !state.metadata?.partitionColumns.includes('dt') || appendOnly(state)) return () => true;
+  const keptFrom = firstDayKept(now, retentionMs);
+  return (day) => !isDay(day) || day >= keptFrom;
+}
+
+/** The oldest day partition among `files` (by `dt`), null when none is a day. */
+export function oldestDay(files: Iterable<AddFile>): string | null {
+  let oldest: string | null = null;
+  for (const file of files) {
+    const day = file.partitionValues.dt;
+    if (isDay(day) && (oldest === null || day < oldest)) oldest = day;
+  }
+  return oldest;
+}
+
+/** The day partitions (by `dt`) a retention removes at `now`: dates before the first day kept; anything else stays. */
+export function expiredDays(now: number, retentionMs: number): (values: PartitionValues) => boolean {
+  const keptFrom = firstDayKept(now, retentionMs);
+  return (values) => isDay(values.dt) && values.dt < keptFrom;
 }
 
 export interface PartitionPlan {
@@ -151,6 +222,7 @@ async function compactPartition(
   plan: PartitionPlan,
   targetFileSize: number,
   report: MaintenanceReport,
+  begin: () => Promise<void>,
 ): Promise<void> {
   const now = () => deps.now().getTime();
   const written = await deps.rewrite(
@@ -193,7 +265,7 @@ async function compactPartition(
     ...(file.defaultRowCommitVersion === undefined ? {} : { defaultRowCommitVersion: file.defaultRowCommitVersion }),
   }));
   const bytes = adds.reduce((sum, add) => sum + add.size, 0);
-  if (report.versions.length === 0 && report.conflicts === 0) await deps.beforeFirstCommit?.();
+  await begin();
   const version = await commitRearrangement(deps.commit, {
     tableId,
     readVersion: state.version,
@@ -212,6 +284,41 @@ async function compactPartition(
   report.rowsRewritten += rowsRewritten;
   report.bytesRemoved += removes.reduce((sum, remove) => sum + remove.size, 0);
   report.bytesAdded += bytes;
+}
+
+/**
+ * Removes the expired day partitions in one version (DELETE, dataChange true); the files stay for
+ * the deleted-file retention, then the vacuum deletes them. A table whose features forbid removing
+ * data (append-only) keeps them, and the report says why.
+ */
+async function expirePartitions(
+  deps: MaintenanceDeps,
+  tableId: string,
+  expired: (values: PartitionValues) => boolean,
+  report: MaintenanceReport,
+  begin: () => Promise<void>,
+): Promise<void> {
+  try {
+    await begin();
+    const result = await replacePartitions(deps.commit, {
+      tableId,
+      replaces: expired,
+      operation: 'DELETE',
+      adds: [],
+      rows: 0,
+      bytes: 0,
+      attempt: 1,
+    });
+    if (!result) return;
+    report.expiredVersion = result.version;
+    report.partitionsExpired = new Set(result.removed.map((file) => partitionKey(file.partitionValues))).size;
+    report.filesExpired = result.removed.length;
+    report.rowsExpired = result.removed.reduce((sum, file) => sum + liveRecords(file), 0);
+    report.bytesExpired = result.removed.reduce((sum, file) => sum + file.size, 0);
+  } catch (error) {
+    if (!(error instanceof CommitNotAllowed)) throw error;
+    report.retentionSkipped = error.message;
+  }
 }
 
 /** A directory or file Delta keeps out of the data: `_delta_log`, `_change_data`, `.tmp`, … (and everything under them). */
@@ -292,10 +399,12 @@ async function cleanLog(deps: MaintenanceDeps, state: TableState, retentionMs: n
  * One maintenance run of a table.
  * Input: the table; `minFiles` (fewer small files in a partition leave it alone). Output: what it did.
  *  1. Open the latest snapshot; refuse a table Tributary may not write (TableNotWritable).
- *  2. Compact each partition that needs it, one version each, when the table's features allow a
- *     rewrite; a partition whose files another commit removed meanwhile is left for the next run.
- *  3. Vacuum the files removed longer ago than the retention.
- *  4. Clean up the log.
+ *  2. Remove the day partitions older than the data retention, in one version.
+ *  3. Compact each other partition that needs it, one version each, when the table's features allow
+ *     a rewrite; a partition whose files another commit removed meanwhile is left for the next run.
+ *  4. Vacuum the files removed longer ago than the deleted-file retention.
+ *  5. Clean up the log.
+ *  6. Say when the next run has something to do: a tombstone expiring, the oldest day kept expiring.
  */
 export async function maintainTable(
   deps: MaintenanceDeps,
@@ -304,6 +413,8 @@ export async function maintainTable(
 ): Promise<MaintenanceReport> {
   const { state } = await openSnapshot(deps.reader);
   const properties = tableProperties(state.metadata?.configuration ?? {});
+  const now = deps.now().getTime();
+  const retentionMs = properties.dataRetentionMs ?? deps.defaultRetentionMs ?? null;
   const report: MaintenanceReport = {
     readVersion: state.version,
     versions: [],
@@ -317,24 +428,56 @@ export async function maintainTable(
     logFilesRemoved: 0,
     nextDueAt: null,
     compactionSkipped: null,
+    retentionMs,
+    keptFrom: retentionMs === null ? null : firstDayKept(now, retentionMs),
+    expiredVersion: null,
+    partitionsExpired: 0,
+    filesExpired: 0,
+    rowsExpired: 0,
+    bytesExpired: 0,
+    retentionSkipped: null,
   };
   if (state.version < 0) return report;
   assertWritable(state);
+  let begun = false;
+  const begin = async () => {
+    if (begun) return;
+    begun = true;
+    await deps.beforeFirstCommit?.();
+  };
+
+  let expired = (_: PartitionValues) => false;
+  if (retentionMs !== null) {
+    if (!state.metadata?.partitionColumns.includes('dt'))
+      report.retentionSkipped = `The table is not partitioned by day (dt), so its rows cannot be removed a day at a time`;
+    else if ([...state.files.values()].some((file) => expiredDays(now, retentionMs)(file.partitionValues))) {
+      await deps.checkpoint?.();
+      await expirePartitions(deps, tableId, expiredDays(now, retentionMs), report, begin);
+      if (report.retentionSkipped === null) expired = expiredDays(now, retentionMs);
+    }
+  }
+
   const compaction = compactionSupport(state.protocol, state.metadata);
   if (!compaction.ok) report.compactionSkipped = compaction.message;
+  const remaining = [...state.files.values()].filter((file) => !expired(file.partitionValues));
   const plans = compaction.ok
-    ? planCompaction(state.files.values(), properties.targetFileSize, options.minFiles ?? properties.optimizeMinFiles)
+    ? planCompaction(remaining, properties.targetFileSize, options.minFiles ?? properties.optimizeMinFiles)
     : [];
   for (const plan of plans) {
     await deps.checkpoint?.();
-    await compactPartition(deps, tableId, state, plan, properties.targetFileSize, report);
+    await compactPartition(deps, tableId, state, plan, properties.targetFileSize, report, begin);
   }
   report.filesVacuumed = await vacuum(deps, state, properties.deletedFileRetentionMs);
   report.logFilesRemoved = await cleanLog(deps, state, properties.logRetentionMs);
   const waiting = [...state.tombstones.values()]
     .map((remove) => remove.deletionTimestamp + properties.deletedFileRetentionMs)
-    .filter((at) => at >= deps.now().getTime());
-  if (report.versions.length > 0) waiting.push(deps.now().getTime() + properties.deletedFileRetentionMs);
+    .filter((at) => at >= now);
+  if (report.versions.length > 0 || report.expiredVersion !== null)
+    waiting.push(deps.now().getTime() + properties.deletedFileRetentionMs);
+  if (retentionMs !== null && report.retentionSkipped === null) {
+    const oldest = oldestDay(remaining);
+    if (oldest !== null) waiting.push(dayExpiresAt(oldest, retentionMs));
+  }
   report.nextDueAt = waiting.length > 0 ? Math.min(...waiting) : null;
   return report;
 }

@@ -20,6 +20,11 @@ export interface TableProperties {
    * null: the deployment's default (TABLE_FRESHNESS_SECONDS).
    */
   freshnessMs: number | null;
+  /**
+   * Whole day partitions older than this are removed by maintenance (`tributary.dataRetention`);
+   * null: the deployment's default (DATA_RETENTION_DAYS), and without one the rows are kept.
+   */
+  dataRetentionMs: number | null;
 }
 
 const day = 86_400_000;
@@ -31,6 +36,7 @@ export const defaultTableProperties: TableProperties = {
   targetFileSize: 128 * 1024 * 1024,
   optimizeMinFiles: 50,
   freshnessMs: null,
+  dataRetentionMs: null,
 };
 
 const unitMs: Record<string, number> = {
@@ -61,9 +67,22 @@ export const settableProperties = {
   'delta.targetFileSize': { parse: positiveInteger, min: 1024 * 1024, max: 1024 * 1024 * 1024 },
   'tributary.optimize.minFiles': { parse: positiveInteger, min: 2, max: 100_000 },
   'tributary.freshness': { parse: parseInterval, min: 0, max: day },
+  // A day partition is the unit removed, so less than a day would mean nothing more; 100 years is "keep".
+  'tributary.dataRetention': { parse: parseInterval, min: day, max: 36_500 * day },
 } as const;
 
 export type SettableProperty = keyof typeof settableProperties;
+
+/**
+ * A property without a protocol default: its value, or null when unset or unreadable. A value
+ * another writer set beyond the bounds is held to them (a retention of an hour is taken as a day).
+ */
+function optional(configuration: Record<string, string>, key: SettableProperty): number | null {
+  const raw = configuration[key];
+  const value = raw === undefined ? null : settableProperties[key].parse(raw);
+  const { min, max } = settableProperties[key];
+  return value === null ? null : Math.min(max, Math.max(min, value));
+}
 
 export function tableProperties(configuration: Record<string, string>): TableProperties {
   const read = (key: SettableProperty, fallback: number) => {
@@ -78,6 +97,7 @@ export function tableProperties(configuration: Record<string, string>): TablePro
     targetFileSize: read('delta.targetFileSize', defaultTableProperties.targetFileSize),
     optimizeMinFiles: read('tributary.optimize.minFiles', defaultTableProperties.optimizeMinFiles),
     freshnessMs: configuration['tributary.freshness'] === undefined ? null : read('tributary.freshness', 0),
+    dataRetentionMs: optional(configuration, 'tributary.dataRetention'),
   };
 }
 

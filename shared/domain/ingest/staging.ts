@@ -104,6 +104,8 @@ export interface StagedRow {
 export interface TableCommitResult {
   written: number;
   skipped: number;
+  /** Envelopes of a day the table's data retention no longer keeps: left out, as maintenance would remove them. */
+  expired: number;
 }
 
 /** Commits never succeed for this table (its data set is gone): its envelopes are dead-lettered at once. */
@@ -257,6 +259,7 @@ export interface CommitReport {
   failed: string[];
   written: number;
   skipped: number;
+  expired: number;
   /** What stays staged after the pass. */
   staged: Map<string, StagedTotals>;
   /** Milliseconds the most overdue table is past its freshness target (0 when none is). */
@@ -329,6 +332,7 @@ async function commitOne(
       const result = await withinTime(deps.commitTable(table.tableId, rows, attempt), deps.tableTimeMs);
       report.written += result.written;
       report.skipped += result.skipped;
+      report.expired += result.expired;
       covered.push(...batches);
     } catch (error) {
       const cause = error as Error;
@@ -420,6 +424,7 @@ export async function commitStaged(
     failed: [],
     written: 0,
     skipped: 0,
+    expired: 0,
     staged: new Map(),
     overdueMs: 0,
     ran: true,

@@ -1,17 +1,25 @@
 import type { DataSet } from '../datasets/model.ts';
-import type { MaintenanceReport } from '../delta/maintenance.ts';
+import { dayExpiresAt, firstDayKept, type MaintenanceReport } from '../delta/maintenance.ts';
+import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
 import type { Job } from './model.ts';
 import type { JobOutcome, RunControl } from './run-job.ts';
 import type { OptimizePayload } from './use-cases.ts';
 
 export interface OptimizeDeps {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
-  /** Compaction (partitions with at least `minFiles` small files), vacuum, log clean-up; null for a table not written yet. */
+  /**
+   * Retention, compaction (partitions with at least `minFiles` small files), vacuum, log clean-up;
+   * null for a table not written yet.
+   */
   maintain(
     dataSet: DataSet,
     minFiles: number | undefined,
     control: { checkpoint(): Promise<void>; beforeFirstCommit(): Promise<void> },
   ): Promise<MaintenanceReport | null>;
+  /** The data sets' failed deliveries, which the data retention deletes as it removes the table's days. */
+  failedDeliveries: FailedDeliveryExpiryDeps;
+  /** The deployment's data retention, for a data set whose table is not written yet; null: keep. */
+  defaultRetentionMs: number | null;
   /** Records when the table next needs a run (or that it does not). */
   finish(dataSet: DataSet, next: Date | null, startedAt: Date): Promise<void>;
   now?: () => Date;
@@ -21,10 +29,11 @@ export interface OptimizeDeps {
  * Run an Optimize job: one maintenance run of a data set's table.
  * Input: the job (its data set). Output: rows rewritten (in = out: compaction never adds or drops a
  * row) and, as the job's source, what the run did.
- *  1. Compact, stopping between partitions if the job is cancelled; the first commit is the
- *     point of no return.
+ *  1. Remove the days older than the data retention, then compact, stopping between partitions if
+ *     the job is cancelled; the first commit is the point of no return.
  *  2. Vacuum and clean up the log.
- *  3. Record when the table next needs maintenance (its tombstones' expiry).
+ *  3. Delete the failed deliveries of envelopes the retention no longer keeps (a webhook data set's).
+ *  4. Record when the table next needs maintenance (its tombstones' expiry, its oldest day's).
  */
 export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunControl): Promise<JobOutcome> {
   const startedAt = deps.now?.() ?? new Date();
@@ -35,7 +44,16 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
     checkpoint: () => control.throwIfCancelled(),
     beforeFirstCommit: () => control.beginCommit(),
   });
-  await deps.finish(dataSet, report?.nextDueAt ? new Date(report.nextDueAt) : null, startedAt);
+  const retentionMs = report ? report.retentionMs : deps.defaultRetentionMs;
+  const keptFrom = report?.keptFrom ?? (retentionMs === null ? null : firstDayKept(startedAt.getTime(), retentionMs));
+  const due = report?.nextDueAt ? [report.nextDueAt] : [];
+  let failedExpired = 0;
+  if (retentionMs !== null && keptFrom !== null && dataSet.origin.type === 'Webhook') {
+    const expiry = await expireFailedDeliveries(deps.failedDeliveries, dataSet.data_set_id, keptFrom);
+    failedExpired = expiry.expired;
+    if (expiry.oldestDay) due.push(dayExpiresAt(expiry.oldestDay, retentionMs));
+  }
+  await deps.finish(dataSet, due.length > 0 ? new Date(Math.min(...due)) : null, startedAt);
   return {
     rows_in: report?.rowsRewritten ?? 0,
     rows_out: report?.rowsRewritten ?? 0,
@@ -54,6 +72,17 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
       bytes_added: report?.bytesAdded ?? 0,
       files_vacuumed: report?.filesVacuumed ?? 0,
       log_files_removed: report?.logFilesRemoved ?? 0,
+      retention: {
+        seconds: retentionMs === null ? null : retentionMs / 1000,
+        kept_from: keptFrom,
+        version: report?.expiredVersion ?? null,
+        partitions_removed: report?.partitionsExpired ?? 0,
+        files_removed: report?.filesExpired ?? 0,
+        rows_removed: report?.rowsExpired ?? 0,
+        bytes_removed: report?.bytesExpired ?? 0,
+        failed_deliveries_deleted: failedExpired,
+        skipped: report?.retentionSkipped ?? null,
+      },
     },
   };
 }

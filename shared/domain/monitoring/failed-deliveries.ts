@@ -58,6 +58,7 @@ export async function recordDeadLetter(
         ? 'The claim-checked payload no longer exists'
         : 'No failure was recorded for this envelope',
     body_key: await deps.keepEnvelope(envelope.data_set_id, envelope.message_id, kept),
+    dt: envelope.dt,
   };
   if (!(await deps.recordFailedDelivery(failed))) return null;
   await deps.countDeadLettered(envelope.source_id);
@@ -146,4 +147,42 @@ export async function redrive(
   };
   await Promise.all(Array.from({ length: Math.min(redriveConcurrency, now.length) }, worker));
   return { redriven: now.length, by_category: byCategory, remaining: selected.length - now.length };
+}
+
+export interface FailedDeliveryExpiryDeps {
+  allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]>;
+  /**
+   * Deletes the kept envelopes, then their records: a record left by a failure in between points
+   * to nothing until the next run deletes it, and no envelope outlives its record unseen.
+   */
+  forgetExpired(failed: FailedDelivery[]): Promise<void>;
+}
+
+/**
+ * The day of a failed delivery's envelope: its dt, or for a record kept before the day was, the day
+ * it failed, which is never earlier (so such a record is kept a little longer, never deleted early).
+ */
+export const envelopeDay = (failed: Pick<FailedDelivery, 'dt' | 'failed_at'>): string =>
+  failed.dt ?? failed.failed_at.slice(0, 10);
+
+/**
+ * Apply the data retention to a data set's failed deliveries, as to its table's day partitions.
+ * Input: the data set, the oldest day the retention keeps. Output: how many were deleted, and the
+ * oldest envelope day left (when the next deletion is due).
+ *  1. Every failed delivery whose envelope's day is before the first day kept is deleted: its kept
+ *     envelope, then its record. It can no longer be redriven.
+ */
+export async function expireFailedDeliveries(
+  deps: FailedDeliveryExpiryDeps,
+  dataSetId: string,
+  keptFrom: string,
+): Promise<{ expired: number; oldestDay: string | null }> {
+  const all = await deps.allFailedDeliveries(dataSetId);
+  const expired = all.filter((failed) => envelopeDay(failed) < keptFrom);
+  if (expired.length > 0) await deps.forgetExpired(expired);
+  const left = all
+    .map(envelopeDay)
+    .filter((day) => day >= keptFrom)
+    .sort();
+  return { expired: expired.length, oldestDay: left[0] ?? null };
 }

@@ -24,6 +24,8 @@ export interface FailedDelivery {
   last_error: string;
   /** Where the whole envelope is kept (platform bucket key). */
   body_key: string;
+  /** The envelope's day (its dt), which the data retention reads; absent on records kept before it was. */
+  dt?: string;
 }
 
 /** Why a write of one envelope failed most recently: the batch writer's account, read by the dead-letter recorder. */

@@ -15,6 +15,8 @@ export interface ConnectionStats {
   duplicates: number;
   rejected: Record<string, number>;
   written_rows: number;
+  /** Staged envelopes left out of the table: their day was already past its data retention. */
+  expired_rows: number;
   dead_lettered: number;
   redriven: number;
   /** Accepted envelopes neither written nor waiting as failed deliveries (metric-catalogue.ts). */
@@ -44,6 +46,7 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     duplicates: 0,
     rejected: {},
     written_rows: 0,
+    expired_rows: 0,
     dead_lettered: 0,
     redriven: 0,
     unaccounted: 0,
@@ -69,6 +72,8 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     } else if (reading.metric === 'envelopesWritten') {
       stats.written_rows += reading.value;
       stats.last_write_at = later(reading.lastAt, stats.last_write_at);
+    } else if (reading.metric === 'envelopesExpired') {
+      stats.expired_rows += reading.value;
     } else if (reading.metric === 'ingestDuplicates') {
       stats.duplicates += reading.value;
     } else if (reading.metric === 'deadLettered') {
@@ -81,6 +86,7 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     accepted: stats.accepted,
     duplicates: stats.duplicates,
     written: stats.written_rows,
+    expired: stats.expired_rows,
     deadLettered: stats.dead_lettered,
     redriven: stats.redriven,
   });

@@ -31,6 +31,11 @@ export const metricCatalogue = {
     type: 'counter',
     cloudWatch: { name: 'EnvelopesWritten', dimensions: [] },
   },
+  envelopesExpired: {
+    name: 'tributary_envelopes_expired_total',
+    help: "Staged envelopes not written because their day was already past the table's data retention, by source",
+    type: 'counter',
+  },
   batchesCommitted: {
     name: 'tributary_batches_committed_total',
     help: 'Delta commits made by the batch writer',
@@ -75,19 +80,27 @@ export interface Sample {
 
 /**
  * Accepted envelopes neither written nor waiting as failed deliveries: accepted − duplicates −
- * written − (dead-lettered − redriven). While the writer works they are on the ingest queue; a
+ * written − expired − (dead-lettered − redriven). While the writer works they are on the ingest queue; a
  * figure that stays above zero with the queue idle means envelopes went missing.
  */
 export interface Accounting {
   accepted: number;
   duplicates: number;
   written: number;
+  /** Left out on their way into the table: their day was past the data retention. */
+  expired: number;
   deadLettered: number;
   redriven: number;
 }
 
 export function unaccounted(figures: Accounting): number {
-  return figures.accepted - figures.duplicates - figures.written - (figures.deadLettered - figures.redriven);
+  return (
+    figures.accepted -
+    figures.duplicates -
+    figures.written -
+    figures.expired -
+    (figures.deadLettered - figures.redriven)
+  );
 }
 
 /** The counters the account is made of. */
@@ -95,6 +108,7 @@ export const accountingMetrics = [
   'ingestRequests',
   'ingestDuplicates',
   'envelopesWritten',
+  'envelopesExpired',
   'deadLettered',
   'redriven',
 ] as const satisfies MetricKey[];
@@ -109,7 +123,14 @@ export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): 
     for (const sample of samples.get(key) ?? []) {
       const source = sample.labels.source_id;
       if (!source || source === 'unknown' || !filter(sample.labels)) continue;
-      const figures = bySource.get(source) ?? { accepted: 0, duplicates: 0, written: 0, deadLettered: 0, redriven: 0 };
+      const figures = bySource.get(source) ?? {
+        accepted: 0,
+        duplicates: 0,
+        written: 0,
+        expired: 0,
+        deadLettered: 0,
+        redriven: 0,
+      };
       figures[field] += sample.value;
       bySource.set(source, figures);
     }
@@ -117,6 +138,7 @@ export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): 
   add('ingestRequests', 'accepted', (labels) => labels.code === 'ACCEPTED');
   add('ingestDuplicates', 'duplicates', () => true);
   add('envelopesWritten', 'written', () => true);
+  add('envelopesExpired', 'expired', () => true);
   add('deadLettered', 'deadLettered', () => true);
   add('redriven', 'redriven', () => true);
   const figures = new Map<string, number>();

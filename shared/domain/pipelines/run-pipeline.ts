@@ -4,7 +4,7 @@ import { type Action, type AddFile, appendedFiles } from '../delta/log.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
-import type { PipelineJobPayload } from '../jobs/use-cases.ts';
+import type { DayRange, PipelineJobPayload } from '../jobs/use-cases.ts';
 import {
   type Cell,
   type ColumnDefinition,
@@ -31,8 +31,11 @@ export interface DecodedRow {
 
 export interface SourceReader {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
-  /** The table's latest snapshot (its last checkpoint and the commits after it); empty before its first write. */
-  snapshotOf(dataSet: DataSet): Promise<TableState>;
+  /**
+   * The table's latest snapshot (its last checkpoint and the commits after it), or the one at
+   * `version`; empty before its first write.
+   */
+  snapshotOf(dataSet: DataSet, version?: number): Promise<TableState>;
   /** The commits after `version`, oldest first, at most `maxCommits`; throws when the log no longer has them. */
   commitsAfter(
     dataSet: DataSet,
@@ -57,6 +60,19 @@ export interface PipelineRunDeps
     attempt: number,
     txn: PipelineTxn,
   ): Promise<{ version: number | null; written: number }>;
+  /**
+   * Replaces the output's rows of the days `range` names with `rows`, in one commit (removes of
+   * the days' files, adds of the new ones) that records the pipeline's txn at `txn.version`, and
+   * fails if the table's txn is not at `txn.expected` (a run committed meanwhile).
+   */
+  replaceRows(
+    output: DataSet,
+    columns: ColumnDefinition[],
+    rows: DecodedRow[],
+    range: DayRange,
+    attempt: number,
+    txn: { appId: string; version: number; expected: number },
+  ): Promise<{ version: number | null; written: number; filesRemoved: number; rowsRemoved: number }>;
 }
 
 /** Rows a single run processes at most; the rest waits for the next run (the checkpoint says where). */
@@ -163,10 +179,10 @@ export async function runPipeline(
     pipeline_id: string;
     pipeline_version: number;
   };
+  const payload = job.payload as PipelineJobPayload | null;
   const pipeline = await deps.getPipeline(pipelineId);
   if (!pipeline) throw new Error('The pipeline was deleted');
-  if ((job.payload as PipelineJobPayload | null)?.trigger === 'on_new_data' && pipeline.status !== 'Active')
-    throw new JobCancelled();
+  if (payload?.trigger === 'on_new_data' && pipeline.status !== 'Active') throw new JobCancelled();
   const snapshot = await deps.getDeployedVersion(pipelineId, version);
   if (!snapshot) throw new Error(`Deployed version ${version} of the pipeline does not exist`);
   const definition = snapshot.definition;
@@ -179,6 +195,10 @@ export async function runPipeline(
   const recorded = outputState?.txns.get(appId)?.version ?? -1;
   const checkpoint = pipeline.checkpoint?.data_set_id === source.data_set_id ? pipeline.checkpoint.version : -1;
   const after = Math.max(checkpoint, recorded);
+  if (payload?.range) {
+    const read = { pipeline, snapshot, source, existing, appId, recorded, after };
+    return rerunDays(deps, read, payload.range, control, attempt);
+  }
   const commits = source.storage_location ? await deps.commitsAfter(source, after, maxCommitsPerRun) : [];
   const decoder = new Decoder(definition);
   let lastVersion = after;
@@ -220,6 +240,80 @@ export async function runPipeline(
       : { written: 0 };
   await saveCheckpoint(deps, pipeline, output, source, lastVersion);
   return { ...outcome, rows_out: written.written };
+}
+
+/** What a run found before it reads rows: the pipeline, its deployed version, source and output, and its progress. */
+interface RunStart {
+  pipeline: Pipeline & PipelineProgress;
+  snapshot: DeployedVersion;
+  source: DataSet;
+  existing: DataSet | null;
+  appId: string;
+  /** The source version the output table's txn records (-1: none). */
+  recorded: number;
+  /** The source version the pipeline's runs have read up to. */
+  after: number;
+}
+
+/**
+ * Re-run a pipeline over a range of days.
+ * Input: the run's start, the days. Output: rows in, out, rejected and filtered, and what was replaced.
+ *  1. Read the source as the pipeline's runs have read it (its snapshot at the version they reached):
+ *     the live files of those days, without rows a deletion vector removed. Rows committed since are
+ *     left to the next run, so no row is written twice, and the txn the runs keep is not moved.
+ *  2. Decode them as a run does; more than maxRowsPerRun rows fail the job before anything is written.
+ *  3. Unless cancelled, replace the output's rows of those days in one commit (removes of every file of
+ *     those days, adds of the new ones), carrying the txn as it is; a run of the pipeline committing
+ *     meanwhile fails it. Running it again replaces the same days again: the same rows, once.
+ */
+async function rerunDays(
+  deps: PipelineRunDeps,
+  start: RunStart,
+  range: DayRange,
+  control: RunControl,
+  attempt: number,
+): Promise<JobOutcome> {
+  const { pipeline, snapshot, source, appId, after } = start;
+  if (after < 0)
+    throw new Error(
+      'The pipeline has not read its source yet: a re-run rebuilds days from what its runs have read; trigger a run first',
+    );
+  const inRange = (day: string | null | undefined) => typeof day === 'string' && day >= range.from && day <= range.to;
+  const state = await deps.snapshotOf(source, after);
+  const files = [...state.files.values()]
+    .filter((file) => inRange(file.partitionValues.dt))
+    .sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1));
+  const decoder = new Decoder(snapshot.definition, maxRowsPerRun);
+  for (const file of files) {
+    for (const envelope of await deps.readEnvelopes(source, file)) decoder.add(envelope, file.partitionValues.dt ?? '');
+    if (decoder.truncated)
+      throw new Error(
+        `The days ${range.from} to ${range.to} hold more than ${maxRowsPerRun} rows, more than one commit takes; re-run fewer days at a time`,
+      );
+    await control.throwIfCancelled();
+  }
+  const output = start.existing ?? (await createOutput(deps, pipeline, snapshot));
+  await control.beginCommit();
+  const replaced = await deps.replaceRows(output, snapshot.definition.columns, decoder.rows, range, attempt, {
+    appId,
+    version: after,
+    expected: start.recorded,
+  });
+  // The output's id for the next run (a new output), and the checkpoint where it already was.
+  await saveCheckpoint(deps, pipeline, output, source, after);
+  return {
+    ...decoder.counts(replaced.written),
+    source: {
+      pipeline_id: pipeline.pipeline_id,
+      pipeline_version: snapshot.version,
+      data_set_id: source.data_set_id,
+      range,
+      source_version: after,
+      output_version: replaced.version,
+      files_replaced: replaced.filesRemoved,
+      rows_replaced: replaced.rowsRemoved,
+    },
+  };
 }
 
 async function saveCheckpoint(

@@ -65,17 +65,35 @@ export const tablePropertiesBody = z.strictObject({
   properties: z.record(z.string().min(1).max(128), z.string().max(64)),
 });
 
+const effectiveTableProperties = z.object({
+  checkpoint_interval: z.number().int(),
+  deleted_file_retention_seconds: z.number(),
+  log_retention_seconds: z.number(),
+  target_file_size: z.number().int(),
+  optimize_min_files: z.number().int(),
+  freshness_seconds: z.number(),
+  data_retention_seconds: z.number().nullable().meta({
+    description:
+      'Day partitions whose rows are all older than this are removed by maintenance (tributary.dataRetention, else the deployment default); null: kept',
+  }),
+});
+
 export const tablePropertiesResponse = z
   .object({
     version: z.number().int(),
     properties: z.record(z.string(), z.string()),
-    effective: z.object({
-      checkpoint_interval: z.number().int(),
-      deleted_file_retention_seconds: z.number(),
-      log_retention_seconds: z.number(),
-      target_file_size: z.number().int(),
-      optimize_min_files: z.number().int(),
-      freshness_seconds: z.number(),
-    }),
+    effective: effectiveTableProperties,
   })
   .meta({ id: 'TableProperties' });
+
+export const currentTablePropertiesResponse = z
+  .object({
+    version: z.number().int().nullable().meta({ description: 'null before anything is committed to the table' }),
+    properties: z
+      .record(z.string(), z.string())
+      .meta({ description: "The table's metaData.configuration as its latest version has it" }),
+    effective: effectiveTableProperties.meta({
+      description: 'What applies: each property set, else its default (freshness: the deployment’s)',
+    }),
+  })
+  .meta({ id: 'CurrentTableProperties' });

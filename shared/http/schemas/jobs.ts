@@ -3,6 +3,7 @@ import { jobStatuses, jobTypes } from '../../domain/jobs/model.ts';
 import { maxQueryRows } from '../../domain/jobs/use-cases.ts';
 import { querySpecification } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
+import { rerunFields } from './pipelines.ts';
 
 export const jobIdParams = z.strictObject({ job_id: id });
 
@@ -47,6 +48,7 @@ export const createJobBody = z.discriminatedUnion('type', [
     pipeline_id: id,
     tenant_id: id.optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
+    ...rerunFields,
   }),
   z.strictObject({
     type: z.literal('query'),

@@ -65,11 +65,15 @@ export const connectionStats = z
     }),
     rejected: z.record(z.string(), z.number().int()),
     written_rows: z.number().int(),
+    expired_rows: z.number().int().meta({
+      description:
+        "Staged envelopes left out of the table because their day was already past the table's data retention, ever",
+    }),
     dead_lettered: z.number().int().meta({ description: 'Envelopes that exhausted their deliveries, ever' }),
     redriven: z.number().int().meta({ description: 'Failed deliveries put back on the ingest queue, ever' }),
     unaccounted: z.number().int().meta({
       description:
-        'accepted − duplicates − written_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
+        'accepted − duplicates − written_rows − expired_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
     }),
     last_ingest_at: nullableTimestamp,
     last_write_at: nullableTimestamp,

@@ -34,7 +34,21 @@ export const createPipelineResponse = z.object({ pipeline_id: id });
 export const updateDefinitionBody = z.strictObject({ definition: pipelineDefinition });
 export const deployBody = z.strictObject({ version: z.number().int().min(1).optional() });
 export const renameBody = z.strictObject({ name: name(200) });
-export const triggerBody = z.strictObject({ parameters: z.record(z.string(), z.unknown()).optional() });
+/** A day of a ranged re-run: the source's dt (UTC date). */
+export const rerunDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'A date: YYYY-MM-DD')
+  .meta({ description: 'A day (UTC, YYYY-MM-DD) of a ranged re-run; `from` and `to` go together, at most 31 days' });
+export const rerunFields = {
+  from: rerunDay
+    .optional()
+    .meta({ description: 'Re-run from this day: the output’s rows of from…to are replaced in one commit' }),
+  to: rerunDay.optional().meta({ description: 'The last day re-run (inclusive)' }),
+};
+export const triggerBody = z.strictObject({
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  ...rerunFields,
+});
 export const triggerResponse = z.object({ job_id: id });
 
 export const suggestColumnsBody = z.strictObject({
