@@ -22,8 +22,16 @@ async function stagedSources(dataSetId: string): Promise<StagedSource[]> {
     stagedAt: batch.stagedAt,
     size: slice.length,
     async read() {
+      let messages: Awaited<ReturnType<typeof read>>;
+      try {
+        messages = await read();
+      } catch (error) {
+        // Retired since the ledger was read: committed meanwhile, so listed from the table next time.
+        if ((error as Error).name === 'NoSuchKey') return [];
+        throw error;
+      }
       return Promise.all(
-        (await read()).map(async (message) => ({
+        messages.map(async (message) => ({
           message_id: message.message_id,
           ingested_at_us: BigInt(message.ingested_at_us),
           content_type: message.content_type,
