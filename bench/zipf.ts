@@ -6,7 +6,7 @@
  * (bench/zipf-traffic.ts), 1 KB bodies, for BENCH_ZIPF_SECONDS (120).
  *
  * It reports the latency senders saw and every answer that was not 202; how soon an accepted event
- * is listed by the events endpoint (one 202 in 20 is looked up by its message id until it is);
+ * is listed by the events endpoint (one 202 in 100 is looked up by its message id until it is);
  * once every table is committed (a freshness target and a pass after the traffic), the files and
  * rows per file the commits made; and, reading every table's files, whether each 202 is stored
  * exactly once and whether any request answered otherwise was stored all the same (which its
@@ -28,7 +28,7 @@ const batchWindowSeconds = Number(
     (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds,
 );
 /** Every this many 202s, the events endpoint is asked for the event until it lists it. */
-const probeEvery = 20;
+const probeEvery = 100;
 
 interface Connection extends Sender {
   dataSetId: string;
@@ -46,7 +46,7 @@ async function listedAfter(service: BenchService, connection: Connection, messag
       `/api/connections/${connection.connectionId}/events?message_id=${messageId}`,
     );
     if (page.events.some((event) => event.message_id === messageId)) return performance.now() - from;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return Number.POSITIVE_INFINITY;
 }
@@ -153,12 +153,12 @@ export async function benchZipf() {
       },
     });
     const lastAnswered = performance.now();
-    const listed = await Promise.all(probes);
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ingest' }));
     const drainDeadline = Date.now() + 15 * 60_000;
     while ((await ingestQueueDepth(sqs, QueueUrl as string)) > 0 && Date.now() < drainDeadline)
       await new Promise((resolve) => setTimeout(resolve, 250));
     const drainSeconds = (performance.now() - lastAnswered) / 1000;
+    const listed = await Promise.all(probes);
     // Every table is committed once its oldest staged envelope is a freshness target old, at the
     // commit schedule's next pass.
     const commitSeconds = freshnessSeconds + (schedules['table-commits']?.everyMinutes ?? 1) * 60 + 10;

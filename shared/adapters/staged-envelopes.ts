@@ -15,8 +15,8 @@ export interface StagedSliceOf {
 }
 
 /** The table's slices not yet committed, each with a reader of its envelopes. */
-export async function stagedSlices(tableId: string): Promise<StagedSliceOf[]> {
-  return (await stagedSlicesOf(tableId)).map(({ batch, slice }) => ({
+export async function stagedSlices(tableId: string, options: { recent?: boolean } = {}): Promise<StagedSliceOf[]> {
+  return (await stagedSlicesOf(tableId, options)).map(({ batch, slice }) => ({
     batch,
     slice,
     async read() {

@@ -234,9 +234,36 @@ export async function stagedOverall(): Promise<{ rows: number; oldest: number }>
   return { rows, oldest };
 }
 
-/** Every batch holding rows of the table not yet committed, with its slice (for the events view). */
-export async function stagedSlicesOf(tableId: string): Promise<{ batch: StagedBatch; slice: StagedSlice }[]> {
-  const view = await readRange('B#', false);
+/**
+ * The ledger as the events view reads it: one read shared by the lookups of a second in a process
+ * (the ledger holds every table's batches of a freshness target, so each lookup reading it anew
+ * would load the table in proportion to how often people look). A second's staleness is within
+ * what the view promises: an event is listed within seconds of its 202.
+ */
+const sharedViewMs = 1000;
+let sharedView: { at: number; view: Promise<Awaited<ReturnType<typeof readRange>>> } | null = null;
+
+function recentView() {
+  const now = Date.now();
+  if (!sharedView || now - sharedView.at >= sharedViewMs) {
+    const view = readRange('B#', false);
+    sharedView = { at: now, view };
+    view.catch(() => {
+      if (sharedView?.view === view) sharedView = null;
+    });
+  }
+  return sharedView.view;
+}
+
+/**
+ * Every batch holding rows of the table not yet committed, with its slice: as of now, or as of the
+ * last second (`recent`, for the events view).
+ */
+export async function stagedSlicesOf(
+  tableId: string,
+  { recent = false } = {},
+): Promise<{ batch: StagedBatch; slice: StagedSlice }[]> {
+  const view = await (recent ? recentView() : readRange('B#', false));
   const covered = new Set<string>();
   for (const record of view.coverage)
     for (const [batch, tables] of Object.entries(record.pairs)) if (tables.includes(tableId)) covered.add(batch);

@@ -17,7 +17,8 @@ import { stagedSlices } from '../staged-envelopes.ts';
 import { tableReader } from '../table-storage.ts';
 
 async function stagedSources(dataSetId: string): Promise<StagedSource[]> {
-  return (await stagedSlices(dataSetId)).map(({ batch, slice, read }) => ({
+  // The ledger as of the last second: lookups repeated by many viewers share one read.
+  return (await stagedSlices(dataSetId, { recent: true })).map(({ batch, slice, read }) => ({
     oldest: slice.oldest,
     stagedAt: batch.stagedAt,
     size: slice.length,
