@@ -151,9 +151,10 @@ export async function sendZipfTraffic(traffic: ZipfTraffic): Promise<SentRequest
     const dueAt = index * intervalMs;
     const wait = dueAt - (performance.now() - started);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    results.push(send(index, dueAt));
+    const result = send(index, dueAt);
+    if (traffic.onAnswer) void result.then(traffic.onAnswer);
+    results.push(result);
   }
-  if (traffic.onAnswer) for (const result of results) void result.then(traffic.onAnswer);
   const outcomes = await Promise.all(results);
   for (const agent of agents) agent.destroy();
   return outcomes;

@@ -40,12 +40,17 @@ async function listedAfter(service: BenchService, connection: Connection, messag
   const from = performance.now();
   const deadline = from + 120_000;
   while (performance.now() < deadline) {
-    const page = await api<{ events: { message_id: string }[] }>(
-      service,
-      'GET',
-      `/api/connections/${connection.connectionId}/events?message_id=${messageId}`,
-    );
-    if (page.events.some((event) => event.message_id === messageId)) return performance.now() - from;
+    // As a client pages: a lookup that ran out of its budget hands on a cursor.
+    let cursor: string | null = null;
+    do {
+      const page: { events: { message_id: string }[]; next_cursor: string | null } = await api(
+        service,
+        'GET',
+        `/api/connections/${connection.connectionId}/events?message_id=${messageId}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      if (page.events.some((event) => event.message_id === messageId)) return performance.now() - from;
+      cursor = page.next_cursor;
+    } while (cursor);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return Number.POSITIVE_INFINITY;
