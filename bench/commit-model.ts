@@ -10,7 +10,8 @@
  * Requests arrive at a steady rate, each from a connection chosen by Zipf rank, as bench/zipf-traffic.ts
  * sends them.
  */
-import { seededRandom, zipfChooser } from './zipf-traffic.ts';
+import { seededRandom } from './envelopes.ts';
+import { zipfChooser } from './zipf-traffic.ts';
 
 export interface TrafficShape {
   connections: number;

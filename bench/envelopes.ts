@@ -4,7 +4,8 @@
  */
 import type { Envelope } from '#shared/domain/ingest/envelope.ts';
 
-function prng(seed: number) {
+/** A small seeded generator (mulberry32): the bench's runs stay comparable. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -31,7 +32,7 @@ const words = [
 ];
 
 export function makeEnvelopes(count: number, seed = 42): Envelope[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const pick = () => words[Math.floor(random() * words.length)] as string;
   const hex = (length: number) => Array.from({ length }, () => Math.floor(random() * 16).toString(16)).join('');
   const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;

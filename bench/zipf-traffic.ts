@@ -6,8 +6,10 @@
  * Every body carries a request id, so that what was stored can be matched to what was answered.
  * Used by `npm run bench zipf`; any bench that wants the same shape of traffic can use it.
  */
+
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { seededRandom } from './envelopes.ts';
 
 export interface Sender {
   sourceId: string;
@@ -42,18 +44,6 @@ export interface SentRequest {
   messageId: string | null;
   /** The error code of a refusal, or of the network error. */
   error: string | null;
-}
-
-/** A small seeded generator (mulberry32): the bench's runs stay comparable. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Draws ranks 0..n-1 with probability proportional to 1 / (rank + 1)^exponent. */
