@@ -7,7 +7,6 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
-import { countReceipts } from '#shared/adapters/metrics.ts';
 import { stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { type BatchWriterDeps, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
@@ -17,13 +16,6 @@ import { batchHandler } from '#shared/queue-handler.ts';
 const deps: BatchWriterDeps = {
   ...stagingDeps,
   parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
-  countReceipts: (envelopes) =>
-    countReceipts(
-      envelopes.map((envelope) => ({
-        ...envelope,
-        ingested_at: new Date(Number(BigInt(envelope.ingested_at_us) / 1000n)).toISOString(),
-      })),
-    ),
   recordFailures: recordDeliveryFailures,
   warn: (message, error) => logger.warn(message, { error }),
 };

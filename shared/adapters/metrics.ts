@@ -4,9 +4,10 @@
  * totals to the shared counters (shared/adapters/dynamo/counters.ts):
  *  - urgent counts before the invocation that made them answers (refusals, writes, failures, jobs);
  *  - the ingest door's per-request counts once the oldest has waited COUNTER_FLUSH_SECONDS
- *    (default 60) or a thousand have gathered. Meanwhile each envelope carries a receipt of them,
- *    and the batch writer raises the door's series to what it received: the figure is exact once
- *    the writer has the envelopes, whether or not the door's instance ever writes its own counts.
+ *    (default 300) or a thousand have gathered. Meanwhile each envelope carries a receipt of them,
+ *    and the door's series is raised to the receipts as the envelopes are committed (one write per
+ *    commit and connection, not per writer batch and connection): the figure is exact once they are
+ *    in their table, whether or not the door's instance ever writes its own counts.
  * Each write also emits what this process added, in CloudWatch Embedded Metric Format (one line
  * per metric and dimension set); only low-cardinality labels become dimensions.
  */
@@ -18,7 +19,7 @@ import { beforeAnswering, outsideInvocations } from '../observability/invocation
 import { logger } from '../observability/logger.ts';
 import { writeTotals } from './dynamo/counters.ts';
 
-const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', 60) * 1000 });
+const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', 300) * 1000 });
 
 /** Adds to a counter (a negative `by` takes from a gauge), written before the invocation answers. */
 export function count(metric: MetricKey, labels: Record<string, string>, by = 1): void {
@@ -63,7 +64,7 @@ export function withdrawAccepted(sourceId: string, duplicate: boolean): void {
   if (duplicate) count('ingestDuplicates', { source_id: sourceId }, -1);
 }
 
-/** The batch writer: raises the door's counts to the receipts of the envelopes it received. */
+/** Envelopes leaving staging: raises the door's counts to the receipts they carry. */
 export function countReceipts(envelopes: { source_id: string; ingested_at: string; receipt?: Receipt }[]): void {
   for (const { source_id, ingested_at, receipt } of envelopes) {
     if (!receipt) continue;

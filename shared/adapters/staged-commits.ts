@@ -23,7 +23,7 @@ import { tableAt } from './delta-tables.ts';
 import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { stagingLedger } from './dynamo/staging-ledger.ts';
-import { count } from './metrics.ts';
+import { count, countReceipts } from './metrics.ts';
 import { maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
 
 /** Staged bytes of one table that make it due whatever its freshness target. */
@@ -200,6 +200,13 @@ export const stagingDeps: StagingDeps = {
     count('batchFailures', { reason: failureReason(error) }, rows);
   },
   describe: describeFailure,
+  countReceipts: (messages) =>
+    countReceipts(
+      messages.map((message) => ({
+        ...message,
+        ingested_at: new Date(Number(BigInt(message.ingested_at_us) / 1000n)).toISOString(),
+      })),
+    ),
   now: () => Date.now(),
   retryMs: config.commitRetryMs(),
   sizeTarget: stagedSizeTargetBytes,

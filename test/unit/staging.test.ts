@@ -44,6 +44,8 @@ interface World {
   /** Data sets whose store refuses every write. */
   failing: Set<string>;
   deadLettered: { tableId: string; ids: string[]; error: string; attempts: number }[];
+  /** The message ids whose receipts were raised, in the order they were. */
+  raised: string[];
   rowsOf(tableId: string): string[];
   commitsOf(tableId: string): number;
 }
@@ -58,6 +60,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
   const tables = new Map<string, MemoryTable>();
   const failing = new Set<string>();
   const deadLettered: World['deadLettered'] = [];
+  const raised: string[] = [];
   const tableOf = (tableId: string) => {
     let table = tables.get(tableId);
     if (!table) {
@@ -123,7 +126,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
     passTimeMs: 60 * minute,
     tableTimeMs: minute,
     parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
-    countReceipts: () => undefined,
+    countReceipts: (messages) => raised.push(...messages.map((message) => message.message_id)),
     recordFailures: async () => undefined,
     warn: () => undefined,
   };
@@ -143,7 +146,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
   };
   const commitsOf = (tableId: string) =>
     [...(tables.get(tableId)?.objects.keys() ?? [])].filter((key) => /^_delta_log\/\d{20}\.json$/.test(key)).length;
-  return { deps, staging, clock, tables, failing, deadLettered, rowsOf, commitsOf };
+  return { deps, staging, clock, tables, failing, deadLettered, raised, rowsOf, commitsOf };
 }
 
 let recordNumber = 0;
@@ -313,6 +316,31 @@ describe('staging a batch', () => {
     w.clock.now += 6 * minute;
     expect((await commitStaged(w.deps)).deadLettered).toEqual([GONE]);
     expect(w.deadLettered).toMatchObject([{ tableId: GONE, ids: [uuid(1)], attempts: 1 }]);
+  });
+
+  it("raises the door's receipts as envelopes leave staging, and at staging for a target longer than half an hour", async () => {
+    const w = world({ freshness: { [NOW]: 0, [LATER]: 31 * minute, [BROKEN]: 30 * minute } });
+    w.failing.add(BROKEN);
+    await writeEnvelopeBatch(w.deps, [
+      record(w, A, uuid(1)),
+      record(w, NOW, uuid(2)),
+      record(w, LATER, uuid(3)),
+      record(w, BROKEN, uuid(4)),
+    ]);
+    // Staged: only the table that may hold its envelopes past 30 minutes is raised now; the table
+    // with a target of 0 was committed by the writer at once.
+    expect(w.raised.sort()).toEqual([uuid(2), uuid(3)]);
+    w.raised.length = 0;
+    w.clock.now += 5 * minute;
+    await commitStaged(w.deps);
+    expect(w.raised).toEqual([uuid(1)]);
+    // The failing table is raised when its envelopes are dead-lettered after the last attempt.
+    for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
+      w.clock.now += 31 * minute;
+      await commitStaged(w.deps);
+    }
+    expect(w.deadLettered.map((entry) => entry.ids)).toEqual([[uuid(4)]]);
+    expect(w.raised.sort()).toEqual([uuid(1), uuid(3), uuid(4)]);
   });
 
   it('fails only the records that are not envelopes, and stages the rest', async () => {

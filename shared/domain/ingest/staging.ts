@@ -131,6 +131,12 @@ export interface StagingDeps {
   failed(tableId: string, rows: number, error: Error, attempt: number): void;
   /** A failure as a tenant may read it (a category or code, never what a store said). */
   describe(error: Error): string;
+  /**
+   * Raises the ingest door's counts to the receipts these envelopes carry (shared/adapters/metrics.ts):
+   * called as envelopes leave staging (committed, dead-lettered), and at staging for tables whose
+   * target is longer than `receiptsHeldAtMostMs`.
+   */
+  countReceipts(messages: EnvelopeMessage[]): void;
   now(): number;
   /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
   retryMs: number;
@@ -149,6 +155,13 @@ export interface StagingDeps {
 
 /** How many failed attempts before a table's staged envelopes become failed deliveries (the queue's five receives). */
 export const maxCommitAttempts = 5;
+
+/**
+ * How long a receipt may wait in staging before it is raised. The shared counters take a raise of an
+ * epoch up to 45 minutes old as it comes (older ones only raise what is still there, since the epoch
+ * may have been folded): a table whose target is longer has its receipts raised at staging instead.
+ */
+export const receiptsHeldAtMostMs = 30 * 60_000;
 
 const pad13 = (ms: number) => String(ms).padStart(13, '0');
 
@@ -330,6 +343,7 @@ async function commitOne(
     try {
       rows = await readRows(deps, chunk);
       const result = await withinTime(deps.commitTable(table.tableId, rows, attempt), deps.tableTimeMs);
+      deps.countReceipts(rows.map((row) => row.message));
       report.written += result.written;
       report.skipped += result.skipped;
       report.expired += result.expired;
@@ -351,6 +365,7 @@ async function commitOne(
       // A message staged twice (the queue delivered it twice) is dead-lettered once.
       const messages = new Map(rows.map((row) => [row.message.message_id, row.message]));
       await deps.deadLetter(table.tableId, [...messages.values()], cause, attempt);
+      deps.countReceipts(rows.map((row) => row.message));
       deadLettered = true;
       covered.push(...batches);
     }

@@ -1,6 +1,13 @@
 import type { DeliveryFailure } from '../monitoring/model.ts';
 import type { EnvelopeMessage } from './envelope.ts';
-import { type CommitReport, commitStaged, type StagingDeps, stageEnvelopes, withinTime } from './staging.ts';
+import {
+  type CommitReport,
+  commitStaged,
+  receiptsHeldAtMostMs,
+  type StagingDeps,
+  stageEnvelopes,
+  withinTime,
+} from './staging.ts';
 
 /** One record of the ingest queue, as the writer receives it. */
 export interface QueueRecord {
@@ -12,8 +19,6 @@ export interface QueueRecord {
 export interface BatchWriterDeps extends StagingDeps {
   /** Parses a record's body; throws for one that is not an envelope. */
   parseEnvelope(body: string): EnvelopeMessage;
-  /** The ingest door's receipts the envelopes carry (shared/adapters/metrics.ts). */
-  countReceipts(envelopes: EnvelopeMessage[]): void;
   /** Why records failed, for the dead-letter recorder should they exhaust their receives. */
   recordFailures(failures: DeliveryFailure[]): Promise<void>;
   /** Something went wrong after the batch was staged: nothing is lost, the schedule commits it. */
@@ -34,7 +39,9 @@ export interface BatchOutcome {
  *  1. Read each record as an envelope; one that is not becomes a failure of its own (its reason kept
  *     for the dead-letter recorder), never the batch's.
  *  2. Stage the envelopes: one object and one ledger item for the whole batch. Once staged they are
- *     safe, and the batch is acknowledged; if staging fails, every record comes back.
+ *     safe, and the batch is acknowledged; if staging fails, every record comes back. The door's
+ *     receipts they carry are raised when they are committed (a write per commit, not per connection
+ *     and batch), or now for a table whose freshness target is too long to hold them.
  *  3. Commit at once the tables this batch made due (a freshness target of 0, or envelopes older
  *     than their table's target, such as a redrive); the table-commits schedule commits the rest
  *     when due. A failure there is the schedule's to retry: the envelopes stay staged. The batch
@@ -71,13 +78,26 @@ export async function writeEnvelopeBatch(
     await deps.recordFailures(failures).catch((error: Error) => deps.warn('Could not record delivery failures', error));
   if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
 
-  deps.countReceipts(envelopes.map((envelope) => envelope.message));
   const batch = await stageEnvelopes(deps, envelopes);
+  await raiseHeldTooLong(deps, envelopes);
   const committed = await withinTime(commitStaged(deps, { only: batch }), deps.retryMs / 2).catch((error: Error) => {
     deps.warn('The staged batch was not committed at once; the schedule will', error);
     return null;
   });
   return { failedRecordIds: failed, staged: envelopes.length, committed };
+}
+
+/** Raises now the receipts of envelopes whose tables may keep them staged past `receiptsHeldAtMostMs`. */
+async function raiseHeldTooLong(deps: BatchWriterDeps, envelopes: { message: EnvelopeMessage }[]): Promise<void> {
+  const messages = envelopes.map((envelope) => envelope.message);
+  const targets = await deps
+    .freshness([...new Set(messages.map((message) => message.data_set_id))])
+    .catch(() => new Map<string, number>([]));
+  // A target that could not be read counts as too long: raising early is never wrong, only dearer.
+  const tooLong = (message: EnvelopeMessage) =>
+    (targets.get(message.data_set_id) ?? Number.POSITIVE_INFINITY) > receiptsHeldAtMostMs;
+  const early = messages.filter(tooLong);
+  if (early.length > 0) deps.countReceipts(early);
 }
 
 /** The ids of a record that is JSON with a message and data set id, though not a valid envelope. */
