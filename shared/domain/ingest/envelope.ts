@@ -3,8 +3,8 @@ import * as z from 'zod';
 /**
  * The ingest door's count of 202s for the envelope's source, as of this envelope (included): the
  * counting process's epoch and its running totals there (shared/domain/observability/tally.ts). The
- * batch writer raises the shared counters to them, so a door that never writes its own counts loses
- * none that reached the writer.
+ * shared counters are raised to them as the envelope leaves staging, so a door that never writes its
+ * own counts loses none that reached its table.
  */
 export const receipt = z.strictObject({
   epoch: z.string().min(1).max(64),

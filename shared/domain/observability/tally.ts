@@ -7,9 +7,9 @@
  *    that settled epochs stop moving and each falls in one interval of the traffic history: the
  *    counters adapter folds them into one item per series and interval (foldSettledEpochs);
  *  - a series can be raised to a total seen elsewhere: the ingest door's count of accepted envelopes
- *    travels with each envelope as a receipt (epoch and running total for its source), and the batch
- *    writer raises the door's series to what it received. An instance that never writes its own
- *    counts (Lambda reclaims an idle one) so loses nothing that reached the writer.
+ *    travels with each envelope as a receipt (epoch and running total for its source), and the
+ *    door's series is raised to it as the envelope is committed. An instance that never writes its
+ *    own counts (Lambda reclaims an idle one) so loses nothing that reached its table.
  * Urgent counts are written at the end of the invocation that made them; deferred ones (the door's,
  * once per request) when the oldest has waited `maxAgeMs` or `maxPending` have gathered.
  */
