@@ -27,6 +27,8 @@ export interface CommitRule {
   passSeconds: number;
   /** The writer's batching window: envelopes are staged at its end. */
   windowSeconds: number;
+  /** How often one ingest instance writes its counts (COUNTER_FLUSH_SECONDS). */
+  doorFlushSeconds: number;
 }
 
 export interface CommitFigures {
@@ -35,10 +37,19 @@ export interface CommitFigures {
   files: number;
   /** Staged slices the commits read (one per writer batch and table). */
   slices: number;
+  /** Staged objects the passes read, each read once by a pass that commits any of its tables. */
+  batchReads: number;
   batches: number;
+  /** Counter writes: the receipts raised by commits (one per connection and 15-minute epoch a commit holds). */
+  receiptWrites: number;
+  /** Counter writes of one ingest instance: one per connection with requests in each flush interval. */
+  doorWrites: number;
   commitsPerEvent: number;
   rowsPerFile: number;
   slicesPerEvent: number;
+  batchReadsPerEvent: number;
+  /** Counter writes per event: receipts raised by commits, and the door's own. */
+  counterWritesPerEvent: number;
   eventsPerBatch: number;
   /** Connections that sent at least once. */
   activeConnections: number;
@@ -52,6 +63,7 @@ interface Staged {
   rows: number;
   days: Set<number>;
   batches: Set<number>;
+  epochs: Set<number>;
 }
 
 /** Simulates `seconds` of the traffic (a day by default), from a start at midnight UTC. */
@@ -61,7 +73,18 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
   const total = Math.round(seconds * traffic.eventsPerSecond);
   const staged = new Map<number, Staged>();
   const active = new Set<number>();
-  const figures = { commits: 0, files: 0, slices: 0, batches: 0, maxWaitSeconds: 0 };
+  const figures = {
+    commits: 0,
+    files: 0,
+    slices: 0,
+    batchReads: 0,
+    batches: 0,
+    receiptWrites: 0,
+    doorWrites: 0,
+    maxWaitSeconds: 0,
+  };
+  const doorIntervals = new Set<string>();
+  let doorInterval = 0;
   // Envelopes of the open window: staged together when it closes.
   let window: { index: number; events: { connection: number; at: number }[] } = { index: 0, events: [] };
   let nextPass = rule.passSeconds;
@@ -76,25 +99,31 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
         rows: 0,
         days: new Set<number>(),
         batches: new Set<number>(),
+        epochs: new Set<number>(),
       };
       table.oldest = Math.min(table.oldest, at);
       table.bytes += traffic.eventBytes;
       table.rows++;
       table.days.add(Math.floor(at / 86_400));
       table.batches.add(window.index);
+      table.epochs.add(Math.floor(at / 900));
       staged.set(connection, table);
     }
   };
   const pass = (now: number) => {
+    const read = new Set<number>();
     for (const [connection, table] of staged) {
       const due = table.oldest + rule.freshnessSeconds <= now || table.bytes >= rule.sizeTargetBytes;
       if (!due) continue;
       figures.commits++;
       figures.files += table.days.size;
       figures.slices += table.batches.size;
+      for (const batch of table.batches) read.add(batch);
+      figures.receiptWrites += table.epochs.size;
       figures.maxWaitSeconds = Math.max(figures.maxWaitSeconds, now - table.oldest);
       staged.delete(connection);
     }
+    figures.batchReads += read.size;
   };
 
   for (let i = 0; i < total; i++) {
@@ -111,9 +140,17 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
     }
     const connection = choose();
     active.add(connection);
+    const flushInterval = Math.floor(at / rule.doorFlushSeconds);
+    if (flushInterval !== doorInterval) {
+      figures.doorWrites += doorIntervals.size;
+      doorIntervals.clear();
+      doorInterval = flushInterval;
+    }
+    doorIntervals.add(String(connection));
     window.events.push({ connection, at });
   }
   stage();
+  figures.doorWrites += doorIntervals.size;
   // The day's last envelopes, committed as the passes after it would.
   while (staged.size > 0) {
     pass(nextPass);
@@ -125,6 +162,8 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
     commitsPerEvent: figures.commits / total,
     rowsPerFile: total / figures.files,
     slicesPerEvent: figures.slices / total,
+    batchReadsPerEvent: figures.batchReads / total,
+    counterWritesPerEvent: (figures.receiptWrites + figures.doorWrites) / total,
     eventsPerBatch: total / figures.batches,
     activeConnections: active.size,
   };

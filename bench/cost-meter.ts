@@ -17,7 +17,7 @@ export interface MeteredCall {
   /** DynamoDB: write and read request units, as AWS would charge them. */
   writeUnits: number;
   readUnits: number;
-  /** DynamoDB: the entity the request touched (the key's prefix), for the breakdown. */
+  /** DynamoDB: the entity the request touched (the key's prefix), for the breakdown; S3: the key's first segment. */
   entity: string;
   /** SQS: requests as billed (64 KB chunks). */
   sqsRequests: number;
@@ -335,6 +335,7 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
         call.messages = messages;
       } else if (service === 'S3') {
         call.s3Class = s3Free.has(operation) ? 'free' : s3PutClass.has(operation) ? 'put' : 'get';
+        call.entity = typeof args.input.Key === 'string' ? (args.input.Key.split('/')[0] ?? '') : '';
         if (operation === 'PutObject' && !failed) call.storedBytes = byteLength(args.input.Body);
       }
       record(call, context);

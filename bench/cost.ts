@@ -732,26 +732,34 @@ function passDollars(deployment: ReturnType<typeof readDeployment>, reading: Rea
 }
 
 /**
- * What a commit costs, from the measured passes: `single` is a commit of one envelope in one staged
- * slice (a quiet table's), `perRow` what each further envelope adds (from the busy tables' commits),
- * `perSlice` each further slice read (one ranged GET).
+ * What a commit costs, from the measured passes: `single` is a commit of one envelope (a quiet
+ * table's; with the one counter write raising its receipt), its staged object's read left out;
+ * `perRow` what each further envelope adds (from the busy tables' commits); `perRead` a read of a
+ * staged object (one GET; a pass reads each object it needs once).
  */
 interface CommitUnits {
   single: number;
   perRow: number;
-  perSlice: number;
+  perRead: number;
 }
+
+/** A counter write: the item and its by-source index (shared/adapters/dynamo/counters.ts). */
+const counterWriteUnits = 2;
 
 /** The commits line of a scenario: the commit rule simulated over a day of its traffic, priced per unit. */
 function commitLine(units: CommitUnits, figures: CommitFigures, eventsPerRequest: number): LineItem {
+  // The measured commit raised one receipt; a commit spanning more epochs raises more, and the door writes its own.
+  const counterWrites = Math.max(0, figures.counterWritesPerEvent - figures.commitsPerEvent);
   const perEnvelope =
     figures.commitsPerEvent * units.single +
     (1 - figures.commitsPerEvent) * units.perRow +
-    Math.max(0, figures.slicesPerEvent - figures.commitsPerEvent) * units.perSlice;
+    figures.batchReadsPerEvent * units.perRead +
+    (counterWrites * counterWriteUnits * prices.dynamoDb.writeUnitsPerMillion) / 1e6;
   return {
     item: 'Commits (table-commits)',
     detail:
-      `${figures.commitsPerEvent.toFixed(4)} commits and ${figures.slicesPerEvent.toFixed(3)} staged slices per request, ` +
+      `${figures.commitsPerEvent.toFixed(4)} commits, ${figures.batchReadsPerEvent.toFixed(3)} staged objects read and ` +
+      `${figures.counterWritesPerEvent.toFixed(3)} counter writes (receipts raised, the door's own) per request, ` +
       `${Math.round(figures.rowsPerFile).toLocaleString('en')} rows per file (a simulated day); ` +
       `$${(units.single * 1e6).toFixed(1)} per million commits + $${(units.perRow * 1e6).toFixed(2)} per million rows`,
     dollars: (perEnvelope * 1e6) / eventsPerRequest,
@@ -859,13 +867,14 @@ export async function benchCost(): Promise<string> {
     },
   ];
   const windowSeconds = (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds;
-  const { defaultFreshnessSeconds } = await import('#shared/config.ts');
+  const { defaultCounterFlushSeconds, defaultFreshnessSeconds } = await import('#shared/config.ts');
   const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
   const rule: CommitRule = {
     freshnessSeconds: Number(process.env.BENCH_COST_FRESHNESS_SECONDS ?? defaultFreshnessSeconds),
     sizeTargetBytes: stagedSizeTargetBytes,
     passSeconds: (schedules['table-commits'] as (typeof schedules)[string]).everyMinutes * 60,
     windowSeconds,
+    doorFlushSeconds: defaultCounterFlushSeconds,
   };
   const local = await startLocal(deployment);
   const results: {
@@ -877,23 +886,27 @@ export async function benchCost(): Promise<string> {
   const scheduleRuns: Invocation[] = [];
   const scheduleCpu = new Map<Invocation, number>();
   let single = 0;
-  const perSlice = prices.s3.getPerThousand / 1000;
+  const perRead = prices.s3.getPerThousand / 1000;
+  const stagedReads = (reading: Reading) =>
+    reading.invocations
+      .filter((inv) => inv.entry === commitEntry)
+      .flatMap((inv) => inv.calls)
+      .filter((call) => call.s3Class === 'get' && call.entity === 'staging').length;
   try {
     const sparseRun = await measureSparse(local);
     single =
-      passDollars(deployment, sparseRun.pass, ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0)) /
+      (passDollars(deployment, sparseRun.pass, ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0)) -
+        stagedReads(sparseRun.pass) * perRead) /
       sparseTables;
-    const writer = consumers['ingest-writer']?.entry;
     const runs = [];
     for (const scenario of scenarios) {
       const run = await runScenario(local, scenario, windowSeconds);
       // The scenario's table committed: everything it staged, many slices and rows in one commit.
       const pass = await meteredPass(local);
       await expectRows(local, run.hook.data_set_id, scenario.requests, scenario.name);
-      const slices = run.reading.invocations.filter((inv) => inv.entry === writer).length;
       const dollars = passDollars(deployment, pass, ownCpuMs(pass.invocations, run.backgroundCpuPerMs, 0));
-      const perRow = Math.max(0, (dollars - single - (slices - 1) * perSlice) / (scenario.requests - 1));
-      runs.push({ ...run, scenario, units: { single, perSlice, perRow } });
+      const perRow = Math.max(0, (dollars - single - stagedReads(pass) * perRead) / (scenario.requests - 1));
+      runs.push({ ...run, scenario, units: { single, perRead, perRow } });
     }
     await local.stopRuntime();
 

@@ -46,6 +46,9 @@ export function boolEnv(name: string, fallback: boolean): boolean {
  */
 export const defaultFreshnessSeconds = 600;
 
+/** How often an ingest instance writes its own counts (each envelope carries a receipt of them meanwhile). */
+export const defaultCounterFlushSeconds = 300;
+
 /**
  * The deployment's data retention for tables that set no `tributary.dataRetention`: whole days
  * (DATA_RETENTION_DAYS, the stack's dataRetentionDays context value); unset or 0, rows are kept.

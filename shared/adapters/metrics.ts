@@ -11,7 +11,7 @@
  * Each write also emits what this process added, in CloudWatch Embedded Metric Format (one line
  * per metric and dimension set); only low-cardinality labels become dimensions.
  */
-import { intEnv } from '../config.ts';
+import { defaultCounterFlushSeconds, intEnv } from '../config.ts';
 import type { Receipt } from '../domain/ingest/envelope.ts';
 import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
 import { Tally, type TotalWrite } from '../domain/observability/tally.ts';
@@ -19,7 +19,7 @@ import { beforeAnswering, outsideInvocations } from '../observability/invocation
 import { logger } from '../observability/logger.ts';
 import { writeTotals } from './dynamo/counters.ts';
 
-const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', 300) * 1000 });
+const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', defaultCounterFlushSeconds) * 1000 });
 
 /** Adds to a counter (a negative `by` takes from a gauge), written before the invocation answers. */
 export function count(metric: MetricKey, labels: Record<string, string>, by = 1): void {

@@ -343,6 +343,20 @@ describe('staging a batch', () => {
     expect(w.raised.sort()).toEqual([uuid(1), uuid(3), uuid(4)]);
   });
 
+  it('reads a staged object once per pass however many of its tables the pass commits', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, B, uuid(2)), record(w, C, uuid(3))]);
+    w.clock.now += minute;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(4)), record(w, B, uuid(5))]);
+    w.clock.now += 5 * minute;
+    const before = w.staging.requests['read slice'] ?? 0;
+    const pass = await commitStaged(w.deps);
+    expect(pass.committed.sort()).toEqual([A, B, C].sort());
+    // Two objects, five slices: two reads.
+    expect((w.staging.requests['read slice'] ?? 0) - before).toBe(2);
+    expect([w.rowsOf(A), w.rowsOf(B), w.rowsOf(C)]).toEqual([[uuid(1), uuid(4)], [uuid(2), uuid(5)], [uuid(3)]]);
+  });
+
   it('fails only the records that are not envelopes, and stages the rest', async () => {
     const w = world();
     const good = record(w, A, uuid(1));

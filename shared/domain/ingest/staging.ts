@@ -12,8 +12,10 @@
  *             commit holds everything staged for the table, from whichever batches, one file per
  *             day partition (and size bound). The pass records which (batch, table) pairs it
  *             committed, and retires a batch (its object and its item) once every table in it is
- *             committed. The writer commits at once the tables its batch made due (a target of 0);
- *             a schedule runs the pass for the rest.
+ *             committed. A pass reads each staged object it needs once, whole, however many of its
+ *             tables it commits. The writer commits at once the tables its batch made due (a target
+ *             of 0); a schedule runs the pass for the rest. The door's receipts the envelopes carry
+ *             are raised as they are committed (shared/adapters/metrics.ts).
  *   fail      a table whose commit fails is tried again a visibility timeout later, as a queue
  *             would deliver it again; after five attempts, or at once when it can never succeed
  *             (its data set is gone), its staged
@@ -210,7 +212,7 @@ export async function stageEnvelopes(
   return batch;
 }
 
-interface PendingTable {
+export interface PendingTable {
   tableId: string;
   slices: { batch: StagedBatch; slice: StagedSlice }[];
   totals: StagedTotals;
@@ -250,11 +252,56 @@ export function pendingTables(view: Pick<LedgerView, 'batches' | 'coverage'>): M
   return pending;
 }
 
-async function readRows(deps: StagingDeps, table: PendingTable): Promise<StagedRow[]> {
+/** Reads a slice of a staged object. */
+type SliceReader = (batch: StagedBatch, slice: StagedSlice) => Promise<Buffer>;
+
+/** Staged objects up to this size are read whole by a pass that needs more than one of their slices. */
+const wholeObjectMaxBytes = 1024 * 1024;
+/** Whole objects a pass keeps at most, together, until the last table that needs each has read it. */
+const wholeObjectsMaxBytes = 64 * 1024 * 1024;
+
+/**
+ * The pass's reads of staged objects. At sparse traffic one writer batch holds a slice of dozens of
+ * tables, each committed by the same pass or a few: read as slices, that was a GET per table and
+ * batch; an object the pass needs more than one slice of is read whole once (a GET costs the same
+ * whatever its length) and kept until the last of them is read.
+ */
+export function passReader(objects: StagingObjects, tables: PendingTable[]): SliceReader {
+  const wanted = new Map<string, number>();
+  for (const table of tables)
+    for (const { batch } of table.slices) wanted.set(batch.id, (wanted.get(batch.id) ?? 0) + 1);
+  const whole = new Map<string, { bytes: Promise<Buffer>; size: number }>();
+  let held = 0;
+  return async (batch, slice) => {
+    const left = (wanted.get(batch.id) ?? 1) - 1;
+    wanted.set(batch.id, left);
+    let cached = whole.get(batch.id);
+    if (!cached) {
+      const size = Math.max(...Object.values(batch.tables).map((entry) => entry.offset + entry.length));
+      if (left === 0 || size > wholeObjectMaxBytes || held + size > wholeObjectsMaxBytes)
+        return objects.read(batch.key, slice.offset, slice.length);
+      cached = { bytes: objects.read(batch.key, 0, size), size };
+      // A failed read is not kept: the next table that needs the object reads it again.
+      cached.bytes.catch(() => {
+        if (whole.get(batch.id) === cached) whole.delete(batch.id);
+      });
+      whole.set(batch.id, cached);
+      held += size;
+    }
+    const bytes = await cached.bytes;
+    if (left <= 0 && whole.get(batch.id) === cached) {
+      whole.delete(batch.id);
+      held -= cached.size;
+    }
+    return bytes.subarray(slice.offset, slice.offset + slice.length);
+  };
+}
+
+async function readRows(deps: StagingDeps, read: SliceReader, table: PendingTable): Promise<StagedRow[]> {
   const slices = await Promise.all(
     table.slices.map(async ({ batch, slice }) => ({
       batch: batch.id,
-      text: (await deps.objects.read(batch.key, slice.offset, slice.length)).toString('utf8'),
+      text: (await read(batch, slice)).toString('utf8'),
     })),
   );
   return slices.flatMap(({ batch, text }) =>
@@ -328,6 +375,7 @@ function chunksOf(table: PendingTable, sizeTarget: number): PendingTable[] {
  */
 async function commitOne(
   deps: StagingDeps,
+  read: SliceReader,
   table: PendingTable,
   failure: TableFailure | undefined,
   report: CommitReport,
@@ -341,7 +389,7 @@ async function commitOne(
     const batches = chunk.slices.map(({ batch }) => batch.id);
     let rows: StagedRow[] = [];
     try {
-      rows = await readRows(deps, chunk);
+      rows = await readRows(deps, read, chunk);
       const result = await withinTime(deps.commitTable(table.tableId, rows, attempt), deps.tableTimeMs);
       deps.countReceipts(rows.map((row) => row.message));
       report.written += result.written;
@@ -478,8 +526,9 @@ export async function commitStaged(
       inFlightBytes: deps.inFlightBytes,
       stop: () => deps.now() - now > deps.passTimeMs,
     };
+    const read = passReader(deps.objects, chosen);
     const commit = async (table: PendingTable) => {
-      const covered = new Set(await commitOne(deps, table, view.failures.get(table.tableId), report, !only));
+      const covered = new Set(await commitOne(deps, read, table, view.failures.get(table.tableId), report, !only));
       for (const batch of covered) newlyCovered[batch] = [...(newlyCovered[batch] ?? []), table.tableId];
       const left = table.slices.filter(({ batch }) => !covered.has(batch.id));
       if (left.length === 0) pending.delete(table.tableId);
