@@ -731,6 +731,42 @@ function passDollars(deployment: ReturnType<typeof readDeployment>, reading: Rea
   );
 }
 
+/** A pass's cost per table committed, by item: the function's time and each kind of call. */
+function commitItems(
+  deployment: ReturnType<typeof readDeployment>,
+  reading: Reading,
+  own: Map<Invocation, number>,
+  tables: number,
+): { item: string; count: number; dollars: number }[] {
+  const runs = reading.invocations.filter(
+    (inv) => inv.entry === commitEntry && inv.calls.some((call) => call.s3Class === 'put'),
+  );
+  const deployed = deployment.functions.get(commitEntry) as Deployed;
+  const lambda = lambdaCost(commitEntry, runs, deployed, own);
+  const items = new Map<string, { item: string; count: number; dollars: number }>();
+  for (const call of runs.flatMap((inv) => inv.calls)) {
+    const item = `${call.service} ${call.operation}${call.entity ? ` ${call.entity}` : ''}`;
+    const line = items.get(item) ?? { item, count: 0, dollars: 0 };
+    line.count += 1 / tables;
+    line.dollars += callDollars([call]) / tables;
+    items.set(item, line);
+  }
+  const logBytes = runs.reduce((sum, inv) => sum + inv.logBytes, 0);
+  return [
+    {
+      item: `Lambda table-commits (${deployed.memoryMb} MB), ${Math.round(lambda.billedMs / Math.max(1, runs.length))} ms billed per pass`,
+      count: runs.length / tables,
+      dollars: lambda.dollars / tables,
+    },
+    ...[...items.values()].sort((a, b) => b.dollars - a.dollars),
+    {
+      item: `CloudWatch Logs, ${Math.round(logBytes / tables)} bytes`,
+      count: 1,
+      dollars: (logBytes / 1024 ** 3 / tables) * prices.cloudWatch.logsPerGb,
+    },
+  ];
+}
+
 /**
  * What a commit costs, from the measured passes: `single` is a commit of one envelope (a quiet
  * table's; with the one counter write raising its receipt), its staged object's read left out;
@@ -886,6 +922,7 @@ export async function benchCost(): Promise<string> {
   const scheduleRuns: Invocation[] = [];
   const scheduleCpu = new Map<Invocation, number>();
   let single = 0;
+  let quietCommit: { item: string; count: number; dollars: number }[] = [];
   const perRead = prices.s3.getPerThousand / 1000;
   const stagedReads = (reading: Reading) =>
     reading.invocations
@@ -898,6 +935,12 @@ export async function benchCost(): Promise<string> {
       (passDollars(deployment, sparseRun.pass, ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0)) -
         stagedReads(sparseRun.pass) * perRead) /
       sparseTables;
+    quietCommit = commitItems(
+      deployment,
+      sparseRun.pass,
+      ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0),
+      sparseTables,
+    );
     const runs = [];
     for (const scenario of scenarios) {
       const run = await runScenario(local, scenario, windowSeconds);
@@ -1000,6 +1043,17 @@ export async function benchCost(): Promise<string> {
         `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; staged batches and claim checks are deleted once committed).`,
       '',
     );
+  }
+  if (quietCommit.length > 0) {
+    out.push(
+      `#### A quiet table's commit, line by line (${sparseTables} tables of one envelope each committed by one pass, per table)`,
+      '',
+    );
+    row('item', 'per commit', '$ per million commits');
+    row('---', '---:', '---:');
+    for (const line of quietCommit) row(line.item, line.count.toFixed(3), money(line.dollars * 1e6));
+    row('**total**', '', `**${money(quietCommit.reduce((sum, line) => sum + line.dollars, 0) * 1e6)}**`);
+    out.push('');
   }
   // The freshness target trades how soon rows reach the table for what quiet connections cost.
   const sparseResult = results.find(({ scenario }) => scenario.name.startsWith('sparse'));
