@@ -377,6 +377,7 @@ export function connectionView(connectionId: string) {
       try {
         draw(await ask());
       } catch (error) {
+        delete parts[name].dataset.shown;
         replace(parts[name], errorBox(error));
       } finally {
         waiting.delete(name);
@@ -435,8 +436,10 @@ export function connectionView(connectionId: string) {
           (failed) => {
             const present = new Set(failed.failed_deliveries.map((f) => f.message_id));
             for (const id of selected) if (!present.has(id)) selected.delete(id);
-            replace(
+            // Drawn again only when the list changed: a button or a checkbox being clicked stays.
+            replaceOnChange(
               parts.failed,
+              JSON.stringify(failed.failed_deliveries),
               mayOperate && failed.failed_deliveries.length > 0
                 ? el(
                     'div',
