@@ -27,6 +27,7 @@ import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnSecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
 import { tributary } from '#lib/app.ts';
+import { defaultTableProperties } from '#shared/domain/delta/properties.ts';
 import { receiptsHeldAtMostMs } from '#shared/domain/ingest/staging.ts';
 import { type MetricSpec, metricCatalogue } from '#shared/domain/observability/metric-catalogue.ts';
 import { routes } from '#shared/routes.ts';
@@ -379,8 +380,8 @@ async function measureSparse(local: Local) {
   const hooks: Awaited<ReturnType<typeof createWebhook>>[] = [];
   for (let i = 0; i < sparseTables; i++) hooks.push(await meter.unmetered(() => createWebhook(local, tenantId)));
   const body = bodyOf(1);
-  const sendOneEach = async () => {
-    for (const hook of hooks) {
+  const sendEach = async (to: typeof hooks) => {
+    for (const hook of to) {
       const response = await fetch(`${local.url}/api/ingest/${hook.source_id}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${hook.ingest_token}`, 'content-type': 'application/json' },
@@ -391,6 +392,7 @@ async function measureSparse(local: Local) {
     }
     await untilStaged(local, 'sparse');
   };
+  const sendOneEach = () => sendEach(hooks);
   const background = await idleCpuPerMs();
   await sendOneEach();
   await meteredPass(local);
@@ -399,7 +401,22 @@ async function measureSparse(local: Local) {
   const ingest = meter.take();
   const pass = await meteredPass(local);
   for (const hook of hooks) await expectRows(local, hook.data_set_id, 2, 'sparse');
-  return { background, ingest, pass, hook: hooks[0] as (typeof hooks)[number], body };
+
+  // A commit writes a checkpoint every `delta.checkpointInterval` versions: one table committed until
+  // one does (four PUTs instead of two), the commit before it its baseline.
+  const one = hooks.slice(0, 1);
+  const puts = (reading: Reading) =>
+    reading.invocations.flatMap((inv) => inv.calls).filter((call) => call.s3Class === 'put').length;
+  let plain: Reading | null = null;
+  let checkpointed: Reading | null = null;
+  for (let round = 0; round <= defaultTableProperties.checkpointInterval && !checkpointed; round++) {
+    await sendEach(one);
+    const reading = await meteredPass(local);
+    if (puts(reading) > 2) checkpointed = reading;
+    else plain = reading;
+  }
+  if (!plain || !checkpointed) throw new Error('sparse: no commit wrote a checkpoint');
+  return { background, ingest, pass, plain, checkpointed, hook: hooks[0] as (typeof hooks)[number], body };
 }
 
 /**
@@ -946,12 +963,23 @@ export async function benchCost(): Promise<string> {
       (passDollars(deployment, sparseRun.pass, ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0)) -
         stagedReads(sparseRun.pass) * perRead) /
       sparseTables;
+    // A checkpoint's share of each commit: what the commit that wrote one paid over the one before it.
+    const passOf = (reading: Reading) =>
+      passDollars(deployment, reading, ownCpuMs(reading.invocations, sparseRun.background, 0));
+    const checkpoint =
+      Math.max(0, passOf(sparseRun.checkpointed) - passOf(sparseRun.plain)) / defaultTableProperties.checkpointInterval;
+    single += checkpoint;
     quietCommit = commitItems(
       deployment,
       sparseRun.pass,
       ownCpuMs(sparseRun.pass.invocations, sparseRun.background, 0),
       sparseTables,
     );
+    quietCommit.push({
+      item: `A checkpoint every ${defaultTableProperties.checkpointInterval} versions ($${money(checkpoint * defaultTableProperties.checkpointInterval * 1e6)} per million checkpoints)`,
+      count: 1 / defaultTableProperties.checkpointInterval,
+      dollars: checkpoint,
+    });
     const runs = [];
     for (const scenario of scenarios) {
       const run = await runScenario(local, scenario, windowSeconds);
