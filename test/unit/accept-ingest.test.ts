@@ -112,6 +112,17 @@ async function outcomeOf(deps: IngestDeps, input: IngestRequest) {
 }
 
 describe.concurrent('acceptIngest', () => {
+  it('answers a time-ordered message id (UUID version 7) made of the ingest time, in milliseconds', async () => {
+    const { deps, queued } = world();
+    const outcome = await accept(deps, request({}));
+    if (!outcome.accepted) throw outcome.error;
+    // RFC 9562: 48 bits of Unix milliseconds, version 7, variant 10.
+    expect(outcome.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const ms = Number.parseInt(outcome.messageId.replace('-', '').slice(0, 12), 16);
+    const ingestedMs = Number(BigInt((queued[0] as (typeof queued)[number]).envelope.ingested_at_us) / 1000n);
+    expect(ms).toBe(ingestedMs);
+  });
+
   it('queues the raw body with the content type exactly as sent, its size and the UTC day, then answers its id', async () => {
     const { deps, queued } = world();
     const body = Buffer.from([0, 255, 10, 13]);
@@ -135,7 +146,6 @@ describe.concurrent('acceptIngest', () => {
       receipt: { epoch: 'e1', accepted: 1, duplicates: 0 },
     });
     expect(BigInt(envelope.ingested_at_us) >= before && BigInt(envelope.ingested_at_us) <= after).toBe(true);
-    expect(outcome.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('keeps content_type null when the header is absent', async () => {

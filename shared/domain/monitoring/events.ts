@@ -157,6 +157,19 @@ function view(event: ReadEvent, previewBytes: number): EventView {
 }
 
 /**
+ * When a message id was made, for a time-ordered one (UUID version 7, made of the ingest time): its
+ * event was ingested then, or later for a duplicate that was given the first request's id. Null for
+ * a random id (version 4, made before ids were time-ordered): it says nothing of its event's time.
+ */
+export function idTimeMicros(messageId: string): bigint | null {
+  if (messageId[14] !== '7') return null;
+  const ms = Number.parseInt(messageId.slice(0, 8) + messageId.slice(9, 13), 16);
+  return Number.isFinite(ms) ? BigInt(ms) * 1000n : null;
+}
+
+const laterOf = (a: bigint | null, b: bigint | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/**
  * A staged batch is no later than when it was staged; clocks of the ingest and writer functions may
  * differ a little, so its newest envelope is taken to be up to a minute later.
  */
@@ -250,7 +263,10 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     : query.to
       ? { t: micros(query.to), id: '' }
       : null;
-  const lower = query.from ? micros(query.from) : null;
+  const lower = laterOf(
+    query.from ? micros(query.from) : null,
+    query.message_id ? idTimeMicros(query.message_id) : null,
+  );
   const inRange = (event: StoredEvent) =>
     (!upper || before(event, upper)) &&
     (lower === null || event.ingested_at_us >= lower) &&
