@@ -263,6 +263,17 @@ describe('the local HTTP front, facing hostile clients', () => {
     expect(handled).toBe(0);
   });
 
+  it("keeps a quiet sender's connection open past the 5 s Node closes it at by default", async () => {
+    const quiet = new RawClient(port);
+    quiet.write(`${ingestHead(2)}{}`);
+    const first = await quiet.response();
+    expect([first.status, first.headers['keep-alive']]).toEqual([202, 'timeout=65']);
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(quiet.closed).toBe(false);
+    quiet.write(`${ingestHead(2)}{}`);
+    expect((await quiet.response()).status).toBe(202);
+  }, 15_000);
+
   it('once stopping, answers every new request 503 with Connection: close, and lets those in flight finish', async () => {
     const kept = new RawClient(port);
     kept.write(`${ingestHead(2)}{}`);
