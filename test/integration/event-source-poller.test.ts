@@ -126,6 +126,33 @@ describe('the local event-source poller', () => {
     expect(await drainAll(url)).toEqual([]);
   });
 
+  it('fills batches from a backlog with several receives at once, never past the batch size, and deletes every record', async () => {
+    const { url } = await queuePair(30);
+    const bodies = Array.from({ length: 437 }, (_, i) => `m${i}`);
+    await send(url, bodies);
+    const sizes: number[] = [];
+    const seen: string[] = [];
+    start(
+      url,
+      async (event) => {
+        sizes.push(event.Records.length);
+        seen.push(...event.Records.map((record) => record.body));
+        return { batchItemFailures: [] };
+      },
+      { batchSize: 95, window: 2 },
+    );
+    await until(
+      () => seen.length,
+      (count) => count >= bodies.length,
+    );
+    await poller?.stop();
+    poller = undefined;
+    expect(sizes[0]).toBe(95);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(95);
+    expect(seen.sort()).toEqual([...bodies].sort());
+    expect(await depthOf(url)).toBe(0);
+  });
+
   it('redelivers only the records listed in batchItemFailures, with a higher receive count', async () => {
     const { url } = await queuePair();
     await send(url, ['keep', 'retry']);
