@@ -6,6 +6,7 @@
  * the test moves decides what is due.
  */
 import { describe, expect, it } from 'vitest';
+import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
 import { appendToTable } from '#shared/domain/delta/commit.ts';
 import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
@@ -73,7 +74,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
   const deps: BatchWriterDeps = {
     ledger: staging.ledger,
     objects: staging.objects,
-    parse: (line) => envelopeMessage.parse(JSON.parse(line)),
+    parse: parseStagedSlice,
     async freshness(ids) {
       return new Map(ids.map((id) => [id, options.freshness?.[id] ?? 5 * minute]));
     },

@@ -63,11 +63,19 @@ export const envelopeColumns = [
 
 export type Cell = string | bigint | number | null;
 
-/** Rows as columns, in envelopeColumns' order and types (timestamps in µs, longs as bigint). */
-export function envelopeCells(rows: Envelope[]): Cell[][] {
-  const columns: Cell[][] = envelopeColumns.map(() => new Array<Cell>(rows.length));
-  const [messageId, ingestedAt, sourceId, tenantId, contentType, payloadSize, payload] = columns as [
-    Cell[],
+/** The fields of a row besides its payload: an envelope as the writer resolved it, or as it was queued (µs as text). */
+export type EnvelopeFields = Pick<
+  Envelope,
+  'message_id' | 'source_id' | 'tenant_id' | 'content_type' | 'payload_size'
+> & { ingested_at_us: bigint | string };
+
+/**
+ * Rows as columns, in envelopeColumns' order and types (timestamps in µs, longs as bigint), all but
+ * the last, the payload: its column is made apart (of strings, or written straight into one buffer).
+ */
+export function envelopeFieldCells(rows: readonly EnvelopeFields[]): Cell[][] {
+  const columns: Cell[][] = envelopeColumns.slice(0, -1).map(() => new Array<Cell>(rows.length));
+  const [messageId, ingestedAt, sourceId, tenantId, contentType, payloadSize] = columns as [
     Cell[],
     Cell[],
     Cell[],
@@ -77,12 +85,11 @@ export function envelopeCells(rows: Envelope[]): Cell[][] {
   ];
   rows.forEach((row, i) => {
     messageId[i] = row.message_id;
-    ingestedAt[i] = row.ingested_at_us;
+    ingestedAt[i] = BigInt(row.ingested_at_us);
     sourceId[i] = row.source_id;
     tenantId[i] = row.tenant_id;
     contentType[i] = row.content_type;
     payloadSize[i] = BigInt(row.payload_size);
-    payload[i] = row.payload;
   });
   return columns;
 }

@@ -121,8 +121,8 @@ export class TableGone extends Error {
 export interface StagingDeps {
   ledger: StagingLedger;
   objects: StagingObjects;
-  /** Parses one staged line (a queue message's body, validated when it was staged). */
-  parse(line: string): EnvelopeMessage;
+  /** Parses one staged slice: its lines, each a queue message's body (validated when it was staged). */
+  parse(slice: Buffer): EnvelopeMessage[];
   /** Each table's freshness target in milliseconds (its table property, or the deployment's default). */
   freshness(tableIds: string[]): Promise<Map<string, number>>;
   /** Appends the rows to the table, each message id exactly once. */
@@ -299,17 +299,12 @@ export function passReader(objects: StagingObjects, tables: PendingTable[]): Sli
 
 async function readRows(deps: StagingDeps, read: SliceReader, table: PendingTable): Promise<StagedRow[]> {
   const slices = await Promise.all(
-    table.slices.map(async ({ batch, slice }) => ({
-      batch: batch.id,
-      text: (await read(batch, slice)).toString('utf8'),
-    })),
+    table.slices.map(async ({ batch, slice }) =>
+      // Each slice parsed as it arrives: the rows are kept, not the slice's text.
+      deps.parse(await read(batch, slice)).map((message) => ({ batch: batch.id, message })),
+    ),
   );
-  return slices.flatMap(({ batch, text }) =>
-    text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => ({ batch, message: deps.parse(line) })),
-  );
+  return slices.flat();
 }
 
 export interface CommitReport {
