@@ -61,7 +61,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
 /** A tenant with a store and a webhook connection, through the API. */
 export async function createWebhook(
   service: BenchService,
-): Promise<{ sourceId: string; token: string; dataSetId: string }> {
+): Promise<{ connectionId: string; sourceId: string; token: string; dataSetId: string }> {
   const call = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${service.url}${route}`, {
       method,
@@ -81,6 +81,7 @@ export async function createWebhook(
     name: 'bench',
   });
   return {
+    connectionId: connection.connection_id as string,
     sourceId: connection.source_id as string,
     token: connection.ingest_token as string,
     dataSetId: connection.data_set_id as string,
