@@ -107,18 +107,14 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
       const remainingMs = windowEnds === null ? idleWaitSeconds * 1000 : windowEnds - Date.now();
       if (remainingMs <= 0) break;
       const waitSeconds = windowEnds === null ? idleWaitSeconds : 0;
-      const result = await sqs.call<{ Messages?: Message[] }>(
-        'ReceiveMessage',
-        {
-          QueueUrl: options.queueUrl,
-          MaxNumberOfMessages: Math.min(10, options.batchSize - batch.length),
-          WaitTimeSeconds: waitSeconds,
-          AttributeNames: ['All'],
-          MessageSystemAttributeNames: ['All'],
-          MessageAttributeNames: ['All'],
-        },
-        waitSeconds * 1000,
-      );
+      const result = await sqs.call<{ Messages?: Message[] }>('ReceiveMessage', {
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: Math.min(10, options.batchSize - batch.length),
+        WaitTimeSeconds: waitSeconds,
+        AttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      });
       const messages = result.Messages ?? [];
       for (const message of messages) {
         batch.push(message);
