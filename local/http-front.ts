@@ -126,7 +126,8 @@ export function buildEvent(
   routeKey: string,
   pathParameters: Record<string, string> | undefined,
 ): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://local');
+  // Most requests carry no query string: they need no URL parsed.
+  const url = request.url?.includes('?') ? new URL(request.url, 'http://local') : null;
   const rawPath = rawPathOf(request.url);
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
@@ -140,7 +141,7 @@ export function buildEvent(
     headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams)
+  for (const [name, value] of url?.searchParams ?? [])
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
   const encodeAsBase64 = body.length > 0 && (!isTextual(headers['content-type']) || !isUtf8(body));
   const now = new Date();
@@ -148,7 +149,7 @@ export function buildEvent(
     version: '2.0',
     routeKey,
     rawPath,
-    rawQueryString: url.search.slice(1),
+    rawQueryString: url ? url.search.slice(1) : '',
     cookies: cookies.length > 0 ? cookies : undefined,
     headers,
     queryStringParameters: Object.keys(query).length > 0 ? query : undefined,

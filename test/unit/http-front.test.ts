@@ -55,6 +55,17 @@ describe('the local HTTP front', () => {
     expect(event.isBase64Encoded).toBe(false);
   });
 
+  it('gives a request without a query string, or with an empty one, no query', () => {
+    const events = ['/api/x', '/api/x?', '/api/x#a'].map((url) =>
+      buildEvent(request('GET', url, []), Buffer.alloc(0), 'GET /api/x', undefined),
+    );
+    expect(events.map((event) => [event.rawQueryString, event.queryStringParameters])).toEqual([
+      ['', undefined],
+      ['', undefined],
+      ['', undefined],
+    ]);
+  });
+
   it('base64-encodes binary bodies and text bodies that are not valid UTF-8', () => {
     const binary = Buffer.from([0, 255, 128, 10]);
     const asOctets = buildEvent(
