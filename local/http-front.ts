@@ -296,8 +296,24 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     closeGently(response.socket as Socket);
   }
 
+  /**
+   * Routes matched lately, by method and raw path: a busy webhook source sends the same path on
+   * every request. Each request gets path parameters of its own.
+   */
+  const recentMatches = new Map<string, ReturnType<typeof matchRoute>>();
+  function routeOf(method: string, rawPath: string): ReturnType<typeof matchRoute> {
+    const key = `${method} ${rawPath}`;
+    let matched = recentMatches.get(key);
+    if (matched === undefined) {
+      matched = matchRoute(compiled, method, rawPath);
+      if (recentMatches.size >= 1000) recentMatches.clear();
+      recentMatches.set(key, matched);
+    }
+    return matched && { route: matched.route, pathParameters: { ...matched.pathParameters } };
+  }
+
   async function invoke(request: IncomingMessage, body: Buffer): Promise<APIGatewayProxyStructuredResultV2> {
-    const matched = matchRoute(compiled, request.method ?? 'GET', rawPathOf(request.url));
+    const matched = routeOf(request.method ?? 'GET', rawPathOf(request.url));
     const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
     const routeKey = matched ? matched.route.key : '$default';
     const event = buildEvent(request, body, routeKey, matched?.pathParameters);

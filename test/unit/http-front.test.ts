@@ -327,3 +327,39 @@ describe('the local HTTP front, facing hostile clients', () => {
     });
   });
 });
+
+describe('the local HTTP front, routing requests one after another', () => {
+  it('gives each request its route and path parameters of its own, for a path seen before too', async () => {
+    const seen: { routeKey: string; params: Record<string, string | undefined> | undefined }[] = [];
+    const handler: Handler = async (event) => {
+      seen.push({ routeKey: event.routeKey, params: event.pathParameters && { ...event.pathParameters } });
+      // A handler that changes its event must not change the next request's.
+      if (event.pathParameters) event.pathParameters.source_id = 'changed';
+      return { statusCode: 200, body: '' };
+    };
+    const front = await startHttpFront({ port: 0, host: '127.0.0.1', loadHandler: async () => handler });
+    try {
+      for (const [method, path] of [
+        ['POST', '/api/ingest/a'],
+        ['POST', '/api/ingest/b'],
+        ['POST', '/api/ingest/a'],
+        ['GET', '/api/ingest/a'],
+        ['POST', '/api/ingest/a%20b'],
+        ['POST', '/api/ingest/a'],
+      ] as const) {
+        await (await fetch(`${front.url}${path}`, { method, body: method === 'POST' ? '{}' : undefined })).text();
+      }
+    } finally {
+      await front.close();
+    }
+    const ingest = 'POST /api/ingest/{source_id}';
+    expect(seen).toEqual([
+      { routeKey: ingest, params: { source_id: 'a' } },
+      { routeKey: ingest, params: { source_id: 'b' } },
+      { routeKey: ingest, params: { source_id: 'a' } },
+      { routeKey: '$default', params: undefined },
+      { routeKey: ingest, params: { source_id: 'a b' } },
+      { routeKey: ingest, params: { source_id: 'a' } },
+    ]);
+  });
+});
