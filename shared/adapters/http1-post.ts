@@ -51,6 +51,8 @@ export class AnswerReader {
   status = 0;
   /** Whether the connection may carry another request after this answer. */
   reusable = false;
+  /** How long the server keeps the connection open while idle, when it says (Keep-Alive: timeout=N). */
+  idleTimeoutMs: number | null = null;
   private head: Buffer = Buffer.alloc(0);
   private framing: 'head' | 'length' | 'chunked' | 'close' = 'head';
   private remaining = 0;
@@ -113,6 +115,8 @@ export class AnswerReader {
     this.status = status;
     const connection = (headers.get('connection') ?? '').toLowerCase();
     this.reusable = statusLine[1] === '1' ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
+    const keepAlive = /\btimeout=(\d+)/.exec(headers.get('keep-alive') ?? '');
+    if (keepAlive?.[1]) this.idleTimeoutMs = Number(keepAlive[1]) * 1000;
     const transferEncoding = (headers.get('transfer-encoding') ?? '').toLowerCase();
     const length = headers.get('content-length');
     if (transferEncoding !== '') {
@@ -201,7 +205,9 @@ function connection(target: PostTarget, origin: string): Socket {
       pooled.removeListener('close', leave);
       pooled.removeListener('error', leave);
       pooled.removeListener('end', leave);
+      pooled.removeListener('timeout', leave);
     }
+    pooled.setTimeout(0);
     pooled.ref();
     return pooled;
   }
@@ -214,7 +220,11 @@ function connection(target: PostTarget, origin: string): Socket {
   return socket;
 }
 
-function release(origin: string, socket: Socket): void {
+/**
+ * Pools a connection. One the server said it closes after a time idle leaves the pool a second
+ * before: a call written as the server closes it would fail for a request never read.
+ */
+function release(origin: string, socket: Socket, idleTimeoutMs: number | null): void {
   socket.unref();
   const leave = () => {
     forgetIdle(origin, socket);
@@ -225,6 +235,7 @@ function release(origin: string, socket: Socket): void {
   socket.on('close', leave);
   socket.on('error', leave);
   socket.on('end', leave);
+  if (idleTimeoutMs !== null) socket.setTimeout(Math.max(0, idleTimeoutMs - 1000) || 1, leave);
   let sockets = idle.get(origin);
   if (!sockets) {
     sockets = [];
@@ -272,7 +283,8 @@ export function post(
         reject(error);
         return;
       }
-      if (reader.reusable && !socket.destroyed) release(origin, socket);
+      if (reader.reusable && !socket.destroyed && reader.idleTimeoutMs !== 0)
+        release(origin, socket, reader.idleTimeoutMs);
       else socket.destroy();
       resolve({ status: reader.status, body: reader.body() });
     };

@@ -172,6 +172,16 @@ describe('posting over kept-alive connections', () => {
     expect(seen.connections).toBe(2);
   });
 
+  it('leaves a connection a second before the server said it would close it while idle', async () => {
+    const { seen, target } = await serve((_body, response) => response.end('{}'));
+    if (server) server.keepAliveTimeout = 2000; // Node's server says Keep-Alive: timeout=2
+    await post(target, {}, '{}', 1000);
+    await post(target, {}, '{}', 1000);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await post(target, {}, '{}', 1000);
+    expect(seen.connections).toBe(2);
+  });
+
   it('answers a chunked answer whole, and does not keep a connection the server asks to close', async () => {
     const { seen, target } = await serve((_body, response) => {
       response.setHeader('connection', 'close');
