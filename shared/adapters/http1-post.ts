@@ -182,66 +182,127 @@ export class AnswerReader {
   }
 }
 
-/** Idle kept-alive connections, by origin, and what takes each out of its pool when it closes. */
-const idle = new Map<string, Socket[]>();
-const leaveOnClose = new WeakMap<Socket, () => void>();
+interface Exchange {
+  reader: AnswerReader;
+  resolve: (answer: PostAnswer) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Idle kept-alive connections, by origin. */
+const idle = new Map<string, Connection[]>();
+
+/**
+ * One connection and the call it carries, if any. Its socket's listeners are set once: bytes go to
+ * the call under way; a close, an error or the server's idle timeout ends that call, or, between
+ * calls, takes the connection out of its pool.
+ */
+class Connection {
+  private exchange: Exchange | null = null;
+  /** How long the server keeps it open while idle, as its last answer said. */
+  private idleTimeoutMs: number | null = null;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly origin: string,
+  ) {
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 1000);
+    socket.on('data', (data: Buffer) => this.received(data));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      this.ended(new ConnectionError(error.message, error.code ?? 'ECONNRESET')),
+    );
+    socket.on('end', () => this.ended(null));
+    socket.on('close', () => this.ended(null));
+    socket.on('timeout', () => this.ended(null));
+  }
+
+  static open(target: PostTarget, origin: string): Connection {
+    const options = { host: target.hostname, port: target.port };
+    const socket = target.secure
+      ? connectTls({ ...options, servername: target.hostname, ALPNProtocols: ['http/1.1'] })
+      : connectTcp(options);
+    return new Connection(socket, origin);
+  }
+
+  send(request: string, timeoutMs: number): Promise<PostAnswer> {
+    this.socket.setTimeout(0);
+    this.socket.ref();
+    return new Promise<PostAnswer>((resolve, reject) => {
+      const timer = setTimeout(
+        () => this.settle(new ConnectionError(`No answer within ${timeoutMs} ms`, 'ETIMEDOUT')),
+        timeoutMs,
+      );
+      this.exchange = { reader: new AnswerReader(), resolve, reject, timer };
+      this.socket.write(request);
+    });
+  }
+
+  private received(data: Buffer): void {
+    const exchange = this.exchange;
+    if (!exchange) {
+      this.close(); // bytes nobody asked for: the connection is out of step
+      return;
+    }
+    try {
+      if (exchange.reader.push(data)) this.settle(null);
+    } catch (error) {
+      this.settle(new ConnectionError(`The answer could not be read: ${(error as Error).message}`, 'EPROTO'));
+    }
+  }
+
+  private ended(error: ConnectionError | null): void {
+    const exchange = this.exchange;
+    if (!exchange) {
+      this.close(); // between calls: it leaves its pool
+      return;
+    }
+    if (!error && exchange.reader.finish()) this.settle(null);
+    else this.settle(error ?? new ConnectionError('socket hang up', 'ECONNRESET'));
+  }
+
+  private settle(error: ConnectionError | null): void {
+    const exchange = this.exchange;
+    if (!exchange) return;
+    this.exchange = null;
+    clearTimeout(exchange.timer);
+    if (error) {
+      this.close();
+      exchange.reject(error);
+      return;
+    }
+    const { reader } = exchange;
+    this.idleTimeoutMs = reader.idleTimeoutMs;
+    if (reader.reusable && !this.socket.destroyed && reader.idleTimeoutMs !== 0) this.pool();
+    else this.close();
+    exchange.resolve({ status: reader.status, body: reader.body() });
+  }
+
+  /**
+   * Back to its origin's pool. One the server said it closes after a time idle leaves the pool a
+   * second before: a call written as the server closes it would fail for a request never read.
+   */
+  private pool(): void {
+    this.socket.unref();
+    if (this.idleTimeoutMs !== null) this.socket.setTimeout(Math.max(1, this.idleTimeoutMs - 1000));
+    let connections = idle.get(this.origin);
+    if (!connections) {
+      connections = [];
+      idle.set(this.origin, connections);
+    }
+    connections.push(this);
+  }
+
+  private close(): void {
+    const connections = idle.get(this.origin);
+    const index = connections?.indexOf(this) ?? -1;
+    if (connections && index >= 0) connections.splice(index, 1);
+    this.socket.destroy();
+  }
+}
 
 function originOf(target: PostTarget): string {
   return `${target.secure ? 'https' : 'http'}://${target.hostname}:${target.port}`;
-}
-
-function forgetIdle(origin: string, socket: Socket): void {
-  const sockets = idle.get(origin);
-  const index = sockets?.indexOf(socket) ?? -1;
-  if (sockets && index >= 0) sockets.splice(index, 1);
-}
-
-/** An idle connection to the origin, or a new one. */
-function connection(target: PostTarget, origin: string): Socket {
-  const pooled = idle.get(origin)?.pop();
-  if (pooled) {
-    const leave = leaveOnClose.get(pooled);
-    if (leave) {
-      pooled.removeListener('close', leave);
-      pooled.removeListener('error', leave);
-      pooled.removeListener('end', leave);
-      pooled.removeListener('timeout', leave);
-    }
-    pooled.setTimeout(0);
-    pooled.ref();
-    return pooled;
-  }
-  const options = { host: target.hostname, port: target.port };
-  const socket = target.secure
-    ? connectTls({ ...options, servername: target.hostname, ALPNProtocols: ['http/1.1'] })
-    : connectTcp(options);
-  socket.setNoDelay(true);
-  socket.setKeepAlive(true, 1000);
-  return socket;
-}
-
-/**
- * Pools a connection. One the server said it closes after a time idle leaves the pool a second
- * before: a call written as the server closes it would fail for a request never read.
- */
-function release(origin: string, socket: Socket, idleTimeoutMs: number | null): void {
-  socket.unref();
-  const leave = () => {
-    forgetIdle(origin, socket);
-    socket.destroy();
-  };
-  leaveOnClose.set(socket, leave);
-  // Closed by the server while idle, or failing: it leaves the pool.
-  socket.on('close', leave);
-  socket.on('error', leave);
-  socket.on('end', leave);
-  if (idleTimeoutMs !== null) socket.setTimeout(Math.max(0, idleTimeoutMs - 1000) || 1, leave);
-  let sockets = idle.get(origin);
-  if (!sockets) {
-    sockets = [];
-    idle.set(origin, sockets);
-  }
-  sockets.push(socket);
 }
 
 /** Checks a header line's parts: a value with CR or LF would end the header early. */
@@ -266,46 +327,6 @@ export function post(
   for (const name in headers)
     if (name !== 'host' && name !== 'content-length') head += headerLine(name, headers[name] as string);
   head += `content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
-  const socket = connection(target, origin);
-  return new Promise<PostAnswer>((resolve, reject) => {
-    const reader = new AnswerReader();
-    let settled = false;
-    const done = (error: Error | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.removeListener('data', onData);
-      socket.removeListener('error', onError);
-      socket.removeListener('end', onEnd);
-      socket.removeListener('close', onEnd);
-      if (error) {
-        socket.destroy();
-        reject(error);
-        return;
-      }
-      if (reader.reusable && !socket.destroyed && reader.idleTimeoutMs !== 0)
-        release(origin, socket, reader.idleTimeoutMs);
-      else socket.destroy();
-      resolve({ status: reader.status, body: reader.body() });
-    };
-    const onData = (data: Buffer) => {
-      try {
-        if (reader.push(data)) done(null);
-      } catch (error) {
-        done(new ConnectionError(`The answer could not be read: ${(error as Error).message}`, 'EPROTO'));
-      }
-    };
-    const onError = (error: NodeJS.ErrnoException) =>
-      done(new ConnectionError(error.message, error.code ?? 'ECONNRESET'));
-    const onEnd = () => (reader.finish() ? done(null) : done(new ConnectionError('socket hang up', 'ECONNRESET')));
-    const timer = setTimeout(
-      () => done(new ConnectionError(`No answer within ${timeoutMs} ms`, 'ETIMEDOUT')),
-      timeoutMs,
-    );
-    socket.on('data', onData);
-    socket.on('error', onError);
-    socket.on('end', onEnd);
-    socket.on('close', onEnd);
-    socket.write(head + body);
-  });
+  const connection = idle.get(origin)?.pop() ?? Connection.open(target, origin);
+  return connection.send(head + body, timeoutMs);
 }
