@@ -112,18 +112,14 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
       asked += count;
       let messages: Message[];
       try {
-        const result = await sqs.call<{ Messages?: Message[] }>(
-          'ReceiveMessage',
-          {
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: count,
-            WaitTimeSeconds: waitSeconds,
-            AttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          },
-          waitSeconds * 1000,
-        );
+        const result = await sqs.call<{ Messages?: Message[] }>('ReceiveMessage', {
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: count,
+          WaitTimeSeconds: waitSeconds,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        });
         messages = result.Messages ?? [];
       } finally {
         asked -= count;

@@ -126,7 +126,8 @@ export function buildEvent(
   routeKey: string,
   pathParameters: Record<string, string> | undefined,
 ): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://local');
+  // Most requests carry no query string: they need no URL parsed.
+  const url = request.url?.includes('?') ? new URL(request.url, 'http://local') : null;
   const rawPath = rawPathOf(request.url);
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
@@ -140,7 +141,7 @@ export function buildEvent(
     headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams)
+  for (const [name, value] of url?.searchParams ?? [])
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
   const encodeAsBase64 = body.length > 0 && (!isTextual(headers['content-type']) || !isUtf8(body));
   const now = new Date();
@@ -148,7 +149,7 @@ export function buildEvent(
     version: '2.0',
     routeKey,
     rawPath,
-    rawQueryString: url.search.slice(1),
+    rawQueryString: url ? url.search.slice(1) : '',
     cookies: cookies.length > 0 ? cookies : undefined,
     headers,
     queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
@@ -295,8 +296,24 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     closeGently(response.socket as Socket);
   }
 
+  /**
+   * Routes matched lately, by method and raw path: a busy webhook source sends the same path on
+   * every request. Each request gets path parameters of its own.
+   */
+  const recentMatches = new Map<string, ReturnType<typeof matchRoute>>();
+  function routeOf(method: string, rawPath: string): ReturnType<typeof matchRoute> {
+    const key = `${method} ${rawPath}`;
+    let matched = recentMatches.get(key);
+    if (matched === undefined) {
+      matched = matchRoute(compiled, method, rawPath);
+      if (recentMatches.size >= 1000) recentMatches.clear();
+      recentMatches.set(key, matched);
+    }
+    return matched && { route: matched.route, pathParameters: { ...matched.pathParameters } };
+  }
+
   async function invoke(request: IncomingMessage, body: Buffer): Promise<APIGatewayProxyStructuredResultV2> {
-    const matched = matchRoute(compiled, request.method ?? 'GET', rawPathOf(request.url));
+    const matched = routeOf(request.method ?? 'GET', rawPathOf(request.url));
     const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
     const routeKey = matched ? matched.route.key : '$default';
     const event = buildEvent(request, body, routeKey, matched?.pathParameters);

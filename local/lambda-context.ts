@@ -22,16 +22,23 @@ export function lambdaContext(functionName: string, timeoutSeconds: number, memo
 }
 
 /** Lambda's timeout: the invocation fails when the handler has not answered in time. */
-export async function withTimeout<T>(work: Promise<T>, timeoutSeconds: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${timeoutSeconds} s`)), timeoutSeconds * 1000);
+export function withTimeout<T>(work: Promise<T>, timeoutSeconds: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${what} timed out after ${timeoutSeconds} s`)),
+      timeoutSeconds * 1000,
+    );
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** A function name like the stack's, derived from the handler entry (functions/tenants/list.ts → tenants-list). */

@@ -561,7 +561,8 @@ export class QueueService {
       const { m } = record as Extract<JournalRecord, { t: 'send' }>;
       return {
         messageId: m.id,
-        bodyMd5: md5(m.body),
+        // Digested once, as it was stored (unless a receiver took it away meanwhile).
+        bodyMd5: queue.get(m.id)?.bodyMd5 ?? md5(m.body),
         attributesMd5: m.attributes ? attributesDigest(m.attributes) : undefined,
       };
     });

@@ -84,6 +84,17 @@ describe('the ingest queue client', () => {
     proxy.failWhen(null);
   });
 
+  it('waits for a long poll as long as it asks SQS to wait, beyond the usual time for an answer', async () => {
+    // An answer is waited for 3 s beyond the call's own wait: a 4 s poll of an empty queue is answered, not timed out.
+    const { proxied } = await queueBehindProxy();
+    const answer = await new SqsJsonClient().call<{ Messages?: unknown[] }>('ReceiveMessage', {
+      QueueUrl: proxied,
+      MaxNumberOfMessages: 1,
+      WaitTimeSeconds: 4,
+    });
+    expect(answer.Messages ?? []).toEqual([]);
+  });
+
   it('does not try a refusal again, and says what SQS said', async () => {
     const missing = `${proxy.url}/000000000000/no-such-queue-${randomUUID().slice(0, 8)}`;
     await expect(

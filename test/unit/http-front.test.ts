@@ -55,6 +55,17 @@ describe('the local HTTP front', () => {
     expect(event.isBase64Encoded).toBe(false);
   });
 
+  it('gives a request without a query string, or with an empty one, no query', () => {
+    const events = ['/api/x', '/api/x?', '/api/x#a'].map((url) =>
+      buildEvent(request('GET', url, []), Buffer.alloc(0), 'GET /api/x', undefined),
+    );
+    expect(events.map((event) => [event.rawQueryString, event.queryStringParameters])).toEqual([
+      ['', undefined],
+      ['', undefined],
+      ['', undefined],
+    ]);
+  });
+
   it('base64-encodes binary bodies and text bodies that are not valid UTF-8', () => {
     const binary = Buffer.from([0, 255, 128, 10]);
     const asOctets = buildEvent(
@@ -314,5 +325,41 @@ describe('the local HTTP front, facing hostile clients', () => {
       handled: 2,
       reset: false,
     });
+  });
+});
+
+describe('the local HTTP front, routing requests one after another', () => {
+  it('gives each request its route and path parameters of its own, for a path seen before too', async () => {
+    const seen: { routeKey: string; params: Record<string, string | undefined> | undefined }[] = [];
+    const handler: Handler = async (event) => {
+      seen.push({ routeKey: event.routeKey, params: event.pathParameters && { ...event.pathParameters } });
+      // A handler that changes its event must not change the next request's.
+      if (event.pathParameters) event.pathParameters.source_id = 'changed';
+      return { statusCode: 200, body: '' };
+    };
+    const front = await startHttpFront({ port: 0, host: '127.0.0.1', loadHandler: async () => handler });
+    try {
+      for (const [method, path] of [
+        ['POST', '/api/ingest/a'],
+        ['POST', '/api/ingest/b'],
+        ['POST', '/api/ingest/a'],
+        ['GET', '/api/ingest/a'],
+        ['POST', '/api/ingest/a%20b'],
+        ['POST', '/api/ingest/a'],
+      ] as const) {
+        await (await fetch(`${front.url}${path}`, { method, body: method === 'POST' ? '{}' : undefined })).text();
+      }
+    } finally {
+      await front.close();
+    }
+    const ingest = 'POST /api/ingest/{source_id}';
+    expect(seen).toEqual([
+      { routeKey: ingest, params: { source_id: 'a' } },
+      { routeKey: ingest, params: { source_id: 'b' } },
+      { routeKey: ingest, params: { source_id: 'a' } },
+      { routeKey: '$default', params: undefined },
+      { routeKey: ingest, params: { source_id: 'a b' } },
+      { routeKey: ingest, params: { source_id: 'a' } },
+    ]);
   });
 });

@@ -1,18 +1,17 @@
 /**
  * One call of SQS's JSON protocol, without the SDK: the body as JSON, a POST to the endpoint with
  * `x-amz-target: AmazonSQS.<Action>`, signed with SigV4 here (shared/adapters/aws-signature.ts),
- * over node's own HTTP client with kept-alive connections; network errors, timeouts, 5xx and
+ * over kept-alive connections (shared/adapters/http1-post.ts); network errors, timeouts, 5xx and
  * throttling are tried again (three attempts, jittered backoff), anything else is the caller's.
  *
  * Why not the SDK: these calls are per webhook (the ingest function's send) or per ten envelopes
  * (the local event-source poller's receives and deletes), and through the SDK's SQS client each
  * cost about a millisecond of CPU (serialisation against the service's schema, endpoint rules, the
  * generic signer, the HTTP handler's per-request timers and socket options), several times the
- * call itself. Use the SDK for everything else.
+ * call itself; and node's own HTTP client costs about as much again. Use the SDK for everything else.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type AwsCredentials, signJsonPost } from '../aws-signature.ts';
+import { type ConnectionError, type PostTarget, post } from '../http1-post.ts';
 
 /** Where and as whom to call. */
 export interface SqsAccess {
@@ -40,8 +39,6 @@ const answerTimeoutMs = 3000;
 const retryableNetworkCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNABORTED']);
 const throttling = /Throttl|RequestThrottled|TooManyRequests/;
 
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-
 /** As Lambda provides them: the region, and the execution role's credentials, in the environment. */
 export function accessFromEnvironment(env: NodeJS.ProcessEnv = process.env): SqsAccess {
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
@@ -57,23 +54,29 @@ export function accessFromEnvironment(env: NodeJS.ProcessEnv = process.env): Sqs
   };
 }
 
-function readAll(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    response.on('end', () => resolve(text));
-    response.on('error', reject);
-  });
+/** Where calls go, by endpoint (or queue URL): read once, not per call. */
+const targets = new Map<string, { host: string; target: PostTarget }>();
+function targetOf(access: SqsAccess, queueUrl: string): { host: string; target: PostTarget } {
+  const key = access.endpoint || queueUrl;
+  let found = targets.get(key);
+  if (!found) {
+    const endpoint = new URL(access.endpoint || new URL(queueUrl).origin);
+    const secure = endpoint.protocol === 'https:';
+    found = {
+      host: endpoint.host,
+      target: { secure, hostname: endpoint.hostname, port: Number(endpoint.port) || (secure ? 443 : 80) },
+    };
+    if (targets.size >= 100) targets.clear();
+    targets.set(key, found);
+  }
+  return found;
 }
 
 function attempt<T>(access: SqsAccess, queueUrl: string, action: string, body: string, waitMs: number): Promise<T> {
-  const endpoint = new URL(access.endpoint || new URL(queueUrl).origin);
+  const { host, target } = targetOf(access, queueUrl);
   const headers = signJsonPost(
     {
-      host: endpoint.host,
+      host,
       region: access.region,
       service: 'sqs',
       target: `AmazonSQS.${action}`,
@@ -82,55 +85,30 @@ function attempt<T>(access: SqsAccess, queueUrl: string, action: string, body: s
     },
     access.credentials,
   );
-  headers['content-length'] = String(Buffer.byteLength(body));
-  const secure = endpoint.protocol === 'https:';
-  return new Promise((resolve, reject) => {
-    const request = (secure ? httpsRequest : httpRequest)(
-      {
-        agent: secure ? agents.https : agents.http,
-        hostname: endpoint.hostname,
-        port: endpoint.port || undefined,
-        path: '/',
-        method: 'POST',
-        headers,
-      },
-      (response) => {
-        readAll(response).then((text) => {
-          const status = response.statusCode ?? 0;
-          if (status === 200) {
-            resolve(JSON.parse(text) as T);
-            return;
-          }
-          let type = '';
-          let message = text.slice(0, 200);
-          try {
-            const error = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
-            type = (error.__type ?? '').split('#').pop() ?? '';
-            message = error.message ?? error.Message ?? message;
-          } catch {
-            // Not JSON: the status says enough.
-          }
-          const retryable = status >= 500 || status === 429 || throttling.test(type);
-          reject(new SqsCallError(`SQS answered ${status} ${type}: ${message}`.trim(), retryable));
-        }, reject);
-      },
-    );
-    const timeoutMs = waitMs + answerTimeoutMs;
-    request.setTimeout(timeoutMs, () =>
-      request.destroy(Object.assign(new Error(`SQS did not answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
-    );
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error instanceof SqsCallError
-          ? error
-          : new SqsCallError(
-              `SQS could not be reached: ${error.message}`,
-              retryableNetworkCodes.has(error.code ?? '') || /socket hang up/.test(error.message),
-            ),
-      ),
-    );
-    request.end(body);
-  });
+  const timeoutMs = waitMs + answerTimeoutMs;
+  return post(target, headers, body, timeoutMs).then(
+    ({ status, body: text }) => {
+      if (status === 200) return JSON.parse(text) as T;
+      let type = '';
+      let message = text.slice(0, 200);
+      try {
+        const error = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
+        type = (error.__type ?? '').split('#').pop() ?? '';
+        message = error.message ?? error.Message ?? message;
+      } catch {
+        // Not JSON: the status says enough.
+      }
+      const retryable = status >= 500 || status === 429 || throttling.test(type);
+      throw new SqsCallError(`SQS answered ${status} ${type}: ${message}`.trim(), retryable);
+    },
+    (error: ConnectionError) => {
+      const timedOut = error.code === 'ETIMEDOUT';
+      throw new SqsCallError(
+        timedOut ? `SQS did not answer within ${timeoutMs} ms` : `SQS could not be reached: ${error.message}`,
+        retryableNetworkCodes.has(error.code) || /socket hang up/.test(error.message),
+      );
+    },
+  );
 }
 
 /**

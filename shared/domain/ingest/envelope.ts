@@ -101,6 +101,16 @@ export function nowMicros(): bigint {
   return BigInt(milliseconds) * 1000n + BigInt(fraction);
 }
 
+const dayMs = 86_400_000;
+/** The UTC day of the last call: nearly every call falls in the same day as the one before. */
+let lastDay = { from: 0, to: 0, date: '' };
+
+/** The UTC date (YYYY-MM-DD) of a time in microseconds since the epoch. */
 export function utcDate(micros: bigint): string {
-  return new Date(Number(micros / 1000n)).toISOString().slice(0, 10);
+  const milliseconds = Number(micros / 1000n);
+  if (milliseconds < lastDay.from || milliseconds >= lastDay.to) {
+    const from = milliseconds - (((milliseconds % dayMs) + dayMs) % dayMs);
+    lastDay = { from, to: from + dayMs, date: new Date(from).toISOString().slice(0, 10) };
+  }
+  return lastDay.date;
 }

@@ -1,0 +1,90 @@
+/**
+ * The ingest queue's SQS client resolves each action's middleware once and reuses it: middleware
+ * added to the client (the cost bench's meter, X-Ray) must still see every call of every action,
+ * under that action's command name and with that call's input. No network: the middleware here
+ * answers each call itself, as a stub of SQS.
+ */
+import { describe, expect, it } from 'vitest';
+import { SqsJsonClient } from '#shared/adapters/sqs/json-client.ts';
+
+interface Seen {
+  command: string | undefined;
+  client: string | undefined;
+  input: Record<string, unknown>;
+}
+
+/** A client whose every call is answered by a middleware that records it. */
+function recordingClient() {
+  const seen: Seen[] = [];
+  const client = new SqsJsonClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  const stack = client.middlewareStack as unknown as {
+    add(middleware: unknown, options: { step: string; name: string }): void;
+  };
+  stack.add(
+    (_next: unknown, context: { commandName?: string; clientName?: string }) =>
+      async (args: { input: Record<string, unknown> }) => {
+        seen.push({ command: context.commandName, client: context.clientName, input: args.input });
+        return { output: { Successful: [{ Id: '0', MessageId: `m${seen.length}` }], Failed: [], $metadata: {} } };
+      },
+    { step: 'initialize', name: 'recorder' },
+  );
+  return { client, seen };
+}
+
+describe('the ingest queue client and the middleware added to it', () => {
+  it('passes every call of every action through it, under its own command name and input', async () => {
+    const { client, seen } = recordingClient();
+
+    await client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'a' }] });
+    await client.call('ReceiveMessage', { QueueUrl: 'http://q/1', MaxNumberOfMessages: 10, WaitTimeSeconds: 1 });
+    await client.sendBatch({ QueueUrl: 'http://q/2', Entries: [{ Id: '0', MessageBody: 'b' }] });
+    await client.call('DeleteMessageBatch', { QueueUrl: 'http://q/1', Entries: [{ Id: '0', ReceiptHandle: 'r' }] });
+    await client.call('ReceiveMessage', { QueueUrl: 'http://q/3', MaxNumberOfMessages: 1, WaitTimeSeconds: 0 });
+
+    expect(seen).toEqual([
+      {
+        command: 'SendMessageBatchCommand',
+        client: 'SQSClient',
+        input: { QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'a' }] },
+      },
+      {
+        command: 'ReceiveMessageCommand',
+        client: 'SQSClient',
+        input: { QueueUrl: 'http://q/1', MaxNumberOfMessages: 10, WaitTimeSeconds: 1 },
+      },
+      {
+        command: 'SendMessageBatchCommand',
+        client: 'SQSClient',
+        input: { QueueUrl: 'http://q/2', Entries: [{ Id: '0', MessageBody: 'b' }] },
+      },
+      {
+        command: 'DeleteMessageBatchCommand',
+        client: 'SQSClient',
+        input: { QueueUrl: 'http://q/1', Entries: [{ Id: '0', ReceiptHandle: 'r' }] },
+      },
+      {
+        command: 'ReceiveMessageCommand',
+        client: 'SQSClient',
+        input: { QueueUrl: 'http://q/3', MaxNumberOfMessages: 1, WaitTimeSeconds: 0 },
+      },
+    ]);
+  });
+
+  it("answers each call with that call's output", async () => {
+    const { client } = recordingClient();
+    const first = await client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'a' }] });
+    const second = await client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'b' }] });
+    expect([first.Successful, second.Successful]).toEqual([
+      [{ Id: '0', MessageId: 'm1' }],
+      [{ Id: '0', MessageId: 'm2' }],
+    ]);
+  });
+
+  it('keeps the middleware of one client to that client', async () => {
+    const { client, seen } = recordingClient();
+    const other = recordingClient();
+    await client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'a' }] });
+    await other.client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'b' }] });
+    expect([seen.length, other.seen.length]).toEqual([1, 1]);
+  });
+});
