@@ -6,6 +6,12 @@
  * warm up before it runs at speed. Here a request is one string written to a socket, and the answer
  * one buffer read back.
  *
+ * Why not undici's Pool, the maintained client: measured the same way (the ingest handler against
+ * the local stand-ins, 2,000 requests after 200 to warm up, three runs each, alternated), the
+ * handler took 744–846 µs of CPU per request over this, 795–896 µs over undici and 894–1,186 µs over
+ * node:http; and undici adds 412 KB to the ingest function's 290 KB bundle, which every cold start
+ * loads and compiles.
+ *
  * What it speaks: a request with a known length; an answer framed by Content-Length or chunked
  * transfer coding (or, from an HTTP/1.0 server, by the connection's close), informational answers
  * (1xx) skipped. A connection goes back to its origin's pool once its answer has been read whole
