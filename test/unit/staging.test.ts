@@ -358,6 +358,23 @@ describe('staging a batch', () => {
     expect([w.rowsOf(A), w.rowsOf(B), w.rowsOf(C)]).toEqual([[uuid(1), uuid(4)], [uuid(2), uuid(5)], [uuid(3)]]);
   });
 
+  it('commits a table due at once from the bytes it staged, reading nothing back', async () => {
+    const w = world({ freshness: { [NOW]: 0 } });
+    const outcome = await writeEnvelopeBatch(w.deps, [
+      record(w, NOW, uuid(1)),
+      record(w, LATER, uuid(2)),
+      record(w, NOW, uuid(3)),
+    ]);
+    expect(outcome.committed?.committed).toEqual([NOW]);
+    expect(w.staging.requests['read slice'] ?? 0).toBe(0);
+    expect(w.rowsOf(NOW)).toEqual([uuid(1), uuid(3)]);
+    // The table left staged is read from the object by the scheduled pass, as before.
+    w.clock.now += 5 * minute;
+    await commitStaged(w.deps);
+    expect(w.rowsOf(LATER)).toEqual([uuid(2)]);
+    expect(w.staging.requests['read slice']).toBe(1);
+  });
+
   it('fails only the records that are not envelopes, and stages the rest', async () => {
     const w = world();
     const good = record(w, A, uuid(1));

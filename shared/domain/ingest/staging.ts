@@ -173,11 +173,13 @@ const pad13 = (ms: number) => String(ms).padStart(13, '0');
  *  1. Group by data set; each data set's lines are one contiguous slice of the object.
  *  2. Put the object in the platform bucket, then its ledger item: once both are written the batch
  *     may be acknowledged (a failure before leaves it on the queue, which delivers it again).
+ * The object's bytes come back with the batch: the writer's own pass commits from them rather than
+ * reading back what it has just written.
  */
 export async function stageEnvelopes(
   deps: Pick<StagingDeps, 'ledger' | 'objects' | 'now'>,
   envelopes: { body: string; message: EnvelopeMessage }[],
-): Promise<StagedBatch> {
+): Promise<{ batch: StagedBatch; bytes: Buffer }> {
   const byTable = new Map<string, { body: string; message: EnvelopeMessage }[]>();
   for (const envelope of envelopes) {
     const group = byTable.get(envelope.message.data_set_id);
@@ -207,9 +209,10 @@ export async function stageEnvelopes(
     stagedAt,
     tables,
   };
-  await deps.objects.put(batch.key, Buffer.concat(parts));
+  const bytes = Buffer.concat(parts);
+  await deps.objects.put(batch.key, bytes);
   await deps.ledger.addBatch(batch);
-  return batch;
+  return { batch, bytes };
 }
 
 export interface PendingTable {
@@ -455,8 +458,11 @@ async function runAll(
 const leaseMs = 6 * 60_000;
 
 export interface CommitOptions {
-  /** Limit the pass to this batch's tables that are due at once (the writer, right after staging it). */
-  only?: StagedBatch;
+  /**
+   * Limit the pass to this batch's tables that are due at once (the writer, right after staging it,
+   * with the staged object's bytes).
+   */
+  only?: { batch: StagedBatch; bytes: Buffer };
   /** Treat every staged table as due, whatever its freshness target (a graceful stop of local mode). */
   everything?: boolean;
 }
@@ -494,7 +500,9 @@ export async function commitStaged(
   const leased = !only && !everything;
   if (leased && !(await deps.ledger.acquire(holder, deps.now() + leaseMs))) return { ...report, ran: false };
   try {
-    const view: LedgerView = only ? { batches: [only], coverage: [], failures: new Map() } : await deps.ledger.read();
+    const view: LedgerView = only
+      ? { batches: [only.batch], coverage: [], failures: new Map() }
+      : await deps.ledger.read();
     const pending = pendingTables(view);
     const freshness = await deps.freshness([...pending.keys()]);
     const now = deps.now();
@@ -521,7 +529,9 @@ export async function commitStaged(
       inFlightBytes: deps.inFlightBytes,
       stop: () => deps.now() - now > deps.passTimeMs,
     };
-    const read = passReader(deps.objects, chosen);
+    const read: SliceReader = only
+      ? async (_batch, slice) => only.bytes.subarray(slice.offset, slice.offset + slice.length)
+      : passReader(deps.objects, chosen);
     const commit = async (table: PendingTable) => {
       const covered = new Set(await commitOne(deps, read, table, view.failures.get(table.tableId), report, !only));
       for (const batch of covered) newlyCovered[batch] = [...(newlyCovered[batch] ?? []), table.tableId];

@@ -78,9 +78,9 @@ export async function writeEnvelopeBatch(
     await deps.recordFailures(failures).catch((error: Error) => deps.warn('Could not record delivery failures', error));
   if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
 
-  const batch = await stageEnvelopes(deps, envelopes);
+  const staged = await stageEnvelopes(deps, envelopes);
   await raiseHeldTooLong(deps, envelopes);
-  const committed = await withinTime(commitStaged(deps, { only: batch }), deps.retryMs / 2).catch((error: Error) => {
+  const committed = await withinTime(commitStaged(deps, { only: staged }), deps.retryMs / 2).catch((error: Error) => {
     deps.warn('The staged batch was not committed at once; the schedule will', error);
     return null;
   });
