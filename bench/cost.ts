@@ -32,7 +32,7 @@ import { receiptsHeldAtMostMs } from '#shared/domain/ingest/staging.ts';
 import { type MetricSpec, metricCatalogue } from '#shared/domain/observability/metric-catalogue.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
-import { freePort } from '../local/free-port.ts';
+import { freePorts } from '../local/free-port.ts';
 import { assumptions, prices } from './aws-prices.ts';
 import { type CommitFigures, type CommitRule, simulateCommits } from './commit-model.ts';
 
@@ -157,13 +157,14 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-cost-'));
   const ingest = deployment.functions.get(ingestEntry) as Deployed;
   const writer = consumers['ingest-writer'] as (typeof consumers)[string];
+  const [port, dynamodbPort, s3Port, sqsPort] = (await freePorts(4)) as [number, number, number, number];
   const settings = {
     ...readLocalSettings({}),
-    port: await freePort(),
+    port,
     dataDir,
-    dynamodbPort: await freePort(),
-    s3Port: await freePort(),
-    sqsPort: await freePort(),
+    dynamodbPort,
+    s3Port,
+    sqsPort,
     // Time to send a deployed window's requests one by one (runScenario); records stay invisible
     // to other receives for longer than that, as on AWS, where the queue hides them for minutes.
     batchWindowSeconds: Math.max(writer.maxBatchingWindowSeconds, 5),

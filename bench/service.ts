@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../local/free-port.ts';
+import { freePorts } from '../local/free-port.ts';
 
 export interface BenchService {
   url: string;
@@ -15,12 +15,13 @@ export interface BenchService {
 
 export async function startService(extraEnv: Record<string, string> = {}): Promise<BenchService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-'));
+  const ports = (await freePorts(4)).map(String) as [string, string, string, string];
   const env = {
     DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    LOCAL_DYNAMODB_PORT: String(await freePort()),
-    LOCAL_S3_PORT: String(await freePort()),
-    LOCAL_SQS_PORT: String(await freePort()),
+    PORT: ports[0],
+    LOCAL_DYNAMODB_PORT: ports[1],
+    LOCAL_S3_PORT: ports[2],
+    LOCAL_SQS_PORT: ports[3],
     LOG_LEVEL: 'WARN',
     ...extraEnv,
   };

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '#local/free-port.ts';
+import { freePorts } from '#local/free-port.ts';
 import type { CommitDeps } from '#shared/domain/delta/commit.ts';
 import { ensureBuckets, ensureTable } from '../local/provision.ts';
 import { localCredentials, localRegion, startStandIns } from '../local/stand-ins.ts';
@@ -30,12 +30,8 @@ process.on('uncaughtException', (error: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-table-'));
-const standIns = await startStandIns({
-  dataDir,
-  dynamodbPort: await freePort(),
-  s3Port: await freePort(),
-  sqsPort: await freePort(),
-});
+const [dynamodbPort, s3Port, sqsPort] = (await freePorts(3)) as [number, number, number];
+const standIns = await startStandIns({ dataDir, dynamodbPort, s3Port, sqsPort });
 Object.assign(process.env, {
   AWS_ENDPOINT_URL_DYNAMODB: standIns.endpoints.dynamodb,
   AWS_ENDPOINT_URL_S3: standIns.endpoints.s3,

@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../local/free-port.ts';
+import { freePort, freePorts } from '../../local/free-port.ts';
 import { localModule } from '../../local/modules.ts';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -98,7 +98,8 @@ export interface LocalServicePorts {
 
 /** Ports for one local service, kept across its restarts (a tenant store names the S3 port). */
 export async function localServicePorts(): Promise<LocalServicePorts> {
-  return { port: await freePort(), dynamodb: await freePort(), s3: await freePort(), sqs: await freePort() };
+  const [port, dynamodb, s3, sqs] = (await freePorts(4)) as [number, number, number, number];
+  return { port, dynamodb, s3, sqs };
 }
 
 export interface LocalService {
