@@ -39,6 +39,28 @@ describe('a tally of counts', () => {
     expect(tally.due({ urgentOnly: true })).toBe(true);
   });
 
+  it('is due by the oldest pending change among many series, and urgentOnly ignores deferred ones', () => {
+    const clock = { now: Date.parse('2026-01-01T00:00:00.000Z') };
+    const tally = new Tally({ now: () => clock.now, maxAgeMs: 60_000, maxPending: 1_000_000 });
+    tally.add('ingestRequests', { source_id: 'first' }, 1, { deferred: true });
+    for (let i = 0; i < 2000; i++) {
+      clock.now += 10;
+      tally.add('ingestRequests', { source_id: `s${i}` }, 1, { deferred: true });
+    }
+    // The first change is 20 s old: nothing due yet.
+    expect(tally.due()).toBe(false);
+    clock.now += 40_000;
+    expect(tally.due()).toBe(true);
+    expect(tally.due({ urgentOnly: true })).toBe(false);
+    expect(tally.drain()).toHaveLength(2001);
+    expect(tally.due()).toBe(false);
+    // A write that failed is due again at once, even a deferred series'.
+    tally.add('ingestRequests', { source_id: 'again' }, 1, { deferred: true });
+    const [write] = tally.drain();
+    tally.failed(write as NonNullable<typeof write>);
+    expect(tally.due({ urgentOnly: true })).toBe(true);
+  });
+
   it('writes running totals of its epoch, each change once, and what it added for CloudWatch', () => {
     const { tally } = tallyAt();
     expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85s00.p1', total: 1 });

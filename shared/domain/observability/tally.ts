@@ -70,6 +70,13 @@ export class Tally {
   private readonly random: () => string;
   private current: { epoch: string; startedAt: number } | null = null;
   private deferredChanges = 0;
+  /**
+   * Kept as series change, so that `due()` (asked at the end of every invocation) reads two fields
+   * rather than every series: an instance of the ingest door holds one per source it has seen.
+   * Whether a pending series is urgent, and when the oldest pending change was made.
+   */
+  private urgentPending = false;
+  private oldestPendingAt: number | null = null;
 
   constructor(options: TallyOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -105,6 +112,14 @@ export class Tally {
     if (!urgent) this.deferredChanges++;
   }
 
+  /** Keeps `due()`'s two fields true after a series changed. */
+  private noteChange(series: Series): void {
+    if (series.value <= series.written) return;
+    if (series.urgent) this.urgentPending = true;
+    if (series.pendingSince !== null)
+      this.oldestPendingAt = Math.min(this.oldestPendingAt ?? series.pendingSince, series.pendingSince);
+  }
+
   /** Adds to a series in this process's epoch; answers the epoch and the series' new total there. */
   add(
     metric: MetricKey,
@@ -117,6 +132,7 @@ export class Tally {
     series.value += by;
     series.added += by;
     this.touch(series, !options.deferred, new Date(this.now()).toISOString());
+    this.noteChange(series);
     return { epoch, total: series.value };
   }
 
@@ -137,17 +153,14 @@ export class Tally {
       this.touch(series, true, at);
     }
     if (series.value > series.written) series.urgent = true;
+    this.noteChange(series);
   }
 
   /** Whether a write is due: urgent changes, or deferred ones old or many enough. */
   due(options: { urgentOnly?: boolean } = {}): boolean {
-    const now = this.now();
-    for (const series of this.series.values()) {
-      if (series.value <= series.written) continue;
-      if (series.urgent) return true;
-      if (!options.urgentOnly && series.pendingSince !== null && now - series.pendingSince >= this.maxAgeMs)
-        return true;
-    }
+    if (this.urgentPending) return true;
+    if (!options.urgentOnly && this.oldestPendingAt !== null && this.now() - this.oldestPendingAt >= this.maxAgeMs)
+      return true;
     return this.deferredChanges >= this.maxPending;
   }
 
@@ -170,6 +183,8 @@ export class Tally {
       series.pendingSince = null;
     }
     this.deferredChanges = 0;
+    this.urgentPending = false;
+    this.oldestPendingAt = null;
     this.forgetOldEpochs();
     return writes;
   }
@@ -179,6 +194,7 @@ export class Tally {
     const series = this.entry(write.metric, write.labels, write.epoch, true);
     series.written = Math.min(series.written, write.value - 1);
     series.pendingSince ??= this.now();
+    this.noteChange(series);
   }
 
   /** Epochs other than the current one whose totals are written are of no further use here. */
