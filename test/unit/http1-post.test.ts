@@ -1,11 +1,19 @@
 /**
  * The SQS calls' HTTP/1.1 transport (shared/adapters/http1-post.ts): answers read right however
  * their bytes are split, and, against node's own HTTP server on the loopback, connections kept and
- * reused, a connection the server closed left behind, failures named by their socket codes.
+ * reused, a connection the server closed left behind, failures named by their socket codes; and
+ * over TLS, a certificate verified before anything is sent.
  */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerReader, type ConnectionError, post } from '#shared/adapters/http1-post.ts';
 
 /** Reads an answer fed in the given pieces; what the reader made of it. */
@@ -215,5 +223,87 @@ describe('posting over kept-alive connections', () => {
     expect(() => post({ secure: false, hostname: '127.0.0.1', port: 1 }, { 'x-a': 'b\r\nx-c: d' }, '{}', 100)).toThrow(
       /line break/,
     );
+  });
+});
+
+describe('posting over TLS, as to SQS on AWS', () => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'tributary-tls-'));
+  const keyFile = path.join(directory, 'key.pem');
+  const certFile = path.join(directory, 'cert.pem');
+  let server: HttpsServer | undefined;
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    // A certificate of its own for localhost, trusted by nobody unless told to.
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
+    server = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (request, response) => {
+      let body = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        seen.push(body);
+        response.end(JSON.stringify({ protocol: request.httpVersion, secure: 'encrypted' in request.socket, body }));
+      });
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    rmSync(directory, { recursive: true, force: true });
+  });
+  const target = () => {
+    if (!server) throw new Error('The server did not start');
+    return { secure: true, hostname: 'localhost', port: (server.address() as AddressInfo).port };
+  };
+
+  it('refuses a server whose certificate is not trusted, before sending anything', async () => {
+    const failure = (await post(target(), {}, '{"secret":1}', 2000).catch(
+      (error: unknown) => error,
+    )) as ConnectionError;
+    expect(failure.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(seen).toEqual([]);
+  });
+
+  it('posts over TLS to a server whose certificate is trusted (NODE_EXTRA_CA_CERTS, as a Lambda sets it)', async () => {
+    const module = pathToFileURL(path.resolve('shared/adapters/http1-post.ts')).href;
+    const script =
+      `const { post } = await import(${JSON.stringify(module)});` +
+      `const target = ${JSON.stringify(target())};` +
+      'const first = await post(target, {}, \'{"n":1}\', 2000);' +
+      'const second = await post(target, {}, \'{"n":2}\', 2000);' +
+      'console.log(JSON.stringify([first, second])); process.exit(0);';
+    // Another process: Node reads NODE_EXTRA_CA_CERTS as it starts. This one keeps serving meanwhile.
+    const { stdout: output } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile }, encoding: 'utf8' },
+    );
+    expect(JSON.parse(output)).toEqual([
+      { status: 200, body: '{"protocol":"1.1","secure":true,"body":"{\\"n\\":1}"}' },
+      { status: 200, body: '{"protocol":"1.1","secure":true,"body":"{\\"n\\":2}"}' },
+    ]);
   });
 });
