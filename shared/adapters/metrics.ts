@@ -14,7 +14,7 @@
 import { defaultCounterFlushSeconds, intEnv } from '../config.ts';
 import type { Receipt } from '../domain/ingest/envelope.ts';
 import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
-import { Tally, type TotalWrite } from '../domain/observability/tally.ts';
+import { Tally, TallyWriter, type TotalWrite } from '../domain/observability/tally.ts';
 import { beforeAnswering, outsideInvocations } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
 import { writeTotals } from './dynamo/counters.ts';
@@ -116,22 +116,20 @@ function emitEmf(writes: TotalWrite[]): void {
   for (const { name, dimensions, value } of lines.values()) writeEmf(name, dimensions, value);
 }
 
-let writing: Promise<void> = Promise.resolve();
-
-/** Writes what is pending (one write at a time); a total that fails stays pending for the next. */
-function flush(): Promise<void> {
-  const run = async () => {
-    const writes = tally.drain();
-    if (writes.length === 0) return;
+/** Due totals are written one write at a time; a total that fails stays pending for the next. */
+const writer = new TallyWriter(tally, async (writes) => {
+  try {
     emitEmf(writes);
     const failed = await writeTotals(writes);
     for (const write of failed) tally.failed(write);
     if (failed.length > 0)
       logger.warn('Could not write counters; they are kept for the next write', { failed: failed.length });
-  };
-  writing = writing.then(run, run);
-  return writing.catch((error: Error) => logger.warn('Counter write failed', { error: error.message }));
-}
+  } catch (error) {
+    for (const write of writes) tally.failed(write);
+    logger.warn('Counter write failed', { error: (error as Error).message });
+  }
+});
+const flush = () => writer.flush();
 
 beforeAnswering(async () => {
   if (tally.due()) await flush();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { epochStartMs, Tally } from '#shared/domain/observability/tally.ts';
+import { epochStartMs, Tally, TallyWriter, type TotalWrite } from '#shared/domain/observability/tally.ts';
 
 /** A tally on a clock the test moves, with epoch names it can predict. */
 function tallyAt(start = Date.parse('2026-01-01T00:00:00.000Z')) {
@@ -137,5 +137,77 @@ describe('a tally of counts', () => {
     tally.raise('ingestRequests', accepted, epoch, 1, '2026-01-01T00:00:00.000Z');
     expect(tally.due()).toBe(true);
     expect(tally.drain()).toMatchObject([{ epoch, value: 1, added: 1 }]);
+  });
+});
+
+describe('writing a tally that many invocations share', () => {
+  /** A writer whose writes are held until the test lets each one finish. */
+  function heldWriter(tally: Tally) {
+    const writes: { totals: TotalWrite[]; finish: () => void }[] = [];
+    const writer = new TallyWriter(
+      tally,
+      (totals) =>
+        new Promise<void>((finish) => {
+          writes.push({ totals, finish });
+        }),
+    );
+    return { writer, writes };
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('makes one write for fifty invocations that find the counts due at once, and none after it', async () => {
+    const { tally } = tallyAt();
+    const { writer, writes } = heldWriter(tally);
+    // Fifty requests answered at once, each counted, each then finding the counts due (five or more).
+    const flushes: Promise<void>[] = [];
+    for (let i = 0; i < 50; i++) {
+      tally.add('ingestRequests', accepted, 1, { deferred: true });
+      if (tally.due()) flushes.push(writer.flush());
+    }
+    expect(flushes).toHaveLength(46);
+    await settle();
+    expect(writes).toHaveLength(1);
+    expect(writes[0]?.totals.map((write) => write.value)).toEqual([50]);
+
+    // Counts made while it is under way are fewer than five and not old: not due, so nothing follows it.
+    for (let i = 0; i < 3; i++) tally.add('ingestRequests', accepted, 1, { deferred: true });
+    const later = [writer.flush(), writer.flush(), writer.flush()];
+    writes[0]?.finish();
+    await settle();
+    expect(writes).toHaveLength(1);
+    await Promise.all([...flushes, ...later]);
+  });
+
+  it('gives counts that fall due during a write one more write, shared by everyone who asked', async () => {
+    const { tally } = tallyAt();
+    const { writer, writes } = heldWriter(tally);
+    tally.add('batchesCommitted', {}, 1);
+    const first = writer.flush();
+    await settle();
+    expect(writes).toHaveLength(1);
+
+    // An urgent count during the write: due, and waits for a write after the one under way.
+    tally.add('batchesCommitted', {}, 2);
+    const waiting = Array.from({ length: 10 }, () => writer.flush());
+    await settle();
+    expect(writes).toHaveLength(1);
+    writes[0]?.finish();
+    await first;
+    await settle();
+    expect(writes).toHaveLength(2);
+    expect(writes[1]?.totals.map((write) => write.value)).toEqual([3]);
+    writes[1]?.finish();
+    await Promise.all(waiting);
+    expect(writes).toHaveLength(2);
+  });
+
+  it('writes nothing when nothing is due', async () => {
+    const { tally } = tallyAt();
+    const { writer, writes } = heldWriter(tally);
+    tally.add('ingestRequests', accepted, 1, { deferred: true });
+    const flushed = writer.flush();
+    await settle();
+    expect(writes).toHaveLength(0);
+    await flushed;
   });
 });

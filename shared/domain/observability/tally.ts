@@ -205,3 +205,36 @@ export class Tally {
     }
   }
 }
+
+/**
+ * Writes a tally's due totals, one write at a time. Many invocations at once (local mode serves
+ * them in one process) may all find the counts due before the write that takes them has begun:
+ * they share that write rather than queue one each, and a write whose turn comes when nothing is
+ * due any more (the one before took the counts) writes nothing. Due counts so cost one write, not
+ * a chain of writes each taking what gathered during the one before.
+ */
+export class TallyWriter {
+  private writing: Promise<void> = Promise.resolve();
+  /** The write not begun yet, which will take every count due when it begins. */
+  private queued: Promise<void> | undefined;
+
+  /** `write` takes the drained totals and must not reject (a total it could not write goes back to `failed`). */
+  constructor(
+    private readonly tally: Tally,
+    private readonly write: (writes: TotalWrite[]) => Promise<void>,
+  ) {}
+
+  /** Resolves once what is due now has been written (or handed back to the tally as failed). */
+  flush(): Promise<void> {
+    if (this.queued) return this.queued;
+    const run = async () => {
+      this.queued = undefined;
+      if (!this.tally.due()) return;
+      const writes = this.tally.drain();
+      if (writes.length > 0) await this.write(writes);
+    };
+    this.writing = this.writing.then(run, run);
+    this.queued = this.writing;
+    return this.queued;
+  }
+}
