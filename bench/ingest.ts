@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { readParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { QueueService } from '../local/sqs/queues.ts';
+import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts';
 import { createWebhook, startService } from './service.ts';
 
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -73,7 +74,7 @@ async function writerUnderLoad(
   const headers = { authorization: `Bearer ${hook.token}`, 'content-type': 'application/json' };
   const loadStarted = performance.now();
   const warmUp = await load(url, headers);
-  const measured = await load(url, headers);
+  const { load: measured, cpu } = await measuredLoad(service, url, headers);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const accepted = warmUp.accepted + measured.accepted;
   // How far behind the writer was when the senders stopped: what it still had to take in.
@@ -91,6 +92,7 @@ async function writerUnderLoad(
   }
   return {
     load: measured,
+    cpu,
     accepted,
     rows,
     acceptedPerSecond: accepted / loadSeconds,
@@ -99,6 +101,18 @@ async function writerUnderLoad(
     drainSeconds: (lastChange - loadStarted) / 1000 - loadSeconds,
     behindAtEnd,
   };
+}
+
+/** A measured run, with its CPU per request for each part of the service and for the load generator (this process). */
+async function measuredLoad(service: { child: { pid?: number } }, url: string, headers: Record<string, string>) {
+  const root = service.child.pid as number;
+  const before = cpuSnapshot(root);
+  const ownBefore = process.cpuUsage();
+  const measured = await load(url, headers);
+  const own = process.cpuUsage(ownBefore);
+  const cpu = cpuPerRequest(before, cpuSnapshot(root), measured.accepted);
+  cpu.push(['load generator (autocannon)', (own.user + own.system) / measured.accepted]);
+  return { load: measured, cpu };
 }
 
 /** Reads every file of the table and counts distinct message ids: equal to the rows when nothing was duplicated. */
@@ -271,7 +285,7 @@ export async function benchIngestFrontOnly() {
     const url = `${service.url}/api/ingest/${hook.sourceId}`;
     const headers = { authorization: `Bearer ${hook.token}`, 'content-type': 'application/json' };
     await load(url, headers);
-    return await load(url, headers);
+    return await measuredLoad(service, url, headers);
   } finally {
     await service.stop();
   }

@@ -17,6 +17,7 @@
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { benchDecode } from './decode.ts';
 import { benchFunctions } from './functions.ts';
@@ -99,6 +100,17 @@ if (want('writer')) {
   );
 }
 
+/** A run's CPU per request by part (from /proc; nothing where there is none), and what it allows on this machine's cores. */
+function cpuLine(name: string, cpu: [string, number][]): string[] {
+  if (cpu.length <= 1) return [];
+  const total = cpu.reduce((sum, [, micros]) => sum + micros, 0);
+  const cores = os.availableParallelism();
+  return [
+    `CPU per request, ${name}: ${cpu.map(([part, micros]) => `${part} ${micros.toFixed(0)} µs`).join(', ')}; ` +
+      `${total.toFixed(0)} µs in all, so ${cores} cores allow at most ${Math.round((cores * 1e6) / total).toLocaleString('en')} requests/s`,
+  ];
+}
+
 if (want('ingest')) {
   const result = await benchIngest();
   const front = await benchIngestFrontOnly();
@@ -127,12 +139,18 @@ if (want('ingest')) {
     result.staging.load.p99,
     result.staging.load.non2xx,
   );
-  row('Tributary, front only (consumers paused)', Math.round(front.rps), front.p50, front.p99, front.non2xx);
+  row(
+    'Tributary, front only (consumers paused)',
+    Math.round(front.load.rps),
+    front.load.p50,
+    front.load.p99,
+    front.load.non2xx,
+  );
   lines.push(
     '',
     `ratio to bare: ${((result.ingest.rps / result.bare.rps) * 100).toFixed(1)} % whole service (target ≥ 10 %; ` +
       `${((result.staging.load.rps / result.bare.rps) * 100).toFixed(1)} % at the default freshness target), ` +
-      `${((front.rps / result.bare.rps) * 100).toFixed(1)} % front only (target ≥ 25 %)`,
+      `${((front.load.rps / result.bare.rps) * 100).toFixed(1)} % front only (target ≥ 25 %)`,
     `ingest handler per request: ${result.handler.cpuMicros.toFixed(0)} µs CPU (target ≤ 1,000 µs), ${result.handler.wallMs.toFixed(2)} ms wall (sequential, SQS stand-in on another core)`,
     `writer at a freshness target of 0 (every batch's table committed by the writer at once, its heaviest load): ` +
       `${result.writer.rows.toLocaleString('en')} rows committed for ${result.writer.accepted.toLocaleString('en')} 202s counted ` +
@@ -147,6 +165,11 @@ if (want('ingest')) {
       `when the senders stopped ${result.staging.behindAtEnd.toLocaleString('en')} envelopes were still to stage, staged ${result.staging.drainSeconds.toFixed(1)} s later`,
     `freshness (202 → row in the files endpoint, 1 s batching window, 20 req/s): ` +
       `p50 ${(result.freshness.p50 / 1000).toFixed(2)} s, p99 ${(result.freshness.p99 / 1000).toFixed(2)} s, missing ${result.freshness.missing}`,
+    ...[
+      ['whole service, freshness target 0', result.writer.cpu],
+      ['whole service, default freshness target', result.staging.cpu],
+      ['front only', front.cpu],
+    ].flatMap(([name, cpu]) => cpuLine(name as string, cpu as [string, number][])),
     `durability (every 202 on disk first): the SQS stand-in's journal alone takes ${Math.round(journal.sendsPerSecond)} sends/s ` +
       `from 50 senders, ${journal.sendsPerFlush.toFixed(1)} sends per disk flush, a send waits p50 ${journal.p50.toFixed(2)} ms, p99 ${journal.p99.toFixed(2)} ms`,
     '',
