@@ -117,18 +117,17 @@ function emitEmf(writes: TotalWrite[]): void {
 }
 
 /** Due totals are written one write at a time; a total that fails stays pending for the next. */
-const writer = new TallyWriter(tally, async (writes) => {
-  try {
+const writer = new TallyWriter(
+  tally,
+  async (writes) => {
     emitEmf(writes);
     const failed = await writeTotals(writes);
     for (const write of failed) tally.failed(write);
     if (failed.length > 0)
       logger.warn('Could not write counters; they are kept for the next write', { failed: failed.length });
-  } catch (error) {
-    for (const write of writes) tally.failed(write);
-    logger.warn('Counter write failed', { error: (error as Error).message });
-  }
-});
+  },
+  (error) => logger.warn('Counter write failed; the counts are kept for the next write', { error: error.message }),
+);
 const flush = () => writer.flush();
 
 beforeAnswering(async () => {

@@ -211,3 +211,28 @@ describe('writing a tally that many invocations share', () => {
     await flushed;
   });
 });
+
+describe('a tally write that fails', () => {
+  it('hands every total back to be written again, says why, and never fails whoever waited for it', async () => {
+    const { tally } = tallyAt();
+    const errors: string[] = [];
+    let attempts = 0;
+    const written: number[] = [];
+    const writer = new TallyWriter(
+      tally,
+      async (totals) => {
+        attempts++;
+        if (attempts === 1) throw new Error('table unavailable');
+        written.push(...totals.map((write) => write.value));
+      },
+      (error) => errors.push(error.message),
+    );
+    tally.add('batchesCommitted', {}, 4);
+    await expect(writer.flush()).resolves.toBeUndefined();
+    expect(errors).toEqual(['table unavailable']);
+    expect(tally.due()).toBe(true);
+    await writer.flush();
+    expect(written).toEqual([4]);
+    expect(tally.due()).toBe(false);
+  });
+});

@@ -218,20 +218,30 @@ export class TallyWriter {
   /** The write not begun yet, which will take every count due when it begins. */
   private queued: Promise<void> | undefined;
 
-  /** `write` takes the drained totals and must not reject (a total it could not write goes back to `failed`). */
+  /**
+   * `write` takes the drained totals and hands back (`tally.failed`) any it could not write; a write
+   * that rejects has all its totals handed back, and `onError` hears why.
+   */
   constructor(
     private readonly tally: Tally,
     private readonly write: (writes: TotalWrite[]) => Promise<void>,
+    private readonly onError: (error: Error) => void = () => undefined,
   ) {}
 
-  /** Resolves once what is due now has been written (or handed back to the tally as failed). */
+  /** Resolves (never rejects) once what is due now has been written, or handed back to the tally as failed. */
   flush(): Promise<void> {
     if (this.queued) return this.queued;
     const run = async () => {
       this.queued = undefined;
       if (!this.tally.due()) return;
       const writes = this.tally.drain();
-      if (writes.length > 0) await this.write(writes);
+      if (writes.length === 0) return;
+      try {
+        await this.write(writes);
+      } catch (error) {
+        for (const write of writes) this.tally.failed(write);
+        this.onError(error as Error);
+      }
     };
     this.writing = this.writing.then(run, run);
     this.queued = this.writing;
