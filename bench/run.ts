@@ -326,6 +326,10 @@ if (want('zipf')) {
   lines.push(
     '',
     `${result.connectionsUsed} connections sent at least once; the busiest sent ${(result.busiestShare * 100).toFixed(1)} % of the requests`,
+    `a connection's first request (a new TCP connection, its source in no cache yet): ${result.firstRequests.count.toLocaleString('en')} requests, ` +
+      `p50 ${ms(result.firstRequests.p50)} ms, p99 ${ms(result.firstRequests.p99)} ms; the others: ${result.laterRequests.count.toLocaleString('en')}, ` +
+      `p50 ${ms(result.laterRequests.p50)} ms, p99 ${ms(result.laterRequests.p99)} ms`,
+    `the slowest 1 % by when they were due: ${result.slowByTenSeconds.map(([second, count]) => `${count} at ${second}–${second + 10} s`).join(', ')}`,
     `stored: ${result.storedOnce.toLocaleString('en')} of ${result.accepted.toLocaleString('en')} 202s exactly once, ${result.acceptedMissing} missing, ${result.storedTwice} stored twice; ` +
       `requests answered otherwise but stored: ${result.refusedButStored}`,
     `the writer staged what was queued ${result.drainSeconds.toFixed(1)} s after the last answer (one batching window is ${result.batchWindowSeconds} s)`,

@@ -17,7 +17,7 @@ import { readParquet } from '#shared/adapters/parquet/parquet-files.ts';
 import { defaultFreshnessSeconds } from '#shared/config.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { type BenchService, startService } from './service.ts';
-import { percentile, type Sender, sendZipfTraffic } from './zipf-traffic.ts';
+import { percentile, type Sender, type SentRequest, sendZipfTraffic } from './zipf-traffic.ts';
 
 const connections = Number(process.env.BENCH_ZIPF_CONNECTIONS ?? 1000);
 const requestsPerSecond = Number(process.env.BENCH_ZIPF_RATE ?? 20);
@@ -183,6 +183,23 @@ export async function benchZipf() {
       const key = request.status === 0 ? `no answer (${request.error})` : `${request.status} ${request.error}`;
       answers[key] = (answers[key] ?? 0) + 1;
     }
+    // A connection's first request opens a TCP connection and finds its source in no cache; later ones do neither.
+    const firstOfSender = new Set<SentRequest>();
+    const seenSenders = new Set<number>();
+    for (const request of [...sent].sort((a, b) => a.dueAt - b.dueAt)) {
+      if (seenSenders.has(request.sender)) continue;
+      seenSenders.add(request.sender);
+      firstOfSender.add(request);
+    }
+    const firstLatencies = [...firstOfSender].map((request) => request.latencyMs);
+    const laterLatencies = sent.filter((request) => !firstOfSender.has(request)).map((request) => request.latencyMs);
+    // When the slowest 1 % were due, by 10 s of the run: a cluster points at something the service did then.
+    const slowFrom = percentile(latencies, 99);
+    const slowByTenSeconds = new Map<number, number>();
+    for (const request of sent.filter((candidate) => candidate.latencyMs >= slowFrom)) {
+      const bucket = Math.floor(request.dueAt / 10_000) * 10;
+      slowByTenSeconds.set(bucket, (slowByTenSeconds.get(bucket) ?? 0) + 1);
+    }
     const busiest = new Map<number, number>();
     for (const request of sent) busiest.set(request.sender, (busiest.get(request.sender) ?? 0) + 1);
     return {
@@ -201,6 +218,17 @@ export async function benchZipf() {
         p99: percentile(latencies, 99),
         max: Math.max(...latencies),
       },
+      firstRequests: {
+        count: firstLatencies.length,
+        p50: percentile(firstLatencies, 50),
+        p99: percentile(firstLatencies, 99),
+      },
+      laterRequests: {
+        count: laterLatencies.length,
+        p50: percentile(laterLatencies, 50),
+        p99: percentile(laterLatencies, 99),
+      },
+      slowByTenSeconds: [...slowByTenSeconds].sort((a, b) => a[0] - b[0]),
       drainSeconds,
       freshnessSeconds,
       /** Live files once every table is committed: one per commit (a day partition each; no compaction ran). */
