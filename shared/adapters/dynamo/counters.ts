@@ -18,6 +18,7 @@
  * A decrement of a gauge is a series of its own, labelled change=down, subtracted when read.
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { forEachAtMost } from '../../domain/at-most.ts';
 import {
   type HistoryReading,
   historyFigure,
@@ -81,10 +82,19 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
   }
 }
 
+/**
+ * At most this many counter writes at once. A flush can hold a series per source the process has
+ * seen (hundreds): all at once, they queued every other request to the table behind them (in local
+ * mode, ingest requests whose source was not cached waited over a second).
+ */
+const counterWritesAtOnce = 8;
+
 /** Writes totals; answers those that could not be written (to be tried again). */
 export async function writeTotals(writes: TotalWrite[], now = Date.now()): Promise<TotalWrite[]> {
   const failed: TotalWrite[] = [];
-  await Promise.all(writes.map((write) => writeTotal(write, now).catch(() => failed.push(write))));
+  await forEachAtMost(writes, counterWritesAtOnce, (write) =>
+    writeTotal(write, now).catch(() => void failed.push(write)),
+  );
   return failed;
 }
 
