@@ -21,16 +21,16 @@ function statFields(file: string): string[] | null {
   }
 }
 
-function childrenOf(pid: number, all: number[]): number[] {
-  return all.filter((candidate) => Number(statFields(`/proc/${candidate}/stat`)?.[1]) === pid);
-}
-
 function processTree(root: number): number[] {
-  const all = readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
+  // Each process's parent, read once: the tree is then followed down from the root.
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = Number(statFields(`/proc/${name}/stat`)?.[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  }
   const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...childrenOf(tree[i] as number, all));
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i] as number) ?? []));
   return tree;
 }
 

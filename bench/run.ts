@@ -165,11 +165,9 @@ if (want('ingest')) {
       `when the senders stopped ${result.staging.behindAtEnd.toLocaleString('en')} envelopes were still to stage, staged ${result.staging.drainSeconds.toFixed(1)} s later`,
     `freshness (202 → row in the files endpoint, 1 s batching window, 20 req/s): ` +
       `p50 ${(result.freshness.p50 / 1000).toFixed(2)} s, p99 ${(result.freshness.p99 / 1000).toFixed(2)} s, missing ${result.freshness.missing}`,
-    ...[
-      ['whole service, freshness target 0', result.writer.cpu],
-      ['whole service, default freshness target', result.staging.cpu],
-      ['front only', front.cpu],
-    ].flatMap(([name, cpu]) => cpuLine(name as string, cpu as [string, number][])),
+    ...cpuLine('whole service, freshness target 0', result.writer.cpu),
+    ...cpuLine('whole service, default freshness target', result.staging.cpu),
+    ...cpuLine('front only', front.cpu),
     `durability (every 202 on disk first): the SQS stand-in's journal alone takes ${Math.round(journal.sendsPerSecond)} sends/s ` +
       `from 50 senders, ${journal.sendsPerFlush.toFixed(1)} sends per disk flush, a send waits p50 ${journal.p50.toFixed(2)} ms, p99 ${journal.p99.toFixed(2)} ms`,
     '',
