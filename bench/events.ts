@@ -5,9 +5,9 @@
  * is the function's own work (Parquet decode, base64 decode, matching), not the store's latency.
  */
 
+import type { AddFile } from '#delta/log.ts';
 import { readEnvelopeFile } from '#shared/adapters/parquet/envelope-reader.ts';
 import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
-import type { AddFile } from '#shared/domain/delta/log.ts';
 import { type EventQuery, type EventReadDeps, maxFilesPerRead, readEvents } from '#shared/domain/monitoring/events.ts';
 import { makeEnvelopes } from './envelopes.ts';
 import { trackPeakMemory } from './peak-memory.ts';

@@ -5,12 +5,10 @@
  * apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
 
-import { config } from '../config.ts';
-import type { DataSet } from '../domain/datasets/model.ts';
-import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, type LogEntry, replacePartitions } from '../domain/delta/commit.ts';
-import { writeDailyFiles } from '../domain/delta/daily-files.ts';
-import { liveRecords, type TableMetadata } from '../domain/delta/log.ts';
+import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
+import { appendToTable, type CommitDeps, type LogEntry, replacePartitions } from '#delta/commit.ts';
+import { writeDailyFiles } from '#delta/daily-files.ts';
+import { liveRecords, type TableMetadata } from '#delta/log.ts';
 import {
   dayExpiresAt,
   type MaintenanceDeps,
@@ -18,18 +16,20 @@ import {
   maintainTable,
   oldestDay,
   planCompaction,
-} from '../domain/delta/maintenance.ts';
-import { tableProperties } from '../domain/delta/properties.ts';
-import type { LogReader, TableState } from '../domain/delta/snapshot.ts';
+} from '#delta/maintenance.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
+import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
+import { rewriteFiles } from '#delta/parquet/compaction.ts';
+import { type CellValue, maxRowsPerFile, writeParquet } from '#delta/parquet/parquet-files.ts';
+import { tableProperties } from '#delta/properties.ts';
+import type { LogReader, TableState } from '#delta/snapshot.ts';
+import { config } from '../config.ts';
+import type { DataSet } from '../domain/datasets/model.ts';
 import type { DayRange } from '../domain/jobs/use-cases.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
-import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
-import { encodeCheckpoint } from './parquet/checkpoint-writer.ts';
-import { rewriteFiles } from './parquet/compaction.ts';
-import { type CellValue, maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
 import { fixStorage, recordCommit, tableCommitter, tableReader } from './table-storage.ts';
 
 /** Every this many versions a writer also asks for a maintenance run, so old log files get cleaned up. */

@@ -4,10 +4,12 @@
  * each table's commit through its own store (shared/adapters/delta-tables.ts). Only those two
  * functions load this module (it brings apache-arrow and parquet-wasm).
  */
+
+import { appendToTable } from '#delta/commit.ts';
+import { writeDailyFiles } from '#delta/daily-files.ts';
+import { retentionKeeps } from '#delta/maintenance.ts';
+import { maxRowsPerFile, type ParquetFile, writeParquet } from '#delta/parquet/parquet-files.ts';
 import { config } from '../config.ts';
-import { appendToTable } from '../domain/delta/commit.ts';
-import { writeDailyFiles } from '../domain/delta/daily-files.ts';
-import { retentionKeeps } from '../domain/delta/maintenance.ts';
 import { type Envelope, type EnvelopeMessage, envelopeColumns, envelopeFieldCells } from '../domain/ingest/envelope.ts';
 import { type StagedRow, type StagingDeps, TableGone } from '../domain/ingest/staging.ts';
 import type { DeliveryFailure } from '../domain/monitoring/model.ts';
@@ -18,7 +20,6 @@ import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { stagingLedger } from './dynamo/staging-ledger.ts';
 import { count, countReceipts } from './metrics.ts';
-import { maxRowsPerFile, type ParquetFile, writeParquet } from './parquet/parquet-files.ts';
 import { parseStagedSlice, StagedEnvelope } from './staged-rows.ts';
 
 /** Staged bytes of one table that make it due whatever its freshness target. */

@@ -5,8 +5,6 @@
  * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
 
-import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
 import {
   type CommitDeps,
   ConditionalWritesUnsupported,
@@ -15,8 +13,11 @@ import {
   coordinatedArbiter,
   type LogArbiter,
   probeConditionalWrites,
-} from '../domain/delta/commit.ts';
-import { type LogReader, SnapshotCache } from '../domain/delta/snapshot.ts';
+} from '#delta/commit.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
+import { type LogReader, SnapshotCache } from '#delta/snapshot.ts';
+import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
+import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
 import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
 import { logger } from '../observability/logger.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
@@ -24,7 +25,6 @@ import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
 import { getObjectStore, recordConditionalWrites } from './dynamo/object-stores.ts';
 import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
-import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
 
 /** Table states of this instance: a commit starts from the last one it saw (see SnapshotCache). */

@@ -17,8 +17,8 @@ import {
   type LogEntry,
   type TableStorage,
   type VersionClaims,
-} from '#shared/domain/delta/commit.ts';
-import { type CheckpointDecoder, SnapshotCache } from '#shared/domain/delta/snapshot.ts';
+} from '#delta/commit.ts';
+import { type CheckpointDecoder, SnapshotCache } from '#delta/snapshot.ts';
 
 export interface MemoryTable {
   storage: TableStorage;

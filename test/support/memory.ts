@@ -5,12 +5,12 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { Action } from '#delta/log.ts';
+import { applyActions, emptyState, type TableState } from '#delta/snapshot.ts';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
 import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
-import type { Action } from '#shared/domain/delta/log.ts';
-import { applyActions, emptyState, type TableState } from '#shared/domain/delta/snapshot.ts';
 import { conflict, invalid, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';

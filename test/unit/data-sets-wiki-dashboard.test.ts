@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { type Action, type AddFile, metadataAction } from '#delta/log.ts';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import {
   deleteDataSet,
@@ -11,7 +12,6 @@ import {
   listDataSets,
   readTableProperties,
 } from '#shared/domain/datasets/use-cases.ts';
-import { type Action, type AddFile, metadataAction } from '#shared/domain/delta/log.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';

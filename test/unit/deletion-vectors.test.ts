@@ -14,8 +14,8 @@ import {
   parseDeletionVectorFile,
   parseRoaringBitmapArray,
   readDeletionVector,
-} from '#shared/domain/delta/deletion-vectors.ts';
-import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
+} from '#delta/deletion-vectors.ts';
+import { openSnapshot } from '#delta/snapshot.ts';
 import { fixtureTable, parquetRows } from '../support/delta-fixtures.ts';
 
 /** Little-endian bytes of the given widths. */

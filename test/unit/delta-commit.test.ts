@@ -8,10 +8,10 @@ import {
   coordinatedArbiter,
   probeConditionalWrites,
   type TableStorage,
-} from '#shared/domain/delta/commit.ts';
-import { logFileName } from '#shared/domain/delta/log.ts';
-import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
-import { TableNotWritable } from '#shared/domain/delta/writable.ts';
+} from '#delta/commit.ts';
+import { logFileName } from '#delta/log.ts';
+import { openSnapshot } from '#delta/snapshot.ts';
+import { TableNotWritable } from '#delta/writable.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
 const schema = {

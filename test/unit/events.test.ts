@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AddFile } from '#shared/domain/delta/log.ts';
+import type { AddFile } from '#delta/log.ts';
 import { invalid } from '#shared/domain/errors.ts';
 import {
   type EventQuery,

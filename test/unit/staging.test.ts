@@ -6,9 +6,9 @@
  * the test moves decides what is due.
  */
 import { describe, expect, it } from 'vitest';
+import { appendToTable } from '#delta/commit.ts';
+import { writeDailyFiles } from '#delta/daily-files.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
-import { appendToTable } from '#shared/domain/delta/commit.ts';
-import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { commitStaged, maxCommitAttempts, type StagedRow, TableGone } from '#shared/domain/ingest/staging.ts';

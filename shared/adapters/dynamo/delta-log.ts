@@ -1,5 +1,5 @@
 /**
- * What Tributary keeps in DynamoDB about the Delta versions it commits (shared/domain/delta/commit.ts).
+ * What Tributary keeps in DynamoDB about the Delta versions it commits (delta/commit.ts).
  *   pk DELTA#<data_set_id>  sk R#<run id>               the message ids a run's commit holds (UUIDs packed as
  *                                                      16 bytes each in `ids`, any other id in `other_ids`),
  *                                                      written before each attempt; the commit names its run
@@ -21,8 +21,8 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Claim, CommitRecords, LogEntry, VersionClaims } from '../../domain/delta/commit.ts';
-import type { Operation, Txn } from '../../domain/delta/log.ts';
+import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/commit.ts';
+import type { Operation, Txn } from '#delta/log.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
 import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';

@@ -5,9 +5,9 @@
  * vector are left out. Envelope files are read with hyparquet, so API functions (column
  * suggestions) read them as the job runner does.
  */
-import { deletedRowsOf } from '../../domain/delta/deletion-vectors.ts';
-import { readSupport } from '../../domain/delta/features.ts';
-import { commitsAfter, openSnapshot, type TableState } from '../../domain/delta/snapshot.ts';
+import { deletedRowsOf } from '#delta/deletion-vectors.ts';
+import { readSupport } from '#delta/features.ts';
+import { commitsAfter, openSnapshot, type TableState } from '#delta/snapshot.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { SourceReader } from '../../domain/pipelines/run-pipeline.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';

@@ -18,9 +18,9 @@ import {
 import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import { ConditionalWritesUnsupported, type TableStorage } from '#delta/commit.ts';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
-import { ConditionalWritesUnsupported, type TableStorage } from '../../domain/delta/commit.ts';
 import {
   endpointAllowed,
   type ObjectStoreOptions,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { liveRecords, type Metadata, metadataAction } from '../delta/log.ts';
-import { tableProperties, validateProperties } from '../delta/properties.ts';
-import type { TableState } from '../delta/snapshot.ts';
+import { liveRecords, type Metadata, metadataAction } from '#delta/log.ts';
+import { tableProperties, validateProperties } from '#delta/properties.ts';
+import type { TableState } from '#delta/snapshot.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';

@@ -25,7 +25,7 @@
  * Exactly once: the table's own log is the record. Each commit names the staged batches it holds
  * (commitInfo `tributary.staged`), and the message ids it holds are recorded beside it; a pass
  * stopped between a commit and its records finds the commit in the log at the next pass, so rows
- * are never committed twice (shared/domain/delta/commit.ts). The ledger's own records only save
+ * are never committed twice (delta/commit.ts). The ledger's own records only save
  * reading logs.
  */
 import { randomUUID } from 'node:crypto';

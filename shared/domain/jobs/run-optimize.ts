@@ -1,5 +1,5 @@
+import { dayExpiresAt, firstDayKept, type MaintenanceReport } from '#delta/maintenance.ts';
 import type { DataSet } from '../datasets/model.ts';
-import { dayExpiresAt, firstDayKept, type MaintenanceReport } from '../delta/maintenance.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
 import type { Job } from './model.ts';
 import type { JobOutcome, RunControl } from './run-job.ts';

@@ -10,7 +10,7 @@
  * request could not reach is not lost: the answer then carries a cursor to go on from there, and
  * says how far back it looked.
  */
-import { type AddFile, type FileStats, parseStats } from '../delta/log.ts';
+import { type AddFile, type FileStats, parseStats } from '#delta/log.ts';
 import { invalid } from '../errors.ts';
 import { parsePath, valueAt } from '../pipelines/definition.ts';
 

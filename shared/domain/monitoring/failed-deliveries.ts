@@ -1,5 +1,5 @@
+import { clockMarginMs } from '#delta/commit.ts';
 import type { Source } from '../connections/model.ts';
-import { clockMarginMs } from '../delta/commit.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
 import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';

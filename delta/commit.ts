@@ -4,7 +4,7 @@
  * rule holds: a log entry is never overwritten.
  *
  *   1. Start from the table's latest snapshot: a warm instance's cached state, or the store's log
- *      opened from its last checkpoint (shared/domain/delta/snapshot.ts).
+ *      opened from its last checkpoint (delta/snapshot.ts).
  *   2. Refuse a table whose protocol or schema Tributary cannot honour (TableNotWritable): nothing is
  *      written, and the caller keeps what it meant to commit.
  *   3. Write `_delta_log/<next>.json` only if it does not exist. The arbiter of a version is the store

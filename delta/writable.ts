@@ -5,7 +5,7 @@
  * "Protocol Evolution"). Which features Tributary honours, and how, is features.ts; the refusal
  * names what is in the way and what the tenant can do.
  */
-import { DomainError } from '../errors.ts';
+import { DomainError } from '#shared/domain/errors.ts';
 import { writeSupport } from './features.ts';
 import type { TableMetadata } from './log.ts';
 import type { TableState } from './snapshot.ts';

@@ -7,9 +7,9 @@
  *
  * Tributary's own commits say who made them in their `commitInfo` (`engineInfo: Tributary`), and
  * `txnId` is the run that wrote the version: a writer whose answer was lost recognises its own
- * commit, and the message ids a version holds are kept under its run (shared/domain/delta/commit.ts).
+ * commit, and the message ids a version holds are kept under its run (delta/commit.ts).
  */
-import type { DeltaSchema } from '../datasets/model.ts';
+import type { DeltaSchema } from '#shared/domain/datasets/model.ts';
 
 export interface FileStats {
   numRecords: number;
