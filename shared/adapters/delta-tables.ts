@@ -6,9 +6,9 @@
  */
 
 import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, type LogEntry, replacePartitions } from '#delta/commit.ts';
+import { appendToTable, type CommitDeps, replacePartitions } from '#delta/commit.ts';
 import { writeDailyFiles } from '#delta/daily-files.ts';
-import { liveRecords, type TableMetadata } from '#delta/log.ts';
+import { liveRecords } from '#delta/log.ts';
 import {
   dayExpiresAt,
   type MaintenanceDeps,
@@ -23,14 +23,16 @@ import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#delta/parquet/parquet-files.ts';
 import { tableProperties } from '#delta/properties.ts';
 import type { LogReader, TableState } from '#delta/snapshot.ts';
+import type { LogEntry } from '#delta/storage.ts';
 import { config } from '../config.ts';
 import type { DataSet } from '../domain/datasets/model.ts';
 import type { DayRange } from '../domain/jobs/use-cases.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
+import { asServiceErrors } from './delta-errors.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
-import { fixStorage, recordCommit, tableCommitter, tableReader } from './table-storage.ts';
+import { fixStorage, recordCommit, tableCommitter, tableMetadataOf, tableReader } from './table-storage.ts';
 
 /** Every this many versions a writer also asks for a maintenance run, so old log files get cleaned up. */
 const maintenanceEveryVersions = 1000;
@@ -86,15 +88,6 @@ export async function tableAt(dataSet: DataSet): Promise<TableWriter> {
   const reader = { storage: committer.storage, decodeCheckpoint };
   return { ...committer, afterCommit: (entry, state) => afterCommit(dataSet, reader, entry, state) };
 }
-
-/** The table as its data set describes it (its version 0). */
-const tableMetadataOf = (table: DataSet): TableMetadata => ({
-  tableId: table.data_set_id,
-  name: table.name,
-  schema: table.schema_json,
-  partitionColumns: table.partitioning.columns,
-  createdTime: Date.parse(table.created_at),
-});
 
 /** A pipeline's decoded rows as the files of its output table: one file per day and chunk. */
 function writeRowFiles(storage: CommitDeps['storage'], columns: ColumnDefinition[], rows: DecodedRow[]) {
@@ -184,11 +177,11 @@ async function outputTable(output: DataSet) {
   );
 }
 
-export const appendRows: PipelineRunDeps['appendRows'] = async (output, columns, rows, attempt, txn) =>
-  (await outputTable(output)).append(columns, rows, attempt, txn);
+export const appendRows: PipelineRunDeps['appendRows'] = (output, columns, rows, attempt, txn) =>
+  asServiceErrors(async () => (await outputTable(output)).append(columns, rows, attempt, txn));
 
-export const replaceRows: PipelineRunDeps['replaceRows'] = async (output, columns, rows, range, attempt, txn) =>
-  (await outputTable(output)).replace(columns, rows, range, attempt, txn);
+export const replaceRows: PipelineRunDeps['replaceRows'] = (output, columns, rows, range, attempt, txn) =>
+  asServiceErrors(async () => (await outputTable(output)).replace(columns, rows, range, attempt, txn));
 
 /**
  * One maintenance run of a data set's table: compaction of partitions with at least `minFiles`

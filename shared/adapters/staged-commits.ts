@@ -15,6 +15,7 @@ import { type StagedRow, type StagingDeps, TableGone } from '../domain/ingest/st
 import type { DeliveryFailure } from '../domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
+import { asServiceErrors } from './delta-errors.ts';
 import { tableAt } from './delta-tables.ts';
 import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
@@ -129,6 +130,10 @@ async function withoutMissingPayloads(tableId: string, rows: StagedRow[]): Promi
 }
 
 async function commitTable(tableId: string, staged: StagedRow[], attempt: number) {
+  return asServiceErrors(() => commitStagedRows(tableId, staged, attempt));
+}
+
+async function commitStagedRows(tableId: string, staged: StagedRow[], attempt: number) {
   const found = await getDataSet(tableId);
   if (!found) throw new TableGone(tableId);
   const rows = await withoutMissingPayloads(tableId, staged);

@@ -12,13 +12,14 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendToTable, type CommitDeps, commitMetadata, commitRearrangement } from '#delta/commit.ts';
 import { writeDailyFiles } from '#delta/daily-files.ts';
-import { logFileName, type Metadata, metadataAction } from '#delta/log.ts';
+import { logFileName, metadataAction } from '#delta/log.ts';
 import { firstDayKept, type MaintenanceDeps, maintainTable, retentionKeeps } from '#delta/maintenance.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, writeParquet } from '#delta/parquet/parquet-files.ts';
 import { tableProperties, validateProperties } from '#delta/properties.ts';
 import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { dataRetentionMs } from '#shared/config.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { type DataSet, envelopeSchema } from '#shared/domain/datasets/model.ts';
@@ -151,7 +152,10 @@ describe('the retention property', () => {
     expect(() => validateProperties({ 'tributary.dataRetention': 'interval 2 weeks' })).not.toThrow();
     for (const bad of ['interval 23 hours', 'interval 0 days', 'forever', '30', 'interval 36501 days']) {
       expect(() => validateProperties({ 'tributary.dataRetention': bad }), bad).toThrow(
-        expect.objectContaining({ code: 'VALIDATION_ERROR' }),
+        expect.objectContaining({
+          code: 'INVALID_TABLE_PROPERTIES',
+          issues: [expect.objectContaining({ property: 'tributary.dataRetention' })],
+        }),
       );
     }
     expect(tableProperties({ 'tributary.dataRetention': 'interval 30 days' }).dataRetentionMs).toBe(30 * day);
@@ -184,16 +188,17 @@ describe('the retention property', () => {
     const store = memoryStore();
     const tenant = await createTenant(store, { name: 'Acme' });
     const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'h' });
-    let current: Metadata | null = null;
+    let current: Record<string, string> = {};
     const due: string[] = [];
     const deps = (defaultDataRetentionMs: number | null) => ({
       ...store,
       fixStorage: async (found: typeof dataSet) => found,
-      // As the table's log does: each change builds on the metadata before it.
-      commitMetadata: async (_: unknown, change: (metadata: Metadata | null) => Metadata) => {
+      // As the table's log does: each change builds on the properties before it.
+      commitProperties: async (_: unknown, change: (properties: Record<string, string>) => Record<string, string>) => {
         current = change(current);
-        return { version: 1, metadata: current };
+        return { version: 1, properties: current };
       },
+      rules: tablePropertyRules,
       recordFreshnessTarget: async () => undefined,
       defaultFreshnessMs: 300_000,
       defaultDataRetentionMs,

@@ -10,11 +10,11 @@ import {
   decodeZ85,
   deletionVectorFile,
   deletionVectorId,
-  InvalidDeletionVector,
   parseDeletionVectorFile,
   parseRoaringBitmapArray,
   readDeletionVector,
 } from '#delta/deletion-vectors.ts';
+import { InvalidDeletionVector } from '#delta/errors.ts';
 import { openSnapshot } from '#delta/snapshot.ts';
 import { fixtureTable, parquetRows } from '../support/delta-fixtures.ts';
 

@@ -7,11 +7,11 @@ import {
   conditionalArbiter,
   coordinatedArbiter,
   probeConditionalWrites,
-  type TableStorage,
 } from '#delta/commit.ts';
+import { TableNotWritable } from '#delta/errors.ts';
 import { logFileName } from '#delta/log.ts';
 import { openSnapshot } from '#delta/snapshot.ts';
-import { TableNotWritable } from '#delta/writable.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
 const schema = {

@@ -11,11 +11,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import type { CommitDeps } from '#delta/commit.ts';
 import { deletionVectorFile } from '#delta/deletion-vectors.ts';
+import { TableNotWritable } from '#delta/errors.ts';
 import { logFileName } from '#delta/log.ts';
 import { type MaintenanceDeps, maintainTable } from '#delta/maintenance.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { openSnapshot } from '#delta/snapshot.ts';
-import { TableNotWritable } from '#delta/writable.ts';
 import { fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { writerOf } from '../support/memory-table.ts';
 

@@ -5,7 +5,8 @@
  * feed, with the expected values worked out by hand from the protocol, on real tables where one exists.
  */
 import { describe, expect, it } from 'vitest';
-import { CommitNotAllowed, compactionSupport, prepareCommit, readSupport, writeSupport } from '#delta/features.ts';
+import { CommitNotAllowed } from '#delta/errors.ts';
+import { compactionSupport, prepareCommit, readSupport, writeSupport } from '#delta/features.ts';
 import { type AddFile, commitContent, type Metadata, metadataAction, type Protocol } from '#delta/log.ts';
 import { emptyState, openSnapshot, type TableState } from '#delta/snapshot.ts';
 import { envelopeSchema } from '#shared/domain/datasets/model.ts';

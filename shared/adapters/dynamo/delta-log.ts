@@ -21,8 +21,8 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/commit.ts';
 import type { Operation, Txn } from '#delta/log.ts';
+import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/storage.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
 import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';

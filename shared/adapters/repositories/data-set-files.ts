@@ -4,13 +4,14 @@ import { openSnapshot } from '#delta/snapshot.ts';
 import type { DataSetDeps, FileCursors } from '../../domain/datasets/use-cases.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { tableFiles, tableReader } from '../table-storage.ts';
+import { snapshotView } from '../table-views.ts';
 import { dataSetStore } from './data-sets.ts';
 
 export const dataSetFileStore: DataSetDeps = {
   ...dataSetStore,
   filesOf: tableFiles,
   snapshotOf: async (dataSet, version) =>
-    (await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state,
+    snapshotView((await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state),
 };
 
 /** The cursors of one data set's files list (a cursor of another list, or another data set's, is a 400). */

@@ -3,10 +3,10 @@
  * store, and the staged batches (platform bucket) holding envelopes not committed yet.
  */
 
-import type { TableStorage } from '#delta/commit.ts';
 import { deletedRowsOf } from '#delta/deletion-vectors.ts';
 import { readSupport } from '#delta/features.ts';
 import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';

@@ -18,7 +18,8 @@ import {
 import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { ConditionalWritesUnsupported, type TableStorage } from '#delta/commit.ts';
+import { ConditionalWritesUnsupported } from '#delta/errors.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
 import {

@@ -1,4 +1,4 @@
-import type { LogEntry } from '#delta/commit.ts';
+import type { LogEntry } from '#delta/storage.ts';
 import { type MetricKey, unaccounted } from '../observability/metric-catalogue.ts';
 
 export interface SeriesReading {
