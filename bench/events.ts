@@ -7,7 +7,7 @@
 
 import type { AddFile } from '#delta/log.ts';
 import { readEnvelopeFile } from '#shared/adapters/parquet/envelope-reader.ts';
-import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
+import { encodeEnvelopes } from '#shared/adapters/parquet/envelope-writer.ts';
 import { type EventQuery, type EventReadDeps, maxFilesPerRead, readEvents } from '#shared/domain/monitoring/events.ts';
 import { makeEnvelopes } from './envelopes.ts';
 import { trackPeakMemory } from './peak-memory.ts';

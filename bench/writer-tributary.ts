@@ -12,9 +12,9 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeDailyFiles } from '#delta/daily-files.ts';
-import { encodeStaged, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/staged-commits.ts';
+import { encodeStaged, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/parquet/envelope-writer.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
-import type { StagedRow } from '#shared/domain/ingest/staging.ts';
+import type { StagedRow } from '#shared/domain/ingest/commit-table.ts';
 import { trackPeakMemory } from './peak-memory.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);

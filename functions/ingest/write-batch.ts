@@ -10,14 +10,12 @@ import { recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
 import { stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { type BatchWriterDeps, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
-import { logger } from '#shared/observability/logger.ts';
 import { batchHandler } from '#shared/queue-handler.ts';
 
 const deps: BatchWriterDeps = {
   ...stagingDeps,
   parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
   recordFailures: recordDeliveryFailures,
-  warn: (message, error) => logger.warn(message, { error }),
 };
 
 export const handler = batchHandler(async (event: SQSEvent) => {

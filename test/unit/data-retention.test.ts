@@ -19,6 +19,7 @@ import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, writeParquet } from '#delta/parquet/parquet-files.ts';
 import { tableProperties, validateProperties } from '#delta/properties.ts';
 import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import { retentionCalendar } from '#shared/adapters/delta-tables.ts';
 import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { dataRetentionMs } from '#shared/config.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
@@ -511,8 +512,13 @@ describe('an Optimize job with a data retention', { timeout: 60_000 }, () => {
     const outcome = await runOptimize(
       {
         getDataSet: async () => ({ data_set_id: 't', tenant_id: 'tenant', origin: { type: 'Webhook' } }) as DataSet,
-        maintain: (_, minFiles, control) =>
-          maintainTable({ ...maintenance(), ...control }, 't', minFiles === undefined ? {} : { minFiles }),
+        maintain: async (_, minFiles, control) => ({
+          ...(await maintainTable({ ...maintenance(), ...control }, 't', minFiles === undefined ? {} : { minFiles })),
+          committed: [],
+        }),
+        retention: retentionCalendar,
+        markMaintenanceDue: async () => undefined,
+        warn: () => undefined,
         failedDeliveries: {
           allFailedDeliveries: async () => [...failed],
           async forgetExpired(expired) {

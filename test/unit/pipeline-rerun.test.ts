@@ -105,8 +105,16 @@ async function world() {
           return file.readEnvelopes();
         },
       })),
-    appendRows: (output, cols, rows, attempt, txn) => written(output).append(cols, rows, attempt, txn),
-    replaceRows: (output, cols, rows, range, attempt, txn) => written(output).replace(cols, rows, range, attempt, txn),
+    appendRows: async (output, cols, rows, attempt, txn) => ({
+      ...(await written(output).append(cols, rows, attempt, txn)),
+      committed: [],
+    }),
+    replaceRows: async (output, cols, rows, range, attempt, txn) => ({
+      ...(await written(output).replace(cols, rows, range, attempt, txn)),
+      committed: [],
+    }),
+    markMaintenanceDue: async () => undefined,
+    warn: () => undefined,
   };
   const definition = (output = 'events', where?: PipelineDefinition['where']): PipelineDefinition => ({
     source: { data_set_id: source.data_set_id },

@@ -85,11 +85,13 @@ async function world() {
         output.set(row.messageId, { dataSetId: target.data_set_id, row });
         written++;
       }
-      return { version: 0, written };
+      return { version: 0, written, committed: [] };
     },
     replaceRows: async () => {
       throw new Error('Ranged re-runs are tested in pipeline-rerun.test.ts');
     },
+    markMaintenanceDue: async () => undefined,
+    warn: () => undefined,
   };
   const definition = (name = 'pull_requests', cols = columns): PipelineDefinition => ({
     source: { data_set_id: dataSet.data_set_id },

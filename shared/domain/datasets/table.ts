@@ -45,3 +45,23 @@ export interface TablePropertyRules {
   check(properties: Record<string, string>): void;
   inForce(properties: Record<string, string>): TableSettings;
 }
+
+/**
+ * A version one of Tributary's writers committed, with what maintenance asks of the table as it then
+ * stands (shared/domain/datasets/maintenance-due.ts). The questions read every file of the table,
+ * so they are answered only when asked.
+ */
+export interface CommittedVersion {
+  version: number;
+  /** The table writes a checkpoint at this version (every `delta.checkpointInterval` versions). */
+  checkpoint: boolean;
+  /** Partitions holding at least the table's `tributary.optimize.minFiles` files below its target size. */
+  partitionsToCompact(): number;
+  /** Milliseconds: when every row of the table's oldest day will have outlived its data retention; null: never. */
+  oldestDayExpiresAt(): number | null;
+}
+
+/** Which days the table keeps as a commit finds it: its data retention's, or every day. */
+export interface RetainedDays {
+  keepsDay(day: string): boolean;
+}

@@ -29,6 +29,7 @@
  * reading logs.
  */
 import { randomUUID } from 'node:crypto';
+import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 
 /** One data set's rows in a staged batch: bytes [offset, offset + length) of its object, as NDJSON. */
@@ -97,38 +98,13 @@ export interface StagingObjects {
   delete(keys: string[]): Promise<void>;
 }
 
-/** A staged envelope on its way to a commit, with the batch it came from. */
-export interface StagedRow {
-  batch: string;
-  message: EnvelopeMessage;
-}
-
-export interface TableCommitResult {
-  written: number;
-  skipped: number;
-  /** Envelopes of a day the table's data retention no longer keeps: left out, as maintenance would remove them. */
-  expired: number;
-}
-
-/** Commits never succeed for this table (its data set is gone): its envelopes are dead-lettered at once. */
-export class TableGone extends Error {
-  constructor(tableId: string) {
-    super(`Data set ${tableId} does not exist`);
-    this.name = 'TableGone';
-  }
-}
-
-export interface StagingDeps {
+export interface StagingDeps extends CommitTableDeps {
   ledger: StagingLedger;
   objects: StagingObjects;
   /** Parses one staged slice: its lines, each a queue message's body (validated when it was staged). */
   parse(slice: Buffer): EnvelopeMessage[];
   /** Each table's freshness target in milliseconds (its table property, or the deployment's default). */
   freshness(tableIds: string[]): Promise<Map<string, number>>;
-  /** Appends the rows to the table, each message id exactly once. */
-  commitTable(tableId: string, rows: StagedRow[], attempt: number): Promise<TableCommitResult>;
-  /** Records why the envelopes failed, then moves them to the dead-letter queue. */
-  deadLetter(tableId: string, messages: EnvelopeMessage[], error: Error, attempts: number): Promise<void>;
   /** A failed attempt, for the operator's figures and logs. */
   failed(tableId: string, rows: number, error: Error, attempt: number): void;
   /** A failure as a tenant may read it (a category or code, never what a store said). */
@@ -139,7 +115,6 @@ export interface StagingDeps {
    * target is longer than `receiptsHeldAtMostMs`.
    */
   countReceipts(messages: EnvelopeMessage[]): void;
-  now(): number;
   /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
   retryMs: number;
   /** Staged bytes at which a table is due whatever its freshness; also what one commit reads at most. */
@@ -388,7 +363,7 @@ async function commitOne(
     let rows: StagedRow[] = [];
     try {
       rows = await readRows(deps, read, chunk);
-      const result = await withinTime(deps.commitTable(table.tableId, rows, attempt), deps.tableTimeMs);
+      const result = await withinTime(commitTable(deps, table.tableId, rows, attempt), deps.tableTimeMs);
       deps.countReceipts(rows.map((row) => row.message));
       report.written += result.written;
       report.skipped += result.skipped;

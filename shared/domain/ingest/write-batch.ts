@@ -21,8 +21,6 @@ export interface BatchWriterDeps extends StagingDeps {
   parseEnvelope(body: string): EnvelopeMessage;
   /** Why records failed, for the dead-letter recorder should they exhaust their receives. */
   recordFailures(failures: DeliveryFailure[]): Promise<void>;
-  /** Something went wrong after the batch was staged: nothing is lost, the schedule commits it. */
-  warn(message: string, error: Error): void;
 }
 
 export interface BatchOutcome {
@@ -75,13 +73,16 @@ export async function writeEnvelopeBatch(
   }
   // Kept for the dead-letter recorder; failing to keep them must not fail the batch's other records.
   if (failures.length > 0)
-    await deps.recordFailures(failures).catch((error: Error) => deps.warn('Could not record delivery failures', error));
+    await deps
+      .recordFailures(failures)
+      .catch((error: Error) => deps.warn('Could not record delivery failures', { error }));
   if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
 
   const staged = await stageEnvelopes(deps, envelopes);
   await raiseHeldTooLong(deps, envelopes);
   const committed = await withinTime(commitStaged(deps, { only: staged }), deps.retryMs / 2).catch((error: Error) => {
-    deps.warn('The staged batch was not committed at once; the schedule will', error);
+    // Nothing is lost: the envelopes stay staged, and the schedule commits them.
+    deps.warn('The staged batch was not committed at once; the schedule will', { error });
     return null;
   });
   return { failedRecordIds: failed, staged: envelopes.length, committed };

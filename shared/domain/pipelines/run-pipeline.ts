@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
-import type { TableFile, TableSnapshot } from '../datasets/table.ts';
+import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
 import type { DayRange, PipelineJobPayload } from '../jobs/use-cases.ts';
@@ -55,6 +56,7 @@ export interface SourceReader {
 
 export interface PipelineRunDeps
   extends SourceReader,
+    MaintenanceRequests,
     Pick<PipelineRepository, 'getPipeline' | 'getDeployedVersion' | 'saveProgress'> {
   /** The output table's latest snapshot: its version, and how far each pipeline's rows got. */
   snapshotOf(dataSet: DataSet): Promise<TableSnapshot>;
@@ -69,7 +71,7 @@ export interface PipelineRunDeps
     rows: DecodedRow[],
     attempt: number,
     txn: PipelineTxn,
-  ): Promise<{ version: number | null; written: number }>;
+  ): Promise<{ version: number | null; written: number; committed: CommittedVersion[] }>;
   /**
    * Replaces the output's rows of the days `range` names with `rows`, in one commit (removes of
    * the days' files, adds of the new ones) that records the pipeline's txn at `txn.version`, and
@@ -82,7 +84,13 @@ export interface PipelineRunDeps
     range: DayRange,
     attempt: number,
     txn: { appId: string; version: number; expected: number },
-  ): Promise<{ version: number | null; written: number; filesRemoved: number; rowsRemoved: number }>;
+  ): Promise<{
+    version: number | null;
+    written: number;
+    filesRemoved: number;
+    rowsRemoved: number;
+    committed: CommittedVersion[];
+  }>;
 }
 
 /** Rows a single run processes at most; the rest waits for the next run (the checkpoint says where). */
@@ -174,7 +182,8 @@ export class Decoder {
  *  2. Read the source's commits after the pipeline's checkpoint, oldest first, up to a bound.
  *  3. Decode each payload as JSON, extract the columns by path with their types; reject what does not fit.
  *  4. Unless cancelled, commit the rows to the output table (created on the first run, partitioned
- *     by the source's dt) together with the run's txn, then advance the checkpoint.
+ *     by the source's dt) together with the run's txn, ask for the output's maintenance when the new
+ *     version makes it due, then advance the checkpoint.
  * No new source data means no commit. A crash between commit and checkpoint is harmless: the output
  * table's txn says how far the rows got, and the next run starts after it. Files that a compaction
  * only rearranged (dataChange false) are not read again.
@@ -246,7 +255,8 @@ export async function runPipeline(
           after,
           readVersion: outputState?.version ?? -1,
         })
-      : { written: 0 };
+      : { written: 0, committed: [] };
+  await askForMaintenance(deps, output, written.committed, Date.now());
   await saveCheckpoint(deps, pipeline, output, source, lastVersion);
   return { ...outcome, rows_out: written.written };
 }
@@ -274,6 +284,7 @@ interface RunStart {
  *  3. Unless cancelled, replace the output's rows of those days in one commit (removes of every file of
  *     those days, adds of the new ones), carrying the txn as it is; a run of the pipeline committing
  *     meanwhile fails it. Running it again replaces the same days again: the same rows, once.
+ *  4. Ask for the output's maintenance when the new version makes it due.
  */
 async function rerunDays(
   deps: PipelineRunDeps,
@@ -307,6 +318,7 @@ async function rerunDays(
     version: after,
     expected: start.recorded,
   });
+  await askForMaintenance(deps, output, replaced.committed, Date.now());
   // The output's id for the next run (a new output), and the checkpoint where it already was.
   await saveCheckpoint(deps, pipeline, output, source, after);
   return {
