@@ -2,6 +2,7 @@
  * The ingest dead-letter queue's consumer: every envelope that exhausted its deliveries becomes a
  * failed delivery of its connection, kept whole with the writer's last error, until redriven.
  */
+import { clockMarginMs } from '#delta/commit.ts';
 import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
@@ -16,7 +17,8 @@ import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
 const deps: DeadLetterDeps = {
-  writtenMessageIds: writtenSince,
+  writtenMessageIds: (dataSetId, messageIds, ingestedAt) =>
+    writtenSince(dataSetId, messageIds, ingestedAt - clockMarginMs),
   isStaged,
   lastDeliveryFailure,
   getSource,
