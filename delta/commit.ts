@@ -116,6 +116,11 @@ export interface CommitRequest {
   /** Deletes what the commit wrote ahead of it (its data files), when the table refuses it. */
   discard?(commit: Commit): Promise<void>;
   attempt: number;
+  /**
+   * Aborted when the caller stopped waiting: the commit then gives up before it writes a version
+   * (its data files deleted), rather than commit long after (a frozen function thawed later).
+   */
+  signal?: AbortSignal;
 }
 
 async function readVersionIfExists(storage: TableStorage, version: number): Promise<Winner | null> {
@@ -208,6 +213,10 @@ export async function commitNext(
         domainMetadata: prepared.domainMetadata,
       });
       const committedAt = Number(prepared.commitInfo.inCommitTimestamp ?? timestamp);
+      if (request.signal?.aborted) {
+        await request.discard?.(commit);
+        request.signal.throwIfAborted();
+      }
       if (commit.messageIds.length > 0 && commit.messageIds !== held) {
         await deps.records.holdIds(tableId, runId, commit.messageIds);
         held = commit.messageIds;
@@ -270,6 +279,8 @@ export interface AppendRequest<Row> {
    */
   keeps?: (table: Pick<TableState, 'protocol' | 'metadata'>) => (row: Row) => boolean;
   attempt: number;
+  /** Aborted when the caller stopped waiting: no more files are written, and no version (CommitRequest). */
+  signal?: AbortSignal;
 }
 
 export interface AppendResult {
@@ -323,6 +334,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     return pending.length < before;
   };
   const commitOf = async (chosen: Row[], version: number): Promise<Commit> => {
+    request.signal?.throwIfAborted();
     const files = await request.writeFiles(chosen);
     return {
       operation: 'WRITE',
@@ -343,6 +355,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     expects: request.metadata,
     discard,
     ...(txn ? { readVersion: txn.readVersion } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
     async build(state) {
       if (request.keeps) {
         const keeps = request.keeps(state.metadata ? state : { ...state, metadata: metadataAction(request.metadata) });

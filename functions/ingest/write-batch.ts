@@ -18,7 +18,7 @@ const deps: BatchWriterDeps = {
   recordFailures: recordDeliveryFailures,
 };
 
-export const handler = batchHandler(async (event: SQSEvent) => {
+export const handler = batchHandler(async (event: SQSEvent, context) => {
   const outcome = await writeEnvelopeBatch(
     deps,
     event.Records.map((record) => ({
@@ -26,6 +26,7 @@ export const handler = batchHandler(async (event: SQSEvent) => {
       body: record.body,
       receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
     })),
+    deps.now() + context.getRemainingTimeInMillis(),
   );
   return { batchItemFailures: outcome.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
 });

@@ -29,7 +29,7 @@ import type { TableState } from '#delta/snapshot.ts';
 import type { LogEntry, TableStorage } from '#delta/storage.ts';
 import { config } from '../config.ts';
 import type { DataSet } from '../domain/datasets/model.ts';
-import type { CommittedVersion, RetainedDays } from '../domain/datasets/table.ts';
+import type { CommittedVersion } from '../domain/datasets/table.ts';
 import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
 import type { RetentionCalendar } from '../domain/jobs/run-optimize.ts';
 import type { DayRange } from '../domain/jobs/use-cases.ts';
@@ -105,11 +105,7 @@ export function envelopeOutput(
   options: { encode?: DailyFiles<StagedRow>['encode']; defaultRetentionMs: number | null },
 ) {
   const encode = options.encode ?? encodeStaged;
-  return (
-    dataSet: DataSet,
-    rows: StagedRow[],
-    request: { attempt: number; keeps(table: RetainedDays): (row: StagedRow) => boolean },
-  ) =>
+  return (dataSet: DataSet, rows: StagedRow[], request: Parameters<CommitTableDeps['appendEnvelopes']>[2]) =>
     appendToTable(deps, {
       tableId: dataSet.data_set_id,
       metadata: tableMetadataOf(dataSet),
@@ -119,6 +115,7 @@ export function envelopeOutput(
         ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
       }),
       attempt: request.attempt,
+      ...(request.signal ? { signal: request.signal } : {}),
       keeps: (table) =>
         request.keeps({
           keepsDay: retentionKeeps(table, (deps.now?.() ?? new Date()).getTime(), options.defaultRetentionMs),

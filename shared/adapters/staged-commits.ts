@@ -91,4 +91,5 @@ export const stagingDeps: StagingDeps = {
   inFlightBytes: 128 * 1024 * 1024,
   passTimeMs: 3 * 60_000,
   tableTimeMs: 60_000,
+  recordMs: 10_000,
 };

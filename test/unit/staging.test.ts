@@ -6,7 +6,7 @@
  * real commit path, its data files written as JSON lines so that the test reads back on its own what
  * the log references. A clock the test moves decides what is due.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { committedView, envelopeOutput } from '#shared/adapters/delta-tables.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
 import { newDataSet } from '#shared/domain/datasets/model.ts';
@@ -41,6 +41,8 @@ interface World {
   tables: Map<string, MemoryTable>;
   /** Data sets whose store refuses every write. */
   failing: Set<string>;
+  /** Data sets whose store answers no write until the promise settles. */
+  holding: Map<string, Promise<void>>;
   /** Claim-checked bodies in the platform bucket, by key. */
   claims: Set<string>;
   deadLettered: { tableId: string; ids: string[]; error: string; attempts: number }[];
@@ -58,11 +60,20 @@ interface World {
  * Tables with a freshness target each (5 minutes unless `freshness` says otherwise); a size target
  * of 1,000 payload bytes; the deployment's data retention `retentionMs` (none unless given).
  */
-function world(options: { freshness?: Record<string, number>; gone?: string[]; retentionMs?: number } = {}): World {
+function world(
+  options: {
+    freshness?: Record<string, number>;
+    gone?: string[];
+    retentionMs?: number;
+    /** How long each table's commit takes on the world's clock. */
+    commitTakesMs?: number;
+  } = {},
+): World {
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const staging = memoryStaging(() => clock.now);
   const tables = new Map<string, MemoryTable>();
   const failing = new Set<string>();
+  const holding = new Map<string, Promise<void>>();
   const claims = new Set<string>();
   const deadLettered: World['deadLettered'] = [];
   const raised: string[] = [];
@@ -112,6 +123,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[]; r
       const storage = {
         ...table.storage,
         async put(key: string, body: Uint8Array | string, contentType: string) {
+          await holding.get(tableId);
           if (failing.has(tableId)) throw Object.assign(new Error('Injected fault'), { name: 'ServiceUnavailable' });
           return table.storage.put(key, body, contentType);
         },
@@ -132,7 +144,9 @@ function world(options: { freshness?: Record<string, number>; gone?: string[]; r
           }),
         },
       );
-      return { ...(await output(dataSet, rows, request)), committed };
+      const result = await output(dataSet, rows, request);
+      clock.now += options.commitTakesMs ?? 0;
+      return { ...result, committed };
     },
     claimExists: async (ref) => claims.has(ref.key),
     async checkOut(keys) {
@@ -160,6 +174,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[]; r
     inFlightBytes: 1_000_000,
     passTimeMs: 60 * minute,
     tableTimeMs: minute,
+    recordMs: 10_000,
     parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
     countReceipts: (messages) => raised.push(...messages.map((message) => message.message_id)),
     recordFailures: async () => undefined,
@@ -180,7 +195,21 @@ function world(options: { freshness?: Record<string, number>; gone?: string[]; r
   };
   const commitsOf = (tableId: string) =>
     [...(tables.get(tableId)?.objects.keys() ?? [])].filter((key) => /^_delta_log\/\d{20}\.json$/.test(key)).length;
-  return { deps, staging, clock, tables, failing, claims, deadLettered, raised, figures, due, rowsOf, commitsOf };
+  return {
+    deps,
+    staging,
+    clock,
+    tables,
+    failing,
+    holding,
+    claims,
+    deadLettered,
+    raised,
+    figures,
+    due,
+    rowsOf,
+    commitsOf,
+  };
 }
 
 let recordNumber = 0;
@@ -408,6 +437,69 @@ describe('staging a batch', () => {
     expect(w.due).toEqual([{ tableId: NOW, at: '2026-11-28T00:00:00.000Z' }]);
   });
 
+  it('starts no commit its invocation has no time left for, less the time to record it, and answers its batch', async () => {
+    const w = world({ freshness: { [NOW]: 0 } });
+    // A minute for the commit and 10 s to record it are a millisecond more than the writer has left.
+    const short = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1))], w.clock.now + minute + 10_000 - 1);
+    expect(short).toMatchObject({ failedRecordIds: [], staged: 1, committed: { committed: [], failed: [] } });
+    expect(w.rowsOf(NOW)).toEqual([]);
+    expect([w.staging.batches.size, w.staging.failures.size]).toEqual([1, 0]);
+    const enough = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(2))], w.clock.now + minute + 10_000);
+    expect(enough.committed?.committed).toEqual([NOW]);
+    expect(w.rowsOf(NOW)).toEqual([uuid(2)]);
+    // The first batch's envelope waits staged for the schedule's pass.
+    expect((await commitStaged(w.deps)).committed).toEqual([NOW]);
+    expect(w.rowsOf(NOW)).toEqual([uuid(1), uuid(2)]);
+  });
+
+  it('leaves the tables a pass has no time left for to the next pass, neither failed nor half-recorded', async () => {
+    const w = world({ commitTakesMs: 40_000 });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.clock.now += 1000;
+    await writeEnvelopeBatch(w.deps, [record(w, B, uuid(2))]);
+    w.clock.now += 6 * minute;
+    // One table at a time; 100 s left: A starts at once and takes 40 s, after which a minute for B
+    // and 10 s to record no longer fit.
+    const deps = { ...w.deps, concurrency: 1 };
+    const pass = await commitStaged(deps, { deadline: w.clock.now + 100_000 });
+    expect(pass).toMatchObject({ committed: [A], failed: [], deadLettered: [] });
+    expect([...pass.staged.keys()]).toEqual([B]);
+    expect(w.staging.totals?.tables.get(B)).toMatchObject({ rows: 1 });
+    expect([w.staging.batches.size, w.staging.failures.size]).toEqual([1, 0]);
+    expect((await commitStaged(deps)).committed).toEqual([B]);
+    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(1)], [uuid(2)]]);
+  });
+
+  it('gives up a commit its pass stopped waiting for before it writes a version, even if its store answers later', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const w = world();
+      let answer: (() => void) | undefined;
+      w.holding.set(A, new Promise<void>((resolve) => (answer = resolve)));
+      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+      w.clock.now += 6 * minute;
+      const pass = commitStaged(w.deps);
+      await vi.advanceTimersByTimeAsync(minute);
+      expect(await pass).toMatchObject({ committed: [], failed: [A] });
+      expect(w.staging.failures.get(A)).toMatchObject({
+        attempts: 1,
+        lastError: expect.stringMatching(/^CommitTimedOut/),
+      });
+      // The store answers at last (a frozen function thawed): the abandoned commit goes no further.
+      answer?.();
+      for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(w.commitsOf(A)).toBe(0);
+      expect([...(w.tables.get(A)?.objects.keys() ?? [])].filter((key) => key.startsWith('dt='))).toEqual([]);
+      // The next attempt commits the envelope, once.
+      w.holding.delete(A);
+      w.clock.now += 10 * minute;
+      expect((await commitStaged(w.deps)).committed).toEqual([A]);
+      expect(w.rowsOf(A)).toEqual([uuid(1)]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("raises the door's receipts as envelopes leave staging, and at staging for a target longer than half an hour", async () => {
     const w = world({ freshness: { [NOW]: 0, [LATER]: 31 * minute, [BROKEN]: 30 * minute } });
     w.failing.add(BROKEN);
@@ -483,5 +575,17 @@ describe('staging a batch', () => {
     expect(w.staging.requests).toEqual({ read: 1, writeTotals: 1 });
     await w.staging.ledger.acquire('someone', w.clock.now + minute);
     expect((await commitStaged(w.deps)).ran).toBe(false);
+  });
+});
+
+describe('the functions that commit staged tables', () => {
+  it('have the time for a whole table commit and for recording it, the schedule after its whole pass too', async () => {
+    const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+    const { consumers, schedules } = await import('#shared/topology.ts');
+    const { tableTimeMs, recordMs, passTimeMs } = stagingDeps;
+    expect(tableTimeMs + recordMs).toBeLessThan((consumers['ingest-writer']?.function.timeoutSeconds ?? 0) * 1000);
+    expect(passTimeMs + tableTimeMs + recordMs).toBeLessThanOrEqual(
+      (schedules['table-commits']?.function?.timeoutSeconds ?? 0) * 1000,
+    );
   });
 });

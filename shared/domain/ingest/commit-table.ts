@@ -51,7 +51,12 @@ export interface CommitTableDeps extends MaintenanceRequests {
   appendEnvelopes(
     dataSet: DataSet,
     rows: StagedRow[],
-    request: { attempt: number; keeps(table: RetainedDays): (row: StagedRow) => boolean },
+    request: {
+      attempt: number;
+      keeps(table: RetainedDays): (row: StagedRow) => boolean;
+      /** Aborted when nobody waits for the commit any more: it then gives up before committing. */
+      signal?: AbortSignal;
+    },
   ): Promise<TableCommitResult & { committed: CommittedVersion[] }>;
   /** Whether a claim-checked body is still in the platform bucket. */
   claimExists(ref: ClaimCheck): Promise<boolean>;
@@ -70,7 +75,8 @@ export interface CommitTableDeps extends MaintenanceRequests {
 
 /**
  * Commit one table's staged envelopes.
- * Input: the table (its data set id), its staged rows, the attempt. Output: rows written, skipped
+ * Input: the table (its data set id), its staged rows, the attempt, and a signal that the caller
+ * stopped waiting. Output: rows written, skipped
  * (in the table already) and expired.
  *  1. The data set must exist; when it is gone, no attempt will ever succeed (TableGone).
  *  2. Envelopes whose claim-checked body is gone are dead-lettered on their own; the others go on.
@@ -86,6 +92,7 @@ export async function commitTable(
   tableId: string,
   staged: StagedRow[],
   attempt: number,
+  signal?: AbortSignal,
 ): Promise<TableCommitResult> {
   const found = await deps.getDataSet(tableId);
   if (!found) throw new TableGone(tableId);
@@ -95,6 +102,7 @@ export async function commitTable(
   const result = await deps.appendEnvelopes(dataSet, rows, {
     attempt,
     keeps: (table) => (row) => table.keepsDay(row.message.dt),
+    ...(signal ? { signal } : {}),
   });
 
   const claims = rows.flatMap((row) => (row.message.payload_ref ? [row.message.payload_ref.key] : []));

@@ -23,6 +23,9 @@ export interface BatchWriterDeps extends StagingDeps {
   recordFailures(failures: DeliveryFailure[]): Promise<void>;
 }
 
+/** Kept at the very end of the writer's invocation to answer the queue (which records it failed, else). */
+const answerMs = 1000;
+
 export interface BatchOutcome {
   /** Records to return to the queue (their receive count grows; the fifth moves them to the dead-letter queue). */
   failedRecordIds: string[];
@@ -44,13 +47,16 @@ export interface BatchOutcome {
  *     than their table's target, such as a redrive); the table-commits schedule commits the rest
  *     when due. A failure there is the schedule's to retry: the envelopes stay staged. The batch
  *     waits for this at most half its visibility timeout, so a slow store never makes the queue
- *     deliver a staged batch again.
+ *     deliver a staged batch again, and never past its invocation's time (less a moment to answer):
+ *     the commits themselves start only while the invocation has time for them and to record them.
  */
 export async function writeEnvelopeBatch(
   deps: BatchWriterDeps,
   records: QueueRecord[],
-  now = new Date(),
+  /** When the invocation's time is up (milliseconds, by deps.now's clock); none: no limit but the visibility timeout's. */
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<BatchOutcome> {
+  const now = new Date(deps.now());
   const failed: string[] = [];
   const failures: DeliveryFailure[] = [];
   const envelopes: { body: string; message: EnvelopeMessage }[] = [];
@@ -80,11 +86,14 @@ export async function writeEnvelopeBatch(
 
   const staged = await stageEnvelopes(deps, envelopes);
   await raiseHeldTooLong(deps, envelopes);
-  const committed = await withinTime(commitStaged(deps, { only: staged }), deps.retryMs / 2).catch((error: Error) => {
-    // Nothing is lost: the envelopes stay staged, and the schedule commits them.
-    deps.warn('The staged batch was not committed at once; the schedule will', { error });
-    return null;
-  });
+  const waitMs = Math.min(deps.retryMs / 2, deadline - answerMs - deps.now());
+  const committed = await withinTime(() => commitStaged(deps, { only: staged, deadline }), waitMs).catch(
+    (error: Error) => {
+      // Nothing is lost: the envelopes stay staged, and the schedule commits them.
+      deps.warn('The staged batch was not committed at once; the schedule will', { error });
+      return null;
+    },
+  );
   return { failedRecordIds: failed, staged: envelopes.length, committed };
 }
 
