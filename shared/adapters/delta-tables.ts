@@ -247,10 +247,10 @@ export async function maintainDataSet(
 ): Promise<(MaintenanceReport & { committed: CommittedVersion[] }) | null> {
   if (!dataSet.storage_location || !dataSet.object_store_id) return null;
   const now = control.now ?? (() => new Date());
-  const writer = await tableWriter(dataSet, now);
-  const reader = await tableReader(dataSet);
-  const report = await asServiceErrors(() =>
-    maintainTable(
+  return asServiceErrors(async () => {
+    const reader = await tableReader(dataSet);
+    const writer = await tableWriter(dataSet, now);
+    const report = await maintainTable(
       {
         commit: writer.commit,
         reader,
@@ -262,7 +262,7 @@ export async function maintainDataSet(
       },
       dataSet.data_set_id,
       options,
-    ),
-  );
-  return { ...report, committed: writer.committed };
+    );
+    return { ...report, committed: writer.committed };
+  });
 }
