@@ -101,7 +101,7 @@ export function tableProperties(configuration: Record<string, string>): TablePro
   };
 }
 
-/** Checks properties a writer wants to set: known names, readable values within bounds (InvalidTableProperties otherwise). */
+/** Checks properties a writer wants to set: known names, readable values in bounds (else InvalidTableProperties). */
 export function validateProperties(properties: Record<string, string>): Record<string, string> {
   const issues: { property: string; message: string }[] = [];
   for (const [key, value] of Object.entries(properties)) {

@@ -2,11 +2,10 @@
  * The ingest dead-letter queue's consumer: every envelope that exhausted its deliveries becomes a
  * failed delivery of its connection, kept whole with the writer's last error, until redriven.
  */
-import { clockMarginMs } from '#delta/commit.ts';
 import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
-import { writtenSince } from '#shared/adapters/dynamo/delta-log.ts';
+import { writtenAfterIngest } from '#shared/adapters/dynamo/delta-log.ts';
 import { count } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
@@ -17,8 +16,7 @@ import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
 const deps: DeadLetterDeps = {
-  writtenMessageIds: (dataSetId, messageIds, ingestedAt) =>
-    writtenSince(dataSetId, messageIds, ingestedAt - clockMarginMs),
+  writtenMessageIds: writtenAfterIngest,
   isStaged,
   lastDeliveryFailure,
   getSource,

@@ -14,7 +14,7 @@ export function fileView(add: AddFile): TableFile {
     partitionValues: add.partitionValues,
     size: add.size,
     modificationTime: add.modificationTime,
-    records: liveRecords(add),
+    records: () => liveRecords(add),
   };
 }
 

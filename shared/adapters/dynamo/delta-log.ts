@@ -21,6 +21,7 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { clockMarginMs } from '#delta/commit.ts';
 import type { Operation, Txn } from '#delta/log.ts';
 import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/storage.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
@@ -192,6 +193,13 @@ export const commitRecords: CommitRecords = {
  * whose writer stopped before recording it is not seen here; the commit path's own check, which
  * reads the log, still keeps a redrive of it from writing it twice).
  */
+/**
+ * writtenSince for envelopes accepted at `ingestedAt`: the commits since then, and as far again back
+ * as the clocks of functions may differ.
+ */
+export const writtenAfterIngest = (tableId: string, messageIds: string[], ingestedAt: number) =>
+  writtenSince(tableId, messageIds, ingestedAt - clockMarginMs);
+
 export async function writtenSince(tableId: string, messageIds: string[], since: number): Promise<Set<string>> {
   if (since < Date.now() - logEntryLifetimeMs)
     logger.warn('Envelopes older than the exactly-once horizon: checked only as far back as records are kept', {

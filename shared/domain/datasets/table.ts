@@ -11,8 +11,11 @@ export interface TableFile {
   size: number;
   /** Milliseconds. */
   modificationTime: number;
-  /** The rows a reader sees in it: another engine may have deleted some with a deletion vector. */
-  records: number;
+  /**
+   * The rows a reader sees in it (another engine may have deleted some with a deletion vector);
+   * counted when asked, from the file's statistics.
+   */
+  records(): number;
 }
 
 /** The table at one version, as any Delta reader opens it (its last checkpoint, then the commits after it). */

@@ -110,7 +110,7 @@ export async function listDataSetFiles(
         path: file.path,
         partition_values: file.partitionValues,
         size: file.size,
-        num_records: file.records,
+        num_records: file.records(),
         url: await files.presignGet(file.path, downloadUrlSeconds),
       })),
     ),

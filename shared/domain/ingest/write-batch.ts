@@ -53,7 +53,7 @@ export interface BatchOutcome {
 export async function writeEnvelopeBatch(
   deps: BatchWriterDeps,
   records: QueueRecord[],
-  /** When the invocation's time is up (milliseconds, by deps.now's clock); none: no limit but the visibility timeout's. */
+  /** When the invocation's time is up (milliseconds, by deps.now's clock); none: the visibility timeout's bound only. */
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<BatchOutcome> {
   const now = new Date(deps.now());

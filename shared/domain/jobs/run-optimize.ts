@@ -37,7 +37,10 @@ export interface MaintenanceOutcome {
   committed: CommittedVersion[];
 }
 
-/** The data retention's calendar, as the table's maintenance keeps it: whole days (UTC), removed once every row has outlived the retention. */
+/**
+ * The data retention's calendar, as the table's maintenance keeps it: whole days (UTC), each removed
+ * once every row of it has outlived the retention.
+ */
 export interface RetentionCalendar {
   /** The oldest day (YYYY-MM-DD) a retention keeps at `now`. */
   firstDayKept(now: number, retentionMs: number): string;
