@@ -82,7 +82,8 @@ export const tenantRoutes = {
     entry: 'functions/tenants/register-object-store.ts',
     auth: 'apiKey',
     permission: 'object-stores.manage',
-    summary: 'Register an S3 object store (s3://bucket[/prefix]); the first one becomes the default',
+    summary:
+      "Register an S3 object store (s3://bucket[/prefix]); the first one becomes the default. One reached with shared credentials may not overlap another tenant's (409)",
     tag: 'Tenants',
     params: tenantIdParams,
     body: registerObjectStoreBody,
@@ -104,7 +105,8 @@ export const tenantRoutes = {
     entry: 'functions/tenants/update-object-store-options.ts',
     auth: 'apiKey',
     permission: 'object-stores.manage',
-    summary: "Replace an object store's options (credentials, endpoint, role)",
+    summary:
+      "Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409)",
     tag: 'Tenants',
     params: tenantIdParams,
     body: updateObjectStoreOptionsBody,

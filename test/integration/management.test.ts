@@ -117,7 +117,7 @@ describe('tenants', () => {
 function registerStoreRaw(
   tenantId: string,
   key?: string,
-  body: unknown = { base_url: 's3://demo-bucket', name: 'store', options: { region: 'eu-west-1' } },
+  body: unknown = { base_url: `s3://demo-bucket/${unique('store')}`, name: 'store', options: { region: 'eu-west-1' } },
 ) {
   return api.post(`/api/tenants/${tenantId}/register-object-store`, { key, json: body });
 }
