@@ -37,6 +37,7 @@ describe('tenants', () => {
     expect(fetched.status).toBe(200);
     const body = fetched.body;
     expect(Object.keys(body).sort()).toEqual([
+      'aws_external_id',
       'created_at',
       'default_object_store_id',
       'idp_org_id',
@@ -54,6 +55,7 @@ describe('tenants', () => {
       sites: [{ name: 'Berlin' }],
       default_object_store_id: null,
       idp_org_id: null,
+      aws_external_id: expect.stringMatching(/^tributary-[0-9a-f]{32}$/),
     });
     expect(body.created_at).toBe(body.updated_at);
   });
