@@ -217,7 +217,7 @@ export async function checkStoreRole(
   const sessionName = storeSessionName(tenantId);
   if (await roles.assumable(roleArn, sessionName, null))
     throw refuse(
-      "The role can be assumed without an external id: its trust policy must demand the tenant's aws_external_id (sts:ExternalId)",
+      "The role can be assumed without an external id: its trust policy must demand the tenant's aws_external_id (sts:ExternalId, see docs/deploying.md)",
     );
   if (await roles.assumable(roleArn, sessionName, newExternalId()))
     throw refuse(
