@@ -1,18 +1,20 @@
 /** Routes — Tenants, their object stores and dashboard connections. Part of the route table (shared/routes.ts). */
 import {
-  createTenantBody,
-  createTenantResponse,
-  dashboardConnection,
   listObjectStoresQuery,
   listObjectStoresResponse,
-  listTenantsQuery,
-  listTenantsResponse,
   registerObjectStoreBody,
   registerObjectStoreResponse,
   selectDefaultObjectStoreBody,
+  updateObjectStoreOptionsBody,
+} from '../http/schemas/object-stores.ts';
+import {
+  createTenantBody,
+  createTenantResponse,
+  dashboardConnection,
+  listTenantsQuery,
+  listTenantsResponse,
   tenant,
   tenantIdParams,
-  updateObjectStoreOptionsBody,
 } from '../http/schemas/tenants.ts';
 import { listing, type RouteSpec, sealing, table, tableWrite } from './spec.ts';
 

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type * as z from 'zod';
 import { hashToken } from '#shared/domain/tokens.ts';
-import type { listObjectStoresResponse, listTenantsResponse } from '#shared/http/schemas/tenants.ts';
+import type { listObjectStoresResponse } from '#shared/http/schemas/object-stores.ts';
+import type { listTenantsResponse } from '#shared/http/schemas/tenants.ts';
 import type { createApiKeyResponse, listUsersResponse } from '#shared/http/schemas/users.ts';
 import { apiClient, seenBodies } from '../support/api.ts';
 import {
