@@ -392,8 +392,11 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
     if (props.edgeWebAclArn) {
       const edge = new ApiEdge(this, 'Edge', { api: this.api, webAclArn: props.edgeWebAclArn });
+      const edgeUrl = `https://${edge.distribution.distributionDomainName}`;
+      // Ingest URLs and the API reference name the edge, not the API's own address.
+      for (const fn of Object.values(this.routeFunctions)) fn.addEnvironment('PUBLIC_BASE_URL', edgeUrl);
       new CfnOutput(this, 'EdgeUrl', {
-        value: `https://${edge.distribution.distributionDomainName}`,
+        value: edgeUrl,
         description: 'The API behind CloudFront and AWS WAF: give this address to webhook senders and operators',
       });
     }

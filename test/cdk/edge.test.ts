@@ -3,7 +3,7 @@
  * asks for it (off by default), a dashboard tool reached over https only, and a CloudWatch dashboard
  * whose name two copies of the stack cannot share.
  */
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
@@ -15,10 +15,14 @@ const env = { account: '123456789012', region: 'eu-west-1' };
 describe('the edge setting', () => {
   let firewall: Template;
   let stateless: Template;
+  let routeFunctions: Template[];
   beforeAll(() => {
     const built = tributary(app(), { env, edge: { rateLimitPerMinute: 1200 } });
     firewall = Template.fromStack(built.firewall as NonNullable<typeof built.firewall>);
     stateless = Template.fromStack(built.stateless);
+    routeFunctions = built.stateless.node.children
+      .filter((child): child is NestedStack => child instanceof NestedStack)
+      .map((nested) => Template.fromStack(nested));
   });
 
   it('puts a web ACL for CloudFront in us-east-1 with a rate-based rule per client address', () => {
@@ -72,6 +76,16 @@ describe('the edge setting', () => {
       ViewerProtocolPolicy: 'https-only',
     });
     expect(config.Origins[0].CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+  });
+
+  it('tells every route function the edge’s address, which ingest URLs name', () => {
+    const addresses = routeFunctions.flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')).map(
+        (fn) => fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL,
+      ),
+    );
+    expect(addresses.length).toBeGreaterThan(70);
+    expect(addresses.filter((address) => address === undefined)).toEqual([]);
   });
 
   it('is off by default, and refuses a rate limit WAF does not take or a deployment without a region', async () => {
