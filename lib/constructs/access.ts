@@ -164,7 +164,7 @@ export function bindAccess(
             ? {
                 conditions: {
                   StringNotEquals: {
-                    [`aws:ResourceTag/${tenantBucketRoleTag.key}`]: tenantBucketRoleTag.value(access.tenantStores),
+                    [`iam:ResourceTag/${tenantBucketRoleTag.key}`]: tenantBucketRoleTag.value(access.tenantStores),
                   },
                 },
               }

@@ -253,7 +253,7 @@ describe('tenant stores', () => {
       const deny = statements.find((statement) => statement.Effect === 'Deny');
       expect(deny?.Condition ?? null).toEqual(
         access.tenantStores
-          ? { StringNotEquals: { 'aws:ResourceTag/tributary:purpose': `tenant-buckets-${access.tenantStores}` } }
+          ? { StringNotEquals: { 'iam:ResourceTag/tributary:purpose': `tenant-buckets-${access.tenantStores}` } }
           : null,
       );
     }
