@@ -17,7 +17,15 @@ import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
 import type { StorePathClaim } from '../../domain/tenants/store-claims.ts';
 import { tenantCache } from './ingest-cache.ts';
-import { db, isConditionFailure, isTransactionConflict, queryPage, table, writeOrRefuse } from './table.ts';
+import {
+  conditionHeld,
+  db,
+  isConditionFailure,
+  isTransactionConflict,
+  queryPage,
+  table,
+  writeOrRefuse,
+} from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
 export const objectStoreKeys = {
@@ -70,17 +78,6 @@ function claimWrites(claims: StorePathClaim[]) {
       ...(claim.version === 1 ? {} : { ExpressionAttributeValues: { ':read': claim.version - 1 } }),
     },
   }));
-}
-
-/** A transaction whose claims moved (a condition, or another transaction on one of its items): false. */
-async function writtenUnlessMoved(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (isTransactionConflict(error)) return false;
-    throw error;
-  }
 }
 
 function toStore(item: Record<string, unknown>): StoredObjectStore {
@@ -147,7 +144,7 @@ export async function countObjectStores(tenantId: string): Promise<number> {
 }
 
 export async function createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean> {
-  const written = await writtenUnlessMoved(
+  const written = await conditionHeld(
     db.send(
       new TransactWriteCommand({
         TransactItems: [
