@@ -23,7 +23,7 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
 import { ConditionalWritesUnsupported, type TableStorage } from '../../domain/delta/commit.ts';
-import { endpointAllowed } from '../../domain/tenants/object-stores.ts';
+import { endpointAllowed, locationParts } from '../../domain/tenants/object-stores.ts';
 import type { StoreConnection } from '../../domain/tenants/store-access.ts';
 import { StoreFailure } from '../../domain/tenants/store-failures.ts';
 import { deleteObjects } from './delete-objects.ts';
@@ -149,12 +149,6 @@ async function reach<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-export function parseLocation(location: string): { bucket: string; prefix: string } {
-  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
-  if (!match) throw new Error(`Not an S3 location: ${location}`);
-  return { bucket: match[1] as string, prefix: (match[2] ?? '').replace(/\/+$/, '') };
-}
-
 export interface TableLocation extends TableStorage {
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
@@ -171,7 +165,7 @@ function insideScope(scope: StoreConnection['scope'], bucket: string, prefix: st
  * table must lie in the store: where no session policy can say so (keys, no credentials), this does.
  */
 export async function tableLocation(connection: StoreConnection, location: string): Promise<TableLocation> {
-  const { bucket, prefix } = parseLocation(location);
+  const { bucket, prefix } = locationParts(location);
   if (!insideScope(connection.scope, bucket, prefix))
     throw new Error(`Table location ${location} lies outside object store ${connection.objectStoreId}`);
   const { client, anonymous } = clientFor(connection);

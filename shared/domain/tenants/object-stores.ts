@@ -95,6 +95,16 @@ export function parseBaseUrl(baseUrl: string): ParsedBaseUrl {
   return { bucket, prefix };
 }
 
+/**
+ * The bucket and key prefix of an S3 location the service wrote itself (a stored base_url, a table's
+ * storage location): split, not validated again, which reaching a store needs no more than that.
+ */
+export function locationParts(location: string): ParsedBaseUrl {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
+  if (!match) throw new Error(`Not an S3 location: ${location}`);
+  return { bucket: match[1] as string, prefix: (match[2] ?? '').replace(/\/+$/, '') };
+}
+
 export function normalizeBaseUrl(baseUrl: string): string {
   const { bucket, prefix } = parseBaseUrl(baseUrl);
   return prefix ? `s3://${bucket}/${prefix}` : `s3://${bucket}`;

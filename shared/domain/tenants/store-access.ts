@@ -12,7 +12,7 @@
  */
 import type { SecretBox } from '../secrets.ts';
 import type { Tenant } from './model.ts';
-import { type ObjectStoreOptions, parseBaseUrl, type StoredObjectStore, storeSessionName } from './object-stores.ts';
+import { locationParts, type ObjectStoreOptions, type StoredObjectStore, storeSessionName } from './object-stores.ts';
 
 /** What a function does with tenants' stores, as it declares (shared/topology.ts, the route table). */
 export type StoreAccessMode = 'read' | 'readWrite';
@@ -79,7 +79,7 @@ export async function connectStore(
     if (!tenant) throw new Error(`Tenant ${store.tenant_id} of object store ${store.object_store_id} not found`);
     externalId = tenant.aws_external_id;
   }
-  const { bucket, prefix } = parseBaseUrl(store.base_url);
+  const { bucket, prefix } = locationParts(store.base_url);
   return {
     cacheKey: `${store.object_store_id}:${store.updated_at}:${access}`,
     tenantId: store.tenant_id,
