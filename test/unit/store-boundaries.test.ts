@@ -5,7 +5,9 @@
  * claims are written at the versions read, as the DynamoDB transaction writes them.
  */
 import { describe, expect, it } from 'vitest';
+import { tableLocation } from '#shared/adapters/s3/tenant-stores.ts';
 import type { ObjectStoreOptions } from '#shared/domain/tenants/object-stores.ts';
+import type { StoreConnection } from '#shared/domain/tenants/store-access.ts';
 import { claimedPaths } from '#shared/domain/tenants/store-claims.ts';
 import { createTenant, registerObjectStore, updateObjectStoreOptions } from '#shared/domain/tenants/use-cases.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
@@ -146,5 +148,34 @@ describe('two registrations at the same moment', () => {
     await Promise.all([register(first, 's3://lake/t-abc'), register(second, 's3://lake/t-abcx')]);
     expect(store.state.stores.size).toBe(2);
     expect(store.state.pathClaims.get('lake/')).toMatchObject({ owner: null, beneath: '*' });
+  });
+});
+
+describe('a table location outside its store', () => {
+  // Where no session policy can narrow the credentials (keys, none at all), the adapter itself refuses.
+  const connection = (prefix: string): StoreConnection => ({
+    cacheKey: `boundary-${prefix}`,
+    tenantId: 't',
+    objectStoreId: 's',
+    scope: { bucket: 'lake', prefix, access: 'readWrite' },
+    region: 'eu-west-1',
+    endpoint: undefined,
+    forcePathStyle: undefined,
+    credentials: { kind: 'keys', accessKeyId: 'AKIATENANT', secretAccessKey: 's', sessionToken: undefined },
+    sessionName: 'tributary-t',
+  });
+  it.each([
+    ['tenants/t-abc', 's3://lake/tenants/t-abc/datasets/1', true],
+    ['tenants/t-abc', 's3://lake/tenants/t-abc', true],
+    ['tenants/t-abc', 's3://lake/tenants/t-abcx/datasets/1', false],
+    ['tenants/t-abc', 's3://lake/tenants', false],
+    ['tenants/t-abc', 's3://lake-two/tenants/t-abc/datasets/1', false],
+    ['', 's3://lake/anything/below', true],
+  ])('a store at %j reaches %s: %s', async (prefix, location, reached) => {
+    const outcome = await tableLocation(connection(prefix), location).then(
+      () => true,
+      (error: Error) => (/lies outside object store/.test(error.message) ? false : error),
+    );
+    expect(outcome).toBe(reached);
   });
 });
