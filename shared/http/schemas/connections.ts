@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { connectionStatuses, sourceStatuses } from '../../domain/connections/model.ts';
-import { authModes, signatureSchemes } from '../../domain/connections/security.ts';
+import { authModes, signatureSchemes } from '../../domain/connections/security-names.ts';
 import { id, name, nextCursor, pageQuery, timestamp } from './common.ts';
 
 export const connectionIdParams = z.strictObject({ connection_id: id });
@@ -36,8 +36,37 @@ export const regenerateTokenResponse = z.object({ ingest_token: z.string() });
 export const ingestParams = z.strictObject({
   source_id: z.string().describe('The source id (a UUID); anything else is an unknown source (404)'),
 });
-export const ingestQuery = z.strictObject({ feed: z.string().optional() });
+export const ingestQuery = z
+  .object({ feed: z.string().optional() })
+  .catchall(z.string())
+  .describe('feed names the feed; any other parameter is kept for the signature (and a handshake’s challenge)');
 export const ingestAccepted = z.object({ message_id: id }).meta({ id: 'IngestAccepted' });
+/** A POST handshake's answer: JSON (Slack, Zoom) or the challenge as text/plain (Microsoft Graph, Twitch). */
+export const handshakeAnswer = {
+  description: 'A provider’s handshake, answered and stored as no event',
+  content: {
+    'application/json': z
+      .union([
+        z.object({ challenge: z.string() }).describe('Slack url_verification'),
+        z.object({ plainToken: z.string(), encryptedToken: z.string() }).describe('Zoom endpoint.url_validation'),
+      ])
+      .meta({ id: 'HandshakeAnswer' }),
+    'text/plain': null,
+  },
+};
+/** A GET handshake's answer: the challenge as text/plain (Meta, Dropbox) or JSON (X's CRC, Okta). */
+export const handshakeChallenge = {
+  description: 'A provider’s GET handshake, answered',
+  content: {
+    'text/plain': null,
+    'application/json': z
+      .union([
+        z.object({ response_token: z.string() }).describe('X CRC: sha256= and the base64 HMAC of crc_token'),
+        z.object({ verification: z.string() }).describe('Okta one-time verification'),
+      ])
+      .meta({ id: 'HandshakeChallenge' }),
+  },
+};
 
 const securitySettings = {
   auth_mode: z.enum(authModes),
