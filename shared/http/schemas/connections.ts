@@ -82,6 +82,16 @@ const securitySettings = {
     })
     .nullable(),
   ip_allowlist: z.array(z.string().min(2).max(64)).min(1).max(100).nullable(),
+  dedup_key: z
+    .union([
+      z.strictObject({ header: z.string().regex(/^[A-Za-z0-9-]{1,64}$/) }),
+      z.strictObject({ json_pointer: z.string().max(256) }),
+    ])
+    .nullable()
+    .optional()
+    .describe(
+      'Where a request’s deduplication key is: a header, or a JSON pointer into the body. Null: the preset’s own event id, else webhook-id, else Idempotency-Key',
+    ),
 };
 
 export const putSecurityBody = z.strictObject({
@@ -89,7 +99,26 @@ export const putSecurityBody = z.strictObject({
   signature: z
     .strictObject({
       scheme: z.enum(signatureSchemes),
-      secret: z.string().min(16).max(512).optional(),
+      secret: z
+        .string()
+        .min(1)
+        .max(512)
+        .optional()
+        .describe(
+          'The signing secret (write-only); at least 16 characters, fewer where the provider issues shorter ones',
+        ),
+      public_key: z
+        .string()
+        .min(1)
+        .max(4096)
+        .optional()
+        .describe('Public-key schemes: SendGrid’s verification key (base64 DER), Discord’s (hex), Plaid’s (a JWK)'),
+      verify_token: z
+        .string()
+        .min(1)
+        .max(512)
+        .optional()
+        .describe('meta: the verify token its subscription handshake carries (write-only)'),
       header: z
         .string()
         .regex(/^[A-Za-z0-9-]{1,64}$/)
@@ -103,6 +132,7 @@ export const putSecurityBody = z.strictObject({
 export const securityView = z
   .object({
     ...securitySettings,
+    dedup_key: z.union([z.object({ header: z.string() }), z.object({ json_pointer: z.string() })]).nullable(),
     ip_allowlist: z.array(z.string()).nullable(),
     signature: z
       .object({
@@ -110,6 +140,8 @@ export const securityView = z
         header: z.string().nullable(),
         encoding: z.enum(['hex', 'base64']).nullable(),
         tolerance_seconds: z.number().int().nullable(),
+        public_key: z.string().nullable(),
+        verify_token_set: z.boolean(),
         secrets: z.array(z.object({ created_at: z.string(), expires_at: z.string().nullable() })),
       })
       .nullable(),
