@@ -196,7 +196,7 @@ export async function checkStoreRole(
     throw refuse("A role of the platform's own account cannot be named (a bucket there is listed in tenantBuckets)");
   if (await roles.assumableWithoutExternalId(roleArn, storeSessionName(tenantId)))
     throw refuse(
-      'The role can be assumed without the external id: its trust policy must demand sts:ExternalId (see the README)',
+      'The role can be assumed without the external id: its trust policy must demand sts:ExternalId (see docs/deploying.md)',
     );
 }
 
