@@ -16,6 +16,7 @@ import {
   type KeyObject,
   randomBytes,
 } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils/signature.js';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
@@ -32,6 +33,7 @@ import { Webhook as SvixWebhook } from 'svix';
 import twilio from 'twilio';
 import { describe, expect, it, vi } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
+import { dedupText, handshakeText } from '#shared/domain/connections/preset-guide.ts';
 import { presets, type SignatureScheme } from '#shared/domain/connections/presets.ts';
 import { applySecurityUpdate, defaultSecurity, type SecurityUpdate } from '#shared/domain/connections/security.ts';
 import { DomainError } from '#shared/domain/errors.ts';
@@ -829,6 +831,27 @@ describe('signature presets', () => {
   it('cover at least 35 providers, each with a sender below', () => {
     expect(Object.keys(presets).length).toBeGreaterThanOrEqual(35);
     expect(senders.map((sender) => sender.scheme).sort()).toEqual(Object.keys(presets).sort());
+  });
+
+  it('are each a row of the docs’ table, with the handshake and dedup key they have', () => {
+    const page = readFileSync(new URL('../../docs/ingest.md', import.meta.url), 'utf8');
+    const rows = new Map(
+      page
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .map((line) => [
+          /^\| `([^`]+)`/.exec(line)?.[1],
+          line.split(' | ').map((cell) => cell.trim().replace(/\\\|/g, '|')),
+        ]),
+    );
+    for (const [scheme, preset] of Object.entries(presets)) {
+      const row = rows.get(scheme);
+      expect({ scheme, handshake: row?.[4], dedup: row?.[5] }).toEqual({
+        scheme,
+        handshake: handshakeText(preset.handshake),
+        dedup: dedupText(preset.dedupKey),
+      });
+    }
   });
 
   describe.each(senders.map((sender) => [sender.scheme, sender] as const))('%s', (_, sender) => {
