@@ -34,8 +34,13 @@ import twilio from 'twilio';
 import { describe, expect, it, vi } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
 import { dedupText, handshakeText } from '#shared/domain/connections/preset-guide.ts';
-import { presets, type SignatureScheme } from '#shared/domain/connections/presets.ts';
-import { applySecurityUpdate, defaultSecurity, type SecurityUpdate } from '#shared/domain/connections/security.ts';
+import { type Preset, presets, type SignatureScheme } from '#shared/domain/connections/presets.ts';
+import {
+  applySecurityUpdate,
+  defaultSecurity,
+  rotateSecret,
+  type SecurityUpdate,
+} from '#shared/domain/connections/security.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import { acceptIngest, type IngestAnswer, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
@@ -844,7 +849,7 @@ describe('signature presets', () => {
           line.split(' | ').map((cell) => cell.trim().replace(/\\\|/g, '|')),
         ]),
     );
-    for (const [scheme, preset] of Object.entries(presets)) {
+    for (const [scheme, preset] of Object.entries(presets) as [string, Preset][]) {
       const row = rows.get(scheme);
       expect({ scheme, handshake: row?.[4], dedup: row?.[5] }).toEqual({
         scheme,
@@ -1214,5 +1219,40 @@ describe('settings a preset cannot work with', () => {
       'VALIDATION_ERROR dedup_key.json_pointer: Not a JSON pointer (RFC 6901): empty, or /name/0/…',
       'accepted',
     ]);
+  });
+
+  it('rotate only with the new secret where the provider issues it, and never for a public key', async () => {
+    const settingsOf = async (scheme: SignatureScheme, signature: Omit<SignatureSettingsInput, 'scheme'>) =>
+      (
+        await applySecurityUpdate(
+          defaultSecurity,
+          {
+            auth_mode: 'signature',
+            signature: { scheme, ...signature },
+            dedup_window_seconds: 0,
+            rate_limit: null,
+            ip_allowlist: null,
+          },
+          async (secret) => secret,
+          new Date(),
+        )
+      ).security;
+    const outcome = (rotation: Promise<unknown>) =>
+      rotation.then(
+        () => 'rotated',
+        (error: DomainError) => `${error.code} ${error.details?.[0]?.message ?? ''}`.trim(),
+      );
+    const stripeSettings = await settingsOf('stripe', { secret: 'whsec_first_secret_value' });
+    const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey;
+    const sendgridSettings = await settingsOf('sendgrid', {
+      public_key: key.export({ format: 'der', type: 'spki' }).toString('base64'),
+    });
+    const seal = async (secret: string) => secret;
+    expect([
+      await outcome(rotateSecret(stripeSettings, undefined, 60, seal, new Date())),
+      await outcome(rotateSecret(stripeSettings, 'whsec_second_secret_value', 60, seal, new Date())),
+      await outcome(rotateSecret(sendgridSettings, undefined, 60, seal, new Date())),
+      await outcome(rotateSecret(await settingsOf('github', {}), undefined, 60, seal, new Date())),
+    ]).toEqual(['VALIDATION_ERROR Required', 'rotated', 'CONFLICT', 'rotated']);
   });
 });

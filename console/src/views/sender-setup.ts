@@ -1,4 +1,5 @@
 import { dedupText, handshakeText, keyText, signatureText } from '../../../shared/domain/connections/preset-guide.ts';
+import { type PresetText, presetTexts } from '../../../shared/domain/connections/preset-texts.ts';
 import { type Preset, presets } from '../../../shared/domain/connections/presets.ts';
 import { api } from '../api.ts';
 import { el, errorBox, replace } from '../dom.ts';
@@ -15,18 +16,18 @@ export interface Security {
 }
 
 const schemes = (Object.keys(presets) as Scheme[]).sort((a, b) =>
-  presets[a].label.localeCompare(presets[b].label, 'en'),
+  presetTexts[a].label.localeCompare(presetTexts[b].label, 'en'),
 );
 
 const fact = (term: string, ...value: (Node | string)[]) => [el('dt', {}, term), el('dd', {}, ...value)];
 
 /** What the provider's console asks for, and what Tributary checks, for one preset. */
-function presetFacts(preset: Preset, ingestUrl: string) {
+function presetFacts(preset: Preset, text: PresetText, ingestUrl: string) {
   return el(
     'dl',
     { class: 'facts' },
     fact('URL to paste', el('code', {}, ingestUrl)),
-    fact('Where', preset.setup),
+    fact('Where', text.setup),
     fact('Signature', signatureText(preset.verification)),
     fact('Handshake', handshakeText(preset.handshake)),
     fact('Deduplicated by', dedupText(preset.dedupKey)),
@@ -53,7 +54,7 @@ export function senderSetupSection(
   const scheme = el(
     'select',
     { id: 'sender-scheme', name: 'sender-scheme' },
-    schemes.map((name) => el('option', { value: name, selected: name === current }, presets[name].label)),
+    schemes.map((name) => el('option', { value: name, selected: name === current }, presetTexts[name].label)),
   );
   const secret = el('input', {
     id: 'sender-secret',
@@ -79,11 +80,11 @@ export function senderSetupSection(
 
   const show = () => {
     const preset: Preset = presets[scheme.value as Scheme];
-    replace(guide, presetFacts(preset, ingestUrl));
+    replace(guide, presetFacts(preset, presetTexts[scheme.value as Scheme], ingestUrl));
     secretRow.hidden = preset.secretFrom === 'public-key';
     publicKeyRow.hidden = preset.secretFrom !== 'public-key';
     verifyTokenRow.hidden = !preset.handshake?.verifyTokenParam;
-    secret.placeholder = preset.secretFrom === 'provider' ? 'as the provider shows it' : 'leave empty to generate one';
+    secret.placeholder = !preset.secretFrom ? 'as the provider shows it' : 'leave empty to generate one';
   };
   scheme.addEventListener('change', show);
 
@@ -112,7 +113,7 @@ export function senderSetupSection(
       verifyToken.value = '';
       replace(
         outcome,
-        el('p', { class: 'notice' }, `Senders now sign as ${presets[scheme.value as Scheme].label}.`),
+        el('p', { class: 'notice' }, `Senders now sign as ${presetTexts[scheme.value as Scheme].label}.`),
         saved.signing_secret
           ? el(
               'dl',
@@ -157,7 +158,7 @@ export function senderSetupSection(
           el('button', { type: 'submit' }, 'Use this provider'),
         )
       : current
-        ? presetFacts(presets[current], ingestUrl)
+        ? presetFacts(presets[current], presetTexts[current], ingestUrl)
         : el('p', {}, 'No provider: senders use the bearer token.'),
     outcome,
   );

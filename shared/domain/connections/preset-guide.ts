@@ -38,7 +38,7 @@ export function signatureText(verification: Verification): string {
   }
 }
 
-export function handshakeText(handshake: Handshake | null): string {
+export function handshakeText(handshake: Handshake | undefined): string {
   if (!handshake) return 'none';
   const { when, answer } = handshake;
   const asked =
@@ -58,7 +58,7 @@ export function handshakeText(handshake: Handshake | null): string {
   return `${asked} → ${answered}${checked}${handshake.authenticated ? ' (signed)' : ''}`;
 }
 
-export function dedupText(key: DedupKey | null): string {
+export function dedupText(key: DedupKey | undefined): string {
   if (!key) return 'webhook-id, else Idempotency-Key';
   return 'header' in key ? `header ${key.header}` : `body ${key.json_pointer}`;
 }
@@ -66,6 +66,6 @@ export function dedupText(key: DedupKey | null): string {
 /** What the tenant gives Tributary: the provider's secret, a key of its own choosing, or a public key. */
 export function keyText(preset: Preset): string {
   if (preset.secretFrom === 'public-key') return 'public_key (from the provider)';
-  if (preset.secretFrom === 'provider') return 'secret (from the provider)';
+  if (!preset.secretFrom) return 'secret (from the provider)';
   return 'secret (yours, or generated)';
 }

@@ -8,6 +8,7 @@ import { BlockList, isIP } from 'node:net';
 import { conflict, invalid } from '../errors.ts';
 import { jsonPointerPattern } from '../json-pointer.ts';
 import { hashToken } from '../tokens.ts';
+import { presetTexts } from './preset-texts.ts';
 import { type DedupKey, defaultToleranceOf, isTimestamped, presetOf } from './presets.ts';
 import { publicKeyProblem } from './public-keys.ts';
 
@@ -110,6 +111,7 @@ async function signatureOf(
 ): Promise<{ signature: SignatureSettings; generatedSecret: string | null }> {
   const { scheme } = update;
   const preset = presetOf(scheme);
+  const { label } = presetTexts[scheme];
   const sameScheme = current?.scheme === scheme;
   const refuse = (path: string, message: string, why: string) =>
     invalid(message, [{ path: `signature.${path}`, message: why }]);
@@ -134,19 +136,18 @@ async function signatureOf(
       ? (current?.verify_token_hash ?? null)
       : null;
   if (verifyTokenParam && !verifyTokenHash)
-    throw refuse('verify_token', `${preset.label} checks a verify token in its handshake`, 'Required');
+    throw refuse('verify_token', `${label} checks a verify token in its handshake`, 'Required');
 
   let secrets: SealedSecret[] = [];
   let publicKey: string | null = null;
   let generatedSecret: string | null = null;
   if (preset.secretFrom === 'public-key') {
-    if (update.secret) throw refuse('secret', `${preset.label} signs with a key pair`, 'Give public_key instead');
+    if (update.secret) throw refuse('secret', `${label} signs with a key pair`, 'Give public_key instead');
     publicKey = update.public_key ?? (sameScheme ? (current?.public_key ?? null) : null);
     const problem = publicKey === null ? 'Required' : publicKeyProblem(preset.verification, publicKey);
-    if (problem) throw refuse('public_key', `${preset.label} needs the provider's public key`, problem);
+    if (problem) throw refuse('public_key', `${label} needs the provider's public key`, problem);
   } else {
-    if (update.public_key)
-      throw refuse('public_key', `${preset.label} signs with a shared secret`, 'Give secret instead');
+    if (update.public_key) throw refuse('public_key', `${label} signs with a shared secret`, 'Give secret instead');
     const minLength = preset.minSecretLength ?? 16;
     if (update.secret !== undefined && update.secret.length < minLength)
       throw refuse('secret', 'The signing secret is too short', `At least ${minLength} characters`);
@@ -154,8 +155,8 @@ async function signatureOf(
       secrets = [{ sealed: await seal(update.secret), created_at: now.toISOString(), expires_at: null }];
     } else if (sameScheme && current && current.secrets.length > 0) {
       secrets = current.secrets;
-    } else if (preset.secretFrom === 'provider') {
-      throw refuse('secret', `${preset.label} issues the signing secret: paste it here`, 'Required');
+    } else if (!preset.secretFrom) {
+      throw refuse('secret', `${label} issues the signing secret: paste it here`, 'Required');
     } else {
       generatedSecret = generateSecret(scheme);
       secrets = [{ sealed: await seal(generatedSecret), created_at: now.toISOString(), expires_at: null }];
@@ -277,8 +278,12 @@ export async function rotateSecret(
   now: Date,
 ): Promise<{ security: SourceSecurity; secret: string }> {
   if (!current.signature) throw conflict('The source has no signature scheme; set one with PUT …/security first');
-  if (presetOf(current.signature.scheme).secretFrom === 'public-key')
+  const preset = presetOf(current.signature.scheme);
+  const { label } = presetTexts[current.signature.scheme];
+  if (preset.secretFrom === 'public-key')
     throw conflict('The source verifies with the provider’s public key; set a new one with PUT …/security');
+  if (!preset.secretFrom && !given)
+    throw invalid(`${label} issues the signing secret: give its new one`, [{ path: 'secret', message: 'Required' }]);
   const secret = given ?? generateSecret(current.signature.scheme);
   const expiry = new Date(now.getTime() + graceSeconds * 1000).toISOString();
   const previous = current.signature.secrets

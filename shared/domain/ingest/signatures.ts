@@ -52,8 +52,8 @@ function decode(value: string, encoding: 'hex' | 'base64'): Buffer {
   return Buffer.from(value, 'base64');
 }
 
-function keyOf(secret: string, form: 'utf8' | 'base64' | 'whsec'): Buffer {
-  if (form === 'utf8') return Buffer.from(secret, 'utf8');
+function keyOf(secret: string, form: 'base64' | 'whsec' | undefined): Buffer {
+  if (form === undefined) return Buffer.from(secret, 'utf8');
   return Buffer.from(
     form === 'whsec' && secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret,
     'base64',
@@ -111,13 +111,13 @@ function sortedFormParams(body: Buffer): string {
     .join('');
 }
 
-/** The bytes a scheme signs, or null when a part it needs is absent. */
-function signedBytes(
+/** The pieces a scheme signs, in order (the body is not copied), or null when a part it needs is absent. */
+function signedPieces(
   parts: readonly SignedPart[],
   request: SignedRequest,
   timestamp: string | undefined,
   formParams: boolean,
-): Buffer | null {
+): Buffer[] | null {
   const pieces: Buffer[] = [];
   for (const part of parts) {
     let piece: string | Buffer | undefined;
@@ -132,7 +132,7 @@ function signedBytes(
     if (piece === undefined) return null;
     pieces.push(typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
   }
-  return Buffer.concat(pieces);
+  return pieces;
 }
 
 /** The timestamp a scheme signs, checked: its value, or why the request fails. */
@@ -182,10 +182,12 @@ function verifyHmac(
       formParams = false;
     }
   }
-  const message = signedBytes(verification.signed, request, timestamp.value, formParams);
-  if (!message || given.length === 0) return 'INVALID_SIGNATURE';
+  const pieces = signedPieces(verification.signed, request, timestamp.value, formParams);
+  if (!pieces || given.length === 0) return 'INVALID_SIGNATURE';
   const matches = secrets.some((secret) => {
-    const expected = createHmac(verification.algorithm, keyOf(secret, verification.key)).update(message).digest();
+    const mac = createHmac(verification.algorithm ?? 'sha256', keyOf(secret, verification.key));
+    for (const piece of pieces) mac.update(piece);
+    const expected = mac.digest();
     return given.some((candidate) => same(expected, candidate));
   });
   return matches ? null : 'INVALID_SIGNATURE';
@@ -231,7 +233,8 @@ function verifyPublicKey(
   if (!signature) return 'MISSING_SIGNATURE';
   const timestamp = signedTimestamp(verification.timestamp, settings, request, now);
   if (typeof timestamp === 'string') return timestamp;
-  const message = signedBytes(verification.signed, request, timestamp.value, false);
+  const pieces = signedPieces(verification.signed, request, timestamp.value, false);
+  const message = pieces && Buffer.concat(pieces);
   const key = settings.public_key ? publicKeyOf(verification.kind, settings.public_key) : null;
   if (!message || !key) return 'INVALID_SIGNATURE';
   try {
