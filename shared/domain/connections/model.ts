@@ -1,4 +1,4 @@
-import type { SourceSecurity } from './security.ts';
+import { defaultSecurity, type SourceSecurity } from './source-security.ts';
 
 /**
  * A webhook connection and the data source behind it. Senders address the source (its id is in
@@ -37,15 +37,7 @@ export interface Source {
   ingest_url?: string | null;
 }
 
-/** A new source takes bearer tokens only, with no window, limit or allowlist. */
-export const defaultSecurity: SourceSecurity = {
-  auth_mode: 'bearer',
-  signature: null,
-  dedup_window_seconds: 0,
-  dedup_key: null,
-  rate_limit: null,
-  ip_allowlist: null,
-};
+export { defaultSecurity };
 
 export function sourceOf(connection: Connection, tokenHash: string, ingestUrl: string | null): Source {
   return {

@@ -11,43 +11,16 @@ import { hashToken } from '../tokens.ts';
 import { presetTexts } from './preset-texts.ts';
 import { type DedupKey, defaultToleranceOf, isTimestamped, presetOf } from './presets.ts';
 import { publicKeyProblem } from './public-keys.ts';
-
 import { type AuthMode, authModes, type SignatureScheme, signatureSchemes } from './security-names.ts';
+import type { SealedSecret, SignatureSettings, SourceSecurity } from './source-security.ts';
 
+export {
+  defaultSecurity,
+  type SealedSecret,
+  type SignatureSettings,
+  type SourceSecurity,
+} from './source-security.ts';
 export { type AuthMode, authModes, type DedupKey, isTimestamped, type SignatureScheme, signatureSchemes };
-
-export interface SealedSecret {
-  sealed: string;
-  created_at: string;
-  /** Set on a previous secret when a new one replaces it: valid until then, so senders can switch. */
-  expires_at: string | null;
-}
-
-export interface SignatureSettings {
-  scheme: SignatureScheme;
-  /** hmac-sha256 only: where the signature is and how it is encoded. */
-  header: string | null;
-  encoding: 'hex' | 'base64' | null;
-  /** Timestamped schemes: how far a timestamp may be from now (null: the scheme's default, or unchecked). */
-  tolerance_seconds: number | null;
-  secrets: SealedSecret[];
-  /** Public-key schemes (sendgrid, discord, plaid): the provider's verification key, as it shows it. */
-  public_key?: string | null;
-  /** meta: the SHA-256 of the verify token its subscription handshake must carry. */
-  verify_token_hash?: string | null;
-}
-
-export interface SourceSecurity {
-  auth_mode: AuthMode;
-  signature: SignatureSettings | null;
-  dedup_window_seconds: number;
-  /** Where a request's deduplication key is; null: the preset's own event id, else webhook-id, else Idempotency-Key. */
-  dedup_key?: DedupKey | null;
-  rate_limit: { requests_per_second: number; burst: number } | null;
-  ip_allowlist: string[] | null;
-}
-
-export { defaultSecurity } from './model.ts';
 
 /** Sealed signing secrets open only on the source they were sealed for. */
 export const signingSecretContext = (sourceId: string) => `signing-secret:${sourceId}`;

@@ -103,21 +103,26 @@ function bearerToken(authorization: string | undefined): string | null {
 }
 
 /**
- * Accept one webhook request.
- * Input: the source id and the raw request. Output: the message id, once the envelope is queued;
- * a refusal is thrown as the DomainError it is answered with.
+ * Accept one webhook request, or answer a provider's handshake.
+ * Input: the source id and the raw request (a POST; a GET only for a handshake). Output: the message
+ * id, once the envelope is queued, or the handshake's answer (nothing queued, nothing counted as
+ * accepted); a refusal is thrown as the DomainError it is answered with.
  * The checks, in order, so that each refusal names the first thing wrong and nothing is learnt
  * about a source without its credentials:
  *   1. no bearer token where the source takes one (or the source is unknown) → 401;
  *   2. unknown source → 404;
  *   3. source IP outside its allowlist → 403;
- *   4. bearer token not this source's → 401; signature missing, wrong or stale → 401 (detail says which);
- *   5. malformed feed → 400;  6. over the rate limit → 429 with Retry-After;
- *   7. tenant suspended, source paused, connection inactive, no object store → 422;
- *   8. body too large → 413;  9. no time left to queue the envelope (timeLeftMs) → 503.
+ *   4. is it the handshake of the source's preset? (one lookup or byte search) A GET that is not → 404;
+ *   5. bearer token not this source's → 401; signature missing, wrong or stale → 401 (detail says
+ *      which); skipped only for a handshake the provider sends unsigned;
+ *   6. a handshake: its verify token (Meta) → 401, then its answer;
+ *   7. malformed feed → 400;  8. over the rate limit → 429 with Retry-After;
+ *   9. tenant suspended, source paused, connection inactive, no object store → 422;
+ *  10. body too large → 413;  11. no time left to queue the envelope (timeLeftMs) → 503.
  * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows.
- * Inside a deduplication window, a repeated webhook-id / Idempotency-Key gets the first request's
- * message id: the envelope is queued again under it, and the writer keeps one row per message id.
+ * Inside a deduplication window, a repeated key (where the source's dedup_key says, else its
+ * preset's event id, else webhook-id, else Idempotency-Key) gets the first request's message id:
+ * the envelope is queued again under it, and the writer keeps one row per message id.
  * Every answer is counted per source (a 202 as it is queued, its receipt riding on the envelope), and
  * a refusal of an identified source is also kept for its tenant to see.
  */
