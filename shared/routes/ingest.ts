@@ -5,7 +5,7 @@ import {
   ingestAccepted,
   ingestParams,
   ingestQuery,
-} from '../http/schemas/connections.ts';
+} from '../http/schemas/ingest.ts';
 import type { RouteSpec } from './spec.ts';
 
 export const ingestRoutes = {

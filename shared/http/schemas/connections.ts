@@ -33,41 +33,6 @@ export const listConnectionsQuery = z.strictObject({ ...pageQuery });
 export const listConnectionsResponse = z.object({ connections: z.array(connection), next_cursor: nextCursor });
 export const regenerateTokenResponse = z.object({ ingest_token: z.string() });
 
-export const ingestParams = z.strictObject({
-  source_id: z.string().describe('The source id (a UUID); anything else is an unknown source (404)'),
-});
-export const ingestQuery = z
-  .object({ feed: z.string().optional() })
-  .catchall(z.string())
-  .describe('feed names the feed; any other parameter is kept for the signature (and a handshake’s challenge)');
-export const ingestAccepted = z.object({ message_id: id }).meta({ id: 'IngestAccepted' });
-/** A POST handshake's answer: JSON (Slack, Zoom) or the challenge as text/plain (Microsoft Graph, Twitch). */
-export const handshakeAnswer = {
-  description: 'A provider’s handshake, answered and stored as no event',
-  content: {
-    'application/json': z
-      .union([
-        z.object({ challenge: z.string() }).describe('Slack url_verification'),
-        z.object({ plainToken: z.string(), encryptedToken: z.string() }).describe('Zoom endpoint.url_validation'),
-      ])
-      .meta({ id: 'HandshakeAnswer' }),
-    'text/plain': null,
-  },
-};
-/** A GET handshake's answer: the challenge as text/plain (Meta, Dropbox) or JSON (X's CRC, Okta). */
-export const handshakeChallenge = {
-  description: 'A provider’s GET handshake, answered',
-  content: {
-    'text/plain': null,
-    'application/json': z
-      .union([
-        z.object({ response_token: z.string() }).describe('X CRC: sha256= and the base64 HMAC of crc_token'),
-        z.object({ verification: z.string() }).describe('Okta one-time verification'),
-      ])
-      .meta({ id: 'HandshakeChallenge' }),
-  },
-};
-
 const securitySettings = {
   auth_mode: z.enum(authModes),
   dedup_window_seconds: z
@@ -89,9 +54,7 @@ const securitySettings = {
     ])
     .nullable()
     .optional()
-    .describe(
-      'Where a request’s deduplication key is: a header, or a JSON pointer into the body. Null: the preset’s own event id, else webhook-id, else Idempotency-Key',
-    ),
+    .describe('A header or a JSON pointer; null: the preset’s event id, else webhook-id, else Idempotency-Key'),
 };
 
 export const putSecurityBody = z.strictObject({
@@ -107,18 +70,8 @@ export const putSecurityBody = z.strictObject({
         .describe(
           'The signing secret (write-only); at least 16 characters, fewer where the provider issues shorter ones',
         ),
-      public_key: z
-        .string()
-        .min(1)
-        .max(4096)
-        .optional()
-        .describe('Public-key schemes: SendGrid’s verification key (base64 DER), Discord’s (hex), Plaid’s (a JWK)'),
-      verify_token: z
-        .string()
-        .min(1)
-        .max(512)
-        .optional()
-        .describe('meta: the verify token its subscription handshake carries (write-only)'),
+      public_key: z.string().min(1).max(4096).optional().describe('SendGrid: base64 DER; Discord: hex; Plaid: a JWK'),
+      verify_token: z.string().min(1).max(512).optional().describe('meta, write-only'),
       header: z
         .string()
         .regex(/^[A-Za-z0-9-]{1,64}$/)
