@@ -31,6 +31,7 @@ import { config } from '../config.ts';
 import type { DataSet } from '../domain/datasets/model.ts';
 import type { CommittedVersion } from '../domain/datasets/table.ts';
 import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
+import { firstIngestMs } from '../domain/ingest/envelope.ts';
 import type { RetentionCalendar } from '../domain/jobs/run-optimize.ts';
 import type { DayRange } from '../domain/jobs/use-cases.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
@@ -110,10 +111,7 @@ export function envelopeOutput(
       tableId: dataSet.data_set_id,
       metadata: tableMetadataOf(dataSet),
       rows,
-      identify: (row) => ({
-        messageId: row.message.message_id,
-        ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
-      }),
+      identify: (row) => ({ messageId: row.message.message_id, ingestedAt: firstIngestMs(row.message) }),
       attempt: request.attempt,
       ...(request.signal ? { signal: request.signal } : {}),
       keeps: (table) =>
