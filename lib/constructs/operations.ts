@@ -149,7 +149,7 @@ export class Operations extends Construct {
     const custom = (metricName: string, dimensions: Record<string, string> = {}, period = Duration.minutes(5)) =>
       new Metric({ namespace, metricName, dimensionsMap: { ...service, ...dimensions }, statistic: 'Sum', period });
 
-    for (const name of ['ingestDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const) {
+    for (const name of ['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const) {
       alarm(
         `DeadLetterQueue-${name}`,
         `Messages wait in ${name}: they exhausted their deliveries and nothing has taken them`,
@@ -357,8 +357,8 @@ export class Operations extends Construct {
     this.dashboard.addWidgets(
       new SingleValueWidget({
         title: 'Dead letters waiting',
-        metrics: (['ingestDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const).map((name) =>
-          props.queues[name].metricApproximateNumberOfMessagesVisible({ period: minute, label: name }),
+        metrics: (['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const).map(
+          (name) => props.queues[name].metricApproximateNumberOfMessagesVisible({ period: minute, label: name }),
         ),
         width: 12,
       }),

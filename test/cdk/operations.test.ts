@@ -3,6 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
+import { recordLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 let template: Template;
@@ -134,7 +135,7 @@ describe('alarms', () => {
       const mappings = [app.statelessTemplate, ...app.nestedTemplates].flatMap((one) =>
         Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
       );
-      expect(mappings.length).toBe(4);
+      expect(mappings.length).toBe(5);
       for (const mapping of mappings) {
         const { BatchSize: batch, MaximumBatchingWindowInSeconds: window = 0 } = mapping.Properties;
         // Lambda's rules for SQS sources, written out: 1–10,000 messages, 0–300 s, over 10 only with a window.
@@ -314,15 +315,15 @@ describe('staged commits', () => {
     expect(() => tributary(app(), { dataRetentionDays: 36_501 })).toThrow(/dataRetentionDays/);
   });
 
-  it('expires staged batches a stopped pass left behind, as it does claim checks', async () => {
+  it('expires staged batches after the records that point into them', async () => {
     const stateful = (await synthesizedDefaultApp()).statefulTemplate;
     const rules = Object.values(stateful.findResources('AWS::S3::Bucket')).flatMap(
       (bucket) => bucket.Properties.LifecycleConfiguration?.Rules ?? [],
     );
     expect(rules).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 15, Status: 'Enabled' }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 8, Status: 'Enabled' })]),
     );
+    // Records are kept 7 days: past the longest freshness target (a day) and five failed attempts.
+    expect(recordLifetimeMs).toBe(7 * 86_400_000);
   });
 });
