@@ -123,6 +123,8 @@ export function memoryStaging(clock: () => number = Date.now): MemoryStaging {
 
   const triggers: CommitTriggers = {
     maxDelayMs: 15 * 60_000,
+    // Delivered exactly when meant to.
+    earlyMs: 0,
     async send(sent) {
       count('send triggers', Math.ceil(sent.length / 10));
       queue.push(...sent.map((trigger) => ({ ...trigger })));

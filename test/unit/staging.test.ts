@@ -18,7 +18,7 @@ import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { checkOverdue, overdueGraceMs } from '#shared/domain/ingest/staged-overdue.ts';
 import { StagedReads } from '#shared/domain/ingest/staged-reads.ts';
-import { maxCommitAttempts, recordTime, writerLifetimeMs } from '#shared/domain/ingest/staging.ts';
+import { type CommitTrigger, maxCommitAttempts, recordTime, writerLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import {
   type BatchWriterDeps,
   type QueueRecord,
@@ -680,6 +680,31 @@ describe('commit triggers', () => {
     expect(w.staging.queue).toEqual([{ tableId: A, at: start + 40 * minute }]);
     await w.deliverUntil(start + 40 * minute);
     expect(w.rowsOf(A)).toEqual([uuid(1)]);
+  });
+
+  it("may arrive as early as their queue's precision, and commit a table due within it", async () => {
+    const w = world({ freshness: { [A]: 10_000 } });
+    // A queue that delays by whole seconds, rounded down: a trigger arrives up to a second early.
+    w.staging.triggers.earlyMs = 1000;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    const [trigger] = w.staging.queue;
+    w.staging.queue.length = 0;
+    w.clock.now += 8_999;
+    expect(
+      await commitTriggered(w.deps, [trigger as CommitTrigger], { ...optionsOf(w), concurrency: 1 }),
+    ).toMatchObject({
+      committed: [],
+      waiting: 1,
+    });
+    w.clock.now += 1;
+    expect(
+      await commitTriggered(w.deps, [trigger as CommitTrigger], { ...optionsOf(w), concurrency: 1 }),
+    ).toMatchObject({
+      committed: [A],
+    });
+    // The writer commits at once a table due within that second, rather than send it a trigger.
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(2), { ingestedAt: w.clock.now - 9_000 })]);
+    expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
   });
 
   it('of a large table bring one committer at a time: another drops its trigger, and the holder reads the table again as it lets go', async () => {

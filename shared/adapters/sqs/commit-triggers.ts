@@ -22,14 +22,15 @@ export function triggerOf(body: string): CommitTrigger {
 
 export const commitTriggers: CommitTriggers = {
   maxDelayMs: maxDelaySeconds * 1000,
+  earlyMs: 1000,
   async send(triggers) {
     const now = Date.now();
     for (let i = 0; i < triggers.length; i += 10) {
       const entries = triggers.slice(i, i + 10).map((trigger, index) => ({
         Id: String(index),
         MessageBody: JSON.stringify({ data_set_id: trigger.tableId, at: trigger.at }),
-        // Rounded up: a trigger never arrives before its time (one that would, finds its table not due).
-        DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.ceil((trigger.at - now) / 1000))),
+        // Rounded down: a trigger never arrives late, and at most a second early (earlyMs).
+        DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.floor((trigger.at - now) / 1000))),
       }));
       const result = await sqs.send(
         new SendMessageBatchCommand({ QueueUrl: config.queueUrl(queues.commits.envVar), Entries: entries }),

@@ -315,7 +315,7 @@ export async function commitStagedTable(
   const waitUntil = Math.max(options.everything ? now : rowsDue, head.failure?.nextAttemptAt ?? 0);
   if (head.lease && head.lease.until > now && head.lease.holder !== options.holder)
     return { ...report, outcome: 'busy' };
-  if (waitUntil > now) {
+  if (waitUntil > now + deps.triggers.earlyMs) {
     const named = head.triggerAt;
     if (named !== null && named > now && named <= waitUntil && !arrived.includes(named))
       return { ...report, outcome: 'covered' };
@@ -359,7 +359,8 @@ export async function commitStagedTable(
     readAt = deps.now();
     pending = (await deps.records.pending(tableId, watermark)).filter((record) => !committed.done.has(record.id));
     const more = totalsOf(pending);
-    if (pending.length === 0 || (!options.everything && dueOf(more, target, deps.sizeTarget, readAt) > readAt)) break;
+    const moreDue = dueOf(more, target, deps.sizeTarget, readAt);
+    if (pending.length === 0 || (!options.everything && moreDue > readAt + deps.triggers.earlyMs)) break;
   }
 
   // Let go, then read again: a trigger dropped while this committer held the table was sent for

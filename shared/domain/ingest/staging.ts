@@ -137,6 +137,11 @@ export interface CommitTriggers {
   send(triggers: CommitTrigger[]): Promise<void>;
   /** The longest a trigger can be delayed (SQS: 15 minutes); one due later arrives early and is sent again. */
   maxDelayMs: number;
+  /**
+   * How much before its time a trigger may arrive (SQS delays by whole seconds, rounded down so that
+   * none arrives late): a table due within that long counts as due.
+   */
+  earlyMs: number;
 }
 
 /** Longest from a record id's time to the record being readable: the writer checks before each write. */

@@ -209,7 +209,8 @@ export async function writeEnvelopeBatch(
   const later: string[] = [];
   for (const [tableId, slice] of batch.slices) {
     const target = targets.get(tableId) ?? 0;
-    if (slice.oldest + target <= now || slice.bytes >= deps.sizeTarget) dueNow.push(tableId);
+    // Due within a trigger's precision: committed now rather than a trigger later.
+    if (slice.oldest + target <= now + deps.triggers.earlyMs || slice.bytes >= deps.sizeTarget) dueNow.push(tableId);
     else later.push(tableId);
   }
   await stageSlices(
