@@ -5,13 +5,22 @@
  *   pk SOURCE#<source_id>          sk SOURCE       what ingest reads: token hash and statuses
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Connection, Source } from '../../domain/connections/model.ts';
-import { defaultSecurity, type SourceSecurity } from '../../domain/connections/security.ts';
+import * as z from 'zod';
+import { type Connection, connectionStatuses, type Source, sourceStatuses } from '../../domain/connections/model.ts';
+import {
+  authModes,
+  defaultSecurity,
+  type SealedSecret,
+  type SignatureSettings,
+  type SourceSecurity,
+  signatureSchemes,
+} from '../../domain/connections/security.ts';
 import type { DataSet } from '../../domain/datasets/model.ts';
 import { notFound } from '../../domain/errors.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { dataSetItem } from './data-sets.ts';
 import { sourceCache } from './ingest-cache.ts';
+import { itemReader, objectOf } from './stored-items.ts';
 import { db, queryAll, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const connectionKeys = {
@@ -20,36 +29,49 @@ export const connectionKeys = {
   byTenant: (tenantId: string) => `TENANT#${tenantId}#CONNECTIONS`,
 };
 
-const connectionFields = [
-  'connection_id',
-  'tenant_id',
-  'type',
-  'name',
-  'status',
-  'source_id',
-  'source_status',
-  'data_set_id',
-  'token_prefix',
-  'created_at',
-  'updated_at',
-] as const;
+const toConnection = itemReader<Connection>('Connection', {
+  connection_id: z.string(),
+  tenant_id: z.string(),
+  type: z.literal('Webhook'),
+  name: z.string(),
+  status: z.enum(connectionStatuses),
+  source_id: z.string(),
+  source_status: z.enum(sourceStatuses),
+  data_set_id: z.string(),
+  token_prefix: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
 
-function toConnection(item: Record<string, unknown>): Connection {
-  return Object.fromEntries(connectionFields.map((field) => [field, item[field]])) as unknown as Connection;
-}
+const storedSignature = objectOf<SignatureSettings>({
+  scheme: z.enum(signatureSchemes),
+  header: z.string().nullable(),
+  encoding: z.enum(['hex', 'base64']).nullable(),
+  tolerance_seconds: z.number().nullable(),
+  secrets: z.array(
+    objectOf<SealedSecret>({ sealed: z.string(), created_at: z.string(), expires_at: z.string().nullable() }),
+  ),
+});
 
-export function toSource(item: Record<string, unknown>): Source {
-  return {
-    source_id: item.source_id as string,
-    connection_id: item.connection_id as string,
-    tenant_id: item.tenant_id as string,
-    data_set_id: item.data_set_id as string,
-    token_hash: item.token_hash as string,
-    source_status: item.source_status as Source['source_status'],
-    connection_status: item.connection_status as Source['connection_status'],
-    security: (item.security as Source['security'] | undefined) ?? defaultSecurity,
-  };
-}
+const storedSecurity = objectOf<SourceSecurity>({
+  auth_mode: z.enum(authModes),
+  signature: storedSignature.nullable(),
+  dedup_window_seconds: z.number(),
+  rate_limit: z.object({ requests_per_second: z.number(), burst: z.number() }).nullable(),
+  ip_allowlist: z.array(z.string()).nullable(),
+});
+
+/** What ingest reads about a source; a source made before its security settings existed takes the defaults. */
+export const toSource = itemReader<Source>('Source', {
+  source_id: z.string(),
+  connection_id: z.string(),
+  tenant_id: z.string(),
+  data_set_id: z.string(),
+  token_hash: z.string(),
+  source_status: z.enum(sourceStatuses),
+  connection_status: z.enum(connectionStatuses),
+  security: storedSecurity.default(defaultSecurity),
+});
 
 function connectionItem(connection: Connection) {
   return {
@@ -102,20 +124,12 @@ export async function getSource(sourceId: string, consistent = true): Promise<So
 }
 
 export async function listConnectionsByTenant(tenantId: string, page: PageRequest): Promise<Page<Connection>> {
-  const result = await queryPage<Record<string, unknown>>(
-    { index: 'gsi1', partition: connectionKeys.byTenant(tenantId) },
-    page,
-  );
-  return mapPage(result, toConnection);
+  return queryPage({ index: 'gsi1', partition: connectionKeys.byTenant(tenantId) }, page, toConnection);
 }
 
 /** Every connection of a tenant, for the service's own use (no cursor leaves the function). */
 export async function allConnectionsOfTenant(tenantId: string): Promise<Connection[]> {
-  const items = await queryAll<Record<string, unknown>>({
-    index: 'gsi1',
-    partition: connectionKeys.byTenant(tenantId),
-  });
-  return items.map(toConnection);
+  return queryAll({ index: 'gsi1', partition: connectionKeys.byTenant(tenantId) }, toConnection);
 }
 
 export interface ConnectionChange {

@@ -4,10 +4,12 @@
  * Option values are held only sealed (options_sealed); option_keys lists their names.
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { notFound } from '../../domain/errors.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
 import { tenantCache } from './ingest-cache.ts';
+import { itemReader } from './stored-items.ts';
 import { db, isConditionFailure, queryPage, table, writeOrRefuse } from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
@@ -20,19 +22,17 @@ export const objectStoreKeys = {
   sortPrefix: 'OBJECT_STORE#',
 };
 
-function toStore(item: Record<string, unknown>): StoredObjectStore {
-  return {
-    object_store_id: item.object_store_id as string,
-    tenant_id: item.tenant_id as string,
-    name: item.name as string,
-    base_url: item.base_url as string,
-    option_keys: (item.option_keys as string[]) ?? [],
-    options_sealed: item.options_sealed as string,
-    conditional_writes: item.conditional_writes as StoredObjectStore['conditional_writes'],
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
-}
+const toStore = itemReader<StoredObjectStore>('ObjectStore', {
+  object_store_id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  base_url: z.string(),
+  option_keys: z.array(z.string()).default(() => []),
+  options_sealed: z.string(),
+  conditional_writes: z.object({ updated_at: z.string(), supported: z.boolean() }).optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
 
 export async function getObjectStore(tenantId: string, objectStoreId: string): Promise<StoredObjectStore | null> {
   const result = await db.send(
@@ -63,11 +63,11 @@ export async function recordConditionalWrites(store: StoredObjectStore, supporte
 }
 
 export async function listObjectStores(tenantId: string, page: PageRequest): Promise<Page<StoredObjectStore>> {
-  const result = await queryPage<Record<string, unknown>>(
+  return queryPage(
     { partition: objectStoreKeys.partition(tenantId), sortBeginsWith: objectStoreKeys.sortPrefix },
     page,
+    toStore,
   );
-  return mapPage(result, toStore);
 }
 
 export async function countObjectStores(tenantId: string): Promise<number> {
