@@ -21,7 +21,7 @@ import {
 } from '../domain/delta/maintenance.ts';
 import { tableProperties } from '../domain/delta/properties.ts';
 import type { LogReader, TableState } from '../domain/delta/snapshot.ts';
-import type { DayRange } from '../domain/jobs/use-cases.ts';
+import type { DayRange } from '../domain/jobs/pipeline-runs.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';

@@ -6,7 +6,7 @@
  */
 
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
+import type { MetadataCommitter } from '../domain/datasets/table-properties.ts';
 import {
   type CommitDeps,
   ConditionalWritesUnsupported,

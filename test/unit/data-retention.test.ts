@@ -16,7 +16,7 @@ import { type CellValue, writeParquet } from '#shared/adapters/parquet/parquet-f
 import { dataRetentionMs } from '#shared/config.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { type DataSet, envelopeSchema } from '#shared/domain/datasets/model.ts';
-import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
+import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { appendToTable, type CommitDeps, commitMetadata, commitRearrangement } from '#shared/domain/delta/commit.ts';
 import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
 import { logFileName, type Metadata, metadataAction } from '#shared/domain/delta/log.ts';

@@ -17,8 +17,8 @@ import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { logFileName } from '#shared/domain/delta/log.ts';
 import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
+import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
 import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
-import { triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
 import {
   type PipelineRunDeps,

@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
+import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
+import { startQuery } from '#shared/domain/jobs/queries.ts';
 import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
-import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
 import { startRunsOnNewData } from '#shared/domain/pipelines/on-new-data.ts';
 import {

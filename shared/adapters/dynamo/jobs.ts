@@ -8,8 +8,8 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type Job, type JobStatus, jobStatuses, jobTypes, type RejectionSample } from '../../domain/jobs/model.ts';
+import type { JobFilters, JobRepository } from '../../domain/jobs/ports.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
-import type { JobFilters, JobRepository } from '../../domain/jobs/use-cases.ts';
 import { countQuietly } from '../metrics.ts';
 import { itemReader, objectOf, orNull, shapeReader } from './stored-items.ts';
 import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';

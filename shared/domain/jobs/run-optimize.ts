@@ -1,9 +1,9 @@
 import type { DataSet } from '../datasets/model.ts';
 import { dayExpiresAt, firstDayKept, type MaintenanceReport } from '../delta/maintenance.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
+import type { OptimizePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
 import type { JobOutcome, RunControl } from './run-job.ts';
-import type { OptimizePayload } from './use-cases.ts';
 
 export interface OptimizeDeps {
   getDataSet(dataSetId: string): Promise<DataSet | null>;

@@ -3,8 +3,8 @@ import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts
 import { type Action, type AddFile, appendedFiles } from '../delta/log.ts';
 import type { TableState } from '../delta/snapshot.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
+import type { DayRange, PipelineJobPayload } from '../jobs/pipeline-runs.ts';
 import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
-import type { DayRange, PipelineJobPayload } from '../jobs/use-cases.ts';
 import {
   type Cell,
   type ColumnDefinition,
