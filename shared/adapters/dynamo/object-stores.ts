@@ -1,16 +1,33 @@
 /**
- * Object stores, under their tenant.
- *   pk TENANT#<tenant_id>   sk OBJECT_STORE#<object_store_id>
+ * Object stores, under their tenant, and the claims on the places in shared buckets that stores
+ * reached with shared credentials hold (shared/domain/tenants/store-claims.ts).
+ *   pk TENANT#<tenant_id>                 sk OBJECT_STORE#<object_store_id>
+ *   pk STORE_PATH#<bucket>/<path>         sk STORE_PATH        owner, beneath, version
  * Option values are held only sealed (options_sealed); option_keys lists their names.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { notFound } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
+import type { StorePathClaim } from '../../domain/tenants/store-claims.ts';
 import { tenantCache } from './ingest-cache.ts';
-import { itemReader } from './stored-items.ts';
-import { db, isConditionFailure, queryPage, table, writeOrRefuse } from './table.ts';
+import { itemReader, orNull, shapeReader } from './stored-items.ts';
+import {
+  conditionHeld,
+  db,
+  isConditionFailure,
+  isTransactionConflict,
+  queryPage,
+  table,
+  writeOrRefuse,
+} from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
 export const objectStoreKeys = {
@@ -20,6 +37,8 @@ export const objectStoreKeys = {
   }),
   partition: (tenantId: string) => `TENANT#${tenantId}`,
   sortPrefix: 'OBJECT_STORE#',
+  /** A path is at most 512 characters (parseBaseUrl): the key stays far below DynamoDB's 2,048 bytes. */
+  pathClaim: (bucket: string, path: string) => ({ pk: `STORE_PATH#${bucket}/${path}`, sk: 'STORE_PATH' }),
 };
 
 const toStore = itemReader<StoredObjectStore>('ObjectStore', {
@@ -33,6 +52,50 @@ const toStore = itemReader<StoredObjectStore>('ObjectStore', {
   created_at: z.string(),
   updated_at: z.string(),
 });
+
+/** A place's claim: who owns it, who owns a place beneath it, and its version (absent owners are none). */
+const toClaim = shapeReader('StorePathClaim', {
+  owner: orNull(z.string()),
+  beneath: orNull(z.string()),
+  version: z.number(),
+});
+
+export async function getStorePathClaims(bucket: string, paths: string[]): Promise<StorePathClaim[]> {
+  // One serialisable read of at most 17 items (the bucket and 16 segments), far below the 100 a transaction takes.
+  const result = await db.send(
+    new TransactGetCommand({
+      TransactItems: paths.map((path) => ({
+        Get: { TableName: table(), Key: objectStoreKeys.pathClaim(bucket, path) },
+      })),
+    }),
+  );
+  return paths.map((path, i) => {
+    const item = result.Responses?.[i]?.Item;
+    // No item: nobody has claimed the place yet (version 0).
+    const claim = item ? toClaim(item) : { owner: null, beneath: null, version: 0 };
+    return { bucket, path, ...claim };
+  });
+}
+
+/** Each claim written only if it is still at the version it was read at (one less than it now carries). */
+function claimWrites(claims: StorePathClaim[]) {
+  return claims.map((claim) => ({
+    Put: {
+      TableName: table(),
+      Item: {
+        ...objectStoreKeys.pathClaim(claim.bucket, claim.path),
+        entity: 'StorePathClaim',
+        bucket: claim.bucket,
+        path: claim.path,
+        ...(claim.owner === null ? {} : { owner: claim.owner }),
+        ...(claim.beneath === null ? {} : { beneath: claim.beneath }),
+        version: claim.version,
+      },
+      ConditionExpression: claim.version === 1 ? 'attribute_not_exists(pk)' : 'version = :read',
+      ...(claim.version === 1 ? {} : { ExpressionAttributeValues: { ':read': claim.version - 1 } }),
+    },
+  }));
+}
 
 export async function getObjectStore(tenantId: string, objectStoreId: string): Promise<StoredObjectStore | null> {
   const result = await db.send(
@@ -83,14 +146,28 @@ export async function countObjectStores(tenantId: string): Promise<number> {
   return result.Count ?? 0;
 }
 
-export async function createObjectStore(store: StoredObjectStore): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: table(),
-      Item: { ...objectStoreKeys.store(store.tenant_id, store.object_store_id), entity: 'ObjectStore', ...store },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+export async function createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean> {
+  const written = await conditionHeld(
+    db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: {
+                ...objectStoreKeys.store(store.tenant_id, store.object_store_id),
+                entity: 'ObjectStore',
+                ...store,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          ...claimWrites(claims),
+        ],
+      }),
+    ),
   );
+  if (!written) return false;
   // The first store becomes the default; of two concurrent first registrations, the first write wins.
   await db
     .send(
@@ -107,6 +184,7 @@ export async function createObjectStore(store: StoredObjectStore): Promise<void>
       if (!isConditionFailure(error)) throw error;
     });
   tenantCache.forget(store.tenant_id);
+  return true;
 }
 
 export async function setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void> {
@@ -143,17 +221,27 @@ export async function replaceObjectStoreOptions(
   optionKeys: string[],
   sealed: string,
   now: Date,
-): Promise<void> {
-  await writeOrRefuse(
-    db.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: objectStoreKeys.store(tenantId, objectStoreId),
-        UpdateExpression: 'SET option_keys = :keys, options_sealed = :sealed, updated_at = :at',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
-      }),
-    ),
-    () => notFound('Object store'),
-  );
+  claims: StorePathClaim[],
+): Promise<boolean> {
+  const update = {
+    TableName: table(),
+    Key: objectStoreKeys.store(tenantId, objectStoreId),
+    UpdateExpression: 'SET option_keys = :keys, options_sealed = :sealed, updated_at = :at',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
+  };
+  if (claims.length === 0) {
+    await writeOrRefuse(db.send(new UpdateCommand(update)), () => notFound('Object store'));
+    return true;
+  }
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...claimWrites(claims)] }));
+    return true;
+  } catch (error) {
+    if (!isTransactionConflict(error)) throw error;
+    // The store's own condition failing means it is gone; a claim's, that it moved (decide again).
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw notFound('Object store');
+    return false;
+  }
 }

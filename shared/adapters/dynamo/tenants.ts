@@ -27,6 +27,7 @@ export const toTenant = itemReader<Tenant>('Tenant', {
   sites: orNull(z.array(z.object({ name: z.string() }))),
   default_object_store_id: orNull(z.string()),
   idp_org_id: orNull(z.string()),
+  aws_external_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
 });
