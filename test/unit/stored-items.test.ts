@@ -47,6 +47,7 @@ const tenantItem = {
   name: 'Acme',
   slug: 'acme',
   status: 'Active',
+  aws_external_id: 'tributary-external-id-1',
   created_at: '2026-01-02T03:04:05.000Z',
   updated_at: '2026-01-02T03:04:05.000Z',
 };
@@ -75,6 +76,7 @@ describe('reading a tenant item', () => {
       sites: null,
       default_object_store_id: null,
       idp_org_id: null,
+      aws_external_id: 'tributary-external-id-1',
       created_at: '2026-01-02T03:04:05.000Z',
       updated_at: '2026-01-02T03:04:05.000Z',
     });
