@@ -337,7 +337,12 @@ export interface paths {
   };
   "/api/ingest/{source_id}": {
     /**
-     * Accept a webhook: any body and content type; 202 once it is queued for writing
+     * Answer a provider’s GET handshake (Meta’s hub.challenge, Dropbox’s challenge, X’s crc_token, Okta’s verification); any other GET is 404
+     * @description Authenticated by the source’s bearer token, or, for a source that verifies signatures only, by the sender’s signature headers.
+     */
+    get: operations["ingestHandshake"];
+    /**
+     * Accept a webhook: any body and content type; 202 once it is queued for writing, or 200/204 for a provider’s handshake (Slack, Zoom, Microsoft Graph, Twitch, Discord), stored as no event
      * @description Authenticated by the source’s bearer token, or, for a source that verifies signatures only, by the sender’s signature headers.
      */
     post: operations["ingestAccept"];
@@ -664,12 +669,19 @@ export interface components {
         burst: number;
       } | null;
       ip_allowlist: string[] | null;
+      dedup_key: ({
+        header: string;
+      } | {
+        json_pointer: string;
+      }) | null;
       signature: ({
         /** @enum {string} */
-        scheme: "standard-webhooks" | "github" | "stripe" | "hmac-sha256";
+        scheme: "standard-webhooks" | "github" | "stripe" | "hmac-sha256" | "slack" | "meta" | "zoom" | "microsoft-graph" | "twilio" | "square" | "hubspot" | "linear" | "paddle" | "sendgrid" | "shopify" | "gitlab" | "intercom" | "pagerduty" | "typeform" | "calendly" | "mailgun" | "dropbox" | "clerk" | "resend" | "svix" | "zendesk" | "jira" | "bitbucket" | "twitch" | "discord" | "woocommerce" | "postmark" | "mailchimp" | "airtable" | "notion" | "vercel" | "sentry" | "okta" | "plaid" | "x" | "box" | "netlify";
         header: string | null;
         encoding: ("hex" | "base64") | null;
         tolerance_seconds: number | null;
+        public_key: string | null;
+        verify_token_set: boolean;
         secrets: ({
             created_at: string;
             expires_at: string | null;
@@ -796,9 +808,20 @@ export interface components {
       duration_ms: number | null;
       attempt: number;
     };
+    HandshakeAnswer: {
+      challenge: string;
+    } | {
+      plainToken: string;
+      encryptedToken: string;
+    };
     IngestAccepted: {
       /** Format: uuid */
       message_id: string;
+    };
+    HandshakeChallenge: {
+      response_token: string;
+    } | {
+      verification: string;
     };
     DataSet: {
       /** Format: uuid */
@@ -3449,10 +3472,21 @@ export interface operations {
             burst: number;
           } | null;
           ip_allowlist: string[] | null;
+          /** @description A header or a JSON pointer; null: the preset’s event id, else webhook-id, else Idempotency-Key */
+          dedup_key?: ({
+            header: string;
+          } | {
+            json_pointer: string;
+          }) | null;
           signature: ({
             /** @enum {string} */
-            scheme: "standard-webhooks" | "github" | "stripe" | "hmac-sha256";
+            scheme: "standard-webhooks" | "github" | "stripe" | "hmac-sha256" | "slack" | "meta" | "zoom" | "microsoft-graph" | "twilio" | "square" | "hubspot" | "linear" | "paddle" | "sendgrid" | "shopify" | "gitlab" | "intercom" | "pagerduty" | "typeform" | "calendly" | "mailgun" | "dropbox" | "clerk" | "resend" | "svix" | "zendesk" | "jira" | "bitbucket" | "twitch" | "discord" | "woocommerce" | "postmark" | "mailchimp" | "airtable" | "notion" | "vercel" | "sentry" | "okta" | "plaid" | "x" | "box" | "netlify";
+            /** @description The signing secret (write-only); at least 16 characters, fewer where the provider issues shorter ones */
             secret?: string;
+            /** @description SendGrid: base64 DER; Discord: hex; Plaid: a JWK */
+            public_key?: string;
+            /** @description meta, write-only */
+            verify_token?: string;
             header?: string;
             /** @enum {string} */
             encoding?: "hex" | "base64";
@@ -4149,7 +4183,78 @@ export interface operations {
     };
   };
   /**
-   * Accept a webhook: any body and content type; 202 once it is queued for writing
+   * Answer a provider’s GET handshake (Meta’s hub.challenge, Dropbox’s challenge, X’s crc_token, Okta’s verification); any other GET is 404
+   * @description Authenticated by the source’s bearer token, or, for a source that verifies signatures only, by the sender’s signature headers.
+   */
+  ingestHandshake: {
+    parameters: {
+      query?: {
+        feed?: string;
+      };
+      path: {
+        source_id: string;
+      };
+    };
+    responses: {
+      /** @description A provider’s GET handshake, answered */
+      200: {
+        content: {
+          "text/plain": string;
+          "application/json": components["schemas"]["HandshakeChallenge"];
+        };
+      };
+      /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing or wrong bearer token, or a signature that does not verify. Codes: `UNAUTHORIZED` */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The sender’s address is outside the source’s allowlist. Codes: `FORBIDDEN` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No such source. Codes: `NOT_FOUND` */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The body is over the size limit. Codes: `PAYLOAD_TOO_LARGE` */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The source is paused or not active. Codes: `SOURCE_PAUSED`, `CONNECTION_NOT_ACTIVE`, `OBJECT_STORE_NOT_CONFIGURED`, `OBJECT_STORE_FAILED`, `TENANT_SUSPENDED`, `PIPELINE_DISABLED`, `PIPELINE_NOT_DEPLOYED`, `JOB_NOT_CANCELLABLE`, `TABLE_PROTOCOL_UNSUPPORTED`, `TABLE_SCHEMA_INCOMPATIBLE` */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The source’s rate limit is exceeded; retry after `Retry-After` seconds. Codes: `RATE_LIMITED` */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * Accept a webhook: any body and content type; 202 once it is queued for writing, or 200/204 for a provider’s handshake (Slack, Zoom, Microsoft Graph, Twitch, Discord), stored as no event
    * @description Authenticated by the source’s bearer token, or, for a source that verifies signatures only, by the sender’s signature headers.
    */
   ingestAccept: {
@@ -4168,11 +4273,22 @@ export interface operations {
       };
     };
     responses: {
+      /** @description A provider’s handshake, answered and stored as no event */
+      200: {
+        content: {
+          "application/json": components["schemas"]["HandshakeAnswer"];
+          "text/plain": string;
+        };
+      };
       /** @description Accepted */
       202: {
         content: {
           "application/json": components["schemas"]["IngestAccepted"];
         };
+      };
+      /** @description No content */
+      204: {
+        content: never;
       };
       /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */
       400: {

@@ -6,7 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
-import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
+import type { SecurityDeps } from '#shared/domain/connections/security-use-cases.ts';
+import type { ConnectionRepository } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
 import type { Action } from '#shared/domain/delta/log.ts';

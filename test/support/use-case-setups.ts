@@ -14,7 +14,14 @@ export const now = new Date('2026-11-21T10:00:00.000Z');
 export async function withConnection(name = 'github') {
   const store = memoryStore();
   const tenant = await createTenant(store, { name: 'Acme' }, now);
-  const created = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name }, now);
+  const created = await createConnection(
+    store,
+    platformAdmin,
+    tenant.tenant_id,
+    { type: 'Webhook', name },
+    now,
+    'https://tributary.example',
+  );
   return { store, tenantId: tenant.tenant_id, ...created };
 }
 

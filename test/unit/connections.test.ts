@@ -4,14 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  deleteConnection,
-  getSecurity,
-  moveConnection,
-  putSecurity,
-  regenerateToken,
-  rotateSigningSecret,
-} from '#shared/domain/connections/use-cases.ts';
+import { getSecurity, putSecurity, rotateSigningSecret } from '#shared/domain/connections/security-use-cases.ts';
+import { deleteConnection, moveConnection, regenerateToken } from '#shared/domain/connections/use-cases.ts';
 import { createTenant, suspendTenant } from '#shared/domain/tenants/use-cases.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';
@@ -40,7 +34,15 @@ describe.concurrent('connections', () => {
       token_hash: sha256(ingestToken),
       source_status: 'Active',
       connection_status: 'Active',
-      security: { auth_mode: 'bearer', signature: null, dedup_window_seconds: 0, rate_limit: null, ip_allowlist: null },
+      security: {
+        auth_mode: 'bearer',
+        signature: null,
+        dedup_window_seconds: 0,
+        dedup_key: null,
+        rate_limit: null,
+        ip_allowlist: null,
+      },
+      ingest_url: `https://tributary.example/api/ingest/${connection.source_id}`,
     });
     expect(store.state.dataSets.get(dataSet.data_set_id)).toMatchObject({
       tenant_id: tenantId,
@@ -116,9 +118,12 @@ describe.concurrent('connections', () => {
         header: null,
         encoding: null,
         tolerance_seconds: 300,
+        public_key: null,
+        verify_token_set: false,
         secrets: [{ created_at: now.toISOString(), expires_at: null }],
       },
       dedup_window_seconds: 300,
+      dedup_key: null,
       rate_limit: { requests_per_second: 5, burst: 10 },
       ip_allowlist: ['192.0.2.0/24'],
     });

@@ -7,20 +7,20 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type Connection, connectionStatuses, type Source, sourceStatuses } from '../../domain/connections/model.ts';
+import type { DedupKey } from '../../domain/connections/presets.ts';
+import { authModes, signatureSchemes } from '../../domain/connections/security-names.ts';
 import {
-  authModes,
   defaultSecurity,
   type SealedSecret,
   type SignatureSettings,
   type SourceSecurity,
-  signatureSchemes,
-} from '../../domain/connections/security.ts';
+} from '../../domain/connections/source-security.ts';
 import type { DataSet } from '../../domain/datasets/model.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { dataSetItem } from './data-sets.ts';
 import { sourceCache } from './ingest-cache.ts';
-import { itemReader, objectOf } from './stored-items.ts';
+import { itemReader, objectOf, orNull } from './stored-items.ts';
 import { db, queryAll, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const connectionKeys = {
@@ -51,12 +51,20 @@ const storedSignature = objectOf<SignatureSettings>({
   secrets: z.array(
     objectOf<SealedSecret>({ sealed: z.string(), created_at: z.string(), expires_at: z.string().nullable() }),
   ),
+  public_key: orNull(z.string()),
+  verify_token_hash: orNull(z.string()),
 });
 
 const storedSecurity = objectOf<SourceSecurity>({
   auth_mode: z.enum(authModes),
   signature: storedSignature.nullable(),
   dedup_window_seconds: z.number(),
+  dedup_key: orNull(
+    z.union([
+      objectOf<Extract<DedupKey, { header: string }>>({ header: z.string() }),
+      objectOf<Extract<DedupKey, { json_pointer: string }>>({ json_pointer: z.string() }),
+    ]),
+  ),
   rate_limit: z.object({ requests_per_second: z.number(), burst: z.number() }).nullable(),
   ip_allowlist: z.array(z.string()).nullable(),
 });
@@ -70,7 +78,8 @@ export const toSource = itemReader<Source>('Source', {
   token_hash: z.string(),
   source_status: z.enum(sourceStatuses),
   connection_status: z.enum(connectionStatuses),
-  security: storedSecurity.default(defaultSecurity),
+  security: storedSecurity.optional().transform((security) => security ?? defaultSecurity),
+  ingest_url: orNull(z.string()),
 });
 
 function connectionItem(connection: Connection) {
