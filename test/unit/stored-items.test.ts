@@ -104,6 +104,7 @@ describe('reading a source item (what ingest reads on every webhook)', () => {
       auth_mode: 'bearer',
       signature: null,
       dedup_window_seconds: 0,
+      dedup_key: null,
       rate_limit: null,
       ip_allowlist: null,
     });

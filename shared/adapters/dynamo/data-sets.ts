@@ -49,7 +49,7 @@ const readDataSet = itemReader<DataSet>('DataSet', {
   storage_tier: z.literal('Tributary'),
   storage_location: orNull(z.string()),
   status: z.enum(dataSetStatuses),
-  origin: z.discriminatedUnion('type', [
+  origin: z.union([
     objectOf<WebhookOrigin>({ type: z.literal('Webhook'), connection_id: z.string(), source_id: z.string() }),
     objectOf<PipelineOrigin>({ type: z.literal('Pipeline'), pipeline_id: z.string(), pipeline_version: z.number() }),
   ]),

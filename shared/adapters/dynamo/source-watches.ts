@@ -53,7 +53,9 @@ export async function noteNewRows(dataSetId: string): Promise<void> {
 /** A watched source as the schedule reads it: marked since its watchers last caught up. */
 const toMarkedSource = shapeReader('SourceWatch', { data_set_id: z.string(), marks: z.number() });
 /** Who watches a source (a string set; absent once the last watcher left). */
-const toWatchers = shapeReader('SourceWatch', { pipelines: z.set(z.string()).optional() });
+const toWatchers = shapeReader('SourceWatch', {
+  pipelines: z.custom<Set<string>>((value) => value instanceof Set).optional(),
+});
 
 export const sourceWatch: SourceWatch = {
   async sourcesWithNewRows() {

@@ -1,7 +1,8 @@
 import { notFound } from '../errors.ts';
 import type { RejectionSample } from '../jobs/model.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
-import { type DecodeFormat, decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
+import type { DecodeFormat } from './decode-formats.ts';
+import { decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
 import { type ColumnDefinition, columnTypes } from './definition.ts';
 import type { SourceReader } from './run-pipeline.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { decodeFormats } from '../../domain/pipelines/decoding.ts';
+import { decodeFormats } from '../../domain/pipelines/decode-formats.ts';
 import { columnTypes, pipelineDefinition } from '../../domain/pipelines/definition.ts';
 import { pipelineStatuses } from '../../domain/pipelines/model.ts';
 import { suggestionLimits } from '../../domain/pipelines/suggest-columns.ts';
