@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getSource } from '#shared/adapters/dynamo/connections.ts';
-import { jobs } from '#shared/adapters/dynamo/jobs.ts';
+import { jobs, leases } from '#shared/adapters/dynamo/jobs.ts';
 import { MalformedItemError } from '#shared/adapters/dynamo/stored-items.ts';
 import { db } from '#shared/adapters/dynamo/table.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
@@ -177,6 +177,15 @@ describe('reading other entities', () => {
     const error = await failure(getUser('u-1'));
     expect([error.entity, error.field]).toEqual(['User', 'password_hash']);
     expect(error.message).not.toContain('987654321');
+  });
+
+  it('reads the jobs waiting behind a lease as the string set DynamoDB keeps, and fails on a list', async () => {
+    const lease = { pk: 'JOB_LEASES', sk: 'pipeline-1', entity: 'JobLease', job_id: 'j-1' };
+    tableAnswers({ Attributes: { ...lease, waiting_job_ids: new Set(['j-3', 'j-2']) } });
+    expect((await leases.releaseLease('pipeline-1', 'j-1')).sort()).toEqual(['j-2', 'j-3']);
+    tableAnswers({ Attributes: { ...lease, waiting_job_ids: ['j-2'] } });
+    const error = await failure(leases.releaseLease('pipeline-1', 'j-1'));
+    expect([error.entity, error.field, error.key]).toEqual(['JobLease', 'waiting_job_ids', 'JOB_LEASES / pipeline-1']);
   });
 
   it('fails on an email claim that names no user', async () => {

@@ -11,7 +11,7 @@ import { type Job, type JobStatus, jobStatuses, jobTypes, type RejectionSample }
 import type { JobFilters, JobRepository } from '../../domain/jobs/ports.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
 import { countQuietly } from '../metrics.ts';
-import { itemReader, objectOf, orNull, shapeReader } from './stored-items.ts';
+import { itemReader, objectOf, orNull, shapeReader, stringSet } from './stored-items.ts';
 import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const jobKeys = {
@@ -51,7 +51,7 @@ const toJob = itemReader<Job>('Job', {
 /** A lease as the expiry sweep reads it: its partition (the sort key), its job and when it lapses. */
 const toLease = shapeReader('JobLease', { sk: z.string(), job_id: z.string(), expires_at_ms: z.number() });
 /** A lease as its release hands it back: the jobs that queued behind it (a string set, absent when none). */
-const toReleasedLease = shapeReader('JobLease', { waiting_job_ids: z.set(z.string()).optional() });
+const toReleasedLease = shapeReader('JobLease', { waiting_job_ids: stringSet.optional() });
 
 function filterOf(filters: JobFilters) {
   const clauses: string[] = [];

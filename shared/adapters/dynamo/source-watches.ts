@@ -10,7 +10,7 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { SourceWatch } from '../../domain/pipelines/ports.ts';
-import { shapeReader } from './stored-items.ts';
+import { shapeReader, stringSet } from './stored-items.ts';
 import { conditionHeld, db, queryAll, table } from './table.ts';
 
 export const sourceWatchKeys = {
@@ -54,7 +54,7 @@ export async function noteNewRows(dataSetId: string): Promise<void> {
 const toMarkedSource = shapeReader('SourceWatch', { data_set_id: z.string(), marks: z.number() });
 /** Who watches a source (a string set; absent once the last watcher left). */
 const toWatchers = shapeReader('SourceWatch', {
-  pipelines: z.custom<Set<string>>((value) => value instanceof Set).optional(),
+  pipelines: stringSet.optional(),
 });
 
 export const sourceWatch: SourceWatch = {

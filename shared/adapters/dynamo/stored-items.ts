@@ -31,6 +31,12 @@ export class MalformedItemError extends Error {
 /** A value inside an item (an object attribute) with every field of `T`, parsed as the item is. */
 export const objectOf = <T>(attributes: AttributesOf<T>) => z.object(attributes);
 
+/** A string set attribute (SS), as the document client reads it: a Set of strings. */
+export const stringSet = z.custom<Set<string>>(
+  (value) => value instanceof Set && [...value].every((member) => typeof member === 'string'),
+  'Expected a set of strings',
+);
+
 /** A nullable field that items written before it existed do not hold: absent reads as null. */
 export const orNull = <T>(schema: z.ZodType<T>) => schema.nullable().default(null);
 
