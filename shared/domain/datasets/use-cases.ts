@@ -1,13 +1,12 @@
 /** Data sets: listed, their files listed with download URLs, and deleted with everything written to them. */
 import * as z from 'zod';
-import { liveRecords } from '../delta/log.ts';
-import type { TableState } from '../delta/snapshot.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
 import type { Tenant } from '../tenants/model.ts';
 import type { DataSet } from './model.ts';
+import type { TablePropertyRules, TableSnapshot } from './table.ts';
 
 export interface DataSetFiles {
   /** Keys under a prefix in key order; `limit` stops early. */
@@ -37,7 +36,7 @@ export interface DataSetRecords {
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
   /** The table's latest snapshot (its last checkpoint and the commits after it), or the one at `version`. */
-  snapshotOf(dataSet: DataSet, version?: number): Promise<TableState>;
+  snapshotOf(dataSet: DataSet, version?: number): Promise<TableSnapshot>;
 }
 
 /** Seals a position into a cursor of one data set's files list, and opens one (400 for any other). */
@@ -98,8 +97,8 @@ export async function listDataSetFiles(
   if (snapshot.version < 0) return none;
   const newestFirst = (a: { time: number; path: string }, b: { time: number; path: string }) =>
     b.time - a.time || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0);
-  const live = [...snapshot.files.values()]
-    .map((add) => ({ add, key: { time: add.modificationTime, path: add.path } }))
+  const live = snapshot.files
+    .map((file) => ({ file, key: { time: file.modificationTime, path: file.path } }))
     .filter(({ key }) => !from || newestFirst(from.after, key) < 0)
     .sort((a, b) => newestFirst(a.key, b.key));
   const pageFiles = live.slice(0, page.limit);
@@ -108,13 +107,12 @@ export async function listDataSetFiles(
   return {
     version: snapshot.version,
     files: await Promise.all(
-      pageFiles.map(async ({ add }) => ({
-        path: add.path,
-        partition_values: add.partitionValues,
-        size: add.size,
-        // Rows another engine deleted with a deletion vector are still in the file but not in the table.
-        num_records: liveRecords(add),
-        url: await files.presignGet(add.path, downloadUrlSeconds),
+      pageFiles.map(async ({ file }) => ({
+        path: file.path,
+        partition_values: file.partitionValues,
+        size: file.size,
+        num_records: file.records(),
+        url: await files.presignGet(file.path, downloadUrlSeconds),
       })),
     ),
     next_cursor:
