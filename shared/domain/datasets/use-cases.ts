@@ -6,7 +6,7 @@ import { effectiveTenantId, type Principal, requireTenantVisible } from '../prin
 import { tenantFor } from '../tenants/guard.ts';
 import type { Tenant } from '../tenants/model.ts';
 import type { DataSet } from './model.ts';
-import type { TablePropertyRules, TableSnapshot } from './table.ts';
+import type { TableSnapshot } from './table.ts';
 
 export interface DataSetFiles {
   /** Keys under a prefix in key order; `limit` stops early. */
