@@ -5,8 +5,8 @@
  * answers with literal items written out here.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { jobs, leases } from '#shared/adapters/dynamo/jobs.ts';
+import { getSource } from '#shared/adapters/dynamo/sources.ts';
 import { MalformedItemError } from '#shared/adapters/dynamo/stored-items.ts';
 import { db } from '#shared/adapters/dynamo/table.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';

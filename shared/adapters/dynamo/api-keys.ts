@@ -18,7 +18,7 @@ import { db, isConditionFailure, queryAll, queryPage, table, writeOrRefuse } fro
 
 type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
 
-const toRecord = itemReader<ApiKeyRecord>('ApiKey', {
+const toRecord = /* @__PURE__ */ itemReader<ApiKeyRecord>('ApiKey', () => ({
   api_key_id: z.string(),
   user_id: orNull(z.string()),
   tenant_id: orNull(z.string()),
@@ -28,10 +28,10 @@ const toRecord = itemReader<ApiKeyRecord>('ApiKey', {
   hash: z.string(),
   created_at: z.string(),
   last_used_at: orNull(z.string()),
-});
+}));
 
 /** The bootstrap key's pointer: which hash is the bootstrap key now. */
-const toBootstrapPointer = shapeReader('BootstrapKey', { hash: z.string() });
+const toBootstrapPointer = /* @__PURE__ */ shapeReader('BootstrapKey', () => ({ hash: z.string() }));
 
 export async function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
   const result = await db.send(

@@ -13,14 +13,14 @@ export const dashboardKeys = {
   connection: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'DASHBOARD_CONNECTION' }),
 };
 
-const toConnection = itemReader<DashboardConnection>('DashboardConnection', {
+const toConnection = /* @__PURE__ */ itemReader<DashboardConnection>('DashboardConnection', () => ({
   tenant_id: z.string(),
   status: z.enum(dashboardStatuses),
   last_error: orNull(z.string()),
   rotated_at: orNull(z.string()),
   credential: orNull(z.object({ api_key_id: z.string(), hash: z.string(), sealed: z.string() })),
   updated_at: z.string(),
-});
+}));
 
 export async function getDashboardConnection(tenantId: string): Promise<DashboardConnection | null> {
   const result = await db.send(

@@ -39,7 +39,7 @@ export const dataSetKeys = {
 type WebhookOrigin = Extract<DataSetOrigin, { type: 'Webhook' }>;
 type PipelineOrigin = Extract<DataSetOrigin, { type: 'Pipeline' }>;
 
-const readDataSet = itemReader<DataSet>('DataSet', {
+const readDataSet = /* @__PURE__ */ itemReader<DataSet>('DataSet', () => ({
   data_set_id: z.string(),
   tenant_id: z.string(),
   tenant_slug: z.string(),
@@ -68,15 +68,15 @@ const readDataSet = itemReader<DataSet>('DataSet', {
   version: orNull(z.number()),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 
 /** The version item: written by every commit, and by a table property that sets a freshness target. */
-const readVersion = shapeReader('DataSetVersion', {
+const readVersion = /* @__PURE__ */ shapeReader('DataSetVersion', () => ({
   pk: z.string(),
   version: z.number().optional(),
   updated_at: z.string().optional(),
   freshness_ms: z.number().optional(),
-});
+}));
 type VersionItem = ReturnType<typeof readVersion>;
 
 /** The data set as its version item says it is now: the item itself changes only at the first commit. */

@@ -23,16 +23,16 @@ export const deliveryKeys = {
   deadLettered: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'DEAD_LETTERED' }),
 };
 
-const toDeliveryFailure = itemReader<DeliveryFailure>('DeliveryFailure', {
+const toDeliveryFailure = /* @__PURE__ */ itemReader<DeliveryFailure>('DeliveryFailure', () => ({
   message_id: z.string(),
   data_set_id: z.string(),
   error: z.string(),
   store: orNull(z.string()),
   attempt: z.number(),
   at: z.string(),
-});
+}));
 
-const toFailedDelivery = itemReader<FailedDelivery>('FailedDelivery', {
+const toFailedDelivery = /* @__PURE__ */ itemReader<FailedDelivery>('FailedDelivery', () => ({
   message_id: z.string(),
   data_set_id: z.string(),
   connection_id: orNull(z.string()),
@@ -42,7 +42,7 @@ const toFailedDelivery = itemReader<FailedDelivery>('FailedDelivery', {
   last_error: z.string(),
   body_key: z.string(),
   dt: z.string().optional(),
-});
+}));
 
 /** Each message's latest failure (a batch may fail one message id twice: the later one is kept). */
 export async function recordDeliveryFailures(failures: DeliveryFailure[]): Promise<void> {

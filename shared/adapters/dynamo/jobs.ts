@@ -21,7 +21,7 @@ export const jobKeys = {
   lease: (partitionKey: string) => ({ pk: 'JOB_LEASES', sk: partitionKey }),
 };
 
-const toJob = itemReader<Job>('Job', {
+const toJob = /* @__PURE__ */ itemReader<Job>('Job', () => ({
   job_id: z.string(),
   tenant_id: z.string(),
   job_type: z.enum(jobTypes),
@@ -46,12 +46,16 @@ const toJob = itemReader<Job>('Job', {
   completed_at: orNull(z.string()),
   cancelled_at: orNull(z.string()),
   updated_at: z.string(),
-});
+}));
 
 /** A lease as the expiry sweep reads it: its partition (the sort key), its job and when it lapses. */
-const toLease = shapeReader('JobLease', { sk: z.string(), job_id: z.string(), expires_at_ms: z.number() });
+const toLease = /* @__PURE__ */ shapeReader('JobLease', () => ({
+  sk: z.string(),
+  job_id: z.string(),
+  expires_at_ms: z.number(),
+}));
 /** A lease as its release hands it back: the jobs that queued behind it (a string set, absent when none). */
-const toReleasedLease = shapeReader('JobLease', { waiting_job_ids: stringSet.optional() });
+const toReleasedLease = /* @__PURE__ */ shapeReader('JobLease', () => ({ waiting_job_ids: stringSet().optional() }));
 
 function filterOf(filters: JobFilters) {
   const clauses: string[] = [];

@@ -41,7 +41,7 @@ export const objectStoreKeys = {
   pathClaim: (bucket: string, path: string) => ({ pk: `STORE_PATH#${bucket}/${path}`, sk: 'STORE_PATH' }),
 };
 
-const toStore = itemReader<StoredObjectStore>('ObjectStore', {
+const toStore = /* @__PURE__ */ itemReader<StoredObjectStore>('ObjectStore', () => ({
   object_store_id: z.string(),
   tenant_id: z.string(),
   name: z.string(),
@@ -51,14 +51,14 @@ const toStore = itemReader<StoredObjectStore>('ObjectStore', {
   conditional_writes: z.object({ updated_at: z.string(), supported: z.boolean() }).optional(),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 
 /** A place's claim: who owns it, who owns a place beneath it, and its version (absent owners are none). */
-const toClaim = shapeReader('StorePathClaim', {
+const toClaim = /* @__PURE__ */ shapeReader('StorePathClaim', () => ({
   owner: orNull(z.string()),
   beneath: orNull(z.string()),
   version: z.number(),
-});
+}));
 
 export async function getStorePathClaims(bucket: string, paths: string[]): Promise<StorePathClaim[]> {
   // One serialisable read of at most 17 items (the bucket and 16 segments), far below the 100 a transaction takes.

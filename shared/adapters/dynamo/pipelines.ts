@@ -32,7 +32,7 @@ export const pipelineKeys = {
 };
 
 /** The definition as it was checked when it was written: read back through the same schema. */
-const toPipeline = itemReader<Pipeline & PipelineProgress>('Pipeline', {
+const toPipeline = /* @__PURE__ */ itemReader<Pipeline & PipelineProgress>('Pipeline', () => ({
   pipeline_id: z.string(),
   tenant_id: z.string(),
   name: z.string(),
@@ -47,17 +47,17 @@ const toPipeline = itemReader<Pipeline & PipelineProgress>('Pipeline', {
   output_data_set_id: orNull(z.string()),
   checkpoint: orNull(z.object({ data_set_id: z.string(), version: z.number() })),
   automatic_run: orNull(objectOf<AutomaticRun>({ job_id: z.string(), source_version: z.number(), after: z.number() })),
-});
+}));
 
-const toDeployedVersion = itemReader<DeployedVersion>('DeployedPipelineVersion', {
+const toDeployedVersion = /* @__PURE__ */ itemReader<DeployedVersion>('DeployedPipelineVersion', () => ({
   pipeline_id: z.string(),
   version: z.number(),
   definition: pipelineDefinition,
   deployed_at: z.string(),
-});
+}));
 
 /** Deleting a pipeline reads only the keys of its items. */
-const toKey = shapeReader('Pipeline', { pk: z.string(), sk: z.string() });
+const toKey = /* @__PURE__ */ shapeReader('Pipeline', () => ({ pk: z.string(), sk: z.string() }));
 
 export async function createPipeline(pipeline: Pipeline): Promise<void> {
   const order = `${pipeline.created_at}#${pipeline.pipeline_id}`;

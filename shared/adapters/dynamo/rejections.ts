@@ -26,18 +26,23 @@ export const rejectionKeys = {
   }),
 };
 
-const rejection = {
-  at: z.string(),
-  status: z.number(),
-  code: z.string(),
-  content_type: z.string().nullable(),
-  payload_size: z.number(),
-  headers: z.record(z.string(), z.string()),
-} satisfies AttributesOf<Rejection>;
+const rejectionAttributes = () =>
+  ({
+    at: z.string(),
+    status: z.number(),
+    code: z.string(),
+    content_type: z.string().nullable(),
+    payload_size: z.number(),
+    headers: z.record(z.string(), z.string()),
+  }) satisfies AttributesOf<Rejection>;
 
 /** A slot: the rejection it holds now, its sequence number and when it expires. */
-const toSlot = shapeReader('Rejection', { ...rejection, seq: z.number(), expires_at: z.number() });
-const toSequence = shapeReader('RejectionSequence', { seq: z.number() });
+const toSlot = /* @__PURE__ */ shapeReader('Rejection', () => ({
+  ...rejectionAttributes(),
+  seq: z.number(),
+  expires_at: z.number(),
+}));
+const toSequence = /* @__PURE__ */ shapeReader('RejectionSequence', () => ({ seq: z.number() }));
 
 export async function recordRejection(sourceId: string, rejection: Rejection): Promise<void> {
   const next = await db.send(

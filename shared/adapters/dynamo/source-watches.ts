@@ -51,11 +51,14 @@ export async function noteNewRows(dataSetId: string): Promise<void> {
 }
 
 /** A watched source as the schedule reads it: marked since its watchers last caught up. */
-const toMarkedSource = shapeReader('SourceWatch', { data_set_id: z.string(), marks: z.number() });
+const toMarkedSource = /* @__PURE__ */ shapeReader('SourceWatch', () => ({
+  data_set_id: z.string(),
+  marks: z.number(),
+}));
 /** Who watches a source (a string set; absent once the last watcher left). */
-const toWatchers = shapeReader('SourceWatch', {
-  pipelines: stringSet.optional(),
-});
+const toWatchers = /* @__PURE__ */ shapeReader('SourceWatch', () => ({
+  pipelines: stringSet().optional(),
+}));
 
 export const sourceWatch: SourceWatch = {
   async sourcesWithNewRows() {

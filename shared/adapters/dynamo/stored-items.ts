@@ -15,16 +15,27 @@ export type StoredItem = Record<string, unknown>;
 /** The schema of every field of `T`; optional fields too (an absent attribute reads as they say). */
 export type AttributesOf<T> = { [K in keyof T]-?: z.ZodType<T[K]> };
 
+/**
+ * An item that does not match its entity's schema: the entity, the first field that does not match
+ * (its path inside the item) and the item's key. zod's messages name types and allowed values,
+ * never the value found: an item may hold a hash or a sealed secret.
+ */
 export class MalformedItemError extends Error {
   override readonly name = 'MalformedItemError';
+  readonly field: string;
+  readonly key: string;
 
   constructor(
     readonly entity: string,
-    readonly field: string,
-    readonly key: string,
-    problem: string,
+    item: StoredItem,
+    error: z.ZodError,
   ) {
-    super(`A stored ${entity} item (${key}) is malformed: ${field}: ${problem}`);
+    const [issue] = error.issues;
+    const field = issue?.path.map(String).join('.') || '(the item)';
+    const key = `${item.pk} / ${item.sk}`;
+    super(`A stored ${entity} item (${key}) is malformed: ${field}: ${issue?.message}`);
+    this.field = field;
+    this.key = key;
   }
 }
 
@@ -32,38 +43,38 @@ export class MalformedItemError extends Error {
 export const objectOf = <T>(attributes: AttributesOf<T>) => z.object(attributes);
 
 /** A string set attribute (SS), as the document client reads it: a Set of strings. */
-export const stringSet = z.custom<Set<string>>(
-  (value) => value instanceof Set && [...value].every((member) => typeof member === 'string'),
-  'Expected a set of strings',
-);
+export const stringSet = () =>
+  z.custom<Set<string>>(
+    (value) => value instanceof Set && [...value].every((member) => typeof member === 'string'),
+    'Expected a set of strings',
+  );
 
 /** A nullable field that items written before it existed do not hold: absent reads as null. */
 export const orNull = <T>(schema: z.ZodType<T>) => schema.nullable().default(null);
 
-/**
- * The reader of one entity's items: the item parsed into the domain value, or a MalformedItemError
- * naming the entity and the first field that does not match. Values are never shown in the error
- * (an item may hold a hash or a sealed secret); the key says which item to look at. What it reads
- * is `T` field by field (AttributesOf), and its callers' own types check it is `T` as a whole.
- */
-export function itemReader<T>(entity: string, attributes: AttributesOf<T>) {
-  return shapeReader(entity, attributes);
-}
-
-/** A reader for an item whose value is not one domain type (a claim, a pointer, a lease). */
-export function shapeReader<S extends z.ZodRawShape>(entity: string, shape: S) {
-  const schema = z.object(shape);
-  return (item: StoredItem): z.output<typeof schema> => {
+/** A reader of items of this shape: a claim, a pointer, a lease, or (itemReader) one domain type. */
+export function shapeReader<S extends z.ZodRawShape>(entity: string, shape: () => S) {
+  const build = () => z.object(shape());
+  let schema: ReturnType<typeof build> | undefined;
+  return (item: StoredItem): z.output<ReturnType<typeof build>> => {
+    schema ??= build();
     const parsed = schema.safeParse(item);
     if (parsed.success) return parsed.data;
-    throw malformed(entity, item, parsed.error);
+    throw new MalformedItemError(entity, item, parsed.error);
   };
 }
 
-function malformed(entity: string, item: StoredItem, error: z.ZodError): MalformedItemError {
-  const issue = error.issues[0];
-  const field = issue?.path.map(String).join('.') || '(the item)';
-  const key = `${String(item.pk ?? '?')} / ${String(item.sk ?? '?')}`;
-  // zod's messages name types and allowed values, never the value found.
-  return new MalformedItemError(entity, field, key, issue?.message ?? 'does not match');
-}
+/**
+ * The reader of one entity's items: the item parsed into the domain value, or a MalformedItemError
+ * naming the entity, the first field that does not match and the item's key. What it reads
+ * is `T` field by field (AttributesOf), and its callers' own types check it is `T` as a whole.
+ *
+ * The schema is built at the first read, and making a reader has no side effects: each one is
+ * marked pure (esbuild's `@__PURE__` annotation), so a bundle drops the readers its function never
+ * calls; importing an entity module for its keys or its writes costs no schema, and the ingest and
+ * API functions keep their size.
+ */
+export const itemReader: <T>(
+  entity: string,
+  attributes: () => AttributesOf<T>,
+) => (item: StoredItem) => z.output<z.ZodObject<AttributesOf<T>>> = shapeReader;

@@ -20,7 +20,11 @@ export interface DueMaintenance {
   dueAt: string;
 }
 
-const readDue = shapeReader('MaintenanceDue', { data_set_id: z.string(), tenant_id: z.string(), due_at: z.string() });
+const readDue = /* @__PURE__ */ shapeReader('MaintenanceDue', () => ({
+  data_set_id: z.string(),
+  tenant_id: z.string(),
+  due_at: z.string(),
+}));
 const toDue = (item: StoredItem): DueMaintenance => {
   const due = readDue(item);
   return { dataSetId: due.data_set_id, tenantId: due.tenant_id, dueAt: due.due_at };

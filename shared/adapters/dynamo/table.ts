@@ -7,7 +7,6 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { config } from '../../config.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
@@ -22,8 +21,16 @@ export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
 export const table = () => config.tableName();
 
 type Key = Record<string, string>;
-/** A key of the table (or an index): every key attribute is a string. */
-const tableKey = z.record(z.string(), z.string());
+/** A key of the table (or an index), as DynamoDB answers it or a cursor holds it: every attribute a string. */
+function tableKey(value: unknown): Key {
+  if (typeof value !== 'object' || value === null) throw new Error('A table key is not an object');
+  const key: Key = {};
+  for (const [name, attribute] of Object.entries(value)) {
+    if (typeof attribute !== 'string') throw new Error(`A table key's ${name} is not a string`);
+    key[name] = attribute;
+  }
+  return key;
+}
 
 function keyNames(index?: IndexName): string[] {
   if (!index) return [keyAttributes.partition, keyAttributes.sort];
@@ -91,7 +98,7 @@ async function queryKeys(
     };
     const result = await db.send(new QueryCommand(request));
     items.push(...(result.Items ?? []));
-    lastEvaluated = result.LastEvaluatedKey ? tableKey.parse(result.LastEvaluatedKey) : undefined;
+    lastEvaluated = result.LastEvaluatedKey ? tableKey(result.LastEvaluatedKey) : undefined;
     if (items.length > limit || !lastEvaluated) break;
     startKey = lastEvaluated;
   }
@@ -100,7 +107,7 @@ async function queryKeys(
     const last = visible[visible.length - 1];
     return {
       items: visible,
-      nextKey: tableKey.parse(Object.fromEntries(keyNames(input.index).map((name) => [name, last?.[name]]))),
+      nextKey: tableKey(Object.fromEntries(keyNames(input.index).map((name) => [name, last?.[name]]))),
     };
   }
   return { items, nextKey: lastEvaluated };
@@ -120,7 +127,7 @@ export async function queryPage<T>(
   read: ItemRead<T> = unread,
 ): Promise<Page<T>> {
   const list = listOf(input);
-  const from = page.cursor ? tableKey.parse(await openCursor(list, page.cursor)) : undefined;
+  const from = page.cursor ? tableKey(await openCursor(list, page.cursor)) : undefined;
   const { items, nextKey } = await queryKeys(input, page.limit, from);
   return { items: items.map(read), nextCursor: nextKey ? await sealCursor(list, nextKey) : null };
 }
@@ -236,7 +243,7 @@ function unprocessed(request: {
   DeleteRequest?: { Key?: StoredItem };
 }): WriteRequest {
   if (request.PutRequest?.Item) return { PutRequest: { Item: request.PutRequest.Item } };
-  if (request.DeleteRequest?.Key) return { DeleteRequest: { Key: tableKey.parse(request.DeleteRequest.Key) } };
+  if (request.DeleteRequest?.Key) return { DeleteRequest: { Key: tableKey(request.DeleteRequest.Key) } };
   throw new Error('DynamoDB handed back an unprocessed request that is neither a put nor a delete');
 }
 

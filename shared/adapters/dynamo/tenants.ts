@@ -19,7 +19,7 @@ export const tenantKeys = {
   order: (tenant: Pick<Tenant, 'created_at' | 'tenant_id'>) => `${tenant.created_at}#${tenant.tenant_id}`,
 };
 
-export const toTenant = itemReader<Tenant>('Tenant', {
+export const toTenant = /* @__PURE__ */ itemReader<Tenant>('Tenant', () => ({
   tenant_id: z.string(),
   name: z.string(),
   slug: z.string(),
@@ -30,7 +30,7 @@ export const toTenant = itemReader<Tenant>('Tenant', {
   aws_external_id: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 
 export function tenantItem(tenant: Tenant) {
   return {

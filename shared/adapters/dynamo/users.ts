@@ -23,7 +23,7 @@ export const userKeys = {
   order: (user: Pick<User, 'created_at' | 'user_id'>) => `${user.created_at}#${user.user_id}`,
 };
 
-export const toUser = itemReader<User>('User', {
+export const toUser = /* @__PURE__ */ itemReader<User>('User', () => ({
   user_id: z.string(),
   email: z.string(),
   external_id: orNull(z.string()),
@@ -35,10 +35,10 @@ export const toUser = itemReader<User>('User', {
   password_hash: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 
 /** The claim that makes an email address unique names its user. */
-const toEmailClaim = shapeReader('UserEmail', { user_id: z.string() });
+const toEmailClaim = /* @__PURE__ */ shapeReader('UserEmail', () => ({ user_id: z.string() }));
 
 export async function getUser(userId: string): Promise<User | null> {
   const result = await db.send(

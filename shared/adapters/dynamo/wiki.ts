@@ -14,17 +14,17 @@ export const wikiKeys = {
   document: (tenantId: string | null, path: string) => ({ pk: `WIKI#${tenantId ?? 'GLOBAL'}`, sk: `PATH#${path}` }),
 };
 
-const toDocument = itemReader<WikiDocument>('WikiDocument', {
+const toDocument = /* @__PURE__ */ itemReader<WikiDocument>('WikiDocument', () => ({
   document_id: z.string(),
   path: z.string(),
   content: z.string(),
   tenant_id: orNull(z.string()),
   created_at: z.string(),
   updated_at: z.string(),
-});
+}));
 
 /** A listing reads only the path of each document. */
-const toPath = shapeReader('WikiDocument', { path: z.string() });
+const toPath = /* @__PURE__ */ shapeReader('WikiDocument', () => ({ path: z.string() }));
 
 export const wiki: WikiRepository = {
   async getDocument(tenantId, path) {
