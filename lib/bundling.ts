@@ -1,15 +1,22 @@
 /**
- * How every function is bundled, in one place: the stack's NodejsFunction and `npm run bench`
- * build with these settings, so the bench measures exactly what deploys.
+ * How every function is bundled, in one place: the stack (lib/constructs/service-function.ts), the
+ * bundle tests and `npm run bench functions` all build with buildBundles, so what they test and
+ * measure is what deploys.
  *
- * CommonJS output: the runtime-provided AWS SDK ships as CommonJS, and require() loads it about a
- * third faster than an ESM import (which first scans each CommonJS file for its named exports);
- * CommonJS dependencies such as parquet-wasm also find their files beside the bundle through their
- * own __dirname. The sources stay ESM; esbuild converts.
+ * Everything is inside the bundle, the AWS SDK included: the SDK version the suite tests is the one
+ * that runs on Lambda, not whichever one the nodejs22.x runtime ships that day (the code depends on
+ * SDK behaviour that moves between versions: checksums, `If-None-Match`, region redirects).
+ *
+ * CommonJS output: CommonJS dependencies such as parquet-wasm find their files beside the bundle
+ * through their own __dirname. The sources stay ESM; esbuild converts.
  */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
 
-/** Runtime-provided: the Node.js 22 Lambda runtime ships the AWS SDK v3. */
-export const externalModules = ['@aws-sdk/*'];
+const root = path.resolve(import.meta.dirname, '..');
 
 /**
  * Whether the bundle traces its AWS SDK calls (shared/observability/tracing.ts), decided when it is
@@ -28,6 +35,156 @@ export const esbuildSettings = {
   sourcemap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  external: externalModules,
   define: tracingDefine(false),
 };
+
+/** What a bundle is built from. */
+export interface BundleSource {
+  /** Handler module relative to the repository root. */
+  entry: string;
+  /** Repository-relative files the bundle reads from beside itself. */
+  assets: string[];
+  /** Built with the tracer (shared/observability/tracing.ts). */
+  tracesSdkCalls: boolean;
+}
+
+export interface Bundle {
+  source: BundleSource;
+  /** The folder Lambda would run: index.js, index.js.map and the assets. */
+  directory: string;
+  /** index.js's size. */
+  bytes: number;
+  /** index.js's bytes per input, repository-relative (node_modules/… for packages). */
+  inputs: Record<string, number>;
+  /** Inputs evaluated when index.js is loaded: reachable from the entry without a dynamic import. */
+  loadedAtStart: string[];
+  /** Modules index.js requires from outside itself, Node's own excepted (none should be: Lambda has none to give). */
+  external: string[];
+}
+
+/**
+ * Bundles each source into a folder of its own under `directory` (directory/<index>/), with its
+ * assets beside index.js, in one esbuild run per tracing variant: each shared module is parsed once,
+ * and every output is what a build of that function alone gives.
+ */
+export function buildBundles(sources: BundleSource[], directory: string): Bundle[] {
+  mkdirSync(directory, { recursive: true });
+  // As in a deployed asset, where no package.json says "module": index.js is CommonJS.
+  writeFileSync(path.join(directory, 'package.json'), '{ "type": "commonjs" }\n');
+  const bundles: Bundle[] = new Array(sources.length);
+  for (const traced of [false, true]) {
+    const indexes = sources.flatMap((source, index) => (source.tracesSdkCalls === traced ? [index] : []));
+    if (indexes.length === 0) continue;
+    const result = esbuild.buildSync({
+      ...esbuildSettings,
+      define: tracingDefine(traced),
+      entryPoints: indexes.map((index) => ({
+        in: path.join(root, (sources[index] as BundleSource).entry),
+        out: `${index}/index`,
+      })),
+      outdir: directory,
+      absWorkingDir: root,
+      metafile: true,
+      logLevel: 'error',
+    });
+    for (const index of indexes) {
+      const source = sources[index] as BundleSource;
+      const folder = path.join(directory, String(index));
+      const outfile = path.relative(root, path.join(folder, 'index.js')).split(path.sep).join('/');
+      const output = result.metafile.outputs[outfile];
+      if (!output) throw new Error(`esbuild wrote no ${outfile}`);
+      for (const asset of source.assets) copyFileSync(path.join(root, asset), path.join(folder, path.basename(asset)));
+      bundles[index] = {
+        source,
+        directory: folder,
+        bytes: output.bytes,
+        inputs: Object.fromEntries(
+          Object.entries(output.inputs).map(([input, { bytesInOutput }]) => [input, bytesInOutput]),
+        ),
+        loadedAtStart: loadedAtStart(result.metafile, output.entryPoint as string),
+        external: [
+          ...new Set(
+            Object.keys(output.inputs).flatMap((input) =>
+              (result.metafile.inputs[input]?.imports ?? [])
+                .filter((imported) => imported.external && !isBuiltin(imported.path))
+                .map((imported) => imported.path),
+            ),
+          ),
+        ].sort(),
+      };
+    }
+  }
+  return bundles;
+}
+
+function loadedAtStart(metafile: esbuild.Metafile, entry: string): string[] {
+  const seen = new Set([entry]);
+  const pending = [entry];
+  while (pending.length > 0) {
+    for (const imported of metafile.inputs[pending.pop() as string]?.imports ?? []) {
+      if (imported.external || imported.kind === 'dynamic-import' || seen.has(imported.path)) continue;
+      seen.add(imported.path);
+      pending.push(imported.path);
+    }
+  }
+  return [...seen].sort();
+}
+
+/**
+ * The stack's bundles, built once per process: the first function CDK stages builds every function
+ * the stack declared (lib/functions.ts) in one esbuild run (buildBundles), each later one is copied
+ * from that build. `cdk synth` of the whole app is one build instead of one per function.
+ */
+export class StackBundles {
+  private static built = new Map<string, Bundle>();
+  private static directory: string | undefined;
+
+  constructor(private readonly sources: BundleSource[]) {}
+
+  /** Copies the bundle of `source` (one of this stack's) into `outputDir`, building it with the others first. */
+  bundleInto(source: BundleSource, outputDir: string): void {
+    const key = StackBundles.key(source);
+    if (!StackBundles.built.has(key)) this.buildMissing();
+    const folder = StackBundles.built.get(key)?.directory;
+    if (!folder) throw new Error(`${source.entry} is not among the stack's declared functions`);
+    for (const file of ['index.js', 'index.js.map']) copyFileSync(path.join(folder, file), path.join(outputDir, file));
+    for (const asset of source.assets) copyFileSync(path.join(root, asset), path.join(outputDir, path.basename(asset)));
+  }
+
+  private buildMissing(): void {
+    const missing = [
+      ...new Map(
+        this.sources
+          .filter((source) => !StackBundles.built.has(StackBundles.key(source)))
+          .map((s) => [StackBundles.key(s), s]),
+      ).values(),
+    ];
+    const directory = mkdtempSync(path.join(StackBundles.workDirectory(), 'build-'));
+    // Assets are copied from the repository when a function is staged, not from this build.
+    const bundles = buildBundles(
+      missing.map((source) => ({ ...source, assets: [] })),
+      directory,
+    );
+    for (const [index, bundle] of bundles.entries())
+      StackBundles.built.set(StackBundles.key(missing[index] as BundleSource), bundle);
+  }
+
+  /** Every bundle this process has built for a stack so far (the bundle tests read what esbuild said of each). */
+  static builtSoFar(): Bundle[] {
+    return [...StackBundles.built.values()];
+  }
+
+  private static key(source: BundleSource): string {
+    return `${source.entry}|${source.tracesSdkCalls}`;
+  }
+
+  private static workDirectory(): string {
+    if (!StackBundles.directory) {
+      const directory = mkdtempSync(path.join(os.tmpdir(), 'tributary-bundles-'));
+      StackBundles.directory = directory;
+      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+    }
+    mkdirSync(StackBundles.directory, { recursive: true });
+    return StackBundles.directory;
+  }
+}

@@ -19,6 +19,7 @@ export const ingestRoutes = {
       platformBucket: { claims: 'readWrite' },
       secretsKey: true,
     },
-    function: { memoryMb: 512, timeoutSeconds: 10 },
+    throttle: 'ingest',
+    function: { memoryMb: 512, timeoutSeconds: 10, tracesSdkCalls: true, settings: ['ingestMaxBytes'] },
   },
 } as const satisfies Record<string, RouteSpec>;

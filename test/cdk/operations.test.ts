@@ -3,6 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
+import { consumers, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 let template: Template;
@@ -59,6 +60,9 @@ describe('alarms', () => {
       Threshold: 900,
       EvaluationPeriods: 3,
     });
+    // The table-commits function reports the figure at the end of every pass, 0 when nothing is
+    // overdue: no figure at all means no pass finishes, and commits have stopped.
+    expect(alarmDescribed('Staged envelopes wait more than 900 s past').TreatMissingData).toBe('breaching');
     const configured = (await synthesizedConfiguredApp()).statelessTemplate;
     expect(alarmDescribed('Staged envelopes wait more than 120 s past', configured)).toMatchObject({ Threshold: 120 });
   });
@@ -83,7 +87,7 @@ describe('alarms', () => {
   });
 
   it('watches batch writer errors and failing commits', () => {
-    expect(alarmDescribed('The batch writer crashed')).toMatchObject({
+    expect(alarmDescribed('The ingest-writer queue consumer failed')).toMatchObject({
       MetricName: 'Errors',
       Namespace: 'AWS/Lambda',
       Threshold: 1,
@@ -92,6 +96,36 @@ describe('alarms', () => {
       MetricName: 'BatchFailures',
       Threshold: defaultThresholds.batchFailures,
     });
+  });
+
+  it('watches the errors of every function no request waits on: each queue consumer and each schedule', () => {
+    const watched = [
+      ...Object.keys(consumers).map((name) => [name, `The ${name} queue consumer failed`]),
+      ...Object.keys(schedules).map((name) => [name, `The ${name} scheduled function failed`]),
+    ];
+    expect(watched).toHaveLength(9);
+    const resources = template.toJSON().Resources;
+    for (const [name, description] of watched) {
+      const alarm = alarmDescribed(description as string);
+      const watchedFunction = (alarm.Dimensions as { Value: { Ref: string } }[] | undefined)?.[0]?.Value.Ref ?? '';
+      expect({
+        description,
+        watches: resources[watchedFunction]?.Metadata?.['tributary:function']?.name,
+        alarm,
+      }).toMatchObject({
+        description,
+        watches: name,
+        alarm: {
+          MetricName: 'Errors',
+          Namespace: 'AWS/Lambda',
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: expect.any(String) } }],
+        },
+      });
+    }
   });
 
   it('watches throttling of any function', () => {
@@ -115,7 +149,7 @@ describe('alarms', () => {
     const writerMapping = async (app: Promise<SynthesizedApp>) =>
       [(await app).statelessTemplate, ...(await app).nestedTemplates]
         .flatMap((one) => Object.values(one.findResources('AWS::Lambda::EventSourceMapping')))
-        .filter((mapping) => /^Consumeringestwriter/.test(String(mapping.Properties.FunctionName.Ref)))
+        .filter((mapping) => /^IngestWriterFunction/.test(String(mapping.Properties.FunctionName.Ref)))
         .map((mapping) => ({
           batchSize: mapping.Properties.BatchSize,
           window: mapping.Properties.MaximumBatchingWindowInSeconds,
