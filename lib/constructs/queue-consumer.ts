@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type ConsumerName, consumers, eventSourceSettings } from '#shared/topology.ts';
+import { type ConsumerName, type ConsumerSpec, consumers, eventSourceSettings } from '#shared/topology.ts';
 import { consumerFunction } from '../functions.ts';
 import { type FunctionContext, ServiceFunction } from './service-function.ts';
 
@@ -33,9 +33,26 @@ export class QueueConsumer extends Construct {
       new SqsEventSource(props.queue, {
         batchSize: source.batchSize,
         maxBatchingWindow: Duration.seconds(source.windowSeconds),
-        maxConcurrency: spec.maxConcurrency,
+        maxConcurrency: checkedMaxConcurrency(props.consumer, spec),
         reportBatchItemFailures: true,
       }),
     );
   }
+}
+
+/**
+ * Lambda's rules for a consumer's maximum concurrency: 2 to 1,000, and no more than the function's
+ * reserved concurrency, if it has one (batches handed to a function at its reserved limit are
+ * throttled, and their messages count a receive each time until they go to the dead-letter queue).
+ */
+export function checkedMaxConcurrency(name: string, spec: Pick<ConsumerSpec, 'maxConcurrency' | 'function'>): number {
+  const { maxConcurrency } = spec;
+  const reserved = spec.function.reservedConcurrency;
+  if (!(Number.isInteger(maxConcurrency) && maxConcurrency >= 2 && maxConcurrency <= 1000))
+    throw new Error(`${name}: maxConcurrency must be a whole number from 2 to 1000, got ${maxConcurrency}`);
+  if (reserved !== undefined && maxConcurrency > reserved)
+    throw new Error(
+      `${name}: maxConcurrency ${maxConcurrency} is above the function's reserved concurrency ${reserved}; Lambda would throttle batches it was handed`,
+    );
+  return maxConcurrency;
 }

@@ -3,6 +3,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
+import { checkedMaxConcurrency } from '#lib/constructs/queue-consumer.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
@@ -161,6 +162,32 @@ describe('alarms', () => {
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => tributary(app(), { writerBatchingWindowSeconds: 301 })).toThrow(/writerBatchingWindowSeconds/);
     expect(() => tributary(app(), { writerBatchingWindowSeconds: 2.5 })).toThrow(/writerBatchingWindowSeconds/);
+  });
+
+  it('feeds each consumer at most its declared concurrency, and never more than it reserves', async () => {
+    const mappings = [template, ...(await synthesizedDefaultApp()).nestedTemplates].flatMap((one) =>
+      Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
+    );
+    const resources = template.toJSON().Resources;
+    const byConsumer = Object.fromEntries(
+      mappings.map((mapping) => [
+        resources[mapping.Properties.FunctionName.Ref]?.Metadata?.['tributary:function']?.name,
+        mapping.Properties.ScalingConfig?.MaximumConcurrency,
+      ]),
+    );
+    expect(byConsumer).toEqual({
+      'ingest-writer': 5,
+      'dead-letter-recorder': 2,
+      'job-runner': 10,
+      'dashboard-provisioner': 2,
+    });
+    const spec = (maxConcurrency: number, reservedConcurrency?: number) => ({
+      maxConcurrency,
+      function: { memoryMb: 256, timeoutSeconds: 30, reservedConcurrency },
+    });
+    expect(checkedMaxConcurrency('writer', spec(5, 5))).toBe(5);
+    expect(() => checkedMaxConcurrency('writer', spec(6, 5))).toThrow(/reserved concurrency 5/);
+    expect(() => checkedMaxConcurrency('writer', spec(1))).toThrow(/from 2 to 1000/);
   });
 
   it('deploys only event source mappings Lambda accepts, in every variant', async () => {
