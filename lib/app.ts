@@ -1,11 +1,19 @@
 import type { App } from 'aws-cdk-lib';
+import { EdgeFirewallStack } from './constructs/edge.ts';
 import { checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 import { StatefulStack, type StatefulStackProps } from './stateful-stack.ts';
 import { StatelessStack, type StatelessStackProps } from './stateless-stack.ts';
 
 export { checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 
-export type TributaryProps = StatefulStackProps & Omit<StatelessStackProps, 'stateful'>;
+export type TributaryProps = StatefulStackProps &
+  Omit<StatelessStackProps, 'stateful' | 'edgeWebAclArn'> & {
+    /**
+     * Put the API behind CloudFront with AWS WAF (off by default): a rate limit per client address
+     * (requests per minute) and AWS's managed rule groups. Needs the deployment's region.
+     */
+    edge?: { rateLimitPerMinute?: number };
+  };
 
 /**
  * The whole deployment: the stateful stack (table, queues, buckets, secrets) and the stateless one
@@ -14,10 +22,28 @@ export type TributaryProps = StatefulStackProps & Omit<StatelessStackProps, 'sta
  * acknowledged beside the resource, with the reason.
  */
 export function tributary(app: App, props: TributaryProps = {}) {
-  const { env, removalPolicy, ...stateless } = props;
+  const { env, removalPolicy, edge, ...stateless } = props;
   const stateful = new StatefulStack(app, 'TributaryStateful', { env, removalPolicy });
-  const statelessStack = new StatelessStack(app, 'TributaryStateless', { env, stateful, ...stateless });
+  let firewall: EdgeFirewallStack | undefined;
+  if (edge) {
+    if (!env?.region || !env.account)
+      throw new Error(
+        'The edge setting needs the deployment’s account and region (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION)',
+      );
+    // A web ACL for CloudFront lives in us-east-1, whatever the region of the rest.
+    firewall = new EdgeFirewallStack(app, 'TributaryEdgeFirewall', {
+      env: { account: env.account, region: 'us-east-1' },
+      crossRegionReferences: true,
+      rateLimitPerMinute: edge.rateLimitPerMinute,
+    });
+  }
+  const statelessStack = new StatelessStack(app, 'TributaryStateless', {
+    env,
+    stateful,
+    ...stateless,
+    ...(firewall ? { edgeWebAclArn: firewall.webAcl.attrArn, crossRegionReferences: true } : {}),
+  });
   checkedByCdkNag(app);
   checkedByControlTower(app);
-  return { stateful, stateless: statelessStack };
+  return { stateful, stateless: statelessStack, firewall };
 }

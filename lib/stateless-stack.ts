@@ -13,6 +13,7 @@ import { QueueConsumer } from './constructs/queue-consumer.ts';
 import { ScheduledFunctions } from './constructs/scheduled-functions.ts';
 import { bundleSource, type FunctionContext, type ServiceFunction } from './constructs/service-function.ts';
 import { allowLogGroups, serviceKey } from './constructs/service-key.ts';
+import { TenantBucketAccess } from './constructs/tenant-bucket-access.ts';
 import { allFunctions } from './functions.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
@@ -93,6 +94,8 @@ export interface StatelessStackProps extends StackProps {
    * tracer's size in the bundle.
    */
   tracing?: boolean;
+  /** The web ACL (EdgeFirewallStack) of a CloudFront distribution to put in front of the API; none: no edge. */
+  edgeWebAclArn?: string;
 }
 
 export const maxIngestBytes = 4 * 1024 * 1024;
@@ -121,7 +124,7 @@ export class StatelessStack extends Stack {
     // whenever functions are bundled.
     if (this.bundlingRequired) buildConsole();
     const context: FunctionContext = {
-      resources: sharedResources(props),
+      resources: sharedResources(this, props),
       bundles: new StackBundles(allFunctions().map((declaration) => bundleSource(declaration, tracing))),
       tracing,
       logsKey,
@@ -129,6 +132,7 @@ export class StatelessStack extends Stack {
     const throttle = checkedThrottle('throttle', props.throttleRatePerSecond ?? 1000, props.throttleBurst ?? 2000);
     this.api = new Api(this, 'Api', {
       context,
+      edgeWebAclArn: props.edgeWebAclArn,
       throttle,
       ingestThrottle: checkedThrottle(
         'ingestThrottle',
@@ -179,6 +183,11 @@ export class StatelessStack extends Stack {
       thresholds: props.thresholds,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    if (this.api.edge)
+      new CfnOutput(this, 'EdgeUrl', {
+        value: this.api.publicUrl,
+        description: 'The API behind CloudFront and AWS WAF: give this address to webhook senders and operators',
+      });
     new CfnOutput(this, 'AlarmTopic', {
       value: this.operations.topic.topicArn,
       description: 'Subscribe operators here',
@@ -206,7 +215,7 @@ export class StatelessStack extends Stack {
 }
 
 /** What every function's access is granted on, and the deployment settings they read. */
-function sharedResources(props: StatelessStackProps): SharedResources {
+function sharedResources(scope: Construct, props: StatelessStackProps): SharedResources {
   const { stateful } = props;
   const settings: Partial<Record<DeploymentSetting, number | undefined>> = {
     tableFreshnessSeconds: checkedWhole('tableFreshnessSeconds', props.tableFreshnessSeconds, 0, 86_400),
@@ -226,6 +235,9 @@ function sharedResources(props: StatelessStackProps): SharedResources {
     bootstrapKey: stateful.bootstrapKey,
     tenantStores: {
       bucketNames: props.tenantBuckets ?? [],
+      bucketRoles: props.tenantBuckets?.length
+        ? new TenantBucketAccess(scope, 'TenantBucketAccess', { bucketNames: props.tenantBuckets })
+        : undefined,
       roleArns: props.tenantRoleArns,
       allowPlatformAccountRoles: props.allowPlatformAccountRoles ?? false,
       allowedEndpoints: props.allowedStoreEndpoints ?? [],

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { notFoundFunction, type RouteKey, routeKeys, routeSpec } from '../functions.ts';
 import { acknowledgeControl } from '../policy-checks.ts';
 import { ApiRoutes } from './api-routes.ts';
+import { ApiEdge } from './edge.ts';
 import { type FunctionContext, logRetention, ServiceFunction } from './service-function.ts';
 
 /** API Gateway's throttle for a route: steady requests per second and burst. */
@@ -17,6 +18,8 @@ export interface Throttle {
 
 export interface ApiProps {
   context: FunctionContext;
+  /** The web ACL (EdgeFirewallStack) of a CloudFront distribution to put in front of the API; none: no edge. */
+  edgeWebAclArn?: string;
   /** Every route's throttle, each route with a bucket of its own. */
   throttle: Throttle;
   /** The throttle of the routes that declare `throttle: 'ingest'` (shared/http/route-spec.ts). */
@@ -57,6 +60,10 @@ export class Api extends Construct {
   readonly accessLogs: LogGroup;
   readonly notFound: ServiceFunction;
   readonly functions = new Map<RouteKey, ServiceFunction>();
+  /** CloudFront and AWS WAF in front of the API, when the deployment asks for them. */
+  readonly edge?: ApiEdge;
+  /** The address webhook senders and operators are given: the edge's, or else the API's own. */
+  readonly publicUrl: string;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -98,6 +105,13 @@ export class Api extends Construct {
       }
     }
     if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
+    this.publicUrl = this.httpApi.apiEndpoint;
+    if (props.edgeWebAclArn) {
+      this.edge = new ApiEdge(this, 'Edge', { api: this.httpApi, webAclArn: props.edgeWebAclArn });
+      this.publicUrl = `https://${this.edge.distribution.distributionDomainName}`;
+      // Ingest URLs and the API reference name the edge, not the API's own address.
+      for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicUrl);
+    }
     this.acknowledgeAuthorisationInFunctions();
   }
 

@@ -24,6 +24,11 @@ export class DashboardProvisioning extends Construct {
 
   constructor(scope: Construct, id: string, props: DashboardProvisioningProps) {
     super(scope, id);
+    // The provisioner posts each tenant's read-only API key there: never in clear text.
+    if (props.dashboardUrl !== undefined && !/^https:\/\/[^/?#\s]+/.test(props.dashboardUrl))
+      throw new Error(
+        `dashboardUrl must be an https:// URL (it receives tenants' API keys), got "${props.dashboardUrl}"`,
+      );
     const name = props.dashboardTokenSecret;
     if (name)
       this.tokenSecret = name.startsWith('arn:')

@@ -97,7 +97,8 @@ export class Operations extends Construct {
     const edgeRefusals = this.watchApi(props.httpApi, props.accessLogs);
     this.watchJobs();
     this.dashboard = new IngestDashboard(this, 'Dashboard', {
-      dashboardName: `${id}-ingest`,
+      // Dashboard names are unique per account across regions: the stack's name and region keep two copies apart.
+      dashboardName: `${Stack.of(this).stackName}-${Stack.of(this).region}-ingest`,
       apiId: props.httpApi.apiId,
       edgeRefusals,
       queues: props.queues,
