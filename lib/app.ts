@@ -1,6 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import { EdgeFirewallStack } from './constructs/edge.ts';
-import { checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
+import { acknowledgeControl, checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 import { StatefulStack, type StatefulStackProps } from './stateful-stack.ts';
 import { StatelessStack, type StatelessStackProps } from './stateless-stack.ts';
 
@@ -43,6 +43,15 @@ export function tributary(app: App, props: TributaryProps = {}) {
     ...stateless,
     ...(firewall ? { edgeWebAclArn: firewall.webAcl.attrArn, crossRegionReferences: true } : {}),
   });
+  if (firewall)
+    for (const stack of [firewall, statelessStack])
+      // CDK adds the function that passes the web ACL's ARN between regions (its cross-region
+      // references) when it prepares the app: only its stack can be named here.
+      acknowledgeControl(
+        stack,
+        'lambda_inside_vpc_check',
+        "CDK's cross-region reference functions, which run at deployment only, and Tributary's own, which reach AWS service endpoints and tenants' stores anywhere (lib/constructs/service-function.ts).",
+      );
   checkedByCdkNag(app);
   checkedByControlTower(app);
   return { stateful, stateless: statelessStack, firewall };
