@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { bundleFunctions, bytesBesideSdk, clientsAtStart, coldStart } from '#lib/function-bundles.ts';
+import { bundleFunctions, clientsAtStart, coldStart } from '#lib/function-bundles.ts';
 import { allFunctions } from '#lib/functions.ts';
 import { buildConsole } from '../console/build.ts';
 
@@ -31,7 +31,7 @@ export async function benchFunctions(samples = 10) {
       name: built.fn.name,
       kind: built.fn.kind,
       bytes: built.bytes,
-      bytesBesideSdk: bytesBesideSdk(built),
+      bytesBesideSdk: built.bytesBesideSdk,
       initMs: times[Math.floor(times.length / 2)] as number,
       clients: clientsAtStart(built),
       parquet: Object.keys(built.inputs).some(

@@ -44,9 +44,9 @@ export function tributary(app: App, props: TributaryProps = {}) {
     ...(firewall ? { edgeWebAclArn: firewall.webAcl.attrArn, crossRegionReferences: true } : {}),
   });
   if (firewall)
+    // CDK adds the function that passes the web ACL's ARN between regions (its cross-region
+    // references) when it prepares the app: only its stack can be named here.
     for (const stack of [firewall, statelessStack])
-      // CDK adds the function that passes the web ACL's ARN between regions (its cross-region
-      // references) when it prepares the app: only its stack can be named here.
       acknowledgeControl(
         stack,
         'lambda_inside_vpc_check',

@@ -60,6 +60,8 @@ export interface Bundle {
   loadedAtStart: string[];
   /** Modules index.js requires from outside itself, Node's own excepted (none should be: Lambda has none to give). */
   external: string[];
+  /** index.js's bytes but for the AWS SDK and what only the SDK brings in: what a bundle without the SDK would be. */
+  bytesBesideSdk: number;
 }
 
 /**
@@ -101,7 +103,16 @@ export function buildBundles(sources: BundleSource[], directory: string): Bundle
         inputs: Object.fromEntries(
           Object.entries(output.inputs).map(([input, { bytesInOutput }]) => [input, bytesInOutput]),
         ),
-        loadedAtStart: loadedAtStart(result.metafile, output.entryPoint as string),
+        loadedAtStart: reachable(
+          result.metafile,
+          output.entryPoint as string,
+          (imported) => imported.kind !== 'dynamic-import',
+        ),
+        bytesBesideSdk: reachable(
+          result.metafile,
+          output.entryPoint as string,
+          (imported) => !sdkPackage.test(imported.path),
+        ).reduce((sum, input) => sum + (output.inputs[input]?.bytesInOutput ?? 0), 0),
         external: [
           ...new Set(
             Object.keys(output.inputs).flatMap((input) =>
@@ -117,12 +128,20 @@ export function buildBundles(sources: BundleSource[], directory: string): Bundle
   return bundles;
 }
 
-function loadedAtStart(metafile: esbuild.Metafile, entry: string): string[] {
+/** The AWS SDK's packages and its Smithy runtime. */
+const sdkPackage = /node_modules\/(@aws-sdk|@smithy|@aws-crypto|@aws)\//;
+
+/** The inputs reachable from `entry` through the imports `follow` accepts. */
+function reachable(
+  metafile: esbuild.Metafile,
+  entry: string,
+  follow: (imported: esbuild.Metafile['inputs'][string]['imports'][number]) => boolean,
+): string[] {
   const seen = new Set([entry]);
   const pending = [entry];
   while (pending.length > 0) {
     for (const imported of metafile.inputs[pending.pop() as string]?.imports ?? []) {
-      if (imported.external || imported.kind === 'dynamic-import' || seen.has(imported.path)) continue;
+      if (imported.external || !follow(imported) || seen.has(imported.path)) continue;
       seen.add(imported.path);
       pending.push(imported.path);
     }

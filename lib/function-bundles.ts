@@ -43,13 +43,6 @@ export function clientsAtStart(bundle: Pick<Bundle, 'loadedAtStart'>): string[] 
   return [...new Set(bundle.loadedAtStart.flatMap((input) => clientPattern.exec(input)?.[1] ?? []))].sort();
 }
 
-/** The bytes of a bundle that are not the AWS SDK (the SDK's packages and its Smithy runtime). */
-export function bytesBesideSdk(bundle: Pick<Bundle, 'inputs'>): number {
-  return Object.entries(bundle.inputs)
-    .filter(([input]) => !/node_modules\/(@aws-sdk|@smithy|@aws-crypto|@aws)\//.test(input))
-    .reduce((sum, [, bytes]) => sum + bytes, 0);
-}
-
 /**
  * Imports a bundled function in a fresh node process, as Lambda's init phase does, and times the
  * import (not the start of node). The process runs in the bundle's folder with no AWS SDK anywhere

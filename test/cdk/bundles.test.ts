@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type DeployedFunction, deployedFunctions, initialiseEachAlone } from '#lib/deployed-functions.ts';
-import { bytesBesideSdk, clientsAtStart } from '#lib/function-bundles.ts';
+import { clientsAtStart } from '#lib/function-bundles.ts';
 import { allFunctions, type FunctionDeclaration } from '#lib/functions.ts';
 import { type BundleFacts, synthesizedDefaultApp } from './app.ts';
 
@@ -109,7 +109,7 @@ describe('the bundles', () => {
       .map(({ fn }) => fn.entry);
     // With the files it ships beside itself (the console function: the console's script and stylesheet).
     const shipped = ({ fn, bundle }: (typeof built)[number]) =>
-      bytesBesideSdk(bundle) +
+      bundle.bytesBesideSdk +
       (fn.settings.assets ?? []).reduce((sum, asset) => sum + statSync(path.join(root, asset)).size, 0);
     const oversized = built
       .filter((one) => one.fn.kind === 'api' && shipped(one) > 300 * 1024)
