@@ -10,9 +10,20 @@
  * CommonJS output: CommonJS dependencies such as parquet-wasm find their files beside the bundle
  * through their own __dirname. The sources stay ESM; esbuild converts.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { isBuiltin } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -150,13 +161,14 @@ function reachable(
 }
 
 /**
- * The stack's bundles, built once per process: the first function CDK stages builds every function
- * the stack declared (lib/functions.ts) in one esbuild run (buildBundles), each later one is copied
- * from that build. `cdk synth` of the whole app is one build instead of one per function.
+ * The stack's bundles: the first function CDK stages builds every function the stack declared
+ * (lib/functions.ts) in one esbuild run (buildBundles), each later one is copied from that build.
+ * `cdk synth` of the whole app is one build instead of one per function, and a build is kept
+ * (node_modules/.cache/tributary-bundles) and used again for as long as every file it read, the
+ * package files and the settings are the same: a second synth of unchanged sources builds nothing.
  */
 export class StackBundles {
   private static built = new Map<string, Bundle>();
-  private static directory: string | undefined;
 
   constructor(private readonly sources: BundleSource[]) {}
 
@@ -170,40 +182,92 @@ export class StackBundles {
     for (const asset of source.assets) copyFileSync(path.join(root, asset), path.join(outputDir, path.basename(asset)));
   }
 
+  /** Every bundle this process has built or reused for a stack so far (the bundle tests read what esbuild said of each). */
+  static builtSoFar(): Bundle[] {
+    return [...StackBundles.built.values()];
+  }
+
   private buildMissing(): void {
     const missing = [
       ...new Map(
         this.sources
           .filter((source) => !StackBundles.built.has(StackBundles.key(source)))
-          .map((s) => [StackBundles.key(s), s]),
+          // Assets are copied from the repository when a function is staged, not kept with the build.
+          .map((source) => [StackBundles.key(source), { ...source, assets: [] }]),
       ).values(),
     ];
-    const directory = mkdtempSync(path.join(StackBundles.workDirectory(), 'build-'));
-    // Assets are copied from the repository when a function is staged, not from this build.
-    const bundles = buildBundles(
-      missing.map((source) => ({ ...source, assets: [] })),
-      directory,
-    );
+    const bundles = keptBuild(missing) ?? freshBuild(missing);
     for (const [index, bundle] of bundles.entries())
       StackBundles.built.set(StackBundles.key(missing[index] as BundleSource), bundle);
-  }
-
-  /** Every bundle this process has built for a stack so far (the bundle tests read what esbuild said of each). */
-  static builtSoFar(): Bundle[] {
-    return [...StackBundles.built.values()];
   }
 
   private static key(source: BundleSource): string {
     return `${source.entry}|${source.tracesSdkCalls}`;
   }
+}
 
-  private static workDirectory(): string {
-    if (!StackBundles.directory) {
-      const directory = mkdtempSync(path.join(os.tmpdir(), 'tributary-bundles-'));
-      StackBundles.directory = directory;
-      process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-    }
-    mkdirSync(StackBundles.directory, { recursive: true });
-    return StackBundles.directory;
+const cache = path.join(root, 'node_modules', '.cache', 'tributary-bundles');
+/** Builds kept at once; the least recently made go first. */
+const keptBuilds = 4;
+
+interface KeptBuild {
+  bundles: Omit<Bundle, 'directory'>[];
+  /** Every file the build read (repository-relative), with its content's hash. */
+  inputs: Record<string, string>;
+}
+
+/** What a build depends on besides the files it reads: the sources asked for, the settings, esbuild, the packages. */
+function buildKey(sources: BundleSource[]): string {
+  const hash = createHash('sha256').update(JSON.stringify({ sources, esbuildSettings, esbuild: esbuild.version }));
+  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json'])
+    hash.update(existsSync(path.join(root, file)) ? readFileSync(path.join(root, file)) : '');
+  return hash.digest('hex').slice(0, 32);
+}
+
+const contentHash = (file: string) =>
+  createHash('sha256')
+    .update(readFileSync(path.join(root, file)))
+    .digest('hex');
+
+/** The kept build of these sources, if every file it read is as it was. */
+function keptBuild(sources: BundleSource[]): Bundle[] | undefined {
+  const directory = path.join(cache, buildKey(sources));
+  try {
+    const kept = JSON.parse(readFileSync(path.join(directory, 'build.json'), 'utf8')) as KeptBuild;
+    for (const [input, hash] of Object.entries(kept.inputs)) if (contentHash(input) !== hash) return undefined;
+    return kept.bundles.map((bundle, index) => ({ ...bundle, directory: path.join(directory, String(index)) }));
+  } catch {
+    return undefined;
   }
+}
+
+function freshBuild(sources: BundleSource[]): Bundle[] {
+  mkdirSync(cache, { recursive: true });
+  const building = mkdtempSync(path.join(cache, 'building-'));
+  const bundles = buildBundles(sources, building);
+  const inputs = [...new Set(bundles.flatMap((bundle) => Object.keys(bundle.inputs)))].filter((input) =>
+    existsSync(path.join(root, input)),
+  );
+  const kept: KeptBuild = {
+    bundles: bundles.map(({ directory: _, ...facts }) => facts),
+    inputs: Object.fromEntries(inputs.map((input) => [input, contentHash(input)])),
+  };
+  writeFileSync(path.join(building, 'build.json'), JSON.stringify(kept));
+  const directory = path.join(cache, buildKey(sources));
+  try {
+    rmSync(directory, { recursive: true, force: true });
+    renameSync(building, directory);
+  } catch {
+    // Another process kept the same build at the same moment: this one stays where it was built.
+    return bundles;
+  }
+  forgetOldBuilds();
+  return bundles.map((bundle, index) => ({ ...bundle, directory: path.join(directory, String(index)) }));
+}
+
+function forgetOldBuilds(): void {
+  const builds = readdirSync(cache)
+    .map((name) => ({ name, made: statSync(path.join(cache, name)).mtimeMs }))
+    .sort((a, b) => b.made - a.made);
+  for (const { name } of builds.slice(keptBuilds)) rmSync(path.join(cache, name), { recursive: true, force: true });
 }
