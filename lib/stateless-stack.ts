@@ -15,6 +15,7 @@ import { bundleSource, type FunctionContext, type ServiceFunction } from './cons
 import { allowLogGroups, serviceKey } from './constructs/service-key.ts';
 import { TenantBucketAccess } from './constructs/tenant-bucket-access.ts';
 import { allFunctions } from './functions.ts';
+import { keepDeployedLogicalIds } from './kept-ids.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
 export interface StatelessStackProps extends StackProps {
@@ -181,6 +182,13 @@ export class StatelessStack extends Stack {
       ],
       alarmEmail: props.alarmEmail,
       thresholds: props.thresholds,
+    });
+    keepDeployedLogicalIds(this, {
+      httpApi: this.api.httpApi,
+      stage: this.api.stage,
+      accessLogs: this.api.accessLogs,
+      bootstrapKeyInstallation: this.bootstrapKey.installation,
+      bootstrapKeyRotationSchedule: this.bootstrapKey.rotationSchedule,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
     if (this.api.edge)

@@ -22,7 +22,9 @@ export interface BootstrapKeyProps {
  */
 export class BootstrapKey extends Construct {
   readonly installer: ServiceFunction;
+  readonly installation: CustomResource;
   readonly rotation: ServiceFunction;
+  readonly rotationSchedule: CfnRotationSchedule;
 
   constructor(scope: Construct, id: string, props: BootstrapKeyProps) {
     super(scope, id);
@@ -39,7 +41,7 @@ export class BootstrapKey extends Construct {
         'The role of the CDK custom resource framework’s own function, which CDK defines; it runs only during deployments.',
     });
     acknowledgeControl(provider, 'lambda_inside_vpc_check', outsideVpc);
-    new CustomResource(this, 'Installation', {
+    this.installation = new CustomResource(this, 'Installation', {
       serviceToken: provider.serviceToken,
       // Installs the key at the first deploy; rotating it is the rotation function's.
       properties: { SecretArn: props.secret.secretArn },
@@ -63,10 +65,11 @@ export class BootstrapKey extends Construct {
       'lambda_function_public_access_prohibited_check',
       'Secrets Manager may invoke the rotation function for the bootstrap key secret of this account only (SourceArn and SourceAccount, references the rule does not read).',
     );
-    new CfnRotationSchedule(this, 'RotationSchedule', {
+    this.rotationSchedule = new CfnRotationSchedule(this, 'RotationSchedule', {
       secretId: props.secret.secretArn,
       rotationLambdaArn: this.rotation.functionArn,
       rotateImmediatelyOnUpdate: false,
-    }).node.addDependency(this.rotation.permissionsNode.findChild(permission));
+    });
+    this.rotationSchedule.node.addDependency(this.rotation.permissionsNode.findChild(permission));
   }
 }
