@@ -89,6 +89,14 @@ describe('reading a tenant item', () => {
     expect(error.message).toMatch(/^A stored Tenant item \(TENANT#t-1 \/ TENANT\) is malformed: status: /);
   });
 
+  it('gives a tenant written before external ids were generated the one derived from its id', async () => {
+    const { aws_external_id: _, ...earlier } = tenantItem;
+    tableAnswers({ Item: { ...earlier, tenant_id: '0b9f6c2e-3f4a-4d7b-9c1e-5a6b7c8d9e0f' } });
+    expect((await getTenant('0b9f6c2e-3f4a-4d7b-9c1e-5a6b7c8d9e0f'))?.aws_external_id).toBe(
+      'tributary-0b9f6c2e3f4a4d7b9c1e5a6b7c8d9e0f',
+    );
+  });
+
   it('fails on a missing name instead of reading it as undefined', async () => {
     const { name: _, ...nameless } = tenantItem;
     tableAnswers({ Item: nameless });

@@ -8,8 +8,9 @@ import * as z from 'zod';
 import { conflict } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { type Tenant, type TenantStatus, tenantStatuses } from '../../domain/tenants/model.ts';
+import { externalIdOfEarlierTenant } from '../../domain/tenants/object-stores.ts';
 import { tenantCache } from './ingest-cache.ts';
-import { itemReader, orNull } from './stored-items.ts';
+import { itemReader, orNull, type StoredItem } from './stored-items.ts';
 import { db, putWithUniqueClaim, queryPage, table, writeOrRefuse } from './table.ts';
 
 export const tenantKeys = {
@@ -19,7 +20,7 @@ export const tenantKeys = {
   order: (tenant: Pick<Tenant, 'created_at' | 'tenant_id'>) => `${tenant.created_at}#${tenant.tenant_id}`,
 };
 
-export const toTenant = /* @__PURE__ */ itemReader<Tenant>('Tenant', () => ({
+const readTenant = /* @__PURE__ */ itemReader<Tenant>('Tenant', () => ({
   tenant_id: z.string(),
   name: z.string(),
   slug: z.string(),
@@ -31,6 +32,14 @@ export const toTenant = /* @__PURE__ */ itemReader<Tenant>('Tenant', () => ({
   created_at: z.string(),
   updated_at: z.string(),
 }));
+
+/** A tenant item; one written before external ids were generated reads with the one derived from its id. */
+export const toTenant = (item: StoredItem): Tenant =>
+  readTenant(
+    item.aws_external_id === undefined && typeof item.tenant_id === 'string'
+      ? { ...item, aws_external_id: externalIdOfEarlierTenant(item.tenant_id) }
+      : item,
+  );
 
 export function tenantItem(tenant: Tenant) {
   return {
