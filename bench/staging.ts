@@ -371,7 +371,11 @@ export async function benchFreshness(seconds = Number(process.env.BENCH_STAGING_
     let commits = 0;
     for (const connection of made) {
       await commitTimes(service, connection.dataSetId, committedAt);
-      const runs = await api<{ runs: { rows: number }[] }>(service, 'GET', `/api/data-sets/${connection.dataSetId}/runs?limit=100`);
+      const runs = await api<{ runs: { rows: number }[] }>(
+        service,
+        'GET',
+        `/api/data-sets/${connection.dataSetId}/runs?limit=100`,
+      );
       commits += runs.runs.filter((run) => run.rows > 0).length;
     }
     const delays = accepted.map(

@@ -2,6 +2,7 @@
  * Building the page: elements and text nodes only. Nothing here ever parses a string as HTML, so
  * whatever a webhook sent (or an API error said) can only ever show as text.
  */
+import type { Issue } from './api.ts';
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Props = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -113,7 +114,7 @@ export function errorBox(error: unknown): HTMLElement {
     code?: string;
     message?: string;
     requestId?: string | null;
-    details?: { path: string; message: string }[];
+    details?: Issue[];
   };
   return el(
     'div',

@@ -833,7 +833,7 @@ describe('the functions that commit staged tables', () => {
     const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
     const { consumers } = await import('#shared/topology.ts');
     const { tableTimeMs, recordMs } = stagingDeps;
-    for (const name of ['ingest-writer', 'table-committer'])
+    for (const name of ['ingest-writer', 'table-committer'] as const)
       expect(tableTimeMs + recordMs).toBeLessThan((consumers[name]?.function.timeoutSeconds ?? 0) * 1000);
   });
 });

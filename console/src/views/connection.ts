@@ -1,39 +1,24 @@
-import { api, type Caller, type Connection, qs, type Stats, type TableProperties } from '../api.ts';
+import {
+  type Answer,
+  api,
+  type Body,
+  type Caller,
+  type Connection,
+  qs,
+  type Schemas,
+  type Stats,
+  type TableProperties,
+} from '../api.ts';
 import { trafficChart } from '../chart.ts';
 import { bytes, type Child, el, errorBox, replace, replaceOnChange, table, when } from '../dom.ts';
 import { pollMs, type Stop } from '../view.ts';
 import { commitFailureAlert, freshnessText, statsCells } from './figures.ts';
 import { type Security, senderSetupSection } from './sender-setup.ts';
 
-interface Rejection {
-  at: string;
-  status: number;
-  code: string;
-  content_type: string | null;
-  payload_size: number;
-  headers: Record<string, string>;
-}
-interface FailedDelivery {
-  message_id: string;
-  failed_at: string;
-  attempts: number;
-  last_error: string;
-}
-interface Run {
-  version: number;
-  files: number;
-  rows: number;
-  bytes: number;
-  completed_at: string | null;
-  duration_ms: number | null;
-  attempt: number;
-}
-interface DataFile {
-  path: string;
-  size: number;
-  num_records: number;
-  url: string;
-}
+type Rejection = Schemas['Rejection'];
+type FailedDelivery = Schemas['FailedDelivery'];
+type Run = Schemas['Run'];
+type DataFile = Schemas['DataSetFiles']['files'][number];
 
 const section = (title: string, id: string, ...children: Child[]) =>
   el('section', { 'aria-labelledby': id }, el('h2', { id }, title), ...children);
@@ -76,7 +61,8 @@ function freshnessSection(dataSetId: string, mayTune: boolean) {
   );
   const set = async (properties: Record<string, string>) => {
     try {
-      current = await api<TableProperties>(path, { method: 'PUT', body: { properties } });
+      const body: Body<'/api/data-sets/{data_set_id}/table-properties', 'put'> = { properties };
+      current = await api<TableProperties>(path, { method: 'PUT', body });
       render();
       replace(
         outcome,
@@ -206,11 +192,14 @@ export function connectionView(connectionId: string) {
                 dialog.close();
                 void act(async () => {
                   // One call redrives at most 250: a selection goes in slices, "all" until none waits.
-                  const call = (body: { message_ids?: string[] }) =>
-                    api<{ redriven: number; remaining: number }>(`${base}/failed-deliveries/redrive`, {
-                      method: 'POST',
-                      body,
-                    });
+                  const call = (body: Body<'/api/connections/{connection_id}/failed-deliveries/redrive', 'post'>) =>
+                    api<Answer<'/api/connections/{connection_id}/failed-deliveries/redrive', 'post'>>(
+                      `${base}/failed-deliveries/redrive`,
+                      {
+                        method: 'POST',
+                        body,
+                      },
+                    );
                   let redriven = 0;
                   if (ids) {
                     for (let i = 0; i < ids.length; i += 250)
@@ -413,7 +402,7 @@ export function connectionView(connectionId: string) {
         ),
         part(
           'rejections',
-          () => api<{ rejections: Rejection[] }>(`${base}/rejections${qs({ limit: 20 })}`),
+          () => api<Answer<'/api/connections/{connection_id}/rejections'>>(`${base}/rejections${qs({ limit: 20 })}`),
           (rejections) => {
             replace(
               parts.rejections,
@@ -443,7 +432,10 @@ export function connectionView(connectionId: string) {
         ),
         part(
           'failed',
-          () => api<{ failed_deliveries: FailedDelivery[] }>(`${base}/failed-deliveries${qs({ limit: 100 })}`),
+          () =>
+            api<Answer<'/api/connections/{connection_id}/failed-deliveries'>>(
+              `${base}/failed-deliveries${qs({ limit: 100 })}`,
+            ),
           (failed) => {
             const present = new Set(failed.failed_deliveries.map((f) => f.message_id));
             for (const id of selected) if (!present.has(id)) selected.delete(id);
@@ -533,7 +525,10 @@ export function connectionView(connectionId: string) {
         ),
         part(
           'runs',
-          () => api<{ runs: Run[] }>(`api/data-sets/${connection.data_set_id}/runs${qs({ limit: 20 })}`),
+          () =>
+            api<Answer<'/api/data-sets/{data_set_id}/runs'>>(
+              `api/data-sets/${connection.data_set_id}/runs${qs({ limit: 20 })}`,
+            ),
           (runs) => {
             replace(
               parts.runs,
@@ -557,7 +552,7 @@ export function connectionView(connectionId: string) {
         part(
           'files',
           () =>
-            api<{ version: number | null; files: DataFile[]; next_cursor: string | null }>(
+            api<Answer<'/api/data-sets/{data_set_id}/files'>>(
               `api/data-sets/${connection.data_set_id}/files${qs({ limit: 50 })}`,
             ),
           (files) => {

@@ -4,54 +4,20 @@
  * the definition as a query job and shows its first rows and counts; "Save" creates the pipeline
  * or writes a new working version, "Save and deploy" deploys it too.
  */
-import { api, type Caller, qs } from '../api.ts';
+import { type Answer, api, type Body, type Caller, qs, type Schemas } from '../api.ts';
 import { type Child, el, errorBox, replace, table } from '../dom.ts';
 
 const formats = ['auto', 'json', 'xml', 'form', 'ndjson'] as const;
 const types = ['string', 'long', 'double', 'boolean', 'timestamp'] as const;
 
-interface Column {
-  name: string;
-  path: string;
-  type: string;
-  seen?: number;
-}
-interface Definition {
-  source: { data_set_id: string };
-  decode: { format: string };
-  where?: { path: string; equals: unknown };
-  columns: Column[];
-  output: { name: string };
-  on_new_data?: boolean;
-}
-interface DataSet {
-  data_set_id: string;
-  tenant_id: string;
-  name: string;
-  origin: { type: string };
-}
-interface Suggestion {
-  sampled_envelopes: number;
-  sampled_rows: number;
-  rows_rejected: number;
-  formats: Record<string, number>;
-  columns: Column[];
-  more_paths: number;
-}
-interface QueryJob {
-  status: string;
-  error_message: string | null;
-  rows_in: number | null;
-  rows_out: number | null;
-  rows_rejected: number | null;
-  rows_filtered: number | null;
-  rejection_samples: { message_id: string; reason: string }[];
-}
-interface QueryResult {
-  columns: { name: string }[];
-  rows: (string | number | boolean | null)[][];
-  truncated: boolean;
-}
+type Definition = Body<'/api/pipelines/{pipeline_id}/update-definition', 'post'>['definition'];
+/** A column being edited: as a definition holds it, with how often a suggestion saw its path. */
+type Column = Definition['columns'][number] & Partial<Pick<Schemas['ColumnSuggestion']['columns'][number], 'seen'>>;
+type Job = Schemas['Job'];
+
+/** The option of `options` a control shows (a control only offers those). */
+const chosen = <T extends string>(options: readonly T[], value: string): T =>
+  options.find((option) => option === value) ?? (options[0] as T);
 
 const field = (id: string, label: string, control: HTMLElement, hint?: string) =>
   el('div', { class: 'field' }, el('label', { for: id }, label), control, hint ? el('small', {}, hint) : null);
@@ -64,7 +30,7 @@ const select = (id: string, options: readonly string[], value: string, labels: R
   );
 
 /** `equals` is a JSON value: what parses as JSON is that value, anything else a string. */
-function jsonValue(text: string): unknown {
+function jsonValue(text: string): Schemas['JsonValue'] {
   try {
     return JSON.parse(text);
   } catch {
@@ -77,8 +43,8 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function pipelineEditorView(pipelineId: string | null) {
   return async (main: HTMLElement, caller: Caller): Promise<undefined> => {
     const [existing, { data_sets: dataSets }] = await Promise.all([
-      pipelineId ? api<{ name: string; definition: Definition | null }>(`api/pipelines/${pipelineId}`) : null,
-      api<{ data_sets: DataSet[] }>(`api/data-sets${qs({ tenant_id: caller.tenant_id, limit: 1000 })}`),
+      pipelineId ? api<Answer<'/api/pipelines/{pipeline_id}'>>(`api/pipelines/${pipelineId}`) : null,
+      api<Answer<'/api/data-sets'>>(`api/data-sets${qs({ tenant_id: caller.tenant_id, limit: 1000 })}`),
     ]);
     const sources = dataSets.filter((dataSet) => dataSet.origin.type === 'Webhook');
     const definition = existing?.definition ?? null;
@@ -173,7 +139,7 @@ export function pipelineEditorView(pipelineId: string | null) {
                 const control = select(`type-${c.index}`, types, c.type);
                 control.setAttribute('aria-label', `Type of column ${c.index + 1}`);
                 control.addEventListener('change', () => {
-                  (columns[c.index] as Column).type = control.value;
+                  (columns[c.index] as Column).type = chosen(types, control.value);
                 });
                 return control;
               },
@@ -204,7 +170,7 @@ export function pipelineEditorView(pipelineId: string | null) {
         : {};
       return {
         source: { data_set_id: source.value },
-        decode: { format: format.value },
+        decode: { format: chosen(formats, format.value) },
         ...where,
         columns: columns
           .filter((_, index) => included.has(index))
@@ -218,10 +184,14 @@ export function pipelineEditorView(pipelineId: string | null) {
     const suggest = async () => {
       replace(columnArea, el('p', { class: 'muted' }, 'Reading recent payloads…'));
       try {
-        const suggestion = await api<Suggestion>(`api/data-sets/${source.value}/suggest-columns`, {
-          method: 'POST',
-          body: { format: format.value, sample: 200 },
-        });
+        const body: Body<'/api/data-sets/{data_set_id}/suggest-columns', 'post'> = {
+          format: chosen(formats, format.value),
+          sample: 200,
+        };
+        const suggestion = await api<Answer<'/api/data-sets/{data_set_id}/suggest-columns', 'post'>>(
+          `api/data-sets/${source.value}/suggest-columns`,
+          { method: 'POST', body },
+        );
         columns = suggestion.columns;
         included.clear();
         for (let i = 0; i < columns.length; i++) included.add(i);
@@ -246,14 +216,12 @@ export function pipelineEditorView(pipelineId: string | null) {
       replace(previewArea, el('p', { class: 'muted' }, 'Running a query over the data set…'));
       try {
         const { output: _output, on_new_data: _onNewData, ...query } = currentDefinition();
-        const started = await api<{ job_id: string }>('api/jobs', {
-          method: 'POST',
-          body: { type: 'query', tenant_id: tenantOfSource(), query, limit: 20 },
-        });
-        let job = await api<QueryJob>(`api/jobs/${started.job_id}`);
+        const body: Body<'/api/jobs', 'post'> = { type: 'query', tenant_id: tenantOfSource(), query, limit: 20 };
+        const started = await api<Answer<'/api/jobs', 'post'>>('api/jobs', { method: 'POST', body });
+        let job = await api<Job>(`api/jobs/${started.job_id}`);
         for (let polls = 0; !['Succeeded', 'Failed', 'Cancelled'].includes(job.status) && polls < 120; polls++) {
           await wait(500);
-          job = await api<QueryJob>(`api/jobs/${started.job_id}`);
+          job = await api<Job>(`api/jobs/${started.job_id}`);
         }
         if (job.status !== 'Succeeded') {
           replace(
@@ -266,7 +234,7 @@ export function pipelineEditorView(pipelineId: string | null) {
           );
           return;
         }
-        const result = await api<QueryResult>(`api/jobs/${started.job_id}/result`);
+        const result = await api<Answer<'/api/jobs/{job_id}/result'>>(`api/jobs/${started.job_id}/result`);
         replace(
           previewArea,
           el(
@@ -285,7 +253,7 @@ export function pipelineEditorView(pipelineId: string | null) {
             'No rows',
           ),
           job.rejection_samples.length
-            ? table<{ message_id: string; reason: string }>(
+            ? table<Job['rejection_samples'][number]>(
                 'Rejected rows (a sample)',
                 [
                   { label: 'Message id', header: true, cell: (r) => el('code', {}, r.message_id) },
@@ -305,15 +273,17 @@ export function pipelineEditorView(pipelineId: string | null) {
       try {
         let id = savedId;
         if (id) {
-          await api(`api/pipelines/${id}/update-definition`, {
-            method: 'POST',
-            body: { definition: currentDefinition() },
-          });
+          const body: Body<'/api/pipelines/{pipeline_id}/update-definition', 'post'> = {
+            definition: currentDefinition(),
+          };
+          await api(`api/pipelines/${id}/update-definition`, { method: 'POST', body });
         } else {
-          const created = await api<{ pipeline_id: string }>('api/pipelines', {
-            method: 'POST',
-            body: { tenant_id: tenantOfSource(), name: name.value.trim(), definition: currentDefinition() },
-          });
+          const body: Body<'/api/pipelines', 'post'> = {
+            tenant_id: tenantOfSource(),
+            name: name.value.trim(),
+            definition: currentDefinition(),
+          };
+          const created = await api<Answer<'/api/pipelines', 'post'>>('api/pipelines', { method: 'POST', body });
           id = created.pipeline_id;
           savedId = id;
           name.disabled = true;

@@ -1,19 +1,11 @@
 import { dedupText, handshakeText, keyText, signatureText } from '../../../shared/domain/connections/preset-guide.ts';
 import { type PresetText, presetTexts } from '../../../shared/domain/connections/preset-texts.ts';
 import { type Preset, presets } from '../../../shared/domain/connections/presets.ts';
-import { api } from '../api.ts';
+import { api, type Schemas } from '../api.ts';
 import { el, errorBox, replace } from '../dom.ts';
 
 type Scheme = keyof typeof presets;
-export interface Security {
-  auth_mode: string;
-  signature: { scheme: string; header: string | null; tolerance_seconds: number | null } | null;
-  dedup_window_seconds: number;
-  dedup_key: { header: string } | { json_pointer: string } | null;
-  rate_limit: { requests_per_second: number; burst: number } | null;
-  ip_allowlist: string[] | null;
-  signing_secret?: string;
-}
+export type Security = Schemas['SourceSecurity'];
 
 const schemes = (Object.keys(presets) as Scheme[]).sort((a, b) =>
   presetTexts[a].label.localeCompare(presetTexts[b].label, 'en'),
