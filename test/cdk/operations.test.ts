@@ -105,7 +105,7 @@ describe('alarms', () => {
       ...Object.keys(consumers).map((name) => [name, `The ${name} queue consumer failed`]),
       ...Object.keys(schedules).map((name) => [name, `The ${name} scheduled function failed`]),
     ];
-    expect(watched).toHaveLength(9);
+    expect(watched).toHaveLength(10);
     const resources = template.toJSON().Resources;
     for (const [name, description] of watched) {
       const alarm = alarmDescribed(description as string);
@@ -177,11 +177,26 @@ describe('alarms', () => {
       ]),
     );
     expect(byConsumer).toEqual({
-      'ingest-writer': 5,
+      'ingest-writer': 50,
+      'table-committer': 50,
       'dead-letter-recorder': 2,
       'job-runner': 10,
       'dashboard-provisioner': 2,
     });
+    // The writer and the committers keep their instances whatever the API takes.
+    type Resource = {
+      Metadata?: Record<string, { name: string }>;
+      Properties?: { ReservedConcurrentExecutions?: number };
+    };
+    const reserved = Object.fromEntries(
+      (Object.values(resources) as Resource[])
+        .filter((resource) => Number.isInteger(resource.Properties?.ReservedConcurrentExecutions))
+        .map((resource) => [
+          resource.Metadata?.['tributary:function']?.name,
+          resource.Properties?.ReservedConcurrentExecutions,
+        ]),
+    );
+    expect(reserved).toEqual({ 'ingest-writer': 50, 'table-committer': 50 });
     const spec = (maxConcurrency: number, reservedConcurrency?: number) => ({
       maxConcurrency,
       function: { memoryMb: 256, timeoutSeconds: 30, reservedConcurrency },

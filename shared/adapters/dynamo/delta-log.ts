@@ -23,6 +23,7 @@ import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/stora
 import { forEachAtMost } from '../../domain/at-most.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
+import { shapeReader } from './stored-items.ts';
 import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
@@ -86,19 +87,19 @@ export function chunkMessageIds(ids: string[]): string[][] {
 const chunkSort = (runId: string, chunk: number) => `R#${runId}#${String(chunk).padStart(4, '0')}`;
 
 /** A run's R# items, as stored: chunk items and, from before chunks, one item of the whole run. */
-const runIdsItem = z.object({
+const readRunIds = /* @__PURE__ */ shapeReader('DeltaRunIds', () => ({
   sk: z.string(),
   ids: z.instanceof(Uint8Array).optional(),
   other_ids: z.array(z.string()).optional(),
   chunks: z.number().int().positive().optional(),
-});
+}));
 
 /**
  * A run's ids from its items: chunk 0 says how many chunks its last hold wrote, and chunks from an
  * earlier hold of more rows (a race lost, and its rows taken out) are left out.
  */
 export function idsOfRunItems(runId: string, items: Record<string, unknown>[]): string[] {
-  const stored = items.map((item) => runIdsItem.parse(item));
+  const stored = items.map(readRunIds);
   const whole = stored.find((item) => item.sk === `R#${runId}`);
   const first = stored.find((item) => item.sk === chunkSort(runId, 0));
   if (!first) return whole ? unpackMessageIds(whole.ids, whole.other_ids) : [];

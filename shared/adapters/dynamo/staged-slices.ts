@@ -11,6 +11,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { recordLifetimeMs, type StagedRecord } from '../../domain/ingest/staging.ts';
+import { type StoredItem, shapeReader } from './stored-items.ts';
 import { batchWriteAll, db, table } from './table.ts';
 
 export const stagingKeys = {
@@ -19,7 +20,7 @@ export const stagingKeys = {
   head: (tableId: string) => ({ pk: `STAGE#${tableId}`, sk: 'HEAD' }),
 };
 
-const recordItem = z.object({
+const readRecord = /* @__PURE__ */ shapeReader('StagedSlice', () => ({
   sk: z.string().startsWith('B#'),
   key: z.string(),
   object_size: z.number(),
@@ -28,10 +29,10 @@ const recordItem = z.object({
   rows: z.number(),
   oldest: z.number(),
   bytes: z.number(),
-});
+}));
 
-function toRecord(item: Record<string, unknown>): StagedRecord {
-  const parsed = recordItem.parse(item);
+function toRecord(item: StoredItem): StagedRecord {
+  const parsed = readRecord(item);
   return {
     id: parsed.sk.slice(2),
     key: parsed.key,
@@ -105,12 +106,12 @@ export async function removeRecords(tableId: string, ids: string[]): Promise<voi
   await batchWriteAll(ids.map((id) => ({ DeleteRequest: { Key: stagingKeys.record(tableId, id) } })));
 }
 
-const watermarkItem = z.object({ through: z.string().optional() });
+const readWatermark = /* @__PURE__ */ shapeReader('StagingHead', () => ({ through: z.string().optional() }));
 
 /** What the table has staged and not committed, as of now (eventually consistent: for people, not decisions). */
 export async function stagedRecordsOf(tableId: string): Promise<StagedRecord[]> {
   const head = await db.send(
     new GetCommand({ TableName: table(), Key: stagingKeys.head(tableId), ProjectionExpression: 'through' }),
   );
-  return recordsAbove(tableId, watermarkItem.parse(head.Item ?? {}).through ?? null, false);
+  return recordsAbove(tableId, (head.Item ? readWatermark(head.Item).through : undefined) ?? null, false);
 }

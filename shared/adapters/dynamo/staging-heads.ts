@@ -21,6 +21,7 @@ import {
   totalsOf,
 } from '../../domain/ingest/staging.ts';
 import { recordsAbove, removeRecords, stagingKeys, writeRecords } from './staged-slices.ts';
+import { type StoredItem, shapeReader } from './stored-items.ts';
 import { db, isConditionFailure, table } from './table.ts';
 
 /** Keys of the index of pending tables: enough that no key takes more than a small share of the writes. */
@@ -46,7 +47,7 @@ export const pendingKeys = {
   }),
 };
 
-const headItem = z.object({
+const readHead = /* @__PURE__ */ shapeReader('StagingHead', () => ({
   data_set_id: z.string(),
   v: z.number(),
   through: z.string().optional(),
@@ -55,11 +56,14 @@ const headItem = z.object({
   trigger_at: z.number().optional(),
   lease_holder: z.string().optional(),
   lease_until: z.number().optional(),
-});
+}));
 
-function toHead(item: Record<string, unknown> | undefined): StagingHead {
+function toHead(item: StoredItem | undefined): StagingHead {
   if (!item) return emptyHead;
-  const parsed = headItem.parse(item);
+  return headOfItem(readHead(item));
+}
+
+function headOfItem(parsed: ReturnType<typeof readHead>): StagingHead {
   const failure: TableFailure | null = parsed.failure
     ? {
         attempts: parsed.failure.attempts,
@@ -186,7 +190,10 @@ export const stagedRecords: StagedRecords = {
             ExclusiveStartKey: start,
           }),
         );
-        for (const item of result.Items ?? []) found.push({ tableId: String(item.data_set_id), head: toHead(item) });
+        for (const item of result.Items ?? []) {
+          const parsed = readHead(item);
+          found.push({ tableId: parsed.data_set_id, head: headOfItem(parsed) });
+        }
         start = result.LastEvaluatedKey;
       } while (start);
     });
