@@ -77,7 +77,7 @@ export async function createWebhook(
   const tenant = await call('POST', '/api/tenants', { name: `bench ${Date.now()}` });
   await call('POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
     name: 'bench',
-    base_url: 's3://demo-bucket/bench',
+    base_url: `s3://demo-bucket/bench-${tenant.tenant_id}`,
     options: { endpoint: `http://127.0.0.1:${service.env.LOCAL_S3_PORT}` },
   });
   const connection = await call('POST', `/api/tenants/${tenant.tenant_id}/connections`, {

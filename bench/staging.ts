@@ -46,7 +46,7 @@ async function createConnections(service: BenchService, count: number, tenants: 
     });
     await api(service, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
       name: 'staging',
-      base_url: 's3://demo-bucket/staging',
+      base_url: `s3://demo-bucket/staging-${tenant.tenant_id}`,
       options: { endpoint: `http://127.0.0.1:${service.env.LOCAL_S3_PORT}` },
     });
     tenantIds.push(tenant.tenant_id);

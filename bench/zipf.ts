@@ -70,7 +70,7 @@ async function createConnections(service: BenchService, count: number): Promise<
   const tenant = await api<{ tenant_id: string }>(service, 'POST', '/api/tenants', { name: `zipf ${Date.now()}` });
   await api(service, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
     name: 'zipf',
-    base_url: 's3://demo-bucket/zipf',
+    base_url: `s3://demo-bucket/zipf-${tenant.tenant_id}`,
     options: { endpoint: `http://127.0.0.1:${service.env.LOCAL_S3_PORT}` },
   });
   const made: Connection[] = new Array(count);

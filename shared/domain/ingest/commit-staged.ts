@@ -301,9 +301,11 @@ export async function commitStagedTable(
   let head = await deps.records.head(tableId);
   let pending = await deps.records.pending(tableId, head.through);
   if (pending.length === 0) {
-    if (head.dueAt !== null || head.triggerAt !== null)
+    // Nothing staged: not listed as pending (unless a writer listed it since), and no failure to show.
+    if (head.dueAt !== null || head.triggerAt !== null || head.failure !== null)
       await settleHead(deps, tableId, head, (current, changed) => ({
         ...current,
+        failure: null,
         ...(changed ? {} : { dueAt: null, triggerAt: null }),
       }));
     return report;
