@@ -495,6 +495,7 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
     pathParameters: { source_id: hook.source_id },
     requestContext: {
       requestId: randomUUID(),
+      domainName: 'api.example.com',
       http: {
         method: 'POST',
         path: `/api/ingest/${hook.source_id}`,
