@@ -109,7 +109,9 @@ async function topologyFunctions(settings: LocalSettings, queueUrls: QueueUrls, 
       queueUrl,
       queueArn: arn.Attributes?.QueueArn ?? '',
       batchSize: consumer.batchSize,
-      batchingWindowSeconds: settings.batchWindowSeconds,
+      // A consumer declared to be invoked as soon as messages arrive (the table committer: a freshness
+      // target of seconds) keeps that; the others take the local window.
+      batchingWindowSeconds: consumer.maxBatchingWindowSeconds === 0 ? 0 : settings.batchWindowSeconds,
       timeoutSeconds: consumer.function.timeoutSeconds,
       concurrency: Math.min(settings.pollersPerConsumer, consumer.maxConcurrency),
     });
