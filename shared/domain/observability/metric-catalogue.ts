@@ -150,8 +150,16 @@ export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): 
 }
 
 /** Envelopes unaccounted for across sources: each source's figure above zero, summed. */
-export function unaccountedTotal(samples: ReadonlyMap<MetricKey, Sample[]>): number {
-  return [...unaccountedBySource(samples).values()].reduce((total, figure) => total + Math.max(0, figure), 0);
+export function unaccountedTotal(bySource: ReadonlyMap<string, number>): number {
+  return [...bySource.values()].reduce((total, figure) => total + Math.max(0, figure), 0);
+}
+
+/**
+ * Envelopes missing: those unaccounted for that are not where envelopes wait either (queued, on the
+ * dead-letter queue, staged for their commit).
+ */
+export function missingEnvelopes(bySource: ReadonlyMap<string, number>, waiting: number): number {
+  return Math.max(0, unaccountedTotal(bySource) - waiting);
 }
 
 /** Derived figures /metrics shows beside the stored ones. */
@@ -196,9 +204,13 @@ function exportedSamples(spec: MetricSpec, samples: Sample[]): Sample[] {
 
 /**
  * The exposition. A metric without labels reads 0 before anything was counted (the Prometheus
- * client convention), so that an alert on its rate works from the first scrape.
+ * client convention), so that an alert on its rate works from the first scrape. `unaccounted` is
+ * each source's figure, where it is not the samples' own (sources settled with one, not read).
  */
-export function renderPrometheus(samples: ReadonlyMap<MetricKey, Sample[]>): string {
+export function renderPrometheus(
+  samples: ReadonlyMap<MetricKey, Sample[]>,
+  unaccounted: ReadonlyMap<string, number> = unaccountedBySource(samples),
+): string {
   const lines: string[] = [];
   for (const [key, spec] of Object.entries(metricCatalogue) as [MetricKey, MetricSpec][]) {
     lines.push(`# HELP ${spec.name} ${spec.help}`, `# TYPE ${spec.name} ${spec.type}`);
@@ -208,6 +220,6 @@ export function renderPrometheus(samples: ReadonlyMap<MetricKey, Sample[]>): str
   }
   const { unaccounted: derived } = derivedMetrics;
   lines.push(`# HELP ${derived.name} ${derived.help}`, `# TYPE ${derived.name} ${derived.type}`);
-  lines.push(`${derived.name} ${unaccountedTotal(samples)}`);
+  lines.push(`${derived.name} ${unaccountedTotal(unaccounted)}`);
   return `${lines.join('\n')}\n`;
 }
