@@ -5,7 +5,7 @@
  * is the function's own work (Parquet decode, base64 decode, matching), not the store's latency.
  */
 
-import { readEnvelopeFile } from '#shared/adapters/parquet/envelope-reader.ts';
+import { envelopeGroups } from '#shared/adapters/parquet/envelope-reader.ts';
 import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
 import type { AddFile } from '#shared/domain/delta/log.ts';
 import { type EventQuery, type EventReadDeps, maxFilesPerRead, readEvents } from '#shared/domain/monitoring/events.ts';
@@ -27,14 +27,27 @@ const files = Array.from({ length: maxFilesPerRead }, (_, index) => {
   };
   return { add, bytes: encoded.bytes };
 });
+let fetched = 0;
 const deps: EventReadDeps = {
   snapshotFiles: async () => files.map((file) => file.add),
   stagedSources: async () => [],
-  readEvents: async (add) => readEnvelopeFile(files.find((file) => file.add === add)?.bytes ?? new Uint8Array()),
+  // Each file read by byte ranges from memory, as the events route reads it from its store.
+  fileGroups: async (add) => {
+    const bytes = files.find((file) => file.add === add)?.bytes ?? new Uint8Array();
+    return envelopeGroups({
+      byteLength: bytes.length,
+      read: async (start, end) => {
+        fetched += end - start;
+        return bytes.subarray(start, end);
+      },
+    });
+  },
+  bytesFetched: () => fetched,
   cursors: { seal: async () => 'cursor', open: async () => ({}) },
 };
 
 async function measure(query: Omit<EventQuery, 'limit'>) {
+  fetched = 0;
   const memory = trackPeakMemory();
   const started = performance.now();
   const page = await readEvents(deps, { limit: 50, ...query });

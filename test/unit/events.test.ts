@@ -5,6 +5,7 @@ import {
   type EventQuery,
   type EventReadDeps,
   eventMatcher,
+  eventsAsGroup,
   maxFilesPerRead,
   maxReadMs,
   readEvents,
@@ -67,9 +68,14 @@ function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
   const read: string[] = [];
   const deps: EventReadDeps = {
     snapshotFiles: async () => adds,
-    readEvents: async (file) => {
+    // One row group per file, its bounds those of its rows (as a footer's statistics give them).
+    fileGroups: async (file) => {
       read.push(file.path);
-      return files[adds.indexOf(file)] ?? [];
+      const rows = files[adds.indexOf(file)] ?? [];
+      const times = rows.map((row) => row.ingested_at_us).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return [
+        eventsAsGroup({ min: times[0] as bigint, max: times.at(-1) as bigint, size: file.size }, async () => rows),
+      ];
     },
     stagedSources: async () =>
       batches.map((rows, index) => {
@@ -327,18 +333,22 @@ describe('searching the bodies of events', () => {
     expect(await ids('$.id', '12ab')).toEqual([id(4)]);
   });
 
-  it('starts no file after its time budget, and the cursor goes on from there', async () => {
-    // Prepare: a clock on which each file takes 4 s to read.
+  it('starts nothing after its time budget, and the cursor goes on from there', async () => {
+    // Prepare: a clock on which each file's row group takes 4 s to read.
     const files = Array.from({ length: 6 }, (_, n) => [withBody(n, n, `{"hit":${n}}`)]);
     const { deps } = table(files);
     let now = 0;
     const slow: EventReadDeps = {
       ...deps,
       clock: () => now,
-      readEvents: async (file) => {
-        now += 4000;
-        return deps.readEvents(file);
-      },
+      fileGroups: async (file) =>
+        (await deps.fileGroups(file)).map((group) => ({
+          ...group,
+          async *slices() {
+            now += 4000;
+            yield* group.slices();
+          },
+        })),
     };
     // Act
     const first = await readEvents(slow, { limit: 50, contains: 'hit' });

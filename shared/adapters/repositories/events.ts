@@ -11,8 +11,9 @@ import { conflict } from '../../domain/errors.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
-import { readEnvelopeFile } from '../parquet/envelope-reader.ts';
+import { envelopeGroups } from '../parquet/envelope-reader.ts';
 import { claimedPayload } from '../s3/claim-checks.ts';
+import type { TableLocation } from '../s3/tenant-stores.ts';
 import { stagedSlices } from '../staged-envelopes.ts';
 import { tableReader } from '../table-storage.ts';
 
@@ -54,11 +55,13 @@ const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
 /**
  * The table's files and rows as the Events view reads them, whoever wrote them: the live files of
  * the latest snapshot (from its checkpoint on), a table Tributary cannot read refused with the
- * reason (409), and the rows another engine deleted with a deletion vector left out.
+ * reason (409), each file read by byte ranges (its footer, then the columns and pages wanted), and
+ * the rows another engine deleted with a deletion vector left out. Counts the bytes it fetched.
  */
 export function tableEvents(
-  reader: LogReader & { storage: Pick<TableStorage, 'get'> },
+  reader: LogReader & { storage: Pick<TableStorage, 'get'> & Pick<TableLocation, 'getRange'> },
 ): Omit<EventReadDeps, 'cursors' | 'stagedSources'> {
+  let fetched = 0;
   return {
     snapshotFiles: async () => {
       const { state } = await openSnapshot(reader);
@@ -66,13 +69,20 @@ export function tableEvents(
       if (!support.ok) throw conflict(support.message);
       return [...state.files.values()];
     },
-    readEvents: async (file) => {
-      const [events, deleted] = await Promise.all([
-        reader.storage.get(file.path).then(readEnvelopeFile),
-        deletedRowsOf(reader.storage, file),
-      ]);
-      return deleted.cardinality === 0 ? events : events.filter((_, row) => !deleted.has(row));
+    fileGroups: async (file) => {
+      const deleted = await deletedRowsOf(reader.storage, file);
+      return envelopeGroups(
+        {
+          byteLength: file.size,
+          read: (start, end) => {
+            fetched += end - start;
+            return reader.storage.getRange(file.path, start, end);
+          },
+        },
+        (row) => deleted.has(row),
+      );
     },
+    bytesFetched: () => fetched,
   };
 }
 
@@ -82,7 +92,7 @@ export async function eventsOf(dataSetId: string): Promise<EventReadDeps> {
   if (!dataSet?.storage_location || !dataSet.object_store_id)
     return {
       snapshotFiles: async () => [],
-      readEvents: async () => [],
+      fileGroups: async () => [],
       stagedSources: () => stagedSources(dataSetId),
       cursors,
     };

@@ -146,6 +146,8 @@ export function parseLocation(location: string): { bucket: string; prefix: strin
 }
 
 export interface TableLocation extends TableStorage {
+  /** Bytes [start, end) of an object: a Parquet footer, a column's pages. */
+  getRange(relativeKey: string, start: number, end: number): Promise<Buffer>;
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
 
@@ -203,6 +205,14 @@ export async function tableLocation(store: StoredObjectStore, location: string):
       }
     },
     get,
+    getRange: (relativeKey, start, end) =>
+      reach(async () =>
+        objectBytes(
+          await client.send(
+            new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey), Range: `bytes=${start}-${end - 1}` }),
+          ),
+        ),
+      ),
     async getIfExists(relativeKey) {
       try {
         return await get(relativeKey);
