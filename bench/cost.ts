@@ -224,11 +224,11 @@ export async function startLocal(
       );
     },
     /** One table-commits invocation that commits everything staged, as a graceful stop's does. */
-    async commitPass() {
+    async commitPass(timeoutMs = 10_000) {
       const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, commitEntry)).href)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
-      await handler({ detail: { stopping: true } }, lambdaContextFor('table-commits'));
+      await handler({ detail: { stopping: true } }, lambdaContextFor('table-commits', timeoutMs));
     },
     adminKey: admin.key,
     s3Endpoint: standIns.endpoints.s3,
@@ -478,11 +478,12 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
   }
 }
 
-function lambdaContextFor(name: string) {
+function lambdaContextFor(name: string, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
   return {
     functionName: name,
     awsRequestId: randomUUID(),
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => until - Date.now(),
     callbackWaitsForEmptyEventLoop: true,
     memoryLimitInMB: '512',
   };
