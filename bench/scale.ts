@@ -468,25 +468,17 @@ function analyse(shape: Shape, phases: [Phase, Phase]): ShapeResult {
     ceiling = itemCeiling.ceiling;
     limitedBy = `an item of \`${itemCeiling.key}\` reaching 400 KB at the deployed freshness target`;
   }
+  // What each function keeps busy at the ceiling (Lambda's concurrency), on the same lines as its limit.
   const concurrency = new Map<string, number>();
+  const busyLoad = (phase: Phase, entry: string): Load => ({
+    limit: entry,
+    capacity: 0,
+    parts: new Map([[scheduleEntries.has(entry) ? entry : '', (phase.busy.get(entry) ?? 0) / phase.seconds]]),
+  });
   for (const entry of new Set([...phases[0].busy.keys(), ...phases[1].busy.keys()])) {
-    const line = lineOf(
-      served,
-      {
-        limit: entry,
-        capacity: 0,
-        parts: new Map([
-          [scheduleEntries.has(entry) ? entry : '', (phases[0].busy.get(entry) ?? 0) / phases[0].seconds],
-        ]),
-      },
-      {
-        limit: entry,
-        capacity: 0,
-        parts: new Map([
-          [scheduleEntries.has(entry) ? entry : '', (phases[1].busy.get(entry) ?? 0) / phases[1].seconds],
-        ]),
-      },
-    );
+    const [low, high] = [busyLoad(phases[0], entry), busyLoad(phases[1], entry)];
+    const line =
+      grows(entry) || entry === 'functions/ingest/accept.ts' ? lineOf(served, low, high) : lineOf(served, high, high);
     concurrency.set(entry, line.at(Number.isFinite(ceiling) ? ceiling : served[1]));
   }
   return {
