@@ -224,7 +224,10 @@ export async function startLocal(
       );
     },
     /** One table-commits invocation that commits everything staged, as a graceful stop's does. */
-    async commitPass(timeoutMs = 10_000) {
+    /** Given the deployed function's time (300 s): on a loaded machine a pass of 40 tables can take more than 10. */
+    async commitPass(
+      timeoutMs = ((schedules['table-commits'] as (typeof schedules)[string]).function?.timeoutSeconds ?? 300) * 1000,
+    ) {
       const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, commitEntry)).href)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
@@ -259,7 +262,8 @@ export async function createTenant(local: Local): Promise<string> {
   const tenant = await call(local, 'POST', '/api/tenants', { name: `cost ${Date.now()}` });
   await call(local, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
     name: 'cost',
-    base_url: 's3://demo-bucket/cost',
+    // A place of its own: tenants' stores never overlap (the deployment refuses a second store there).
+    base_url: `s3://demo-bucket/cost-${tenant.tenant_id}`,
     options: { endpoint: local.s3Endpoint },
   });
   return tenant.tenant_id as string;
