@@ -6,42 +6,40 @@
  */
 
 import { envelopeGroups } from '#shared/adapters/parquet/envelope-reader.ts';
-import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
-import type { AddFile } from '#shared/domain/delta/log.ts';
-import { type EventQuery, type EventReadDeps, maxFilesPerRead, readEvents } from '#shared/domain/monitoring/events.ts';
+import { encodeEnvelopes } from '#shared/adapters/parquet/envelope-writer.ts';
+import {
+  type EventFile,
+  type EventQuery,
+  type EventReadDeps,
+  maxFilesPerRead,
+  readEvents,
+} from '#shared/domain/monitoring/events.ts';
 import { makeEnvelopes } from './envelopes.ts';
 import { trackPeakMemory } from './peak-memory.ts';
 
 const rowsPerFile = Number(process.argv[2] ?? 5_000);
 const envelopes = makeEnvelopes(rowsPerFile * maxFilesPerRead);
 const rawBytes = envelopes.reduce((sum, envelope) => sum + envelope.payload_size, 0);
-const files = Array.from({ length: maxFilesPerRead }, (_, index) => {
-  const encoded = encodeEnvelopes(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
-  const add: AddFile = {
-    path: `dt=2026-11-21/part-${index}.zstd.parquet`,
-    partitionValues: { dt: '2026-11-21' },
-    size: encoded.bytes.length,
-    modificationTime: 0,
-    dataChange: true,
-    stats: JSON.stringify(encoded.stats),
-  };
-  return { add, bytes: encoded.bytes };
-});
 let fetched = 0;
+// Each file read by byte ranges from memory, as the events route reads it from its store.
+const files = Array.from({ length: maxFilesPerRead }, (_, index): EventFile => {
+  const { bytes, stats } = encodeEnvelopes(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
+  return {
+    size: bytes.length,
+    stats,
+    groups: () =>
+      envelopeGroups({
+        byteLength: bytes.length,
+        read: async (start, end) => {
+          fetched += end - start;
+          return bytes.subarray(start, end);
+        },
+      }),
+  };
+});
 const deps: EventReadDeps = {
-  snapshotFiles: async () => files.map((file) => file.add),
+  snapshotFiles: async () => files,
   stagedSources: async () => [],
-  // Each file read by byte ranges from memory, as the events route reads it from its store.
-  fileGroups: async (add) => {
-    const bytes = files.find((file) => file.add === add)?.bytes ?? new Uint8Array();
-    return envelopeGroups({
-      byteLength: bytes.length,
-      read: async (start, end) => {
-        fetched += end - start;
-        return bytes.subarray(start, end);
-      },
-    });
-  },
   bytesFetched: () => fetched,
   cursors: { seal: async () => 'cursor', open: async () => ({}) },
 };
@@ -82,7 +80,7 @@ process.stdout.write(
     rowsPerFile,
     files: files.length,
     rawBytes,
-    parquetBytes: files.reduce((sum, file) => sum + file.bytes.length, 0),
+    parquetBytes: files.reduce((sum, file) => sum + file.size, 0),
     results,
   }),
 );

@@ -11,11 +11,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import * as parquet from 'parquet-wasm';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '#shared/adapters/parquet/checkpoint-reader.ts';
+import type { AddFile } from '#delta/log.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { envelopeGroups } from '#shared/adapters/parquet/envelope-reader.ts';
+import { encodeEnvelopes } from '#shared/adapters/parquet/envelope-writer.ts';
 import { tableEvents } from '#shared/adapters/repositories/events.ts';
-import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
-import type { AddFile } from '#shared/domain/delta/log.ts';
 import type { Envelope } from '#shared/domain/ingest/envelope.ts';
 import { type EventQuery, type EventReadDeps, readEvents } from '#shared/domain/monitoring/events.ts';
 import { makeEnvelopes, seededRandom } from '../../bench/envelopes.ts';
@@ -186,7 +186,11 @@ describe('the Events view on a file of many row groups', () => {
     // Slices of 64 KB of bodies: each row group of ~280 KB in several.
     const deps: EventReadDeps = {
       ...table.deps,
-      fileGroups: async () => envelopeGroups(source, () => false, 64 * 1024),
+      snapshotFiles: async () =>
+        (await table.deps.snapshotFiles()).map((file) => ({
+          ...file,
+          groups: () => envelopeGroups(source, () => false, 64 * 1024),
+        })),
     };
     expect(await answer(deps, { limit: 50, contains: '"sequence":4321,' })).toEqual(
       await duckdb(files.shuffled, `contains(decode(from_base64(payload)), '"sequence":4321,')`),

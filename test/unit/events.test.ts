@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AddFile } from '#shared/domain/delta/log.ts';
 import { invalid } from '#shared/domain/errors.ts';
 import {
+  type EventFile,
   type EventQuery,
   type EventReadDeps,
   eventMatcher,
@@ -39,18 +39,14 @@ function withBody(n: number, second: number, body: string | Buffer, contentType 
 
 /** Files as the writer commits them, each with the statistics of its own rows; and staged batches not committed yet. */
 function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
-  const adds: AddFile[] = files.map((rows, index) => {
+  const read: string[] = [];
+  const snapshot: EventFile[] = files.map((rows, index) => {
     const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
     const sizes = rows.map((row) => row.payload_size);
     const ids = rows.map((row) => row.message_id).sort();
     return {
-      path: `dt=2026-11-21/part-${index}.zstd.parquet`,
-      partitionValues: { dt: '2026-11-21' },
       size: 1000,
-      modificationTime: 0,
-      dataChange: true,
-      stats: JSON.stringify({
-        numRecords: rows.length,
+      stats: {
         minValues: {
           ingested_at: new Date(Math.min(...times)).toISOString(),
           message_id: ids[0] as string,
@@ -61,22 +57,19 @@ function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
           message_id: ids.at(-1) as string,
           payload_size: Math.max(...sizes),
         },
-        nullCount: {},
-      }),
+      },
+      // One row group per file, its bounds those of its rows (as a footer's statistics give them).
+      groups: async () => {
+        read.push(`dt=2026-11-21/part-${index}.zstd.parquet`);
+        const sorted = rows.map((row) => row.ingested_at_us).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        return [
+          eventsAsGroup({ min: sorted[0] as bigint, max: sorted.at(-1) as bigint, size: 1000 }, async () => rows),
+        ];
+      },
     };
   });
-  const read: string[] = [];
   const deps: EventReadDeps = {
-    snapshotFiles: async () => adds,
-    // One row group per file, its bounds those of its rows (as a footer's statistics give them).
-    fileGroups: async (file) => {
-      read.push(file.path);
-      const rows = files[adds.indexOf(file)] ?? [];
-      const times = rows.map((row) => row.ingested_at_us).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      return [
-        eventsAsGroup({ min: times[0] as bigint, max: times.at(-1) as bigint, size: file.size }, async () => rows),
-      ];
-    },
+    snapshotFiles: async () => snapshot,
     stagedSources: async () =>
       batches.map((rows, index) => {
         const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
@@ -341,13 +334,17 @@ describe('searching the bodies of events', () => {
     const slow: EventReadDeps = {
       ...deps,
       clock: () => now,
-      fileGroups: async (file) =>
-        (await deps.fileGroups(file)).map((group) => ({
-          ...group,
-          async *slices() {
-            now += 4000;
-            yield* group.slices();
-          },
+      snapshotFiles: async () =>
+        (await deps.snapshotFiles()).map((file) => ({
+          ...file,
+          groups: async () =>
+            (await file.groups()).map((group) => ({
+              ...group,
+              async *slices() {
+                now += 4000;
+                yield* group.slices();
+              },
+            })),
         })),
     };
     // Act

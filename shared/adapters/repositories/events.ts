@@ -3,10 +3,11 @@
  * store, and the staged batches (platform bucket) holding envelopes not committed yet.
  */
 
-import type { TableStorage } from '../../domain/delta/commit.ts';
-import { deletedRowsOf } from '../../domain/delta/deletion-vectors.ts';
-import { readSupport } from '../../domain/delta/features.ts';
-import { type LogReader, openSnapshot } from '../../domain/delta/snapshot.ts';
+import { deletedRowsOf } from '#delta/deletion-vectors.ts';
+import { readSupport } from '#delta/features.ts';
+import { type AddFile, parseStats } from '#delta/log.ts';
+import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
@@ -54,33 +55,38 @@ const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
 
 /**
  * The table's files and rows as the Events view reads them, whoever wrote them: the live files of
- * the latest snapshot (from its checkpoint on), a table Tributary cannot read refused with the
- * reason (409), each file read by byte ranges (its footer, then the columns and pages wanted), and
- * the rows another engine deleted with a deletion vector left out. Counts the bytes it fetched.
+ * the latest snapshot (from its checkpoint on) with their statistics, a table Tributary cannot read
+ * refused with the reason (409), each file read by byte ranges (its footer, then the columns and
+ * pages wanted), and the rows another engine deleted with a deletion vector left out. Counts the
+ * bytes it fetched.
  */
 export function tableEvents(
   reader: LogReader & { storage: Pick<TableStorage, 'get'> & Pick<TableLocation, 'getRange'> },
 ): Omit<EventReadDeps, 'cursors' | 'stagedSources'> {
   let fetched = 0;
+  const groupsOf = async (file: AddFile) => {
+    const deleted = await deletedRowsOf(reader.storage, file);
+    return envelopeGroups(
+      {
+        byteLength: file.size,
+        read: (start, end) => {
+          fetched += end - start;
+          return reader.storage.getRange(file.path, start, end);
+        },
+      },
+      (row) => deleted.has(row),
+    );
+  };
   return {
     snapshotFiles: async () => {
       const { state } = await openSnapshot(reader);
       const support = readSupport(state.protocol, state.metadata);
       if (!support.ok) throw conflict(support.message);
-      return [...state.files.values()];
-    },
-    fileGroups: async (file) => {
-      const deleted = await deletedRowsOf(reader.storage, file);
-      return envelopeGroups(
-        {
-          byteLength: file.size,
-          read: (start, end) => {
-            fetched += end - start;
-            return reader.storage.getRange(file.path, start, end);
-          },
-        },
-        (row) => deleted.has(row),
-      );
+      return [...state.files.values()].map((add) => ({
+        size: add.size,
+        stats: parseStats(add.stats),
+        groups: () => groupsOf(add),
+      }));
     },
     bytesFetched: () => fetched,
   };
@@ -92,7 +98,6 @@ export async function eventsOf(dataSetId: string): Promise<EventReadDeps> {
   if (!dataSet?.storage_location || !dataSet.object_store_id)
     return {
       snapshotFiles: async () => [],
-      fileGroups: async () => [],
       stagedSources: () => stagedSources(dataSetId),
       cursors,
     };

@@ -14,7 +14,6 @@
  * (searching every body costs more than listing). What a request could not reach is not lost: the
  * answer then carries a cursor to go on from there, and says how far back it looked.
  */
-import { type AddFile, type FileStats, parseStats } from '../delta/log.ts';
 import { invalid } from '../errors.ts';
 import { parsePath, valueAt } from '../pipelines/definition.ts';
 
@@ -25,6 +24,21 @@ export interface StoredEvent {
   content_type: string | null;
   payload_size: number;
   payload: string;
+}
+
+/** Each column's least and greatest value in a file, as its writer recorded them (where it did). */
+export interface FileStats {
+  minValues: Record<string, string | number>;
+  maxValues: Record<string, string | number>;
+}
+
+/** A file of the table's latest snapshot. */
+export interface EventFile {
+  /** Bytes (what reading it whole would cost). */
+  size: number;
+  stats: FileStats;
+  /** Its row groups, from its footer (the rows another engine deleted with a deletion vector left out of their slices). */
+  groups(): Promise<EventGroup[]>;
 }
 
 /** A row of a table file without its body: what a listing or a lookup reads first. */
@@ -71,9 +85,7 @@ export interface StagedSource {
 
 export interface EventReadDeps {
   /** The files of the table's latest snapshot, with their statistics. */
-  snapshotFiles(): Promise<AddFile[]>;
-  /** A file's row groups, from its footer (deleted rows left out of their slices). */
-  fileGroups(file: AddFile): Promise<EventGroup[]>;
+  snapshotFiles(): Promise<EventFile[]>;
   /** The staged batches holding envelopes of the table not committed yet. */
   stagedSources(): Promise<StagedSource[]>;
   /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
@@ -320,7 +332,7 @@ function groupMayHold(group: EventGroup, query: EventQuery): boolean {
 
 /** What the newest-first order holds next: a file not opened yet, or a row group (or staged batch) to read. */
 type Candidate =
-  | { kind: 'file'; min: bigint; max: bigint; file: AddFile }
+  | { kind: 'file'; min: bigint; max: bigint; file: EventFile }
   | { kind: 'group'; min: bigint; max: bigint; group: EventGroup; pending: boolean; source: object };
 
 const newestMaxFirst = (a: Candidate, b: Candidate) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1);
@@ -360,11 +372,10 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
   const matches = eventMatcher(query);
 
   const files: Candidate[] = (await deps.snapshotFiles())
-    .map((file) => ({ file, stats: parseStats(file.stats) }))
     .filter(
       ({ stats }) => (!query.message_id || mayHoldId(stats, query.message_id)) && mayHoldText(stats, query.contains),
     )
-    .map(({ file, stats }) => ({ kind: 'file', ...timeRange(stats), file }));
+    .map((file) => ({ kind: 'file', ...timeRange(file.stats), file }));
   const staged: Candidate[] = (await deps.stagedSources()).map((source) => {
     const bounds = {
       min: BigInt(source.oldest) * 1000n - 1000n,
@@ -470,7 +481,7 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     candidates.shift();
     if (candidate.kind === 'file') {
       touched.add(candidate.file);
-      const groups = await deps.fileGroups(candidate.file);
+      const groups = await candidate.file.groups();
       for (const group of groups)
         if (groupMayHold(group, query) && couldHold(group))
           candidates.push({
