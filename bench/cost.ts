@@ -452,9 +452,12 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
     headers: {
       authorization: `Bearer ${hook.ingest_token}`,
       'content-type': 'application/json',
+      host: '127.0.0.1',
     },
     pathParameters: { source_id: hook.source_id },
     requestContext: {
+      // As API Gateway sends it: the host the request came to (the ingest URL a sender signs is built from it).
+      domainName: '127.0.0.1',
       requestId: randomUUID(),
       http: {
         method: 'POST',
