@@ -15,7 +15,7 @@
  * answer then carries a cursor to go on from there, and says how far back it looked.
  */
 import { invalid } from '../errors.ts';
-import { parsePath, valueAt } from '../pipelines/definition.ts';
+import { parsePath, valueAt } from '../pipelines/json-path.ts';
 
 /** One envelope row as stored (payload: the raw body, base64). */
 export interface StoredEvent {
