@@ -1,29 +1,30 @@
-import { dedupText, handshakeText, keyText, signatureText } from '../../../shared/domain/connections/preset-guide.ts';
-import { type PresetText, presetTexts } from '../../../shared/domain/connections/preset-texts.ts';
-import { type Preset, presets } from '../../../shared/domain/connections/presets.ts';
-import { api, type Schemas } from '../api.ts';
-import { el, errorBox, replace } from '../dom.ts';
+import {
+  dedupText,
+  handshakeText,
+  keyText,
+  signatureText,
+} from '../../../../shared/domain/connections/preset-guide.ts';
+import { type PresetText, presetTexts } from '../../../../shared/domain/connections/preset-texts.ts';
+import { type Preset, presets } from '../../../../shared/domain/connections/presets.ts';
+import { api, type Body, type SourceSecurity } from '../../api.ts';
+import { el, facts, notice, outcomeRegion, replace, showOutcome } from '../../dom.ts';
 
 type Scheme = keyof typeof presets;
-export type Security = Schemas['SourceSecurity'];
+type SecurityBody = Body<'/api/connections/{connection_id}/security', 'put'>;
 
 const schemes = (Object.keys(presets) as Scheme[]).sort((a, b) =>
   presetTexts[a].label.localeCompare(presetTexts[b].label, 'en'),
 );
 
-const fact = (term: string, ...value: (Node | string)[]) => [el('dt', {}, term), el('dd', {}, ...value)];
-
 /** What the provider's console asks for, and what Tributary checks, for one preset. */
 function presetFacts(preset: Preset, text: PresetText, ingestUrl: string) {
-  return el(
-    'dl',
-    { class: 'facts' },
-    fact('URL to paste', el('code', {}, ingestUrl)),
-    fact('Where', text.setup),
-    fact('Signature', signatureText(preset.verification)),
-    fact('Handshake', handshakeText(preset.handshake)),
-    fact('Deduplicated by', dedupText(preset.dedupKey)),
-    fact('Tributary needs', keyText(preset)),
+  return facts(
+    ['URL to paste', el('code', {}, ingestUrl)],
+    ['Where', text.setup],
+    ['Signature', signatureText(preset.verification)],
+    ['Handshake', handshakeText(preset.handshake)],
+    ['Deduplicated by', dedupText(preset.dedupKey)],
+    ['Tributary needs', keyText(preset)],
   );
 }
 
@@ -35,12 +36,12 @@ function presetFacts(preset: Preset, text: PresetText, ingestUrl: string) {
 export function senderSetupSection(
   base: string,
   ingestUrl: string,
-  security: Security,
+  security: SourceSecurity,
   mayManage: boolean,
-  onSaved: (security: Security) => void,
-) {
+  onSaved: (security: SourceSecurity) => void,
+): HTMLElement {
   const element = el('div');
-  const outcome = el('div', { 'aria-live': 'polite' });
+  const outcome = outcomeRegion();
   const current = security.signature?.scheme as Scheme | undefined;
   const guide = el('div');
   const scheme = el(
@@ -80,48 +81,38 @@ export function senderSetupSection(
   };
   scheme.addEventListener('change', show);
 
-  const save = async () => {
-    const signature: Record<string, string> = { scheme: scheme.value };
-    for (const [name, input] of [
-      ['secret', secret],
-      ['public_key', publicKey],
-      ['verify_token', verifyToken],
-    ] as const) {
-      if (!input.closest('p')?.hidden && input.value.trim()) signature[name] = input.value.trim();
-    }
-    try {
-      const saved = await api<Security>(`${base}/security`, {
-        method: 'PUT',
-        body: {
-          auth_mode: 'signature',
-          signature,
-          dedup_window_seconds: Number(dedupWindow.value) || 0,
-          dedup_key: security.dedup_key,
-          rate_limit: security.rate_limit,
-          ip_allowlist: security.ip_allowlist,
-        },
-      });
+  const save = () =>
+    showOutcome(outcome, async () => {
+      const signature: NonNullable<SecurityBody['signature']> = { scheme: scheme.value as Scheme };
+      for (const [name, input] of [
+        ['secret', secret],
+        ['public_key', publicKey],
+        ['verify_token', verifyToken],
+      ] as const) {
+        if (!input.closest('p')?.hidden && input.value.trim()) signature[name] = input.value.trim();
+      }
+      const body: SecurityBody = {
+        auth_mode: 'signature',
+        signature,
+        dedup_window_seconds: Number(dedupWindow.value) || 0,
+        dedup_key: security.dedup_key,
+        rate_limit: security.rate_limit,
+        ip_allowlist: security.ip_allowlist,
+      };
+      const saved = await api<SourceSecurity>(`${base}/security`, { method: 'PUT', body });
       secret.value = '';
       verifyToken.value = '';
-      replace(
-        outcome,
-        el('p', { class: 'notice' }, `Senders now sign as ${presetTexts[scheme.value as Scheme].label}.`),
-        saved.signing_secret
-          ? el(
-              'dl',
-              { class: 'facts' },
-              fact(
-                'Signing secret to paste (shown once)',
-                el('code', { id: 'sender-signing-secret' }, saved.signing_secret),
-              ),
-            )
-          : null,
-      );
       onSaved(saved);
-    } catch (error) {
-      replace(outcome, errorBox(error));
-    }
-  };
+      return [
+        notice(`Senders now sign as ${presetTexts[scheme.value as Scheme].label}.`),
+        saved.signing_secret
+          ? facts([
+              'Signing secret to paste (shown once)',
+              el('code', { id: 'sender-signing-secret' }, saved.signing_secret),
+            ])
+          : null,
+      ];
+    });
 
   show();
   replace(
