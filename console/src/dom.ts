@@ -73,6 +73,18 @@ export async function showOutcome(region: HTMLElement, action: () => Promise<Chi
   }
 }
 
+/** A drop-down list of `options` (shown by `labels` where one is given), `value` chosen. */
+export const select = (id: string, options: readonly string[], value: string, labels: Record<string, string> = {}) =>
+  el(
+    'select',
+    { id, name: id },
+    options.map((option) => el('option', { value: option, selected: option === value }, labels[option] ?? option)),
+  );
+
+/** The option of `options` a drop-down list shows, typed as the options are (it offers no other). */
+export const chosen = <T extends string>(options: readonly T[], value: string): T =>
+  options.find((option) => option === value) ?? (options[0] as T);
+
 /** A column of a table: its header, and what its cell shows of an item (`header`: the cell names the row). */
 export interface Column<T> {
   label: string;
