@@ -28,6 +28,10 @@ function presetFacts(preset: Preset, text: PresetText, ingestUrl: string) {
   );
 }
 
+/** A control on a line of its own, after its label. */
+const line = (id: string, label: string, control: HTMLElement) =>
+  el('p', {}, el('label', { for: id }, label), ' ', control);
+
 /**
  * Pointing a provider at the connection: pick its preset, give what it signs with (its secret, a
  * public key, Meta's verify token), and see what to paste in the provider's console. A generated
@@ -40,7 +44,30 @@ export function senderSetupSection(
   mayManage: boolean,
   onSaved: (security: SourceSecurity) => void,
 ): HTMLElement {
-  const element = el('div');
+  const current = security.signature?.scheme as Scheme | undefined;
+  return el(
+    'div',
+    {},
+    el(
+      'p',
+      { class: 'muted' },
+      'A provider signs its webhooks its own way; pick it, and Tributary checks its signature, answers its handshake and deduplicates by its event id. The bearer token is then not needed.',
+    ),
+    mayManage
+      ? providerForm(base, ingestUrl, security, onSaved)
+      : current
+        ? presetFacts(presets[current], presetTexts[current], ingestUrl)
+        : el('p', {}, 'No provider: senders use the bearer token.'),
+  );
+}
+
+/** The form: the inputs a preset asks for show as it is picked; saving keeps the rest of the settings as they are. */
+function providerForm(
+  base: string,
+  ingestUrl: string,
+  security: SourceSecurity,
+  onSaved: (security: SourceSecurity) => void,
+): HTMLElement {
   const outcome = outcomeRegion();
   const current = security.signature?.scheme as Scheme | undefined;
   const guide = el('div');
@@ -67,19 +94,20 @@ export function senderSetupSection(
     step: 1,
     value: security.dedup_window_seconds || 86400,
   });
-  const secretRow = el('p', {}, el('label', { for: 'sender-secret' }, 'Signing secret'), ' ', secret);
-  const publicKeyRow = el('p', {}, el('label', { for: 'sender-public-key' }, 'Public key'), ' ', publicKey);
-  const verifyTokenRow = el('p', {}, el('label', { for: 'sender-verify-token' }, 'Verify token'), ' ', verifyToken);
+  const secretLine = line('sender-secret', 'Signing secret', secret);
+  const publicKeyLine = line('sender-public-key', 'Public key', publicKey);
+  const verifyTokenLine = line('sender-verify-token', 'Verify token', verifyToken);
 
   const show = () => {
     const preset: Preset = presets[scheme.value as Scheme];
     replace(guide, presetFacts(preset, presetTexts[scheme.value as Scheme], ingestUrl));
-    secretRow.hidden = preset.secretFrom === 'public-key';
-    publicKeyRow.hidden = preset.secretFrom !== 'public-key';
-    verifyTokenRow.hidden = !preset.handshake?.verifyTokenParam;
+    secretLine.hidden = preset.secretFrom === 'public-key';
+    publicKeyLine.hidden = preset.secretFrom !== 'public-key';
+    verifyTokenLine.hidden = !preset.handshake?.verifyTokenParam;
     secret.placeholder = !preset.secretFrom ? 'as the provider shows it' : 'leave empty to generate one';
   };
   scheme.addEventListener('change', show);
+  show();
 
   const save = () =>
     showOutcome(outcome, async () => {
@@ -114,36 +142,26 @@ export function senderSetupSection(
       ];
     });
 
-  show();
-  replace(
-    element,
+  return el(
+    'div',
+    {},
     el(
-      'p',
-      { class: 'muted' },
-      'A provider signs its webhooks its own way; pick it, and Tributary checks its signature, answers its handshake and deduplicates by its event id. The bearer token is then not needed.',
+      'form',
+      {
+        'aria-label': 'Point a provider at this connection',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void save();
+        },
+      },
+      line('sender-scheme', 'Provider', scheme),
+      guide,
+      secretLine,
+      publicKeyLine,
+      verifyTokenLine,
+      line('sender-dedup-window', 'Deduplication window (seconds)', dedupWindow),
+      el('button', { type: 'submit' }, 'Use this provider'),
     ),
-    mayManage
-      ? el(
-          'form',
-          {
-            'aria-label': 'Point a provider at this connection',
-            onsubmit: (event: Event) => {
-              event.preventDefault();
-              void save();
-            },
-          },
-          el('p', {}, el('label', { for: 'sender-scheme' }, 'Provider'), ' ', scheme),
-          guide,
-          secretRow,
-          publicKeyRow,
-          verifyTokenRow,
-          el('p', {}, el('label', { for: 'sender-dedup-window' }, 'Deduplication window (seconds)'), ' ', dedupWindow),
-          el('button', { type: 'submit' }, 'Use this provider'),
-        )
-      : current
-        ? presetFacts(presets[current], presetTexts[current], ingestUrl)
-        : el('p', {}, 'No provider: senders use the bearer token.'),
     outcome,
   );
-  return element;
 }
