@@ -101,6 +101,8 @@ export type Caller = Schemas['Caller'];
 export type Tenant = Schemas['Tenant'];
 export type Connection = Schemas['Connection'];
 export type Stats = Schemas['ConnectionStats'];
+/** How a connection checks its senders (`GET|PUT api/connections/{id}/security`). */
+export type SourceSecurity = Schemas['SourceSecurity'];
 /** `GET|PUT api/data-sets/{id}/table-properties`: what the table sets, and what is in force. */
 export type TableProperties = Schemas['CurrentTableProperties'];
 export type Health = Schemas['HealthReport'];

@@ -1,6 +1,6 @@
 import { type Answer, api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
 import { trafficChart } from '../chart.ts';
-import { el, errorBox, replace, replaceOnChange, table } from '../dom.ts';
+import { el, errorBox, replace, replaceOnChange, section, table } from '../dom.ts';
 import { pollMs, type Stop } from '../view.ts';
 import { commitAttempts, commitFailureText, statsCells } from './figures.ts';
 
@@ -69,19 +69,8 @@ export function tenantView(tenantId: string) {
       main,
       el('h1', {}, `Overview of ${tenant.name}`),
       health,
-      el(
-        'section',
-        { 'aria-labelledby': 'traffic-title' },
-        el('h2', { id: 'traffic-title' }, 'Traffic'),
-        traffic.element,
-      ),
-      el(
-        'section',
-        { 'aria-labelledby': 'connections-title' },
-        el('h2', { id: 'connections-title' }, 'Connections'),
-        failures,
-        figures,
-      ),
+      section('Traffic', 'traffic-title', traffic.element),
+      section('Connections', 'connections-title', failures, figures),
     );
     const refresh = async () => {
       try {
