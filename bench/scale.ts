@@ -227,8 +227,17 @@ interface Phase {
   items: Map<string, number>;
   /** AWS calls each function made within the window, by entry: whether its work grows with the traffic. */
   callCounts: Map<string, number>;
+  /**
+   * Seconds the table committer would spend on AWS on each table (an invocation's time shared among the
+   * tables whose staging partition it read): a large table is one committer's at a time.
+   */
+  committerByTable: Map<string, number>;
+  /** Commit triggers sent to the commits queue a second (a standard queue: no published limit). */
+  triggers: number;
   tooLarge: number;
 }
+
+const committerEntry = consumers['table-committer'].entry;
 
 /**
  * How long an invocation would take on AWS: its own CPU (the process's, less its idle share and that
@@ -267,15 +276,22 @@ async function runPhase(
   const inWindow = (at: number) => at >= from && at < to;
   const calls: Phase['calls'] = [];
   const busy = new Map<string, number>();
+  const committerByTable = new Map<string, number>();
   const seconds = awsSeconds(reading.invocations, timing.background, timing.deployment);
   for (const invocation of reading.invocations) {
     // Its share of the window: a pass that began before it and ran into it counts for the part inside.
     const overlap = Math.min(to, invocation.startedAt + invocation.wallMs) - Math.max(from, invocation.startedAt);
-    if (overlap > 0)
-      busy.set(
-        invocation.entry,
-        (busy.get(invocation.entry) ?? 0) + seconds(invocation) * Math.min(1, overlap / Math.max(1, invocation.wallMs)),
+    const inside = seconds(invocation) * Math.min(1, Math.max(0, overlap) / Math.max(1, invocation.wallMs));
+    if (overlap > 0) busy.set(invocation.entry, (busy.get(invocation.entry) ?? 0) + inside);
+    if (overlap > 0 && invocation.entry === committerEntry) {
+      const tables = new Set(
+        invocation.calls.flatMap((call) =>
+          call.partitions.filter((use) => use.key.startsWith('table STAGE#')).map((use) => use.key),
+        ),
       );
+      for (const table of tables)
+        committerByTable.set(table, (committerByTable.get(table) ?? 0) + inside / tables.size);
+    }
     for (const call of invocation.calls) if (inWindow(call.at)) calls.push({ call, entry: invocation.entry });
   }
   const callCounts = new Map<string, number>();
@@ -294,6 +310,9 @@ async function runPhase(
     if (call.itemBytes > largestItem.bytes) largestItem = { bytes: call.itemBytes, key: group };
   }
   const measured = answers.filter((answer) => inWindow(answer.at));
+  const triggers = calls
+    .filter(({ call }) => call.service === 'SQS' && call.entity === 'commits' && call.operation.startsWith('Send'))
+    .reduce((sum, { call }) => sum + call.messages, 0);
   return {
     rate,
     served: measured.filter((answer) => answer.status === 202).length / measuredSeconds,
@@ -304,6 +323,8 @@ async function runPhase(
     largestItem,
     items,
     callCounts,
+    committerByTable,
+    triggers: triggers / measuredSeconds,
     tooLarge,
   };
 }
@@ -327,6 +348,8 @@ interface Load {
   parts: Map<string, number>;
 }
 
+/** The committer's time on its busiest table: a large table is leased to one committer at a time. */
+const committerByTableLimit = 'committer-by-table';
 const scheduleEntries = new Map(Object.values(schedules).map((schedule) => [schedule.entry, schedule]));
 const total = (parts: Map<string, number> | undefined) => [...(parts?.values() ?? [])].reduce((sum, v) => sum + v, 0);
 
@@ -371,6 +394,13 @@ function loadsOf(phase: Phase): Map<string, Load> {
       });
     else if (scheduleEntries.has(entry)) loads.set(entry, { limit: `${name}, one run at a time`, capacity: 1, parts });
   }
+  const busiestTable = Math.max(0, ...phase.committerByTable.values());
+  if (busiestTable > 0)
+    loads.set(committerByTableLimit, {
+      limit: 'the table committer on the busiest table (one at a time)',
+      capacity: 1,
+      parts: new Map([['', busiestTable / phase.seconds]]),
+    });
   return loads;
 }
 
@@ -424,8 +454,9 @@ function analyse(shape: Shape, phases: [Phase, Phase]): ShapeResult {
   for (const key of new Set([...first.keys(), ...second.keys()])) {
     const load = (first.get(key) ?? second.get(key)) as Load;
     const timeOf = scheduleEntries.has(key) || Object.values(consumers).some((consumer) => consumer.entry === key);
+    const growsKey = key === committerByTableLimit ? committerEntry : key;
     const line =
-      timeOf && !grows(key)
+      (timeOf || key === committerByTableLimit) && !grows(growsKey)
         ? lineOf(served, second.get(key), second.get(key))
         : lineOf(served, first.get(key), second.get(key));
     constraints.push({
@@ -598,7 +629,8 @@ export async function benchScale(): Promise<string> {
     const tooLarge = result.phases[0].tooLarge + result.phases[1].tooLarge;
     out.push(
       '',
-      `requests not answered 202 in the measured windows: ${refused}; writes refused for an item over 400 KB: ${tooLarge}`,
+      `requests not answered 202 in the measured windows: ${refused}; writes refused for an item over 400 KB: ${tooLarge}; ` +
+        `commit triggers sent a second: ${figure(result.phases[0].triggers)} and ${figure(result.phases[1].triggers)}`,
       '',
     );
   }

@@ -333,6 +333,22 @@ describe('staging a batch', () => {
     expect(w.staging.written.length).toBe(1000 + 1000 + 2);
   });
 
+  it("spreads a day's staged objects over 16 prefixes (S3's request rates are per prefix)", async () => {
+    const w = world();
+    for (let i = 0; i < 400; i++) await writeEnvelopeBatch(w.deps, [record(w, A, uuid(i))]);
+    const day = new Date(w.clock.now).toISOString().slice(0, 10);
+    const prefixes = new Set(
+      [...w.staging.stored.keys()].map((key) => {
+        const match = /^staging\/(\d{4}-\d{2}-\d{2})\/([^/]+)\/[^/]+\.ndjson$/.exec(key);
+        expect(match?.[1]).toBe(day);
+        return match?.[2];
+      }),
+    );
+    expect([...prefixes].sort()).toEqual(
+      ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13', '14', '15'],
+    );
+  });
+
   it('commits a table when its trigger arrives, its oldest row at its freshness target, everything staged for it in one commit', async () => {
     const w = world();
     for (let i = 0; i < 4; i++) {

@@ -1,8 +1,9 @@
 /**
  * Staged batches in the platform bucket (shared/domain/ingest/staging.ts):
- *   staging/<yyyy-mm-dd>/<id>.ndjson   the queue messages of one writer batch, one contiguous slice
- *                                      per data set; the bucket's lifecycle rule removes it once
- *                                      every table is long committed
+ *   staging/<yyyy-mm-dd>/<shard>/<id>.ndjson   the queue messages of one writer batch, one contiguous
+ *                                              slice per data set; 16 shards (00..15, by the id): S3's
+ *                                              request rates are per prefix. The bucket's lifecycle
+ *                                              rule removes it once every table is long committed
  * A table's rows are read back by a ranged GET of its slice (or the whole object, when small).
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
