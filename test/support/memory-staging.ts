@@ -69,6 +69,10 @@ export function memoryStaging(clock: () => number = Date.now): MemoryStaging {
       count('head');
       return headOf(tableId);
     },
+    async heads(tableIds) {
+      count('heads', Math.ceil(tableIds.length / 100));
+      return new Map(tableIds.map((tableId) => [tableId, headOf(tableId)]));
+    },
     async pending(tableId, through) {
       count('pending');
       return [...tableRecords(tableId).values()]

@@ -829,6 +829,43 @@ describe('the overdue check', () => {
     expect(await w.sweep()).toMatchObject({ overdueMs: 0, overdue: 0 });
   });
 
+  it('lists a table as pending again when its rows arrive after a commit took it off, its writer trigger still on its way', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(40))]);
+    // A stop commits the table before the writer's trigger arrives, and takes it off the index.
+    expect((await w.sweep(true)).committed?.committed).toEqual([A]);
+    expect(w.staging.heads.get(A)?.dueAt).toBeNull();
+    w.clock.now += minute;
+    // The same writer instance stages more of it: no new trigger (its first arrives in time), but listed.
+    const sent = w.staging.queue.length;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(41))]);
+    expect(w.staging.queue.length).toBe(sent);
+    expect(w.staging.heads.get(A)?.dueAt).toBe(w.clock.now + 5 * minute);
+    expect((await w.sweep(true)).committed?.committed).toEqual([A]);
+    expect(w.rowsOf(A)).toEqual([uuid(40), uuid(41)]);
+  });
+
+  it('reads a table again after taking it off the index: rows staged meanwhile get a trigger and the listing back', async () => {
+    const w = world({ freshness: { [A]: 10 * minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(50))]);
+    w.clock.now += minute;
+    // While a stop commits the table, its writer stages more of it: the table is still listed and the
+    // writer's own trigger is 9 minutes away, so the writer neither sends one nor lists it again.
+    const append = w.deps.appendEnvelopes;
+    w.deps.appendEnvelopes = async (...args) => {
+      w.deps.appendEnvelopes = append;
+      const result = await append(...args);
+      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(51))]);
+      return result;
+    };
+    expect((await w.sweep(true)).committed?.committed).toEqual([A]);
+    expect(w.rowsOf(A)).toEqual([uuid(50)]);
+    expect(w.staging.heads.get(A)?.dueAt).toBe(w.clock.now + 10 * minute);
+    await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(w.rowsOf(A)).toEqual([uuid(50), uuid(51)]);
+    expect(w.staging.heads.get(A)?.dueAt).toBeNull();
+  });
+
   it('commits every staged table at a graceful stop, whatever its target', async () => {
     const w = world();
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(30)), record(w, B, uuid(31))]);

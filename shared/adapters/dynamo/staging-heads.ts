@@ -8,7 +8,14 @@
  * A head is a few hundred bytes. The index holds only tables with staged rows, spread over 64 keys:
  * the overdue check reads the part of each that is due, and nothing while every table is on time.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
@@ -121,6 +128,26 @@ export const stagedRecords: StagedRecords = {
   write: writeRecords,
 
   head: (tableId) => headOf(tableId, true),
+
+  async heads(tableIds) {
+    const found = new Map<string, StagingHead>(tableIds.map((tableId) => [tableId, emptyHead]));
+    for (let i = 0; i < tableIds.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = tableIds.slice(i, i + 100).map(stagingKeys.head);
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        if (attempt > 8) throw new Error('DynamoDB kept staging heads unprocessed');
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
+        const result: BatchGetCommandOutput = await db.send(
+          new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of result.Responses?.[table()] ?? []) {
+          const parsed = readHead(item);
+          found.set(parsed.data_set_id, headOfItem(parsed));
+        }
+        keys = result.UnprocessedKeys?.[table()]?.Keys;
+      }
+    }
+    return found;
+  },
 
   pending: (tableId, through) => recordsAbove(tableId, through, true),
 

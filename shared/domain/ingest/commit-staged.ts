@@ -272,6 +272,27 @@ async function settleHead(
 }
 
 /**
+ * After the table was taken off the index: records written since the committer read it (by a writer
+ * that found it still listed, its own trigger on its way) get a trigger and the listing back, so that
+ * no table with rows staged is left off the index.
+ */
+async function relistLate(
+  deps: CommitStagedDeps,
+  tableId: string,
+  through: string | null,
+  done: ReadonlySet<string>,
+  target: () => Promise<number>,
+): Promise<void> {
+  const late = (await deps.records.pending(tableId, through)).filter((record) => !done.has(record.id));
+  if (late.length === 0) return;
+  const now = deps.now();
+  const dueAt = dueOf(totalsOf(late), await target(), deps.sizeTarget, now);
+  const at = arrivalFor(deps.triggers, dueAt, now);
+  await deps.triggers.send([{ tableId, at }]);
+  await deps.records.listPending(tableId, { dueAt, triggerAt: at }, now);
+}
+
+/**
  * Handle one table's commit trigger.
  * Input: the table, when the triggers that arrived for it were meant to, the options. Output: what
  * became of it.
@@ -302,12 +323,20 @@ export async function commitStagedTable(
   let pending = await deps.records.pending(tableId, head.through);
   if (pending.length === 0) {
     // Nothing staged: not listed as pending (unless a writer listed it since), and no failure to show.
+    let unlisted = false;
     if (head.dueAt !== null || head.triggerAt !== null || head.failure !== null)
-      await settleHead(deps, tableId, head, (current, changed) => ({
-        ...current,
-        failure: null,
-        ...(changed ? {} : { dueAt: null, triggerAt: null }),
-      }));
+      await settleHead(deps, tableId, head, (current, changed) => {
+        unlisted = !changed && current.dueAt !== null;
+        return { ...current, failure: null, ...(changed ? {} : { dueAt: null, triggerAt: null }) };
+      });
+    if (unlisted)
+      await relistLate(
+        deps,
+        tableId,
+        head.through,
+        new Set(),
+        async () => (await deps.freshness([tableId])).get(tableId) ?? 0,
+      );
     return report;
   }
   const target = (await deps.freshness([tableId])).get(tableId) ?? 0;
@@ -386,6 +415,7 @@ export async function commitStagedTable(
     await deps.triggers.send([{ tableId, at }]);
     next = { dueAt: remainingDue, triggerAt: at };
   }
+  let unlisted = false;
   await settleHead(deps, tableId, head, (current, changed) => {
     const listed =
       changed && current.triggerAt !== null && current.triggerAt > later
@@ -398,6 +428,7 @@ export async function commitStagedTable(
             triggerAt: Math.min(next.triggerAt, listed.triggerAt),
           }
         : (next ?? listed ?? { dueAt: null, triggerAt: null });
+    unlisted = listing.dueAt === null;
     return {
       ...current,
       ...listing,
@@ -409,6 +440,7 @@ export async function commitStagedTable(
   // Done records the watermark does not pass are deleted: no commit reads them again.
   const removed = [...committed.done].filter((id) => watermark === null || id > watermark);
   if (removed.length > 0) await deps.records.remove(tableId, removed);
+  if (unlisted) await relistLate(deps, tableId, watermark, committed.done, async () => target);
   return {
     outcome: failure
       ? 'failed'

@@ -112,6 +112,8 @@ export interface StagedRecords {
   write(records: { tableId: string; record: StagedRecord }[], writtenBy: number): Promise<void>;
   /** The table's head (strongly consistent), or the empty head. */
   head(tableId: string): Promise<StagingHead>;
+  /** The heads of these tables (strongly consistent; the empty head for one that has none). */
+  heads(tableIds: string[]): Promise<Map<string, StagingHead>>;
   /** The table's records above `through`, oldest first (strongly consistent). */
   pending(tableId: string, through: string | null): Promise<StagedRecord[]>;
   /**

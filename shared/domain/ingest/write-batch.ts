@@ -120,6 +120,11 @@ export class SentTriggers {
     return { tableId, at: arrivalFor(limits, dueAt, now) };
   }
 
+  /** When the trigger this instance sent for the table arrives (null: none is known). */
+  arrivalOf(tableId: string): number | null {
+    return this.sent.get(tableId)?.at ?? null;
+  }
+
   /** The trigger was sent (and the table listed as pending). */
   remember(trigger: CommitTrigger, dueAt: number, now: number): void {
     const known = this.sent.get(trigger.tableId);
@@ -263,14 +268,32 @@ async function stageSlices(
     now + recordWrittenWithinMs,
   );
   const limits = { maxDelayMs: deps.triggers.maxDelayMs, sizeTarget: deps.sizeTarget };
-  const planned = staged.flatMap(({ tableId, dueAt, slice }) => {
+  const planned: { trigger: CommitTrigger; dueAt: number }[] = [];
+  const covered: { tableId: string; dueAt: number }[] = [];
+  for (const { tableId, dueAt, slice } of staged) {
     const trigger = deps.sent.plan(tableId, dueAt, slice.bytes, now, limits);
-    return trigger ? [{ trigger, dueAt }] : [];
-  });
-  if (planned.length === 0) return;
+    if (trigger) planned.push({ trigger, dueAt });
+    else covered.push({ tableId, dueAt });
+  }
+  // A table whose trigger from this instance is still on its way may have been committed and taken
+  // off the index meanwhile (by another trigger that arrived first): it is listed again, due with
+  // this batch, so that the overdue check and the staged figure see it. Its head is read after its
+  // record is written, and a committer reads the table again after it takes a table off.
+  const relisted: { trigger: CommitTrigger; dueAt: number }[] = [];
+  if (covered.length > 0) {
+    const heads = await deps.records.heads(covered.map(({ tableId }) => tableId));
+    for (const { tableId, dueAt } of covered) {
+      const head = heads.get(tableId);
+      const at = deps.sent.arrivalOf(tableId);
+      const listed = head && head.dueAt !== null && head.triggerAt !== null && head.triggerAt > now;
+      if (at !== null && !(listed && (head.dueAt as number) <= dueAt))
+        relisted.push({ trigger: { tableId, at }, dueAt });
+    }
+  }
+  if (planned.length + relisted.length === 0) return;
   // The trigger first: a table listed as pending always has one on its way.
-  await deps.triggers.send(planned.map(({ trigger }) => trigger));
-  await forEachAtMost(planned, 16, ({ trigger, dueAt }) =>
+  if (planned.length > 0) await deps.triggers.send(planned.map(({ trigger }) => trigger));
+  await forEachAtMost([...planned, ...relisted], 16, ({ trigger, dueAt }) =>
     deps.records.listPending(trigger.tableId, { dueAt, triggerAt: trigger.at }, now),
   );
   for (const { trigger, dueAt } of planned) deps.sent.remember(trigger, dueAt, now);
