@@ -275,10 +275,12 @@ export interface AppendRequest<Row> {
   writeFiles(rows: Row[]): Promise<{ adds: AddFile[]; bytes: number }>;
   /**
    * Envelopes: exactly once per message id, checked against the versions committed since each was
-   * ingested. `ingestedAt` (milliseconds) must be the same for every copy of a message id: the
-   * earliest any copy can have been ingested.
+   * ingested. `ingestedAt` (milliseconds) is the same for every copy of a message id (the earliest
+   * any copy can have been ingested), or differs from another copy's by at most `withinMs` (an id
+   * that does not carry its first copy's time): the commits whose rows' times come that near are
+   * read too.
    */
-  identify?: (row: Row) => { messageId: string; ingestedAt: number };
+  identify?: (row: Row) => { messageId: string; ingestedAt: number; withinMs?: number };
   /**
    * Pipelines: exactly once per run of an application, recorded as a Delta txn. The commit is
    * abandoned when a version after `readVersion` (the snapshot the run started from) already
@@ -360,9 +362,9 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     let from = Number.POSITIVE_INFINITY;
     let to = Number.NEGATIVE_INFINITY;
     for (const row of rows) {
-      const { ingestedAt } = identify(row);
-      from = Math.min(from, ingestedAt);
-      to = Math.max(to, ingestedAt);
+      const { ingestedAt, withinMs = 0 } = identify(row);
+      from = Math.min(from, ingestedAt - withinMs);
+      to = Math.max(to, ingestedAt + withinMs);
     }
     return { from, to };
   };

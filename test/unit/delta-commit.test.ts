@@ -206,6 +206,26 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     expect(asked.flat()).toContain(runOf(0));
   });
 
+  it("finds a copy of an id that carries no time, ingested later than the first (its own time, within the rows' reach)", async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const writer = writerOf(table);
+    const at = Date.now() - 60_000;
+    const untimed = (ids: string[], ingestedAt: number) => ({
+      ...request(ids, files, ingestedAt),
+      identify: (row: Row) => ({ ...row, withinMs: 5 * 60_000 }),
+    });
+    await appendToTable(writer, untimed(['shared', 'a'], at));
+    // The second copy's own time is 3 s later: no range of exact times would meet the first commit's.
+    expect(await appendToTable(writer, untimed(['shared', 'b'], at + 3000))).toEqual({
+      version: 1,
+      written: 1,
+      skipped: 1,
+      expired: 0,
+    });
+    expect(rowsInTable(table, files).filter((id) => id === 'shared')).toHaveLength(1);
+  });
+
   it('gives versions timestamps that never decrease, so "committed since" is a suffix of the log', async () => {
     const table = memoryTable();
     const files = new Map<string, string[]>();
