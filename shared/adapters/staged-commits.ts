@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.ts';
 import type { CommitStagedDeps, SliceReader } from '../domain/ingest/commit-staged.ts';
+import { freshnessKeptMs } from '../domain/ingest/staging.ts';
 import { StagedReads } from '../domain/ingest/staged-reads.ts';
 import type { DeliveryFailure } from '../domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
@@ -37,7 +38,7 @@ async function freshness(tableIds: string[]): Promise<Map<string, number>> {
   if (missing.length > 0) {
     const found = await freshnessTargets(missing);
     if (targets.size > 100_000) targets.clear();
-    for (const id of missing) targets.set(id, { ms: found.get(id) ?? null, until: now + 60_000 });
+    for (const id of missing) targets.set(id, { ms: found.get(id) ?? null, until: now + freshnessKeptMs });
   }
   return new Map(tableIds.map((id) => [id, targets.get(id)?.ms ?? config.tableFreshnessMs()]));
 }

@@ -146,6 +146,9 @@ export interface CommitTriggers {
   earlyMs: number;
 }
 
+/** How long a committer instance keeps a table's freshness target before it reads it again. */
+export const freshnessKeptMs = 60_000;
+
 /** Longest from a record id's time to the record being readable: the writer checks before each write. */
 export const recordWrittenWithinMs = 60_000;
 
