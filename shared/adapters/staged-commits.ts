@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.ts';
 import type { CommitStagedDeps, SliceReader } from '../domain/ingest/commit-staged.ts';
-import { freshnessKeptMs } from '../domain/ingest/staging.ts';
 import { StagedReads } from '../domain/ingest/staged-reads.ts';
+import { freshnessKeptMs } from '../domain/ingest/staging.ts';
 import type { DeliveryFailure } from '../domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
