@@ -301,6 +301,7 @@ export class StatelessStack extends Stack {
         description: schedule.summary,
         memoryMb: schedule.function?.memoryMb,
         timeoutSeconds: schedule.function?.timeoutSeconds,
+        assets: schedule.function?.assets,
         tracing: tracing(false),
       });
       bindAccess(fn, schedule.access, resources);

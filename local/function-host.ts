@@ -1,39 +1,45 @@
 /**
- * One asynchronous function of the topology, run locally the way Lambda runs it: a queue consumer
- * behind its event-source pollers, or a scheduled function on its timer. The runtime starts each in
- * a worker thread of its own (local/runtime.ts), so that the HTTP front's event loop never waits
+ * One asynchronous function of the assembly, run locally the way Lambda runs it: a queue consumer
+ * behind its event source mapping's pollers, or a scheduled function on its rule's timer, the
+ * function itself loaded from its asset folder (local/lambda-function.ts). The runtime starts each
+ * in a worker thread of its own (local/runtime.ts), so that the HTTP front's event loop never waits
  * behind a consumer's work, as on AWS, where the ingest function never shares a CPU with the writer.
  *
- * Run as a thread, this module reads its function from `workerData`, answers `ready` once the
- * handler is loaded and polling (or scheduled), and on `stop` stops as the runtime's stop asks:
- * pollers finish the invocations in flight and make what they hold visible again, a schedule
- * finishes its run (and, if it runs at a stop, runs once more); then it answers `stopped`.
+ * Run as a thread, this module reads its function from `workerData`, loads the function's code
+ * (a bundle that does not load fails the start), answers `ready` once polling (or scheduled), and
+ * on `stop` stops as the runtime's stop asks: pollers finish the invocations in flight and make
+ * what they hold visible again, a schedule finishes its run (and, if it runs at a stop, runs once
+ * more); then it answers `stopped`.
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { type Poller, type SqsHandler, startPoller } from './event-source-poller.ts';
-import { importHandler } from './modules.ts';
-import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { LocalFunction } from './cloud-assembly.ts';
+import { type Poller, startPoller } from './event-source-poller.ts';
+import { LocalLambda } from './lambda-function.ts';
+import { installFunctionScopes } from './lambda-sandbox.ts';
+import { type Schedule, startSchedule } from './scheduler.ts';
 import { localCredentials, localRegion } from './stand-ins.ts';
 
 /** What a host needs to run one function: plain data, so that it can cross into a thread. */
 export type HostedFunction =
   | {
       kind: 'consumer';
-      name: string;
-      entry: string;
+      fn: LocalFunction;
+      /** The function's whole environment (the template's, Lambda's and local mode's variables). */
+      env: Record<string, string>;
+      /** The SQS endpoint the event source mapping polls. */
+      sqsEndpoint: string;
       queueUrl: string;
       queueArn: string;
       batchSize: number;
       batchingWindowSeconds: number;
-      timeoutSeconds: number;
       concurrency: number;
     }
   | {
       kind: 'schedule';
-      name: string;
-      entry: string;
+      fn: LocalFunction;
+      env: Record<string, string>;
       intervalSeconds: number;
-      timeoutSeconds: number;
       runsAtStop: boolean;
     };
 
@@ -52,17 +58,30 @@ export type FromHost = { type: 'ready' } | { type: 'stopped' };
 /** The thread's data that names its function (any other thread leaves this module idle). */
 export const hostedKey = 'tributaryFunction';
 
-export async function hostFunction(hosted: HostedFunction): Promise<HostedRunning> {
+export async function hostFunction(hosted: HostedFunction, log?: (line: string) => void): Promise<HostedRunning> {
+  installFunctionScopes();
+  const lambda = new LocalLambda(hosted.fn, hosted.env, log);
+  // Loaded now: a function whose bundle does not load fails the start, not its first invocation.
+  await lambda.warm();
   if (hosted.kind === 'schedule') {
     const schedule: Schedule = startSchedule({
-      ...hosted,
-      handler: await importHandler<ScheduledHandler>(hosted.entry),
+      name: hosted.fn.name,
+      intervalSeconds: hosted.intervalSeconds,
+      runsAtStop: hosted.runsAtStop,
+      handler: (event) => lambda.invoke(event),
     });
     return { stop: (options) => schedule.stop(options) };
   }
-  const handler = await importHandler<SqsHandler>(hosted.entry);
-  const sqs = { endpoint: process.env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials };
-  const poller: Poller = startPoller(sqs, { ...hosted, handler });
+  const sqs = { endpoint: hosted.sqsEndpoint, region: localRegion, credentials: localCredentials };
+  const poller: Poller = startPoller(sqs, {
+    name: hosted.fn.name,
+    queueUrl: hosted.queueUrl,
+    queueArn: hosted.queueArn,
+    batchSize: hosted.batchSize,
+    batchingWindowSeconds: hosted.batchingWindowSeconds,
+    concurrency: hosted.concurrency,
+    handler: (event: SQSEvent) => lambda.invoke(event) as Promise<SQSBatchResponse | undefined>,
+  });
   return {
     async stop() {
       await poller.stop();

@@ -31,6 +31,15 @@ import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts'
 
 export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** A route of the API: its key (`POST /api/ingest/{source_id}`, or `$default`) and what it invokes. */
+export interface FrontRoute {
+  routeKey: string;
+  /** What `loadHandler` is asked for. */
+  target: string;
+  /** The function's timeout, given to the handler's context. */
+  timeoutSeconds?: number;
+}
+
 interface CompiledRoute {
   key: string;
   method: string;
@@ -38,34 +47,50 @@ interface CompiledRoute {
   paramNames: string[];
   /** Static segments win over parameters, and parameters over greedy tails, as in API Gateway. */
   rank: number[];
-  spec: Pick<RouteSpec, 'entry' | 'function'>;
+  route: FrontRoute;
 }
 
 const defaultTimeoutSeconds = 29;
 
-export function compileRoutes(): CompiledRoute[] {
-  const compiled = Object.entries(routes).map(([key, spec]) => {
-    const { method, path: template } = routeKeyParts(key);
-    const paramNames: string[] = [];
-    const segments = template.split('/').filter(Boolean);
-    const rank = segments.map((segment) => (segment.endsWith('+}') ? 2 : segment.startsWith('{') ? 1 : 0));
-    const pattern = segments
-      .map((segment) => {
-        const greedy = /^\{(\w+)\+\}$/.exec(segment);
-        if (greedy?.[1]) {
-          paramNames.push(greedy[1]);
-          return '(.+)';
-        }
-        const param = /^\{(\w+)\}$/.exec(segment);
-        if (param?.[1]) {
-          paramNames.push(param[1]);
-          return '([^/]+)';
-        }
-        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      })
-      .join('/');
-    return { key, method, pattern: new RegExp(`^/${pattern}/?$`), paramNames, rank, spec: spec as RouteSpec };
-  });
+/** The route table's routes, each invoking its handler module (the front's own tests). */
+export function routeTable(): FrontRoute[] {
+  return [
+    ...(Object.entries(routes) as [string, RouteSpec][]).map(([key, spec]) => ({
+      routeKey: key,
+      target: spec.entry,
+      timeoutSeconds: spec.function?.timeoutSeconds,
+    })),
+    { routeKey: '$default', target: notFoundRoute.entry },
+  ];
+}
+
+/** The routes with a method and path (the `$default` route catches what none of them matches). */
+export function compileRoutes(given: FrontRoute[] = routeTable()): CompiledRoute[] {
+  const compiled = given
+    .filter((route) => route.routeKey !== '$default')
+    .map((route) => {
+      const key = route.routeKey;
+      const { method, path: template } = routeKeyParts(key);
+      const paramNames: string[] = [];
+      const segments = template.split('/').filter(Boolean);
+      const rank = segments.map((segment) => (segment.endsWith('+}') ? 2 : segment.startsWith('{') ? 1 : 0));
+      const pattern = segments
+        .map((segment) => {
+          const greedy = /^\{(\w+)\+\}$/.exec(segment);
+          if (greedy?.[1]) {
+            paramNames.push(greedy[1]);
+            return '(.+)';
+          }
+          const param = /^\{(\w+)\}$/.exec(segment);
+          if (param?.[1]) {
+            paramNames.push(param[1]);
+            return '([^/]+)';
+          }
+          return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        })
+        .join('/');
+      return { key, method, pattern: new RegExp(`^/${pattern}/?$`), paramNames, rank, route };
+    });
   return compiled.sort((a, b) => {
     for (let i = 0; i < Math.max(a.rank.length, b.rank.length); i++) {
       const difference = (a.rank[i] ?? -1) - (b.rank[i] ?? -1);
@@ -263,26 +288,30 @@ export interface HttpFrontOptions {
   port: number;
   host: string;
   limits?: Partial<FrontLimits>;
-  /** Loads a route's handler module (the route table's entry); tests stand in their own. */
-  loadHandler: (entry: string) => Promise<Handler>;
+  /** The API's routes (default: the route table's, each invoking its handler module). */
+  routes?: FrontRoute[];
+  /** Loads what a route invokes (its `target`); tests stand in their own. */
+  loadHandler: (target: string) => Promise<Handler>;
   /** Every handler's time limit, in place of its route's function timeout (tests). */
   functionTimeoutSeconds?: number;
 }
 
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
   const limits = { ...defaultLimits, ...options.limits };
-  const compiled = compileRoutes();
+  const given = options.routes ?? routeTable();
+  const compiled = compileRoutes(given);
+  const fallback = given.find((route) => route.routeKey === '$default');
   const handlers = new Map<string, Promise<Handler>>();
-  const load = (entry: string): Promise<Handler> => {
-    let handler = handlers.get(entry);
+  const load = (target: string): Promise<Handler> => {
+    let handler = handlers.get(target);
     if (!handler) {
-      handler = options.loadHandler(entry);
-      handlers.set(entry, handler);
+      handler = options.loadHandler(target);
+      handlers.set(target, handler);
     }
     return handler;
   };
   // Load every handler up front: a broken import fails the start, not the first request.
-  await Promise.all([...compiled.map((route) => load(route.spec.entry)), load(notFoundRoute.entry)]);
+  await Promise.all(given.map((route) => load(route.target)));
 
   let refusing = false;
   let inFlight = 0;
@@ -314,14 +343,16 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
 
   async function invoke(request: IncomingMessage, body: Buffer): Promise<APIGatewayProxyStructuredResultV2> {
     const matched = routeOf(request.method ?? 'GET', rawPathOf(request.url));
-    const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
-    const routeKey = matched ? matched.route.key : '$default';
+    const route = matched?.route.route ?? fallback;
+    // API Gateway's own answer to a request no route matches, when the API has no $default route.
+    if (!route)
+      return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
+    const routeKey = route.routeKey;
     const event = buildEvent(request, body, routeKey, matched?.pathParameters);
-    const timeoutSeconds =
-      options.functionTimeoutSeconds ?? matched?.route.spec.function?.timeoutSeconds ?? defaultTimeoutSeconds;
-    const handler = await load(entry);
+    const timeoutSeconds = options.functionTimeoutSeconds ?? route.timeoutSeconds ?? defaultTimeoutSeconds;
+    const handler = await load(route.target);
     return withTimeout(
-      handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)),
+      handler(event, lambdaContext(functionNameOf(route.target), timeoutSeconds)),
       limits.integrationTimeoutMs / 1000,
       routeKey,
     );

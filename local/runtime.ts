@@ -1,8 +1,9 @@
 /**
- * The service itself, locally: the HTTP front on this thread, and every queue consumer and schedule
- * of the topology in a worker thread of its own, all running the very handler modules the stack
- * deploys. The stand-ins it talks to may run in the same process (npm start) or elsewhere (the
- * tests start them once for every runtime).
+ * The service itself, locally: the functions of the cloud assembly `cdk deploy` deploys, each from
+ * its own asset folder with the template's settings (local/cloud-assembly.ts). The HTTP front runs
+ * on this thread and invokes each route's function here; every queue consumer and schedule runs in
+ * a worker thread of its own. The stand-ins it talks to may run in the same process (npm start) or
+ * elsewhere (the tests start them once for every runtime).
  *
  * Why threads: on AWS the ingest function never shares a CPU with the batch writer. In one event
  * loop, the writer's CPU-bound work (Parquet encoding, hundreds of commits per window) held every
@@ -14,9 +15,11 @@
  * do when a Lambda invocation dies.
  */
 import type { Worker } from 'node:worker_threads';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { notFoundRoute, routes } from '#shared/routes.ts';
-import { consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { schedules as declaredSchedules, type QueueName, queues } from '#shared/topology.ts';
+import { ensureAssembly } from './assembly.ts';
+import { type LocalDeployment, type LocalFunction, readDeployment } from './cloud-assembly.ts';
 import { queueDepth } from './event-source-poller.ts';
 import {
   type FromHost,
@@ -27,12 +30,14 @@ import {
   type ToHost,
 } from './function-host.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
-import { importHandler, startThread } from './modules.ts';
+import { LocalLambda, lambdaVariables } from './lambda-function.ts';
+import { installFunctionScopes } from './lambda-sandbox.ts';
+import { startThread } from './modules.ts';
 import type { QueueUrls } from './provision.ts';
-import type { LocalSettings } from './settings.ts';
+import { functionSettingNames, type LocalSettings } from './settings.ts';
 import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
 
-/** The environment every handler reads, as the stack would set it on each function. */
+/** The environment of the local process, which its own calls (provisioning, the bootstrap key) read. */
 export function handlerEnvironment(
   settings: LocalSettings,
   endpoints: Endpoints,
@@ -62,6 +67,44 @@ export function handlerEnvironment(
   };
 }
 
+/**
+ * Which of the local process's variables reach every function besides its template's: the
+ * endpoints, region and credentials, the SDK's and Powertools' settings, the path style the S3
+ * stand-in needs, and the service's own settings (local/settings.ts). The template's resource
+ * variables (table, bucket, queues, secrets) are the template's alone.
+ */
+const reachesFunctions = (name: string) =>
+  (name.startsWith('AWS_') && !name.startsWith('AWS_LAMBDA_FUNCTION')) ||
+  name.startsWith('POWERTOOLS_') ||
+  name === 'S3_FORCE_PATH_STYLE' ||
+  name === 'ALLOWED_STORE_ENDPOINTS' ||
+  (functionSettingNames as readonly string[]).includes(name);
+
+/**
+ * A function's whole environment: the template's variables, those Lambda sets, and local mode's.
+ * The key material is given as itself to the functions whose template names a secret holding it
+ * (local mode keeps no Secrets Manager).
+ */
+export function functionEnvironment(
+  fn: LocalFunction,
+  local: Record<string, string | undefined>,
+  logLevel: string,
+): Record<string, string> {
+  const ownSettings = Object.fromEntries(
+    Object.entries(local).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && reachesFunctions(entry[0]),
+    ),
+  );
+  const readsKeyMaterial = 'SECRETS_KEY_SECRET_ARN' in fn.environment || 'CURSOR_KEY_SECRET_ARN' in fn.environment;
+  const { NODE_OPTIONS: _nodeOptions, ...template } = fn.environment;
+  return {
+    ...template,
+    ...lambdaVariables(fn, logLevel),
+    ...ownSettings,
+    ...(readsKeyMaterial && local.SECRETS_KEY ? { SECRETS_KEY: local.SECRETS_KEY } : {}),
+  };
+}
+
 export interface Runtime {
   url: string;
   front: HttpFront;
@@ -84,47 +127,55 @@ export interface RuntimeOptions {
   functions?: 'threads' | 'this-thread';
   /** Where a function thread's unexpected end is told (stderr by default). */
   log?: (line: string) => void;
+  /** The deployment to run (default: the current cloud assembly, synthesised if need be). */
+  deployment?: LocalDeployment;
 }
 
-/**
- * Starts importing the routes' handler modules (a few seconds of work) while the stand-ins start.
- * The handlers' environment must be in place first: modules read some of it as they load.
- */
-export function preloadHandlers(): void {
-  const entries = [...Object.values(routes).map((route) => route.entry), notFoundRoute.entry];
-  // A module that fails to load fails the start when the front asks for it.
-  for (const entry of entries) importHandler(entry).catch(() => undefined);
+/** The schedules that run once more at a graceful stop, known by their function's description. */
+function runsAtStop(fn: LocalFunction): boolean {
+  return Object.values(declaredSchedules).some(
+    (schedule) => schedule.runsAtStop === true && fn.description === schedule.summary.slice(0, 256),
+  );
 }
 
-/** Every consumer and schedule of the topology, as the functions to host. */
-async function topologyFunctions(settings: LocalSettings, queueUrls: QueueUrls, sqs: SQSClient) {
-  const hosted: HostedFunction[] = [];
-  for (const [name, consumer] of Object.entries(consumers)) {
-    const queueUrl = queueUrls[consumer.queue];
-    const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
-    hosted.push({
-      kind: 'consumer',
-      name,
-      entry: consumer.entry,
-      queueUrl,
-      queueArn: arn.Attributes?.QueueArn ?? '',
-      batchSize: consumer.batchSize,
-      batchingWindowSeconds: settings.batchWindowSeconds,
-      timeoutSeconds: consumer.function.timeoutSeconds,
-      concurrency: Math.min(settings.pollersPerConsumer, consumer.maxConcurrency),
+/** Every queue consumer and schedule of the deployment, as the functions to host. */
+function asynchronousFunctions(
+  deployment: LocalDeployment,
+  settings: LocalSettings,
+  environment: (fn: LocalFunction) => Record<string, string>,
+  sqsEndpoint: string,
+): HostedFunction[] {
+  const fnOf = (id: string) => deployment.functions.get(id) as LocalFunction;
+  const consumers: HostedFunction[] = deployment.eventSources
+    .filter((source) => source.enabled)
+    .map((source) => {
+      const fn = fnOf(source.functionId);
+      const limits = [settings.pollersPerConsumer, source.maximumConcurrency, fn.reservedConcurrency];
+      return {
+        kind: 'consumer',
+        fn,
+        env: environment(fn),
+        sqsEndpoint,
+        queueUrl: source.queueUrl,
+        queueArn: source.queueArn,
+        batchSize: source.batchSize,
+        batchingWindowSeconds: settings.batchWindowSeconds ?? source.batchingWindowSeconds,
+        concurrency: Math.max(1, Math.min(...limits.filter((limit): limit is number => limit !== null))),
+      };
     });
-  }
-  for (const [name, schedule] of Object.entries(schedules)) {
-    hosted.push({
-      kind: 'schedule',
-      name,
-      entry: schedule.entry,
-      intervalSeconds: settings.scheduleSecondsOverride ?? schedule.everyMinutes * 60,
-      timeoutSeconds: schedule.function?.timeoutSeconds ?? 60,
-      runsAtStop: schedule.runsAtStop === true,
+  const scheduled: HostedFunction[] = deployment.schedules
+    .filter((schedule) => schedule.enabled)
+    .map((schedule) => {
+      const fn = fnOf(schedule.functionId);
+      return {
+        kind: 'schedule',
+        fn,
+        env: environment(fn),
+        intervalSeconds: settings.scheduleSecondsOverride ?? schedule.intervalSeconds,
+        runsAtStop: runsAtStop(fn),
+      };
     });
-  }
-  return hosted;
+  return [...consumers, ...scheduled];
 }
 
 /** After a thread's unexpected end, the wait before it starts again: doubling, up to this. */
@@ -170,12 +221,12 @@ export async function startFunctionThread(
           if (stopping) return;
           const why = reason || `it exited with code ${code}`;
           if (!everReady) {
-            failed(new Error(`The ${hosted.name} function could not start: ${why}`));
+            failed(new Error(`The ${hosted.fn.name} function could not start: ${why}`));
             return;
           }
           if (Date.now() - startedAt > healthyRunMs) delayMs = restartDelaysMs.first;
           log(
-            `function ${hosted.name} ended unexpectedly (${why}); starting it again in ${delayMs / 1000} s` +
+            `function ${hosted.fn.name} ended unexpectedly (${why}); starting it again in ${delayMs / 1000} s` +
               (hosted.kind === 'consumer' ? '; the records it held come back after the visibility timeout' : ''),
           );
           restartTimer = setTimeout(() => void launch(), delayMs);
@@ -212,17 +263,54 @@ export async function startRuntime(
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   Object.assign(process.env, env);
-  const sqs = new SQSClient({ endpoint: env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials });
+  const sqsEndpoint = env.AWS_ENDPOINT_URL_SQS as string;
+  const deployment =
+    options.deployment ??
+    readDeployment((await ensureAssembly({ tenantBuckets: settings.buckets, log: options.log })).directory, {
+      tableName: settings.tableName,
+      platformBucket: settings.platformBucket,
+      queuePrefix: queuePrefixOf(queueUrls),
+      sqsEndpoint: new URL(queueUrls.ingest).origin,
+    });
+  const environment = (fn: LocalFunction) => functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel);
+  const sqs = new SQSClient({ endpoint: sqsEndpoint, region: localRegion, credentials: localCredentials });
   const host = (hosted: HostedFunction) =>
-    options.functions === 'this-thread' ? hostFunction(hosted) : startFunctionThread(hosted, { log: options.log });
+    options.functions === 'this-thread'
+      ? hostFunction(hosted, options.log)
+      : startFunctionThread(hosted, { log: options.log });
 
+  // Routes run on this thread, each function loaded at its first request (its cold start).
+  installFunctionScopes();
+  const routeFunctions = new Map<string, LocalLambda>();
+  for (const route of deployment.routes) {
+    const fn = deployment.functions.get(route.functionId) as LocalFunction;
+    if (!routeFunctions.has(fn.id)) routeFunctions.set(fn.id, new LocalLambda(fn, environment(fn), options.log));
+  }
+  const routes = deployment.routes.map((route) => ({
+    routeKey: route.routeKey,
+    target: route.functionId,
+    timeoutSeconds: deployment.functions.get(route.functionId)?.timeoutSeconds,
+  }));
   const [front, functions] = await Promise.all([
-    startHttpFront({ port: settings.port, host: settings.host, loadHandler: importHandler }),
-    topologyFunctions(settings, queueUrls, sqs).then((hosted) =>
-      Promise.all(hosted.map(async (each) => ({ kind: each.kind, running: await host(each) }))),
+    startHttpFront({
+      port: settings.port,
+      host: settings.host,
+      routes,
+      loadHandler: async (target) => {
+        const lambda = routeFunctions.get(target) as LocalLambda;
+        return (event, context) =>
+          lambda.invoke(event, { requestId: context.awsRequestId }) as Promise<APIGatewayProxyStructuredResultV2>;
+      },
+    }),
+    Promise.all(
+      asynchronousFunctions(deployment, settings, environment, sqsEndpoint).map(async (each) => ({
+        kind: each.kind,
+        running: await host(each),
+      })),
     ),
   ]);
 
+  const consumed = [...new Set(deployment.eventSources.map((source) => source.queueUrl))];
   let deadline = Number.POSITIVE_INFINITY;
   return {
     url: front.url,
@@ -232,7 +320,6 @@ export async function startRuntime(
     },
     async stop() {
       await front.refuse();
-      const consumed = [...new Set(Object.values(consumers).map((consumer) => queueUrls[consumer.queue]))];
       deadline = Math.min(deadline, Date.now() + settings.drainTimeoutSeconds * 1000);
       const queued = async () =>
         (await Promise.all(consumed.map((url) => queueDepth(sqs, url)))).reduce((sum, depth) => sum + depth, 0);
@@ -250,4 +337,10 @@ export async function startRuntime(
       return { undrained };
     },
   };
+}
+
+/** The prefix of the local queue names, from the ingest queue's URL (`…/000000000000/<prefix>ingest`). */
+function queuePrefixOf(queueUrls: QueueUrls): string {
+  const name = queueUrls.ingest.split('/').pop() ?? '';
+  return name.slice(0, name.length - queues.ingest.name.length);
 }

@@ -2,15 +2,17 @@
  * Every queue consumer and schedule of the local runtime runs in a thread of its own, off the HTTP
  * front's event loop. A thread that dies is started again, and the records it held come back after
  * the visibility timeout, as when a Lambda invocation dies; a function that cannot load fails the
- * start. The threads here run a test consumer from the sources (the suite's build holds only the
- * service's own modules) against the shared SQS stand-in.
+ * start. The threads here run a test consumer, bundled into an asset folder of its own as a deploy
+ * bundles a function, against the shared SQS stand-in.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { esbuildSettings } from '#lib/bundling.ts';
 import { queueDepth } from '../../local/event-source-poller.ts';
 import type { HostedFunction } from '../../local/function-host.ts';
 import { startFunctionThread } from '../../local/runtime.ts';
@@ -25,10 +27,19 @@ const sqs = new SQSClient({
 const directory = mkdtempSync(path.join(os.tmpdir(), 'function-threads-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** The thread's environment: the sources (not the suite's build), the shared stand-ins, a log of its own. */
-function threadEnv(log: string): NodeJS.ProcessEnv {
-  const { TRIBUTARY_LOCAL_BUILD: _build, ...env } = process.env;
-  return { ...env, ...runtimeEnv, CRASHING_CONSUMER_LOG: log };
+/** The function's environment: a log of its own. */
+const functionEnv = (log: string) => ({ AWS_REGION: 'us-east-1', CRASHING_CONSUMER_LOG: log });
+
+/** A test module bundled as a deploy bundles a function, into an asset folder of its own. */
+async function assetOf(entry: string): Promise<string> {
+  const folder = mkdtempSync(path.join(directory, 'asset-'));
+  await esbuild.build({
+    ...esbuildSettings,
+    entryPoints: [path.resolve(import.meta.dirname, '..', '..', entry)],
+    outfile: path.join(folder, 'index.js'),
+    logLevel: 'error',
+  });
+  return folder;
 }
 
 async function queue(visibilityTimeoutSeconds: number) {
@@ -43,16 +54,30 @@ async function queue(visibilityTimeoutSeconds: number) {
   return { url, arn: arn.Attributes?.QueueArn as string };
 }
 
-function consumer(entry: string, url: string, arn: string): HostedFunction {
+async function consumer(entry: string, url: string, arn: string, log: string): Promise<HostedFunction> {
   return {
     kind: 'consumer',
-    name: 'test-consumer',
-    entry,
+    fn: {
+      id: 'test/consumer',
+      name: 'test-consumer',
+      arn: 'arn:aws:lambda:us-east-1:000000000000:function:test-consumer',
+      description: 'a test consumer',
+      runtime: 'nodejs22.x',
+      handler: 'index.handler',
+      assetDirectory: await assetOf(entry),
+      environment: {},
+      memoryMb: 128,
+      timeoutSeconds: 30,
+      reservedConcurrency: null,
+      logFormat: 'JSON',
+      roleArn: null,
+    },
+    env: functionEnv(log),
+    sqsEndpoint: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
     queueUrl: url,
     queueArn: arn,
     batchSize: 1,
     batchingWindowSeconds: 0,
-    timeoutSeconds: 30,
     concurrency: 1,
   };
 }
@@ -64,8 +89,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
     const { url, arn } = await queue(1);
     const log = path.join(directory, 'handled');
     const lines: string[] = [];
-    const running = await startFunctionThread(consumer('test/support/crashing-consumer.ts', url, arn), {
-      env: threadEnv(log),
+    const running = await startFunctionThread(await consumer('test/support/crashing-consumer.ts', url, arn, log), {
       log: (line) => lines.push(line),
     });
     try {
@@ -93,9 +117,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
   it('stops a thread for good: nothing is handled after its stop', async () => {
     const { url, arn } = await queue(1);
     const log = path.join(directory, 'stopped');
-    const running = await startFunctionThread(consumer('test/support/crashing-consumer.ts', url, arn), {
-      env: threadEnv(log),
-    });
+    const running = await startFunctionThread(await consumer('test/support/crashing-consumer.ts', url, arn, log));
     await running.stop();
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: '0', MessageBody: 'late' }] }));
     // The queue keeps the record: had any thread still polled, it would have taken it within its long poll.
@@ -106,9 +128,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
   it('fails the start when a function cannot load', async () => {
     const { url, arn } = await queue(1);
     await expect(
-      startFunctionThread(consumer('test/support/broken-consumer.ts', url, arn), {
-        env: threadEnv(path.join(directory, 'broken')),
-      }),
+      startFunctionThread(await consumer('test/support/broken-consumer.ts', url, arn, path.join(directory, 'broken'))),
     ).rejects.toThrow(/^The test-consumer function could not start: Error: this module cannot load/);
   });
 });

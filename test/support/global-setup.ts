@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { issueToken } from '#shared/domain/tokens.ts';
+import { ensureAssembly } from '../../local/assembly.ts';
 import { freePorts } from '../../local/free-port.ts';
 import { type StandIns, startStandIns } from '../../local/stand-ins.ts';
 import { buildLocalService, localBuildDirectory } from './local-build.ts';
@@ -110,7 +111,13 @@ export async function setup(project: TestProject): Promise<void> {
   };
   starting = (async () => {
     try {
-      await buildLocalService(build);
+      // The service runs the cloud assembly's functions: synthesised here once (and kept while the
+      // sources do not change) before any service starts.
+      const [assembly] = await Promise.all([
+        ensureAssembly({ tenantBuckets: ['demo-bucket'] }),
+        buildLocalService(build),
+      ]);
+      if (assembly.built) process.stderr.write(`cloud assembly synthesised in ${assembly.seconds.toFixed(1)} s\n`);
       standIns = await startStandIns({ dataDir: directory, ...ports });
       const started = [standIns.endpoints.dynamodb, standIns.endpoints.s3, standIns.endpoints.sqs];
       const expected = [
