@@ -53,7 +53,7 @@ export interface HostedRunning {
 
 /** Messages between the runtime and a function's thread. */
 export type ToHost = { type: 'stop'; final: boolean };
-export type FromHost = { type: 'ready' } | { type: 'stopped' };
+export type FromHost = { type: 'ready' } | { type: 'stopped' } | { type: 'log'; line: string } | { type: 'timeout' };
 
 /** The thread's data that names its function (any other thread leaves this module idle). */
 export const hostedKey = 'tributaryFunction';
@@ -72,7 +72,15 @@ export async function hostFunction(hosted: HostedFunction, log?: (line: string) 
     });
     return { stop: (options) => schedule.stop(options) };
   }
-  const sqs = { endpoint: hosted.sqsEndpoint, region: localRegion, credentials: localCredentials };
+  // The event source mapping polls with the function's execution role, as Lambda's does.
+  const sqs = {
+    endpoint: hosted.sqsEndpoint,
+    region: localRegion,
+    credentials: {
+      accessKeyId: hosted.env.AWS_ACCESS_KEY_ID ?? localCredentials.accessKeyId,
+      secretAccessKey: hosted.env.AWS_SECRET_ACCESS_KEY ?? localCredentials.secretAccessKey,
+    },
+  };
   const poller: Poller = startPoller(sqs, {
     name: hosted.fn.name,
     queueUrl: hosted.queueUrl,
@@ -93,7 +101,11 @@ export async function hostFunction(hosted: HostedFunction, log?: (line: string) 
 const hosted = isMainThread ? undefined : (workerData as Record<string, HostedFunction> | null)?.[hostedKey];
 if (hosted && parentPort) {
   const port = parentPort;
-  const running = await hostFunction(hosted);
+  // What the runtime tells about its functions (a timeout) goes where the runtime's own lines go.
+  const running = await hostFunction(hosted, (line) => {
+    port.postMessage({ type: 'timeout' } satisfies FromHost);
+    port.postMessage({ type: 'log', line } satisfies FromHost);
+  });
   port.on('message', async (message: ToHost) => {
     if (message.type !== 'stop') return;
     await running.stop({ final: message.final });

@@ -54,7 +54,8 @@ export class LocalLambda {
   constructor(
     readonly fn: LocalFunction,
     private readonly env: Record<string, string>,
-    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    /** Told of each invocation stopped at the timeout, with the line to log. */
+    private readonly onTimeout: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
   /** The warm environment, or a new one (the init phase). A failed init is tried again next time. */
@@ -98,7 +99,7 @@ export class LocalLambda {
           this.timeouts++;
           // Lambda discards an environment whose invocation timed out: the next one starts cold.
           this.instance = null;
-          this.log(
+          this.onTimeout(
             `function ${this.fn.name}: Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds (request ${context.awsRequestId}); stopped, as Lambda stops it`,
           );
           reject(new FunctionTimeout(this.fn.name, this.fn.timeoutSeconds));

@@ -17,6 +17,7 @@
 import type { Worker } from 'node:worker_threads';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { keyAttributes } from '#shared/adapters/dynamo/table-schema.ts';
 import { schedules as declaredSchedules, type QueueName, queues } from '#shared/topology.ts';
 import { ensureAssembly } from './assembly.ts';
 import { type LocalDeployment, type LocalFunction, readDeployment } from './cloud-assembly.ts';
@@ -30,6 +31,8 @@ import {
   type ToHost,
 } from './function-host.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
+import type { Authorizer, Denial } from './iam/authorizer.ts';
+import { startAuthorizerThread } from './iam/authorizer-thread.ts';
 import { LocalLambda, lambdaVariables } from './lambda-function.ts';
 import { installFunctionScopes } from './lambda-sandbox.ts';
 import { startThread } from './modules.ts';
@@ -81,28 +84,75 @@ const reachesFunctions = (name: string) =>
   (functionSettingNames as readonly string[]).includes(name);
 
 /**
- * A function's whole environment: the template's variables, those Lambda sets, and local mode's.
- * The key material is given as itself to the functions whose template names a secret holding it
- * (local mode keeps no Secrets Manager).
+ * The access key a function's calls are signed with, which names it to the authorising proxy
+ * (letters and digits only: DynamoDB Local refuses any other key).
+ */
+export const accessKeyOf = (fn: LocalFunction) => `LOCAL${fn.name.replace(/[^A-Za-z0-9]/g, '')}`;
+
+/**
+ * A function's whole environment: the template's variables, those Lambda sets (its own
+ * credentials among them), and local mode's, its AWS endpoints the authorising proxy's.
  */
 export function functionEnvironment(
   fn: LocalFunction,
   local: Record<string, string | undefined>,
   logLevel: string,
+  iam: Authorizer['endpoints'],
 ): Record<string, string> {
   const ownSettings = Object.fromEntries(
     Object.entries(local).filter(
       (entry): entry is [string, string] => entry[1] !== undefined && reachesFunctions(entry[0]),
     ),
   );
-  const readsKeyMaterial = 'SECRETS_KEY_SECRET_ARN' in fn.environment || 'CURSOR_KEY_SECRET_ARN' in fn.environment;
+  // NODE_OPTIONS (source maps) is for the process: the local one has them on for every function.
   const { NODE_OPTIONS: _nodeOptions, ...template } = fn.environment;
   return {
     ...template,
     ...lambdaVariables(fn, logLevel),
     ...ownSettings,
-    ...(readsKeyMaterial && local.SECRETS_KEY ? { SECRETS_KEY: local.SECRETS_KEY } : {}),
+    AWS_ACCESS_KEY_ID: accessKeyOf(fn),
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: iam.dynamodb,
+    AWS_ENDPOINT_URL_S3: iam.s3,
+    AWS_ENDPOINT_URL_SQS: iam.sqs,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: iam.secretsmanager,
   };
+}
+
+/** What local mode counts of its own beside the service's metrics: AWS's refusals and Lambda's timeouts. */
+class LocalFigures {
+  readonly denied = new Map<string, { denial: Denial; count: number }>();
+  readonly timeouts = new Map<string, number>();
+
+  timedOut(functionName: string): void {
+    this.timeouts.set(functionName, (this.timeouts.get(functionName) ?? 0) + 1);
+  }
+
+  deny(denial: Denial): void {
+    const key = `${denial.functionName}\n${denial.action}\n${denial.resource}`;
+    const known = this.denied.get(key) ?? { denial, count: 0 };
+    known.count++;
+    this.denied.set(key, known);
+  }
+
+  /** Prometheus lines, appended to the service's own at /metrics. */
+  exposition(): string {
+    const quoted = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    const lines = [
+      '# HELP tributary_local_access_denied_total AWS calls a function made that its role does not allow (local mode evaluates every call; on AWS they fail as AccessDenied)',
+      '# TYPE tributary_local_access_denied_total counter',
+      ...[...this.denied.values()].map(
+        ({ denial, count }) =>
+          `tributary_local_access_denied_total{function="${quoted(denial.functionName)}",action="${quoted(denial.action)}",resource="${quoted(denial.resource)}"} ${count}`,
+      ),
+      "# HELP tributary_local_function_timeouts_total Invocations stopped at their function's timeout",
+      '# TYPE tributary_local_function_timeouts_total counter',
+      ...[...this.timeouts].map(
+        ([name, count]) => `tributary_local_function_timeouts_total{function="${quoted(name)}"} ${count}`,
+      ),
+    ];
+    return `${lines.join('\n')}\n`;
+  }
 }
 
 export interface Runtime {
@@ -160,7 +210,7 @@ function asynchronousFunctions(
         queueArn: source.queueArn,
         batchSize: source.batchSize,
         batchingWindowSeconds: settings.batchWindowSeconds ?? source.batchingWindowSeconds,
-        concurrency: Math.max(1, Math.min(...limits.filter((limit): limit is number => limit !== null))),
+        concurrency: Math.min(...limits.filter((limit): limit is number => limit !== null)),
       };
     });
   const scheduled: HostedFunction[] = deployment.schedules
@@ -189,7 +239,7 @@ const healthyRunMs = 60_000;
  */
 export async function startFunctionThread(
   hosted: HostedFunction,
-  options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+  options: { log?: (line: string) => void; onTimeout?: (functionName: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<HostedRunning> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let stopping = false;
@@ -208,6 +258,8 @@ export async function startFunctionThread(
       const startedAt = Date.now();
       let reason = '';
       worker.on('message', (message: FromHost) => {
+        if (message.type === 'log') log(message.line);
+        if (message.type === 'timeout') options.onTimeout?.(hosted.fn.name);
         if (message.type !== 'ready') return;
         everReady = true;
         ready();
@@ -272,19 +324,65 @@ export async function startRuntime(
       queuePrefix: queuePrefixOf(queueUrls),
       sqsEndpoint: new URL(queueUrls.ingest).origin,
     });
-  const environment = (fn: LocalFunction) => functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  // Every function's calls go through the authorising proxy, as their role allows.
+  const figures = new LocalFigures();
+  const hosted = new Set([
+    ...deployment.routes.map((route) => route.functionId),
+    ...deployment.eventSources.map((source) => source.functionId),
+    ...deployment.schedules.map((schedule) => schedule.functionId),
+  ]);
+  const identities: Record<string, { functionName: string; roleArn: string }> = {};
+  for (const id of hosted) {
+    const fn = deployment.functions.get(id) as LocalFunction;
+    if (fn.roleArn) identities[accessKeyOf(fn)] = { functionName: fn.name, roleArn: fn.roleArn };
+  }
+  const iam = await startAuthorizerThread(
+    {
+      upstream: {
+        dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB as string,
+        s3: env.AWS_ENDPOINT_URL_S3 as string,
+        sqs: sqsEndpoint,
+      },
+      identities,
+      rolePolicies: Object.fromEntries(deployment.rolePolicies),
+      resourcePolicies: Object.fromEntries(deployment.resourcePolicies),
+      // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
+      secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
+      partitionKey: keyAttributes.partition,
+    },
+    (denial) => {
+      figures.deny(denial);
+      log(
+        `AccessDenied: ${denial.functionName} is not authorized to perform ${denial.action} on ${denial.resource} ${denial.reason} (role ${denial.roleArn}); on AWS this call fails the same way`,
+      );
+    },
+  );
+  const environment = (fn: LocalFunction) =>
+    functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel, iam.endpoints);
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: localRegion, credentials: localCredentials });
   const host = (hosted: HostedFunction) =>
     options.functions === 'this-thread'
-      ? hostFunction(hosted, options.log)
-      : startFunctionThread(hosted, { log: options.log });
+      ? hostFunction(hosted, (line) => {
+          figures.timedOut(hosted.fn.name);
+          log(line);
+        })
+      : startFunctionThread(hosted, { log, onTimeout: (name) => figures.timedOut(name) });
 
   // Routes run on this thread, each function loaded at its first request (its cold start).
   installFunctionScopes();
   const routeFunctions = new Map<string, LocalLambda>();
   for (const route of deployment.routes) {
     const fn = deployment.functions.get(route.functionId) as LocalFunction;
-    if (!routeFunctions.has(fn.id)) routeFunctions.set(fn.id, new LocalLambda(fn, environment(fn), options.log));
+    if (!routeFunctions.has(fn.id))
+      routeFunctions.set(
+        fn.id,
+        new LocalLambda(fn, environment(fn), (line) => {
+          figures.timedOut(fn.name);
+          log(line);
+        }),
+      );
   }
   const routes = deployment.routes.map((route) => ({
     routeKey: route.routeKey,
@@ -298,12 +396,19 @@ export async function startRuntime(
       routes,
       loadHandler: async (target) => {
         const lambda = routeFunctions.get(target) as LocalLambda;
-        return (event, context) =>
-          lambda.invoke(event, { requestId: context.awsRequestId }) as Promise<APIGatewayProxyStructuredResultV2>;
+        return async (event, context) => {
+          const result = (await lambda.invoke(event, {
+            requestId: context.awsRequestId,
+          })) as APIGatewayProxyStructuredResultV2;
+          // Local mode's own figures follow the service's, where an operator scrapes them.
+          if (event.routeKey === 'GET /metrics' && result.statusCode === 200 && !result.isBase64Encoded)
+            return { ...result, body: `${result.body ?? ''}${figures.exposition()}` };
+          return result;
+        };
       },
     }),
     Promise.all(
-      asynchronousFunctions(deployment, settings, environment, sqsEndpoint).map(async (each) => ({
+      asynchronousFunctions(deployment, settings, environment, iam.endpoints.sqs).map(async (each) => ({
         kind: each.kind,
         running: await host(each),
       })),
@@ -334,6 +439,7 @@ export async function startRuntime(
       await front.close();
       const undrained = await queued();
       sqs.destroy();
+      await iam.close();
       return { undrained };
     },
   };

@@ -54,7 +54,13 @@ async function queue(visibilityTimeoutSeconds: number) {
   return { url, arn: arn.Attributes?.QueueArn as string };
 }
 
-async function consumer(entry: string, url: string, arn: string, log: string): Promise<HostedFunction> {
+async function consumer(
+  entry: string,
+  url: string,
+  arn: string,
+  log: string,
+  settings: { timeoutSeconds?: number; env?: Record<string, string> } = {},
+): Promise<HostedFunction> {
   return {
     kind: 'consumer',
     fn: {
@@ -67,12 +73,12 @@ async function consumer(entry: string, url: string, arn: string, log: string): P
       assetDirectory: await assetOf(entry),
       environment: {},
       memoryMb: 128,
-      timeoutSeconds: 30,
+      timeoutSeconds: settings.timeoutSeconds ?? 30,
       reservedConcurrency: null,
       logFormat: 'JSON',
       roleArn: null,
     },
-    env: functionEnv(log),
+    env: { ...functionEnv(log), ...settings.env },
     sqsEndpoint: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
     queueUrl: url,
     queueArn: arn,
@@ -109,6 +115,47 @@ describe('the local runtime runs each function in a thread of its own', () => {
       expect(lines[0]).toMatch(
         /^function test-consumer ended unexpectedly \(Error: the consumer failed[\s\S]*\); starting it again in 1 s; the records it held come back after the visibility timeout$/,
       );
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('stops an invocation at its timeout as Lambda does: its batch comes back, and what it would still have done never happens', async () => {
+    const { url, arn } = await queue(2);
+    const echo = await queue(30);
+    const log = path.join(directory, 'slow');
+    const lines: string[] = [];
+    const running = await startFunctionThread(
+      await consumer('test/support/slow-consumer.ts', url, arn, log, {
+        timeoutSeconds: 1,
+        env: {
+          SLOW_CONSUMER_LOG: log,
+          ECHO_QUEUE_URL: echo.url,
+          AWS_ENDPOINT_URL_SQS: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
+        },
+      }),
+      { log: (line) => lines.push(line) },
+    );
+    try {
+      await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: '0', MessageBody: 'slow-1' }] }));
+      // Handled once, by its second delivery; the first one's echo, due a second after its
+      // timeout, was never sent.
+      const seen = await pollUntil(
+        async () => ({
+          handled: handled(log),
+          queued: await queueDepth(sqs, url),
+          echoed: await queueDepth(sqs, echo.url),
+        }),
+        (state) => state.handled.length === 1 && state.queued === 0,
+        { what: 'the record handled after its timed-out delivery', timeoutMs: 60_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect({ ...seen, echoed: await queueDepth(sqs, echo.url) }).toEqual({
+        handled: ['slow-1'],
+        queued: 0,
+        echoed: 1,
+      });
+      expect(lines).toEqual([expect.stringMatching(/^function test-consumer: Task timed out after 1\.00 seconds/)]);
     } finally {
       await running.stop();
     }

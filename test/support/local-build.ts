@@ -20,6 +20,7 @@ const root = path.resolve(import.meta.dirname, '..', '..');
 const entries = [
   'local/main.ts',
   'local/function-host.ts',
+  'local/iam/authorizer-thread.ts',
   'local/dynamodb-stand-in.ts',
   'local/s3-stand-in.ts',
   'local/sqs-stand-in.ts',
