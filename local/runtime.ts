@@ -194,6 +194,7 @@ function asynchronousFunctions(
   settings: LocalSettings,
   environment: (fn: LocalFunction) => Record<string, string>,
   sqsEndpoint: string,
+  viaProxy: (queueUrl: string) => string,
 ): HostedFunction[] {
   const fnOf = (id: string) => deployment.functions.get(id) as LocalFunction;
   const consumers: HostedFunction[] = deployment.eventSources
@@ -206,7 +207,7 @@ function asynchronousFunctions(
         fn,
         env: environment(fn),
         sqsEndpoint,
-        queueUrl: source.queueUrl,
+        queueUrl: viaProxy(source.queueUrl),
         queueArn: source.queueArn,
         batchSize: source.batchSize,
         batchingWindowSeconds: settings.batchWindowSeconds ?? source.batchingWindowSeconds,
@@ -359,8 +360,17 @@ export async function startRuntime(
       );
     },
   );
+  // A queue's URL names the endpoint that serves it, as on AWS (https://sqs.<region>.amazonaws.com/…):
+  // the SDK's SQS client sends to the URL's host, so a function's queue URLs name the proxy.
+  const queueOrigin = new URL(deployment.queueUrls.ingest).origin;
+  const viaProxy = (value: string) =>
+    value.startsWith(`${queueOrigin}/`) ? `${iam.endpoints.sqs}${value.slice(queueOrigin.length)}` : value;
   const environment = (fn: LocalFunction) =>
-    functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel, iam.endpoints);
+    Object.fromEntries(
+      Object.entries(functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel, iam.endpoints)).map(
+        ([name, value]) => [name, viaProxy(value)],
+      ),
+    );
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: localRegion, credentials: localCredentials });
   const host = (hosted: HostedFunction) =>
     options.functions === 'this-thread'
@@ -408,7 +418,7 @@ export async function startRuntime(
       },
     }),
     Promise.all(
-      asynchronousFunctions(deployment, settings, environment, iam.endpoints.sqs).map(async (each) => ({
+      asynchronousFunctions(deployment, settings, environment, iam.endpoints.sqs, viaProxy).map(async (each) => ({
         kind: each.kind,
         running: await host(each),
       })),
@@ -439,6 +449,11 @@ export async function startRuntime(
       await front.close();
       const undrained = await queued();
       sqs.destroy();
+      const decisions = await iam.stats();
+      const denied = [...figures.denied.values()].reduce((sum, { count }) => sum + count, 0);
+      log(
+        `IAM: ${decisions.evaluated} calls evaluated against their roles, ${decisions.kept} answered from decisions kept, ${denied} denied`,
+      );
       await iam.close();
       return { undrained };
     },

@@ -73,13 +73,28 @@ function resourcePolicyOf(resource: string, policies: Record<string, PolicyDocum
   return { Version: '2012-10-17', Statement: statements };
 }
 
-/** The condition keys a set of policies tests: only those are worth deriving from a request. */
-function conditionKeysOf(documents: PolicyDocument[]): Set<string> {
+/** Whether an action matches a statement's Action pattern (`*` and `?` wildcards, case-insensitive). */
+function actionMatches(pattern: string, action: string): boolean {
+  const expression = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${expression}$`, 'i').test(action);
+}
+
+/**
+ * The condition keys the statements that could apply to an action test: only those are worth
+ * deriving from a request, and only they may make one call's decision differ from another's.
+ */
+function conditionKeysOf(documents: PolicyDocument[], action: string): Set<string> {
   const keys = new Set<string>();
   for (const document of documents)
-    for (const statement of Array.isArray(document.Statement) ? document.Statement : [document.Statement])
+    for (const statement of Array.isArray(document.Statement) ? document.Statement : [document.Statement]) {
+      const actions = statement.Action === undefined ? ['*'] : ([statement.Action].flat() as string[]);
+      if (statement.Action !== undefined && !actions.some((pattern) => actionMatches(pattern, action))) continue;
       for (const operator of Object.values((statement.Condition ?? {}) as Record<string, Record<string, unknown>>))
         for (const key of Object.keys(operator)) keys.add(key.toLowerCase());
+    }
   return keys;
 }
 
@@ -96,18 +111,21 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
   let evaluated = 0;
   let kept = 0;
   const conditionKeys = new Map<string, Set<string>>();
-  const keysOf = (roleArn: string) => {
-    let keys = conditionKeys.get(roleArn);
+  const keysOf = (roleArn: string, action: string) => {
+    let keys = conditionKeys.get(`${roleArn} ${action}`);
     if (!keys) {
-      keys = conditionKeysOf([...(setup.rolePolicies[roleArn] ?? []), ...Object.values(setup.resourcePolicies).flat()]);
-      conditionKeys.set(roleArn, keys);
+      keys = conditionKeysOf(
+        [...(setup.rolePolicies[roleArn] ?? []), ...Object.values(setup.resourcePolicies).flat()],
+        action,
+      );
+      conditionKeys.set(`${roleArn} ${action}`, keys);
     }
     return keys;
   };
 
   /** Null when allowed; the reason when denied. */
   function decide(identity: FunctionIdentity, asked: AskedAction): Promise<string | null> {
-    const tested = keysOf(identity.roleArn);
+    const tested = keysOf(identity.roleArn, asked.action);
     const context = Object.fromEntries(
       Object.entries(asked.context).filter(([key]) => tested.has(key.toLowerCase())),
     ) as Record<string, string | string[]>;

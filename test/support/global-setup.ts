@@ -175,6 +175,8 @@ export async function teardown(): Promise<void> {
     const code = await runtime.stop().catch(() => null);
     if (code !== 0) process.stderr.write(`runtime exited with ${code}:\n${runtime.output()}\n`);
     denials = unaskedDenials(runtime.denials);
+    // The service's own log, kept where TRIBUTARY_SERVICE_LOG says (its last 200,000 characters).
+    if (process.env.TRIBUTARY_SERVICE_LOG) writeFileSync(process.env.TRIBUTARY_SERVICE_LOG, runtime.output());
   }
   await standIns?.stop();
   dashboardTool?.close();
