@@ -52,6 +52,7 @@ const { db } = await import('../shared/adapters/dynamo/table.ts');
 const { commitRecords } = await import('../shared/adapters/dynamo/delta-log.ts');
 const { secretBox } = await import('../shared/adapters/secret-box.ts');
 const { tableLocation } = await import('../shared/adapters/s3/tenant-stores.ts');
+const { connectStore } = await import('../shared/domain/tenants/store-access.ts');
 const { decodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-reader.ts');
 const { encodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-writer.ts');
 const { rewriteFiles } = await import('../shared/adapters/parquet/compaction.ts');
@@ -107,7 +108,8 @@ async function openTable(tableId: string) {
     created_at: at,
     updated_at: at,
   };
-  return tableLocation(store as never, `s3://bench-lake/datasets/${tableId}`);
+  const connection = await connectStore({ secrets: secretBox, getTenant: async () => null }, store, 'readWrite');
+  return tableLocation(connection, `s3://bench-lake/datasets/${tableId}`);
 }
 
 interface Envelope {

@@ -29,6 +29,7 @@ tributary(app, {
   ingestThrottleRatePerSecond: number('ingestThrottleRate'),
   ingestThrottleBurst: number('ingestThrottleBurst'),
   tracing: String(app.node.tryGetContext('tracing')) === 'true',
+  edge: String(app.node.tryGetContext('edge')) === 'true' ? { rateLimitPerMinute: number('edgeRateLimit') } : undefined,
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     stagedOverdueSeconds: number('stagedOverdueSeconds'),

@@ -132,7 +132,7 @@ export class StatefulStack extends Stack {
     Validations.of(this.secretsKey).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'This key seals stored secrets; a new value would leave every sealed secret unreadable until resealed, which automatic rotation cannot do. Rotation is a planned operation (see README).',
+        'This key seals stored secrets; a new value would leave every sealed secret unreadable until resealed, which automatic rotation cannot do. Rotation is a planned operation (see docs/deploying.md).',
     });
     Validations.of(this.cursorKey).acknowledge({
       id: 'AwsSolutions-SMG4',

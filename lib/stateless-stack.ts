@@ -31,8 +31,10 @@ import {
 import { buildConsole } from '../console/build.ts';
 import { bindAccess } from './constructs/access.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
+import { ApiEdge } from './constructs/edge.ts';
 import { type AlarmThresholds, Operations } from './constructs/operations.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import { TenantBucketAccess } from './constructs/tenant-bucket-access.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
 export interface StatelessStackProps extends StackProps {
@@ -111,6 +113,8 @@ export interface StatelessStackProps extends StackProps {
    * SDK call, where a trace is worth the tracer's size in the bundle.
    */
   tracing?: boolean;
+  /** The web ACL (EdgeFirewallStack) of a CloudFront distribution to put in front of the API; none: no edge. */
+  edgeWebAclArn?: string;
 }
 
 /** The route whose function's SDK calls are traced when tracing is on, beside the queue consumers'. */
@@ -168,6 +172,11 @@ export class StatelessStack extends Stack {
       !(Number.isInteger(props.ingestMaxBytes) && props.ingestMaxBytes >= 1 && props.ingestMaxBytes <= maxIngestBytes)
     )
       throw new Error(`ingestMaxBytes must be a whole number of bytes from 1 to ${maxIngestBytes}`);
+    // The provisioner posts each tenant's read-only API key there: never in clear text.
+    if (props.dashboardUrl !== undefined && !/^https:\/\/[^/?#\s]+/.test(props.dashboardUrl))
+      throw new Error(
+        `dashboardUrl must be an https:// URL (it receives tenants' API keys), got "${props.dashboardUrl}"`,
+      );
     const writerWindow = props.writerBatchingWindowSeconds;
     if (writerWindow !== undefined && !(Number.isInteger(writerWindow) && writerWindow >= 0 && writerWindow <= 300))
       throw new Error('writerBatchingWindowSeconds must be a whole number of seconds from 0 to 300');
@@ -190,6 +199,9 @@ export class StatelessStack extends Stack {
       bootstrapKey: props.stateful.bootstrapKey,
       tenantStores: {
         bucketNames: props.tenantBuckets ?? [],
+        bucketRoles: props.tenantBuckets?.length
+          ? new TenantBucketAccess(this, 'TenantBucketAccess', { bucketNames: props.tenantBuckets })
+          : undefined,
         roleArns: props.tenantRoleArns,
         allowPlatformAccountRoles: props.allowPlatformAccountRoles ?? false,
         allowedEndpoints: props.allowedStoreEndpoints ?? [],
@@ -379,6 +391,16 @@ export class StatelessStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
+    if (props.edgeWebAclArn) {
+      const edge = new ApiEdge(this, 'Edge', { api: this.api, webAclArn: props.edgeWebAclArn });
+      const edgeUrl = `https://${edge.distribution.distributionDomainName}`;
+      // Ingest URLs and the API reference name the edge, not the API's own address.
+      for (const fn of Object.values(this.routeFunctions)) fn.addEnvironment('PUBLIC_BASE_URL', edgeUrl);
+      new CfnOutput(this, 'EdgeUrl', {
+        value: edgeUrl,
+        description: 'The API behind CloudFront and AWS WAF: give this address to webhook senders and operators',
+      });
+    }
     new CfnOutput(this, 'AlarmTopic', {
       value: this.operations.topic.topicArn,
       description: 'Subscribe operators here',

@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       `Tributary is running at ${runtime.url} (ready in ${seconds} s)`,
       `  Bootstrap API key (PlatformAdmin): ${admin.key}${admin.generated ? `  [generated; kept in ${path.join(settings.dataDir, 'admin-api-key')}]` : ''}`,
       `  Local S3: ${endpoints.s3}  access key ${localCredentials.accessKeyId}, secret ${localCredentials.secretAccessKey}; buckets: ${settings.buckets.join(', ')}`,
-      `  Register a tenant store with {"name": "demo", "base_url": "s3://${settings.buckets[0] ?? 'demo-bucket'}", "options": {"endpoint": "${endpoints.s3}"}}`,
+      `  Register a tenant store with {"name": "demo", "base_url": "s3://${settings.buckets[0] ?? 'demo-bucket'}/demo", "options": {"endpoint": "${endpoints.s3}"}}`,
       `  DynamoDB Local: ${endpoints.dynamodb} (table ${settings.tableName})   SQS: ${endpoints.sqs}`,
       `  State: ${settings.dataDir}${imported > 0 ? `  (${imported} messages an earlier version kept at its stop were queued again)` : ''}`,
       '  Every 202 is on disk before it is sent. Ctrl-C stops gracefully: new requests get 503, accepted envelopes are written first.',

@@ -1,5 +1,5 @@
 /**
- * Local mode settings, all from the environment (README lists them). Defaults match the contract:
+ * Local mode settings, all from the environment (docs/settings.md lists them). Defaults match the contract:
  * PORT 3000, DynamoDB 8000, S3 4569, SQS 9324, state under .data/.
  */
 import path from 'node:path';

@@ -73,6 +73,14 @@ export const config = {
   s3ForcePathStyle: lazy(() => boolEnv('S3_FORCE_PATH_STYLE', false)),
   queueUrl: (envName: string) => requiredEnv(envName),
   /**
+   * What the function does with tenants' stores, as it declares (TENANT_STORES_ACCESS, set by the
+   * stack): a function that only reads opens every store session read-only. Unset (local mode, where
+   * one process runs every route): read and write.
+   */
+  tenantStoreAccess: (): 'read' | 'readWrite' => (process.env.TENANT_STORES_ACCESS === 'read' ? 'read' : 'readWrite'),
+  /** The platform's own role for tenant buckets (the stack's, for this function's access); unset locally. */
+  tenantBucketRole: () => process.env.TENANT_BUCKET_ROLE_ARN || undefined,
+  /**
    * Custom object store endpoints the deployment accepts (host patterns, see endpointAllowed in
    * shared/domain/tenants/object-stores.ts). Read at every use: none when unset.
    */

@@ -1,6 +1,6 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -8,6 +8,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { apiKeyKeys } from '#shared/adapters/dynamo/api-key-items.ts';
 import { globalIndexes } from '#shared/adapters/dynamo/table-schema.ts';
 import { type Access, type PlatformArea, platformAreas, type QueueName, queues } from '#shared/topology.ts';
+import { tenantBucketRoleTag } from './tenant-bucket-access.ts';
 
 export interface SharedResources {
   table: Table;
@@ -19,6 +20,8 @@ export interface SharedResources {
   tenantStores: {
     /** Buckets reached with the platform's own role (stores registered without keys or a role). */
     bucketNames: string[];
+    /** The platform's roles for those buckets, assumed per store with a session policy (TenantBucketAccess). */
+    bucketRoles?: { reader: IRole; writer: IRole };
     /** Roles in tenants' accounts that may be assumed (stores registered with a role_arn); none: the stack's partition, any account. */
     roleArns?: string[];
     /** Roles in the platform's own account may be named too (refused by default, by the code and by IAM). */
@@ -137,33 +140,35 @@ export function bindAccess(
     fn.addEnvironment('PLATFORM_BUCKET', bucket.bucketName);
   }
 
-  const { bucketNames, roleArns = [`arn:${stack.partition}:iam::*:role/*`] } = resources.tenantStores;
-  if (access.tenantStores && bucketNames.length > 0) {
-    allow(
-      access.tenantStores === 'readWrite' ? [...objectReads, ...objectWrites] : objectReads,
-      bucketNames.map((name) => `arn:${stack.partition}:s3:::${name}/*`),
-    );
-    allow(
-      ['s3:ListBucket'],
-      bucketNames.map((name) => `arn:${stack.partition}:s3:::${name}`),
-    );
-    for (const name of bucketNames) {
-      Validations.of(fn.role ?? fn).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${name}/*]`,
-        reason: 'The objects of a tenant bucket the operator listed in tenantBuckets, where its Delta tables live.',
-      });
-    }
+  const { bucketRoles, roleArns = [`arn:${stack.partition}:iam::*:role/*`] } = resources.tenantStores;
+  if (access.tenantStores) fn.addEnvironment('TENANT_STORES_ACCESS', access.tenantStores);
+  // Tenant buckets are reached through the platform's role for them, never with the function's own:
+  // the reader for a function that only reads, the writer otherwise, each session scoped to one store.
+  const bucketRole = access.tenantStores && bucketRoles?.[access.tenantStores === 'read' ? 'reader' : 'writer'];
+  if (bucketRole) {
+    allow(['sts:AssumeRole'], [bucketRole.roleArn]);
+    fn.addEnvironment('TENANT_BUCKET_ROLE_ARN', bucketRole.roleArn);
   }
   if ((access.tenantStores || access.checksTenantRoles) && roleArns.length > 0) {
     allow(['sts:AssumeRole'], roleArns);
     if (!resources.tenantStores.allowPlatformAccountRoles) {
       // A role of the platform's own account would let a tenant act with the platform's permissions
-      // (a confused deputy): refused at registration, and by IAM whatever a store names.
+      // (a confused deputy): refused at registration, and by IAM whatever a store names, but for the
+      // one role for tenant buckets this function may use (by its tag, which says read or readWrite).
       fn.addToRolePolicy(
         new PolicyStatement({
           effect: Effect.DENY,
           actions: ['sts:AssumeRole'],
           resources: [`arn:${stack.partition}:iam::${stack.account}:role/*`],
+          ...(bucketRole && access.tenantStores
+            ? {
+                conditions: {
+                  StringNotEquals: {
+                    [`iam:ResourceTag/${tenantBucketRoleTag.key}`]: tenantBucketRoleTag.value(access.tenantStores),
+                  },
+                },
+              }
+            : {}),
         }),
       );
     }

@@ -291,7 +291,10 @@ export class Operations extends Construct {
     });
 
     const minute = Duration.minutes(1);
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${id}-ingest` });
+    // Dashboard names are unique per account across regions: the stack's name and region keep two copies apart.
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${Stack.of(this).stackName}-${Stack.of(this).region}-ingest`,
+    });
     this.dashboard.addWidgets(
       new TextWidget({
         markdown:

@@ -1,6 +1,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { intEnv } from '../config.ts';
 import { logger } from '../observability/logger.ts';
 import { type QueueName, queues } from '../topology.ts';
 import { db, table } from './dynamo/table.ts';
@@ -13,6 +14,24 @@ export interface Check {
 }
 
 const checkTimeoutMs = 3000;
+
+/**
+ * How old a health result may be when it is answered (HEALTH_MAX_AGE_SECONDS, at most and by default
+ * 10): the public /health makes its AWS calls no more often, however often it is asked.
+ */
+export const healthResultMaxAgeMs = () => Math.min(10, Math.max(0, intEnv('HEALTH_MAX_AGE_SECONDS', 10))) * 1000;
+
+/**
+ * `run`, at most once per `maxAgeMs`: a call within that time of the last run's start gets its result
+ * (or waits for it, when it is still running), so a flood of requests costs one run per period.
+ */
+export function recentResult<T>(maxAgeMs: number, run: () => Promise<T>, now: () => number = Date.now) {
+  let last: { at: number; result: Promise<T> } | undefined;
+  return (): Promise<T> => {
+    if (!last || now() - last.at >= maxAgeMs) last = { at: now(), result: run() };
+    return last.result;
+  };
+}
 
 /** A dependency check that answers within a bound; a hung dependency counts as unhealthy. */
 async function probe(name: string, run: (signal: AbortSignal) => Promise<unknown>): Promise<Check> {

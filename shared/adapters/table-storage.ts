@@ -5,6 +5,7 @@
  * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
 
+import { config } from '../config.ts';
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
 import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
 import {
@@ -18,6 +19,7 @@ import {
 } from '../domain/delta/commit.ts';
 import { type LogReader, SnapshotCache } from '../domain/delta/snapshot.ts';
 import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
+import { connectStore } from '../domain/tenants/store-access.ts';
 import { logger } from '../observability/logger.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
 import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
@@ -26,6 +28,7 @@ import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
 import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
+import { secretBox } from './secret-box.ts';
 
 /** Table states of this instance: a commit starts from the last one it saw (see SnapshotCache). */
 export const snapshots = new SnapshotCache();
@@ -49,7 +52,8 @@ export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
 async function tableStore(dataSet: DataSet): Promise<{ store: StoredObjectStore; storage: TableLocation }> {
   const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
   if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
-  return { store, storage: await tableLocation(store, dataSet.storage_location) };
+  const connection = await connectStore({ secrets: secretBox, getTenant }, store, config.tenantStoreAccess());
+  return { store, storage: await tableLocation(connection, dataSet.storage_location) };
 }
 
 export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {

@@ -65,8 +65,13 @@ export function parseJsonBody<T>(event: APIGatewayProxyEventV2, schema: ZodType<
   return parseWith(schema, value, 'request body');
 }
 
-/** The API's public base URL as the caller reached it (API Gateway sets x-forwarded-proto). */
+/**
+ * The API's public base URL: the deployment's edge (PUBLIC_BASE_URL, set by the stack when the API sits
+ * behind CloudFront, which reaches API Gateway under API Gateway's own host name), else as the caller
+ * reached it (API Gateway sets x-forwarded-proto).
+ */
 export function publicBaseUrl(event: APIGatewayProxyEventV2): string {
+  if (process.env.PUBLIC_BASE_URL) return process.env.PUBLIC_BASE_URL;
   const host = header(event, 'host') ?? event.requestContext.domainName;
   const protocol =
     header(event, 'x-forwarded-proto') ??

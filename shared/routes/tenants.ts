@@ -1,18 +1,20 @@
 /** Routes — Tenants, their object stores and dashboard connections. Part of the route table (shared/routes.ts). */
 import {
-  createTenantBody,
-  createTenantResponse,
-  dashboardConnection,
   listObjectStoresQuery,
   listObjectStoresResponse,
-  listTenantsQuery,
-  listTenantsResponse,
   registerObjectStoreBody,
   registerObjectStoreResponse,
   selectDefaultObjectStoreBody,
+  updateObjectStoreOptionsBody,
+} from '../http/schemas/object-stores.ts';
+import {
+  createTenantBody,
+  createTenantResponse,
+  dashboardConnection,
+  listTenantsQuery,
+  listTenantsResponse,
   tenant,
   tenantIdParams,
-  updateObjectStoreOptionsBody,
 } from '../http/schemas/tenants.ts';
 import { listing, type RouteSpec, sealing, table, tableWrite } from './spec.ts';
 
@@ -82,7 +84,8 @@ export const tenantRoutes = {
     entry: 'functions/tenants/register-object-store.ts',
     auth: 'apiKey',
     permission: 'object-stores.manage',
-    summary: 'Register an S3 object store (s3://bucket[/prefix]); the first one becomes the default',
+    summary:
+      "Register an S3 object store (s3://bucket[/prefix]); the first one becomes the default. One reached with shared credentials may not overlap another tenant's (409)",
     tag: 'Tenants',
     params: tenantIdParams,
     body: registerObjectStoreBody,
@@ -104,7 +107,8 @@ export const tenantRoutes = {
     entry: 'functions/tenants/update-object-store-options.ts',
     auth: 'apiKey',
     permission: 'object-stores.manage',
-    summary: "Replace an object store's options (credentials, endpoint, role)",
+    summary:
+      "Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409)",
     tag: 'Tenants',
     params: tenantIdParams,
     body: updateObjectStoreOptionsBody,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedByCdkNag, tributary } from '#lib/app.ts';
@@ -206,9 +207,10 @@ describe('least privilege', () => {
 });
 
 describe('tenant stores', () => {
-  it('reaches listed buckets with the platform role, and assumes only the roles it is told to', async () => {
+  it('reaches listed buckets only through the platform’s reader or writer role, and assumes only the roles it is told to', async () => {
     // configuredProps: tenantBuckets ['acme-lake'], tenantRoleArns [arn:aws:iam::123456789012:role/tributary-writer].
-    const byEntry = statementsByEntry(await synthesizedConfiguredApp());
+    const synthesized = await synthesizedConfiguredApp();
+    const byEntry = statementsByEntry(synthesized);
     const reaching = [...byEntry.entries()].filter(([, statements]) => text(statements).includes('sts:AssumeRole'));
     const declared = [
       ...(Object.values(routes) as RouteSpec[]),
@@ -221,22 +223,74 @@ describe('tenant stores', () => {
         .map((spec) => spec.entry)
         .sort(),
     );
+    const roles = synthesized.statelessTemplate.findResources('AWS::IAM::Role', {
+      Properties: { Description: Match.stringLikeRegexp('tenantBuckets') },
+    });
+    const roleId = (name: string) => Object.keys(roles).find((id) => id.includes(`TenantBucketAccess${name}`));
+    expect([roleId('Reader'), roleId('Writer')].every(Boolean)).toBe(true);
     for (const [entry, statements] of reaching) {
       const access = declared.find((spec) => spec.entry === entry)?.access as Access;
       const policy = text(statements);
       expect(policy).toContain('arn:aws:iam::123456789012:role/tributary-writer');
       expect(policy).not.toContain(':iam::*:role/*');
-      // The bucket: read by every function that reaches stores, written only by those that write to them.
-      const bucketObjects = statements.filter((statement) => text(statement.Resource).includes(':s3:::acme-lake/*'));
-      expect({ entry, reads: bucketObjects.some((s) => list(s.Action).includes('s3:GetObject')) }).toEqual({
+      // No function reaches the bucket with its own role.
+      expect({ entry, direct: policy.includes('acme-lake') }).toEqual({ entry, direct: false });
+      // The reader for a function that only reads, the writer for one that writes; the deny on
+      // roles of the platform's own account spares only that one (by its tag).
+      const assumable = statements
+        .filter((statement) => statement.Effect !== 'Deny' && list(statement.Action).includes('sts:AssumeRole'))
+        .map((statement) => text(statement.Resource));
+      expect({
         entry,
-        reads: Boolean(access.tenantStores),
-      });
-      expect({ entry, writes: bucketObjects.some((s) => list(s.Action).includes('s3:PutObject')) }).toEqual({
+        // By logical id, or the nested stack's parameter that carries it.
+        reader: assumable.some((arn) => arn.includes('TenantBucketAccessReader')),
+        writer: assumable.some((arn) => arn.includes('TenantBucketAccessWriter')),
+      }).toEqual({
         entry,
-        writes: access.tenantStores === 'readWrite',
+        reader: access.tenantStores === 'read',
+        writer: access.tenantStores === 'readWrite',
       });
+      const deny = statements.find((statement) => statement.Effect === 'Deny');
+      expect(deny?.Condition ?? null).toEqual(
+        access.tenantStores
+          ? { StringNotEquals: { 'iam:ResourceTag/tributary:purpose': `tenant-buckets-${access.tenantStores}` } }
+          : null,
+      );
     }
+    // The roles: the buckets' objects (written only by the writer), each session narrowed by the code's session policy.
+    const rolePolicies = (name: string) =>
+      text(
+        Object.values(
+          synthesized.statelessTemplate.findResources('AWS::IAM::Policy', {
+            Properties: { Roles: [{ Ref: roleId(name) }] },
+          }),
+        ),
+      );
+    expect(rolePolicies('Reader')).toContain('acme-lake/*');
+    expect(rolePolicies('Reader')).not.toContain('s3:PutObject');
+    expect(rolePolicies('Writer')).toContain('s3:PutObject');
+    for (const name of ['Reader', 'Writer'])
+      expect(roles[roleId(name) as string]?.Properties.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({
+        StringEquals: { 'sts:ExternalId': 'tributary-tenant-buckets' },
+      });
+  });
+
+  it('tells each function that reaches stores whether it only reads them', async () => {
+    const synthesized = await synthesizedConfiguredApp();
+    const access = Object.values(
+      synthesized.nestedTemplates.flatMap((template) =>
+        Object.values(template.findResources('AWS::Lambda::Function')).map(
+          (fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>,
+        ),
+      ),
+    )
+      .filter((env) => 'TENANT_STORES_ACCESS' in env)
+      .map((env) => env.TENANT_STORES_ACCESS);
+    // The data set routes that read tables (list, files, table properties, suggest columns, events) read only.
+    expect(new Set(access)).toEqual(new Set(['read', 'readWrite']));
+    expect(access.filter((mode) => mode === 'read').length).toBe(
+      (Object.values(routes) as RouteSpec[]).filter((spec) => spec.access.tenantStores === 'read').length,
+    );
   });
 
   it('accepts no custom store endpoint unless the operator lists some, and then tells every function', async () => {

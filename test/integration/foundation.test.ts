@@ -101,7 +101,13 @@ describe('a service whose platform bucket is gone', () => {
   let runtime: RuntimeProcess;
 
   beforeAll(async () => {
-    runtime = await startRuntimeProcess({ ...env, PLATFORM_BUCKET: bucket, LOCAL_QUEUE_PREFIX: 'health-' });
+    // Every /health request checks anew here (a deployment answers from a result up to 10 s old).
+    runtime = await startRuntimeProcess({
+      ...env,
+      PLATFORM_BUCKET: bucket,
+      LOCAL_QUEUE_PREFIX: 'health-',
+      HEALTH_MAX_AGE_SECONDS: '0',
+    });
   });
   afterAll(async () => {
     await runtime?.stop();

@@ -148,7 +148,8 @@ async function fuzzWorld() {
       pipeline_id: pipelines[0] ?? '',
       job_id: jobs[0] ?? '',
       path: 'fuzz/a',
-      base_url: 's3://demo-bucket',
+      // A place of the fuzz tenant's own: a store at the whole bucket would overlap every other tenant's there.
+      base_url: `s3://demo-bucket/fuzz-${tenantId}`,
       name: 'fuzz',
       password: 'fuzz-password-0123456789',
     },

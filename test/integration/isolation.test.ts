@@ -191,3 +191,82 @@ describe.concurrent('every role on every route', () => {
     });
   });
 });
+
+describe('store boundaries', () => {
+  /** Registers a store reached with the platform's credentials (local mode: the S3 stand-in's). */
+  const register = (tenantId: string, baseUrl: string, key?: string) =>
+    api.post<{ code?: string; details?: unknown }>(`/api/tenants/${tenantId}/register-object-store`, {
+      key,
+      json: { base_url: baseUrl, name: unique('store'), options: { region: 'eu-west-1' } },
+    });
+  const storesOf = async (tenantId: string) =>
+    (await api.get<{ object_stores: unknown[] }>(`/api/tenants/${tenantId}/object-stores`)).body.object_stores.length;
+
+  it("refuses another tenant's store at, inside or above a tenant's (409, nothing stored), and accepts a sibling", async () => {
+    const place = `s3://demo-bucket/${unique('iso')}`;
+    expect((await register(own.tenant.tenantId, `${place}/t-abc`)).status).toBe(201);
+    const before = await storesOf(other.tenant.tenantId);
+    const admin = other.tenant.users.TenantAdmin.key;
+    const answers: Record<string, unknown> = {};
+    for (const [name, baseUrl] of [
+      ['same', `${place}/t-abc`],
+      ['inside', `${place}/t-abc/raw`],
+      ['above', place],
+      ['bucket', 's3://demo-bucket'],
+    ] as const) {
+      const response = await register(other.tenant.tenantId, baseUrl, admin);
+      answers[name] = { status: response.status, code: response.body.code };
+    }
+    expect(answers).toEqual({
+      same: { status: 409, code: 'CONFLICT' },
+      inside: { status: 409, code: 'CONFLICT' },
+      above: { status: 409, code: 'CONFLICT' },
+      bucket: { status: 409, code: 'CONFLICT' },
+    });
+    expect(await storesOf(other.tenant.tenantId)).toBe(before);
+    expect((await register(other.tenant.tenantId, `${place}/t-abcx`, admin)).status).toBe(201);
+  });
+
+  it('lets exactly one of two overlapping registrations sent at the same moment succeed', async () => {
+    const rounds = [];
+    for (let round = 0; round < 5; round++) {
+      const place = `s3://demo-bucket/${unique('race')}`;
+      const [outer, inner] = await Promise.all([
+        register(own.tenant.tenantId, place),
+        register(other.tenant.tenantId, `${place}/inner`),
+      ]);
+      rounds.push([outer.status, inner.status].sort());
+    }
+    expect(rounds).toEqual(Array(5).fill([201, 409]));
+  });
+
+  it('shows each tenant the external id the service generated for it, and refuses one a tenant chooses', async () => {
+    const ids = await Promise.all(
+      [own, other].map(
+        async (world) =>
+          (await api.get<{ aws_external_id: string }>(`/api/tenants/${world.tenant.tenantId}`)).body.aws_external_id,
+      ),
+    );
+    for (const id of ids) expect(id).toMatch(/^tributary-[0-9a-f]{32}$/);
+    expect(ids[0]).not.toBe(ids[1]);
+    const chosen = await api.post<{ code: string; details: { path: string }[] }>(
+      `/api/tenants/${own.tenant.tenantId}/register-object-store`,
+      {
+        json: {
+          base_url: `s3://demo-bucket/${unique('role')}`,
+          name: 'role',
+          options: {
+            role_arn: 'arn:aws:iam::111122223333:role/lake-writer',
+            external_id: ids[1],
+            region: 'eu-west-1',
+          },
+        },
+      },
+    );
+    expect({ status: chosen.status, code: chosen.body.code, paths: chosen.body.details.map((d) => d.path) }).toEqual({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      paths: ['options.external_id'],
+    });
+  });
+});

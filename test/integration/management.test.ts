@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type * as z from 'zod';
 import { hashToken } from '#shared/domain/tokens.ts';
-import type { listObjectStoresResponse, listTenantsResponse } from '#shared/http/schemas/tenants.ts';
+import type { listObjectStoresResponse } from '#shared/http/schemas/object-stores.ts';
+import type { listTenantsResponse } from '#shared/http/schemas/tenants.ts';
 import type { createApiKeyResponse, listUsersResponse } from '#shared/http/schemas/users.ts';
 import { apiClient, seenBodies } from '../support/api.ts';
 import {
@@ -37,6 +38,7 @@ describe('tenants', () => {
     expect(fetched.status).toBe(200);
     const body = fetched.body;
     expect(Object.keys(body).sort()).toEqual([
+      'aws_external_id',
       'created_at',
       'default_object_store_id',
       'idp_org_id',
@@ -54,6 +56,7 @@ describe('tenants', () => {
       sites: [{ name: 'Berlin' }],
       default_object_store_id: null,
       idp_org_id: null,
+      aws_external_id: expect.stringMatching(/^tributary-[0-9a-f]{32}$/),
     });
     expect(body.created_at).toBe(body.updated_at);
   });
@@ -117,7 +120,7 @@ describe('tenants', () => {
 function registerStoreRaw(
   tenantId: string,
   key?: string,
-  body: unknown = { base_url: 's3://demo-bucket', name: 'store', options: { region: 'eu-west-1' } },
+  body: unknown = { base_url: `s3://demo-bucket/${unique('store')}`, name: 'store', options: { region: 'eu-west-1' } },
 ) {
   return api.post(`/api/tenants/${tenantId}/register-object-store`, { key, json: body });
 }

@@ -269,6 +269,9 @@ describe('two writers of ours and another engine racing on one table', () => {
     const { getObjectStore } = await import('#shared/adapters/dynamo/object-stores.ts');
     const { getDataSet } = await import('#shared/adapters/dynamo/data-sets.ts');
     const { tableLocation } = await import('#shared/adapters/s3/tenant-stores.ts');
+    const { secretBox } = await import('#shared/adapters/secret-box.ts');
+    const { getTenant } = await import('#shared/adapters/dynamo/tenants.ts');
+    const { connectStore } = await import('#shared/domain/tenants/store-access.ts');
     const { commitRecords } = await import('#shared/adapters/dynamo/delta-log.ts');
     const { decodeCheckpoint } = await import('#shared/adapters/parquet/checkpoint-reader.ts');
     const { encodeEnvelopes } = await import('#shared/adapters/staged-commits.ts');
@@ -282,7 +285,10 @@ describe('two writers of ours and another engine racing on one table', () => {
     const dataSet = await getDataSet(hook.dataSetId);
     const store = await getObjectStore(hook.tenantId, dataSet?.object_store_id as string);
     if (!dataSet || !store) throw new Error('The data set has no store');
-    const storage = await tableLocation(store, location);
+    const storage = await tableLocation(
+      await connectStore({ secrets: secretBox, getTenant }, store, 'readWrite'),
+      location,
+    );
 
     /** A writer of ours: a function instance of its own (its own snapshot cache). */
     const writer = () => ({

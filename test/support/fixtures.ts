@@ -64,7 +64,7 @@ export async function registerStore(
   api: ApiClient,
   tenantId: string,
   options: Record<string, string> = { region: 'eu-west-1' },
-  baseUrl = 's3://demo-bucket',
+  baseUrl = `s3://demo-bucket/${unique('store')}`,
 ): Promise<string> {
   // Every option value is secret; the credential-like ones are unique enough to search every response for.
   for (const key of ['access_key_id', 'secret_access_key', 'session_token', 'external_id']) {

@@ -356,7 +356,12 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
     scope: 'tenant',
     build: async ({ world }) => ({
       path: `/api/tenants/${world.tenant.tenantId}/register-object-store`,
-      body: { base_url: 's3://demo-bucket/isolation', name: 'isolation', options: { region: 'eu-west-1' } },
+      body: {
+        // A place of the tenant's own: another tenant's store there would overlap it (409).
+        base_url: `s3://demo-bucket/isolation-${world.tenant.tenantId}`,
+        name: 'isolation',
+        options: { region: 'eu-west-1' },
+      },
     }),
   },
   'POST /api/tenants/{tenant_id}/select-default-object-store': {

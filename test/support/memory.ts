@@ -30,6 +30,7 @@ import type {
 import type { Tenant } from '#shared/domain/tenants/model.ts';
 import type { StoredObjectStore } from '#shared/domain/tenants/object-stores.ts';
 import type { ObjectStoreRepository, TenantRepository } from '#shared/domain/tenants/ports.ts';
+import type { StorePathClaim } from '#shared/domain/tenants/store-claims.ts';
 import type { WikiDocument, WikiRepository } from '#shared/domain/wiki/use-cases.ts';
 
 /** Pages over a list in order; the cursor is the index of the next item. */
@@ -72,6 +73,7 @@ export function tenantRecord(overrides: Partial<Tenant> & Pick<Tenant, 'tenant_i
     sites: null,
     default_object_store_id: null,
     idp_org_id: null,
+    aws_external_id: `tributary-external-id-of-${overrides.tenant_id}`,
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
     ...overrides,
@@ -80,7 +82,13 @@ export function tenantRecord(overrides: Partial<Tenant> & Pick<Tenant, 'tenant_i
 
 /** Every management repository over one set of Maps, so that use cases see each other's writes. */
 export function memoryStore() {
-  const assumableWithoutExternalId = new Set<string>();
+  /**
+   * What each tenant role's trust policy demands of the platform: nothing (`anything`), some external
+   * id (`anyExternalId`, a StringLike *), or exactly one; a role not listed trusts no one.
+   */
+  const roleTrust = new Map<string, 'anything' | 'anyExternalId' | { externalId: string }>();
+  /** Path claims by `bucket/path`. */
+  const pathClaims = new Map<string, StorePathClaim>();
   const tenants = new Map<string, Tenant>();
   const slugs = new Set<string>();
   const stores = new Map<string, StoredObjectStore>();
@@ -123,6 +131,22 @@ export function memoryStore() {
     },
   };
 
+  const emptyClaim = (bucket: string, path: string): StorePathClaim => ({
+    bucket,
+    path,
+    owner: null,
+    beneath: null,
+    version: 0,
+  });
+  /** Writes the claims when each is still at the version before (as the DynamoDB transaction does); false, writing none, when one moved. */
+  const claimsAt = (claims: StorePathClaim[]) => {
+    const moved = claims.some(
+      (claim) => (pathClaims.get(`${claim.bucket}/${claim.path}`)?.version ?? 0) !== claim.version - 1,
+    );
+    if (!moved) for (const claim of claims) pathClaims.set(`${claim.bucket}/${claim.path}`, copy(claim));
+    return !moved;
+  };
+
   const objectStoreRepository: ObjectStoreRepository = {
     async getObjectStore(tenantId, objectStoreId) {
       const store = stores.get(objectStoreId);
@@ -134,25 +158,32 @@ export function memoryStore() {
     async countObjectStores(tenantId) {
       return [...stores.values()].filter((store) => store.tenant_id === tenantId).length;
     },
-    async createObjectStore(store) {
+    async getStorePathClaims(bucket, paths) {
+      return paths.map((path) => copy(pathClaims.get(`${bucket}/${path}`)) ?? emptyClaim(bucket, path));
+    },
+    async createObjectStore(store, claims) {
+      if (!claimsAt(claims)) return false;
       stores.set(store.object_store_id, copy(store));
       const tenant = tenants.get(store.tenant_id);
       if (tenant && !tenant.default_object_store_id) tenant.default_object_store_id = store.object_store_id;
+      return true;
     },
     async setDefaultObjectStore(tenantId, objectStoreId, now) {
       const tenant = tenants.get(tenantId);
       if (!tenant || stores.get(objectStoreId)?.tenant_id !== tenantId) throw notFound('Object store');
       tenants.set(tenantId, { ...tenant, default_object_store_id: objectStoreId, updated_at: now.toISOString() });
     },
-    async replaceObjectStoreOptions(tenantId, objectStoreId, optionKeys, sealed, now) {
+    async replaceObjectStoreOptions(tenantId, objectStoreId, optionKeys, sealed, now, claims) {
       const store = stores.get(objectStoreId);
       if (store?.tenant_id !== tenantId) throw notFound('Object store');
+      if (!claimsAt(claims)) return false;
       stores.set(objectStoreId, {
         ...store,
         option_keys: optionKeys,
         options_sealed: sealed,
         updated_at: now.toISOString(),
       });
+      return true;
     },
   };
 
@@ -558,19 +589,25 @@ export function memoryStore() {
       );
     },
     secrets: memorySecrets,
-    /** STS as seen from account 999999999999: the roles listed in state.assumableWithoutExternalId trust it without an external id. */
+    /**
+     * STS as seen from account 999999999999, each role trusting it as state.roleTrust says.
+     */
     roles: {
       platformAccount: () => '999999999999',
       platformAccountRolesAllowed: () => false,
-      async assumableWithoutExternalId(roleArn: string) {
-        return assumableWithoutExternalId.has(roleArn);
+      async assumable(roleArn: string, _sessionName: string, externalId: string | null) {
+        const trust = roleTrust.get(roleArn);
+        if (trust === 'anything') return true;
+        if (trust === 'anyExternalId') return externalId !== null;
+        return trust !== undefined && externalId === trust.externalId;
       },
     },
     /** As local mode allows: loopback endpoints only. */
     allowedStoreEndpoints: () => ['loopback'],
     /** What the repositories hold, for assertions. */
     state: {
-      assumableWithoutExternalId,
+      roleTrust,
+      pathClaims,
       tenants,
       stores,
       users,

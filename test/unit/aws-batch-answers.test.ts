@@ -9,7 +9,7 @@ import type { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { batchWriteAll, type WriteRequest } from '#shared/adapters/dynamo/table.ts';
 import { deleteObjects, ObjectsNotDeleted } from '#shared/adapters/s3/delete-objects.ts';
-import { storeFailureOf } from '#shared/domain/tenants/store-failures.ts';
+import { storeFailureOf } from '#shared/adapters/s3/store-failure-codes.ts';
 
 const noPause = async () => undefined;
 

@@ -8,13 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeFailureOf } from '#shared/adapters/s3/store-failure-codes.ts';
 import { tableLocation } from '#shared/adapters/s3/tenant-stores.ts';
 import { secretBox } from '#shared/adapters/secret-box.ts';
 import { tenantRoleChecks } from '#shared/adapters/tenant-roles.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import type { Principal } from '#shared/domain/principal.ts';
 import { endpointAllowed, type StoredObjectStore } from '#shared/domain/tenants/object-stores.ts';
-import { StoreFailure, storeFailureOf } from '#shared/domain/tenants/store-failures.ts';
+import { connectStore } from '#shared/domain/tenants/store-access.ts';
+import { StoreFailure } from '#shared/domain/tenants/store-failures.ts';
 import { registerObjectStore, updateObjectStoreOptions } from '#shared/domain/tenants/use-cases.ts';
 import { tenantRecord } from '../support/memory.ts';
 
@@ -57,11 +59,14 @@ function tenancy(allowed: string[]) {
       getObjectStore: async () => stores[0] ?? null,
       listObjectStores: async () => ({ items: stores, nextCursor: null }),
       countObjectStores: async () => stores.length,
+      getStorePathClaims: async (bucket: string, paths: string[]) =>
+        paths.map((path) => ({ bucket, path, owner: null, beneath: null, version: 0 })),
       createObjectStore: async (store: StoredObjectStore) => {
         stores.push(store);
+        return true;
       },
       setDefaultObjectStore: async () => {},
-      replaceObjectStoreOptions: async () => {},
+      replaceObjectStoreOptions: async () => true,
       secrets: secretBox,
       allowedStoreEndpoints: () => allowed,
       roles: tenantRoleChecks,
@@ -135,7 +140,11 @@ describe('registering a store with a custom endpoint', () => {
       name: 'lake',
       options: { endpoint },
     });
-    const store = stores[0] as StoredObjectStore;
+    const store = await connectStore(
+      { secrets: secretBox, getTenant: async () => tenant },
+      stores[0] as StoredObjectStore,
+      'readWrite',
+    );
     const before = seen.length;
 
     process.env.ALLOWED_STORE_ENDPOINTS = '';

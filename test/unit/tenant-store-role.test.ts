@@ -1,7 +1,8 @@
 /**
- * A tenant store registered with a role is reached with that role: STS AssumeRole with the store's
- * external id, then S3 signed with the temporary credentials it returned. STS and S3 here are small
- * HTTP servers that record what the SDK sends.
+ * A tenant store registered with a role is reached with that role: STS AssumeRole with the tenant's
+ * external id and a session policy naming the store, then S3 signed with the temporary credentials it
+ * returned; a store in a tenant bucket is reached through the platform's own role the same way. STS
+ * and S3 here are small HTTP servers that record what the SDK sends.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,26 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientConfig } from '#shared/adapters/s3/tenant-stores.ts';
 import { tenantRoleChecks } from '#shared/adapters/tenant-roles.ts';
+import type { StoreConnection } from '#shared/domain/tenants/store-access.ts';
+
+/** A store connection as the domain describes it (shared/domain/tenants/store-access.ts). */
+function connection(
+  credentials: StoreConnection['credentials'],
+  settings: Partial<Omit<StoreConnection, 'credentials'>> = {},
+): StoreConnection {
+  return {
+    cacheKey: 'store-1',
+    tenantId: 'tenant-1',
+    objectStoreId: 'store-1',
+    scope: { bucket: 'lake', prefix: 'tenants/acme', access: 'readWrite' },
+    region: 'eu-west-1',
+    endpoint: undefined,
+    forcePathStyle: undefined,
+    credentials,
+    sessionName: 'tributary-tenant-1',
+    ...settings,
+  };
+}
 
 interface Seen {
   url: string;
@@ -85,13 +106,10 @@ describe('a tenant store registered with a role', () => {
     const endpoint = `http://127.0.0.1:${(s3.server.address() as AddressInfo).port}`;
     const client = new S3Client(
       clientConfig(
-        {
-          role_arn: 'arn:aws:iam::111122223333:role/lake-writer',
-          external_id: 'tributary-7f3a',
-          endpoint,
-          region: 'eu-west-1',
-        },
-        'tributary-tenant-1',
+        connection(
+          { kind: 'tenantRole', roleArn: 'arn:aws:iam::111122223333:role/lake-writer', externalId: 'tributary-7f3a' },
+          { endpoint, scope: { bucket: 'lake', prefix: 'tenants/acme', access: 'read' } },
+        ),
       ),
     );
     await client.send(new ListObjectsV2Command({ Bucket: 'lake' }));
@@ -104,6 +122,18 @@ describe('a tenant store registered with a role', () => {
     expect(call.get('RoleArn')).toBe('arn:aws:iam::111122223333:role/lake-writer');
     expect(call.get('ExternalId')).toBe('tributary-7f3a');
     expect(call.get('RoleSessionName')).toBe('tributary-tenant-1');
+    // The session reads the store's prefix and nothing else (a function that only reads).
+    expect(JSON.parse(call.get('Policy') ?? 'null')).toMatchObject({
+      Statement: [
+        { Action: ['s3:GetObject'], Resource: 'arn:aws:s3:::lake/tenants/acme/*' },
+        {
+          Action: ['s3:ListBucket'],
+          Resource: 'arn:aws:s3:::lake',
+          Condition: { StringLikeIfExists: { 's3:prefix': ['tenants/acme/*'] } },
+        },
+        { Action: ['kms:Decrypt'] },
+      ],
+    });
     // STS itself is called as the platform...
     expect(sts.seen[0]?.authorization).toContain('Credential=AKIAPLATFORM00000001/');
     // ...and the tenant's bucket as the tenant's role.
@@ -111,16 +141,48 @@ describe('a tenant store registered with a role', () => {
     for (const request of s3.seen) expect(request.authorization).toContain('Credential=ASIATENANTROLE000001/');
   });
 
-  it('uses the platform’s own credentials for a store registered with neither keys nor a role', () => {
-    expect(clientConfig({ region: 'eu-west-1' }, 'tributary-tenant-2').credentials).toBeUndefined();
+  it('uses the platform’s own credentials for a store registered with neither keys nor a role, where no role of its own is set', () => {
+    expect(clientConfig(connection({ kind: 'platform' })).credentials).toBeUndefined();
+  });
+
+  it('reaches a tenant bucket through the platform’s own role, scoped by a session policy to the store', async () => {
+    // Prepare: the stack names the platform's role for tenant buckets.
+    const endpoint = `http://127.0.0.1:${(s3.server.address() as AddressInfo).port}`;
+    process.env.TENANT_BUCKET_ROLE_ARN = 'arn:aws:iam::999999999999:role/TenantBucketWriter';
+    const before = sts.seen.length;
+    try {
+      // Act
+      const client = new S3Client(clientConfig(connection({ kind: 'platform' }, { endpoint, cacheKey: 'store-5' })));
+      await client.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: 'tenants/acme/' }));
+    } finally {
+      delete process.env.TENANT_BUCKET_ROLE_ARN;
+    }
+    // Assess
+    const call = new URLSearchParams(sts.seen[before]?.body);
+    expect({
+      role: call.get('RoleArn'),
+      externalId: call.get('ExternalId'),
+      session: call.get('RoleSessionName'),
+      objects: JSON.parse(call.get('Policy') ?? 'null').Statement[0],
+    }).toEqual({
+      role: 'arn:aws:iam::999999999999:role/TenantBucketWriter',
+      externalId: 'tributary-tenant-buckets',
+      session: 'tributary-tenant-1',
+      objects: {
+        Sid: 'StoreObjects',
+        Effect: 'Allow',
+        Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+        Resource: 'arn:aws:s3:::lake/tenants/acme/*',
+      },
+    });
   });
 });
 
 describe('checking the role a store names', () => {
   const denied = `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User is not authorized to perform: sts:AssumeRole</Message></Error><RequestId>2</RequestId></ErrorResponse>`;
 
-  it('asks STS once without the external id: a role that grants it is unsafe, one that refuses is safe', async () => {
-    // Prepare: an STS that grants the first request and refuses the second.
+  it('asks STS once with the external id given (or none): a role that grants it is unsafe, one that refuses is safe', async () => {
+    // Prepare: an STS that grants the first request and refuses the others.
     let answers = 0;
     const probe = recordingServer(() =>
       answers++ === 0
@@ -131,23 +193,33 @@ describe('checking the role a store names', () => {
     process.env.AWS_ENDPOINT_URL_STS = await listen(probe.server);
     try {
       // Act
-      const unsafe = await tenantRoleChecks.assumableWithoutExternalId(
+      const unsafe = await tenantRoleChecks.assumable(
         'arn:aws:iam::111122223333:role/trusts-anyone',
         'tributary-tenant-1',
+        null,
       );
-      const safe = await tenantRoleChecks.assumableWithoutExternalId(
+      const safe = await tenantRoleChecks.assumable(
         'arn:aws:iam::111122223333:role/lake-writer',
         'tributary-tenant-1',
+        null,
+      );
+      const foreign = await tenantRoleChecks.assumable(
+        'arn:aws:iam::111122223333:role/lake-writer',
+        'tributary-tenant-1',
+        'tributary-someone-else',
       );
       // Assess
-      expect({ unsafe, safe }).toEqual({ unsafe: true, safe: false });
-      for (const request of probe.seen) {
-        const call = new URLSearchParams(request.body);
-        expect({ action: call.get('Action'), externalId: call.get('ExternalId') }).toEqual({
-          action: 'AssumeRole',
-          externalId: null,
-        });
-      }
+      expect({ unsafe, safe, foreign }).toEqual({ unsafe: true, safe: false, foreign: false });
+      expect(
+        probe.seen.map((request) => {
+          const call = new URLSearchParams(request.body);
+          return { action: call.get('Action'), externalId: call.get('ExternalId') };
+        }),
+      ).toEqual([
+        { action: 'AssumeRole', externalId: null },
+        { action: 'AssumeRole', externalId: null },
+        { action: 'AssumeRole', externalId: 'tributary-someone-else' },
+      ]);
     } finally {
       process.env.AWS_ENDPOINT_URL_STS = saved;
       probe.server.close();
@@ -175,8 +247,7 @@ describe('download URLs signed with a role', () => {
     try {
       const client = new S3Client(
         clientConfig(
-          { role_arn: 'arn:aws:iam::111122223333:role/lake-writer', external_id: 'x', region: 'eu-west-1' },
-          'tributary-tenant-3',
+          connection({ kind: 'tenantRole', roleArn: 'arn:aws:iam::111122223333:role/lake-writer', externalId: 'x' }),
         ),
       );
       const signAt = async (at: string) => {
@@ -223,8 +294,10 @@ describe('a bucket in another region than the one given', () => {
     try {
       const client = new S3Client(
         clientConfig(
-          { endpoint, region: 'us-east-1', access_key_id: 'AKIATENANT0000000001', secret_access_key: 's' },
-          'tributary-tenant-4',
+          connection(
+            { kind: 'keys', accessKeyId: 'AKIATENANT0000000001', secretAccessKey: 's', sessionToken: undefined },
+            { endpoint, region: 'us-east-1' },
+          ),
         ),
       );
       // Act

@@ -48,9 +48,12 @@ describe.concurrent('tenants', () => {
       sites: [{ name: 'Berlin' }],
       default_object_store_id: null,
       idp_org_id: null,
+      aws_external_id: expect.stringMatching(/^tributary-[0-9a-f]{32}$/),
       created_at: '2026-11-21T10:00:00.000Z',
       updated_at: '2026-11-21T10:00:00.000Z',
     });
+    const other = await createTenant(store, { name: 'Other' }, now);
+    expect(other.aws_external_id).not.toBe(tenant.aws_external_id);
   });
 
   it('refuse a name that gives a taken slug (409) or no slug at all (400)', async () => {
@@ -201,14 +204,17 @@ describe.concurrent('object stores', () => {
     ['a ".." prefix', { base_url: 's3://demo-bucket/a/../b', options: {} }, ['base_url']],
     ['an IP address as the bucket', { base_url: 's3://192.168.1.1', options: {} }, ['base_url']],
     [
-      'a malformed role ARN',
-      { base_url: 's3://demo-bucket', options: { role_arn: 'admin', external_id: 'x', region: 'eu-west-1' } },
-      ['options.role_arn'],
+      'a directory bucket (unordered listings)',
+      { base_url: 's3://lake--use1-az4--x-s3', options: { region: 'us-east-1' } },
+      ['base_url'],
     ],
+    ['a prefix an IAM policy reads as a wildcard', { base_url: 's3://demo-bucket/t-*', options: {} }, ['base_url']],
+    ['a prefix with a policy variable', { base_url: 's3://demo-bucket/$\x7Baws:username}', options: {} }, ['base_url']],
+    ['a prefix of 17 segments', { base_url: `s3://demo-bucket/${'a/'.repeat(16)}b`, options: {} }, ['base_url']],
     [
-      'a role without its external id',
-      { base_url: 's3://demo-bucket', options: { role_arn: 'arn:aws:iam::111122223333:role/w', region: 'eu-west-1' } },
-      ['options.external_id'],
+      'a malformed role ARN',
+      { base_url: 's3://demo-bucket', options: { role_arn: 'admin', region: 'eu-west-1' } },
+      ['options.role_arn'],
     ],
     ['a store on AWS S3 without its region', { base_url: 's3://demo-bucket', options: {} }, ['options.region']],
     [
@@ -221,11 +227,6 @@ describe.concurrent('object stores', () => {
       { base_url: 's3://demo-bucket', options: { endpoint: 'http://u:p@h' } },
       ['options.endpoint'],
     ],
-    [
-      'an external id without a role',
-      { base_url: 's3://demo-bucket', options: { external_id: 'x', region: 'eu-west-1' } },
-      ['options.external_id'],
-    ],
   ] as const)('refuse %s with 400 naming the field, and store nothing', async ([, input, paths], { expect }) => {
     const { store, tenantId } = await withTenant();
     const attempt = registerObjectStore(store, platformAdmin, tenantId, { name: 's', ...input });
@@ -233,37 +234,42 @@ describe.concurrent('object stores', () => {
     expect(store.state.stores.size).toBe(0);
   });
 
-  it('refuse a role of the platform’s own account, or one assumable without the external id (400)', async () => {
-    // Prepare: the platform runs in 999999999999 (test/support/memory.ts); one tenant role trusts it without an external id.
-    const { store, tenantId } = await withTenant();
-    const careless = 'arn:aws:iam::111122223333:role/trusts-the-platform';
-    store.state.assumableWithoutExternalId.add(careless);
+  it('refuse a role of the platform’s own account, or one assumable without the tenant’s external id (400)', async () => {
+    // Prepare: the platform runs in 999999999999 (test/support/memory.ts); the tenant's roles trust it as written here.
+    const { store, tenant, tenantId } = await withTenant();
+    const trustsAnyone = 'arn:aws:iam::111122223333:role/trusts-the-platform';
+    const anyExternalId = 'arn:aws:iam::111122223333:role/any-external-id';
+    const careful = 'arn:aws:iam::111122223333:role/tributary-writer';
+    store.state.roleTrust.set(trustsAnyone, 'anything');
+    store.state.roleTrust.set(anyExternalId, 'anyExternalId');
+    store.state.roleTrust.set(careful, { externalId: tenant.aws_external_id });
     const withRole = (role_arn: string) => ({
       base_url: 's3://lake',
       name: 'lake',
-      options: { role_arn, external_id: 'tenant-secret', region: 'eu-west-1' },
+      options: { role_arn, region: 'eu-west-1' },
     });
     // Act
     const own = await refusal(
       registerObjectStore(store, platformAdmin, tenantId, withRole('arn:aws:iam::999999999999:role/cdk-lookup-role')),
     );
-    const assumable = await refusal(registerObjectStore(store, platformAdmin, tenantId, withRole(careless)));
-    const safe = await registerObjectStore(
-      store,
-      platformAdmin,
-      tenantId,
-      withRole('arn:aws:iam::111122223333:role/tributary-writer'),
+    const withoutExternalId = await refusal(
+      registerObjectStore(store, platformAdmin, tenantId, withRole(trustsAnyone)),
     );
+    const foreignExternalId = await refusal(
+      registerObjectStore(store, platformAdmin, tenantId, withRole(anyExternalId)),
+    );
+    const safe = await registerObjectStore(store, platformAdmin, tenantId, withRole(careful));
     const changed = await refusal(
       updateObjectStoreOptions(store, platformAdmin, tenantId, {
         object_store_id: safe.object_store_id,
-        options: withRole(careless).options,
+        options: withRole(anyExternalId).options,
       }),
     );
     // Assess
-    expect({ own, assumable, changed }).toEqual({
+    expect({ own, withoutExternalId, foreignExternalId, changed }).toEqual({
       own: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
-      assumable: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
+      withoutExternalId: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
+      foreignExternalId: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
       changed: { code: 'VALIDATION_ERROR', paths: ['options.role_arn'] },
     });
     expect([...store.state.stores.keys()]).toEqual([safe.object_store_id]);

@@ -1,14 +1,31 @@
 /**
- * Object stores, under their tenant.
- *   pk TENANT#<tenant_id>   sk OBJECT_STORE#<object_store_id>
+ * Object stores, under their tenant, and the claims on the places in shared buckets that stores
+ * reached with shared credentials hold (shared/domain/tenants/store-claims.ts).
+ *   pk TENANT#<tenant_id>                 sk OBJECT_STORE#<object_store_id>
+ *   pk STORE_PATH#<bucket>/<path>         sk STORE_PATH        owner, beneath, version
  * Option values are held only sealed (options_sealed); option_keys lists their names.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactGetCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
+import type { StorePathClaim } from '../../domain/tenants/store-claims.ts';
 import { tenantCache } from './ingest-cache.ts';
-import { db, isConditionFailure, queryPage, table, writeOrRefuse } from './table.ts';
+import {
+  conditionHeld,
+  db,
+  isConditionFailure,
+  isTransactionConflict,
+  queryPage,
+  table,
+  writeOrRefuse,
+} from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
 export const objectStoreKeys = {
@@ -18,7 +35,50 @@ export const objectStoreKeys = {
   }),
   partition: (tenantId: string) => `TENANT#${tenantId}`,
   sortPrefix: 'OBJECT_STORE#',
+  /** A path is at most 512 characters (parseBaseUrl): the key stays far below DynamoDB's 2,048 bytes. */
+  pathClaim: (bucket: string, path: string) => ({ pk: `STORE_PATH#${bucket}/${path}`, sk: 'STORE_PATH' }),
 };
+
+export async function getStorePathClaims(bucket: string, paths: string[]): Promise<StorePathClaim[]> {
+  // One serialisable read of at most 17 items (the bucket and 16 segments), far below the 100 a transaction takes.
+  const result = await db.send(
+    new TransactGetCommand({
+      TransactItems: paths.map((path) => ({
+        Get: { TableName: table(), Key: objectStoreKeys.pathClaim(bucket, path) },
+      })),
+    }),
+  );
+  return paths.map((path, i) => {
+    const item = result.Responses?.[i]?.Item;
+    return {
+      bucket,
+      path,
+      owner: (item?.owner as string | undefined) ?? null,
+      beneath: (item?.beneath as string | undefined) ?? null,
+      version: (item?.version as number | undefined) ?? 0,
+    };
+  });
+}
+
+/** Each claim written only if it is still at the version it was read at (one less than it now carries). */
+function claimWrites(claims: StorePathClaim[]) {
+  return claims.map((claim) => ({
+    Put: {
+      TableName: table(),
+      Item: {
+        ...objectStoreKeys.pathClaim(claim.bucket, claim.path),
+        entity: 'StorePathClaim',
+        bucket: claim.bucket,
+        path: claim.path,
+        ...(claim.owner === null ? {} : { owner: claim.owner }),
+        ...(claim.beneath === null ? {} : { beneath: claim.beneath }),
+        version: claim.version,
+      },
+      ConditionExpression: claim.version === 1 ? 'attribute_not_exists(pk)' : 'version = :read',
+      ...(claim.version === 1 ? {} : { ExpressionAttributeValues: { ':read': claim.version - 1 } }),
+    },
+  }));
+}
 
 function toStore(item: Record<string, unknown>): StoredObjectStore {
   return {
@@ -83,14 +143,28 @@ export async function countObjectStores(tenantId: string): Promise<number> {
   return result.Count ?? 0;
 }
 
-export async function createObjectStore(store: StoredObjectStore): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: table(),
-      Item: { ...objectStoreKeys.store(store.tenant_id, store.object_store_id), entity: 'ObjectStore', ...store },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+export async function createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean> {
+  const written = await conditionHeld(
+    db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: {
+                ...objectStoreKeys.store(store.tenant_id, store.object_store_id),
+                entity: 'ObjectStore',
+                ...store,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          ...claimWrites(claims),
+        ],
+      }),
+    ),
   );
+  if (!written) return false;
   // The first store becomes the default; of two concurrent first registrations, the first write wins.
   await db
     .send(
@@ -107,6 +181,7 @@ export async function createObjectStore(store: StoredObjectStore): Promise<void>
       if (!isConditionFailure(error)) throw error;
     });
   tenantCache.forget(store.tenant_id);
+  return true;
 }
 
 export async function setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void> {
@@ -143,17 +218,27 @@ export async function replaceObjectStoreOptions(
   optionKeys: string[],
   sealed: string,
   now: Date,
-): Promise<void> {
-  await writeOrRefuse(
-    db.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: objectStoreKeys.store(tenantId, objectStoreId),
-        UpdateExpression: 'SET option_keys = :keys, options_sealed = :sealed, updated_at = :at',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
-      }),
-    ),
-    () => notFound('Object store'),
-  );
+  claims: StorePathClaim[],
+): Promise<boolean> {
+  const update = {
+    TableName: table(),
+    Key: objectStoreKeys.store(tenantId, objectStoreId),
+    UpdateExpression: 'SET option_keys = :keys, options_sealed = :sealed, updated_at = :at',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
+  };
+  if (claims.length === 0) {
+    await writeOrRefuse(db.send(new UpdateCommand(update)), () => notFound('Object store'));
+    return true;
+  }
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...claimWrites(claims)] }));
+    return true;
+  } catch (error) {
+    if (!isTransactionConflict(error)) throw error;
+    // The store's own condition failing means it is gone; a claim's, that it moved (decide again).
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw notFound('Object store');
+    return false;
+  }
 }

@@ -133,13 +133,16 @@ export function isTransactionConflict(error: unknown): boolean {
   return error instanceof Error && error.name === 'TransactionCanceledException';
 }
 
-/** A conditional write: true when it was written, false when its condition did not hold. */
+/**
+ * A conditional write (or a transaction of them): true when it was written, false, with nothing
+ * written, when a condition did not hold (or, for a transaction, another one held an item).
+ */
 export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
   try {
     await write;
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error) || isTransactionConflict(error)) return false;
     throw error;
   }
 }

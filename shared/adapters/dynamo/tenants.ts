@@ -26,6 +26,7 @@ export function toTenant(item: Record<string, unknown>): Tenant {
     sites: (item.sites as Tenant['sites']) ?? null,
     default_object_store_id: (item.default_object_store_id as string | null) ?? null,
     idp_org_id: (item.idp_org_id as string | null) ?? null,
+    aws_external_id: item.aws_external_id as string,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
   };

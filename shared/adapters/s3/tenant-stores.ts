@@ -1,11 +1,13 @@
 /**
- * Tenants' own object stores. A client per store, from its sealed options: static keys, or a role
- * in the tenant's account assumed with its external id, or (neither) the platform's own
- * credentials. A custom endpoint (any S3-compatible store) implies path-style addressing unless
- * the options say otherwise; it is reached only while the deployment accepts it
- * (ALLOWED_STORE_ENDPOINTS, checked at every use), and never with the platform's credentials: a
- * store with an endpoint and no keys or role is reached anonymously (unsigned requests).
- * Clients are cached per store version, so changed options take effect on the next use.
+ * Tenants' own object stores: an S3 client per store connection, as the domain decided it
+ * (shared/domain/tenants/store-access.ts): the tenant's keys, the tenant's role assumed with its
+ * external id, the platform's own role for tenant buckets (TENANT_BUCKET_ROLE_ARN, set by the stack;
+ * where none is set, as in local mode, the platform's own credentials), or no credentials at all.
+ * Every assumed session carries a session policy that scopes it to the store (session-policies.ts).
+ * A custom endpoint (any S3-compatible store) implies path-style addressing unless the options say
+ * otherwise; it is reached only while the deployment accepts it (ALLOWED_STORE_ENDPOINTS, checked at
+ * every use), and never with the platform's credentials.
+ * Clients are cached per store version and access, so changed options take effect on the next use.
  * Every failure leaves here as a StoreFailure: a category and S3 error code, nothing the store said.
  */
 import {
@@ -21,17 +23,13 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
 import { ConditionalWritesUnsupported, type TableStorage } from '../../domain/delta/commit.ts';
-import {
-  endpointAllowed,
-  type ObjectStoreOptions,
-  type StoredObjectStore,
-  storeSessionName,
-} from '../../domain/tenants/object-stores.ts';
-import { StoreFailure, storeFailureOf } from '../../domain/tenants/store-failures.ts';
-import { openObjectStoreOptions } from '../../domain/tenants/use-cases.ts';
-import { secretBox } from '../secret-box.ts';
+import { endpointAllowed, locationParts } from '../../domain/tenants/object-stores.ts';
+import type { StoreConnection } from '../../domain/tenants/store-access.ts';
+import { StoreFailure } from '../../domain/tenants/store-failures.ts';
 import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
+import { partitionOf, storeSessionPolicy, tenantBucketsExternalId } from './session-policies.ts';
+import { storeFailureOf } from './store-failure-codes.ts';
 
 const clients = new Map<string, { client: S3Client; endpoint: string | undefined; anonymous: boolean }>();
 let sts: Promise<STSClient> | undefined;
@@ -50,16 +48,25 @@ function stsClient(): Promise<STSClient> {
  */
 const reportedEarlyMs = downloadUrlSeconds * 1000;
 
-function assumedRole(options: ObjectStoreOptions, sessionName: string): () => Promise<AwsCredentialIdentity> {
+interface RoleSession {
+  roleArn: string;
+  externalId: string;
+  sessionName: string;
+  /** The session policy, as JSON: the session can do no more than it allows. */
+  policy: string;
+}
+
+function assumedRole(session: RoleSession): () => Promise<AwsCredentialIdentity> {
   let cached: AwsCredentialIdentity | undefined;
   return async () => {
     if (cached?.expiration && cached.expiration.getTime() - Date.now() > 5 * 60_000) return cached;
     const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
     const result = await (await stsClient()).send(
       new AssumeRoleCommand({
-        RoleArn: options.role_arn,
-        ExternalId: options.external_id,
-        RoleSessionName: sessionName.slice(0, 64),
+        RoleArn: session.roleArn,
+        ExternalId: session.externalId,
+        RoleSessionName: session.sessionName.slice(0, 64),
+        Policy: session.policy,
         DurationSeconds: 3600,
       }),
     );
@@ -76,29 +83,39 @@ function assumedRole(options: ObjectStoreOptions, sessionName: string): () => Pr
   };
 }
 
-export function clientConfig(options: ObjectStoreOptions, sessionName: string): S3ClientConfig {
+export function clientConfig(connection: StoreConnection): S3ClientConfig {
+  const region = connection.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const settings: S3ClientConfig = {
-    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    forcePathStyle: options.force_path_style
-      ? options.force_path_style === 'true'
-      : Boolean(options.endpoint) || config.s3ForcePathStyle(),
+    forcePathStyle: connection.forcePathStyle ?? (Boolean(connection.endpoint) || config.s3ForcePathStyle()),
     maxAttempts: 3,
     // A bucket in another region than the one given (or registered before a region was required):
     // S3 answers with a redirect naming the bucket's region, which SDK v3 follows only when asked to.
     followRegionRedirects: true,
   };
-  if (options.endpoint) settings.endpoint = options.endpoint;
-  if (options.access_key_id && options.secret_access_key) {
+  if (connection.endpoint) settings.endpoint = connection.endpoint;
+  const policy = JSON.stringify(storeSessionPolicy(connection.scope, partitionOf(region)));
+  const { credentials } = connection;
+  if (credentials.kind === 'keys') {
     settings.credentials = {
-      accessKeyId: options.access_key_id,
-      secretAccessKey: options.secret_access_key,
-      sessionToken: options.session_token,
+      accessKeyId: credentials.accessKeyId,
+      secretAccessKey: credentials.secretAccessKey,
+      sessionToken: credentials.sessionToken,
     };
-  } else if (options.role_arn) {
-    settings.credentials = assumedRole(options, sessionName);
-  } else if (isAnonymous(options)) {
+  } else if (credentials.kind === 'tenantRole') {
+    settings.credentials = assumedRole({ ...credentials, sessionName: connection.sessionName, policy });
+  } else if (credentials.kind === 'platform') {
+    const roleArn = config.tenantBucketRole();
+    if (roleArn)
+      settings.credentials = assumedRole({
+        roleArn,
+        externalId: tenantBucketsExternalId,
+        sessionName: connection.sessionName,
+        policy,
+      });
+  } else {
     // Empty credentials, so the default chain (the platform's own) is never resolved, and no signature.
     settings.credentials = { accessKeyId: '', secretAccessKey: '' };
     settings.signer = { sign: async (request) => request };
@@ -106,22 +123,15 @@ export function clientConfig(options: ObjectStoreOptions, sessionName: string): 
   return settings;
 }
 
-/** A custom endpoint without keys or a role: reached without credentials, never with the platform's. */
-function isAnonymous(options: ObjectStoreOptions): boolean {
-  return Boolean(options.endpoint) && !(options.access_key_id && options.secret_access_key) && !options.role_arn;
-}
-
-async function clientFor(store: StoredObjectStore) {
-  const cacheKey = `${store.object_store_id}:${store.updated_at}`;
-  let entry = clients.get(cacheKey);
+function clientFor(connection: StoreConnection) {
+  let entry = clients.get(connection.cacheKey);
   if (!entry) {
-    const options = await openObjectStoreOptions(secretBox, store);
     entry = {
-      client: new S3Client(clientConfig(options, storeSessionName(store.tenant_id))),
-      endpoint: options.endpoint,
-      anonymous: isAnonymous(options),
+      client: new S3Client(clientConfig(connection)),
+      endpoint: connection.endpoint,
+      anonymous: connection.credentials.kind === 'anonymous',
     };
-    clients.set(cacheKey, entry);
+    clients.set(connection.cacheKey, entry);
   }
   // Checked at every use: a store registered before the deployment stopped accepting its endpoint is not reached.
   if (entry.endpoint !== undefined && !endpointAllowed(entry.endpoint, config.allowedStoreEndpoints())) {
@@ -139,20 +149,26 @@ async function reach<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-export function parseLocation(location: string): { bucket: string; prefix: string } {
-  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
-  if (!match) throw new Error(`Not an S3 location: ${location}`);
-  return { bucket: match[1] as string, prefix: (match[2] ?? '').replace(/\/+$/, '') };
-}
-
 export interface TableLocation extends TableStorage {
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
 
-/** A Delta table's directory in a tenant store, addressed by keys relative to the table root. */
-export async function tableLocation(store: StoredObjectStore, location: string): Promise<TableLocation> {
-  const { client, anonymous } = await clientFor(store);
-  const { bucket, prefix } = parseLocation(location);
+/** Whether `prefix` of `bucket` is the store's place or inside it, segment by segment. */
+function insideScope(scope: StoreConnection['scope'], bucket: string, prefix: string): boolean {
+  return (
+    bucket === scope.bucket && (scope.prefix === '' || prefix === scope.prefix || prefix.startsWith(`${scope.prefix}/`))
+  );
+}
+
+/**
+ * A Delta table's directory in a tenant store, addressed by keys relative to the table root. The
+ * table must lie in the store: where no session policy can say so (keys, no credentials), this does.
+ */
+export async function tableLocation(connection: StoreConnection, location: string): Promise<TableLocation> {
+  const { bucket, prefix } = locationParts(location);
+  if (!insideScope(connection.scope, bucket, prefix))
+    throw new Error(`Table location ${location} lies outside object store ${connection.objectStoreId}`);
+  const { client, anonymous } = clientFor(connection);
   const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
   const get = (relativeKey: string) =>
     reach(async () =>

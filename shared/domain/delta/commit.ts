@@ -712,7 +712,7 @@ export interface VersionClaims {
  * claim in DynamoDB is the commit, and copying it to `_delta_log/<version>.json` finishes it.
  * Anyone finding a claim unfinished finishes it; nobody claims version n+1 before n is finished.
  * No log file is overwritten by Tributary, but another engine writing to such a table bypasses the
- * claims: the README says not to.
+ * claims: docs/delta-tables.md ("Commits") says not to.
  */
 export function coordinatedArbiter(storage: TableStorage, claims: VersionClaims): LogArbiter {
   const finish = async (tableId: string, claim: Claim) => {

@@ -11,6 +11,8 @@ export interface Tenant {
   sites: { name: string }[] | null;
   default_object_store_id: string | null;
   idp_org_id: string | null;
+  /** The external id the platform passes on every AssumeRole into the tenant's roles; generated at creation. */
+  aws_external_id: string;
   created_at: string;
   updated_at: string;
 }

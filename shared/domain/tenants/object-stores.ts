@@ -1,6 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { invalid } from '../errors.ts';
 
-/** The options a tenant may set on its object store; every value is treated as a secret. */
+/**
+ * The options a tenant may set on its object store; every value is treated as a secret. No external
+ * id: the one the platform passes to a tenant's role is the tenant's `aws_external_id`, which the
+ * service generates (a tenant choosing it could name another tenant's, the confused deputy).
+ */
 export const objectStoreOptionKeys = [
   'region',
   'endpoint',
@@ -9,7 +14,6 @@ export const objectStoreOptionKeys = [
   'secret_access_key',
   'session_token',
   'role_arn',
-  'external_id',
 ] as const;
 export type ObjectStoreOptionKey = (typeof objectStoreOptionKeys)[number];
 export type ObjectStoreOptions = Partial<Record<ObjectStoreOptionKey, string>>;
@@ -53,8 +57,20 @@ export interface ParsedBaseUrl {
 }
 
 const bucketPattern = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+/**
+ * A prefix's segments: letters, digits and `-_.=+@,!'()`. No `*`, `?` or `$`, which an IAM policy
+ * reads as wildcards and variables: a store's session policy names its prefix (store-access.ts).
+ */
+const segmentPattern = /^[A-Za-z0-9\-_.=+@,!'()]+$/;
+/** A prefix's bounds: it is named twice in a session policy (at most 2,048 characters) and in key claims. */
+export const maxPrefixSegments = 16;
+export const maxPrefixLength = 512;
 
-/** s3://bucket or s3://bucket/prefix, with S3's bucket naming rules and a clean prefix. */
+/**
+ * s3://bucket or s3://bucket/prefix, with S3's bucket naming rules and a clean prefix. Directory
+ * buckets (`…--x-s3`) are refused: their listings are not in key order and take no StartAfter,
+ * which finding a table's checkpoints and cleaning its log rely on.
+ */
 export function parseBaseUrl(baseUrl: string): ParsedBaseUrl {
   const fail = (message: string) => invalid('The object store base_url is not valid', [{ path: 'base_url', message }]);
   const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(baseUrl);
@@ -63,13 +79,30 @@ export function parseBaseUrl(baseUrl: string): ParsedBaseUrl {
   if (!bucketPattern.test(bucket) || bucket.includes('..') || /^\d+\.\d+\.\d+\.\d+$/.test(bucket)) {
     throw fail('Not a valid S3 bucket name');
   }
+  if (bucket.endsWith('--x-s3'))
+    throw fail(
+      'A directory bucket cannot hold tables: its listings are not in key order (use a general purpose bucket)',
+    );
   const prefix = (match[2] ?? '').replace(/\/+$/, '');
   const segments = prefix === '' ? [] : prefix.split('/');
   if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
     throw fail('The prefix must not contain empty, "." or ".." segments');
   }
-  if (/[\s\\]/.test(prefix)) throw fail('The prefix must not contain whitespace or backslashes');
+  if (segments.some((segment) => !segmentPattern.test(segment)))
+    throw fail("The prefix may hold letters, digits and -_.=+@,!'() between its slashes");
+  if (segments.length > maxPrefixSegments || prefix.length > maxPrefixLength)
+    throw fail(`The prefix has at most ${maxPrefixSegments} segments and ${maxPrefixLength} characters`);
   return { bucket, prefix };
+}
+
+/**
+ * The bucket and key prefix of an S3 location the service wrote itself (a stored base_url, a table's
+ * storage location): split, not validated again, which reaching a store needs no more than that.
+ */
+export function locationParts(location: string): ParsedBaseUrl {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
+  if (!match) throw new Error(`Not an S3 location: ${location}`);
+  return { bucket: match[1] as string, prefix: (match[2] ?? '').replace(/\/+$/, '') };
 }
 
 export function normalizeBaseUrl(baseUrl: string): string {
@@ -150,13 +183,6 @@ export function validateOptions(options: ObjectStoreOptions, allowedEndpoints: r
   if (options.session_token !== undefined && options.access_key_id === undefined) {
     issues.push({ path: 'options.session_token', message: 'Needs access_key_id and secret_access_key' });
   }
-  if (options.external_id !== undefined && options.role_arn === undefined) {
-    issues.push({ path: 'options.external_id', message: 'Needs role_arn' });
-  }
-  if (options.role_arn !== undefined && options.external_id === undefined) {
-    // Without one, any party the role trusts could have the platform act as this tenant (a confused deputy).
-    issues.push({ path: 'options.external_id', message: 'Required with role_arn: the role must demand it' });
-  }
   if (options.endpoint === undefined && options.region === undefined) {
     // AWS S3 does not redirect a request signed for another region; download URLs are signed for this one.
     issues.push({ path: 'options.region', message: "Required for a store on AWS S3: the bucket's region" });
@@ -164,22 +190,26 @@ export function validateOptions(options: ObjectStoreOptions, allowedEndpoints: r
   if (issues.length > 0) throw invalid('The object store options are not valid', issues);
 }
 
-/** What checking a store's role needs: the platform's account, and STS (shared/adapters/s3/tenant-stores.ts). */
+/** What checking a store's role needs: the platform's account, and STS (shared/adapters/tenant-roles.ts). */
 export interface TenantRoleChecks {
   /** The AWS account the platform runs in; null where there is none (local mode). */
   platformAccount(): string | null;
   /** Whether the deployment lets stores name roles of the platform's own account (allowPlatformAccountRoles). */
   platformAccountRolesAllowed(): boolean;
-  /** Tries AssumeRole once without an external id: true when STS granted it. */
-  assumableWithoutExternalId(roleArn: string, sessionName: string): Promise<boolean>;
+  /** Tries AssumeRole once with this external id (null: with none): true when STS granted it. */
+  assumable(roleArn: string, sessionName: string, externalId: string | null): Promise<boolean>;
 }
 
+/** A new external id: 128 random bits, in the characters STS accepts. */
+export const newExternalId = () => `tributary-${randomBytes(16).toString('hex')}`;
+
 /**
- * The role a store names must not let the platform act for anyone who merely knows it:
+ * The role a store names must not let the platform act for anyone but this tenant:
  *  1. not a role of the platform's own account (it would lend a tenant the platform's permissions),
  *     unless the deployment allows it;
- *  2. not a role STS lets the platform assume without the tenant's external id (tried once: a role
- *     whose trust policy does not demand the external id is refused).
+ *  2. not a role STS lets the platform assume without an external id, nor with one that is not this
+ *     tenant's (a fresh one, as another tenant's would be): its trust policy must demand exactly the
+ *     tenant's `aws_external_id`. Tried once each; a role that grants either is refused.
  * Messages name the option, never the role or what STS said.
  */
 export async function checkStoreRole(
@@ -194,11 +224,16 @@ export async function checkStoreRole(
   const account = roleArn.split(':')[4];
   if (account !== undefined && account === roles.platformAccount() && !roles.platformAccountRolesAllowed())
     throw refuse("A role of the platform's own account cannot be named (a bucket there is listed in tenantBuckets)");
-  if (await roles.assumableWithoutExternalId(roleArn, storeSessionName(tenantId)))
+  const sessionName = storeSessionName(tenantId);
+  if (await roles.assumable(roleArn, sessionName, null))
     throw refuse(
-      'The role can be assumed without the external id: its trust policy must demand sts:ExternalId (see the README)',
+      "The role can be assumed without an external id: its trust policy must demand the tenant's aws_external_id (sts:ExternalId, see docs/deploying.md)",
+    );
+  if (await roles.assumable(roleArn, sessionName, newExternalId()))
+    throw refuse(
+      "The role can be assumed with another tenant's external id: its trust policy must demand exactly this tenant's aws_external_id",
     );
 }
 
-/** The session name the platform uses with a tenant's role (a trust policy may demand it). */
+/** The session name the platform uses with a tenant's role and for its stores in shared buckets. */
 export const storeSessionName = (tenantId: string) => `tributary-${tenantId}`.slice(0, 64);

@@ -1,6 +1,7 @@
 import type { Page, PageRequest } from '../pagination.ts';
 import type { Tenant, TenantStatus } from './model.ts';
 import type { StoredObjectStore } from './object-stores.ts';
+import type { StorePathClaim } from './store-claims.ts';
 
 export interface TenantRepository {
   getTenant(tenantId: string): Promise<Tenant | null>;
@@ -15,16 +16,23 @@ export interface ObjectStoreRepository {
   getObjectStore(tenantId: string, objectStoreId: string): Promise<StoredObjectStore | null>;
   listObjectStores(tenantId: string, page: PageRequest): Promise<Page<StoredObjectStore>>;
   countObjectStores(tenantId: string): Promise<number>;
-  /** Stores it, and makes it the tenant's default when the tenant has none yet. */
-  createObjectStore(store: StoredObjectStore): Promise<void>;
+  /** The claims on these paths of a bucket (store-claims.ts); a path never claimed has version 0. */
+  getStorePathClaims(bucket: string, paths: string[]): Promise<StorePathClaim[]>;
+  /**
+   * Stores it with its path claims, each written only if it is still at the version before (one
+   * less than given), all or nothing: false, writing nothing, when a claim moved meanwhile. Makes it
+   * the tenant's default when the tenant has none yet.
+   */
+  createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean>;
   /** NOT_FOUND when the store does not exist. */
   setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void>;
-  /** NOT_FOUND when the store does not exist. */
+  /** NOT_FOUND when the store does not exist; with claims, as createObjectStore (false when one moved). */
   replaceObjectStoreOptions(
     tenantId: string,
     objectStoreId: string,
     optionKeys: string[],
     sealed: string,
     now: Date,
-  ): Promise<void>;
+    claims: StorePathClaim[],
+  ): Promise<boolean>;
 }

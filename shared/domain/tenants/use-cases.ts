@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { conflict } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { mapPage, type Page, type PageRequest } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
 import type { SecretBox } from '../secrets.ts';
@@ -15,15 +15,19 @@ import { tenantFor } from './guard.ts';
 import { slugOf, type Tenant } from './model.ts';
 import {
   checkStoreRole,
+  newExternalId,
   normalizeBaseUrl,
   type ObjectStore,
   type ObjectStoreOptions,
+  parseBaseUrl,
   publicObjectStore,
   type StoredObjectStore,
   type TenantRoleChecks,
   validateOptions,
 } from './object-stores.ts';
 import type { ObjectStoreRepository, TenantRepository } from './ports.ts';
+import { optionsContext } from './store-access.ts';
+import { claimedPaths, claimStorePath, type StorePathClaim, sharesCredentials } from './store-claims.ts';
 
 /**
  * List tenants.
@@ -45,7 +49,8 @@ export async function listTenants(
  * Create a tenant.
  * Input: name and optional sites. Output: the new tenant.
  *  1. Derive the slug from the name (400 when nothing is left of it).
- *  2. Store tenant and slug claim together; a taken slug is 409.
+ *  2. Generate its external id, the one the platform passes when it assumes the tenant's roles.
+ *  3. Store tenant and slug claim together; a taken slug is 409.
  */
 export async function createTenant(
   deps: Pick<TenantRepository, 'createTenant'>,
@@ -61,6 +66,7 @@ export async function createTenant(
     sites: input.sites ?? null,
     default_object_store_id: null,
     idp_org_id: null,
+    aws_external_id: newExternalId(),
     created_at: at,
     updated_at: at,
   };
@@ -92,10 +98,39 @@ export async function reactivateTenant(
 /** A tenant registers at most this many object stores. */
 export const maxObjectStoresPerTenant = 20;
 
-const optionsContext = (tenantId: string, objectStoreId: string) => `object-store-options:${tenantId}:${objectStoreId}`;
-
 function sortedKeys(options: ObjectStoreOptions): string[] {
   return Object.keys(options).sort();
+}
+
+/** How often a registration that met another at a shared path decides again before giving up (409). */
+const claimAttempts = 5;
+
+/**
+ * Writes a store (new, or with new options) together with the claims on its place in the bucket when
+ * it is reached with shared credentials (store-claims.ts): read the claims, decide, write them at the
+ * versions read; when another registration wrote one of them meanwhile, decide again.
+ */
+async function withStoreClaims(
+  deps: Pick<ObjectStoreRepository, 'getStorePathClaims'>,
+  tenantId: string,
+  baseUrl: string,
+  options: ObjectStoreOptions,
+  write: (claims: StorePathClaim[]) => Promise<boolean>,
+): Promise<void> {
+  if (!sharesCredentials(options)) {
+    if (!(await write([]))) throw new Error('A store write without claims was refused as if a claim moved');
+    return;
+  }
+  const { bucket, prefix } = parseBaseUrl(baseUrl);
+  for (let attempt = 1; attempt <= claimAttempts; attempt++) {
+    const claims = claimStorePath(await deps.getStorePathClaims(bucket, claimedPaths(prefix)), tenantId);
+    if (claims === 'overlaps')
+      throw conflict(
+        "The store overlaps another tenant's store in this bucket (the same prefix, one inside the other, or the whole bucket)",
+      );
+    if (await write(claims)) return;
+  }
+  throw conflict('Other stores are being registered in this bucket at the same time; try again');
 }
 
 /** What registering or changing a store's options needs besides the repositories. */
@@ -112,10 +147,12 @@ export interface StoreOptionDeps {
  * Input: base_url, name, options. Output: the new store.
  *  1. The tenant must be visible and writable; at most 20 stores per tenant.
  *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent (a store on AWS
- *     S3 names its region, a role comes with its external id), and a custom endpoint is one the
- *     deployment accepts.
- *  3. A role is checked with STS: not the platform's own, and not assumable without the external id.
+ *     S3 names its region), and a custom endpoint is one the deployment accepts.
+ *  3. A role is checked with STS: not the platform's own, not assumable without the tenant's external
+ *     id nor with another.
  *  4. Option values are sealed before they are stored; the first store becomes the default.
+ *  5. A store reached with shared credentials claims its place in the bucket with it: one that
+ *     overlaps another tenant's is 409, and nothing is stored.
  */
 export async function registerObjectStore(
   deps: Pick<TenantRepository, 'getTenant'> & ObjectStoreRepository & StoreOptionDeps,
@@ -143,7 +180,7 @@ export async function registerObjectStore(
     created_at: at,
     updated_at: at,
   };
-  await deps.createObjectStore(store);
+  await withStoreClaims(deps, tenantId, baseUrl, input.options, (claims) => deps.createObjectStore(store, claims));
   return store;
 }
 
@@ -169,10 +206,14 @@ export async function selectDefaultObjectStore(
   await deps.setDefaultObjectStore(tenantId, objectStoreId, now);
 }
 
-/** Replaces the whole set of options (a key left out is removed), sealed like at registration. */
+/**
+ * Replaces the whole set of options (a key left out is removed), checked and sealed as at
+ * registration; options that make the store reached with shared credentials claim its place (409
+ * when it overlaps another tenant's store, and nothing changes).
+ */
 export async function updateObjectStoreOptions(
   deps: Pick<TenantRepository, 'getTenant'> &
-    Pick<ObjectStoreRepository, 'replaceObjectStoreOptions'> &
+    Pick<ObjectStoreRepository, 'getObjectStore' | 'getStorePathClaims' | 'replaceObjectStoreOptions'> &
     StoreOptionDeps,
   principal: Principal,
   tenantId: string,
@@ -181,20 +222,16 @@ export async function updateObjectStoreOptions(
 ): Promise<void> {
   await tenantFor(deps, principal, tenantId, 'write');
   validateOptions(input.options, deps.allowedStoreEndpoints());
+  const store = await deps.getObjectStore(tenantId, input.object_store_id);
+  if (!store) throw notFound('Object store');
   await checkStoreRole(deps.roles, tenantId, input.options);
   const sealed = await deps.secrets.seal(
     JSON.stringify(input.options),
     optionsContext(tenantId, input.object_store_id),
   );
-  await deps.replaceObjectStoreOptions(tenantId, input.object_store_id, sortedKeys(input.options), sealed, now);
-}
-
-/** The plain options of a store, for the adapters that reach it; never for a response. */
-export async function openObjectStoreOptions(
-  secrets: SecretBox,
-  store: StoredObjectStore,
-): Promise<ObjectStoreOptions> {
-  return JSON.parse(await secrets.open(store.options_sealed, optionsContext(store.tenant_id, store.object_store_id)));
+  await withStoreClaims(deps, tenantId, store.base_url, input.options, (claims) =>
+    deps.replaceObjectStoreOptions(tenantId, input.object_store_id, sortedKeys(input.options), sealed, now, claims),
+  );
 }
 
 /**

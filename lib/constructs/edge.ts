@@ -1,0 +1,129 @@
+import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+
+/**
+ * Requests one client address may make in a minute before the firewall blocks it (the edgeRateLimit
+ * context value). A webhook sender sends from a few addresses, so the default is generous: it stops a
+ * flood, and the per-source `rate_limit` of each connection stays the precise limit.
+ */
+export const defaultEdgeRateLimitPerMinute = 6000;
+
+export interface EdgeFirewallProps extends StackProps {
+  rateLimitPerMinute?: number;
+}
+
+/**
+ * The AWS WAF web ACL in front of the API. One for CloudFront must live in us-east-1, so it is a stack
+ * of its own there, whatever the region of the rest. Its rules, in order:
+ *  1. a rate-based rule per client address;
+ *  2. AWS's IP reputation list and known bad inputs (exploit patterns such as Log4j lookups);
+ *  3. AWS's common rule set, for every route but ingest: a webhook's body is the sender's data, which
+ *     may well hold HTML or paths, and blocking it would lose it.
+ */
+export class EdgeFirewallStack extends Stack {
+  readonly webAcl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: EdgeFirewallProps = {}) {
+    super(scope, id, props);
+    const limit = props.rateLimitPerMinute ?? defaultEdgeRateLimitPerMinute;
+    if (!(Number.isInteger(limit) && limit >= 10 && limit <= 2_000_000_000))
+      throw new Error(
+        `edgeRateLimit must be a whole number of requests per minute from 10 to 2000000000, got ${limit}`,
+      );
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      metricName,
+      sampledRequestsEnabled: true,
+    });
+    const managed = (name: string, priority: number, scopeDownStatement?: CfnWebACL.StatementProperty) => ({
+      name: `AWS-${name}`,
+      priority,
+      overrideAction: { none: {} },
+      statement: {
+        managedRuleGroupStatement: { vendorName: 'AWS', name, ...(scopeDownStatement ? { scopeDownStatement } : {}) },
+      },
+      visibilityConfig: visibility(name),
+    });
+    const notIngest: CfnWebACL.StatementProperty = {
+      notStatement: {
+        statement: {
+          byteMatchStatement: {
+            fieldToMatch: { uriPath: {} },
+            positionalConstraint: 'STARTS_WITH',
+            searchString: '/api/ingest/',
+            textTransformations: [{ priority: 0, type: 'NONE' }],
+          },
+        },
+      },
+    };
+    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'CLOUDFRONT',
+      description: 'Tributary API: a rate limit per client address and AWS managed rule groups',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('TributaryApi'),
+      rules: [
+        {
+          name: 'RatePerClientAddress',
+          priority: 0,
+          action: { block: {} },
+          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: 60 } },
+          visibilityConfig: visibility('RatePerClientAddress'),
+        },
+        managed('AWSManagedRulesAmazonIpReputationList', 1),
+        managed('AWSManagedRulesKnownBadInputsRuleSet', 2),
+        managed('AWSManagedRulesCommonRuleSet', 3, notIngest),
+      ],
+    });
+  }
+}
+
+/**
+ * CloudFront in front of the HTTP API, with the firewall's web ACL: nothing cached, every method,
+ * every viewer header but Host forwarded (API Gateway answers to its own host name).
+ */
+export class ApiEdge extends Construct {
+  readonly distribution: Distribution;
+
+  constructor(scope: Construct, id: string, props: { api: HttpApi; webAclArn: string }) {
+    super(scope, id);
+    const region = Stack.of(this).region;
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: 'Tributary API behind AWS WAF',
+      webAclId: props.webAclArn,
+      defaultBehavior: {
+        origin: new HttpOrigin(`${props.api.apiId}.execute-api.${region}.${Stack.of(this).urlSuffix}`, {
+          protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+        }),
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      },
+    });
+    const acknowledge = (rule: string, reason: string) =>
+      Validations.of(this.distribution).acknowledge({ id: rule, reason });
+    acknowledge(
+      'AwsSolutions-CFR1',
+      'Webhook senders and operators may be anywhere; the web ACL limits each client address instead.',
+    );
+    acknowledge(
+      'AwsSolutions-CFR3',
+      'The API stage writes one access log line per request (ApiAccessLogs); WAF samples blocked requests.',
+    );
+    acknowledge(
+      'AwsSolutions-CFR4',
+      'The distribution answers on its cloudfront.net name, whose default certificate fixes the TLS policy; an operator with a domain of their own sets it there.',
+    );
+  }
+}
