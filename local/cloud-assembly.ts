@@ -122,6 +122,8 @@ export interface LocalDeployment {
   rolePolicies: Map<string, PolicyDocument[]>;
   /** Roles with managed policies, whose documents the assembly does not hold. */
   unevaluableRoles: Set<string>;
+  /** Each role's trust policy and tags (for sts:AssumeRole and iam:ResourceTag), by role ARN. */
+  roles: Map<string, { trustPolicy: PolicyDocument | undefined; tags: Record<string, string> }>;
   /** Resource policies by the ARN of the resource they are attached to (buckets, queues, keys). */
   resourcePolicies: Map<string, PolicyDocument[]>;
   /** The secrets whose values local mode knows, by ARN. */
@@ -606,9 +608,18 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
   const addRolePolicy = (roleArn: string, document: Json) => {
     rolePolicies.set(roleArn, [...(rolePolicies.get(roleArn) ?? []), document as PolicyDocument]);
   };
+  const roles = new Map<string, { trustPolicy: PolicyDocument | undefined; tags: Record<string, string> }>();
   for (const role of reader.resourcesOf('AWS::IAM::Role')) {
     const arn = reader.arnOf(role);
     rolePolicies.set(arn, rolePolicies.get(arn) ?? []);
+    roles.set(arn, {
+      trustPolicy: reader.resolve(role.resource.Properties?.AssumeRolePolicyDocument, role.stack) as PolicyDocument,
+      tags: Object.fromEntries(
+        ((reader.resolve(role.resource.Properties?.Tags, role.stack) ?? []) as { Key: string; Value: string }[]).map(
+          (tag) => [tag.Key, tag.Value],
+        ),
+      ),
+    });
     for (const policy of (role.resource.Properties?.Policies ?? []) as Record<string, Json>[])
       addRolePolicy(arn, reader.resolve(policy.PolicyDocument, role.stack));
     // Managed policies' documents are not in the assembly: such a role's calls cannot be evaluated
@@ -663,6 +674,7 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
     schedules,
     rolePolicies,
     unevaluableRoles,
+    roles,
     resourcePolicies,
     secrets,
     queueUrls,

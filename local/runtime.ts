@@ -116,6 +116,7 @@ export function functionEnvironment(
     AWS_ENDPOINT_URL_S3: iam.s3,
     AWS_ENDPOINT_URL_SQS: iam.sqs,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: iam.secretsmanager,
+    AWS_ENDPOINT_URL_STS: iam.sts,
   };
 }
 
@@ -349,6 +350,7 @@ export async function startRuntime(
       identities,
       rolePolicies: Object.fromEntries(deployment.rolePolicies),
       resourcePolicies: Object.fromEntries(deployment.resourcePolicies),
+      roles: Object.fromEntries(deployment.roles),
       // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
       secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
       partitionKey: keyAttributes.partition,

@@ -23,8 +23,11 @@ import type { PolicyDocument } from '../cloud-assembly.ts';
 import { type AskedAction, accessKeyOf, jsonActions, type Service, s3Actions } from './requests.ts';
 
 export interface FunctionIdentity {
+  /** The role session's name: the function's, or the one it gave AssumeRole. */
   functionName: string;
   roleArn: string;
+  /** A session policy the session was assumed with (AssumeRole's Policy). */
+  sessionPolicy?: PolicyDocument;
 }
 
 export interface AuthorizerSetup {
@@ -36,6 +39,8 @@ export interface AuthorizerSetup {
   resourcePolicies: Record<string, PolicyDocument[]>;
   /** The secrets local mode serves, by ARN. */
   secrets: Record<string, string>;
+  /** Each role's trust policy and tags, by ARN (STS's AssumeRole). */
+  roles: Record<string, { trustPolicy: PolicyDocument | undefined; tags: Record<string, string> }>;
   /** The table's partition key attribute (for dynamodb:LeadingKeys). */
   partitionKey: string;
 }
@@ -50,7 +55,7 @@ export interface Denial {
 }
 
 export interface Authorizer {
-  endpoints: { dynamodb: string; s3: string; sqs: string; secretsmanager: string };
+  endpoints: { dynamodb: string; s3: string; sqs: string; secretsmanager: string; sts: string };
   /** Evaluations made, and answered from the kept decisions. */
   stats(): { evaluated: number; kept: number };
   close(): Promise<void>;
@@ -124,12 +129,22 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
   };
 
   /** Null when allowed; the reason when denied. */
-  function decide(identity: FunctionIdentity, asked: AskedAction): Promise<string | null> {
-    const tested = keysOf(identity.roleArn, asked.action);
+  function decide(
+    identity: FunctionIdentity,
+    asked: AskedAction,
+    resourcePolicy = resourcePolicyOf(asked.resource, setup.resourcePolicies),
+  ): Promise<string | null> {
+    const tested = new Set([
+      ...keysOf(identity.roleArn, asked.action),
+      ...conditionKeysOf(
+        [resourcePolicy, identity.sessionPolicy].filter((document): document is PolicyDocument => Boolean(document)),
+        asked.action,
+      ),
+    ]);
     const context = Object.fromEntries(
       Object.entries(asked.context).filter(([key]) => tested.has(key.toLowerCase())),
     ) as Record<string, string | string[]>;
-    const key = `${identity.functionName}\n${asked.action}\n${asked.resource}\n${JSON.stringify(context)}`;
+    const key = `${sessionArn(identity)}\n${JSON.stringify(identity.sessionPolicy ?? null)}\n${asked.action}\n${asked.resource}\n${JSON.stringify(context)}`;
     const known = decisions.get(key);
     if (known) {
       kept++;
@@ -154,9 +169,10 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
             name: `${identity.roleArn.split('/').pop()}-${index}`,
             policy,
           })),
+          ...(identity.sessionPolicy ? { sessionPolicy: identity.sessionPolicy } : {}),
           serviceControlPolicies: [],
           resourceControlPolicies: [],
-          resourcePolicy: resourcePolicyOf(asked.resource, setup.resourcePolicies),
+          resourcePolicy,
         },
         {},
       );
@@ -268,6 +284,56 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
     return answer(400, { __type: 'InvalidRequestException', Message: `${operation} is not served locally` });
   }
 
+  /**
+   * STS's AssumeRole (query protocol): evaluated as AWS does, against the caller's policies and the
+   * role's trust policy (with sts:ExternalId and the role's tags as iam:ResourceTag); the session
+   * gets credentials of its own, whose calls are evaluated against the role's policies and the
+   * session policy it was assumed with.
+   */
+  async function assumeRole(caller: FunctionIdentity | undefined, body: URLSearchParams, response: ServerResponse) {
+    const requestId = randomUUID();
+    const roleArn = body.get('RoleArn') ?? '';
+    const sessionName = body.get('RoleSessionName') ?? 'session';
+    const role = setup.roles[roleArn];
+    const xml = (status: number, content: string) => {
+      response.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId });
+      response.end(`<?xml version="1.0" encoding="UTF-8"?>\n${content}`);
+    };
+    const refuse403 = (message: string) =>
+      xml(
+        403,
+        `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>${message}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
+      );
+    if (body.get('Action') !== 'AssumeRole')
+      return xml(
+        400,
+        `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>${body.get('Action')} is not served locally</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
+      );
+    if (!caller || !role) return refuse403(`User: ${caller ? sessionArn(caller) : 'anonymous'} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+    const context: Record<string, string | string[]> = {
+      ...(body.get('ExternalId') ? { 'sts:ExternalId': body.get('ExternalId') as string } : {}),
+      ...Object.fromEntries(Object.entries(role.tags).map(([tag, value]) => [`iam:ResourceTag/${tag}`, value])),
+    };
+    const denied = await decide(caller, { action: 'sts:AssumeRole', resource: roleArn, context }, role.trustPolicy);
+    if (denied !== null) {
+      onDenied({ ...caller, action: 'sts:AssumeRole', resource: roleArn, reason: denied });
+      return refuse403(`User: ${sessionArn(caller)} is not authorized to perform: sts:AssumeRole on resource: ${roleArn} ${denied}`);
+    }
+    const accessKeyId = `ASIA${randomUUID().replaceAll('-', '').slice(0, 16).toUpperCase()}`;
+    const policy = body.get('Policy');
+    setup.identities[accessKeyId] = {
+      functionName: sessionName,
+      roleArn,
+      ...(policy ? { sessionPolicy: JSON.parse(policy) as PolicyDocument } : {}),
+    };
+    const seconds = Number(body.get('DurationSeconds') ?? 3600);
+    const session = `arn:aws:sts::${account}:assumed-role/${roleArn.split('/').pop()}/${sessionName}`;
+    xml(
+      200,
+      `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials><AccessKeyId>${accessKeyId}</AccessKeyId><SecretAccessKey>local</SecretAccessKey><SessionToken>local-${accessKeyId}</SessionToken><Expiration>${new Date(Date.now() + seconds * 1000).toISOString()}</Expiration></Credentials><AssumedRoleUser><AssumedRoleId>AROALOCAL:${sessionName}</AssumedRoleId><Arn>${session}</Arn></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+    );
+  }
+
   function handler(service: Service) {
     return (request: IncomingMessage, response: ServerResponse) => {
       const identity = (() => {
@@ -279,6 +345,10 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
         let asked: AskedAction[] = [];
         let parsed: Record<string, unknown> = {};
         const target = String(request.headers['x-amz-target'] ?? '');
+        if (service === 'sts') {
+          await assumeRole(identity, new URLSearchParams(body?.toString('utf8') ?? ''), response);
+          return;
+        }
         if (service === 's3') {
           const keys = body
             ? [...body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => match[1] ?? '')
@@ -330,7 +400,7 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
     };
   }
 
-  const services: Service[] = ['dynamodb', 's3', 'sqs', 'secretsmanager'];
+  const services: Service[] = ['dynamodb', 's3', 'sqs', 'secretsmanager', 'sts'];
   const servers = services.map((service) => {
     const server = http.createServer(handler(service));
     server.keepAliveTimeout = 65_000;
@@ -344,12 +414,13 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
           server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
         }),
     ),
-  ).then(([dynamodb, s3, sqs, secretsmanager]) => ({
+  ).then(([dynamodb, s3, sqs, secretsmanager, sts]) => ({
     endpoints: {
       dynamodb: dynamodb as string,
       s3: s3 as string,
       sqs: sqs as string,
       secretsmanager: secretsmanager as string,
+      sts: sts as string,
     },
     stats: () => ({ evaluated, kept }),
     async close() {

@@ -17,7 +17,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-export type Service = 'dynamodb' | 's3' | 'sqs' | 'secretsmanager';
+export type Service = 'dynamodb' | 's3' | 'sqs' | 'secretsmanager' | 'sts';
 
 export interface AskedAction {
   action: string;
@@ -212,7 +212,7 @@ export function s3Actions(method: string, url: string, deletedKeys: string[] = [
 
 /** The actions of a JSON-protocol request (DynamoDB, SQS, Secrets Manager) from its target and body. */
 export function jsonActions(
-  service: Exclude<Service, 's3'>,
+  service: Exclude<Service, 's3' | 'sts'>,
   target: string,
   body: Body,
   options: { partitionKey: string; secretArn: (id: string) => string },
