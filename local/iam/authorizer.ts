@@ -309,7 +309,10 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
         400,
         `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>${body.get('Action')} is not served locally</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
       );
-    if (!caller || !role) return refuse403(`User: ${caller ? sessionArn(caller) : 'anonymous'} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+    if (!caller || !role)
+      return refuse403(
+        `User: ${caller ? sessionArn(caller) : 'anonymous'} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
+      );
     const context: Record<string, string | string[]> = {
       ...(body.get('ExternalId') ? { 'sts:ExternalId': body.get('ExternalId') as string } : {}),
       ...Object.fromEntries(Object.entries(role.tags).map(([tag, value]) => [`iam:ResourceTag/${tag}`, value])),
@@ -317,7 +320,9 @@ export function startAuthorizer(setup: AuthorizerSetup, onDenied: (denial: Denia
     const denied = await decide(caller, { action: 'sts:AssumeRole', resource: roleArn, context }, role.trustPolicy);
     if (denied !== null) {
       onDenied({ ...caller, action: 'sts:AssumeRole', resource: roleArn, reason: denied });
-      return refuse403(`User: ${sessionArn(caller)} is not authorized to perform: sts:AssumeRole on resource: ${roleArn} ${denied}`);
+      return refuse403(
+        `User: ${sessionArn(caller)} is not authorized to perform: sts:AssumeRole on resource: ${roleArn} ${denied}`,
+      );
     }
     const accessKeyId = `ASIA${randomUUID().replaceAll('-', '').slice(0, 16).toUpperCase()}`;
     const policy = body.get('Policy');
