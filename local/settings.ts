@@ -74,6 +74,8 @@ export const functionSettingNames = [
   'COUNTER_FLUSH_SECONDS',
   'JOB_LEASE_SECONDS',
   'COMMIT_RETRY_SECONDS',
+  'HEALTH_MAX_AGE_SECONDS',
+  'PUBLIC_BASE_URL',
   'DASHBOARD_URL',
   'DASHBOARD_TOKEN',
 ] as const;
