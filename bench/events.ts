@@ -6,31 +6,27 @@
  */
 
 import { readEnvelopeFile } from '#shared/adapters/parquet/envelope-reader.ts';
-import { encodeEnvelopes } from '#shared/adapters/staged-commits.ts';
-import type { AddFile } from '#shared/domain/delta/log.ts';
-import { type EventQuery, type EventReadDeps, maxFilesPerRead, readEvents } from '#shared/domain/monitoring/events.ts';
+import { encodeEnvelopes } from '#shared/adapters/parquet/envelope-writer.ts';
+import {
+  type EventFile,
+  type EventQuery,
+  type EventReadDeps,
+  maxFilesPerRead,
+  readEvents,
+} from '#shared/domain/monitoring/events.ts';
 import { makeEnvelopes } from './envelopes.ts';
 import { trackPeakMemory } from './peak-memory.ts';
 
 const rowsPerFile = Number(process.argv[2] ?? 5_000);
 const envelopes = makeEnvelopes(rowsPerFile * maxFilesPerRead);
 const rawBytes = envelopes.reduce((sum, envelope) => sum + envelope.payload_size, 0);
-const files = Array.from({ length: maxFilesPerRead }, (_, index) => {
+const files = Array.from({ length: maxFilesPerRead }, (_, index): EventFile => {
   const encoded = encodeEnvelopes(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
-  const add: AddFile = {
-    path: `dt=2026-11-21/part-${index}.zstd.parquet`,
-    partitionValues: { dt: '2026-11-21' },
-    size: encoded.bytes.length,
-    modificationTime: 0,
-    dataChange: true,
-    stats: JSON.stringify(encoded.stats),
-  };
-  return { add, bytes: encoded.bytes };
+  return { size: encoded.bytes.length, stats: encoded.stats, readEvents: () => readEnvelopeFile(encoded.bytes) };
 });
 const deps: EventReadDeps = {
-  snapshotFiles: async () => files.map((file) => file.add),
+  snapshotFiles: async () => files,
   stagedSources: async () => [],
-  readEvents: async (add) => readEnvelopeFile(files.find((file) => file.add === add)?.bytes ?? new Uint8Array()),
   cursors: { seal: async () => 'cursor', open: async () => ({}) },
 };
 
@@ -69,7 +65,7 @@ process.stdout.write(
     rowsPerFile,
     files: files.length,
     rawBytes,
-    parquetBytes: files.reduce((sum, file) => sum + file.bytes.length, 0),
+    parquetBytes: files.reduce((sum, file) => sum + file.size, 0),
     results,
   }),
 );

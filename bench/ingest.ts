@@ -11,7 +11,7 @@ import path from 'node:path';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import autocannon from 'autocannon';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { readParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { readParquet } from '#delta/parquet/parquet-files.ts';
 import { QueueService } from '../local/sqs/queues.ts';
 import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts';
 import { createWebhook, startService } from './service.ts';

@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CommitDeps } from '#delta/commit.ts';
 import { freePorts } from '#local/free-port.ts';
-import type { CommitDeps } from '#shared/domain/delta/commit.ts';
 import { ensureBuckets, ensureTable } from '../local/provision.ts';
 import { localCredentials, localRegion, startStandIns } from '../local/stand-ins.ts';
 
@@ -53,17 +53,17 @@ const { commitRecords } = await import('../shared/adapters/dynamo/delta-log.ts')
 const { secretBox } = await import('../shared/adapters/secret-box.ts');
 const { tableLocation } = await import('../shared/adapters/s3/tenant-stores.ts');
 const { connectStore } = await import('../shared/domain/tenants/store-access.ts');
-const { decodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-reader.ts');
-const { encodeCheckpoint } = await import('../shared/adapters/parquet/checkpoint-writer.ts');
-const { rewriteFiles } = await import('../shared/adapters/parquet/compaction.ts');
-const { writeParquet, maxRowsPerFile } = await import('../shared/adapters/parquet/parquet-files.ts');
-const { checkpointDue, writeCheckpoint } = await import('../shared/domain/delta/checkpoint.ts');
-const { appendToTable, conditionalArbiter } = await import('../shared/domain/delta/commit.ts');
-const { writeDailyFiles } = await import('../shared/domain/delta/daily-files.ts');
-const { maintainTable } = await import('../shared/domain/delta/maintenance.ts');
-const { openSnapshot, SnapshotCache } = await import('../shared/domain/delta/snapshot.ts');
+const { decodeCheckpoint } = await import('#delta/parquet/checkpoint-reader.ts');
+const { encodeCheckpoint } = await import('#delta/parquet/checkpoint-writer.ts');
+const { rewriteFiles } = await import('#delta/parquet/compaction.ts');
+const { writeParquet, maxRowsPerFile } = await import('#delta/parquet/parquet-files.ts');
+const { checkpointDue, writeCheckpoint } = await import('#delta/checkpoint.ts');
+const { appendToTable, conditionalArbiter } = await import('#delta/commit.ts');
+const { writeDailyFiles } = await import('#delta/daily-files.ts');
+const { maintainTable } = await import('#delta/maintenance.ts');
+const { openSnapshot, SnapshotCache } = await import('#delta/snapshot.ts');
 const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
-const { parseStats } = await import('../shared/domain/delta/log.ts');
+const { parseStats } = await import('#delta/log.ts');
 const { envelopeColumns } = await import('../shared/domain/ingest/envelope.ts');
 
 /** DynamoDB capacity as billed, from every call's ConsumedCapacity. */

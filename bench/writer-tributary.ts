@@ -11,10 +11,10 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeStaged, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/staged-commits.ts';
+import { writeDailyFiles } from '#delta/daily-files.ts';
+import { encodeStaged, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/parquet/envelope-writer.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
-import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
-import type { StagedRow } from '#shared/domain/ingest/staging.ts';
+import type { StagedRow } from '#shared/domain/ingest/commit-table.ts';
 import { trackPeakMemory } from './peak-memory.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);

@@ -13,7 +13,7 @@
  * sender, retrying, would have stored twice).
  */
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { readParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { readParquet } from '#delta/parquet/parquet-files.ts';
 import { defaultFreshnessSeconds } from '#shared/config.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { type BenchService, startService } from './service.ts';

@@ -55,7 +55,9 @@ export function batchHandler(
   return functionEdge<SQSEvent, SQSBatchResponse>(processBatch);
 }
 
-export function scheduledHandler(run: (event: ScheduledEvent) => Promise<void>): LambdaHandler<ScheduledEvent, void> {
+export function scheduledHandler(
+  run: (event: ScheduledEvent, context: Context) => Promise<void>,
+): LambdaHandler<ScheduledEvent, void> {
   return functionEdge<ScheduledEvent, void>(run);
 }
 

@@ -9,13 +9,20 @@ export const handler = apiHandler(
   connectionRoutes,
   'POST /api/tenants/{tenant_id}/connections',
   async ({ principal, params, body, event }) => {
-    const { connection, ingestToken } = await createConnection(connectivity, principal, params.tenant_id, body);
+    const { connection, ingestToken, ingestUrl } = await createConnection(
+      connectivity,
+      principal,
+      params.tenant_id,
+      body,
+      new Date(),
+      publicBaseUrl(event),
+    );
     return created({
       connection_id: connection.connection_id,
       source_id: connection.source_id,
       data_set_id: connection.data_set_id,
       ingest_token: ingestToken,
-      ingest_url: `${publicBaseUrl(event)}/api/ingest/${connection.source_id}`,
+      ingest_url: ingestUrl ?? '',
     });
   },
 );

@@ -1,6 +1,6 @@
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { rotateSigningSecret } from '#shared/domain/connections/use-cases.ts';
+import { rotateSigningSecret } from '#shared/domain/connections/security-use-cases.ts';
 import { ok } from '#shared/http/responses.ts';
 import { connectionRoutes } from '#shared/routes/connections.ts';
 

@@ -1,4 +1,5 @@
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
+import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
 import { readTableProperties } from '#shared/domain/datasets/use-cases.ts';
@@ -7,6 +8,7 @@ import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
 const deps = {
   ...dataSetFileStore,
+  rules: tablePropertyRules,
   defaultFreshnessMs: config.tableFreshnessMs(),
   defaultDataRetentionMs: config.dataRetentionMs(),
 };

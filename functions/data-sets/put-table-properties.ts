@@ -1,7 +1,8 @@
 import { recordFreshnessTarget } from '#shared/adapters/dynamo/data-sets.ts';
 import { markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
-import { commitTableMetadata, fixStorage } from '#shared/adapters/table-storage.ts';
+import { commitTableProperties, fixStorage } from '#shared/adapters/table-storage.ts';
+import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
@@ -11,7 +12,8 @@ import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
 const deps = {
   ...dataSetStore,
-  commitMetadata: commitTableMetadata,
+  commitProperties: commitTableProperties,
+  rules: tablePropertyRules,
   fixStorage,
   recordFreshnessTarget,
   defaultFreshnessMs: config.tableFreshnessMs(),

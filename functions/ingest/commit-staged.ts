@@ -11,9 +11,10 @@ import { commitStaged } from '#shared/domain/ingest/staging.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
 
-export const handler = scheduledHandler(async (event) => {
+export const handler = scheduledHandler(async (event, context) => {
   const stopping = (event.detail as { stopping?: unknown } | undefined)?.stopping === true;
-  const report = await commitStaged(stagingDeps, { everything: stopping });
+  const deadline = stagingDeps.now() + context.getRemainingTimeInMillis();
+  const report = await commitStaged(stagingDeps, { everything: stopping, deadline });
   if (!report.ran) return;
   let rows = 0;
   for (const totals of report.staged.values()) rows += totals.rows;

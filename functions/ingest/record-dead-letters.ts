@@ -5,7 +5,7 @@
 import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
-import { writtenSince } from '#shared/adapters/dynamo/delta-log.ts';
+import { writtenAfterIngest } from '#shared/adapters/dynamo/delta-log.ts';
 import { count } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
@@ -16,7 +16,7 @@ import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
 const deps: DeadLetterDeps = {
-  writtenMessageIds: writtenSince,
+  writtenMessageIds: writtenAfterIngest,
   isStaged,
   lastDeliveryFailure,
   getSource,

@@ -10,17 +10,15 @@ import { recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
 import { stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { type BatchWriterDeps, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
-import { logger } from '#shared/observability/logger.ts';
 import { batchHandler } from '#shared/queue-handler.ts';
 
 const deps: BatchWriterDeps = {
   ...stagingDeps,
   parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
   recordFailures: recordDeliveryFailures,
-  warn: (message, error) => logger.warn(message, { error }),
 };
 
-export const handler = batchHandler(async (event: SQSEvent) => {
+export const handler = batchHandler(async (event: SQSEvent, context) => {
   const outcome = await writeEnvelopeBatch(
     deps,
     event.Records.map((record) => ({
@@ -28,6 +26,7 @@ export const handler = batchHandler(async (event: SQSEvent) => {
       body: record.body,
       receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
     })),
+    deps.now() + context.getRemainingTimeInMillis(),
   );
   return { batchItemFailures: outcome.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
 });

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { appendRows, maintainDataSet, replaceRows } from '#shared/adapters/delta-tables.ts';
+import { appendRows, maintainDataSet, replaceRows, retentionCalendar } from '#shared/adapters/delta-tables.ts';
 import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { allFailedDeliveries, removeFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
-import { finishMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
+import { finishMaintenance, markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { pipelineSources as source } from '#shared/adapters/repositories/pipeline-sources.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
@@ -17,6 +17,7 @@ import { deleteDeadLetters } from '#shared/adapters/s3/dead-letters.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { config, intEnv } from '#shared/config.ts';
+import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { type JobWork, runJob } from '#shared/domain/jobs/run-job.ts';
@@ -25,10 +26,25 @@ import { runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts'
 import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
+/** Where the writers of a job ask for a table's maintenance run. */
+const maintenanceRequests = {
+  markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
+  warn: (message: string, fields: Record<string, unknown>) => logger.warn(message, fields),
+};
+
 const work: JobWork = async (job: Job, control) => {
   if (job.job_type === 'Pipeline') {
     return runPipeline(
-      { ...source, getPipeline, getDeployedVersion, createDataSet, saveProgress, appendRows, replaceRows },
+      {
+        ...source,
+        ...maintenanceRequests,
+        getPipeline,
+        getDeployedVersion,
+        createDataSet,
+        saveProgress,
+        appendRows,
+        replaceRows,
+      },
       job,
       control,
     );
@@ -47,6 +63,8 @@ const work: JobWork = async (job: Job, control) => {
           },
         },
         defaultRetentionMs: config.dataRetentionMs(),
+        retention: retentionCalendar,
+        ...maintenanceRequests,
         finish: (dataSet, next, startedAt) =>
           finishMaintenance(dataSet.data_set_id, dataSet.tenant_id, next, startedAt),
       },

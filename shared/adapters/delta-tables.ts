@@ -1,100 +1,147 @@
 /**
- * Writing data sets' Delta tables: commits with their checkpoints, envelopes read back for
- * pipelines and queries, pipeline rows appended as Parquet, and maintenance runs (compaction,
- * vacuum, log clean-up). Only the batch writer and the job runner load this module (it brings
- * apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
+ * Writing data sets' Delta tables with the Delta library (delta/): staged envelopes appended exactly
+ * once, pipeline rows appended or replacing whole days, maintenance runs (compaction, vacuum, log
+ * clean-up, data retention). Every version is recorded with its data set and checkpointed when the
+ * table's interval says so; the use cases get the versions back (CommittedVersion) and decide what
+ * follows them. Only the batch writer, the table-commits schedule and the job runner load this
+ * module (it brings apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
 
-import { config } from '../config.ts';
-import type { DataSet } from '../domain/datasets/model.ts';
-import { checkpointDue, writeCheckpoint } from '../domain/delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, type LogEntry, replacePartitions } from '../domain/delta/commit.ts';
-import { writeDailyFiles } from '../domain/delta/daily-files.ts';
-import { liveRecords, type TableMetadata } from '../domain/delta/log.ts';
+import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
+import { appendToTable, type CommitDeps, replacePartitions } from '#delta/commit.ts';
+import { type DailyFiles, writeDailyFiles } from '#delta/daily-files.ts';
+import { liveRecords } from '#delta/log.ts';
 import {
   dayExpiresAt,
+  firstDayKept,
   type MaintenanceDeps,
   type MaintenanceReport,
   maintainTable,
   oldestDay,
   planCompaction,
-} from '../domain/delta/maintenance.ts';
-import { tableProperties } from '../domain/delta/properties.ts';
-import type { LogReader, TableState } from '../domain/delta/snapshot.ts';
+  retentionKeeps,
+} from '#delta/maintenance.ts';
+import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
+import { rewriteFiles } from '#delta/parquet/compaction.ts';
+import { type CellValue, maxRowsPerFile, writeParquet } from '#delta/parquet/parquet-files.ts';
+import { tableProperties } from '#delta/properties.ts';
+import type { TableState } from '#delta/snapshot.ts';
+import type { LogEntry, TableStorage } from '#delta/storage.ts';
+import { config } from '../config.ts';
+import type { DataSet } from '../domain/datasets/model.ts';
+import type { CommittedVersion } from '../domain/datasets/table.ts';
+import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
+import type { RetentionCalendar } from '../domain/jobs/run-optimize.ts';
 import type { DayRange } from '../domain/jobs/use-cases.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
-import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
-import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
-import { encodeCheckpoint } from './parquet/checkpoint-writer.ts';
-import { rewriteFiles } from './parquet/compaction.ts';
-import { type CellValue, maxRowsPerFile, writeParquet } from './parquet/parquet-files.ts';
-import { fixStorage, recordCommit, tableCommitter, tableReader } from './table-storage.ts';
-
-/** Every this many versions a writer also asks for a maintenance run, so old log files get cleaned up. */
-const maintenanceEveryVersions = 1000;
+import { asServiceErrors } from './delta-errors.ts';
+import { encodeStaged, maxPayloadBytesPerFile } from './parquet/envelope-writer.ts';
+import { fixStorage, recordCommit, tableCommitter, tableMetadataOf, tableReader } from './table-storage.ts';
 
 /**
- * The first maintenance run a data retention needs: when the table's oldest day expires (a table
- * already maintained is due again then anyway; this brings in tables that never were).
+ * A checkpoint when the table's interval asks for one (not at version 0). Never fails the commit:
+ * a missed checkpoint only makes readers replay more commits until the next one.
  */
-function retentionDueAt(state: TableState): Date | null {
-  const retentionMs = tableProperties(state.metadata?.configuration ?? {}).dataRetentionMs ?? config.dataRetentionMs();
-  const oldest = retentionMs === null ? null : oldestDay(state.files.values());
-  return oldest === null || retentionMs === null ? null : new Date(dayExpiresAt(oldest, retentionMs));
-}
-
-/**
- * After a version is committed: its checkpoint when one is due, and a maintenance run asked for when
- * a partition has piled up small files, or for when the data retention has days to remove. Never
- * fails the commit: a missed checkpoint only makes readers replay more commits until the next one.
- */
-async function afterCommit(dataSet: DataSet, reader: LogReader, entry: LogEntry, state: TableState): Promise<void> {
-  const tableId = dataSet.data_set_id;
-  const properties = tableProperties(state.metadata?.configuration ?? {});
-  if (entry.version === 0) return;
-  const checkpoint = checkpointDue(entry.version, state);
-  if (!checkpoint && entry.version % maintenanceEveryVersions !== 0) return;
+async function checkpointIfDue(storage: TableStorage, dataSet: DataSet, entry: LogEntry, state: TableState) {
+  if (entry.version === 0 || !checkpointDue(entry.version, state)) return;
   try {
-    if (checkpoint) await writeCheckpoint(reader.storage as CommitDeps['storage'], encodeCheckpoint, state, Date.now());
-    if (
-      entry.version % maintenanceEveryVersions === 0 ||
-      planCompaction(state.files.values(), properties.targetFileSize, properties.optimizeMinFiles).length > 0
-    )
-      await markMaintenanceDue(tableId, dataSet.tenant_id, new Date());
-    else if (checkpoint) {
-      const due = retentionDueAt(state);
-      if (due) await markMaintenanceDue(tableId, dataSet.tenant_id, due);
-    }
+    await writeCheckpoint(storage, encodeCheckpoint, state, Date.now());
   } catch (error) {
     logger.warn('Checkpoint not written', {
-      data_set_id: tableId,
+      data_set_id: dataSet.data_set_id,
       version: entry.version,
       error: (error as Error).message,
     });
   }
 }
 
-export interface TableWriter extends Omit<CommitDeps, 'hooks'> {
-  /** Checkpoints and maintenance requests; run it from the commit's onCompleted hook. */
-  afterCommit(entry: LogEntry, state: TableState): Promise<void>;
+/** A committed version as the use cases ask about it (shared/domain/datasets/table.ts). */
+export function committedView(entry: LogEntry, state: TableState, defaultRetentionMs: number | null): CommittedVersion {
+  const properties = tableProperties(state.metadata?.configuration ?? {});
+  return {
+    version: entry.version,
+    checkpoint: entry.version > 0 && checkpointDue(entry.version, state),
+    partitionsToCompact: () =>
+      planCompaction(state.files.values(), properties.targetFileSize, properties.optimizeMinFiles).length,
+    oldestDayExpiresAt() {
+      const retentionMs = properties.dataRetentionMs ?? defaultRetentionMs;
+      const oldest = retentionMs === null ? null : oldestDay(state.files.values());
+      return oldest === null || retentionMs === null ? null : dayExpiresAt(oldest, retentionMs);
+    },
+  };
 }
 
-export async function tableAt(dataSet: DataSet): Promise<TableWriter> {
+/**
+ * What committing to the data set's table takes: each version recorded with the data set (its
+ * version, the pipelines watching it) and checkpointed when due; `committed` collects the versions
+ * for the use case that asked.
+ */
+async function tableWriter(dataSet: DataSet, now?: () => Date) {
   const committer = await tableCommitter(dataSet);
-  const reader = { storage: committer.storage, decodeCheckpoint };
-  return { ...committer, afterCommit: (entry, state) => afterCommit(dataSet, reader, entry, state) };
+  const committed: CommittedVersion[] = [];
+  const commit: CommitDeps = {
+    ...committer,
+    ...(now ? { now } : {}),
+    hooks: {
+      async onCompleted(entry, state) {
+        await recordCommit(dataSet, entry.version);
+        await checkpointIfDue(committer.storage, dataSet, entry, state);
+        committed.push(committedView(entry, state, config.dataRetentionMs()));
+      },
+    },
+  };
+  return { commit, committed };
 }
 
-/** The table as its data set describes it (its version 0). */
-const tableMetadataOf = (table: DataSet): TableMetadata => ({
-  tableId: table.data_set_id,
-  name: table.name,
-  schema: table.schema_json,
-  partitionColumns: table.partitioning.columns,
-  createdTime: Date.parse(table.created_at),
-});
+/**
+ * Staged envelopes appended to a table, exactly once per message id, on the table's commit
+ * dependencies (the tenant's store, or a test's in memory): one file per day and size bound, the
+ * table's retained days as of the commit handed to the use case's `keeps`.
+ */
+export function envelopeOutput(
+  deps: CommitDeps,
+  options: { encode?: DailyFiles<StagedRow>['encode']; defaultRetentionMs: number | null },
+) {
+  const encode = options.encode ?? encodeStaged;
+  return (dataSet: DataSet, rows: StagedRow[], request: Parameters<CommitTableDeps['appendEnvelopes']>[2]) =>
+    appendToTable(deps, {
+      tableId: dataSet.data_set_id,
+      metadata: tableMetadataOf(dataSet),
+      rows,
+      identify: (row) => ({
+        messageId: row.message.message_id,
+        ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
+      }),
+      attempt: request.attempt,
+      ...(request.signal ? { signal: request.signal } : {}),
+      keeps: (table) =>
+        request.keeps({
+          keepsDay: retentionKeeps(table, (deps.now?.() ?? new Date()).getTime(), options.defaultRetentionMs),
+        }),
+      writeFiles: (pending) =>
+        writeDailyFiles(deps.storage, pending, {
+          dayOf: (row) => row.message.dt,
+          maxRowsPerFile,
+          weight: (row) => row.message.payload_size,
+          maxWeightPerFile: maxPayloadBytesPerFile,
+          encode,
+        }),
+    });
+}
+
+/** Staged envelopes appended to their data set's table in the tenant's store (shared/domain/ingest/commit-table.ts). */
+export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, rows, request) =>
+  asServiceErrors(async () => {
+    const writer = await tableWriter(dataSet);
+    const result = await envelopeOutput(writer.commit, { defaultRetentionMs: config.dataRetentionMs() })(
+      dataSet,
+      rows,
+      request,
+    );
+    return { written: result.written, skipped: result.skipped, expired: result.expired, committed: writer.committed };
+  });
 
 /** A pipeline's decoded rows as the files of its output table: one file per day and chunk. */
 function writeRowFiles(storage: CommitDeps['storage'], columns: ColumnDefinition[], rows: DecodedRow[]) {
@@ -166,63 +213,56 @@ export function pipelineOutput(deps: CommitDeps, table: DataSet) {
   };
 }
 
-/** A pipeline's output table in the tenant's store, its commits recorded and checkpointed. */
+/** A pipeline's output table in the tenant's store: what a run writes, and the versions it committed. */
 async function outputTable(output: DataSet) {
   const table = await fixStorage(output);
-  const writer = await tableAt(table);
-  return pipelineOutput(
-    {
-      ...writer,
-      hooks: {
-        async onCompleted(entry, state) {
-          await recordCommit(table, entry.version);
-          await writer.afterCommit(entry, state);
-        },
-      },
-    },
-    table,
-  );
+  const writer = await tableWriter(table);
+  return { output: pipelineOutput(writer.commit, table), committed: writer.committed };
 }
 
-export const appendRows: PipelineRunDeps['appendRows'] = async (output, columns, rows, attempt, txn) =>
-  (await outputTable(output)).append(columns, rows, attempt, txn);
+export const appendRows: PipelineRunDeps['appendRows'] = (output, columns, rows, attempt, txn) =>
+  asServiceErrors(async () => {
+    const table = await outputTable(output);
+    return { ...(await table.output.append(columns, rows, attempt, txn)), committed: table.committed };
+  });
 
-export const replaceRows: PipelineRunDeps['replaceRows'] = async (output, columns, rows, range, attempt, txn) =>
-  (await outputTable(output)).replace(columns, rows, range, attempt, txn);
+export const replaceRows: PipelineRunDeps['replaceRows'] = (output, columns, rows, range, attempt, txn) =>
+  asServiceErrors(async () => {
+    const table = await outputTable(output);
+    return { ...(await table.output.replace(columns, rows, range, attempt, txn)), committed: table.committed };
+  });
+
+/** The data retention's days as the library's maintenance removes them (shared/domain/jobs/run-optimize.ts). */
+export const retentionCalendar: RetentionCalendar = { firstDayKept, dayExpiresAt };
 
 /**
  * One maintenance run of a data set's table: compaction of partitions with at least `minFiles`
- * small files (the table's `tributary.optimize.minFiles` when absent), vacuum, log clean-up.
+ * small files (the table's `tributary.optimize.minFiles` when absent), vacuum, log clean-up; and the
+ * versions it committed.
  */
 export async function maintainDataSet(
   dataSet: DataSet,
   options: { minFiles?: number },
   control: Pick<MaintenanceDeps, 'checkpoint' | 'beforeFirstCommit'> & { now?: () => Date } = {},
-): Promise<MaintenanceReport | null> {
+): Promise<(MaintenanceReport & { committed: CommittedVersion[] }) | null> {
   if (!dataSet.storage_location || !dataSet.object_store_id) return null;
-  const writer = await tableAt(dataSet);
-  const reader = await tableReader(dataSet);
   const now = control.now ?? (() => new Date());
-  return maintainTable(
-    {
-      commit: {
-        ...writer,
+  return asServiceErrors(async () => {
+    const reader = await tableReader(dataSet);
+    const writer = await tableWriter(dataSet, now);
+    const report = await maintainTable(
+      {
+        commit: writer.commit,
+        reader,
+        rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.commit.storage, sources, targetSize, newPath),
         now,
-        hooks: {
-          async onCompleted(entry, state) {
-            await recordCommit(dataSet, entry.version);
-            await writer.afterCommit(entry, state);
-          },
-        },
+        defaultRetentionMs: config.dataRetentionMs(),
+        ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
+        ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
       },
-      reader,
-      rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.storage, sources, targetSize, newPath),
-      now,
-      defaultRetentionMs: config.dataRetentionMs(),
-      ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
-      ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
-    },
-    dataSet.data_set_id,
-    options,
-  );
+      dataSet.data_set_id,
+      options,
+    );
+    return { ...report, committed: writer.committed };
+  });
 }

@@ -5,28 +5,30 @@
  * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
 
-import { config } from '../config.ts';
-import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import type { MetadataCommitter } from '../domain/datasets/use-cases.ts';
 import {
   type CommitDeps,
-  ConditionalWritesUnsupported,
   commitMetadata,
   conditionalArbiter,
   coordinatedArbiter,
-  type LogArbiter,
   probeConditionalWrites,
-} from '../domain/delta/commit.ts';
-import { type LogReader, SnapshotCache } from '../domain/delta/snapshot.ts';
+} from '#delta/commit.ts';
+import { ConditionalWritesUnsupported } from '#delta/errors.ts';
+import { metadataAction, type TableMetadata } from '#delta/log.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
+import { type LogReader, SnapshotCache } from '#delta/snapshot.ts';
+import type { LogArbiter } from '#delta/storage.ts';
+import { config } from '../config.ts';
+import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
+import type { PropertiesCommitter } from '../domain/datasets/use-cases.ts';
 import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
 import { connectStore } from '../domain/tenants/store-access.ts';
 import { logger } from '../observability/logger.ts';
+import { asServiceErrors } from './delta-errors.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
 import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
 import { getObjectStore, recordConditionalWrites } from './dynamo/object-stores.ts';
 import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
-import { decodeCheckpoint } from './parquet/checkpoint-reader.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
 import { secretBox } from './secret-box.ts';
 
@@ -126,12 +128,29 @@ export async function recordCommit(dataSet: DataSet, version: number): Promise<v
   await noteNewRows(dataSet.data_set_id);
 }
 
-/** A metadata change (table properties) committed as the table's next version; the next checkpoint carries it. */
-export const commitTableMetadata: MetadataCommitter = async (dataSet, change) => {
-  const committer = await tableCommitter(dataSet);
-  return commitMetadata(
-    { ...committer, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
-    dataSet.data_set_id,
-    async (current) => change(current),
-  );
-};
+/** The table as its data set describes it (its version 0). */
+export const tableMetadataOf = (dataSet: DataSet): TableMetadata => ({
+  tableId: dataSet.data_set_id,
+  name: dataSet.name,
+  schema: dataSet.schema_json,
+  partitionColumns: dataSet.partitioning.columns,
+  createdTime: Date.parse(dataSet.created_at),
+});
+
+/**
+ * A change of the table properties committed as the table's next version (a metadata action: the
+ * data set's version 0 when the table has none yet); the next checkpoint carries it.
+ */
+export const commitTableProperties: PropertiesCommitter = (dataSet, change) =>
+  asServiceErrors(async () => {
+    const committer = await tableCommitter(dataSet);
+    const committed = await commitMetadata(
+      { ...committer, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
+      dataSet.data_set_id,
+      async (current) => {
+        const base = current ?? metadataAction(tableMetadataOf(dataSet));
+        return { ...base, configuration: change(base.configuration) };
+      },
+    );
+    return { version: committed.version, properties: committed.metadata.configuration };
+  });

@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { grants, type Permission, roles } from '../domain/authorization.ts';
 import { statusOfCode } from './error-status.ts';
-import { type MediaBody, type RouteSpec, routeKeyParts } from './route-spec.ts';
+import { type MediaBodies, type MediaBody, type RouteSpec, routeKeyParts } from './route-spec.ts';
 import { errorBody } from './schemas/common.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -158,9 +158,19 @@ function errorResponses(spec: RouteSpec, method: string): Record<string, unknown
   return responses;
 }
 
-function successResponse(components: Components, status: number, body: z.ZodType | MediaBody | null) {
+function successResponse(components: Components, status: number, body: z.ZodType | MediaBody | MediaBodies | null) {
   const description = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 503: 'Unhealthy' }[status];
   if (body === null) return { description: description ?? 'No body' };
+  if ('content' in body && !(body instanceof z.ZodType))
+    return {
+      description: body.description,
+      content: Object.fromEntries(
+        Object.entries(body.content).map(([mediaType, schema]) => [
+          mediaType,
+          { schema: schema ? components.schema(schema, 'output') : { type: 'string' } },
+        ]),
+      ),
+    };
   if ('mediaType' in body)
     return { description: body.description, content: { [body.mediaType]: { schema: { type: 'string' } } } };
   return { description, content: { 'application/json': { schema: components.schema(body, 'output') } } };
@@ -170,7 +180,7 @@ function operation(components: Components, key: string, spec: RouteSpec) {
   const { method, path } = routeKeyParts(key);
   const responses: Record<string, unknown> = {};
   for (const [status, body] of Object.entries(spec.responses)) {
-    responses[status] = successResponse(components, Number(status), body as z.ZodType | MediaBody | null);
+    responses[status] = successResponse(components, Number(status), body as z.ZodType | MediaBody | MediaBodies | null);
   }
   Object.assign(responses, errorResponses(spec, method));
   const security =

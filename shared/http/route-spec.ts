@@ -16,6 +16,12 @@ export interface MediaBody {
   description: string;
 }
 
+/** A response that comes in several media types (a provider's handshake: JSON or text); null: a plain string. */
+export interface MediaBodies {
+  description: string;
+  content: Record<string, z.ZodType | null>;
+}
+
 export interface RouteSpec {
   /** Handler module, relative to the repository root; it exports `handler`. */
   entry: string;
@@ -33,7 +39,7 @@ export interface RouteSpec {
    * Statuses with a body of their own (every success, and the health check's 503): JSON (a schema),
    * another media type, or none (null). Every other error uses the error shape.
    */
-  responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | null>>;
+  responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | MediaBodies | null>>;
   access: Access;
   function?: FunctionSettings;
 }

@@ -273,11 +273,11 @@ describe('two writers of ours and another engine racing on one table', () => {
     const { getTenant } = await import('#shared/adapters/dynamo/tenants.ts');
     const { connectStore } = await import('#shared/domain/tenants/store-access.ts');
     const { commitRecords } = await import('#shared/adapters/dynamo/delta-log.ts');
-    const { decodeCheckpoint } = await import('#shared/adapters/parquet/checkpoint-reader.ts');
-    const { encodeEnvelopes } = await import('#shared/adapters/staged-commits.ts');
-    const { appendToTable, conditionalArbiter } = await import('#shared/domain/delta/commit.ts');
-    const { writeDailyFiles } = await import('#shared/domain/delta/daily-files.ts');
-    const { SnapshotCache } = await import('#shared/domain/delta/snapshot.ts');
+    const { decodeCheckpoint } = await import('#delta/parquet/checkpoint-reader.ts');
+    const { encodeEnvelopes } = await import('#shared/adapters/parquet/envelope-writer.ts');
+    const { appendToTable, conditionalArbiter } = await import('#delta/commit.ts');
+    const { writeDailyFiles } = await import('#delta/daily-files.ts');
+    const { SnapshotCache } = await import('#delta/snapshot.ts');
 
     const hook = await createWebhook(api);
     const seed = (await ingest(api, hook, '{"seed":true}')).body.message_id;

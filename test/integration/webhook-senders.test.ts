@@ -7,9 +7,11 @@ import { createHmac } from 'node:crypto';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
+import twilio from 'twilio';
 import { describe, expect, inject, it } from 'vitest';
 import { apiClient, rawRequest } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
+import { pollUntil } from '../support/poll.ts';
 import { createWebhook, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -36,7 +38,7 @@ async function secure(hook: Webhook, settings: Record<string, unknown>): Promise
     Object.keys(response.body)
       .filter((key) => key !== 'signing_secret')
       .sort(),
-  ).toEqual(['auth_mode', 'dedup_window_seconds', 'ip_allowlist', 'rate_limit', 'signature']);
+  ).toEqual(['auth_mode', 'dedup_key', 'dedup_window_seconds', 'ip_allowlist', 'rate_limit', 'signature']);
   return response.body;
 }
 
@@ -322,10 +324,117 @@ describe('rate limits and allowlists', () => {
       auth_mode: 'bearer',
       signature: null,
       dedup_window_seconds: 0,
+      dedup_key: null,
       rate_limit: null,
       ip_allowlist: null,
     });
     expect((await post(hook, '{}')).status).toBe(401);
     expect((await post(hook, '{}', { authorization: `Bearer ${hook.token}` })).status).toBe(202);
+  });
+});
+
+describe('provider presets through the running service', () => {
+  it('answers Meta’s GET handshake with the challenge as text/plain, refuses a wrong verify token, and 404s any other GET', async () => {
+    const hook = await createWebhook(api);
+    const settings = await secure(hook, {
+      auth_mode: 'signature',
+      signature: { scheme: 'meta', secret: 'meta-app-secret-0123456789abcdef', verify_token: 'tributary-verify' },
+    });
+    expect(settings.signature).toMatchObject({ scheme: 'meta', verify_token_set: true, public_key: null });
+    const path = `/api/ingest/${hook.sourceId}`;
+    const answered = await api.get(
+      `${path}?hub.mode=subscribe&hub.verify_token=tributary-verify&hub.challenge=1158201444`,
+      {
+        key: null,
+      },
+    );
+    expect([answered.status, answered.headers.get('content-type'), answered.text]).toEqual([
+      200,
+      'text/plain',
+      '1158201444',
+    ]);
+    const wrong = await api.get(`${path}?hub.mode=subscribe&hub.verify_token=guess&hub.challenge=1`, { key: null });
+    expect([wrong.status, (wrong.body as { code: string }).code]).toEqual([401, 'UNAUTHORIZED']);
+    expect((await api.get(path, { key: null })).status).toBe(404);
+    expect((await api.get(`/api/ingest/${crypto.randomUUID()}?hub.mode=subscribe`, { key: null })).status).toBe(401);
+  });
+
+  it('answers Slack’s signed url_verification with its challenge, stores no event, and takes the signed events after it', async () => {
+    const hook = await createWebhook(api);
+    const secret = 'slack-signing-secret-0123456789ab';
+    await secure(hook, { auth_mode: 'signature', signature: { scheme: 'slack', secret } });
+    const signed = (body: string) => {
+      const at = String(Math.floor(Date.now() / 1000));
+      return {
+        'content-type': 'application/json',
+        'x-slack-request-timestamp': at,
+        'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${at}:${body}`).digest('hex')}`,
+      };
+    };
+    const verification = JSON.stringify({ token: 't', challenge: 'c-3eZbrw1aBm2rZgRNFdxV', type: 'url_verification' });
+    const path = `/api/ingest/${hook.sourceId}`;
+    const answered = await api.post(path, { key: null, raw: verification, headers: signed(verification) });
+    expect([answered.status, answered.body]).toEqual([200, { challenge: 'c-3eZbrw1aBm2rZgRNFdxV' }]);
+    const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev0PV52K25', event: { type: 'app_mention' } });
+    expect((await api.post(path, { key: null, raw: event, headers: signed(event) })).status).toBe(202);
+    expect(
+      (await api.post(path, { key: null, raw: event, headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(401);
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 1));
+    expect(table.rows.map((row) => Buffer.from(row.payload as Uint8Array).toString('utf8'))).toEqual([event]);
+  });
+
+  it('verifies Twilio’s signature over the ingest URL it was given, with the query string it sent, as the twilio library signs it', async () => {
+    const hook = await createWebhook(api);
+    const authToken = '12345678901234567890123456789012';
+    await secure(hook, { auth_mode: 'signature', signature: { scheme: 'twilio', secret: authToken } });
+    const url = `${hook.ingestUrl}?feed=sms`;
+    const params = { From: '+15017122661', To: '+15558675310', Body: 'Hello & welcome' };
+    const body = new URLSearchParams(params).toString();
+    const send = (signature: string, query = '?feed=sms') =>
+      api.post(`/api/ingest/${hook.sourceId}${query}`, {
+        key: null,
+        raw: body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+      });
+    const signature = twilio.getExpectedTwilioSignature(authToken, url, params);
+    expect((await send(signature)).status).toBe(202);
+    expect((await send(signature, '?feed=other')).status).toBe(401);
+  });
+
+  it('keeps one row for a Stripe event delivered twice, signed anew: the retry gets the first message id, the stats count one duplicate', async () => {
+    const hook = await createWebhook(api);
+    const secret = 'whsec_stripe_dedup_integration';
+    await secure(hook, { auth_mode: 'signature', signature: { scheme: 'stripe', secret }, dedup_window_seconds: 600 });
+    const body = JSON.stringify({ id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', type: 'invoice.paid' });
+    const deliver = (secondsAgo: number) =>
+      post(hook, body, {
+        'stripe-signature': stripe.webhooks.generateTestHeaderString({
+          payload: body,
+          secret,
+          timestamp: Math.floor(Date.now() / 1000) - secondsAgo,
+        }),
+      });
+    const first = await deliver(30);
+    const retry = await deliver(0);
+    expect([first.status, retry.status]).toEqual([202, 202]);
+    expect(JSON.parse(retry.text)).toEqual(JSON.parse(first.text));
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 1));
+    expect(table.rows.map((row) => row.message_id)).toEqual([JSON.parse(first.text).message_id]);
+    const stats = await pollUntil(
+      async () =>
+        (
+          await api.get<{ accepted: number; duplicates: number; written_rows: number }>(
+            `/api/connections/${hook.connectionId}/stats`,
+          )
+        ).body,
+      (body) => body.duplicates === 1 && body.written_rows === 1,
+      { what: 'the stats to count the retry as a duplicate' },
+    );
+    expect({ accepted: stats.accepted, duplicates: stats.duplicates, written_rows: stats.written_rows }).toEqual({
+      accepted: 2,
+      duplicates: 1,
+      written_rows: 1,
+    });
   });
 });

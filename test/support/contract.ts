@@ -110,10 +110,14 @@ export function contractChecker(document: Document) {
     if (!response.content) {
       return { seen, violations: observed.text === '' ? [] : [`${what}: documented without a body, answered one`] };
     }
-    const [mediaType, media] = Object.entries(response.content)[0] as [string, MediaType];
     const baseType = (type: string) => type.split(';')[0]?.trim().toLowerCase();
-    if (baseType(observed.contentType) !== baseType(mediaType))
-      return { seen, violations: [`${what}: content type ${observed.contentType}, documented ${mediaType}`] };
+    const documented = Object.entries(response.content) as [string, MediaType][];
+    const matching = documented.find(([type]) => baseType(type) === baseType(observed.contentType));
+    if (!matching) {
+      const types = documented.map(([type]) => type).join(' or ');
+      return { seen, violations: [`${what}: content type ${observed.contentType}, documented ${types}`] };
+    }
+    const [mediaType, media] = matching;
     if (!mediaType.includes('json') || !media.schema) return { seen, violations: [] };
     const validate = validator(`${operation.operationId} ${responseKey}`, media.schema);
     return { seen, violations: validate(body) ? [] : [`${what}: ${ajv.errorsText(validate.errors)}`] };

@@ -137,7 +137,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       await context.api.put(`/api/connections/${connection.connection_id}/security`, {
         json: {
           auth_mode: 'signature',
-          signature: { scheme: 'stripe' },
+          signature: { scheme: 'standard-webhooks' },
           dedup_window_seconds: 0,
           rate_limit: null,
           ip_allowlist: null,

@@ -6,19 +6,10 @@
  * await, as they do against real services. Each writer gets commit dependencies of its own (its
  * own snapshot cache, as a separate function instance has).
  */
-import {
-  type Claim,
-  type CommitDeps,
-  type CommitHooks,
-  type CommitRecords,
-  ConditionalWritesUnsupported,
-  conditionalArbiter,
-  coordinatedArbiter,
-  type LogEntry,
-  type TableStorage,
-  type VersionClaims,
-} from '#shared/domain/delta/commit.ts';
-import { type CheckpointDecoder, SnapshotCache } from '#shared/domain/delta/snapshot.ts';
+import { type CommitDeps, type CommitHooks, conditionalArbiter, coordinatedArbiter } from '#delta/commit.ts';
+import { ConditionalWritesUnsupported } from '#delta/errors.ts';
+import { type CheckpointDecoder, SnapshotCache } from '#delta/snapshot.ts';
+import type { Claim, CommitRecords, LogEntry, TableStorage, VersionClaims } from '#delta/storage.ts';
 
 export interface MemoryTable {
   storage: TableStorage;

@@ -5,12 +5,15 @@
  */
 
 import { createHash } from 'node:crypto';
+import { type Action, type AddFile, appendedFiles } from '#delta/log.ts';
+import { applyActions, emptyState } from '#delta/snapshot.ts';
+import { fileView, snapshotView } from '#shared/adapters/table-views.ts';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
-import type { ConnectionRepository, SecurityDeps } from '#shared/domain/connections/use-cases.ts';
+import type { SecurityDeps } from '#shared/domain/connections/security-use-cases.ts';
+import type { ConnectionRepository } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
+import type { TableSnapshot } from '#shared/domain/datasets/table.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
-import type { Action } from '#shared/domain/delta/log.ts';
-import { applyActions, emptyState, type TableState } from '#shared/domain/delta/snapshot.ts';
 import { conflict, invalid, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
 import { normalizeEmail } from '#shared/domain/identity/model.ts';
@@ -20,6 +23,7 @@ import { type JobQueue, type JobRepository, queueDataSetDeletion } from '#shared
 import type { Page, PageRequest } from '#shared/domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
 import type { PipelineRepository, SourceWatch } from '#shared/domain/pipelines/ports.ts';
+import type { EnvelopeFile, StoredEnvelope } from '#shared/domain/pipelines/run-pipeline.ts';
 import type { Principal } from '#shared/domain/principal.ts';
 import type { SecretBox } from '#shared/domain/secrets.ts';
 import type {
@@ -100,6 +104,18 @@ export function memoryStore() {
   const dataSets = new Map<string, DataSet>();
   /** Each data set's Delta commits (version and actions), oldest first: what its `_delta_log/` holds. */
   const logs = new Map<string, { version: number; actions: Action[] }[]>();
+  /** The envelopes in each webhook data set's file, by its path. */
+  const envelopes = new Map<string, StoredEnvelope[]>();
+  const envelopeFile = (add: AddFile): EnvelopeFile => ({
+    ...fileView(add),
+    readEnvelopes: async () => envelopes.get(add.path) ?? [],
+  });
+  const stateOf = (dataSet: DataSet, version?: number) => {
+    const state = emptyState();
+    for (const commit of logs.get(dataSet.data_set_id) ?? [])
+      if (version === undefined || commit.version <= version) applyActions(state, commit.version, copy(commit.actions));
+    return state;
+  };
   const pipelines = new Map<string, Pipeline & PipelineProgress>();
   const deployed = new Map<string, DeployedVersion>();
   /** Watched sources: their watchers, their mark, and whether new rows wait (the sparse index). */
@@ -559,12 +575,12 @@ export function memoryStore() {
       return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
     },
     /** The table's state after every commit so far (what a snapshot reader would build). */
-    async snapshotOf(dataSet: DataSet, version?: number): Promise<TableState> {
-      const state = emptyState();
-      for (const commit of logs.get(dataSet.data_set_id) ?? [])
-        if (version === undefined || commit.version <= version)
-          applyActions(state, commit.version, copy(commit.actions));
-      return state;
+    async snapshotOf(dataSet: DataSet, version?: number): Promise<TableSnapshot> {
+      return snapshotView(stateOf(dataSet, version));
+    },
+    /** The live files of that state, their envelopes from `state.envelopes`. */
+    async envelopeFiles(dataSet: DataSet, version?: number): Promise<EnvelopeFile[]> {
+      return [...stateOf(dataSet, version).files.values()].map(envelopeFile);
     },
     /** Cursors as the service seals them (a MAC over the list and the position), for one list. */
     cursorsOf(list: string) {
@@ -584,9 +600,10 @@ export function memoryStore() {
       };
     },
     async commitsAfter(dataSet: DataSet, version: number, maxCommits: number) {
-      return copy(
-        (logs.get(dataSet.data_set_id) ?? []).filter((commit) => commit.version > version).slice(0, maxCommits),
-      );
+      return (logs.get(dataSet.data_set_id) ?? [])
+        .filter((commit) => commit.version > version)
+        .slice(0, maxCommits)
+        .map((commit) => ({ version: commit.version, added: appendedFiles(copy(commit.actions)).map(envelopeFile) }));
     },
     secrets: memorySecrets,
     /**
@@ -616,6 +633,7 @@ export function memoryStore() {
       sources,
       dataSets,
       logs,
+      envelopes,
       pipelines,
       deployed,
       jobs,

@@ -8,6 +8,8 @@ export interface Webhook {
   sourceId: string;
   dataSetId: string;
   token: string;
+  /** The URL the service gave for senders (URL-signing senders sign it). */
+  ingestUrl: string;
 }
 
 export async function createWebhook(
@@ -28,6 +30,7 @@ export async function createWebhook(
     source_id: string;
     data_set_id: string;
     ingest_token: string;
+    ingest_url: string;
   }>(`/api/tenants/${tenantId}/connections`, { json: { type: 'Webhook', name: unique('hook') } });
   expect(created.status, created.text).toBe(201);
   return {
@@ -36,6 +39,7 @@ export async function createWebhook(
     sourceId: created.body.source_id,
     dataSetId: created.body.data_set_id,
     token: created.body.ingest_token,
+    ingestUrl: created.body.ingest_url,
   };
 }
 

@@ -95,8 +95,9 @@ async function accept(deps: IngestDeps, input: IngestRequest): Promise<Outcome> 
   const kept: string[] = [];
   const watched = { ...deps, recordRejection: async (sourceId: string) => void kept.push(sourceId) };
   try {
-    const { messageId } = await acceptIngest(watched, input);
-    return { accepted: true, messageId };
+    const answer = await acceptIngest(watched, input);
+    if (answer.kind !== 'accepted') throw new Error(`answered a handshake: ${JSON.stringify(answer.answer)}`);
+    return { accepted: true, messageId: answer.messageId };
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     return { accepted: false, error, source: kept[0] ? { source_id: kept[0] } : null };

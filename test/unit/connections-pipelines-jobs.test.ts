@@ -4,14 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { getSecurity, putSecurity, rotateSigningSecret } from '#shared/domain/connections/security-use-cases.ts';
 import {
   createConnection,
   deleteConnection,
-  getSecurity,
   moveConnection,
-  putSecurity,
   regenerateToken,
-  rotateSigningSecret,
 } from '#shared/domain/connections/use-cases.ts';
 import { cancelJob, listJobs, startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
@@ -40,6 +38,7 @@ async function withConnection() {
     tenant.tenant_id,
     { type: 'Webhook', name: 'github' },
     now,
+    'https://tributary.example',
   );
   return { store, tenantId: tenant.tenant_id, ...created };
 }
@@ -65,7 +64,15 @@ describe.concurrent('connections', () => {
       token_hash: sha256(ingestToken),
       source_status: 'Active',
       connection_status: 'Active',
-      security: { auth_mode: 'bearer', signature: null, dedup_window_seconds: 0, rate_limit: null, ip_allowlist: null },
+      security: {
+        auth_mode: 'bearer',
+        signature: null,
+        dedup_window_seconds: 0,
+        dedup_key: null,
+        rate_limit: null,
+        ip_allowlist: null,
+      },
+      ingest_url: `https://tributary.example/api/ingest/${connection.source_id}`,
     });
     expect(store.state.dataSets.get(dataSet.data_set_id)).toMatchObject({
       tenant_id: tenantId,
@@ -141,9 +148,12 @@ describe.concurrent('connections', () => {
         header: null,
         encoding: null,
         tolerance_seconds: 300,
+        public_key: null,
+        verify_token_set: false,
         secrets: [{ created_at: now.toISOString(), expires_at: null }],
       },
       dedup_window_seconds: 300,
+      dedup_key: null,
       rate_limit: { requests_per_second: 5, burst: 10 },
       ip_allowlist: ['192.0.2.0/24'],
     });

@@ -10,19 +10,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '#shared/adapters/parquet/checkpoint-reader.ts';
-import { rewriteFiles } from '#shared/adapters/parquet/compaction.ts';
-import { type CellValue, writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { appendToTable, type CommitDeps, commitMetadata, commitRearrangement } from '#delta/commit.ts';
+import { writeDailyFiles } from '#delta/daily-files.ts';
+import { logFileName, metadataAction } from '#delta/log.ts';
+import { firstDayKept, type MaintenanceDeps, maintainTable, retentionKeeps } from '#delta/maintenance.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
+import { rewriteFiles } from '#delta/parquet/compaction.ts';
+import { type CellValue, writeParquet } from '#delta/parquet/parquet-files.ts';
+import { tableProperties, validateProperties } from '#delta/properties.ts';
+import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import { retentionCalendar } from '#shared/adapters/delta-tables.ts';
+import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { dataRetentionMs } from '#shared/config.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { type DataSet, envelopeSchema } from '#shared/domain/datasets/model.ts';
 import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
-import { appendToTable, type CommitDeps, commitMetadata, commitRearrangement } from '#shared/domain/delta/commit.ts';
-import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
-import { logFileName, type Metadata, metadataAction } from '#shared/domain/delta/log.ts';
-import { firstDayKept, type MaintenanceDeps, maintainTable, retentionKeeps } from '#shared/domain/delta/maintenance.ts';
-import { tableProperties, validateProperties } from '#shared/domain/delta/properties.ts';
-import { type LogReader, openSnapshot } from '#shared/domain/delta/snapshot.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runOptimize } from '#shared/domain/jobs/run-optimize.ts';
@@ -151,7 +153,10 @@ describe('the retention property', () => {
     expect(() => validateProperties({ 'tributary.dataRetention': 'interval 2 weeks' })).not.toThrow();
     for (const bad of ['interval 23 hours', 'interval 0 days', 'forever', '30', 'interval 36501 days']) {
       expect(() => validateProperties({ 'tributary.dataRetention': bad }), bad).toThrow(
-        expect.objectContaining({ code: 'VALIDATION_ERROR' }),
+        expect.objectContaining({
+          code: 'INVALID_TABLE_PROPERTIES',
+          issues: [expect.objectContaining({ property: 'tributary.dataRetention' })],
+        }),
       );
     }
     expect(tableProperties({ 'tributary.dataRetention': 'interval 30 days' }).dataRetentionMs).toBe(30 * day);
@@ -184,16 +189,17 @@ describe('the retention property', () => {
     const store = memoryStore();
     const tenant = await createTenant(store, { name: 'Acme' });
     const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'h' });
-    let current: Metadata | null = null;
+    let current: Record<string, string> = {};
     const due: string[] = [];
     const deps = (defaultDataRetentionMs: number | null) => ({
       ...store,
       fixStorage: async (found: typeof dataSet) => found,
-      // As the table's log does: each change builds on the metadata before it.
-      commitMetadata: async (_: unknown, change: (metadata: Metadata | null) => Metadata) => {
+      // As the table's log does: each change builds on the properties before it.
+      commitProperties: async (_: unknown, change: (properties: Record<string, string>) => Record<string, string>) => {
         current = change(current);
-        return { version: 1, metadata: current };
+        return { version: 1, properties: current };
       },
+      rules: tablePropertyRules,
       recordFreshnessTarget: async () => undefined,
       defaultFreshnessMs: 300_000,
       defaultDataRetentionMs,
@@ -506,8 +512,13 @@ describe('an Optimize job with a data retention', { timeout: 60_000 }, () => {
     const outcome = await runOptimize(
       {
         getDataSet: async () => ({ data_set_id: 't', tenant_id: 'tenant', origin: { type: 'Webhook' } }) as DataSet,
-        maintain: (_, minFiles, control) =>
-          maintainTable({ ...maintenance(), ...control }, 't', minFiles === undefined ? {} : { minFiles }),
+        maintain: async (_, minFiles, control) => ({
+          ...(await maintainTable({ ...maintenance(), ...control }, 't', minFiles === undefined ? {} : { minFiles })),
+          committed: [],
+        }),
+        retention: retentionCalendar,
+        markMaintenanceDue: async () => undefined,
+        warn: () => undefined,
         failedDeliveries: {
           allFailedDeliveries: async () => [...failed],
           async forgetExpired(expired) {

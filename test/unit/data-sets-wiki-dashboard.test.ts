@@ -4,6 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { type Action, type AddFile, metadataAction } from '#delta/log.ts';
+import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import {
   deleteDataSet,
@@ -11,7 +13,6 @@ import {
   listDataSets,
   readTableProperties,
 } from '#shared/domain/datasets/use-cases.ts';
-import { type Action, type AddFile, metadataAction } from '#shared/domain/delta/log.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
@@ -255,7 +256,7 @@ describe.concurrent('data sets', () => {
   it('read their table properties: the defaults before the first commit, then what the latest version sets', async () => {
     const { store, tenantId, dataSetId } = await withDataSet();
     const viewer = tenantPrincipal(tenantId, 'TenantViewer');
-    const deps = { ...store, defaultFreshnessMs: 300_000, defaultDataRetentionMs: null };
+    const deps = { ...store, rules: tablePropertyRules, defaultFreshnessMs: 300_000, defaultDataRetentionMs: null };
     const defaults = {
       checkpoint_interval: 10,
       deleted_file_retention_seconds: 604_800,

@@ -10,12 +10,12 @@ import {
   decodeZ85,
   deletionVectorFile,
   deletionVectorId,
-  InvalidDeletionVector,
   parseDeletionVectorFile,
   parseRoaringBitmapArray,
   readDeletionVector,
-} from '#shared/domain/delta/deletion-vectors.ts';
-import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
+} from '#delta/deletion-vectors.ts';
+import { InvalidDeletionVector } from '#delta/errors.ts';
+import { openSnapshot } from '#delta/snapshot.ts';
 import { fixtureTable, parquetRows } from '../support/delta-fixtures.ts';
 
 /** Little-endian bytes of the given widths. */

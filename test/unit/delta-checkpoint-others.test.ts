@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeCheckpoint } from '#shared/adapters/parquet/checkpoint-writer.ts';
-import { checkpointContent } from '#shared/domain/delta/checkpoint.ts';
-import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
+import { checkpointContent } from '#delta/checkpoint.ts';
+import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
+import { openSnapshot } from '#delta/snapshot.ts';
 import { fixturesDirectory, fixtureTable } from '../support/delta-fixtures.ts';
 
 let directory: string;

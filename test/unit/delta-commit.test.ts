@@ -7,11 +7,11 @@ import {
   conditionalArbiter,
   coordinatedArbiter,
   probeConditionalWrites,
-  type TableStorage,
-} from '#shared/domain/delta/commit.ts';
-import { logFileName } from '#shared/domain/delta/log.ts';
-import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
-import { TableNotWritable } from '#shared/domain/delta/writable.ts';
+} from '#delta/commit.ts';
+import { TableNotWritable } from '#delta/errors.ts';
+import { logFileName } from '#delta/log.ts';
+import { openSnapshot } from '#delta/snapshot.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
 const schema = {

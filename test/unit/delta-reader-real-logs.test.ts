@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { commitMetadata } from '#shared/domain/delta/commit.ts';
-import { deletionVectorId } from '#shared/domain/delta/deletion-vectors.ts';
-import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#shared/domain/delta/log.ts';
-import { openSnapshot, type TableState } from '#shared/domain/delta/snapshot.ts';
+import { commitMetadata } from '#delta/commit.ts';
+import { deletionVectorId } from '#delta/deletion-vectors.ts';
+import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#delta/log.ts';
+import { openSnapshot, type TableState } from '#delta/snapshot.ts';
 import { fixturesDirectory, fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { type MemoryTable, writerOf } from '../support/memory-table.ts';
 

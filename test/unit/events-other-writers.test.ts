@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '#shared/adapters/parquet/checkpoint-reader.ts';
-import { writeParquet } from '#shared/adapters/parquet/parquet-files.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
+import { writeParquet } from '#delta/parquet/parquet-files.ts';
 import { tableEvents } from '#shared/adapters/repositories/events.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AddFile } from '#shared/domain/delta/log.ts';
 import { invalid } from '#shared/domain/errors.ts';
 import {
+  type EventFile,
   type EventQuery,
   type EventReadDeps,
   eventMatcher,
@@ -38,18 +38,14 @@ function withBody(n: number, second: number, body: string | Buffer, contentType 
 
 /** Files as the writer commits them, each with the statistics of its own rows; and staged batches not committed yet. */
 function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
-  const adds: AddFile[] = files.map((rows, index) => {
+  const read: string[] = [];
+  const snapshot: EventFile[] = files.map((rows, index) => {
     const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
     const sizes = rows.map((row) => row.payload_size);
     const ids = rows.map((row) => row.message_id).sort();
     return {
-      path: `dt=2026-11-21/part-${index}.zstd.parquet`,
-      partitionValues: { dt: '2026-11-21' },
       size: 1000,
-      modificationTime: 0,
-      dataChange: true,
-      stats: JSON.stringify({
-        numRecords: rows.length,
+      stats: {
         minValues: {
           ingested_at: new Date(Math.min(...times)).toISOString(),
           message_id: ids[0] as string,
@@ -60,17 +56,15 @@ function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
           message_id: ids.at(-1) as string,
           payload_size: Math.max(...sizes),
         },
-        nullCount: {},
-      }),
+      },
+      readEvents: async () => {
+        read.push(`dt=2026-11-21/part-${index}.zstd.parquet`);
+        return rows;
+      },
     };
   });
-  const read: string[] = [];
   const deps: EventReadDeps = {
-    snapshotFiles: async () => adds,
-    readEvents: async (file) => {
-      read.push(file.path);
-      return files[adds.indexOf(file)] ?? [];
-    },
+    snapshotFiles: async () => snapshot,
     stagedSources: async () =>
       batches.map((rows, index) => {
         const times = rows.map((row) => Number(row.ingested_at_us / 1000n));
@@ -335,10 +329,14 @@ describe('searching the bodies of events', () => {
     const slow: EventReadDeps = {
       ...deps,
       clock: () => now,
-      readEvents: async (file) => {
-        now += 4000;
-        return deps.readEvents(file);
-      },
+      snapshotFiles: async () =>
+        (await deps.snapshotFiles()).map((file) => ({
+          ...file,
+          readEvents: async () => {
+            now += 4000;
+            return file.readEvents();
+          },
+        })),
     };
     // Act
     const first = await readEvents(slow, { limit: 50, contains: 'hit' });

@@ -343,7 +343,7 @@ describe('the local HTTP front, routing requests one after another', () => {
         ['POST', '/api/ingest/a'],
         ['POST', '/api/ingest/b'],
         ['POST', '/api/ingest/a'],
-        ['GET', '/api/ingest/a'],
+        ['PUT', '/api/ingest/a'],
         ['POST', '/api/ingest/a%20b'],
         ['POST', '/api/ingest/a'],
       ] as const) {

@@ -9,7 +9,7 @@ import {
   type SignatureSettings,
 } from '#shared/domain/connections/security.ts';
 import { decideRate } from '#shared/domain/ingest/rate-limit.ts';
-import { verifySignature } from '#shared/domain/ingest/signatures.ts';
+import { type SignedRequest, verifySignature } from '#shared/domain/ingest/signatures.ts';
 
 describe('the rate limiter (GCRA)', () => {
   it('lets `burst` requests through at once, then one per interval', () => {
@@ -55,11 +55,18 @@ describe('the IP allowlist', () => {
 
 describe('signature verification', () => {
   const body = Buffer.from('{"a":1}');
+  const signed = (request: { headers: (name: string) => string | undefined; body: Buffer }): SignedRequest => ({
+    method: 'POST',
+    url: 'https://ingest.example/api/ingest/s',
+    query: () => undefined,
+    json: () => undefined,
+    ...request,
+  });
   const settings = (scheme: string): SignatureSettings =>
     ({ scheme, header: 'x-sig', encoding: 'hex', tolerance_seconds: 300, secrets: [] }) as unknown as SignatureSettings;
 
   it('fails closed for a scheme it does not know', () => {
-    expect(verifySignature(settings('acme-v9'), ['secret'], { headers: () => 'anything', body })).toBe(
+    expect(verifySignature(settings('acme-v9'), ['secret'], signed({ headers: () => 'anything', body }))).toBe(
       'INVALID_SIGNATURE',
     );
   });
@@ -68,21 +75,26 @@ describe('signature verification', () => {
     const headers = (secret: string) => (name: string) =>
       name === 'x-sig' ? createHmac('sha256', secret).update(body).digest('hex') : undefined;
     expect(
-      verifySignature(settings('hmac-sha256'), ['new-secret', 'old-secret'], { headers: headers('old-secret'), body }),
+      verifySignature(
+        settings('hmac-sha256'),
+        ['new-secret', 'old-secret'],
+        signed({ headers: headers('old-secret'), body }),
+      ),
     ).toBeNull();
-    expect(verifySignature(settings('hmac-sha256'), ['new-secret'], { headers: headers('old-secret'), body })).toBe(
-      'INVALID_SIGNATURE',
-    );
+    expect(
+      verifySignature(settings('hmac-sha256'), ['new-secret'], signed({ headers: headers('old-secret'), body })),
+    ).toBe('INVALID_SIGNATURE');
   });
 
   it('verifies over the raw bytes, so bodies that are not UTF-8 verify too', () => {
     const binary = Buffer.from([0xff, 0x00, 0xfe]);
     const signature = createHmac('sha256', 's').update(binary).digest('hex');
     expect(
-      verifySignature(settings('hmac-sha256'), ['s'], {
-        headers: (name) => (name === 'x-sig' ? `sha256=${signature}` : undefined),
-        body: binary,
-      }),
+      verifySignature(
+        settings('hmac-sha256'),
+        ['s'],
+        signed({ headers: (name) => (name === 'x-sig' ? `sha256=${signature}` : undefined), body: binary }),
+      ),
     ).toBeNull();
   });
 });

@@ -73,7 +73,15 @@ describe('the OpenAPI document', () => {
       operationId: 'ingestAccept',
       requestBody: { content: { '*/*': expect.any(Object) } },
     });
-    expect(Object.keys(operationOf('POST /api/ingest/{source_id}')?.responses ?? {})).toContain('202');
+    expect(Object.keys(operationOf('POST /api/ingest/{source_id}')?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '202', '204', '401']),
+    );
+    // A provider's handshake is answered in the media type the provider wants: JSON or the challenge as text.
+    for (const key of ['POST /api/ingest/{source_id}', 'GET /api/ingest/{source_id}'])
+      expect(Object.keys(operationOf(key)?.responses['200']?.content ?? {}).sort()).toEqual([
+        'application/json',
+        'text/plain',
+      ]);
     expect(operationOf('GET /metrics')?.responses['200']?.content).toEqual({
       'text/plain; version=0.0.4': expect.any(Object),
     });
@@ -127,6 +135,16 @@ describe('the response contract check', () => {
     expect(check(observed(404, { message: 'nope' })).violations.join()).toContain("required property 'code'");
     expect(check({ ...observed(200, tenant), contentType: 'text/plain' }).violations.join()).toContain('content type');
     expect(check(observed(200, {}, '/no/such/route')).violations.join()).toContain('matches no documented operation');
+  });
+
+  it('takes a handshake answered as text or as JSON, each against its own schema', () => {
+    const url = '/api/ingest/5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41';
+    const text = { method: 'GET', url: `${url}?hub.challenge=1`, status: 200, contentType: 'text/plain', text: '1' };
+    expect(check(text)).toEqual({ seen: 'ingestHandshake 200', violations: [] });
+    expect(check(observed(200, { response_token: 'sha256=x' }, url)).violations).toEqual([]);
+    expect(check(observed(200, { challenge: 'c' }, url, 'POST')).violations).toEqual([]);
+    expect(check(observed(200, { challenge: 1 }, url, 'POST')).violations.join()).toContain('must');
+    expect(check({ ...text, contentType: 'text/html' }).violations.join()).toContain('content type');
   });
 });
 

@@ -10,22 +10,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logFileName } from '#delta/log.ts';
+import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
+import { openSnapshot } from '#delta/snapshot.ts';
 import { pipelineOutput } from '#shared/adapters/delta-tables.ts';
-import { decodeCheckpoint } from '#shared/adapters/parquet/checkpoint-reader.ts';
+import { snapshotView } from '#shared/adapters/table-views.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
-import { logFileName } from '#shared/domain/delta/log.ts';
-import { openSnapshot } from '#shared/domain/delta/snapshot.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
 import { triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
-import {
-  type PipelineRunDeps,
-  pipelineAppId,
-  runPipeline,
-  type StoredEnvelope,
-} from '#shared/domain/pipelines/run-pipeline.ts';
+import { type PipelineRunDeps, pipelineAppId, runPipeline } from '#shared/domain/pipelines/run-pipeline.ts';
 import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
@@ -44,7 +40,7 @@ async function world() {
     type: 'Webhook',
     name: 'hook',
   });
-  const envelopes = new Map<string, StoredEnvelope[]>();
+  const envelopes = store.state.envelopes;
   /** Output tables by data set id, each a Delta table in memory. */
   const tables = new Map<string, MemoryTable>();
   const tableOf = (dataSet: DataSet) => {
@@ -99,16 +95,26 @@ async function world() {
   const hooks = { beforeRead: async () => undefined };
   const deps: PipelineRunDeps = {
     ...store,
-    async snapshotOf(dataSet, version) {
-      if (dataSet.data_set_id === source.data_set_id) return store.snapshotOf(dataSet, version);
-      return (await openSnapshot({ storage: tableOf(dataSet).storage, decodeCheckpoint }, { version })).state;
-    },
-    async readEnvelopes(_, file) {
-      await hooks.beforeRead();
-      return envelopes.get(file.path) ?? [];
-    },
-    appendRows: (output, cols, rows, attempt, txn) => written(output).append(cols, rows, attempt, txn),
-    replaceRows: (output, cols, rows, range, attempt, txn) => written(output).replace(cols, rows, range, attempt, txn),
+    snapshotOf: async (dataSet) =>
+      snapshotView((await openSnapshot({ storage: tableOf(dataSet).storage, decodeCheckpoint })).state),
+    envelopeFiles: async (dataSet, version) =>
+      (await store.envelopeFiles(dataSet, version)).map((file) => ({
+        ...file,
+        async readEnvelopes() {
+          await hooks.beforeRead();
+          return file.readEnvelopes();
+        },
+      })),
+    appendRows: async (output, cols, rows, attempt, txn) => ({
+      ...(await written(output).append(cols, rows, attempt, txn)),
+      committed: [],
+    }),
+    replaceRows: async (output, cols, rows, range, attempt, txn) => ({
+      ...(await written(output).replace(cols, rows, range, attempt, txn)),
+      committed: [],
+    }),
+    markMaintenanceDue: async () => undefined,
+    warn: () => undefined,
   };
   const definition = (output = 'events', where?: PipelineDefinition['where']): PipelineDefinition => ({
     source: { data_set_id: source.data_set_id },

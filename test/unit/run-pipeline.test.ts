@@ -11,13 +11,7 @@ import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
 import { startQuery, triggerPipeline } from '#shared/domain/jobs/use-cases.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
 import { startRunsOnNewData } from '#shared/domain/pipelines/on-new-data.ts';
-import {
-  type DecodedRow,
-  type PipelineRunDeps,
-  runPipeline,
-  runQuery,
-  type StoredEnvelope,
-} from '#shared/domain/pipelines/run-pipeline.ts';
+import { type DecodedRow, type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
 import { suggestColumns } from '#shared/domain/pipelines/suggest-columns.ts';
 import {
   createPipeline,
@@ -40,7 +34,7 @@ async function world() {
   const store = memoryStore();
   const tenant = await createTenant(store, { name: 'Acme' });
   const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'hook' });
-  const envelopes = new Map<string, StoredEnvelope[]>();
+  const envelopes = store.state.envelopes;
   const output = new Map<string, { dataSetId: string; row: DecodedRow }>();
   /** Every row handed to the output table, in order. */
   const appended: DecodedRow[] = [];
@@ -83,7 +77,6 @@ async function world() {
   };
   const deps: PipelineRunDeps = {
     ...store,
-    readEnvelopes: async (_: DataSet, file) => envelopes.get(file.path) ?? [],
     async appendRows(target, _, rows) {
       appended.push(...rows);
       let written = 0;
@@ -92,11 +85,13 @@ async function world() {
         output.set(row.messageId, { dataSetId: target.data_set_id, row });
         written++;
       }
-      return { version: 0, written };
+      return { version: 0, written, committed: [] };
     },
     replaceRows: async () => {
       throw new Error('Ranged re-runs are tested in pipeline-rerun.test.ts');
     },
+    markMaintenanceDue: async () => undefined,
+    warn: () => undefined,
   };
   const definition = (name = 'pull_requests', cols = columns): PipelineDefinition => ({
     source: { data_set_id: dataSet.data_set_id },

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { encodeStaged } from '#shared/adapters/staged-commits.ts';
+import { encodeStaged } from '#shared/adapters/parquet/envelope-writer.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
 
 const DATA_SET = '00000000-0000-4000-8000-00000000da7a';

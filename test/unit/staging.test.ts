@@ -1,29 +1,25 @@
 /**
- * Staging and staged commits (shared/domain/ingest/staging.ts) and the batch writer's use case
+ * Staging and staged commits (shared/domain/ingest/staging.ts), the commit of one table
+ * (shared/domain/ingest/commit-table.ts) and the batch writer's use case
  * (shared/domain/ingest/write-batch.ts), through in-memory ports: the ledger and the staged objects
- * in Maps, each table a Delta log in memory written through the real commit path, its data files
- * written as JSON lines so that the test reads back on its own what the log references. A clock
- * the test moves decides what is due.
+ * in Maps, each table a Delta log in memory written through the adapter's envelope output and the
+ * real commit path, its data files written as JSON lines so that the test reads back on its own what
+ * the log references. A clock the test moves decides what is due.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { committedView, envelopeOutput } from '#shared/adapters/delta-tables.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
-import { appendToTable } from '#shared/domain/delta/commit.ts';
-import { writeDailyFiles } from '#shared/domain/delta/daily-files.ts';
+import { newDataSet } from '#shared/domain/datasets/model.ts';
+import type { CommittedVersion } from '#shared/domain/datasets/table.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { commitStaged, maxCommitAttempts, type StagedRow, TableGone } from '#shared/domain/ingest/staging.ts';
+import { commitStaged, maxCommitAttempts } from '#shared/domain/ingest/staging.ts';
 import { type BatchWriterDeps, type QueueRecord, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
 import { type MemoryStaging, memoryStaging } from '../support/memory-staging.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
 const minute = 60_000;
-const schema = {
-  type: 'struct' as const,
-  fields: [
-    { name: 'message_id', type: 'string' as const, nullable: false, metadata: {} },
-    { name: 'dt', type: 'string' as const, nullable: false, metadata: {} },
-  ],
-};
+const day = 86_400_000;
 
 /** Data set ids (envelopes carry UUIDs). */
 const A = 'da7a5e70-0000-4000-8000-000000000001';
@@ -36,6 +32,7 @@ const GONE = 'da7a5e70-0000-4000-8000-000000000007';
 const LATER = 'da7a5e70-0000-4000-8000-000000000008';
 const NOW = 'da7a5e70-0000-4000-8000-000000000009';
 const SMALL = 'da7a5e70-0000-4000-8000-000000000010';
+const TENANT = '00000000-0000-4000-8000-000000000001';
 
 interface World {
   deps: BatchWriterDeps;
@@ -44,24 +41,44 @@ interface World {
   tables: Map<string, MemoryTable>;
   /** Data sets whose store refuses every write. */
   failing: Set<string>;
+  /** Data sets whose store answers no write until the promise settles. */
+  holding: Map<string, Promise<void>>;
+  /** Claim-checked bodies in the platform bucket, by key. */
+  claims: Set<string>;
   deadLettered: { tableId: string; ids: string[]; error: string; attempts: number }[];
   /** The message ids whose receipts were raised, in the order they were. */
   raised: string[];
+  /** The operator's figures: `<figure> <labels as JSON>` → total. */
+  figures: Map<string, number>;
+  /** Maintenance runs asked for: the data set and when. */
+  due: { tableId: string; at: string }[];
   rowsOf(tableId: string): string[];
   commitsOf(tableId: string): number;
 }
 
 /**
- * Tables `ds-*` with a freshness target each (5 minutes unless `freshness` says otherwise); a size
- * target of 1,000 payload bytes.
+ * Tables with a freshness target each (5 minutes unless `freshness` says otherwise); a size target
+ * of 1,000 payload bytes; the deployment's data retention `retentionMs` (none unless given).
  */
-function world(options: { freshness?: Record<string, number>; gone?: string[] } = {}): World {
+function world(
+  options: {
+    freshness?: Record<string, number>;
+    gone?: string[];
+    retentionMs?: number;
+    /** How long each table's commit takes on the world's clock. */
+    commitTakesMs?: number;
+  } = {},
+): World {
   const clock = { now: Date.UTC(2026, 10, 23, 12) };
   const staging = memoryStaging(() => clock.now);
   const tables = new Map<string, MemoryTable>();
   const failing = new Set<string>();
+  const holding = new Map<string, Promise<void>>();
+  const claims = new Set<string>();
   const deadLettered: World['deadLettered'] = [];
   const raised: string[] = [];
+  const figures = new Map<string, number>();
+  const due: World['due'] = [];
   const tableOf = (tableId: string) => {
     let table = tables.get(tableId);
     if (!table) {
@@ -70,6 +87,7 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
     }
     return table;
   };
+  // One writer per table, as a warm function instance keeps its snapshot cache.
   const writers = new Map<string, ReturnType<typeof writerOf>>();
   const deps: BatchWriterDeps = {
     ledger: staging.ledger,
@@ -78,41 +96,71 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
     async freshness(ids) {
       return new Map(ids.map((id) => [id, options.freshness?.[id] ?? 5 * minute]));
     },
-    async commitTable(tableId, rows, attempt) {
-      if (options.gone?.includes(tableId)) throw new TableGone(tableId);
+    async getDataSet(tableId) {
+      if (options.gone?.includes(tableId)) return null;
+      return newDataSet(
+        {
+          data_set_id: tableId,
+          tenant_id: TENANT,
+          tenant_slug: 'acme',
+          name: tableId,
+          origin: { type: 'Webhook', connection_id: 'c', source_id: `s-${tableId}` },
+          schema_json: { type: 'struct', fields: [] },
+        },
+        '2026-11-01T00:00:00.000Z',
+      );
+    },
+    fixStorage: async (dataSet) => ({
+      ...dataSet,
+      object_store_id: 'store',
+      storage_location: `s3://lake/${dataSet.data_set_id}`,
+    }),
+    async appendEnvelopes(dataSet, rows, request) {
+      const tableId = dataSet.data_set_id;
       const table = tableOf(tableId);
       const writer = writers.get(tableId) ?? writerOf(table, {}, { now: () => new Date(clock.now) });
       writers.set(tableId, writer);
       const storage = {
         ...table.storage,
         async put(key: string, body: Uint8Array | string, contentType: string) {
+          await holding.get(tableId);
           if (failing.has(tableId)) throw Object.assign(new Error('Injected fault'), { name: 'ServiceUnavailable' });
           return table.storage.put(key, body, contentType);
         },
       };
-      return appendToTable<StagedRow>(
-        { ...writer, storage },
+      const committed: CommittedVersion[] = [];
+      const hooks = {
+        async onCompleted(...[entry, state]: Parameters<typeof writer.hooks.onCompleted>) {
+          committed.push(committedView(entry, state, options.retentionMs ?? null));
+        },
+      };
+      const output = envelopeOutput(
+        { ...writer, storage, hooks },
         {
-          tableId,
-          metadata: { tableId, name: tableId, schema, partitionColumns: ['dt'], createdTime: 0 },
-          rows,
-          identify: (row) => ({
-            messageId: row.message.message_id,
-            ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
+          defaultRetentionMs: options.retentionMs ?? null,
+          encode: (chunk) => ({
+            bytes: Buffer.from(chunk.map((row) => row.message.message_id).join('\n')),
+            stats: { numRecords: chunk.length, minValues: {}, maxValues: {}, nullCount: {} },
           }),
-          attempt,
-          writeFiles: (pending) =>
-            writeDailyFiles(storage, pending, {
-              dayOf: (row) => row.message.dt,
-              maxRowsPerFile: 1000,
-              encode: (chunk) => ({
-                bytes: Buffer.from(chunk.map((row) => row.message.message_id).join('\n')),
-                stats: { numRecords: chunk.length, minValues: {}, maxValues: {}, nullCount: {} },
-              }),
-            }),
         },
       );
+      const result = await output(dataSet, rows, request);
+      clock.now += options.commitTakesMs ?? 0;
+      return { ...result, committed };
     },
+    claimExists: async (ref) => claims.has(ref.key),
+    async checkOut(keys) {
+      for (const key of keys) claims.delete(key);
+    },
+    async markMaintenanceDue(dataSet, at) {
+      due.push({ tableId: dataSet.data_set_id, at: at.toISOString() });
+    },
+    count(figure, labels, by) {
+      const key = `${figure} ${JSON.stringify(labels)}`;
+      figures.set(key, (figures.get(key) ?? 0) + by);
+    },
+    info: () => undefined,
+    warn: () => undefined,
     async deadLetter(tableId, messages, error, attempts) {
       deadLettered.push({ tableId, ids: messages.map((m) => m.message_id), error: error.message, attempts });
     },
@@ -126,10 +174,10 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
     inFlightBytes: 1_000_000,
     passTimeMs: 60 * minute,
     tableTimeMs: minute,
+    recordMs: 10_000,
     parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
     countReceipts: (messages) => raised.push(...messages.map((message) => message.message_id)),
     recordFailures: async () => undefined,
-    warn: () => undefined,
   };
   const rowsOf = (tableId: string) => {
     const table = tables.get(tableId);
@@ -147,7 +195,21 @@ function world(options: { freshness?: Record<string, number>; gone?: string[] } 
   };
   const commitsOf = (tableId: string) =>
     [...(tables.get(tableId)?.objects.keys() ?? [])].filter((key) => /^_delta_log\/\d{20}\.json$/.test(key)).length;
-  return { deps, staging, clock, tables, failing, deadLettered, raised, rowsOf, commitsOf };
+  return {
+    deps,
+    staging,
+    clock,
+    tables,
+    failing,
+    holding,
+    claims,
+    deadLettered,
+    raised,
+    figures,
+    due,
+    rowsOf,
+    commitsOf,
+  };
 }
 
 let recordNumber = 0;
@@ -155,7 +217,7 @@ function record(
   w: World,
   tableId: string,
   messageId: string,
-  options: { dt?: string; bytes?: number; ingestedAt?: number } = {},
+  options: { dt?: string; bytes?: number; ingestedAt?: number; claimChecked?: boolean } = {},
 ): QueueRecord {
   const message: EnvelopeMessage = {
     v: 1,
@@ -164,10 +226,12 @@ function record(
     dt: options.dt ?? '2026-11-23',
     ingested_at_us: String(BigInt(options.ingestedAt ?? w.clock.now) * 1000n),
     source_id: `s-${tableId}`,
-    tenant_id: '00000000-0000-4000-8000-000000000001',
+    tenant_id: TENANT,
     content_type: 'application/json',
     payload_size: options.bytes ?? 100,
-    payload: 'e30=',
+    ...(options.claimChecked
+      ? { payload_ref: { bucket: 'platform', key: `claims/${tableId}/${messageId}` } }
+      : { payload: 'e30=' }),
   };
   return { recordId: `record-${recordNumber++}`, body: JSON.stringify(message), receiveCount: 1 };
 }
@@ -319,6 +383,123 @@ describe('staging a batch', () => {
     expect(w.deadLettered).toMatchObject([{ tableId: GONE, ids: [uuid(1)], attempts: 1 }]);
   });
 
+  it('dead-letters on their own the envelopes whose claim-checked body is gone, and removes the claim checks of those written', async () => {
+    const w = world();
+    w.claims.add(`claims/${A}/${uuid(2)}`);
+    await writeEnvelopeBatch(w.deps, [
+      record(w, A, uuid(1)),
+      record(w, A, uuid(2), { claimChecked: true }),
+      record(w, A, uuid(3), { claimChecked: true }),
+    ]);
+    w.clock.now += 6 * minute;
+    const pass = await commitStaged(w.deps);
+    expect(pass).toMatchObject({ committed: [A], failed: [], deadLettered: [], written: 2 });
+    expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
+    expect(w.deadLettered).toEqual([
+      { tableId: A, ids: [uuid(3)], error: 'The claim-checked payload no longer exists', attempts: 1 },
+    ]);
+    expect(w.claims.size).toBe(0);
+    expect(w.staging.batches.size).toBe(0);
+  });
+
+  it('leaves out the envelopes of days the data retention no longer keeps, and counts what it writes and leaves out per source', async () => {
+    const w = world({ retentionMs: 7 * day });
+    await writeEnvelopeBatch(w.deps, [
+      // A week ago and more: before 2026-11-16, the first day a 7-day retention keeps on 2026-11-23.
+      record(w, A, uuid(1), { dt: '2026-11-15' }),
+      record(w, A, uuid(2), { dt: '2026-11-16' }),
+      record(w, A, uuid(3)),
+      record(w, B, uuid(4), { dt: '2026-11-01' }),
+    ]);
+    w.clock.now += 6 * minute;
+    const pass = await commitStaged(w.deps);
+    expect(pass).toMatchObject({ written: 2, expired: 2, skipped: 0 });
+    expect(pass.committed.sort()).toEqual([A, B]);
+    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(2), uuid(3)], []]);
+    expect(Object.fromEntries(w.figures)).toEqual({
+      [`envelopesWritten {"source_id":"s-${A}"}`]: 2,
+      'batchesCommitted {}': 1,
+      [`envelopesExpired {"source_id":"s-${A}"}`]: 1,
+      [`envelopesExpired {"source_id":"s-${B}"}`]: 1,
+    });
+    // Nothing was committed for B: its envelopes are answered all the same.
+    expect(w.staging.batches.size).toBe(0);
+  });
+
+  it('asks for a maintenance run at a checkpoint version, for when its oldest day outlives the retention', async () => {
+    const w = world({ freshness: { [NOW]: 0 }, retentionMs: 7 * day });
+    // Versions 0 to 9 ask nothing; version 10 is the table's first checkpoint (every 10 versions).
+    for (let i = 0; i < 10; i++) await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(i), { dt: '2026-11-20' })]);
+    expect(w.due).toEqual([]);
+    await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(10))]);
+    expect(w.commitsOf(NOW)).toBe(11);
+    // 2026-11-20 ends on the 21st; its rows outlive 7 days on the 28th.
+    expect(w.due).toEqual([{ tableId: NOW, at: '2026-11-28T00:00:00.000Z' }]);
+  });
+
+  it('starts no commit its invocation has no time left for, less the time to record it, and answers its batch', async () => {
+    const w = world({ freshness: { [NOW]: 0 } });
+    // A minute for the commit and 10 s to record it are a millisecond more than the writer has left.
+    const short = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1))], w.clock.now + minute + 10_000 - 1);
+    expect(short).toMatchObject({ failedRecordIds: [], staged: 1, committed: { committed: [], failed: [] } });
+    expect(w.rowsOf(NOW)).toEqual([]);
+    expect([w.staging.batches.size, w.staging.failures.size]).toEqual([1, 0]);
+    const enough = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(2))], w.clock.now + minute + 10_000);
+    expect(enough.committed?.committed).toEqual([NOW]);
+    expect(w.rowsOf(NOW)).toEqual([uuid(2)]);
+    // The first batch's envelope waits staged for the schedule's pass.
+    expect((await commitStaged(w.deps)).committed).toEqual([NOW]);
+    expect(w.rowsOf(NOW)).toEqual([uuid(1), uuid(2)]);
+  });
+
+  it('leaves the tables a pass has no time left for to the next pass, neither failed nor half-recorded', async () => {
+    const w = world({ commitTakesMs: 40_000 });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.clock.now += 1000;
+    await writeEnvelopeBatch(w.deps, [record(w, B, uuid(2))]);
+    w.clock.now += 6 * minute;
+    // One table at a time; 100 s left: A starts at once and takes 40 s, after which a minute for B
+    // and 10 s to record no longer fit.
+    const deps = { ...w.deps, concurrency: 1 };
+    const pass = await commitStaged(deps, { deadline: w.clock.now + 100_000 });
+    expect(pass).toMatchObject({ committed: [A], failed: [], deadLettered: [] });
+    expect([...pass.staged.keys()]).toEqual([B]);
+    expect(w.staging.totals?.tables.get(B)).toMatchObject({ rows: 1 });
+    expect([w.staging.batches.size, w.staging.failures.size]).toEqual([1, 0]);
+    expect((await commitStaged(deps)).committed).toEqual([B]);
+    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(1)], [uuid(2)]]);
+  });
+
+  it('gives up a commit its pass stopped waiting for before it writes a version, even if its store answers later', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const w = world();
+      let answer: (() => void) | undefined;
+      w.holding.set(A, new Promise<void>((resolve) => (answer = resolve)));
+      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+      w.clock.now += 6 * minute;
+      const pass = commitStaged(w.deps);
+      await vi.advanceTimersByTimeAsync(minute);
+      expect(await pass).toMatchObject({ committed: [], failed: [A] });
+      expect(w.staging.failures.get(A)).toMatchObject({
+        attempts: 1,
+        lastError: expect.stringMatching(/^CommitTimedOut/),
+      });
+      // The store answers at last (a frozen function thawed): the abandoned commit goes no further.
+      answer?.();
+      for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(w.commitsOf(A)).toBe(0);
+      expect([...(w.tables.get(A)?.objects.keys() ?? [])].filter((key) => key.startsWith('dt='))).toEqual([]);
+      // The next attempt commits the envelope, once.
+      w.holding.delete(A);
+      w.clock.now += 10 * minute;
+      expect((await commitStaged(w.deps)).committed).toEqual([A]);
+      expect(w.rowsOf(A)).toEqual([uuid(1)]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("raises the door's receipts as envelopes leave staging, and at staging for a target longer than half an hour", async () => {
     const w = world({ freshness: { [NOW]: 0, [LATER]: 31 * minute, [BROKEN]: 30 * minute } });
     w.failing.add(BROKEN);
@@ -394,5 +575,17 @@ describe('staging a batch', () => {
     expect(w.staging.requests).toEqual({ read: 1, writeTotals: 1 });
     await w.staging.ledger.acquire('someone', w.clock.now + minute);
     expect((await commitStaged(w.deps)).ran).toBe(false);
+  });
+});
+
+describe('the functions that commit staged tables', () => {
+  it('have the time for a whole table commit and for recording it, the schedule after its whole pass too', async () => {
+    const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+    const { consumers, schedules } = await import('#shared/topology.ts');
+    const { tableTimeMs, recordMs, passTimeMs } = stagingDeps;
+    expect(tableTimeMs + recordMs).toBeLessThan((consumers['ingest-writer']?.function.timeoutSeconds ?? 0) * 1000);
+    expect(passTimeMs + tableTimeMs + recordMs).toBeLessThanOrEqual(
+      (schedules['table-commits']?.function?.timeoutSeconds ?? 0) * 1000,
+    );
   });
 });

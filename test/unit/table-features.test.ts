@@ -5,16 +5,11 @@
  * feed, with the expected values worked out by hand from the protocol, on real tables where one exists.
  */
 import { describe, expect, it } from 'vitest';
+import { CommitNotAllowed } from '#delta/errors.ts';
+import { compactionSupport, prepareCommit, readSupport, writeSupport } from '#delta/features.ts';
+import { type AddFile, commitContent, type Metadata, metadataAction, type Protocol } from '#delta/log.ts';
+import { emptyState, openSnapshot, type TableState } from '#delta/snapshot.ts';
 import { envelopeSchema } from '#shared/domain/datasets/model.ts';
-import {
-  CommitNotAllowed,
-  compactionSupport,
-  prepareCommit,
-  readSupport,
-  writeSupport,
-} from '#shared/domain/delta/features.ts';
-import { type AddFile, commitContent, type Metadata, metadataAction, type Protocol } from '#shared/domain/delta/log.ts';
-import { emptyState, openSnapshot, type TableState } from '#shared/domain/delta/snapshot.ts';
 import { fixtureTable } from '../support/delta-fixtures.ts';
 
 const ours = metadataAction({

@@ -3,14 +3,8 @@ import { trafficChart } from '../chart.ts';
 import { bytes, type Child, el, errorBox, replace, replaceOnChange, table, when } from '../dom.ts';
 import { pollMs, type Stop } from '../view.ts';
 import { commitFailureAlert, freshnessText, statsCells } from './figures.ts';
+import { type Security, senderSetupSection } from './sender-setup.ts';
 
-interface Security {
-  auth_mode: string;
-  signature: { scheme: string; header: string | null; tolerance_seconds: number | null } | null;
-  dedup_window_seconds: number;
-  rate_limit: { requests_per_second: number; burst: number } | null;
-  ip_allowlist: string[] | null;
-}
 interface Rejection {
   at: string;
   status: number;
@@ -177,7 +171,7 @@ export function connectionView(connectionId: string) {
     };
     const dialog = el('dialog', { 'aria-labelledby': 'confirm-title' });
     let connection = await api<Connection>(base);
-    const security = await api<Security>(`${base}/security`);
+    let security = await api<Security>(`${base}/security`);
     const ingestUrl = new URL(`api/ingest/${connection.source_id}`, location.href).href;
     const traffic = trafficChart(`${base}/stats/history`, 'Traffic of this connection');
     const freshness = freshnessSection(connection.data_set_id, caller.permissions.includes('data-sets.delete'));
@@ -290,31 +284,47 @@ export function connectionView(connectionId: string) {
 
     const curl = curlFor(ingestUrl);
     const curlBlock = el('pre', { id: 'curl', tabindex: 0, 'aria-label': 'curl command' }, curl);
-    const securityFacts = el(
-      'dl',
-      { class: 'facts' },
-      el('dt', {}, 'Authentication'),
-      el('dd', {}, security.auth_mode),
-      el('dt', {}, 'Signature'),
-      el(
-        'dd',
-        {},
-        security.signature
-          ? `${security.signature.scheme}${security.signature.header ? ` in ${security.signature.header}` : ''}${security.signature.tolerance_seconds ? `, tolerance ${security.signature.tolerance_seconds} s` : ''}`
-          : 'none',
-      ),
-      el('dt', {}, 'Deduplication window'),
-      el('dd', {}, security.dedup_window_seconds ? `${security.dedup_window_seconds} s` : 'off'),
-      el('dt', {}, 'Rate limit'),
-      el(
-        'dd',
-        {},
-        security.rate_limit
-          ? `${security.rate_limit.requests_per_second}/s, burst ${security.rate_limit.burst}`
-          : 'none',
-      ),
-      el('dt', {}, 'IP allowlist'),
-      el('dd', {}, security.ip_allowlist?.join(', ') || 'any address'),
+    const securityFacts = el('div');
+    const renderSecurity = () =>
+      replace(
+        securityFacts,
+        el(
+          'dl',
+          { class: 'facts' },
+          el('dt', {}, 'Authentication'),
+          el('dd', {}, security.auth_mode),
+          el('dt', {}, 'Signature'),
+          el(
+            'dd',
+            { id: 'signature-scheme' },
+            security.signature
+              ? `${security.signature.scheme}${security.signature.header ? ` in ${security.signature.header}` : ''}${security.signature.tolerance_seconds ? `, tolerance ${security.signature.tolerance_seconds} s` : ''}`
+              : 'none',
+          ),
+          el('dt', {}, 'Deduplication window'),
+          el('dd', {}, security.dedup_window_seconds ? `${security.dedup_window_seconds} s` : 'off'),
+          el('dt', {}, 'Rate limit'),
+          el(
+            'dd',
+            {},
+            security.rate_limit
+              ? `${security.rate_limit.requests_per_second}/s, burst ${security.rate_limit.burst}`
+              : 'none',
+          ),
+          el('dt', {}, 'IP allowlist'),
+          el('dd', {}, security.ip_allowlist?.join(', ') || 'any address'),
+        ),
+      );
+    renderSecurity();
+    const senders = senderSetupSection(
+      base,
+      ingestUrl,
+      security,
+      caller.permissions.includes('connections.manage'),
+      (saved) => {
+        security = saved;
+        renderSecurity();
+      },
     );
 
     renderHead();
@@ -358,6 +368,7 @@ export function connectionView(connectionId: string) {
       section('Freshness', 'freshness-title', freshness.element),
       section('Traffic', 'traffic-title', traffic.element),
       section('Security settings', 'security-title', securityFacts),
+      section('Point a provider at it', 'senders-title', senders),
       section('Failed deliveries', 'failed-title', parts.failed),
       section('Recent rejections', 'rejections-title', parts.rejections),
       section('Runs', 'runs-title', parts.runs),

@@ -5,8 +5,8 @@
  *   pk SOURCE#<source_id>          sk SOURCE       what ingest reads: token hash and statuses
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Connection, Source } from '../../domain/connections/model.ts';
-import { defaultSecurity, type SourceSecurity } from '../../domain/connections/security.ts';
+import { type Connection, defaultSecurity, type Source } from '../../domain/connections/model.ts';
+import type { SourceSecurity } from '../../domain/connections/security.ts';
 import type { DataSet } from '../../domain/datasets/model.ts';
 import { notFound } from '../../domain/errors.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
@@ -48,6 +48,7 @@ export function toSource(item: Record<string, unknown>): Source {
     source_status: item.source_status as Source['source_status'],
     connection_status: item.connection_status as Source['connection_status'],
     security: (item.security as Source['security'] | undefined) ?? defaultSecurity,
+    ingest_url: (item.ingest_url as string | undefined) ?? null,
   };
 }
 

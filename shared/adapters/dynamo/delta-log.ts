@@ -1,5 +1,5 @@
 /**
- * What Tributary keeps in DynamoDB about the Delta versions it commits (shared/domain/delta/commit.ts).
+ * What Tributary keeps in DynamoDB about the Delta versions it commits (delta/commit.ts).
  *   pk DELTA#<data_set_id>  sk R#<run id>               the message ids a run's commit holds (UUIDs packed as
  *                                                      16 bytes each in `ids`, any other id in `other_ids`),
  *                                                      written before each attempt; the commit names its run
@@ -21,8 +21,9 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Claim, CommitRecords, LogEntry, VersionClaims } from '../../domain/delta/commit.ts';
-import type { Operation, Txn } from '../../domain/delta/log.ts';
+import { clockMarginMs } from '#delta/commit.ts';
+import type { Operation, Txn } from '#delta/log.ts';
+import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/storage.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
 import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';
@@ -192,6 +193,13 @@ export const commitRecords: CommitRecords = {
  * whose writer stopped before recording it is not seen here; the commit path's own check, which
  * reads the log, still keeps a redrive of it from writing it twice).
  */
+/**
+ * writtenSince for envelopes accepted at `ingestedAt`: the commits since then, and as far again back
+ * as the clocks of functions may differ.
+ */
+export const writtenAfterIngest = (tableId: string, messageIds: string[], ingestedAt: number) =>
+  writtenSince(tableId, messageIds, ingestedAt - clockMarginMs);
+
 export async function writtenSince(tableId: string, messageIds: string[], since: number): Promise<Set<string>> {
   if (since < Date.now() - logEntryLifetimeMs)
     logger.warn('Envelopes older than the exactly-once horizon: checked only as far back as records are kept', {

@@ -1,15 +1,17 @@
 /** Data sets with their Delta tables' files in the tenant's store: for the functions that list or delete files. */
+
+import { openSnapshot } from '#delta/snapshot.ts';
 import type { DataSetDeps, FileCursors } from '../../domain/datasets/use-cases.ts';
-import { openSnapshot } from '../../domain/delta/snapshot.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { tableFiles, tableReader } from '../table-storage.ts';
+import { snapshotView } from '../table-views.ts';
 import { dataSetStore } from './data-sets.ts';
 
 export const dataSetFileStore: DataSetDeps = {
   ...dataSetStore,
   filesOf: tableFiles,
   snapshotOf: async (dataSet, version) =>
-    (await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state,
+    snapshotView((await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state),
 };
 
 /** The cursors of one data set's files list (a cursor of another list, or another data set's, is a 400). */

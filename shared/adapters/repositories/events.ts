@@ -3,10 +3,11 @@
  * store, and the staged batches (platform bucket) holding envelopes not committed yet.
  */
 
-import type { TableStorage } from '../../domain/delta/commit.ts';
-import { deletedRowsOf } from '../../domain/delta/deletion-vectors.ts';
-import { readSupport } from '../../domain/delta/features.ts';
-import { type LogReader, openSnapshot } from '../../domain/delta/snapshot.ts';
+import { deletedRowsOf } from '#delta/deletion-vectors.ts';
+import { readSupport } from '#delta/features.ts';
+import { type AddFile, parseStats } from '#delta/log.ts';
+import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
@@ -53,25 +54,29 @@ const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
 
 /**
  * The table's files and rows as the Events view reads them, whoever wrote them: the live files of
- * the latest snapshot (from its checkpoint on), a table Tributary cannot read refused with the
- * reason (409), and the rows another engine deleted with a deletion vector left out.
+ * the latest snapshot (from its checkpoint on) with their statistics, a table Tributary cannot read
+ * refused with the reason (409), and the rows another engine deleted with a deletion vector left out.
  */
 export function tableEvents(
   reader: LogReader & { storage: Pick<TableStorage, 'get'> },
 ): Omit<EventReadDeps, 'cursors' | 'stagedSources'> {
+  const readFile = async (file: AddFile) => {
+    const [events, deleted] = await Promise.all([
+      reader.storage.get(file.path).then(readEnvelopeFile),
+      deletedRowsOf(reader.storage, file),
+    ]);
+    return deleted.cardinality === 0 ? events : events.filter((_, row) => !deleted.has(row));
+  };
   return {
     snapshotFiles: async () => {
       const { state } = await openSnapshot(reader);
       const support = readSupport(state.protocol, state.metadata);
       if (!support.ok) throw conflict(support.message);
-      return [...state.files.values()];
-    },
-    readEvents: async (file) => {
-      const [events, deleted] = await Promise.all([
-        reader.storage.get(file.path).then(readEnvelopeFile),
-        deletedRowsOf(reader.storage, file),
-      ]);
-      return deleted.cardinality === 0 ? events : events.filter((_, row) => !deleted.has(row));
+      return [...state.files.values()].map((add) => ({
+        size: add.size,
+        stats: parseStats(add.stats),
+        readEvents: () => readFile(add),
+      }));
     },
   };
 }
@@ -82,7 +87,6 @@ export async function eventsOf(dataSetId: string): Promise<EventReadDeps> {
   if (!dataSet?.storage_location || !dataSet.object_store_id)
     return {
       snapshotFiles: async () => [],
-      readEvents: async () => [],
       stagedSources: () => stagedSources(dataSetId),
       cursors,
     };

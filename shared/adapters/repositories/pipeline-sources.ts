@@ -5,14 +5,17 @@
  * vector are left out. Envelope files are read with hyparquet, so API functions (column
  * suggestions) read them as the job runner does.
  */
-import { deletedRowsOf } from '../../domain/delta/deletion-vectors.ts';
-import { readSupport } from '../../domain/delta/features.ts';
-import { commitsAfter, openSnapshot, type TableState } from '../../domain/delta/snapshot.ts';
+import { deletedRowsOf } from '#delta/deletion-vectors.ts';
+import { readSupport } from '#delta/features.ts';
+import { type AddFile, appendedFiles } from '#delta/log.ts';
+import { commitsAfter, openSnapshot, type TableState } from '#delta/snapshot.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { conflict } from '../../domain/errors.ts';
-import type { SourceReader } from '../../domain/pipelines/run-pipeline.ts';
+import type { EnvelopeFile, PipelineRunDeps, SourceReader } from '../../domain/pipelines/run-pipeline.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
 import { readEnvelopeFile } from '../parquet/envelope-reader.ts';
-import { tableFiles, tableReader } from '../table-storage.ts';
+import { tableReader } from '../table-storage.ts';
+import { fileView, snapshotView } from '../table-views.ts';
 
 function readable(state: TableState): TableState {
   const support = readSupport(state.protocol, state.metadata);
@@ -20,27 +23,39 @@ function readable(state: TableState): TableState {
   return state;
 }
 
-export const pipelineSources: SourceReader = {
+function envelopeFile(storage: Pick<TableStorage, 'get' | 'getIfExists'>, add: AddFile): EnvelopeFile {
+  return {
+    ...fileView(add),
+    async readEnvelopes() {
+      const [events, deleted] = await Promise.all([
+        storage.get(add.path).then(readEnvelopeFile),
+        deletedRowsOf(storage, add),
+      ]);
+      return events
+        .filter((_, row) => !deleted.has(row))
+        .map((event) => ({
+          message_id: event.message_id,
+          content_type: event.content_type,
+          payload: Buffer.from(event.payload, 'base64'),
+        }));
+    },
+  };
+}
+
+export const pipelineSources: SourceReader & Pick<PipelineRunDeps, 'snapshotOf'> = {
   getDataSet,
-  snapshotOf: async (dataSet, version) =>
-    readable((await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state),
+  snapshotOf: async (dataSet) => snapshotView(readable((await openSnapshot(await tableReader(dataSet))).state)),
+  async envelopeFiles(dataSet, version) {
+    const reader = await tableReader(dataSet);
+    const { state } = await openSnapshot(reader, version === undefined ? {} : { version });
+    return [...readable(state).files.values()].map((add) => envelopeFile(reader.storage, add));
+  },
   async commitsAfter(dataSet, version, maxCommits) {
     const reader = await tableReader(dataSet);
     readable((await openSnapshot(reader)).state);
-    return commitsAfter(reader, version, maxCommits);
-  },
-  async readEnvelopes(dataSet, file) {
-    const storage = await tableFiles(dataSet);
-    const [events, deleted] = await Promise.all([
-      storage.get(file.path).then(readEnvelopeFile),
-      deletedRowsOf(storage, file),
-    ]);
-    return events
-      .filter((_, row) => !deleted.has(row))
-      .map((event) => ({
-        message_id: event.message_id,
-        content_type: event.content_type,
-        payload: Buffer.from(event.payload, 'base64'),
-      }));
+    return (await commitsAfter(reader, version, maxCommits)).map((commit) => ({
+      version: commit.version,
+      added: appendedFiles(commit.actions).map((add) => envelopeFile(reader.storage, add)),
+    }));
   },
 };

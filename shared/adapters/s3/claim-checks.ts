@@ -5,12 +5,10 @@
  *                                       on the bucket is the backstop)
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import type { ClaimCheck, EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
-
-export type ClaimCheck = NonNullable<EnvelopeMessage['payload_ref']>;
 
 export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
   `claims/${envelope.data_set_id}/${envelope.message_id}`;

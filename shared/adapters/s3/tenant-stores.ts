@@ -20,9 +20,10 @@ import {
 import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import { ConditionalWritesUnsupported } from '#delta/errors.ts';
+import type { TableStorage } from '#delta/storage.ts';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
-import { ConditionalWritesUnsupported, type TableStorage } from '../../domain/delta/commit.ts';
 import { endpointAllowed, locationParts } from '../../domain/tenants/object-stores.ts';
 import type { StoreConnection } from '../../domain/tenants/store-access.ts';
 import { StoreFailure } from '../../domain/tenants/store-failures.ts';

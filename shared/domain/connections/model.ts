@@ -1,4 +1,4 @@
-import { defaultSecurity, type SourceSecurity } from './security.ts';
+import { defaultSecurity, type SourceSecurity } from './source-security.ts';
 
 /**
  * A webhook connection and the data source behind it. Senders address the source (its id is in
@@ -33,9 +33,13 @@ export interface Source {
   source_status: SourceStatus;
   connection_status: ConnectionStatus;
   security: SourceSecurity;
+  /** The URL senders were given; URL-signing schemes (Twilio, Square, HubSpot) sign it. Absent on sources made before it was kept. */
+  ingest_url?: string | null;
 }
 
-export function sourceOf(connection: Connection, tokenHash: string): Source {
+export { defaultSecurity };
+
+export function sourceOf(connection: Connection, tokenHash: string, ingestUrl: string | null): Source {
   return {
     source_id: connection.source_id,
     connection_id: connection.connection_id,
@@ -45,5 +49,6 @@ export function sourceOf(connection: Connection, tokenHash: string): Source {
     source_status: connection.source_status,
     connection_status: connection.status,
     security: defaultSecurity,
+    ingest_url: ingestUrl,
   };
 }

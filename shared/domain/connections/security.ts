@@ -6,46 +6,21 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { conflict, invalid } from '../errors.ts';
+import { jsonPointerPattern } from '../json-pointer.ts';
+import { hashToken } from '../tokens.ts';
+import { presetTexts } from './preset-texts.ts';
+import { type DedupKey, defaultToleranceOf, isTimestamped, presetOf } from './presets.ts';
+import { publicKeyProblem } from './public-keys.ts';
+import { type AuthMode, authModes, type SignatureScheme, signatureSchemes } from './security-names.ts';
+import type { SealedSecret, SignatureSettings, SourceSecurity } from './source-security.ts';
 
-export const authModes = ['bearer', 'signature', 'bearer_and_signature'] as const;
-export type AuthMode = (typeof authModes)[number];
-export const signatureSchemes = ['standard-webhooks', 'github', 'stripe', 'hmac-sha256'] as const;
-export type SignatureScheme = (typeof signatureSchemes)[number];
-
-export interface SealedSecret {
-  sealed: string;
-  created_at: string;
-  /** Set on a previous secret when a new one replaces it: valid until then, so senders can switch. */
-  expires_at: string | null;
-}
-
-export interface SignatureSettings {
-  scheme: SignatureScheme;
-  /** hmac-sha256 only: where the signature is and how it is encoded. */
-  header: string | null;
-  encoding: 'hex' | 'base64' | null;
-  /** Timestamped schemes (standard-webhooks, stripe): how far a timestamp may be from now. */
-  tolerance_seconds: number | null;
-  secrets: SealedSecret[];
-}
-
-export interface SourceSecurity {
-  auth_mode: AuthMode;
-  signature: SignatureSettings | null;
-  dedup_window_seconds: number;
-  rate_limit: { requests_per_second: number; burst: number } | null;
-  ip_allowlist: string[] | null;
-}
-
-export const defaultSecurity: SourceSecurity = {
-  auth_mode: 'bearer',
-  signature: null,
-  dedup_window_seconds: 0,
-  rate_limit: null,
-  ip_allowlist: null,
-};
-
-export const defaultToleranceSeconds = 300;
+export {
+  defaultSecurity,
+  type SealedSecret,
+  type SignatureSettings,
+  type SourceSecurity,
+} from './source-security.ts';
+export { type AuthMode, authModes, type DedupKey, isTimestamped, type SignatureScheme, signatureSchemes };
 
 /** Sealed signing secrets open only on the source they were sealed for. */
 export const signingSecretContext = (sourceId: string) => `signing-secret:${sourceId}`;
@@ -53,7 +28,6 @@ export const defaultGraceSeconds = 86_400;
 
 export const usesBearer = (security: SourceSecurity) => security.auth_mode !== 'signature';
 export const usesSignature = (security: SourceSecurity) => security.auth_mode !== 'bearer';
-export const isTimestamped = (scheme: SignatureScheme) => scheme === 'standard-webhooks' || scheme === 'stripe';
 
 /** The settings as the API shows them: everything but the secrets, of which only the count and dates. */
 export function publicSecurity(security: SourceSecurity) {
@@ -65,6 +39,8 @@ export function publicSecurity(security: SourceSecurity) {
           header: security.signature.header,
           encoding: security.signature.encoding,
           tolerance_seconds: security.signature.tolerance_seconds,
+          public_key: security.signature.public_key ?? null,
+          verify_token_set: Boolean(security.signature.verify_token_hash),
           secrets: security.signature.secrets.map((secret) => ({
             created_at: secret.created_at,
             expires_at: secret.expires_at,
@@ -72,15 +48,105 @@ export function publicSecurity(security: SourceSecurity) {
         }
       : null,
     dedup_window_seconds: security.dedup_window_seconds,
+    dedup_key: security.dedup_key ?? null,
     rate_limit: security.rate_limit,
     ip_allowlist: security.ip_allowlist,
   };
 }
 
-/** A new secret in the form the scheme's senders expect (Standard Webhooks: whsec_ + base64). */
+/** A new secret in the form the scheme's senders expect (Standard Webhooks: whsec_ + base64; Basic: user:password). */
 export function generateSecret(scheme: SignatureScheme): string {
   const bytes = randomBytes(32);
-  return scheme === 'standard-webhooks' ? `whsec_${bytes.toString('base64')}` : bytes.toString('base64url');
+  const form = presetOf(scheme).verification;
+  if (form.kind === 'hmac' && form.key === 'whsec') return `whsec_${bytes.toString('base64')}`;
+  if (form.kind === 'token' && form.scheme === 'Basic') return `tributary:${bytes.toString('base64url')}`;
+  return bytes.toString('base64url');
+}
+
+const normalisedDedupKey = (key: DedupKey): DedupKey =>
+  'header' in key ? { header: key.header.toLowerCase() } : { json_pointer: key.json_pointer };
+
+type SignatureUpdate = NonNullable<SecurityUpdate['signature']>;
+
+/**
+ * The signature settings a PUT asks for, checked against the scheme's preset:
+ *  - header and encoding belong to the generic hmac-sha256 scheme, a tolerance to timestamped
+ *    schemes, a public key to public-key schemes (and is required there), a verify token to
+ *    schemes whose handshake checks one (and is required there);
+ *  - a secret given replaces the current ones; none given keeps them for the same scheme; a new
+ *    scheme whose provider issues the secret needs it, any other gets one generated (returned once).
+ */
+async function signatureOf(
+  current: SignatureSettings | null,
+  update: SignatureUpdate,
+  seal: (secret: string) => Promise<string>,
+  now: Date,
+): Promise<{ signature: SignatureSettings; generatedSecret: string | null }> {
+  const { scheme } = update;
+  const preset = presetOf(scheme);
+  const { label } = presetTexts[scheme];
+  const sameScheme = current?.scheme === scheme;
+  const refuse = (path: string, message: string, why: string) =>
+    invalid(message, [{ path: `signature.${path}`, message: why }]);
+  if (scheme !== 'hmac-sha256' && (update.header || update.encoding))
+    throw refuse('header', 'header and encoding apply to hmac-sha256 only', `Not for ${scheme}`);
+  if (!isTimestamped(scheme) && update.tolerance_seconds !== undefined)
+    throw refuse(
+      'tolerance_seconds',
+      'tolerance_seconds applies to timestamped schemes only',
+      `${scheme} signs no timestamp`,
+    );
+  const verifyTokenParam = preset.handshake?.verifyTokenParam;
+  if (update.verify_token !== undefined && !verifyTokenParam)
+    throw refuse(
+      'verify_token',
+      'verify_token applies to schemes whose handshake checks one (meta)',
+      `Not for ${scheme}`,
+    );
+  const verifyTokenHash = update.verify_token
+    ? hashToken(update.verify_token)
+    : sameScheme
+      ? (current?.verify_token_hash ?? null)
+      : null;
+  if (verifyTokenParam && !verifyTokenHash)
+    throw refuse('verify_token', `${label} checks a verify token in its handshake`, 'Required');
+
+  let secrets: SealedSecret[] = [];
+  let publicKey: string | null = null;
+  let generatedSecret: string | null = null;
+  if (preset.secretFrom === 'public-key') {
+    if (update.secret) throw refuse('secret', `${label} signs with a key pair`, 'Give public_key instead');
+    publicKey = update.public_key ?? (sameScheme ? (current?.public_key ?? null) : null);
+    const problem = publicKey === null ? 'Required' : publicKeyProblem(preset.verification, publicKey);
+    if (problem) throw refuse('public_key', `${label} needs the provider's public key`, problem);
+  } else {
+    if (update.public_key) throw refuse('public_key', `${label} signs with a shared secret`, 'Give secret instead');
+    const minLength = preset.minSecretLength ?? 16;
+    if (update.secret !== undefined && update.secret.length < minLength)
+      throw refuse('secret', 'The signing secret is too short', `At least ${minLength} characters`);
+    if (update.secret) {
+      secrets = [{ sealed: await seal(update.secret), created_at: now.toISOString(), expires_at: null }];
+    } else if (sameScheme && current && current.secrets.length > 0) {
+      secrets = current.secrets;
+    } else if (!preset.secretFrom) {
+      throw refuse('secret', `${label} issues the signing secret: paste it here`, 'Required');
+    } else {
+      generatedSecret = generateSecret(scheme);
+      secrets = [{ sealed: await seal(generatedSecret), created_at: now.toISOString(), expires_at: null }];
+    }
+  }
+  return {
+    signature: {
+      scheme,
+      header: scheme === 'hmac-sha256' ? (update.header ?? 'x-signature').toLowerCase() : null,
+      encoding: scheme === 'hmac-sha256' ? (update.encoding ?? 'hex') : null,
+      tolerance_seconds: update.tolerance_seconds ?? defaultToleranceOf(scheme),
+      secrets,
+      public_key: publicKey,
+      verify_token_hash: verifyTokenHash,
+    },
+    generatedSecret,
+  };
 }
 
 /** Parses a CIDR list into a matcher; every entry must be a valid IPv4 or IPv6 address or network. */
@@ -111,8 +177,11 @@ export interface SecurityUpdate {
     header?: string | undefined;
     encoding?: 'hex' | 'base64' | undefined;
     tolerance_seconds?: number | undefined;
+    public_key?: string | undefined;
+    verify_token?: string | undefined;
   } | null;
   dedup_window_seconds: number;
+  dedup_key?: DedupKey | null | undefined;
   rate_limit: { requests_per_second: number; burst: number } | null;
   ip_allowlist: string[] | null;
 }
@@ -145,42 +214,24 @@ export async function applySecurityUpdate(
       }
     }
   }
-  let signature: SignatureSettings | null = null;
-  let generatedSecret: string | null = null;
-  if (update.signature) {
-    const { scheme } = update.signature;
-    if (scheme !== 'hmac-sha256' && (update.signature.header || update.signature.encoding)) {
-      throw invalid('header and encoding apply to hmac-sha256 only', [
-        { path: 'signature', message: `Not for ${scheme}` },
-      ]);
-    }
-    if (!isTimestamped(scheme) && update.signature.tolerance_seconds !== undefined) {
-      throw invalid('tolerance_seconds applies to timestamped schemes only', [
-        { path: 'signature.tolerance_seconds', message: `${scheme} signs no timestamp` },
-      ]);
-    }
-    let secrets: SealedSecret[];
-    if (update.signature.secret) {
-      secrets = [{ sealed: await seal(update.signature.secret), created_at: now.toISOString(), expires_at: null }];
-    } else if (current.signature?.scheme === scheme && current.signature.secrets.length > 0) {
-      secrets = current.signature.secrets;
-    } else {
-      generatedSecret = generateSecret(scheme);
-      secrets = [{ sealed: await seal(generatedSecret), created_at: now.toISOString(), expires_at: null }];
-    }
-    signature = {
-      scheme,
-      header: scheme === 'hmac-sha256' ? (update.signature.header ?? 'x-signature').toLowerCase() : null,
-      encoding: scheme === 'hmac-sha256' ? (update.signature.encoding ?? 'hex') : null,
-      tolerance_seconds: isTimestamped(scheme) ? (update.signature.tolerance_seconds ?? defaultToleranceSeconds) : null,
-      secrets,
-    };
+  const { signature, generatedSecret } = update.signature
+    ? await signatureOf(current.signature, update.signature, seal, now)
+    : { signature: null, generatedSecret: null };
+  if (
+    update.dedup_key &&
+    'json_pointer' in update.dedup_key &&
+    !jsonPointerPattern.test(update.dedup_key.json_pointer)
+  ) {
+    throw invalid('The deduplication key is not valid', [
+      { path: 'dedup_key.json_pointer', message: 'Not a JSON pointer (RFC 6901): empty, or /name/0/…' },
+    ]);
   }
   return {
     security: {
       auth_mode: update.auth_mode,
       signature,
       dedup_window_seconds: update.dedup_window_seconds,
+      dedup_key: update.dedup_key ? normalisedDedupKey(update.dedup_key) : null,
       rate_limit: update.rate_limit,
       ip_allowlist: update.ip_allowlist,
     },
@@ -200,6 +251,12 @@ export async function rotateSecret(
   now: Date,
 ): Promise<{ security: SourceSecurity; secret: string }> {
   if (!current.signature) throw conflict('The source has no signature scheme; set one with PUT …/security first');
+  const preset = presetOf(current.signature.scheme);
+  const { label } = presetTexts[current.signature.scheme];
+  if (preset.secretFrom === 'public-key')
+    throw conflict('The source verifies with the provider’s public key; set a new one with PUT …/security');
+  if (!preset.secretFrom && !given)
+    throw invalid(`${label} issues the signing secret: give its new one`, [{ path: 'secret', message: 'Required' }]);
   const secret = given ?? generateSecret(current.signature.scheme);
   const expiry = new Date(now.getTime() + graceSeconds * 1000).toISOString();
   const previous = current.signature.secrets

@@ -3,20 +3,10 @@ import { type DataSet, envelopeSchema, newDataSet } from '../datasets/model.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
-import type { SecretBox } from '../secrets.ts';
 import { type TenantIntent, tenantFor } from '../tenants/guard.ts';
 import type { Tenant } from '../tenants/model.ts';
 import { issueToken } from '../tokens.ts';
 import { type Connection, type ConnectionStatus, type Source, type SourceStatus, sourceOf } from './model.ts';
-import {
-  applySecurityUpdate,
-  defaultGraceSeconds,
-  publicSecurity,
-  rotateSecret,
-  type SecurityUpdate,
-  type SourceSecurity,
-  signingSecretContext,
-} from './security.ts';
 
 export interface ConnectionRepository {
   createConnection(connection: Connection, source: Source, dataSet: DataSet): Promise<void>;
@@ -30,12 +20,12 @@ export interface ConnectionRepository {
   deleteConnection(connection: Connection): Promise<void>;
 }
 
-type Deps = ConnectionRepository & { getTenant(tenantId: string): Promise<Tenant | null> };
+export type Deps = ConnectionRepository & { getTenant(tenantId: string): Promise<Tenant | null> };
 
 /**
  * Create a webhook connection.
  * Input: the tenant, a name, and the public base URL of the API. Output: the connection, its data
- * set, the ingest token (shown this once) and the URL senders post to.
+ * set, the ingest token (shown this once) and the URL senders post to (kept on the source).
  *  1. The tenant must be visible and writable.
  *  2. A new source id and token are issued; only the token's hash is kept.
  *  3. Connection, source and the connection's one data set are stored together.
@@ -46,6 +36,7 @@ export async function createConnection(
   tenantId: string,
   input: { type: 'Webhook'; name: string },
   now = new Date(),
+  baseUrl: string | null = null,
 ) {
   const tenant = await tenantFor(deps, principal, tenantId, 'write');
   const at = now.toISOString();
@@ -74,8 +65,10 @@ export async function createConnection(
     },
     at,
   );
-  await deps.createConnection(connection, sourceOf(connection, token.hash), dataSet);
-  return { connection, dataSet, ingestToken: token.token };
+  // Kept on the source: URL-signing senders sign exactly the URL they were given.
+  const ingestUrl = baseUrl === null ? null : `${baseUrl}/api/ingest/${connection.source_id}`;
+  await deps.createConnection(connection, sourceOf(connection, token.hash, ingestUrl), dataSet);
+  return { connection, dataSet, ingestToken: token.token, ingestUrl };
 }
 
 export async function visibleConnection(
@@ -134,69 +127,4 @@ export async function moveConnection(
 export async function deleteConnection(deps: Deps, principal: Principal, connectionId: string): Promise<void> {
   const connection = await visibleConnection(deps, principal, connectionId, 'restrict');
   await deps.deleteConnection(connection);
-}
-
-export interface SecurityDeps {
-  getSource(sourceId: string): Promise<Source | null>;
-  setSourceSecurity(sourceId: string, security: SourceSecurity, now: Date): Promise<void>;
-  secrets: SecretBox;
-}
-
-async function sourceOfConnection(
-  deps: Deps & SecurityDeps,
-  principal: Principal,
-  connectionId: string,
-  intent: TenantIntent,
-) {
-  const connection = await visibleConnection(deps, principal, connectionId, intent);
-  const source = await deps.getSource(connection.source_id);
-  if (!source) throw notFound('Connection');
-  return source;
-}
-
-export async function getSecurity(deps: Deps & SecurityDeps, principal: Principal, connectionId: string) {
-  return publicSecurity((await sourceOfConnection(deps, principal, connectionId, 'read')).security);
-}
-
-/**
- * Set how the source authenticates and protects itself.
- * Input: the whole settings. Output: the settings, and the signing secret when one was generated
- * (shown this once). Secrets are sealed before they are stored.
- */
-export async function putSecurity(
-  deps: Deps & SecurityDeps,
-  principal: Principal,
-  connectionId: string,
-  update: SecurityUpdate,
-  now = new Date(),
-) {
-  const source = await sourceOfConnection(deps, principal, connectionId, 'write');
-  const { security, generatedSecret } = await applySecurityUpdate(
-    source.security,
-    update,
-    (secret) => deps.secrets.seal(secret, signingSecretContext(source.source_id)),
-    now,
-  );
-  await deps.setSourceSecurity(source.source_id, security, now);
-  return { ...publicSecurity(security), ...(generatedSecret ? { signing_secret: generatedSecret } : {}) };
-}
-
-/** A new signing secret (given or generated, shown once); the previous ones stay valid for the grace time. */
-export async function rotateSigningSecret(
-  deps: Deps & SecurityDeps,
-  principal: Principal,
-  connectionId: string,
-  input: { secret?: string | undefined; grace_seconds?: number | undefined },
-  now = new Date(),
-) {
-  const source = await sourceOfConnection(deps, principal, connectionId, 'write');
-  const { security, secret } = await rotateSecret(
-    source.security,
-    input.secret,
-    input.grace_seconds ?? defaultGraceSeconds,
-    (value) => deps.secrets.seal(value, signingSecretContext(source.source_id)),
-    now,
-  );
-  await deps.setSourceSecurity(source.source_id, security, now);
-  return { signing_secret: secret };
 }

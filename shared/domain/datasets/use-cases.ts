@@ -1,13 +1,11 @@
 import * as z from 'zod';
-import { liveRecords, type Metadata, metadataAction } from '../delta/log.ts';
-import { tableProperties, validateProperties } from '../delta/properties.ts';
-import type { TableState } from '../delta/snapshot.ts';
 import { conflict, invalid, notFound } from '../errors.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal, requireTenantVisible } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
 import type { Tenant } from '../tenants/model.ts';
 import type { DataSet } from './model.ts';
+import type { TablePropertyRules, TableSnapshot } from './table.ts';
 
 export interface DataSetFiles {
   /** Keys under a prefix in key order; `limit` stops early. */
@@ -37,7 +35,7 @@ export interface DataSetRecords {
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
   /** The table's latest snapshot (its last checkpoint and the commits after it), or the one at `version`. */
-  snapshotOf(dataSet: DataSet, version?: number): Promise<TableState>;
+  snapshotOf(dataSet: DataSet, version?: number): Promise<TableSnapshot>;
 }
 
 /** Seals a position into a cursor of one data set's files list, and opens one (400 for any other). */
@@ -98,8 +96,8 @@ export async function listDataSetFiles(
   if (snapshot.version < 0) return none;
   const newestFirst = (a: { time: number; path: string }, b: { time: number; path: string }) =>
     b.time - a.time || (a.path < b.path ? 1 : a.path > b.path ? -1 : 0);
-  const live = [...snapshot.files.values()]
-    .map((add) => ({ add, key: { time: add.modificationTime, path: add.path } }))
+  const live = snapshot.files
+    .map((file) => ({ file, key: { time: file.modificationTime, path: file.path } }))
     .filter(({ key }) => !from || newestFirst(from.after, key) < 0)
     .sort((a, b) => newestFirst(a.key, b.key));
   const pageFiles = live.slice(0, page.limit);
@@ -108,13 +106,12 @@ export async function listDataSetFiles(
   return {
     version: snapshot.version,
     files: await Promise.all(
-      pageFiles.map(async ({ add }) => ({
-        path: add.path,
-        partition_values: add.partitionValues,
-        size: add.size,
-        // Rows another engine deleted with a deletion vector are still in the file but not in the table.
-        num_records: liveRecords(add),
-        url: await files.presignGet(add.path, downloadUrlSeconds),
+      pageFiles.map(async ({ file }) => ({
+        path: file.path,
+        partition_values: file.partitionValues,
+        size: file.size,
+        num_records: file.records(),
+        url: await files.presignGet(file.path, downloadUrlSeconds),
       })),
     ),
     next_cursor:
@@ -196,14 +193,18 @@ export async function removeDataSet(
   return removed;
 }
 
-/** Commits a new metadata action on top of the table's latest version (the change sees that version's metadata). */
-export type MetadataCommitter = (
+/**
+ * Commits a change of the table's properties as its next version, on top of whatever the latest
+ * version sets (the change is asked again when another writer won that version).
+ */
+export type PropertiesCommitter = (
   dataSet: DataSet,
-  change: (current: Metadata | null) => Metadata,
-) => Promise<{ version: number; metadata: Metadata }>;
+  change: (current: Record<string, string>) => Record<string, string>,
+) => Promise<{ version: number; properties: Record<string, string> }>;
 
 export interface TablePropertyDeps {
-  commitMetadata: MetadataCommitter;
+  commitProperties: PropertiesCommitter;
+  rules: TablePropertyRules;
   /** The data set with its store fixed (the tenant's default store, before its table's first write). */
   fixStorage(dataSet: DataSet): Promise<DataSet>;
   /** Keeps the table's freshness target where the staged-envelope committer reads it. */
@@ -224,7 +225,7 @@ export interface TablePropertyDeps {
  * the properties in force.
  *  1. The data set must be visible and its tenant writable.
  *  2. Names and values are checked (400): unknown names, unreadable or unsafe values.
- *  3. A metadata action with the merged configuration is committed as a new version
+ *  3. The merged properties are committed as the table's next version
  *     (operation SET TBLPROPERTIES), on top of whatever another writer set meanwhile; a table not
  *     written yet is created by it (version 0), so a new connection's table can be set up before
  *     its first envelope. Every writer and reader takes the properties from the log.
@@ -241,48 +242,39 @@ export async function setTableProperties(
   const visible = await visibleDataSet(deps, principal, dataSetId);
   await tenantFor(deps, principal, visible.tenant_id, 'write');
   const removed = Object.keys(properties).filter((key) => properties[key] === '');
-  validateProperties(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
+  deps.rules.check(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
   const dataSet = await deps.fixStorage(visible);
-  const committed = await deps.commitMetadata(dataSet, (current) => {
-    const base =
-      current ??
-      metadataAction({
-        tableId: dataSet.data_set_id,
-        name: dataSet.name,
-        schema: dataSet.schema_json,
-        partitionColumns: dataSet.partitioning.columns,
-        createdTime: Date.parse(dataSet.created_at),
-      });
-    const configuration = { ...base.configuration, ...properties };
+  const committed = await deps.commitProperties(dataSet, (current) => {
+    const configuration = { ...current, ...properties };
     for (const key of removed) delete configuration[key];
-    return { ...base, configuration };
+    return configuration;
   });
-  const effective = tableProperties(committed.metadata.configuration);
+  const effective = deps.rules.inForce(committed.properties);
   await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
   const retentionMs = effective.dataRetentionMs ?? deps.defaultDataRetentionMs;
   if ('tributary.dataRetention' in properties && retentionMs !== null)
     await deps.markMaintenanceDue(dataSet, new Date());
   return {
     version: committed.version,
-    properties: committed.metadata.configuration,
-    effective: effectiveProperties(committed.metadata.configuration, deps),
+    properties: committed.properties,
+    effective: effectiveProperties(committed.properties, deps),
   };
 }
 
 /** The properties in force, as the table-properties answers give them (seconds and bytes). */
 function effectiveProperties(
   configuration: Record<string, string>,
-  defaults: Pick<TablePropertyDeps, 'defaultFreshnessMs' | 'defaultDataRetentionMs'>,
+  deps: Pick<TablePropertyDeps, 'rules' | 'defaultFreshnessMs' | 'defaultDataRetentionMs'>,
 ) {
-  const effective = tableProperties(configuration);
-  const retentionMs = effective.dataRetentionMs ?? defaults.defaultDataRetentionMs;
+  const effective = deps.rules.inForce(configuration);
+  const retentionMs = effective.dataRetentionMs ?? deps.defaultDataRetentionMs;
   return {
     checkpoint_interval: effective.checkpointInterval,
     deleted_file_retention_seconds: effective.deletedFileRetentionMs / 1000,
     log_retention_seconds: effective.logRetentionMs / 1000,
     target_file_size: effective.targetFileSize,
     optimize_min_files: effective.optimizeMinFiles,
-    freshness_seconds: (effective.freshnessMs ?? defaults.defaultFreshnessMs) / 1000,
+    freshness_seconds: (effective.freshnessMs ?? deps.defaultFreshnessMs) / 1000,
     data_retention_seconds: retentionMs === null ? null : retentionMs / 1000,
   };
 }
@@ -297,7 +289,7 @@ function effectiveProperties(
  *  3. Otherwise its latest snapshot's metadata, as any Delta reader would open it.
  */
 export async function readTableProperties(
-  deps: DataSetDeps & Pick<TablePropertyDeps, 'defaultFreshnessMs' | 'defaultDataRetentionMs'>,
+  deps: DataSetDeps & Pick<TablePropertyDeps, 'rules' | 'defaultFreshnessMs' | 'defaultDataRetentionMs'>,
   principal: Principal,
   dataSetId: string,
 ) {
@@ -306,7 +298,7 @@ export async function readTableProperties(
     dataSet.storage_location && dataSet.object_store_id && dataSet.version !== null
       ? await deps.snapshotOf(dataSet)
       : null;
-  const properties = snapshot?.metadata?.configuration ?? {};
+  const properties = snapshot?.properties ?? {};
   return {
     version: snapshot && snapshot.version >= 0 ? snapshot.version : null,
     properties,

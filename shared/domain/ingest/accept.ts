@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Source } from '../connections/model.ts';
-import { allowed, allowlistOf, usesBearer, usesSignature } from '../connections/security.ts';
+import { presetOf } from '../connections/presets.ts';
+import { allowed, allowlistOf, type DedupKey, usesBearer, usesSignature } from '../connections/security.ts';
 import {
   DomainError,
   type ErrorCode,
@@ -12,11 +13,13 @@ import {
   tooLarge,
   unauthorized,
 } from '../errors.ts';
+import { textAtPointer } from '../json-pointer.ts';
 import { type Rejection, safeHeaders } from '../monitoring/model.ts';
 import type { Tenant } from '../tenants/model.ts';
 import { hashToken, sameHash } from '../tokens.ts';
 import { type EnvelopeMessage, nowMicros, type Receipt, utcDate } from './envelope.ts';
-import { verifySignature } from './signatures.ts';
+import { answerHandshake, type HandshakeAnswer, handshakeOf } from './handshakes.ts';
+import { type SignedRequest, verifySignature } from './signatures.ts';
 
 export interface IngestDeps {
   findSource(sourceId: string): Promise<Source | null>;
@@ -50,12 +53,20 @@ export interface IngestDeps {
 
 export interface IngestRequest {
   sourceId: string;
+  /** POST for events (the default); GET only for the handshakes that providers make with it (Meta, Dropbox, X, Okta). */
+  method?: 'GET' | 'POST';
   /** Request headers, by lowercase name. */
   header(name: string): string | undefined;
   /** Every header as received (a refusal keeps those that are not credentials or signatures). */
   headers: Record<string, string | undefined>;
   /** undefined when the query has no feed parameter; '' when it is present but empty. */
   feed: string | undefined;
+  /** Query parameters, decoded (a handshake's challenge, Twilio's bodySHA256). */
+  query?: Record<string, string | undefined>;
+  /** The query string exactly as received, without `?` (URL-signing schemes sign it). */
+  rawQuery?: string;
+  /** Where the request reached the API (`https://host`): the ingest URL of a source created before it was kept. */
+  baseUrl?: string;
   sourceIp: string;
   body: Buffer;
   /**
@@ -71,8 +82,14 @@ export interface IngestRequest {
 /** The last part of a request's time, kept for the queue call itself. */
 export const queueCallReserveMs = 1000;
 
+/** A request's outcome: an event accepted (queued), or a provider's handshake answered (nothing stored). */
+export type IngestAnswer =
+  | { kind: 'accepted'; messageId: string; sourceId: string }
+  | { kind: 'handshake'; answer: HandshakeAnswer; sourceId: string };
+
 type Decision =
   | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean }
+  | { accepted: 'handshake'; answer: HandshakeAnswer; sourceId: string }
   /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
   | { accepted: false; error: DomainError; source: Source | null };
 
@@ -86,31 +103,35 @@ function bearerToken(authorization: string | undefined): string | null {
 }
 
 /**
- * Accept one webhook request.
- * Input: the source id and the raw request. Output: the message id, once the envelope is queued;
- * a refusal is thrown as the DomainError it is answered with.
+ * Accept one webhook request, or answer a provider's handshake.
+ * Input: the source id and the raw request (a POST; a GET only for a handshake). Output: the message
+ * id, once the envelope is queued, or the handshake's answer (nothing queued, nothing counted as
+ * accepted); a refusal is thrown as the DomainError it is answered with.
  * The checks, in order, so that each refusal names the first thing wrong and nothing is learnt
  * about a source without its credentials:
  *   1. no bearer token where the source takes one (or the source is unknown) → 401;
  *   2. unknown source → 404;
  *   3. source IP outside its allowlist → 403;
- *   4. bearer token not this source's → 401; signature missing, wrong or stale → 401 (detail says which);
- *   5. malformed feed → 400;  6. over the rate limit → 429 with Retry-After;
- *   7. tenant suspended, source paused, connection inactive, no object store → 422;
- *   8. body too large → 413;  9. no time left to queue the envelope (timeLeftMs) → 503.
+ *   4. is it the handshake of the source's preset? (one lookup or byte search) A GET that is not → 404;
+ *   5. bearer token not this source's → 401; signature missing, wrong or stale → 401 (detail says
+ *      which); skipped only for a handshake the provider sends unsigned;
+ *   6. a handshake: its verify token (Meta) → 401, then its answer;
+ *   7. malformed feed → 400;  8. over the rate limit → 429 with Retry-After;
+ *   9. tenant suspended, source paused, connection inactive, no object store → 422;
+ *  10. body too large → 413;  11. no time left to queue the envelope (timeLeftMs) → 503.
  * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows.
- * Inside a deduplication window, a repeated webhook-id / Idempotency-Key gets the first request's
- * message id: the envelope is queued again under it, and the writer keeps one row per message id.
+ * Inside a deduplication window, a repeated key (where the source's dedup_key says, else its
+ * preset's event id, else webhook-id, else Idempotency-Key) gets the first request's message id:
+ * the envelope is queued again under it, and the writer keeps one row per message id.
  * Every answer is counted per source (a 202 as it is queued, its receipt riding on the envelope), and
  * a refusal of an identified source is also kept for its tenant to see.
  */
-export async function acceptIngest(
-  deps: IngestDeps,
-  request: IngestRequest,
-): Promise<{ messageId: string; sourceId: string }> {
+export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Promise<IngestAnswer> {
   const queueBy = request.timeLeftMs === undefined ? undefined : Date.now() + request.timeLeftMs - queueCallReserveMs;
   const decision = await decide(deps, request);
   if (!decision.accepted) return refuse(deps, request, decision.error, decision.source?.source_id ?? null);
+  if (decision.accepted === 'handshake')
+    return { kind: 'handshake', answer: decision.answer, sourceId: decision.sourceId };
   const { envelope, duplicate } = decision;
   if (queueBy !== undefined && Date.now() >= queueBy)
     return refuse(deps, request, notQueuedInTime(), envelope.source_id);
@@ -122,7 +143,7 @@ export async function acceptIngest(
     if (error instanceof DomainError) return refuse(deps, request, error, envelope.source_id);
     throw error;
   }
-  return { messageId: envelope.message_id, sourceId: envelope.source_id };
+  return { kind: 'accepted', messageId: envelope.message_id, sourceId: envelope.source_id };
 }
 
 /** Counts a refusal, keeps it for its source when the request was matched to one, and throws it. */
@@ -162,6 +183,41 @@ async function decide(deps: IngestDeps, request: IngestRequest): Promise<Decisio
   }
 }
 
+function isSingleField(document: unknown): boolean {
+  return document !== null && typeof document === 'object' && Object.keys(document).length === 1;
+}
+
+/** The request's deduplication key: where the source (or its preset) says, else webhook-id, else Idempotency-Key. */
+function dedupKeyOf(key: DedupKey | null, request: SignedRequest): string | undefined {
+  let own: string | undefined;
+  if (key) own = 'header' in key ? request.headers(key.header) : textAtPointer(request.json(), key.json_pointer);
+  return own || request.headers('webhook-id') || request.headers('idempotency-key');
+}
+
+/** The request as a signature scheme reads it; the body is parsed as JSON once, and only if asked. */
+function signedRequestOf(request: IngestRequest, source: Source): SignedRequest {
+  let parsed: { value: unknown } | undefined;
+  const query = request.query ?? {};
+  const ingestUrl = source.ingest_url ?? `${request.baseUrl ?? ''}/api/ingest/${source.source_id}`;
+  return {
+    method: request.method ?? 'POST',
+    headers: request.header,
+    body: request.body,
+    url: request.rawQuery ? `${ingestUrl}?${request.rawQuery}` : ingestUrl,
+    query: (name) => query[name],
+    json: () => {
+      if (!parsed) {
+        try {
+          parsed = { value: JSON.parse(request.body.toString('utf8')) };
+        } catch {
+          parsed = { value: undefined };
+        }
+      }
+      return parsed.value;
+    },
+  };
+}
+
 async function acceptForSource(
   deps: IngestDeps,
   request: IngestRequest,
@@ -172,20 +228,49 @@ async function acceptForSource(
   if (security.ip_allowlist && !allowed(allowlistOf(security.ip_allowlist), request.sourceIp)) {
     throw forbidden('This source does not accept requests from this address');
   }
-  if (usesBearer(security) && !sameHash(source.token_hash, hashToken(token ?? ''))) {
-    throw unauthorized('The ingest token is not valid for this source');
+  const signed = signedRequestOf(request, source);
+  const preset = usesSignature(security) && security.signature ? presetOf(security.signature.scheme) : null;
+  // One lookup or byte search for every request; the handshake's own checks only for a handshake.
+  const handshake = handshakeOf(preset?.handshake ?? null, signed);
+  if (!handshake && request.method === 'GET') throw notFound('Route');
+  // An unsigned handshake taken in as an event (Notion's verification token) is that one field and nothing else.
+  if (handshake && !handshake.authenticated && 'acceptAsEvent' in handshake.answer && !isSingleField(signed.json()))
+    throw unauthorized('The request signature is missing, wrong or too old', [
+      { path: 'signature', message: 'MISSING_SIGNATURE' },
+    ]);
+  // Events, and the handshakes a provider signs, are authenticated as every request of the source.
+  let secrets: string[] | null = null;
+  if (!handshake || handshake.authenticated) {
+    if (usesBearer(security) && !sameHash(source.token_hash, hashToken(token ?? ''))) {
+      throw unauthorized('The ingest token is not valid for this source');
+    }
+    if (usesSignature(security)) {
+      secrets = security.signature ? await deps.signingSecrets(source) : [];
+      const failure = security.signature ? verifySignature(security.signature, secrets, signed) : 'INVALID_SIGNATURE';
+      if (failure)
+        throw unauthorized('The request signature is missing, wrong or too old', [
+          { path: 'signature', message: failure },
+        ]);
+    }
   }
-  if (usesSignature(security)) {
-    const failure = security.signature
-      ? verifySignature(security.signature, await deps.signingSecrets(source), {
-          headers: request.header,
-          body: request.body,
-        })
-      : 'INVALID_SIGNATURE';
-    if (failure)
-      throw unauthorized('The request signature is missing, wrong or too old', [
-        { path: 'signature', message: failure },
-      ]);
+  if (handshake && !('acceptAsEvent' in handshake.answer)) {
+    if (handshake.verifyTokenParam) {
+      const given = signed.query(handshake.verifyTokenParam);
+      const expected = security.signature?.verify_token_hash;
+      if (!given || !expected || !sameHash(expected, hashToken(given)))
+        throw unauthorized('The verify token is not this source’s', [
+          { path: handshake.verifyTokenParam, message: 'INVALID_SIGNATURE' },
+        ]);
+    }
+    const proves = Object.values('json' in handshake.answer ? handshake.answer.json : {}).some(
+      (value) => typeof value === 'object' && 'hmac' in value,
+    );
+    if (proves && secrets === null) secrets = await deps.signingSecrets(source);
+    return {
+      accepted: 'handshake',
+      answer: answerHandshake(handshake, signed, secrets?.[0] ?? null),
+      sourceId: source.source_id,
+    };
   }
   if (request.feed !== undefined && !feedPattern.test(request.feed)) {
     throw new DomainError(
@@ -219,7 +304,7 @@ async function acceptForSource(
   const ownId: string = uuidv7({ msecs: Number(ingestedAt / 1000n) });
   let messageId = ownId;
   if (security.dedup_window_seconds > 0) {
-    const dedupKey = request.header('webhook-id') ?? request.header('idempotency-key');
+    const dedupKey = dedupKeyOf(security.dedup_key ?? preset?.dedupKey ?? null, signed);
     if (dedupKey)
       messageId = await deps.claimDedupKey(
         source.source_id,

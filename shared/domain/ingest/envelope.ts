@@ -37,6 +37,9 @@ export const envelopeMessage = z.strictObject({
 
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
 
+/** Where a body too large for a queue message waits in the platform bucket until its envelope is written. */
+export type ClaimCheck = NonNullable<EnvelopeMessage['payload_ref']>;
+
 /** A row of the envelope data set, as the writer receives it (payload resolved). */
 export interface Envelope {
   message_id: string;

@@ -25,10 +25,11 @@
  * Exactly once: the table's own log is the record. Each commit names the staged batches it holds
  * (commitInfo `tributary.staged`), and the message ids it holds are recorded beside it; a pass
  * stopped between a commit and its records finds the commit in the log at the next pass, so rows
- * are never committed twice (shared/domain/delta/commit.ts). The ledger's own records only save
+ * are never committed twice (delta/commit.ts). The ledger's own records only save
  * reading logs.
  */
 import { randomUUID } from 'node:crypto';
+import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 
 /** One data set's rows in a staged batch: bytes [offset, offset + length) of its object, as NDJSON. */
@@ -97,38 +98,13 @@ export interface StagingObjects {
   delete(keys: string[]): Promise<void>;
 }
 
-/** A staged envelope on its way to a commit, with the batch it came from. */
-export interface StagedRow {
-  batch: string;
-  message: EnvelopeMessage;
-}
-
-export interface TableCommitResult {
-  written: number;
-  skipped: number;
-  /** Envelopes of a day the table's data retention no longer keeps: left out, as maintenance would remove them. */
-  expired: number;
-}
-
-/** Commits never succeed for this table (its data set is gone): its envelopes are dead-lettered at once. */
-export class TableGone extends Error {
-  constructor(tableId: string) {
-    super(`Data set ${tableId} does not exist`);
-    this.name = 'TableGone';
-  }
-}
-
-export interface StagingDeps {
+export interface StagingDeps extends CommitTableDeps {
   ledger: StagingLedger;
   objects: StagingObjects;
   /** Parses one staged slice: its lines, each a queue message's body (validated when it was staged). */
   parse(slice: Buffer): EnvelopeMessage[];
   /** Each table's freshness target in milliseconds (its table property, or the deployment's default). */
   freshness(tableIds: string[]): Promise<Map<string, number>>;
-  /** Appends the rows to the table, each message id exactly once. */
-  commitTable(tableId: string, rows: StagedRow[], attempt: number): Promise<TableCommitResult>;
-  /** Records why the envelopes failed, then moves them to the dead-letter queue. */
-  deadLetter(tableId: string, messages: EnvelopeMessage[], error: Error, attempts: number): Promise<void>;
   /** A failed attempt, for the operator's figures and logs. */
   failed(tableId: string, rows: number, error: Error, attempt: number): void;
   /** A failure as a tenant may read it (a category or code, never what a store said). */
@@ -139,7 +115,6 @@ export interface StagingDeps {
    * target is longer than `receiptsHeldAtMostMs`.
    */
   countReceipts(messages: EnvelopeMessage[]): void;
-  now(): number;
   /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
   retryMs: number;
   /** Staged bytes at which a table is due whatever its freshness; also what one commit reads at most. */
@@ -153,6 +128,11 @@ export interface StagingDeps {
   passTimeMs: number;
   /** Milliseconds one table's commit may take before it counts as a failed attempt (a store that hangs). */
   tableTimeMs: number;
+  /**
+   * Milliseconds an invocation keeps after its last table to record what its pass did (failures,
+   * coverage, retired batches, totals, the lease) before its time is up.
+   */
+  recordMs: number;
 }
 
 /** How many failed attempts before a table's staged envelopes become failed deliveries (the queue's five receives). */
@@ -335,17 +315,27 @@ export class CommitTimedOut extends Error {
 }
 
 /**
- * Waits for `work` at most `ms`. Work that runs on is not stopped: a commit that finishes later
- * is found by the next attempt, which then writes nothing twice.
+ * Waits for `work` at most `ms`. Work that runs on is told through its signal, and gives up before
+ * its next step that would commit (a frozen instance thawed later must not commit then); a request
+ * already sent may still land, and the next attempt finds its commit in the log, writing nothing twice.
  */
-export function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+export function withinTime<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const abandon = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CommitTimedOut(ms)), ms);
+    timer = setTimeout(
+      () => {
+        const error = new CommitTimedOut(ms);
+        abandon.abort(error);
+        reject(error);
+      },
+      Math.max(0, ms),
+    );
   });
+  const running = work(abandon.signal);
   // Work that fails after the wait ended has nobody left to tell: it must not become an unhandled rejection.
-  work.catch(() => undefined);
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  running.catch(() => undefined);
+  return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The table's pending slices, oldest first, in runs of at most `sizeTarget` payload bytes (never empty). */
@@ -379,16 +369,23 @@ async function commitOne(
   report: CommitReport,
   /** False for the writer's own commits: a failure there is left to the scheduled passes to count. */
   recordFailures: boolean,
+  /** Milliseconds: no commit starts, or is waited for, past this (the invocation's end, less the time to record). */
+  tablesUntil: number,
 ): Promise<string[]> {
   const attempt = (failure?.attempts ?? 0) + 1;
   const covered: string[] = [];
   let deadLettered = false;
-  for (const chunk of chunksOf(table, deps.sizeTarget)) {
+  for (const [index, chunk] of chunksOf(table, deps.sizeTarget).entries()) {
+    // The rest of a large table waits for the next pass: no failure, only later.
+    if (index > 0 && deps.now() + deps.tableTimeMs > tablesUntil) break;
     const batches = chunk.slices.map(({ batch }) => batch.id);
     let rows: StagedRow[] = [];
     try {
       rows = await readRows(deps, read, chunk);
-      const result = await withinTime(deps.commitTable(table.tableId, rows, attempt), deps.tableTimeMs);
+      const result = await withinTime(
+        (signal) => commitTable(deps, table.tableId, rows, attempt, signal),
+        Math.min(deps.tableTimeMs, tablesUntil - deps.now()),
+      );
       deps.countReceipts(rows.map((row) => row.message));
       report.written += result.written;
       report.skipped += result.skipped;
@@ -465,6 +462,12 @@ export interface CommitOptions {
   only?: { batch: StagedBatch; bytes: Buffer };
   /** Treat every staged table as due, whatever its freshness target (a graceful stop of local mode). */
   everything?: boolean;
+  /**
+   * When the invocation's time is up (milliseconds, by the deps' clock: its Lambda context's
+   * remaining time). A table's commit starts only when its whole time (tableTimeMs) fits before this
+   * less recordMs, so that what the pass did is recorded before the invocation ends.
+   */
+  deadline?: number;
 }
 
 /**
@@ -473,14 +476,15 @@ export interface CommitOptions {
  *  1. A full pass takes the lease (one pass at a time) and reads the whole ledger.
  *  2. A table is due when its oldest staged row reached its freshness target or its staged bytes the
  *     size target, and it is not waiting after a failure; the oldest go first, within the budget,
- *     and tables that failed before after the others.
+ *     and tables that failed before after the others. A table starts only while the pass's time and
+ *     the invocation's (less the time to record what it did) hold its whole commit time.
  *  3. Each due table is committed with everything staged for it (rows already in the table are
  *     skipped); one that fails is tried again later, and dead-lettered after the last attempt.
  *  4. The committed pairs are recorded; a batch whose tables are all committed is retired.
  */
 export async function commitStaged(
   deps: StagingDeps,
-  { only, everything = false }: CommitOptions = {},
+  { only, everything = false, deadline = Number.POSITIVE_INFINITY }: CommitOptions = {},
 ): Promise<CommitReport> {
   const report: CommitReport = {
     committed: [],
@@ -524,16 +528,18 @@ export async function commitStaged(
     }
 
     const newlyCovered: Record<string, string[]> = {};
+    const tablesUntil = deadline - deps.recordMs;
     const limits = {
       concurrency: deps.concurrency,
       inFlightBytes: deps.inFlightBytes,
-      stop: () => deps.now() - now > deps.passTimeMs,
+      stop: () => deps.now() - now > deps.passTimeMs || deps.now() + deps.tableTimeMs > tablesUntil,
     };
     const read: SliceReader = only
       ? async (_batch, slice) => only.bytes.subarray(slice.offset, slice.offset + slice.length)
       : passReader(deps.objects, chosen);
     const commit = async (table: PendingTable) => {
-      const covered = new Set(await commitOne(deps, read, table, view.failures.get(table.tableId), report, !only));
+      const failure = view.failures.get(table.tableId);
+      const covered = new Set(await commitOne(deps, read, table, failure, report, !only, tablesUntil));
       for (const batch of covered) newlyCovered[batch] = [...(newlyCovered[batch] ?? []), table.tableId];
       const left = table.slices.filter(({ batch }) => !covered.has(batch.id));
       if (left.length === 0) pending.delete(table.tableId);

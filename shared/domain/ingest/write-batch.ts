@@ -21,9 +21,10 @@ export interface BatchWriterDeps extends StagingDeps {
   parseEnvelope(body: string): EnvelopeMessage;
   /** Why records failed, for the dead-letter recorder should they exhaust their receives. */
   recordFailures(failures: DeliveryFailure[]): Promise<void>;
-  /** Something went wrong after the batch was staged: nothing is lost, the schedule commits it. */
-  warn(message: string, error: Error): void;
 }
+
+/** Kept at the very end of the writer's invocation to answer the queue (which records it failed, else). */
+const answerMs = 1000;
 
 export interface BatchOutcome {
   /** Records to return to the queue (their receive count grows; the fifth moves them to the dead-letter queue). */
@@ -46,13 +47,16 @@ export interface BatchOutcome {
  *     than their table's target, such as a redrive); the table-commits schedule commits the rest
  *     when due. A failure there is the schedule's to retry: the envelopes stay staged. The batch
  *     waits for this at most half its visibility timeout, so a slow store never makes the queue
- *     deliver a staged batch again.
+ *     deliver a staged batch again, and never past its invocation's time (less a moment to answer):
+ *     the commits themselves start only while the invocation has time for them and to record them.
  */
 export async function writeEnvelopeBatch(
   deps: BatchWriterDeps,
   records: QueueRecord[],
-  now = new Date(),
+  /** When the invocation's time is up (milliseconds, by deps.now's clock); none: the visibility timeout's bound only. */
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<BatchOutcome> {
+  const now = new Date(deps.now());
   const failed: string[] = [];
   const failures: DeliveryFailure[] = [];
   const envelopes: { body: string; message: EnvelopeMessage }[] = [];
@@ -75,15 +79,21 @@ export async function writeEnvelopeBatch(
   }
   // Kept for the dead-letter recorder; failing to keep them must not fail the batch's other records.
   if (failures.length > 0)
-    await deps.recordFailures(failures).catch((error: Error) => deps.warn('Could not record delivery failures', error));
+    await deps
+      .recordFailures(failures)
+      .catch((error: Error) => deps.warn('Could not record delivery failures', { error }));
   if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
 
   const staged = await stageEnvelopes(deps, envelopes);
   await raiseHeldTooLong(deps, envelopes);
-  const committed = await withinTime(commitStaged(deps, { only: staged }), deps.retryMs / 2).catch((error: Error) => {
-    deps.warn('The staged batch was not committed at once; the schedule will', error);
-    return null;
-  });
+  const waitMs = Math.min(deps.retryMs / 2, deadline - answerMs - deps.now());
+  const committed = await withinTime(() => commitStaged(deps, { only: staged, deadline }), waitMs).catch(
+    (error: Error) => {
+      // Nothing is lost: the envelopes stay staged, and the schedule commits them.
+      deps.warn('The staged batch was not committed at once; the schedule will', { error });
+      return null;
+    },
+  );
   return { failedRecordIds: failed, staged: envelopes.length, committed };
 }
 

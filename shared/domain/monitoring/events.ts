@@ -10,7 +10,6 @@
  * request could not reach is not lost: the answer then carries a cursor to go on from there, and
  * says how far back it looked.
  */
-import { type AddFile, type FileStats, parseStats } from '../delta/log.ts';
 import { invalid } from '../errors.ts';
 import { parsePath, valueAt } from '../pipelines/definition.ts';
 
@@ -21,6 +20,21 @@ export interface StoredEvent {
   content_type: string | null;
   payload_size: number;
   payload: string;
+}
+
+/** Each column's least and greatest value in a file, as its writer recorded them (where it did). */
+export interface FileStats {
+  minValues: Record<string, string | number>;
+  maxValues: Record<string, string | number>;
+}
+
+/** A file of the table's latest snapshot. */
+export interface EventFile {
+  /** Bytes (what reading it costs). */
+  size: number;
+  stats: FileStats;
+  /** Its events, less the rows another engine deleted with a deletion vector. */
+  readEvents(): Promise<StoredEvent[]>;
 }
 
 /** Staged envelopes of one batch: not in the table yet. */
@@ -35,8 +49,7 @@ export interface StagedSource {
 
 export interface EventReadDeps {
   /** The files of the table's latest snapshot, with their statistics. */
-  snapshotFiles(): Promise<AddFile[]>;
-  readEvents(file: AddFile): Promise<StoredEvent[]>;
+  snapshotFiles(): Promise<EventFile[]>;
   /** The staged batches holding envelopes of the table not committed yet. */
   stagedSources(): Promise<StagedSource[]>;
   /** Seals a position into a cursor of this list, and opens one (400 for any cursor the list did not issue). */
@@ -280,14 +293,13 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     read(): Promise<ReadEvent[]>;
   }
   const files: Candidate[] = (await deps.snapshotFiles())
-    .map((file) => ({ file, stats: parseStats(file.stats) }))
     .filter(
       ({ stats }) => (!query.message_id || mayHoldId(stats, query.message_id)) && mayHoldText(stats, query.contains),
     )
-    .map(({ file, stats }) => ({
-      ...timeRange(stats),
+    .map((file) => ({
+      ...timeRange(file.stats),
       size: file.size,
-      read: async () => (await deps.readEvents(file)).map((event) => ({ ...event, pending: false })),
+      read: async () => (await file.readEvents()).map((event) => ({ ...event, pending: false })),
     }));
   const staged: Candidate[] = (await deps.stagedSources()).map((source) => ({
     min: BigInt(source.oldest) * 1000n - 1000n,

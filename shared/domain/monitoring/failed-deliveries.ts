@@ -1,12 +1,14 @@
 import type { Source } from '../connections/model.ts';
-import { clockMarginMs } from '../delta/commit.ts';
 import { invalid, notFound } from '../errors.ts';
 import type { EnvelopeMessage } from '../ingest/envelope.ts';
 import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
 
 export interface DeadLetterDeps {
-  /** The ids among those Tributary's commits since `since` (milliseconds) hold. */
-  writtenMessageIds(dataSetId: string, messageIds: string[], since: number): Promise<Set<string>>;
+  /**
+   * The ids among those Tributary's commits since `ingestedAt` (milliseconds: when the envelopes
+   * were accepted; the check looks further back by the margin the clocks of functions may differ) hold.
+   */
+  writtenMessageIds(dataSetId: string, messageIds: string[], ingestedAt: number): Promise<Set<string>>;
   /** Whether a copy of the envelope waits staged for its table's commit (shared/domain/ingest/staging.ts). */
   isStaged(envelope: EnvelopeMessage): Promise<boolean>;
   lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null>;
@@ -37,8 +39,8 @@ export async function recordDeadLetter(
   envelope: EnvelopeMessage,
   now = new Date(),
 ): Promise<FailedDelivery | null> {
-  const since = Number(BigInt(envelope.ingested_at_us) / 1000n) - clockMarginMs;
-  const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], since);
+  const ingestedAt = Number(BigInt(envelope.ingested_at_us) / 1000n);
+  const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], ingestedAt);
   if (written.has(envelope.message_id)) return null;
   const failure = await deps.lastDeliveryFailure(envelope.message_id);
   if (!failure && (await deps.isStaged(envelope))) return null;

@@ -1,4 +1,3 @@
-import type { LogEntry } from '../delta/commit.ts';
 import { type MetricKey, unaccounted } from '../observability/metric-catalogue.ts';
 
 export interface SeriesReading {
@@ -93,8 +92,20 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
   return stats;
 }
 
+/** A version Tributary committed, as the table's records of its writers keep it. */
+export interface TableRun {
+  runId: string;
+  version: number;
+  files: number;
+  rows: number;
+  bytes: number;
+  startedAt: string;
+  completedAt: string | null;
+  attempt: number;
+}
+
 /** A committed batch as the data set's run history shows it. */
-export function runOf(entry: LogEntry & { completedAt: string | null }) {
+export function runOf(entry: TableRun) {
   return {
     run_id: entry.runId,
     version: entry.version,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
-import { type Action, type AddFile, appendedFiles } from '../delta/log.ts';
-import type { TableState } from '../delta/snapshot.ts';
+import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
 import type { DayRange, PipelineJobPayload } from '../jobs/use-cases.ts';
@@ -29,25 +29,37 @@ export interface DecodedRow {
   cells: Cell[];
 }
 
+/** A live file of a webhook data set's table, and the envelopes it holds. */
+export interface EnvelopeFile extends TableFile {
+  /** Its envelopes, less the rows another engine deleted with a deletion vector. */
+  readEnvelopes(): Promise<StoredEnvelope[]>;
+}
+
 export interface SourceReader {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
   /**
-   * The table's latest snapshot (its last checkpoint and the commits after it), or the one at
-   * `version`; empty before its first write.
+   * The live files of the table's latest snapshot (its last checkpoint and the commits after it),
+   * or of the one at `version`; none before its first write.
    */
-  snapshotOf(dataSet: DataSet, version?: number): Promise<TableState>;
-  /** The commits after `version`, oldest first, at most `maxCommits`; throws when the log no longer has them. */
+  envelopeFiles(dataSet: DataSet, version?: number): Promise<EnvelopeFile[]>;
+  /**
+   * The commits after `version`, oldest first, at most `maxCommits`, each with the files it added
+   * with new rows: not those it only rearranged (a compaction), nor a file another engine added back
+   * with a deletion vector (its other rows were read before). Throws when the log no longer has them.
+   */
   commitsAfter(
     dataSet: DataSet,
     version: number,
     maxCommits: number,
-  ): Promise<{ version: number; actions: Action[] }[]>;
-  readEnvelopes(dataSet: DataSet, file: AddFile): Promise<StoredEnvelope[]>;
+  ): Promise<{ version: number; added: EnvelopeFile[] }[]>;
 }
 
 export interface PipelineRunDeps
   extends SourceReader,
+    MaintenanceRequests,
     Pick<PipelineRepository, 'getPipeline' | 'getDeployedVersion' | 'saveProgress'> {
+  /** The output table's latest snapshot: its version, and how far each pipeline's rows got. */
+  snapshotOf(dataSet: DataSet): Promise<TableSnapshot>;
   createDataSet(dataSet: DataSet): Promise<void>;
   /**
    * Appends rows to the output table with the run's txn: exactly once, even when a run that
@@ -59,7 +71,7 @@ export interface PipelineRunDeps
     rows: DecodedRow[],
     attempt: number,
     txn: PipelineTxn,
-  ): Promise<{ version: number | null; written: number }>;
+  ): Promise<{ version: number | null; written: number; committed: CommittedVersion[] }>;
   /**
    * Replaces the output's rows of the days `range` names with `rows`, in one commit (removes of
    * the days' files, adds of the new ones) that records the pipeline's txn at `txn.version`, and
@@ -72,7 +84,13 @@ export interface PipelineRunDeps
     range: DayRange,
     attempt: number,
     txn: { appId: string; version: number; expected: number },
-  ): Promise<{ version: number | null; written: number; filesRemoved: number; rowsRemoved: number }>;
+  ): Promise<{
+    version: number | null;
+    written: number;
+    filesRemoved: number;
+    rowsRemoved: number;
+    committed: CommittedVersion[];
+  }>;
 }
 
 /** Rows a single run processes at most; the rest waits for the next run (the checkpoint says where). */
@@ -164,7 +182,8 @@ export class Decoder {
  *  2. Read the source's commits after the pipeline's checkpoint, oldest first, up to a bound.
  *  3. Decode each payload as JSON, extract the columns by path with their types; reject what does not fit.
  *  4. Unless cancelled, commit the rows to the output table (created on the first run, partitioned
- *     by the source's dt) together with the run's txn, then advance the checkpoint.
+ *     by the source's dt) together with the run's txn, ask for the output's maintenance when the new
+ *     version makes it due, then advance the checkpoint.
  * No new source data means no commit. A crash between commit and checkpoint is harmless: the output
  * table's txn says how far the rows got, and the next run starts after it. Files that a compaction
  * only rearranged (dataChange false) are not read again.
@@ -192,7 +211,7 @@ export async function runPipeline(
   const existing = await existingOutput(deps, pipeline, snapshot);
   const appId = pipelineAppId(pipelineId, source.data_set_id);
   const outputState = existing?.storage_location ? await deps.snapshotOf(existing) : null;
-  const recorded = outputState?.txns.get(appId)?.version ?? -1;
+  const recorded = outputState?.progress.get(appId) ?? -1;
   const checkpoint = pipeline.checkpoint?.data_set_id === source.data_set_id ? pipeline.checkpoint.version : -1;
   const after = Math.max(checkpoint, recorded);
   if (payload?.range) {
@@ -203,10 +222,9 @@ export async function runPipeline(
   const decoder = new Decoder(definition);
   let lastVersion = after;
   for (const commit of commits) {
-    // The files that bring new rows: not those another engine only re-added with a deletion vector.
-    for (const file of appendedFiles(commit.actions)) {
+    for (const file of commit.added) {
       const dt = file.partitionValues.dt ?? '';
-      for (const envelope of await deps.readEnvelopes(source, file)) decoder.add(envelope, dt);
+      for (const envelope of await file.readEnvelopes()) decoder.add(envelope, dt);
     }
     lastVersion = commit.version;
     await control.throwIfCancelled();
@@ -237,7 +255,8 @@ export async function runPipeline(
           after,
           readVersion: outputState?.version ?? -1,
         })
-      : { written: 0 };
+      : { written: 0, committed: [] };
+  await askForMaintenance(deps, output, written.committed, Date.now());
   await saveCheckpoint(deps, pipeline, output, source, lastVersion);
   return { ...outcome, rows_out: written.written };
 }
@@ -265,6 +284,7 @@ interface RunStart {
  *  3. Unless cancelled, replace the output's rows of those days in one commit (removes of every file of
  *     those days, adds of the new ones), carrying the txn as it is; a run of the pipeline committing
  *     meanwhile fails it. Running it again replaces the same days again: the same rows, once.
+ *  4. Ask for the output's maintenance when the new version makes it due.
  */
 async function rerunDays(
   deps: PipelineRunDeps,
@@ -279,13 +299,12 @@ async function rerunDays(
       'The pipeline has not read its source yet: a re-run rebuilds days from what its runs have read; trigger a run first',
     );
   const inRange = (day: string | null | undefined) => typeof day === 'string' && day >= range.from && day <= range.to;
-  const state = await deps.snapshotOf(source, after);
-  const files = [...state.files.values()]
+  const files = (await deps.envelopeFiles(source, after))
     .filter((file) => inRange(file.partitionValues.dt))
     .sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1));
   const decoder = new Decoder(snapshot.definition, maxRowsPerRun);
   for (const file of files) {
-    for (const envelope of await deps.readEnvelopes(source, file)) decoder.add(envelope, file.partitionValues.dt ?? '');
+    for (const envelope of await file.readEnvelopes()) decoder.add(envelope, file.partitionValues.dt ?? '');
     if (decoder.truncated)
       throw new Error(
         `The days ${range.from} to ${range.to} hold more than ${maxRowsPerRun} rows, more than one commit takes; re-run fewer days at a time`,
@@ -299,6 +318,7 @@ async function rerunDays(
     version: after,
     expected: start.recorded,
   });
+  await askForMaintenance(deps, output, replaced.committed, Date.now());
   // The output's id for the next run (a new output), and the checkpoint where it already was.
   await saveCheckpoint(deps, pipeline, output, source, after);
   return {
@@ -386,13 +406,12 @@ export async function runQuery(
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new Error('The data set no longer exists');
   const decoder = new Decoder(query, limit);
-  const state = source.storage_location ? await deps.snapshotOf(source) : null;
-  const files = [...(state?.files.values() ?? [])].sort(
+  const files = (source.storage_location ? await deps.envelopeFiles(source) : []).sort(
     (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
   );
-  outer: for (const add of files) {
-    for (const envelope of await deps.readEnvelopes(source, add)) {
-      decoder.add(envelope, add.partitionValues.dt ?? '');
+  outer: for (const file of files) {
+    for (const envelope of await file.readEnvelopes()) {
+      decoder.add(envelope, file.partitionValues.dt ?? '');
       if (decoder.truncated) break outer;
     }
     await control.throwIfCancelled();

@@ -111,7 +111,7 @@ function columnName(name: string): string {
  *     widen to double or string. Arrays are one string column (their JSON text).
  */
 export async function suggestColumns(
-  deps: Pick<SourceReader, 'getDataSet' | 'snapshotOf' | 'readEnvelopes'>,
+  deps: Pick<SourceReader, 'getDataSet' | 'envelopeFiles'>,
   principal: Principal,
   dataSetId: string,
   input: { format?: DecodeFormat | undefined; sample?: number | undefined },
@@ -122,8 +122,7 @@ export async function suggestColumns(
   const format = input.format ?? 'auto';
   const sample = input.sample ?? suggestionLimits.defaultSample;
 
-  const state = dataSet.storage_location ? await deps.snapshotOf(dataSet) : null;
-  const files = [...(state?.files.values() ?? [])]
+  const files = (dataSet.storage_location ? await deps.envelopeFiles(dataSet) : [])
     .sort((a, b) => b.modificationTime - a.modificationTime || (a.path < b.path ? 1 : -1))
     .slice(0, suggestionLimits.maxFiles);
   const paths = new Map<string, { keys: string[]; type: ColumnType | null; seen: number }>();
@@ -138,7 +137,7 @@ export async function suggestColumns(
     more_paths: 0,
   };
   for (const file of files) {
-    const envelopes = (await deps.readEnvelopes(dataSet, file)).reverse();
+    const envelopes = (await file.readEnvelopes()).reverse();
     for (const envelope of envelopes.slice(0, sample - suggestion.sampled_envelopes)) {
       suggestion.sampled_envelopes++;
       const decoded = decodePayload(format, envelope.payload, envelope.content_type ?? null);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { connectionStatuses, sourceStatuses } from '../../domain/connections/model.ts';
-import { authModes, signatureSchemes } from '../../domain/connections/security.ts';
+import { authModes, signatureSchemes } from '../../domain/connections/security-names.ts';
 import { id, name, nextCursor, pageQuery, timestamp } from './common.ts';
 
 export const connectionIdParams = z.strictObject({ connection_id: id });
@@ -33,12 +33,6 @@ export const listConnectionsQuery = z.strictObject({ ...pageQuery });
 export const listConnectionsResponse = z.object({ connections: z.array(connection), next_cursor: nextCursor });
 export const regenerateTokenResponse = z.object({ ingest_token: z.string() });
 
-export const ingestParams = z.strictObject({
-  source_id: z.string().describe('The source id (a UUID); anything else is an unknown source (404)'),
-});
-export const ingestQuery = z.strictObject({ feed: z.string().optional() });
-export const ingestAccepted = z.object({ message_id: id }).meta({ id: 'IngestAccepted' });
-
 const securitySettings = {
   auth_mode: z.enum(authModes),
   dedup_window_seconds: z
@@ -53,6 +47,14 @@ const securitySettings = {
     })
     .nullable(),
   ip_allowlist: z.array(z.string().min(2).max(64)).min(1).max(100).nullable(),
+  dedup_key: z
+    .union([
+      z.strictObject({ header: z.string().regex(/^[A-Za-z0-9-]{1,64}$/) }),
+      z.strictObject({ json_pointer: z.string().max(256) }),
+    ])
+    .nullable()
+    .optional()
+    .describe('A header or a JSON pointer; null: the preset’s event id, else webhook-id, else Idempotency-Key'),
 };
 
 export const putSecurityBody = z.strictObject({
@@ -60,7 +62,16 @@ export const putSecurityBody = z.strictObject({
   signature: z
     .strictObject({
       scheme: z.enum(signatureSchemes),
-      secret: z.string().min(16).max(512).optional(),
+      secret: z
+        .string()
+        .min(1)
+        .max(512)
+        .optional()
+        .describe(
+          'The signing secret (write-only); at least 16 characters, fewer where the provider issues shorter ones',
+        ),
+      public_key: z.string().min(1).max(4096).optional().describe('SendGrid: base64 DER; Discord: hex; Plaid: a JWK'),
+      verify_token: z.string().min(1).max(512).optional().describe('meta, write-only'),
       header: z
         .string()
         .regex(/^[A-Za-z0-9-]{1,64}$/)
@@ -74,6 +85,7 @@ export const putSecurityBody = z.strictObject({
 export const securityView = z
   .object({
     ...securitySettings,
+    dedup_key: z.union([z.object({ header: z.string() }), z.object({ json_pointer: z.string() })]).nullable(),
     ip_allowlist: z.array(z.string()).nullable(),
     signature: z
       .object({
@@ -81,6 +93,8 @@ export const securityView = z
         header: z.string().nullable(),
         encoding: z.enum(['hex', 'base64']).nullable(),
         tolerance_seconds: z.number().int().nullable(),
+        public_key: z.string().nullable(),
+        verify_token_set: z.boolean(),
         secrets: z.array(z.object({ created_at: z.string(), expires_at: z.string().nullable() })),
       })
       .nullable(),

@@ -30,7 +30,8 @@
 import { randomUUID } from 'node:crypto';
 import { type CommitDeps, commitRearrangement, replacePartitions } from './commit.ts';
 import { deletionVectorFile } from './deletion-vectors.ts';
-import { appendOnly, CommitNotAllowed, compactionSupport } from './features.ts';
+import { CommitNotAllowed } from './errors.ts';
+import { appendOnly, compactionSupport } from './features.ts';
 import {
   type AddFile,
   type FileStats,

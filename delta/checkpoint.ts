@@ -13,7 +13,6 @@
  * the unexpired ones, and the extra time lets the scheduled vacuum see every removed file before
  * its tombstone leaves the state (a file whose tombstone vanished unseen would never be deleted).
  */
-import type { TableStorage } from './commit.ts';
 import {
   type AddFile,
   type CheckpointMetadata,
@@ -27,6 +26,7 @@ import {
 } from './log.ts';
 import { tableProperties } from './properties.ts';
 import type { TableState } from './snapshot.ts';
+import type { TableStorage } from './storage.ts';
 
 export interface CheckpointContent {
   protocol: Protocol;

@@ -16,19 +16,13 @@
  * leading format version byte; the descriptor's offset points at the size.
  */
 import { crc32 } from 'node:zlib';
-import type { TableStorage } from './commit.ts';
+import { InvalidDeletionVector } from './errors.ts';
 import { type DeletionVectorDescriptor, decodeLogPath } from './log.ts';
+import type { TableStorage } from './storage.ts';
 
 const z85Alphabet = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
 const z85Values = new Int16Array(128).fill(-1);
 for (let i = 0; i < z85Alphabet.length; i++) z85Values[z85Alphabet.charCodeAt(i)] = i;
-
-export class InvalidDeletionVector extends Error {
-  constructor(message: string) {
-    super(`Deletion vector: ${message}`);
-    this.name = 'InvalidDeletionVector';
-  }
-}
 
 /** Z85 (ZeroMQ RFC 32): every 5 characters are 4 bytes, big endian. Delta pads to whole groups; `length` trims. */
 export function decodeZ85(text: string, length = Math.floor(text.length / 5) * 4): Uint8Array {

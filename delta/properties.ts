@@ -2,7 +2,7 @@
  * The table properties Tributary honours, read from the table's metaData.configuration (Delta's own
  * names where Delta has one). Anything unset takes the protocol's default.
  */
-import { invalid } from '../errors.ts';
+import { InvalidTableProperties } from './errors.ts';
 
 export interface TableProperties {
   /** A checkpoint every this many versions (`delta.checkpointInterval`, default 10). */
@@ -101,22 +101,22 @@ export function tableProperties(configuration: Record<string, string>): TablePro
   };
 }
 
-/** Checks properties a tenant wants to set: known names, readable values within bounds (400 otherwise). */
+/** Checks properties a writer wants to set: known names, readable values in bounds (else InvalidTableProperties). */
 export function validateProperties(properties: Record<string, string>): Record<string, string> {
-  const issues: { path: string; message: string }[] = [];
+  const issues: { property: string; message: string }[] = [];
   for (const [key, value] of Object.entries(properties)) {
     const spec = settableProperties[key as SettableProperty];
     if (!spec) {
       issues.push({
-        path: `properties.${key}`,
+        property: key,
         message: `Not a property Tributary sets; one of ${Object.keys(settableProperties).join(', ')}`,
       });
       continue;
     }
     const parsed = spec.parse(value);
     if (parsed === null || parsed < spec.min || parsed > spec.max)
-      issues.push({ path: `properties.${key}`, message: `Out of range or unreadable: ${value.slice(0, 64)}` });
+      issues.push({ property: key, message: `Out of range or unreadable: ${value.slice(0, 64)}` });
   }
-  if (issues.length > 0) throw invalid('Invalid table properties', issues);
+  if (issues.length > 0) throw new InvalidTableProperties(issues);
   return properties;
 }

@@ -5,25 +5,10 @@
  * "Protocol Evolution"). Which features Tributary honours, and how, is features.ts; the refusal
  * names what is in the way and what the tenant can do.
  */
-import { DomainError } from '../errors.ts';
+import { TableNotWritable } from './errors.ts';
 import { writeSupport } from './features.ts';
 import type { TableMetadata } from './log.ts';
 import type { TableState } from './snapshot.ts';
-
-export class TableNotWritable extends DomainError {
-  constructor(
-    code: 'TABLE_PROTOCOL_UNSUPPORTED' | 'TABLE_SCHEMA_INCOMPATIBLE',
-    message: string,
-    readonly unsupported: string[] = [],
-  ) {
-    super(
-      code,
-      message,
-      unsupported.map((feature) => ({ path: 'table.protocol', message: feature })),
-    );
-    this.name = 'TableNotWritable';
-  }
-}
 
 /**
  * Throws TableNotWritable when the table's protocol needs a feature Tributary does not implement,

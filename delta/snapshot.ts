@@ -11,8 +11,8 @@
  * UUID-named V2 (`<v>.checkpoint.<uuid>.json|parquet`, with `sidecar` files in `_delta_log/_sidecars/`),
  * and whatever the protocol does not name is ignored.
  */
-import type { TableStorage } from './commit.ts';
 import { deletionVectorId } from './deletion-vectors.ts';
+import { VersionNotFound } from './errors.ts';
 import {
   type Action,
   type AddFile,
@@ -33,6 +33,7 @@ import {
   sidecarDirectory,
   type Txn,
 } from './log.ts';
+import type { TableStorage } from './storage.ts';
 
 export interface TableState {
   /** -1 before version 0. */
@@ -153,13 +154,6 @@ export interface OpenedSnapshot {
   objectsRead: number;
   /** The checkpoint it started from, or -1. */
   checkpoint: number;
-}
-
-export class VersionNotFound extends Error {
-  constructor(version: number) {
-    super(`Version ${version} of the table is not in its log (it may be older than the log's retention)`);
-    this.name = 'VersionNotFound';
-  }
 }
 
 /** `_last_checkpoint` as writers leave it: the version, and how to find that checkpoint's files. */
@@ -379,6 +373,15 @@ export async function commitsAfter(
   return commits;
 }
 
+/** The table's latest state for a commit to build on, kept warm where it can be. */
+export interface SnapshotSource {
+  /** The latest state known (a warm copy, or the store's log read to its end), at least `version` when given. */
+  current(tableId: string, version?: number): Promise<TableState>;
+  /** The state after a commit, for the next one. */
+  keep(tableId: string, state: TableState): void;
+  forget(tableId: string): void;
+}
+
 /**
  * Table states kept by a warm function instance, so that the next commit needs no read at all (the
  * store's conditional write tells when another writer moved the table on) and the next checkpoint
@@ -428,7 +431,7 @@ export class SnapshotCache {
   }
 
   /** A commit's view of one table: the cached state as it is, or the log read to `version` (or its end). */
-  source(reader: LogReader) {
+  source(reader: LogReader): SnapshotSource {
     return {
       current: async (tableId: string, version?: number): Promise<TableState> => {
         const cached = this.states.get(tableId);

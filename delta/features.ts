@@ -13,8 +13,8 @@
  * classic checkpoints, vacuum and log clean-up. Each feature below is honoured where that writer can
  * do what the protocol asks at little cost, and refused otherwise, with the reason a tenant reads.
  */
-import type { DeltaSchema } from '../datasets/model.ts';
-import type { AddFile, DomainMetadata, Metadata, Protocol, RemoveFile } from './log.ts';
+import { CommitNotAllowed } from './errors.ts';
+import type { AddFile, DomainMetadata, Metadata, Protocol, RemoveFile, TableSchema } from './log.ts';
 import { hasRecordCount, parseStats } from './log.ts';
 import type { TableState } from './snapshot.ts';
 
@@ -296,7 +296,7 @@ export function readSupport(protocol: Protocol | null, metadata: Metadata | null
 export function writeSupport(
   protocol: Protocol | null,
   metadata: Metadata | null,
-  options: { schema?: DeltaSchema; partitionColumns?: string[] } = {},
+  options: { schema?: TableSchema; partitionColumns?: string[] } = {},
 ): Support {
   const problems = new Map<string, string>();
   if (protocol) {
@@ -323,7 +323,7 @@ export function writeSupport(
 }
 
 /** The table's schema against the columns Tributary writes: same types, every other column nullable. */
-function schemaProblem(metadata: Metadata, schema: DeltaSchema, partitionColumns?: string[]): string | null {
+function schemaProblem(metadata: Metadata, schema: TableSchema, partitionColumns?: string[]): string | null {
   const table = new Map(schemaFields(metadata).map((field) => [field.name.toLowerCase(), field]));
   const issues: string[] = [];
   for (const ours of schema.fields) {
@@ -377,17 +377,6 @@ export function appendOnly(state: Pick<TableState, 'protocol' | 'metadata'>): bo
     requiredFeatures(state.protocol).writers.includes('appendOnly') &&
     enabled(state.metadata, 'delta.appendOnly')
   );
-}
-
-/** A commit that would break a feature the table has turned on. */
-export class CommitNotAllowed extends Error {
-  constructor(
-    readonly feature: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CommitNotAllowed';
-  }
 }
 
 export interface CommitDraft {

@@ -6,8 +6,8 @@
  * writes. The staged-envelope committer and the job runner both write their files this way.
  */
 import { randomUUID } from 'node:crypto';
-import type { TableStorage } from './commit.ts';
 import type { AddFile, FileStats } from './log.ts';
+import type { TableStorage } from './storage.ts';
 
 export interface DailyFiles<T> {
   dayOf(row: T): string;

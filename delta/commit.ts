@@ -4,7 +4,7 @@
  * rule holds: a log entry is never overwritten.
  *
  *   1. Start from the table's latest snapshot: a warm instance's cached state, or the store's log
- *      opened from its last checkpoint (shared/domain/delta/snapshot.ts).
+ *      opened from its last checkpoint (delta/snapshot.ts).
  *   2. Refuse a table whose protocol or schema Tributary cannot honour (TableNotWritable): nothing is
  *      written, and the caller keeps what it meant to commit.
  *   3. Write `_delta_log/<next>.json` only if it does not exist. The arbiter of a version is the store
@@ -26,6 +26,7 @@
  * Pipelines append with a Delta `txn` (appId, version) instead: their progress is one number.
  */
 import { randomUUID } from 'node:crypto';
+import { ConditionalWritesUnsupported, MissingVersion, ProgressMoved, TableNotWritable } from './errors.ts';
 import { prepareCommit } from './features.ts';
 import {
   type AddFile,
@@ -42,84 +43,16 @@ import {
   type TableMetadata,
   type Txn,
 } from './log.ts';
-import { applyActions, applyCommit, emptyState, latestTimestamp, type TableState } from './snapshot.ts';
-import { assertWritable, TableNotWritable } from './writable.ts';
-
-/** A version Tributary committed: what the run history shows and what the exactly-once check reads. */
-export interface LogEntry {
-  version: number;
-  /** Identifies the write that made this version (a run in the data set's history). */
-  runId: string;
-  /** Milliseconds, the commit's timestamp; never less than the previous version's. */
-  claimedAt: number;
-  operation: Operation;
-  /** Rows the version added to the table (0 for OPTIMIZE, which only rearranges them). */
-  rows: number;
-  bytes: number;
-  files: number;
-  removes: number;
-  txn: Txn | null;
-  startedAt: string;
-  completedAt: string | null;
-  attempt: number;
-}
-
-export interface TableStorage {
-  put(relativeKey: string, body: Uint8Array | string, contentType: string): Promise<void>;
-  /**
-   * Writes the object only when no object has that key (If-None-Match: *): true when written, false
-   * when one exists. Throws ConditionalWritesUnsupported when the store does not honour the condition.
-   */
-  putIfAbsent(relativeKey: string, body: Uint8Array | string, contentType: string): Promise<boolean>;
-  get(relativeKey: string): Promise<Buffer>;
-  /** null when the object does not exist. */
-  getIfExists(relativeKey: string): Promise<Buffer | null>;
-  delete(relativeKeys: string[]): Promise<void>;
-  /** Keys under a prefix in key order, after `startAfter` when given; `limit` stops early. */
-  list(
-    relativePrefix: string,
-    options?: { startAfter?: string; limit?: number },
-  ): Promise<{ key: string; size: number; lastModified: number }[]>;
-}
-
-/** The store answered that it does not support conditional writes (or ignores them: found by a probe). */
-export class ConditionalWritesUnsupported extends Error {
-  constructor() {
-    super('The object store does not support conditional writes (If-None-Match)');
-    this.name = 'ConditionalWritesUnsupported';
-  }
-}
-
-/** Decides which commit becomes a version. */
-export interface LogArbiter {
-  /**
-   * The version the snapshot must reach before a commit: null to trust the snapshot as it is (the
-   * store's own condition catches anything newer), or the newest claimed version, whose log file
-   * exists once this answers (a claim left half-way by a stopped writer is finished here).
-   */
-  settle(tableId: string): Promise<number | null>;
-  /** Makes `content` the table's `version` unless another commit holds it. */
-  write(tableId: string, version: number, content: string, runId: string): Promise<boolean>;
-}
-
-/** What Tributary keeps about its commits (DynamoDB, or an in-memory stand-in). */
-export interface CommitRecords {
-  /** Before an attempt: the message ids a run's commit will hold, replacing what the run held before. */
-  holdIds(tableId: string, runId: string, messageIds: string[]): Promise<void>;
-  /** The message ids the runs' commits hold, by run id (runs unknown here are left out). */
-  idsOf(tableId: string, runIds: string[]): Promise<Map<string, string[]>>;
-  /** After the commit: the version in the run history. */
-  record(tableId: string, entry: LogEntry): Promise<void>;
-}
-
-/** The table's latest state for a commit to build on, kept warm where it can be. */
-export interface SnapshotSource {
-  /** The latest state known (a warm copy, or the store's log read to its end), at least `version` when given. */
-  current(tableId: string, version?: number): Promise<TableState>;
-  /** The state after a commit, for the next one. */
-  keep(tableId: string, state: TableState): void;
-  forget(tableId: string): void;
-}
+import {
+  applyActions,
+  applyCommit,
+  emptyState,
+  latestTimestamp,
+  type SnapshotSource,
+  type TableState,
+} from './snapshot.ts';
+import type { Claim, CommitRecords, LogArbiter, LogEntry, TableStorage, VersionClaims } from './storage.ts';
+import { assertWritable } from './writable.ts';
 
 export interface CommitHooks {
   /** Runs once per version, for its writer: run history, data set version, counters, checkpoints. */
@@ -183,14 +116,11 @@ export interface CommitRequest {
   /** Deletes what the commit wrote ahead of it (its data files), when the table refuses it. */
   discard?(commit: Commit): Promise<void>;
   attempt: number;
-}
-
-/** Why a version could not be read back after it was found taken. */
-class MissingVersion extends Error {
-  constructor(version: number) {
-    super(`Version ${version} of the table is claimed but not in its log`);
-    this.name = 'MissingVersion';
-  }
+  /**
+   * Aborted when the caller stopped waiting: the commit then gives up before it writes a version
+   * (its data files deleted), rather than commit long after (a frozen function thawed later).
+   */
+  signal?: AbortSignal;
 }
 
 async function readVersionIfExists(storage: TableStorage, version: number): Promise<Winner | null> {
@@ -283,6 +213,10 @@ export async function commitNext(
         domainMetadata: prepared.domainMetadata,
       });
       const committedAt = Number(prepared.commitInfo.inCommitTimestamp ?? timestamp);
+      if (request.signal?.aborted) {
+        await request.discard?.(commit);
+        request.signal.throwIfAborted();
+      }
       if (commit.messageIds.length > 0 && commit.messageIds !== held) {
         await deps.records.holdIds(tableId, runId, commit.messageIds);
         held = commit.messageIds;
@@ -345,6 +279,8 @@ export interface AppendRequest<Row> {
    */
   keeps?: (table: Pick<TableState, 'protocol' | 'metadata'>) => (row: Row) => boolean;
   attempt: number;
+  /** Aborted when the caller stopped waiting: no more files are written, and no version (CommitRequest). */
+  signal?: AbortSignal;
 }
 
 export interface AppendResult {
@@ -398,6 +334,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     return pending.length < before;
   };
   const commitOf = async (chosen: Row[], version: number): Promise<Commit> => {
+    request.signal?.throwIfAborted();
     const files = await request.writeFiles(chosen);
     return {
       operation: 'WRITE',
@@ -418,6 +355,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     expects: request.metadata,
     discard,
     ...(txn ? { readVersion: txn.readVersion } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
     async build(state) {
       if (request.keeps) {
         const keeps = request.keeps(state.metadata ? state : { ...state, metadata: metadataAction(request.metadata) });
@@ -552,16 +490,6 @@ export interface PartitionReplacement {
   attempt: number;
 }
 
-/** Another commit moved the application's progress that a replacement was made for. */
-export class ProgressMoved extends Error {
-  constructor(appId: string, expected: number, found: number) {
-    super(
-      `Another run of ${appId} committed while this one was being made (its progress moved from version ${expected} to ${found})`,
-    );
-    this.name = 'ProgressMoved';
-  }
-}
-
 /**
  * Replace whole partitions in one version: every live file of the partitions `replaces` picks is
  * removed (`dataChange: true`, a delete readers see as one) and `adds` take their place. Retention
@@ -686,24 +614,6 @@ export function conditionalArbiter(storage: Pick<TableStorage, 'putIfAbsent'>): 
     settle: async () => null,
     write: (_, version, content) => storage.putIfAbsent(logFileName(version), content, 'application/json'),
   };
-}
-
-/** A version claimed in DynamoDB, for a store without conditional writes. */
-export interface Claim {
-  version: number;
-  runId: string;
-  /** The commit's content under a name no reader looks at, until it is copied to the log. */
-  tempKey: string;
-  complete: boolean;
-}
-
-export interface VersionClaims {
-  /** The highest claim of the table (strongly consistent); null when there is none (new, or expired). */
-  latest(tableId: string): Promise<Claim | null>;
-  claimAt(tableId: string, version: number): Promise<Claim | null>;
-  /** Puts the claim only if its version is free; false when another writer holds it. */
-  claim(tableId: string, claim: Claim): Promise<boolean>;
-  markComplete(tableId: string, version: number): Promise<void>;
 }
 
 /**

@@ -7,9 +7,8 @@
  *
  * Tributary's own commits say who made them in their `commitInfo` (`engineInfo: Tributary`), and
  * `txnId` is the run that wrote the version: a writer whose answer was lost recognises its own
- * commit, and the message ids a version holds are kept under its run (shared/domain/delta/commit.ts).
+ * commit, and the message ids a version holds are kept under its run (delta/commit.ts).
  */
-import type { DeltaSchema } from '../datasets/model.ts';
 
 export interface FileStats {
   numRecords: number;
@@ -127,11 +126,20 @@ export interface Sidecar {
   modificationTime: number;
 }
 
-/** What a data set says about its table before version 0 exists. */
+/** The primitive column types the library writes (protocol "Primitive Types"). */
+export type PrimitiveType = 'string' | 'long' | 'double' | 'boolean' | 'timestamp';
+
+/** A table's schema as the library writes it into metaData.schemaString: a struct of primitive columns. */
+export interface TableSchema {
+  type: 'struct';
+  fields: { name: string; type: PrimitiveType; nullable: boolean; metadata: Record<string, never> }[];
+}
+
+/** What the writer says about its table before version 0 exists. */
 export interface TableMetadata {
   tableId: string;
   name: string;
-  schema: DeltaSchema;
+  schema: TableSchema;
   partitionColumns: string[];
   createdTime: number;
 }

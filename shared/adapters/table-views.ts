@@ -1,0 +1,39 @@
+/**
+ * The Delta library's table states as the use cases' views of a data set's table
+ * (shared/domain/datasets/table.ts), and the library's rules for table properties.
+ */
+import { type AddFile, liveRecords } from '#delta/log.ts';
+import { tableProperties, validateProperties } from '#delta/properties.ts';
+import type { TableState } from '#delta/snapshot.ts';
+import type { TableFile, TablePropertyRules, TableSnapshot } from '../domain/datasets/table.ts';
+import { serviceErrorOf } from './delta-errors.ts';
+
+export function fileView(add: AddFile): TableFile {
+  return {
+    path: add.path,
+    partitionValues: add.partitionValues,
+    size: add.size,
+    modificationTime: add.modificationTime,
+    records: () => liveRecords(add),
+  };
+}
+
+export function snapshotView(state: TableState): TableSnapshot {
+  return {
+    version: state.version,
+    files: [...state.files.values()].map(fileView),
+    properties: state.metadata?.configuration ?? {},
+    progress: new Map([...state.txns].map(([appId, txn]) => [appId, txn.version])),
+  };
+}
+
+export const tablePropertyRules: TablePropertyRules = {
+  check(properties) {
+    try {
+      validateProperties(properties);
+    } catch (error) {
+      throw serviceErrorOf(error);
+    }
+  },
+  inForce: tableProperties,
+};
