@@ -36,8 +36,9 @@ export default defineConfig({
           include: ['test/cdk/**/*.test.ts'],
           globalSetup: ['test/support/cdk-setup.ts'],
           isolate: false,
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          // The shared synthesis bundles every function and runs the policy checks.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
       {

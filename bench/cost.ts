@@ -49,7 +49,7 @@ type Invocation = import('./cost-meter.ts').Invocation;
 type Reading = import('./cost-meter.ts').Reading;
 
 const ingestEntry = 'functions/ingest/accept.ts';
-const commitEntry = (schedules['table-commits'] as (typeof schedules)[string]).entry;
+const commitEntry = schedules['table-commits'].entry;
 const ingestRoute = Object.entries(routes).find(([, spec]) => spec.entry === ingestEntry)?.[0] as string;
 const scheduleEntries = new Set(Object.values(schedules).map((schedule) => schedule.entry));
 /** The functions every event passes through (or may: the dead-letter recorder). */
@@ -97,12 +97,7 @@ function readDeployment() {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const { stateful, stateless } = tributary(app);
   const functions = new Map<string, Deployed>();
-  for (const [key, fn] of Object.entries(stateless.routeFunctions))
-    functions.set(routes[key as keyof typeof routes].entry, deployedSettings(cfnFunctionOf(fn)));
-  for (const [name, fn] of Object.entries(stateless.consumerFunctions))
-    functions.set((consumers[name] as { entry: string }).entry, deployedSettings(cfnFunctionOf(fn)));
-  for (const [name, schedule] of Object.entries(schedules))
-    functions.set(schedule.entry, deployedSettings(cfnFunctionOf(stateless.node.tryFindChild(`Schedule-${name}`))));
+  for (const fn of stateless.functions) functions.set(fn.declaration.entry, deployedSettings(cfnFunctionOf(fn)));
   // findAll walks nested stacks too: they are constructs of the stateless stack.
   const stacks = [stateful, stateless];
   const alarmMetrics = all(stacks, CfnAlarm).reduce((sum, alarm) => {
@@ -156,7 +151,7 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-cost-'));
   const ingest = deployment.functions.get(ingestEntry) as Deployed;
-  const writer = consumers['ingest-writer'] as (typeof consumers)[string];
+  const writer = consumers['ingest-writer'];
   const [port, dynamodbPort, s3Port, sqsPort] = (await freePorts(4)) as [number, number, number, number];
   const settings = {
     ...readLocalSettings({}),
@@ -931,13 +926,13 @@ export async function benchCost(): Promise<string> {
       ratePerSecond: 2,
     },
   ];
-  const windowSeconds = (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds;
+  const windowSeconds = consumers['ingest-writer'].maxBatchingWindowSeconds;
   const { defaultCounterFlushSeconds, defaultFreshnessSeconds } = await import('#shared/config.ts');
   const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
   const rule: CommitRule = {
     freshnessSeconds: Number(process.env.BENCH_COST_FRESHNESS_SECONDS ?? defaultFreshnessSeconds),
     sizeTargetBytes: stagedSizeTargetBytes,
-    passSeconds: (schedules['table-commits'] as (typeof schedules)[string]).everyMinutes * 60,
+    passSeconds: schedules['table-commits'].everyMinutes * 60,
     windowSeconds,
     doorFlushSeconds: defaultCounterFlushSeconds,
   };

@@ -24,8 +24,7 @@ const requestsPerSecond = Number(process.env.BENCH_ZIPF_RATE ?? 20);
 const seconds = Number(process.env.BENCH_ZIPF_SECONDS ?? 120);
 /** The writer's batching window: the deployed one unless BENCH_ZIPF_WINDOW_SECONDS says otherwise. */
 const batchWindowSeconds = Number(
-  process.env.BENCH_ZIPF_WINDOW_SECONDS ??
-    (consumers['ingest-writer'] as (typeof consumers)[string]).maxBatchingWindowSeconds,
+  process.env.BENCH_ZIPF_WINDOW_SECONDS ?? consumers['ingest-writer'].maxBatchingWindowSeconds,
 );
 /** Every this many 202s, the events endpoint is asked for the event until it lists it. */
 const probeEvery = 100;

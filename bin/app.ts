@@ -33,7 +33,8 @@ tributary(app, {
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     stagedOverdueSeconds: number('stagedOverdueSeconds'),
-    writerErrors: number('writerErrors'),
+    // writerErrors: its name when it watched the batch writer alone.
+    functionErrors: number('functionErrors') ?? number('writerErrors'),
     batchFailures: number('batchFailures'),
     api5xxPercent: number('api5xxPercent'),
     failedJobPercent: number('failedJobPercent'),

@@ -1,8 +1,10 @@
-import { type App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type { App } from 'aws-cdk-lib';
 import { EdgeFirewallStack } from './constructs/edge.ts';
+import { acknowledgeControl, checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 import { StatefulStack, type StatefulStackProps } from './stateful-stack.ts';
 import { StatelessStack, type StatelessStackProps } from './stateless-stack.ts';
+
+export { checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 
 export type TributaryProps = StatefulStackProps &
   Omit<StatelessStackProps, 'stateful' | 'edgeWebAclArn'> & {
@@ -15,8 +17,9 @@ export type TributaryProps = StatefulStackProps &
 
 /**
  * The whole deployment: the stateful stack (table, queues, buckets, secrets) and the stateless one
- * (API, functions, alarms), checked by cdk-nag's AwsSolutions rules on every synth. A finding fails
- * the synth unless it is suppressed beside the resource, with the reason.
+ * (API, functions, alarms), checked on every synth by cdk-nag's AwsSolutions rules and Control
+ * Tower's proactive controls (lib/policy-checks.ts). A finding fails the synth unless it is
+ * acknowledged beside the resource, with the reason.
  */
 export function tributary(app: App, props: TributaryProps = {}) {
   const { env, removalPolicy, edge, ...stateless } = props;
@@ -40,16 +43,16 @@ export function tributary(app: App, props: TributaryProps = {}) {
     ...stateless,
     ...(firewall ? { edgeWebAclArn: firewall.webAcl.attrArn, crossRegionReferences: true } : {}),
   });
+  if (firewall)
+    // CDK adds the function that passes the web ACL's ARN between regions (its cross-region
+    // references) when it prepares the app: only its stack can be named here.
+    for (const stack of [firewall, statelessStack])
+      acknowledgeControl(
+        stack,
+        'lambda_inside_vpc_check',
+        "CDK's cross-region reference functions, which run at deployment only, and Tributary's own, which reach AWS service endpoints and tenants' stores anywhere (lib/constructs/service-function.ts).",
+      );
   checkedByCdkNag(app);
+  checkedByControlTower(app);
   return { stateful, stateless: statelessStack, firewall };
-}
-
-/** cdk-nag's AwsSolutions rules run on every synth of the app; a finding not acknowledged fails it. */
-export function checkedByCdkNag(app: App): void {
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  Validations.of(app).acknowledge({
-    id: 'AwsSolutions-L1',
-    reason:
-      'Functions run on nodejs22.x, the runtime the service is built, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not a default. CDK picks the custom resource framework’s own runtime.',
-  });
 }

@@ -1,73 +1,116 @@
 /**
- * Every function the stateless stack deploys, as one list: a function per route and the not-found
- * route (shared/routes.ts), the queue consumers and schedules (shared/topology.ts), the
- * deploy-time bootstrap key installer and the bootstrap key's rotation function. The bundle tests and `npm run bench functions` read it; the
- * stack builds the same functions from the same declarations.
+ * Every function the stateless stack deploys, each as one declaration: a function per route and the
+ * not-found route (shared/routes.ts), the queue consumers and schedules (shared/topology.ts), the
+ * deploy-time bootstrap key installer and the bootstrap key's rotation function. The stack builds
+ * each function from its declaration (lib/constructs/service-function.ts), the bundles are built
+ * from the same list (lib/bundling.ts), and the bundle tests and `npm run bench functions` read it.
  */
 import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import { type Access, bootstrapKeyInstaller, bootstrapKeyRotation, consumers, schedules } from '#shared/topology.ts';
+import {
+  type Access,
+  bootstrapKeyInstaller,
+  bootstrapKeyRotation,
+  type ConsumerName,
+  consumers,
+  type FunctionSettings,
+  type ScheduleName,
+  schedules,
+} from '#shared/topology.ts';
 
-export interface FunctionEntry {
-  name: string;
-  entry: string;
-  kind: 'api' | 'consumer' | 'schedule' | 'deploy';
-  /** Files the bundle reads from beside itself. */
-  assets: string[];
-  /** What the stack lets it touch. */
-  access: Access;
-  /** API-key routes also read the key store, whatever their own access says. */
-  authenticated: boolean;
+export type RouteKey = keyof typeof routes;
+export type FunctionKind = 'api' | 'consumer' | 'schedule' | 'deploy';
+
+export interface FunctionDeclaration {
+  /** The route key, consumer or schedule name, `$default` or the deploy hook's name. */
+  readonly name: string;
+  readonly kind: FunctionKind;
+  /** Handler module relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  /** What the stack lets it touch (API-key routes also note keys' last use). */
+  readonly access: Access;
+  readonly settings: FunctionSettings;
 }
 
-export function allFunctions(): FunctionEntry[] {
+export function routeSpec(key: RouteKey): RouteSpec {
+  return routes[key];
+}
+
+export function routeFunction(key: RouteKey): FunctionDeclaration {
+  const spec = routeSpec(key);
+  return {
+    name: key,
+    kind: 'api',
+    entry: spec.entry,
+    description: `${key}: ${spec.summary}`,
+    access: { ...spec.access, recordsKeyUse: spec.auth === 'apiKey' },
+    settings: spec.function ?? {},
+  };
+}
+
+export const notFoundFunction: FunctionDeclaration = {
+  name: '$default',
+  kind: 'api',
+  entry: notFoundRoute.entry,
+  description: notFoundRoute.summary,
+  access: notFoundRoute.access,
+  settings: {},
+};
+
+export function consumerFunction(name: ConsumerName): FunctionDeclaration {
+  const spec = consumers[name];
+  return {
+    name,
+    kind: 'consumer',
+    entry: spec.entry,
+    description: spec.summary,
+    access: spec.access,
+    settings: spec.function,
+  };
+}
+
+export function scheduleFunction(name: ScheduleName): FunctionDeclaration {
+  const spec = schedules[name];
+  return {
+    name,
+    kind: 'schedule',
+    entry: spec.entry,
+    description: spec.summary,
+    access: spec.access,
+    settings: spec.function ?? {},
+  };
+}
+
+export const bootstrapKeyFunctions = {
+  installer: {
+    name: 'bootstrap-key-installer',
+    kind: 'deploy',
+    entry: bootstrapKeyInstaller.entry,
+    description: bootstrapKeyInstaller.summary,
+    access: bootstrapKeyInstaller.access,
+    settings: bootstrapKeyInstaller.function,
+  },
+  rotation: {
+    name: 'bootstrap-key-rotation',
+    kind: 'deploy',
+    entry: bootstrapKeyRotation.entry,
+    description: bootstrapKeyRotation.summary,
+    access: bootstrapKeyRotation.access,
+    settings: bootstrapKeyRotation.function,
+  },
+} as const satisfies Record<string, FunctionDeclaration>;
+
+export const routeKeys = Object.keys(routes) as RouteKey[];
+export const consumerNames = Object.keys(consumers) as ConsumerName[];
+export const scheduleNames = Object.keys(schedules) as ScheduleName[];
+
+export function allFunctions(): FunctionDeclaration[] {
   return [
-    ...(Object.entries(routes) as [string, RouteSpec][]).map(([key, spec]) => ({
-      name: key,
-      entry: spec.entry,
-      kind: 'api' as const,
-      assets: spec.function?.assets ?? [],
-      access: spec.access,
-      authenticated: spec.auth === 'apiKey',
-    })),
-    {
-      name: '$default',
-      entry: notFoundRoute.entry,
-      kind: 'api' as const,
-      assets: [],
-      access: notFoundRoute.access,
-      authenticated: false,
-    },
-    ...Object.entries(consumers).map(([name, spec]) => ({
-      name,
-      entry: spec.entry,
-      kind: 'consumer' as const,
-      assets: spec.function.assets ?? [],
-      access: spec.access,
-      authenticated: false,
-    })),
-    ...Object.entries(schedules).map(([name, spec]) => ({
-      name,
-      entry: spec.entry,
-      kind: 'schedule' as const,
-      assets: spec.function?.assets ?? [],
-      access: spec.access,
-      authenticated: false,
-    })),
-    {
-      name: 'bootstrap-key-installer',
-      entry: bootstrapKeyInstaller.entry,
-      kind: 'deploy' as const,
-      assets: bootstrapKeyInstaller.function.assets ?? [],
-      access: bootstrapKeyInstaller.access,
-      authenticated: false,
-    },
-    {
-      name: 'bootstrap-key-rotation',
-      entry: bootstrapKeyRotation.entry,
-      kind: 'deploy' as const,
-      assets: bootstrapKeyRotation.function.assets ?? [],
-      access: bootstrapKeyRotation.access,
-      authenticated: false,
-    },
+    ...routeKeys.map(routeFunction),
+    notFoundFunction,
+    ...consumerNames.map(consumerFunction),
+    ...scheduleNames.map(scheduleFunction),
+    bootstrapKeyFunctions.installer,
+    bootstrapKeyFunctions.rotation,
   ];
 }

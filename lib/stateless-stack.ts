@@ -1,40 +1,21 @@
-import {
-  CfnOutput,
-  CustomResource,
-  Duration,
-  NestedStack,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnRotationSchedule, Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Provider } from 'aws-cdk-lib/custom-resources';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { notFoundRoute, type RouteSpec, routes } from '#shared/routes.ts';
-import {
-  bootstrapKeyInstaller,
-  bootstrapKeyRotation,
-  consumers,
-  eventSourceSettings,
-  schedules,
-} from '#shared/topology.ts';
+import type { DeploymentSetting } from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
-import { bindAccess } from './constructs/access.ts';
-import { ApiRoutes } from './constructs/api-routes.ts';
-import { ApiEdge } from './constructs/edge.ts';
+import { StackBundles } from './bundling.ts';
+import type { SharedResources } from './constructs/access.ts';
+import { Api, type Throttle } from './constructs/api.ts';
+import { BootstrapKey } from './constructs/bootstrap-key.ts';
+import { DashboardProvisioning } from './constructs/dashboard-provisioning.ts';
+import { IngestPipeline } from './constructs/ingest-pipeline.ts';
 import { type AlarmThresholds, Operations } from './constructs/operations.ts';
-import { ServiceFunction } from './constructs/service-function.ts';
+import { QueueConsumer } from './constructs/queue-consumer.ts';
+import { ScheduledFunctions } from './constructs/scheduled-functions.ts';
+import { bundleSource, type FunctionContext, type ServiceFunction } from './constructs/service-function.ts';
+import { allowLogGroups, serviceKey } from './constructs/service-key.ts';
 import { TenantBucketAccess } from './constructs/tenant-bucket-access.ts';
+import { allFunctions } from './functions.ts';
+import { keepDeployedLogicalIds } from './kept-ids.ts';
 import type { StatefulStack } from './stateful-stack.ts';
 
 export interface StatelessStackProps extends StackProps {
@@ -109,305 +90,181 @@ export interface StatelessStackProps extends StackProps {
   allowedStoreEndpoints?: string[];
   /**
    * X-Ray active tracing for every function (default off: a trace of every sampled request costs
-   * more than the request). When on, the ingest function and the queue consumers also trace each AWS
-   * SDK call, where a trace is worth the tracer's size in the bundle.
+   * more than the request). When on, the functions that declare `tracesSdkCalls` (the ingest
+   * function and the queue consumers) also trace each AWS SDK call, where a trace is worth the
+   * tracer's size in the bundle.
    */
   tracing?: boolean;
   /** The web ACL (EdgeFirewallStack) of a CloudFront distribution to put in front of the API; none: no edge. */
   edgeWebAclArn?: string;
 }
 
-/** The route whose function's SDK calls are traced when tracing is on, beside the queue consumers'. */
-const ingestRoute = 'POST /api/ingest/{source_id}';
-
-/**
- * One JSON line per request, as API Gateway saw it: who, which route, the answer and how long it took,
- * and what the integration did. `integrationStatus` is Lambda's own answer to the invocation: "200"
- * whenever a function ran, so a line without it is a request API Gateway or Lambda refused before any
- * function could record it (a throttle's 429, a body over the limits' 413, a timeout's 503/504): the
- * EdgeRefusals metric counts exactly those lines. No query string (cursors) and no header is logged,
- * nor the time (CloudWatch Logs stamps every line) or the response's length: a line is paid per byte
- * on every webhook.
- */
-export const accessLogFields = {
-  requestId: '$context.requestId',
-  ip: '$context.identity.sourceIp',
-  routeKey: '$context.routeKey',
-  path: '$context.path',
-  status: '$context.status',
-  responseLatency: '$context.responseLatency',
-  integrationLatency: '$context.integrationLatency',
-  integrationStatus: '$context.integrationStatus',
-  integrationError: '$context.integrationErrorMessage',
-  errorType: '$context.error.responseType',
-  errorMessage: '$context.error.message',
-};
-
-/** API Gateway's throttle values, checked at synth (a rate and a burst of at least 1). */
-function checkedThrottle(name: string, rateLimit: number, burstLimit: number) {
-  if (!(Number.isFinite(rateLimit) && rateLimit > 0))
-    throw new Error(`${name}Rate must be a positive number of requests per second, got ${rateLimit}`);
-  if (!(Number.isInteger(burstLimit) && burstLimit >= 1))
-    throw new Error(`${name}Burst must be a whole number of requests of at least 1, got ${burstLimit}`);
-  return { rateLimit, burstLimit };
-}
-
 export const maxIngestBytes = 4 * 1024 * 1024;
 
 /**
- * What a deployment replaces: the HTTP API with one function per route (grouped in one nested
- * stack per area, which keeps every template far below CloudFormation's resource limit), the
- * queue consumers, the schedules, and the custom resource that installs the bootstrap key.
+ * What a deployment replaces: the HTTP API with one function per route, the ingest pipeline, the
+ * job runner, dashboard provisioning, the schedules, the bootstrap key's functions, and the alarms.
+ * Every function is built from its declaration (lib/functions.ts), in one bundle build.
  */
 export class StatelessStack extends Stack {
-  readonly api: HttpApi;
-  readonly routeFunctions: Record<string, ServiceFunction> = {};
-  readonly consumerFunctions: Record<string, ServiceFunction> = {};
+  readonly api: Api;
+  readonly ingest: IngestPipeline;
+  readonly jobRunner: QueueConsumer;
+  readonly dashboardProvisioning: DashboardProvisioning;
+  readonly schedules: ScheduledFunctions;
+  readonly bootstrapKey: BootstrapKey;
   readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    if (
-      props.ingestMaxBytes !== undefined &&
-      !(Number.isInteger(props.ingestMaxBytes) && props.ingestMaxBytes >= 1 && props.ingestMaxBytes <= maxIngestBytes)
-    )
-      throw new Error(`ingestMaxBytes must be a whole number of bytes from 1 to ${maxIngestBytes}`);
-    // The provisioner posts each tenant's read-only API key there: never in clear text.
-    if (props.dashboardUrl !== undefined && !/^https:\/\/[^/?#\s]+/.test(props.dashboardUrl))
-      throw new Error(
-        `dashboardUrl must be an https:// URL (it receives tenants' API keys), got "${props.dashboardUrl}"`,
-      );
-    const writerWindow = props.writerBatchingWindowSeconds;
-    if (writerWindow !== undefined && !(Number.isInteger(writerWindow) && writerWindow >= 0 && writerWindow <= 300))
-      throw new Error('writerBatchingWindowSeconds must be a whole number of seconds from 0 to 300');
-    const freshness = props.tableFreshnessSeconds;
-    if (freshness !== undefined && !(Number.isInteger(freshness) && freshness >= 0 && freshness <= 86_400))
-      throw new Error('tableFreshnessSeconds must be a whole number of seconds from 0 to 86400');
-    const retention = props.dataRetentionDays;
-    if (retention !== undefined && !(Number.isInteger(retention) && retention >= 1 && retention <= 36_500))
-      throw new Error('dataRetentionDays must be a whole number of days from 1 to 36500');
-    const resources = {
-      settings: {
-        ...(freshness === undefined ? {} : { TABLE_FRESHNESS_SECONDS: String(freshness) }),
-        ...(retention === undefined ? {} : { DATA_RETENTION_DAYS: String(retention) }),
-      } as Record<string, string>,
-      table: props.stateful.table,
-      queues: props.stateful.queues,
-      platformBucket: props.stateful.platformBucket,
-      secretsKey: props.stateful.secretsKey,
-      cursorKey: props.stateful.cursorKey,
-      bootstrapKey: props.stateful.bootstrapKey,
-      tenantStores: {
-        bucketNames: props.tenantBuckets ?? [],
-        bucketRoles: props.tenantBuckets?.length
-          ? new TenantBucketAccess(this, 'TenantBucketAccess', { bucketNames: props.tenantBuckets })
-          : undefined,
-        roleArns: props.tenantRoleArns,
-        allowPlatformAccountRoles: props.allowPlatformAccountRoles ?? false,
-        allowedEndpoints: props.allowedStoreEndpoints ?? [],
-      },
-    };
-
-    const tracing = (sdkCalls: boolean) => (props.tracing ? { sdkCalls } : undefined);
-    const notFound = new ServiceFunction(this, 'NotFound', {
-      entry: notFoundRoute.entry,
-      description: notFoundRoute.summary,
-      tracing: tracing(false),
-    });
-    this.api = new HttpApi(this, 'Api', {
-      description: 'Tributary management and ingest API',
-      defaultIntegration: new HttpLambdaIntegration('NotFoundIntegration', notFound),
-      createDefaultStage: false,
-    });
-    const throttle = checkedThrottle('throttle', props.throttleRatePerSecond ?? 1000, props.throttleBurst ?? 2000);
-    const ingestThrottle = checkedThrottle(
-      'ingestThrottle',
-      props.ingestThrottleRatePerSecond ?? throttle.rateLimit,
-      props.ingestThrottleBurst ?? throttle.burstLimit,
-    );
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
-      retention: RetentionDays.THREE_MONTHS,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.api,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle,
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),
-      },
-    });
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Every route authorises in its own function, before anything else: an API key checked against its hash in the table and the route’s permission (shared/http/api-handler.ts), or the source’s bearer token or signature on the ingest route. Public routes (live, health, openapi.json, docs, console) disclose nothing tenant-owned.',
-    });
-
+    const { stateful } = props;
+    const tracing = props.tracing ?? false;
+    const logsKey = serviceKey(this, 'LogsKey', 'Encrypts the Tributary log groups', RemovalPolicy.DESTROY);
+    allowLogGroups(logsKey);
     // The console function ships the console's script and stylesheet, built from source here
     // whenever functions are bundled.
     if (this.bundlingRequired) buildConsole();
-    const byArea = new Map<string, [string, RouteSpec][]>();
-    for (const [key, spec] of Object.entries(routes) as [string, RouteSpec][]) {
-      byArea.set(spec.tag, [...(byArea.get(spec.tag) ?? []), [key, spec]]);
-    }
-    for (const [area, areaRoutes] of byArea) {
-      const nested = new NestedStack(this, `${area.replace(/\W/g, '')}Routes`, {
-        description: `Tributary ${area} routes`,
-      });
-      const built = new ApiRoutes(nested, 'Routes', {
-        api: this.api,
-        routes: areaRoutes,
-        resources,
-        tracing: (routeKey) => tracing(routeKey === ingestRoute),
-      });
-      Object.assign(this.routeFunctions, built.functions);
-      // The stage's settings for the ingest route name the route, which must exist first.
-      if (areaRoutes.some(([key]) => key === ingestRoute)) stage.node.addDependency(nested);
-    }
-    (stage.node.defaultChild as CfnStage).routeSettings = {
-      [ingestRoute]: {
-        ThrottlingRateLimit: ingestThrottle.rateLimit,
-        ThrottlingBurstLimit: ingestThrottle.burstLimit,
-      },
+    const context: FunctionContext = {
+      resources: sharedResources(this, props),
+      bundles: new StackBundles(allFunctions().map((declaration) => bundleSource(declaration, tracing))),
+      tracing,
+      logsKey,
     };
-
-    for (const [name, consumer] of Object.entries(consumers)) {
-      const fn = new ServiceFunction(this, `Consumer-${name}`, {
-        entry: consumer.entry,
-        description: consumer.summary,
-        memoryMb: consumer.function.memoryMb,
-        timeoutSeconds: consumer.function.timeoutSeconds,
-        assets: consumer.function.assets,
-        tracing: tracing(true),
-      });
-      bindAccess(fn, consumer.access, resources);
-      if (name === 'dashboard-provisioner' && props.dashboardUrl)
-        fn.addEnvironment('DASHBOARD_URL', props.dashboardUrl);
-      if (name === 'dashboard-provisioner' && props.dashboardTokenSecret) {
-        const token = props.dashboardTokenSecret.startsWith('arn:')
-          ? Secret.fromSecretCompleteArn(this, 'DashboardToken', props.dashboardTokenSecret)
-          : Secret.fromSecretNameV2(this, 'DashboardToken', props.dashboardTokenSecret);
-        token.grantRead(fn);
-        fn.addEnvironment('DASHBOARD_TOKEN_SECRET_ARN', token.secretArn);
-      }
-      const source = eventSourceSettings(
-        consumer,
-        name === 'ingest-writer' && writerWindow !== undefined ? writerWindow : consumer.maxBatchingWindowSeconds,
-      );
-      fn.addEventSource(
-        new SqsEventSource(props.stateful.queues[consumer.queue], {
-          batchSize: source.batchSize,
-          maxBatchingWindow: Duration.seconds(source.windowSeconds),
-          maxConcurrency: consumer.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
-      this.consumerFunctions[name] = fn;
-    }
-
-    for (const [name, schedule] of Object.entries(schedules)) {
-      const fn = new ServiceFunction(this, `Schedule-${name}`, {
-        entry: schedule.entry,
-        description: schedule.summary,
-        memoryMb: schedule.function?.memoryMb,
-        timeoutSeconds: schedule.function?.timeoutSeconds,
-        assets: schedule.function?.assets,
-        tracing: tracing(false),
-      });
-      bindAccess(fn, schedule.access, resources);
-      new Rule(this, `Rule-${name}`, {
-        schedule: Schedule.rate(Duration.minutes(schedule.everyMinutes)),
-        targets: [new LambdaFunction(fn)],
-      });
-    }
-
-    const bootstrap = new ServiceFunction(this, 'BootstrapKeyInstaller', {
-      entry: bootstrapKeyInstaller.entry,
-      description: bootstrapKeyInstaller.summary,
-      timeoutSeconds: bootstrapKeyInstaller.function.timeoutSeconds,
-      tracing: tracing(false),
+    const throttle = checkedThrottle('throttle', props.throttleRatePerSecond ?? 1000, props.throttleBurst ?? 2000);
+    this.api = new Api(this, 'Api', {
+      context,
+      edgeWebAclArn: props.edgeWebAclArn,
+      throttle,
+      ingestThrottle: checkedThrottle(
+        'ingestThrottle',
+        props.ingestThrottleRatePerSecond ?? throttle.rateLimit,
+        props.ingestThrottleBurst ?? throttle.burstLimit,
+      ),
     });
-    bindAccess(bootstrap, bootstrapKeyInstaller.access, resources);
-    const provider = new Provider(this, 'BootstrapKeyProvider', { onEventHandler: bootstrap });
-    Validations.of(provider).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bootstrap.node.defaultChild as CfnFunction)}.Arn>:*]`,
-      reason: 'The CDK custom resource framework invokes the installer function, by whichever version is current.',
+    this.ingest = new IngestPipeline(this, 'Ingest', {
+      queues: stateful.queues,
+      context,
+      writerBatchingWindowSeconds: checkedWhole(
+        'writerBatchingWindowSeconds',
+        props.writerBatchingWindowSeconds,
+        0,
+        300,
+      ),
     });
-    Validations.of(provider).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason:
-        'The role of the CDK custom resource framework’s own function, which CDK defines; it runs only during deployments.',
+    this.jobRunner = new QueueConsumer(this, 'JobRunner', {
+      consumer: 'job-runner',
+      queue: stateful.queues.jobs,
+      context,
     });
-    new CustomResource(this, 'BootstrapKey', {
-      serviceToken: provider.serviceToken,
-      // Installs the key at the first deploy; rotating it is the rotation function's (below).
-      properties: { SecretArn: props.stateful.bootstrapKey.secretArn },
+    this.dashboardProvisioning = new DashboardProvisioning(this, 'DashboardProvisioning', {
+      queue: stateful.queues.dashboard,
+      context,
+      dashboardUrl: props.dashboardUrl,
+      dashboardTokenSecret: props.dashboardTokenSecret,
     });
-
-    // `aws secretsmanager rotate-secret` on the bootstrap key secret makes a new key, installs it and
-    // retires the old one (functions/platform/rotate-bootstrap-key.ts). Only on demand: the key is an
-    // operator's emergency key, read from the secret when needed.
-    const rotator = new ServiceFunction(this, 'BootstrapKeyRotation', {
-      entry: bootstrapKeyRotation.entry,
-      description: bootstrapKeyRotation.summary,
-      timeoutSeconds: bootstrapKeyRotation.function.timeoutSeconds,
-      tracing: tracing(false),
-    });
-    bindAccess(rotator, bootstrapKeyRotation.access, resources);
-    rotator.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['secretsmanager:UpdateSecretVersionStage'],
-        resources: [props.stateful.bootstrapKey.secretArn],
-      }),
-    );
-    rotator.addPermission('SecretsManagerRotates', {
-      principal: new ServicePrincipal('secretsmanager.amazonaws.com'),
-      sourceAccount: this.account,
-      sourceArn: props.stateful.bootstrapKey.secretArn,
-    });
-    new CfnRotationSchedule(this, 'BootstrapKeyRotationSchedule', {
-      secretId: props.stateful.bootstrapKey.secretArn,
-      rotationLambdaArn: rotator.functionArn,
-      rotateImmediatelyOnUpdate: false,
-    }).node.addDependency(rotator.permissionsNode.findChild('SecretsManagerRotates'));
-
-    if (props.ingestMaxBytes !== undefined)
-      this.routeFunctions['POST /api/ingest/{source_id}']?.addEnvironment(
-        'INGEST_MAX_BYTES',
-        String(props.ingestMaxBytes),
-      );
-
+    this.schedules = new ScheduledFunctions(this, 'Schedules', context);
+    this.bootstrapKey = new BootstrapKey(this, 'BootstrapKey', { secret: stateful.bootstrapKey, context });
     this.operations = new Operations(this, 'Operations', {
-      api: this.api,
-      accessLogs,
-      queues: props.stateful.queues,
-      writer: this.consumerFunctions['ingest-writer'] as ServiceFunction,
-      runner: this.consumerFunctions['job-runner'] as ServiceFunction,
-      ingest: this.routeFunctions['POST /api/ingest/{source_id}'] as ServiceFunction,
+      httpApi: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
+      queues: stateful.queues,
+      ingest: this.api.routeFunction('POST /api/ingest/{source_id}'),
+      writer: this.ingest.writer.function,
+      runner: this.jobRunner.function,
+      unattended: [
+        ...[
+          this.ingest.writer,
+          this.ingest.deadLetterRecorder,
+          this.jobRunner,
+          this.dashboardProvisioning.provisioner,
+        ].map((consumer) => consumer.function),
+        ...Object.values(this.schedules.functions),
+      ],
       alarmEmail: props.alarmEmail,
       thresholds: props.thresholds,
     });
-
-    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
-    if (props.edgeWebAclArn) {
-      const edge = new ApiEdge(this, 'Edge', { api: this.api, webAclArn: props.edgeWebAclArn });
-      const edgeUrl = `https://${edge.distribution.distributionDomainName}`;
-      // Ingest URLs and the API reference name the edge, not the API's own address.
-      for (const fn of Object.values(this.routeFunctions)) fn.addEnvironment('PUBLIC_BASE_URL', edgeUrl);
+    keepDeployedLogicalIds(this, {
+      httpApi: this.api.httpApi,
+      stage: this.api.stage,
+      accessLogs: this.api.accessLogs,
+      bootstrapKeyInstallation: this.bootstrapKey.installation,
+      bootstrapKeyRotationSchedule: this.bootstrapKey.rotationSchedule,
+    });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    if (this.api.edge)
       new CfnOutput(this, 'EdgeUrl', {
-        value: edgeUrl,
+        value: this.api.publicUrl,
         description: 'The API behind CloudFront and AWS WAF: give this address to webhook senders and operators',
       });
-    }
     new CfnOutput(this, 'AlarmTopic', {
       value: this.operations.topic.topicArn,
       description: 'Subscribe operators here',
     });
     new CfnOutput(this, 'BootstrapKeySecret', {
-      value: props.stateful.bootstrapKey.secretName,
+      value: stateful.bootstrapKey.secretName,
       description: 'aws secretsmanager get-secret-value --secret-id <this> --query SecretString --output text',
     });
   }
+
+  /** Every function of the stack, each with its declaration. */
+  get functions(): ServiceFunction[] {
+    return [
+      this.api.notFound,
+      ...this.api.functions.values(),
+      this.ingest.writer.function,
+      this.ingest.deadLetterRecorder.function,
+      this.jobRunner.function,
+      this.dashboardProvisioning.provisioner.function,
+      ...Object.values(this.schedules.functions),
+      this.bootstrapKey.installer,
+      this.bootstrapKey.rotation,
+    ];
+  }
+}
+
+/** What every function's access is granted on, and the deployment settings they read. */
+function sharedResources(scope: Construct, props: StatelessStackProps): SharedResources {
+  const { stateful } = props;
+  const settings: Partial<Record<DeploymentSetting, number | undefined>> = {
+    tableFreshnessSeconds: checkedWhole('tableFreshnessSeconds', props.tableFreshnessSeconds, 0, 86_400),
+    dataRetentionDays: checkedWhole('dataRetentionDays', props.dataRetentionDays, 1, 36_500),
+    ingestMaxBytes: checkedWhole('ingestMaxBytes', props.ingestMaxBytes, 1, maxIngestBytes),
+  };
+  return {
+    settings: Object.fromEntries(
+      Object.entries(settings).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+    ),
+    table: stateful.table,
+    queues: stateful.queues,
+    platformBucket: stateful.platformBucket,
+    platformBucketKey: stateful.platformBucketKey,
+    secretsKey: stateful.secretsKey,
+    cursorKey: stateful.cursorKey,
+    bootstrapKey: stateful.bootstrapKey,
+    tenantStores: {
+      bucketNames: props.tenantBuckets ?? [],
+      bucketRoles: props.tenantBuckets?.length
+        ? new TenantBucketAccess(scope, 'TenantBucketAccess', { bucketNames: props.tenantBuckets })
+        : undefined,
+      roleArns: props.tenantRoleArns,
+      allowPlatformAccountRoles: props.allowPlatformAccountRoles ?? false,
+      allowedEndpoints: props.allowedStoreEndpoints ?? [],
+    },
+  };
+}
+
+/** A deployment setting that must be a whole number from `min` to `max`, checked at synth. */
+function checkedWhole(name: string, value: number | undefined, min: number, max: number): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+/** API Gateway's throttle values, checked at synth (a rate and a burst of at least 1). */
+function checkedThrottle(name: string, rateLimit: number, burstLimit: number): Throttle {
+  if (!(Number.isFinite(rateLimit) && rateLimit > 0))
+    throw new Error(`${name}Rate must be a positive number of requests per second, got ${rateLimit}`);
+  if (!(Number.isInteger(burstLimit) && burstLimit >= 1))
+    throw new Error(`${name}Burst must be a whole number of requests of at least 1, got ${burstLimit}`);
+  return { rateLimit, burstLimit };
 }

@@ -57,16 +57,46 @@ export interface Access {
   cursorKey?: boolean;
   /** Reads and replaces the bootstrap key secret (the deploy-time installer only). */
   bootstrapKey?: boolean;
+  /**
+   * Hands tenants' credentials to the dashboard tool: the deployment's dashboardUrl, and the secret
+   * holding the tool's token (dashboardTokenSecret), when set.
+   */
+  dashboardTool?: boolean;
 }
 
+/**
+ * Choices a deployment makes (bin/app.ts context values) that functions read from their environment.
+ * `every`: every function gets it when the deployment sets it; `declared`: only functions whose
+ * settings name it.
+ */
+export const deploymentSettings = {
+  tableFreshnessSeconds: { envVar: 'TABLE_FRESHNESS_SECONDS', readBy: 'every' },
+  dataRetentionDays: { envVar: 'DATA_RETENTION_DAYS', readBy: 'every' },
+  ingestMaxBytes: { envVar: 'INGEST_MAX_BYTES', readBy: 'declared' },
+} as const satisfies Record<string, { envVar: string; readBy: 'every' | 'declared' }>;
+export type DeploymentSetting = keyof typeof deploymentSettings;
+
+/**
+ * How a function is deployed, whatever starts it (a route, a queue, a schedule, a deployment): the
+ * stack builds every function from these fields in one place (lib/constructs/service-function.ts).
+ */
 export interface FunctionSettings {
   memoryMb?: number;
   timeoutSeconds?: number;
   /** Files (repository-relative) the bundled function reads from beside itself. */
   assets?: string[];
+  /**
+   * Concurrency reserved for the function, which is also its ceiling (none by default: it shares the
+   * account's unreserved pool).
+   */
+  reservedConcurrency?: number;
+  /** With the deployment's tracing on, also trace each AWS SDK call (the tracer is then bundled in). */
+  tracesSdkCalls?: boolean;
+  /** Deployment settings it reads beyond those every function reads. */
+  settings?: DeploymentSetting[];
 }
 
-/** parquet-wasm loads its WebAssembly from beside its code: only the writer and the runner ship it. */
+/** parquet-wasm loads its WebAssembly from beside its code: the functions that write Parquet ship it. */
 export const parquetAssets = ['node_modules/parquet-wasm/node/parquet_wasm_bg.wasm'];
 
 export interface ConsumerSpec {
@@ -80,6 +110,14 @@ export interface ConsumerSpec {
   access: Access;
   function: FunctionSettings & { memoryMb: number; timeoutSeconds: number };
 }
+
+export type ConsumerName = 'ingest-writer' | 'dead-letter-recorder' | 'job-runner' | 'dashboard-provisioner';
+export type ScheduleName =
+  | 'table-commits'
+  | 'job-lease-sweeper'
+  | 'table-maintenance'
+  | 'pipeline-runs-on-new-data'
+  | 'counter-upkeep';
 
 export interface ScheduleSpec {
   entry: string;
@@ -160,7 +198,7 @@ export const queues: Record<QueueName, QueueSpec> = {
   },
 };
 
-export const consumers: Record<string, ConsumerSpec> = {
+export const consumers: Record<ConsumerName, ConsumerSpec> = {
   'ingest-writer': {
     queue: 'ingest',
     entry: 'functions/ingest/write-batch.ts',
@@ -183,7 +221,7 @@ export const consumers: Record<string, ConsumerSpec> = {
     },
     // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses when the
     // writer commits a table at once.
-    function: { memoryMb: 1769, timeoutSeconds: 120, assets: parquetAssets },
+    function: { memoryMb: 1769, timeoutSeconds: 120, assets: parquetAssets, tracesSdkCalls: true },
   },
   'dead-letter-recorder': {
     queue: 'ingestDeadLetter',
@@ -194,7 +232,7 @@ export const consumers: Record<string, ConsumerSpec> = {
     maxConcurrency: 2,
     // Staging: whether a copy of the envelope still waits for its commit.
     access: { table: 'readWrite', platformBucket: { claims: 'read', deadLetters: 'readWrite', staging: 'read' } },
-    function: { memoryMb: 512, timeoutSeconds: 60 },
+    function: { memoryMb: 512, timeoutSeconds: 60, tracesSdkCalls: true },
   },
   'job-runner': {
     queue: 'jobs',
@@ -212,7 +250,7 @@ export const consumers: Record<string, ConsumerSpec> = {
       secretsKey: true,
       queues: { jobs: 'send' },
     },
-    function: { memoryMb: 3008, timeoutSeconds: 900, assets: parquetAssets },
+    function: { memoryMb: 3008, timeoutSeconds: 900, assets: parquetAssets, tracesSdkCalls: true },
   },
   'dashboard-provisioner': {
     queue: 'dashboard',
@@ -221,8 +259,8 @@ export const consumers: Record<string, ConsumerSpec> = {
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 2,
-    access: { table: 'readWrite', secretsKey: true },
-    function: { memoryMb: 256, timeoutSeconds: 30 },
+    access: { table: 'readWrite', secretsKey: true, dashboardTool: true },
+    function: { memoryMb: 256, timeoutSeconds: 30, tracesSdkCalls: true },
   },
 };
 
@@ -233,7 +271,7 @@ export interface DeployHookSpec {
   function: FunctionSettings & { timeoutSeconds: number };
 }
 
-export const schedules: Record<string, ScheduleSpec> = {
+export const schedules: Record<ScheduleName, ScheduleSpec> = {
   'table-commits': {
     entry: 'functions/ingest/commit-staged.ts',
     summary:

@@ -1,19 +1,29 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { apiKeyKeys } from '#shared/adapters/dynamo/api-key-items.ts';
 import { globalIndexes } from '#shared/adapters/dynamo/table-schema.ts';
-import { type Access, type PlatformArea, platformAreas, type QueueName, queues } from '#shared/topology.ts';
+import {
+  type Access,
+  type DeploymentSetting,
+  type PlatformArea,
+  platformAreas,
+  type QueueName,
+  queues,
+} from '#shared/topology.ts';
 import { tenantBucketRoleTag } from './tenant-bucket-access.ts';
 
 export interface SharedResources {
   table: Table;
   queues: Record<QueueName, Queue>;
   platformBucket: Bucket;
+  /** The platform bucket's default encryption key. */
+  platformBucketKey: IKey;
   secretsKey: ISecret;
   cursorKey: ISecret;
   bootstrapKey: ISecret;
@@ -29,8 +39,10 @@ export interface SharedResources {
     /** Custom store endpoints the deployment accepts (host patterns); none by default. */
     allowedEndpoints: string[];
   };
-  /** The deployment's choices every function reads the same way (environment variables), e.g. TABLE_FRESHNESS_SECONDS. */
-  settings?: Record<string, string>;
+  /** The deployment's choices functions read from their environment (shared/topology.ts deploymentSettings). */
+  settings?: Partial<Record<DeploymentSetting, string>>;
+  /** The dashboard tool tenants' credentials are handed to, and the secret holding its token. */
+  dashboardTool?: { url?: string; tokenSecret?: ISecret };
 }
 
 /** The DynamoDB calls the code makes; transactions are authorised per item by these same actions. */
@@ -57,7 +69,6 @@ export function bindAccess(
   const allow = (actions: string[], arns: string[], conditions?: Record<string, Record<string, unknown>>) =>
     fn.addToRolePolicy(new PolicyStatement({ actions, resources: arns, conditions }));
 
-  for (const [name, value] of Object.entries(resources.settings ?? {})) fn.addEnvironment(name, value);
   // Every function knows which custom store endpoints are accepted: the ones that register a store check
   // it then, the ones that reach a store at every use. Unset means none.
   if (resources.tenantStores.allowedEndpoints.length > 0) {
@@ -118,6 +129,15 @@ export function bindAccess(
     fn.addEnvironment('BOOTSTRAP_KEY_SECRET_ARN', resources.bootstrapKey.secretArn);
   }
 
+  if (access.dashboardTool) {
+    const { url, tokenSecret } = resources.dashboardTool ?? {};
+    if (url) fn.addEnvironment('DASHBOARD_URL', url);
+    if (tokenSecret) {
+      tokenSecret.grantRead(fn);
+      fn.addEnvironment('DASHBOARD_TOKEN_SECRET_ARN', tokenSecret.secretArn);
+    }
+  }
+
   if (access.platformBucket) {
     const bucket = resources.platformBucket;
     const areas = Object.entries(access.platformBucket) as [PlatformArea, 'read' | 'readWrite'][];
@@ -127,6 +147,14 @@ export function bindAccess(
       allow(
         mode === 'readWrite' ? [...objectReads, ...objectWrites] : objectReads,
         prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
+      );
+      // The bucket's key, through S3 only: reading decrypts, writing makes data keys.
+      allow(
+        mode === 'readWrite' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt'],
+        [resources.platformBucketKey.keyArn],
+        {
+          StringEquals: { 'kms:ViaService': `s3.${stack.region}.amazonaws.com` },
+        },
       );
       for (const prefix of prefixes) {
         Validations.of(fn.role ?? fn).acknowledge({

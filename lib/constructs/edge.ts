@@ -11,6 +11,7 @@ import {
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { acknowledgeControl } from '../policy-checks.ts';
 
 /**
  * Requests one client address may make in a minute before the firewall blocks it (the edgeRateLimit
@@ -121,9 +122,20 @@ export class ApiEdge extends Construct {
       'AwsSolutions-CFR3',
       'The API stage writes one access log line per request (ApiAccessLogs); WAF samples blocked requests.',
     );
-    acknowledge(
-      'AwsSolutions-CFR4',
-      'The distribution answers on its cloudfront.net name, whose default certificate fixes the TLS policy; an operator with a domain of their own sets it there.',
-    );
+    const ownCertificate =
+      'The distribution answers on its cloudfront.net name, whose default certificate fixes the TLS policy; an operator with a domain of their own sets it there.';
+    acknowledge('AwsSolutions-CFR4', ownCertificate);
+    const controls = {
+      cloudfront_custom_ssl_certificate_check: ownCertificate,
+      cloudfront_sni_enabled_check: ownCertificate,
+      cloudfront_security_policy_check: ownCertificate,
+      cloudfront_access_logs_enabled_check:
+        'The API stage writes one access log line per request that passes (ApiAccessLogs); WAF samples the requests it blocks.',
+      cloudfront_default_root_object_configured_check:
+        'An API, not a site: a request for / goes to the API, whose not-found function answers it.',
+      cloudfront_origin_failover_enabled_check:
+        "One API in one region: there is no second origin to fail over to (a second region's deployment would have its own tables and queues).",
+    };
+    for (const [rule, reason] of Object.entries(controls)) acknowledgeControl(this.distribution, rule, reason);
   }
 }

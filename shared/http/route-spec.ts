@@ -42,6 +42,11 @@ export interface RouteSpec {
   responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | MediaBodies | null>>;
   access: Access;
   function?: FunctionSettings;
+  /**
+   * A throttle of the deployment's own for this route (`ingest`: the ingestThrottle values, which
+   * every tenant's webhooks share). Without it, the route has the stage's default throttle.
+   */
+  throttle?: 'ingest';
 }
 
 /** `POST /api/tenants` → its method and path. */

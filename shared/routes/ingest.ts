@@ -26,7 +26,8 @@ export const ingestRoutes = {
       platformBucket: { claims: 'readWrite' },
       secretsKey: true,
     },
-    function: { memoryMb: 512, timeoutSeconds: 10 },
+    throttle: 'ingest',
+    function: { memoryMb: 512, timeoutSeconds: 10, tracesSdkCalls: true, settings: ['ingestMaxBytes'] },
   },
   'GET /api/ingest/{source_id}': {
     entry: 'functions/ingest/handshake.ts',

@@ -4,18 +4,29 @@ import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { inject } from 'vitest';
 import { type TributaryProps, tributary } from '#lib/app.ts';
+import { type Bundle, StackBundles } from '#lib/bundling.ts';
 
-/** The app as bin/app.ts builds it, cdk-nag included, without bundling (the bench and `cdk synth` bundle for real). */
-export function synthesizeApp(props: TributaryProps = {}) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+/**
+ * The app as bin/app.ts builds it, its policy checks included. With an `outdir`, its functions are
+ * bundled for real and the cloud assembly (templates and asset folders) is left there, as `cdk synth`
+ * leaves it in cdk.out; without, bundling is skipped.
+ */
+export function synthesizeApp(props: TributaryProps = {}, outdir?: string) {
+  const app = new App(outdir ? { outdir } : { context: { 'aws:cdk:bundling-stacks': [] } });
   const { stateful, stateless } = tributary(app, props);
-  const nested = stateless.node.children.filter((child): child is NestedStack => child instanceof NestedStack);
-  return {
+  const nested = stateless.node.findAll().filter((child): child is NestedStack => child instanceof NestedStack);
+  const synthesized = {
     statefulTemplate: Template.fromStack(stateful),
     statelessTemplate: Template.fromStack(stateless),
     nestedTemplates: nested.map((stack) => Template.fromStack(stack)),
+    assembly: outdir,
+    /** What esbuild said of each bundle it built for the assembly (its inputs, what it loads at start). */
+    bundles: outdir ? StackBundles.builtSoFar().map(({ directory: _, ...facts }) => facts) : [],
   };
+  return synthesized;
 }
+
+export type BundleFacts = Omit<Bundle, 'directory'>;
 
 export type SynthesizedApp = ReturnType<typeof synthesizeApp>;
 
@@ -75,8 +86,14 @@ async function sharedSynthesis(variant: Variant): Promise<SynthesizedApp> {
   }
   if (claimed) {
     try {
-      const app = synthesizeApp(variants[variant]);
+      // The default app is synthesised with its bundles (test/cdk/bundles.test.ts loads them).
+      const app = synthesizeApp(
+        variants[variant],
+        variant === 'default' ? path.join(directory, 'assembly') : undefined,
+      );
       const json = {
+        assembly: app.assembly,
+        bundles: app.bundles,
         stateful: app.statefulTemplate.toJSON(),
         stateless: app.statelessTemplate.toJSON(),
         nested: app.nestedTemplates.map((template) => template.toJSON()),
@@ -90,10 +107,10 @@ async function sharedSynthesis(variant: Variant): Promise<SynthesizedApp> {
       throw error;
     }
   }
-  const deadline = Date.now() + 110_000;
+  const deadline = Date.now() + 290_000;
   while (!existsSync(file)) {
     if (existsSync(failure)) throw new Error(`The shared synthesis failed:\n${readFileSync(failure, 'utf8')}`);
-    if (Date.now() > deadline) throw new Error(`No shared synthesis in ${directory} after 110 s`);
+    if (Date.now() > deadline) throw new Error(`No shared synthesis in ${directory} after 290 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const json = JSON.parse(readFileSync(file, 'utf8'));
@@ -101,6 +118,8 @@ async function sharedSynthesis(variant: Variant): Promise<SynthesizedApp> {
     statefulTemplate: Template.fromJSON(json.stateful),
     statelessTemplate: Template.fromJSON(json.stateless),
     nestedTemplates: json.nested.map((template: Record<string, unknown>) => Template.fromJSON(template)),
+    assembly: json.assembly,
+    bundles: json.bundles,
   };
   synthesized.set(variant, app);
   return app;

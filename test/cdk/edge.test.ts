@@ -20,7 +20,8 @@ describe('the edge setting', () => {
     const built = tributary(app(), { env, edge: { rateLimitPerMinute: 1200 } });
     firewall = Template.fromStack(built.firewall as NonNullable<typeof built.firewall>);
     stateless = Template.fromStack(built.stateless);
-    routeFunctions = built.stateless.node.children
+    routeFunctions = built.stateless.node
+      .findAll()
       .filter((child): child is NestedStack => child instanceof NestedStack)
       .map((nested) => Template.fromStack(nested));
   });

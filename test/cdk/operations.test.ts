@@ -3,6 +3,8 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
+import { checkedMaxConcurrency } from '#lib/constructs/queue-consumer.ts';
+import { consumers, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
 let template: Template;
@@ -59,6 +61,9 @@ describe('alarms', () => {
       Threshold: 900,
       EvaluationPeriods: 3,
     });
+    // The table-commits function reports the figure at the end of every pass, 0 when nothing is
+    // overdue: no figure at all means no pass finishes, and commits have stopped.
+    expect(alarmDescribed('Staged envelopes wait more than 900 s past').TreatMissingData).toBe('breaching');
     const configured = (await synthesizedConfiguredApp()).statelessTemplate;
     expect(alarmDescribed('Staged envelopes wait more than 120 s past', configured)).toMatchObject({ Threshold: 120 });
   });
@@ -83,7 +88,7 @@ describe('alarms', () => {
   });
 
   it('watches batch writer errors and failing commits', () => {
-    expect(alarmDescribed('The batch writer crashed')).toMatchObject({
+    expect(alarmDescribed('The ingest-writer queue consumer failed')).toMatchObject({
       MetricName: 'Errors',
       Namespace: 'AWS/Lambda',
       Threshold: 1,
@@ -92,6 +97,36 @@ describe('alarms', () => {
       MetricName: 'BatchFailures',
       Threshold: defaultThresholds.batchFailures,
     });
+  });
+
+  it('watches the errors of every function no request waits on: each queue consumer and each schedule', () => {
+    const watched = [
+      ...Object.keys(consumers).map((name) => [name, `The ${name} queue consumer failed`]),
+      ...Object.keys(schedules).map((name) => [name, `The ${name} scheduled function failed`]),
+    ];
+    expect(watched).toHaveLength(9);
+    const resources = template.toJSON().Resources;
+    for (const [name, description] of watched) {
+      const alarm = alarmDescribed(description as string);
+      const watchedFunction = (alarm.Dimensions as { Value: { Ref: string } }[] | undefined)?.[0]?.Value.Ref ?? '';
+      expect({
+        description,
+        watches: resources[watchedFunction]?.Metadata?.['tributary:function']?.name,
+        alarm,
+      }).toMatchObject({
+        description,
+        watches: name,
+        alarm: {
+          MetricName: 'Errors',
+          Namespace: 'AWS/Lambda',
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: expect.any(String) } }],
+        },
+      });
+    }
   });
 
   it('watches throttling of any function', () => {
@@ -115,7 +150,7 @@ describe('alarms', () => {
     const writerMapping = async (app: Promise<SynthesizedApp>) =>
       [(await app).statelessTemplate, ...(await app).nestedTemplates]
         .flatMap((one) => Object.values(one.findResources('AWS::Lambda::EventSourceMapping')))
-        .filter((mapping) => /^Consumeringestwriter/.test(String(mapping.Properties.FunctionName.Ref)))
+        .filter((mapping) => /^IngestWriterFunction/.test(String(mapping.Properties.FunctionName.Ref)))
         .map((mapping) => ({
           batchSize: mapping.Properties.BatchSize,
           window: mapping.Properties.MaximumBatchingWindowInSeconds,
@@ -127,6 +162,32 @@ describe('alarms', () => {
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     expect(() => tributary(app(), { writerBatchingWindowSeconds: 301 })).toThrow(/writerBatchingWindowSeconds/);
     expect(() => tributary(app(), { writerBatchingWindowSeconds: 2.5 })).toThrow(/writerBatchingWindowSeconds/);
+  });
+
+  it('feeds each consumer at most its declared concurrency, and never more than it reserves', async () => {
+    const mappings = [template, ...(await synthesizedDefaultApp()).nestedTemplates].flatMap((one) =>
+      Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
+    );
+    const resources = template.toJSON().Resources;
+    const byConsumer = Object.fromEntries(
+      mappings.map((mapping) => [
+        resources[mapping.Properties.FunctionName.Ref]?.Metadata?.['tributary:function']?.name,
+        mapping.Properties.ScalingConfig?.MaximumConcurrency,
+      ]),
+    );
+    expect(byConsumer).toEqual({
+      'ingest-writer': 5,
+      'dead-letter-recorder': 2,
+      'job-runner': 10,
+      'dashboard-provisioner': 2,
+    });
+    const spec = (maxConcurrency: number, reservedConcurrency?: number) => ({
+      maxConcurrency,
+      function: { memoryMb: 256, timeoutSeconds: 30, reservedConcurrency },
+    });
+    expect(checkedMaxConcurrency('writer', spec(5, 5))).toBe(5);
+    expect(() => checkedMaxConcurrency('writer', spec(6, 5))).toThrow(/reserved concurrency 5/);
+    expect(() => checkedMaxConcurrency('writer', spec(1))).toThrow(/from 2 to 1000/);
   });
 
   it('deploys only event source mappings Lambda accepts, in every variant', async () => {

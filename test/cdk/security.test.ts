@@ -3,14 +3,16 @@
  * unacknowledged finding, and least privilege per function, generated from the same Access
  * declarations the stack grants from.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, NestedStack, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkedByCdkNag, tributary } from '#lib/app.ts';
+import { checkedByCdkNag, checkedByControlTower, tributary } from '#lib/app.ts';
+import { acknowledgeControl } from '#lib/policy-checks.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import {
   type Access,
@@ -48,6 +50,43 @@ describe('cdk-nag AwsSolutions', () => {
     // A bucket without SSL enforcement or access logs: two findings.
     new Bucket(new Stack(app, 'Careless'), 'Careless');
     expect(() => app.synth()).toThrow(/AwsSolutions-S1/);
+  });
+});
+
+describe("AWS Control Tower's proactive controls (cfn-guard)", () => {
+  it('find nothing unacknowledged in any template, nested ones included', async () => {
+    // Synthesis runs the rules: the run's one synthesis of the app would have failed.
+    await expect(synthesizedDefaultApp()).resolves.toBeDefined();
+  });
+
+  it('fail the synth on a violation nobody acknowledged, in a nested stack too, and only that one', () => {
+    const app = appInTemporaryDirectory();
+    checkedByControlTower(app);
+    const stack = new Stack(app, 'Careless');
+    // A queue with no dead-letter queue (CT.SQS.PR.1), one level down.
+    new Queue(new NestedStack(stack, 'Nested'), 'Careless', { encryption: QueueEncryption.SQS_MANAGED });
+    // The same queue, its violation acknowledged beside it.
+    const excused = new Queue(stack, 'Excused', { encryption: QueueEncryption.SQS_MANAGED });
+    acknowledgeControl(excused, 'sqs_dlq_check', 'A test of the acknowledgement.');
+    expect(() => app.synth()).toThrow();
+    const report = JSON.parse(readFileSync(path.join(app.outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: {
+        conclusion: string;
+        violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[];
+        suppressedViolations: { ruleName: string; acknowledgedAt: string }[];
+      }[];
+    };
+    const [guard] = report.pluginReports;
+    expect(guard?.conclusion).toBe('failure');
+    expect(
+      guard?.violations.map((violation) => [
+        violation.ruleName,
+        violation.violatingConstructs.map((construct) => construct.constructPath),
+      ]),
+    ).toEqual([['sqs_dlq_check', ['Careless/Nested/Careless/Resource']]]);
+    expect(guard?.suppressedViolations.map((violation) => [violation.ruleName, violation.acknowledgedAt])).toEqual([
+      ['sqs_dlq_check', 'Careless/Excused'],
+    ]);
   });
 });
 

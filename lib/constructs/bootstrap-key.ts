@@ -1,0 +1,75 @@
+import { CustomResource, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { bootstrapKeyFunctions } from '../functions.ts';
+import { acknowledgeControl } from '../policy-checks.ts';
+import { type FunctionContext, outsideVpc, ServiceFunction } from './service-function.ts';
+
+export interface BootstrapKeyProps {
+  /** The secret holding the bootstrap API key (the stateful stack's). */
+  secret: ISecret;
+  context: FunctionContext;
+}
+
+/**
+ * The operator's bootstrap API key: installed as a valid PlatformAdmin key at the first deploy (a
+ * custom resource), and rotated on demand: `aws secretsmanager rotate-secret` on its secret makes a
+ * new key, installs it and retires the old one (functions/platform/rotate-bootstrap-key.ts). Only on
+ * demand: the key is an operator's emergency key, read from the secret when needed.
+ */
+export class BootstrapKey extends Construct {
+  readonly installer: ServiceFunction;
+  readonly installation: CustomResource;
+  readonly rotation: ServiceFunction;
+  readonly rotationSchedule: CfnRotationSchedule;
+
+  constructor(scope: Construct, id: string, props: BootstrapKeyProps) {
+    super(scope, id);
+    this.installer = new ServiceFunction(this, 'Installer', bootstrapKeyFunctions.installer, props.context);
+    const provider = new Provider(this, 'Provider', { onEventHandler: this.installer });
+    const stack = Stack.of(this);
+    Validations.of(provider).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.installer.node.defaultChild as CfnFunction)}.Arn>:*]`,
+      reason: 'The CDK custom resource framework invokes the installer function, by whichever version is current.',
+    });
+    Validations.of(provider).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason:
+        'The role of the CDK custom resource framework’s own function, which CDK defines; it runs only during deployments.',
+    });
+    acknowledgeControl(provider, 'lambda_inside_vpc_check', outsideVpc);
+    this.installation = new CustomResource(this, 'Installation', {
+      serviceToken: provider.serviceToken,
+      // Installs the key at the first deploy; rotating it is the rotation function's.
+      properties: { SecretArn: props.secret.secretArn },
+    });
+
+    this.rotation = new ServiceFunction(this, 'Rotation', bootstrapKeyFunctions.rotation, props.context);
+    this.rotation.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:UpdateSecretVersionStage'],
+        resources: [props.secret.secretArn],
+      }),
+    );
+    const permission = 'SecretsManagerRotates';
+    this.rotation.addPermission(permission, {
+      principal: new ServicePrincipal('secretsmanager.amazonaws.com'),
+      sourceAccount: stack.account,
+      sourceArn: props.secret.secretArn,
+    });
+    acknowledgeControl(
+      this.rotation,
+      'lambda_function_public_access_prohibited_check',
+      'Secrets Manager may invoke the rotation function for the bootstrap key secret of this account only (SourceArn and SourceAccount, references the rule does not read).',
+    );
+    this.rotationSchedule = new CfnRotationSchedule(this, 'RotationSchedule', {
+      secretId: props.secret.secretArn,
+      rotationLambdaArn: this.rotation.functionArn,
+      rotateImmediatelyOnUpdate: false,
+    });
+    this.rotationSchedule.node.addDependency(this.rotation.permissionsNode.findChild(permission));
+  }
+}
