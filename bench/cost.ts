@@ -241,6 +241,8 @@ async function call(local: Local, method: string, route: string, body?: unknown)
     headers: { 'x-api-key': local.adminKey, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  // A refusal stops the bench: a tenant left without its store would measure 422s, not ingest.
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
   return (await response.json()) as Record<string, string>;
 }
 
@@ -248,7 +250,8 @@ async function createTenant(local: Local): Promise<string> {
   const tenant = await call(local, 'POST', '/api/tenants', { name: `cost ${Date.now()}` });
   await call(local, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
     name: 'cost',
-    base_url: 's3://demo-bucket/cost',
+    // A prefix of its own: two tenants' stores may not overlap (the second would be refused with 409).
+    base_url: `s3://demo-bucket/cost-${tenant.tenant_id}`,
     options: { endpoint: local.s3Endpoint },
   });
   return tenant.tenant_id as string;

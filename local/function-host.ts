@@ -15,6 +15,8 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { LocalFunction } from './cloud-assembly.ts';
 import { type Poller, startPoller } from './event-source-poller.ts';
+import { enforceIam, type IamSetup } from './iam/enforcement.ts';
+import type { DecisionCounts, Denial } from './iam/policy-evaluator.ts';
 import { LocalLambda } from './lambda-function.ts';
 import { installFunctionScopes } from './lambda-sandbox.ts';
 import { type Schedule, startSchedule } from './scheduler.ts';
@@ -27,8 +29,8 @@ export type HostedFunction =
       fn: LocalFunction;
       /** The function's whole environment (the template's, Lambda's and local mode's variables). */
       env: Record<string, string>;
-      /** The SQS endpoint the event source mapping polls. */
-      sqsEndpoint: string;
+      /** What its calls are held to (and where the local AWS endpoints are). */
+      iam: IamSetup;
       queueUrl: string;
       queueArn: string;
       batchSize: number;
@@ -39,6 +41,7 @@ export type HostedFunction =
       kind: 'schedule';
       fn: LocalFunction;
       env: Record<string, string>;
+      iam: IamSetup;
       intervalSeconds: number;
       runsAtStop: boolean;
     };
@@ -48,19 +51,30 @@ export interface HostedRunning {
    * Stops taking work, finishes what is in flight and hands back what it holds; a schedule that
    * runs at a stop runs once more when the stop is `final` (graceful, not hurried).
    */
-  stop(options?: { final?: boolean }): Promise<void>;
+  stop(options?: { final?: boolean }): Promise<DecisionCounts | undefined>;
+}
+
+/** What a host tells the runtime as it happens: an invocation stopped at its timeout, a call IAM refused. */
+export interface FunctionReports {
+  timedOut(functionName: string, line: string): void;
+  denied(denial: Denial): void;
 }
 
 /** Messages between the runtime and a function's thread. */
 export type ToHost = { type: 'stop'; final: boolean };
-export type FromHost = { type: 'ready' } | { type: 'stopped' } | { type: 'log'; line: string } | { type: 'timeout' };
+export type FromHost =
+  | { type: 'ready' }
+  | { type: 'stopped'; decisions: DecisionCounts }
+  | { type: 'timedOut'; line: string }
+  | { type: 'denied'; denial: Denial };
 
 /** The thread's data that names its function (any other thread leaves this module idle). */
 export const hostedKey = 'tributaryFunction';
 
-export async function hostFunction(hosted: HostedFunction, log?: (line: string) => void): Promise<HostedRunning> {
+export async function hostFunction(hosted: HostedFunction, report: FunctionReports): Promise<HostedRunning> {
   installFunctionScopes();
-  const lambda = new LocalLambda(hosted.fn, hosted.env, log);
+  const { evaluator } = enforceIam(hosted.iam, (denial) => report.denied(denial));
+  const lambda = new LocalLambda(hosted.fn, hosted.env, (line) => report.timedOut(hosted.fn.name, line));
   // Loaded now: a function whose bundle does not load fails the start, not its first invocation.
   await lambda.warm();
   if (hosted.kind === 'schedule') {
@@ -70,11 +84,16 @@ export async function hostFunction(hosted: HostedFunction, log?: (line: string) 
       runsAtStop: hosted.runsAtStop,
       handler: (event) => lambda.invoke(event),
     });
-    return { stop: (options) => schedule.stop(options) };
+    return {
+      async stop(options) {
+        await schedule.stop(options);
+        return evaluator.counts();
+      },
+    };
   }
   // The event source mapping polls with the function's execution role, as Lambda's does.
   const sqs = {
-    endpoint: hosted.sqsEndpoint,
+    endpoint: hosted.iam.endpoints.sqs,
     region: localRegion,
     credentials: {
       accessKeyId: hosted.env.AWS_ACCESS_KEY_ID ?? localCredentials.accessKeyId,
@@ -94,6 +113,7 @@ export async function hostFunction(hosted: HostedFunction, log?: (line: string) 
     async stop() {
       await poller.stop();
       await poller.release();
+      return evaluator.counts();
     },
   };
 }
@@ -101,15 +121,15 @@ export async function hostFunction(hosted: HostedFunction, log?: (line: string) 
 const hosted = isMainThread ? undefined : (workerData as Record<string, HostedFunction> | null)?.[hostedKey];
 if (hosted && parentPort) {
   const port = parentPort;
-  // What the runtime tells about its functions (a timeout) goes where the runtime's own lines go.
-  const running = await hostFunction(hosted, (line) => {
-    port.postMessage({ type: 'timeout' } satisfies FromHost);
-    port.postMessage({ type: 'log', line } satisfies FromHost);
+  // What happens to the function (a timeout, a refused call) is counted and logged by the runtime.
+  const running = await hostFunction(hosted, {
+    timedOut: (_, line) => port.postMessage({ type: 'timedOut', line } satisfies FromHost),
+    denied: (denial) => port.postMessage({ type: 'denied', denial } satisfies FromHost),
   });
   port.on('message', async (message: ToHost) => {
     if (message.type !== 'stop') return;
-    await running.stop({ final: message.final });
-    port.postMessage({ type: 'stopped' } satisfies FromHost);
+    const decisions = await running.stop({ final: message.final });
+    port.postMessage({ type: 'stopped', decisions: decisions ?? { evaluated: 0, kept: 0 } } satisfies FromHost);
   });
   port.postMessage({ type: 'ready' } satisfies FromHost);
 }

@@ -1,8 +1,8 @@
 /**
  * What Lambda's Node.js runtime does for a function, locally: it loads the function's code from its
  * asset folder alone, with the template's handler, under the function's own environment, and gives
- * it nothing but Node's own modules and the AWS SDK the runtime ships (here: the repository's); any
- * other package its bundle expects beside it fails to load, as it would on Lambda.
+ * it nothing but Node's own modules: its AWS SDK is inside its bundle, as deployed, and any package
+ * its bundle expects beside it fails to load, as it would on Lambda.
  *
  * Several functions share a thread (the HTTP front runs every route's), so each runs in a scope of
  * its own (AsyncLocalStorage): `process.env` answers with the environment of the function whose
@@ -85,16 +85,14 @@ export function installFunctionScopes(): void {
   globalThis.fetch = refuseWhenStopped(globalThis.fetch);
 }
 
-/** The packages the Node.js runtime provides beside a function: the AWS SDK for JavaScript v3. */
-const runtimeProvided = (request: string) => request.startsWith('@aws-sdk/');
-const runtimeRequire = createRequire(path.resolve(import.meta.dirname, '..', 'package.json'));
+const nodeRequire = createRequire(import.meta.url);
 
 export type LambdaHandler = (event: unknown, context: unknown) => Promise<unknown>;
 
 function notFound(request: string, from: string): Error {
   return Object.assign(
     new Error(
-      `Cannot find module '${request}' (required from ${from}): Lambda's Node.js runtime provides Node's own modules and the AWS SDK, nothing else`,
+      `Cannot find module '${request}' (required from ${from}): a function has its bundle and Node's own modules, nothing else (its AWS SDK is inside its bundle)`,
     ),
     {
       code: 'MODULE_NOT_FOUND',
@@ -111,7 +109,7 @@ function loadCommonJs(file: string, root: string, cache: Map<string, Module>): u
   module.paths = [];
   cache.set(file, module);
   module.require = ((request: string) => {
-    if (isBuiltin(request)) return runtimeRequire(request);
+    if (isBuiltin(request)) return nodeRequire(request);
     if (request.startsWith('./') || request.startsWith('../') || path.isAbsolute(request)) {
       const target = path.resolve(path.dirname(file), request);
       const candidates = [target, `${target}.js`, `${target}.cjs`, `${target}.json`, path.join(target, 'index.js')];
@@ -126,7 +124,6 @@ function loadCommonJs(file: string, root: string, cache: Map<string, Module>): u
       if (found.endsWith('.json')) return JSON.parse(readFileSync(found, 'utf8'));
       return loadCommonJs(found, root, cache);
     }
-    if (runtimeProvided(request)) return runtimeRequire(request);
     throw notFound(request, file);
   }) as NodeJS.Require;
   (module as unknown as { _compile(content: string, filename: string): void })._compile(

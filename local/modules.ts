@@ -1,6 +1,6 @@
 /**
  * Where the local service finds its own modules: the stand-ins it forks and the threads it runs
- * functions and the authorising proxy in, each named by its repository path
+ * functions in, each named by its repository path
  * (`local/sqs-stand-in.ts`, `local/function-host.ts`). The functions themselves run from the cloud
  * assembly's bundles (local/lambda-sandbox.ts).
  *

@@ -24,6 +24,7 @@ import { type LocalDeployment, type LocalFunction, readDeployment } from './clou
 import { queueDepth } from './event-source-poller.ts';
 import {
   type FromHost,
+  type FunctionReports,
   type HostedFunction,
   type HostedRunning,
   hostedKey,
@@ -31,8 +32,9 @@ import {
   type ToHost,
 } from './function-host.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
-import type { Authorizer, Denial } from './iam/authorizer.ts';
-import { startAuthorizerThread } from './iam/authorizer-thread.ts';
+import { enforceIam, type IamSetup } from './iam/enforcement.ts';
+import { startLocalServices } from './iam/local-services.ts';
+import type { DecisionCounts, Denial, Identity } from './iam/policy-evaluator.ts';
 import { LocalLambda, lambdaVariables } from './lambda-function.ts';
 import { installFunctionScopes } from './lambda-sandbox.ts';
 import { startThread } from './modules.ts';
@@ -84,20 +86,20 @@ const reachesFunctions = (name: string) =>
   (functionSettingNames as readonly string[]).includes(name);
 
 /**
- * The access key a function's calls are signed with, which names it to the authorising proxy
- * (letters and digits only: DynamoDB Local refuses any other key).
+ * The access key a function's calls are signed with, which names it to local IAM (letters and
+ * digits only: DynamoDB Local refuses any other key).
  */
 export const accessKeyOf = (fn: LocalFunction) => `LOCAL${fn.name.replace(/[^A-Za-z0-9]/g, '')}`;
 
 /**
  * A function's whole environment: the template's variables, those Lambda sets (its own
- * credentials among them), and local mode's, its AWS endpoints the authorising proxy's.
+ * credentials among them), and local mode's: the local AWS endpoints.
  */
 export function functionEnvironment(
   fn: LocalFunction,
   local: Record<string, string | undefined>,
   logLevel: string,
-  iam: Authorizer['endpoints'],
+  endpoints: IamSetup['endpoints'],
 ): Record<string, string> {
   const ownSettings = Object.fromEntries(
     Object.entries(local).filter(
@@ -112,11 +114,11 @@ export function functionEnvironment(
     ...ownSettings,
     AWS_ACCESS_KEY_ID: accessKeyOf(fn),
     AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_ENDPOINT_URL_DYNAMODB: iam.dynamodb,
-    AWS_ENDPOINT_URL_S3: iam.s3,
-    AWS_ENDPOINT_URL_SQS: iam.sqs,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: iam.secretsmanager,
-    AWS_ENDPOINT_URL_STS: iam.sts,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsmanager,
+    AWS_ENDPOINT_URL_STS: endpoints.sts,
   };
 }
 
@@ -194,8 +196,7 @@ function asynchronousFunctions(
   deployment: LocalDeployment,
   settings: LocalSettings,
   environment: (fn: LocalFunction) => Record<string, string>,
-  sqsEndpoint: string,
-  viaProxy: (queueUrl: string) => string,
+  iam: IamSetup,
 ): HostedFunction[] {
   const fnOf = (id: string) => deployment.functions.get(id) as LocalFunction;
   const consumers: HostedFunction[] = deployment.eventSources
@@ -207,8 +208,8 @@ function asynchronousFunctions(
         kind: 'consumer',
         fn,
         env: environment(fn),
-        sqsEndpoint,
-        queueUrl: viaProxy(source.queueUrl),
+        iam,
+        queueUrl: source.queueUrl,
         queueArn: source.queueArn,
         batchSize: source.batchSize,
         batchingWindowSeconds: settings.batchWindowSeconds ?? source.batchingWindowSeconds,
@@ -223,6 +224,7 @@ function asynchronousFunctions(
         kind: 'schedule',
         fn,
         env: environment(fn),
+        iam,
         intervalSeconds: settings.scheduleSecondsOverride ?? schedule.intervalSeconds,
         runsAtStop: runsAtStop(fn),
       };
@@ -241,7 +243,7 @@ const healthyRunMs = 60_000;
  */
 export async function startFunctionThread(
   hosted: HostedFunction,
-  options: { log?: (line: string) => void; onTimeout?: (functionName: string) => void; env?: NodeJS.ProcessEnv } = {},
+  options: { log?: (line: string) => void; report?: FunctionReports; env?: NodeJS.ProcessEnv } = {},
 ): Promise<HostedRunning> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let stopping = false;
@@ -260,8 +262,9 @@ export async function startFunctionThread(
       const startedAt = Date.now();
       let reason = '';
       worker.on('message', (message: FromHost) => {
-        if (message.type === 'log') log(message.line);
-        if (message.type === 'timeout') options.onTimeout?.(hosted.fn.name);
+        if (message.type === 'timedOut')
+          (options.report?.timedOut ?? ((_, line) => log(line)))(hosted.fn.name, message.line);
+        if (message.type === 'denied') options.report?.denied(message.denial);
         if (message.type !== 'ready') return;
         everReady = true;
         ready();
@@ -297,15 +300,16 @@ export async function startFunctionThread(
       stopping = true;
       clearTimeout(restartTimer);
       const running = current;
-      if (!running) return;
-      const stopped = new Promise<void>((resolve) =>
+      if (!running) return undefined;
+      const stopped = new Promise<DecisionCounts>((resolve) =>
         running.worker.on('message', (message: FromHost) => {
-          if (message.type === 'stopped') resolve();
+          if (message.type === 'stopped') resolve(message.decisions);
         }),
       );
       running.worker.postMessage({ type: 'stop', final: options?.final === true } satisfies ToHost);
-      await Promise.race([stopped, running.ended]);
+      const decisions = await Promise.race([stopped, running.ended.then(() => undefined)]);
       await running.worker.terminate();
+      return decisions;
     },
   };
 }
@@ -328,73 +332,64 @@ export async function startRuntime(
     });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
-  // Every function's calls go through the authorising proxy, as their role allows.
+  // Every function's calls are held to its role where they are made (local/iam/enforcement.ts).
   const figures = new LocalFigures();
   const hosted = new Set([
     ...deployment.routes.map((route) => route.functionId),
     ...deployment.eventSources.map((source) => source.functionId),
     ...deployment.schedules.map((schedule) => schedule.functionId),
   ]);
-  const identities: Record<string, { functionName: string; roleArn: string }> = {};
+  const identities: Record<string, Identity> = {};
   for (const id of hosted) {
     const fn = deployment.functions.get(id) as LocalFunction;
     if (fn.roleArn) identities[accessKeyOf(fn)] = { functionName: fn.name, roleArn: fn.roleArn };
   }
-  const iam = await startAuthorizerThread(
-    {
-      upstream: {
-        dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB as string,
-        s3: env.AWS_ENDPOINT_URL_S3 as string,
-        sqs: sqsEndpoint,
-      },
-      identities,
-      rolePolicies: Object.fromEntries(deployment.rolePolicies),
-      resourcePolicies: Object.fromEntries(deployment.resourcePolicies),
-      roles: Object.fromEntries(deployment.roles),
-      // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
-      secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
-      partitionKey: keyAttributes.partition,
+  const services = await startLocalServices({
+    // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
+    secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
+    roleArns: [...deployment.roles.keys()],
+  });
+  const endpoints: IamSetup['endpoints'] = {
+    dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB as string,
+    s3: env.AWS_ENDPOINT_URL_S3 as string,
+    sqs: sqsEndpoint,
+    ...services.endpoints,
+  };
+  const iam: IamSetup = {
+    endpoints,
+    identities,
+    rolePolicies: Object.fromEntries(deployment.rolePolicies),
+    resourcePolicies: Object.fromEntries(deployment.resourcePolicies),
+    roles: Object.fromEntries(deployment.roles),
+    partitionKey: keyAttributes.partition,
+    secretArns: [...deployment.secrets.keys()],
+  };
+  const report: FunctionReports = {
+    timedOut(functionName, line) {
+      figures.timedOut(functionName);
+      log(line);
     },
-    (denial) => {
+    denied(denial) {
       figures.deny(denial);
       log(
         `AccessDenied: ${denial.functionName} is not authorized to perform ${denial.action} on ${denial.resource} ${denial.reason} (role ${denial.roleArn}); on AWS this call fails the same way`,
       );
     },
-  );
-  // A queue's URL names the endpoint that serves it, as on AWS (https://sqs.<region>.amazonaws.com/…):
-  // the SDK's SQS client sends to the URL's host, so a function's queue URLs name the proxy.
-  const queueOrigin = new URL(deployment.queueUrls.ingest).origin;
-  const viaProxy = (value: string) =>
-    value.startsWith(`${queueOrigin}/`) ? `${iam.endpoints.sqs}${value.slice(queueOrigin.length)}` : value;
+  };
   const environment = (fn: LocalFunction) =>
-    Object.fromEntries(
-      Object.entries(functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel, iam.endpoints)).map(
-        ([name, value]) => [name, viaProxy(value)],
-      ),
-    );
+    functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel, endpoints);
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: localRegion, credentials: localCredentials });
   const host = (hosted: HostedFunction) =>
-    options.functions === 'this-thread'
-      ? hostFunction(hosted, (line) => {
-          figures.timedOut(hosted.fn.name);
-          log(line);
-        })
-      : startFunctionThread(hosted, { log, onTimeout: (name) => figures.timedOut(name) });
+    options.functions === 'this-thread' ? hostFunction(hosted, report) : startFunctionThread(hosted, { log, report });
 
   // Routes run on this thread, each function loaded at its first request (its cold start).
   installFunctionScopes();
+  const enforcement = enforceIam(iam, (denial) => report.denied(denial));
   const routeFunctions = new Map<string, LocalLambda>();
   for (const route of deployment.routes) {
     const fn = deployment.functions.get(route.functionId) as LocalFunction;
     if (!routeFunctions.has(fn.id))
-      routeFunctions.set(
-        fn.id,
-        new LocalLambda(fn, environment(fn), (line) => {
-          figures.timedOut(fn.name);
-          log(line);
-        }),
-      );
+      routeFunctions.set(fn.id, new LocalLambda(fn, environment(fn), (line) => report.timedOut(fn.name, line)));
   }
   const routes = deployment.routes.map((route) => ({
     routeKey: route.routeKey,
@@ -420,7 +415,7 @@ export async function startRuntime(
       },
     }),
     Promise.all(
-      asynchronousFunctions(deployment, settings, environment, iam.endpoints.sqs, viaProxy).map(async (each) => ({
+      asynchronousFunctions(deployment, settings, environment, iam).map(async (each) => ({
         kind: each.kind,
         running: await host(each),
       })),
@@ -443,20 +438,27 @@ export async function startRuntime(
       while ((await queued()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       // Consumers first, so that what they staged last is there for the schedules' final runs
       // (everything staged is committed), which a hurried stop skips: staged envelopes are safe.
-      await Promise.all(functions.filter(({ kind }) => kind === 'consumer').map(({ running }) => running.stop()));
+      const decisions: (DecisionCounts | undefined)[] = [enforcement.evaluator.counts()];
+      decisions.push(
+        ...(await Promise.all(
+          functions.filter(({ kind }) => kind === 'consumer').map(({ running }) => running.stop()),
+        )),
+      );
       const final = Date.now() < deadline;
-      await Promise.all(
-        functions.filter(({ kind }) => kind === 'schedule').map(({ running }) => running.stop({ final })),
+      decisions.push(
+        ...(await Promise.all(
+          functions.filter(({ kind }) => kind === 'schedule').map(({ running }) => running.stop({ final })),
+        )),
       );
       await front.close();
       const undrained = await queued();
       sqs.destroy();
-      const decisions = await iam.stats();
       const denied = [...figures.denied.values()].reduce((sum, { count }) => sum + count, 0);
+      const sum = (name: 'evaluated' | 'kept') => decisions.reduce((total, counts) => total + (counts?.[name] ?? 0), 0);
       log(
-        `IAM: ${decisions.evaluated} calls evaluated against their roles, ${decisions.kept} answered from decisions kept, ${denied} denied`,
+        `IAM: ${sum('evaluated')} decisions evaluated against the functions' roles, ${sum('kept')} calls answered from decisions kept, ${denied} denied`,
       );
-      await iam.close();
+      await services.close();
       return { undrained };
     },
   };

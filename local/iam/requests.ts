@@ -13,7 +13,9 @@
  *    or object ARN;
  *  - SQS (JSON 1.0, X-Amz-Target `AmazonSQS.<Action>`): the action on the queue its QueueUrl (or
  *    QueueName) names; a batch asks for its single action (SendMessageBatch: sqs:SendMessage);
- *  - Secrets Manager (JSON 1.1, X-Amz-Target `secretsmanager.<Action>`): the action on SecretId.
+ *  - Secrets Manager (JSON 1.1, X-Amz-Target `secretsmanager.<Action>`): the action on SecretId;
+ *  - STS (query protocol): AssumeRole on the role RoleArn names, with sts:ExternalId and the role's
+ *    tags as iam:ResourceTag (the role's trust policy is the resource policy it is evaluated against).
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -29,7 +31,7 @@ const account = '000000000000';
 const region = 'us-east-1';
 
 /** The access key a request is signed with (header or presigned query), or null for an unsigned one. */
-export function accessKeyOf(request: IncomingMessage): string | null {
+export function accessKeyOf(request: Pick<IncomingMessage, 'headers' | 'url'>): string | null {
   const header = request.headers.authorization;
   const fromHeader = header ? /Credential=([^/,\s]+)\//.exec(header)?.[1] : undefined;
   if (fromHeader) return fromHeader;
@@ -221,4 +223,27 @@ export function jsonActions(
   if (service === 'dynamodb') return dynamodb(operation, body, { partition: options.partitionKey });
   if (service === 'sqs') return sqs(operation, body);
   return secretsManager(operation, body, options.secretArn);
+}
+
+/** STS's AssumeRole, from its form body; any other STS action asks for itself on `*`. */
+export function stsActions(
+  body: URLSearchParams,
+  roleTags: (roleArn: string) => Record<string, string>,
+): AskedAction[] {
+  const action = body.get('Action') ?? '';
+  if (action !== 'AssumeRole') return [{ action: `sts:${action}`, resource: '*', context: {} }];
+  const roleArn = body.get('RoleArn') ?? '';
+  const externalId = body.get('ExternalId');
+  return [
+    {
+      action: 'sts:AssumeRole',
+      resource: roleArn,
+      context: {
+        ...(externalId ? { 'sts:ExternalId': externalId } : {}),
+        ...Object.fromEntries(
+          Object.entries(roleTags(roleArn)).map(([tag, value]) => [`iam:ResourceTag/${tag}`, value]),
+        ),
+      },
+    },
+  ];
 }

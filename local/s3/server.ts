@@ -10,9 +10,8 @@ import { DurableStore } from './durable-store.ts';
 
 /**
  * Any access key is one of s3rver's own account, as DynamoDB Local and the SQS stand-in accept any:
- * local mode's functions sign with keys of their own, which the authorising proxy in front of the
- * stand-in (local/iam/authorizer.ts) evaluates against their roles. s3rver checks no SigV4
- * signature either way.
+ * local mode's functions sign with keys of their own, which local IAM (local/iam/enforcement.ts)
+ * evaluates against their roles before a call leaves. s3rver checks no SigV4 signature either way.
  */
 const knownKey = Account.registry.get.bind(Account.registry);
 Account.registry.get = (accessKeyId: string) => knownKey(accessKeyId) ?? Account.DUMMY_ACCOUNT;

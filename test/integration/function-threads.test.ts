@@ -79,7 +79,22 @@ async function consumer(
       roleArn: null,
     },
     env: { ...functionEnv(log), ...settings.env },
-    sqsEndpoint: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
+    // No identities: the test consumer's calls are not held to a role.
+    iam: {
+      endpoints: {
+        dynamodb: runtimeEnv.AWS_ENDPOINT_URL_DYNAMODB as string,
+        s3: runtimeEnv.AWS_ENDPOINT_URL_S3 as string,
+        sqs: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
+        secretsmanager: 'http://127.0.0.1:1',
+        sts: 'http://127.0.0.1:1',
+      },
+      identities: {},
+      rolePolicies: {},
+      resourcePolicies: {},
+      roles: {},
+      partitionKey: 'pk',
+      secretArns: [],
+    },
     queueUrl: url,
     queueArn: arn,
     batchSize: 1,

@@ -1,6 +1,6 @@
 /**
  * The local service as the integration tests run it: `local/main.ts`, the stand-ins it forks, and
- * the modules of its threads (each consumer's and schedule's host, the authorising proxy), compiled
+ * the modules of its threads (each consumer's and schedule's host), compiled
  * by esbuild once per run into one directory, each at its repository path with `.js` (the functions
  * themselves run from the cloud assembly, as with `npm start`). The suite starts the service about a dozen times, and each start from
  * source spent seconds of CPU in tsx's loader (on two cores: 3.5 s for the service alone, 12 s with
@@ -20,7 +20,6 @@ const root = path.resolve(import.meta.dirname, '..', '..');
 const entries = [
   'local/main.ts',
   'local/function-host.ts',
-  'local/iam/authorizer-thread.ts',
   'local/dynamodb-stand-in.ts',
   'local/s3-stand-in.ts',
   'local/sqs-stand-in.ts',
