@@ -82,6 +82,8 @@ export interface LocalFunction {
   reservedConcurrency: number | null;
   logFormat: string;
   roleArn: string | null;
+  /** Its declaration's name and kind (the stack's `tributary:function` metadata), for Tributary's own functions. */
+  declared: { name: string; kind: string } | null;
 }
 
 export interface LocalRoute {
@@ -530,6 +532,7 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
         properties.ReservedConcurrentExecutions === undefined ? null : Number(properties.ReservedConcurrentExecutions),
       logFormat: String(logging.LogFormat ?? 'Text'),
       roleArn: role ? reader.arnOf(role) : null,
+      declared: (fn.resource.Metadata?.['tributary:function'] as LocalFunction['declared'] | undefined) ?? null,
     });
   }
   const functionOf = (value: Json, stack: Stack, where: string): string => {

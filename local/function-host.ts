@@ -93,7 +93,7 @@ export async function hostFunction(hosted: HostedFunction, report: FunctionRepor
   }
   // The event source mapping polls with the function's execution role, as Lambda's does.
   const sqs = {
-    endpoint: hosted.iam.endpoints.sqs,
+    endpoint: hosted.env.AWS_ENDPOINT_URL_SQS,
     region: localRegion,
     credentials: {
       accessKeyId: hosted.env.AWS_ACCESS_KEY_ID ?? localCredentials.accessKeyId,

@@ -18,7 +18,7 @@ import type { Worker } from 'node:worker_threads';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { keyAttributes } from '#shared/adapters/dynamo/table-schema.ts';
-import { schedules as declaredSchedules, type QueueName, queues } from '#shared/topology.ts';
+import { schedules as declaredSchedules, type QueueName, queues, type ScheduleName } from '#shared/topology.ts';
 import { ensureAssembly } from './assembly.ts';
 import { type LocalDeployment, type LocalFunction, readDeployment } from './cloud-assembly.ts';
 import { queueDepth } from './event-source-poller.ts';
@@ -35,6 +35,7 @@ import { type HttpFront, startHttpFront } from './http-front.ts';
 import { enforceIam, type IamSetup } from './iam/enforcement.ts';
 import { startLocalServices } from './iam/local-services.ts';
 import type { DecisionCounts, Denial, Identity } from './iam/policy-evaluator.ts';
+import type { Service } from './iam/requests.ts';
 import { LocalLambda, lambdaVariables } from './lambda-function.ts';
 import { installFunctionScopes } from './lambda-sandbox.ts';
 import { startThread } from './modules.ts';
@@ -95,7 +96,7 @@ export function functionEnvironment(
   fn: LocalFunction,
   local: Record<string, string | undefined>,
   logLevel: string,
-  endpoints: IamSetup['endpoints'],
+  endpoints: Record<Service, string>,
 ): Record<string, string> {
   const ownSettings = Object.fromEntries(
     Object.entries(local).filter(
@@ -180,11 +181,10 @@ export interface RuntimeOptions {
   deployment?: LocalDeployment;
 }
 
-/** The schedules that run once more at a graceful stop, known by their function's description. */
+/** Whether a scheduled function runs once more at a graceful stop: its declaration says so (shared/topology.ts). */
 function runsAtStop(fn: LocalFunction): boolean {
-  return Object.values(declaredSchedules).some(
-    (schedule) => schedule.runsAtStop === true && fn.description === schedule.summary.slice(0, 256),
-  );
+  const declared = fn.declared?.kind === 'schedule' ? declaredSchedules[fn.declared.name as ScheduleName] : undefined;
+  return declared?.runsAtStop === true;
 }
 
 /** Every queue consumer and schedule of the deployment, as the functions to host. */
@@ -345,14 +345,17 @@ export async function startRuntime(
     secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
     roleArns: [...deployment.roles.keys()],
   });
-  const endpoints: IamSetup['endpoints'] = {
+  const endpoints: Record<Service, string> = {
     dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB as string,
     s3: env.AWS_ENDPOINT_URL_S3 as string,
     sqs: sqsEndpoint,
     ...services.endpoints,
   };
   const iam: IamSetup = {
-    endpoints,
+    addresses: Object.fromEntries([
+      ...Object.entries(endpoints).map(([service, url]) => [new URL(url).origin, service]),
+      [new URL(deployment.queueUrls.ingest).origin, 'sqs'],
+    ]),
     identities,
     rolePolicies: Object.fromEntries(deployment.rolePolicies),
     resourcePolicies: Object.fromEntries(deployment.resourcePolicies),

@@ -31,8 +31,12 @@ import {
 import { type AskedAction, accessKeyOf, jsonActions, type Service, s3Actions, stsActions } from './requests.ts';
 
 export interface IamSetup extends Policies {
-  /** Where each service is reached locally (the stand-ins' endpoints, the local Secrets Manager's and STS's). */
-  endpoints: Record<Service, string>;
+  /**
+   * Every address a service is reached at locally, by origin (`http://127.0.0.1:4566`): the stand-ins'
+   * endpoints, the local Secrets Manager's and STS's, and the host the queues' URLs name (the SDK
+   * sends a queue's calls there).
+   */
+  addresses: Record<string, Service>;
   /** The table's partition key attribute (for dynamodb:LeadingKeys). */
   partitionKey: string;
   /** The secrets the deployment names, by ARN (a SecretId may be a secret's name). */
@@ -115,8 +119,8 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
   const evaluator = new PolicyEvaluator(setup);
   installed = { evaluator };
   const services = new Map<string, Service>(
-    (Object.entries(setup.endpoints) as [Service, string][]).map(([service, url]) => {
-      const { hostname, port } = new URL(url);
+    Object.entries(setup.addresses).map(([origin, service]) => {
+      const { hostname, port } = new URL(origin);
       return [`${hostname}:${port}`, service];
     }),
   );

@@ -1,16 +1,16 @@
 /**
- * Local mode runs what deploys: the cloud assembly's functions, each from its own asset folder with
- * the template's handler, environment and settings. Every function the local runtime invokes (a
- * route's, a queue consumer's, a schedule's) must load there as Lambda's init phase loads it, with
- * Node's modules and the AWS SDK beside it and nothing else; a bundle that reads a file it was not
- * shipped with (the table-commits schedule's Parquet WebAssembly, once) fails here.
+ * Local mode runs what deploys: the functions of the cloud assembly, each from its asset folder with
+ * the template's handler, environment and settings, wired as the template wires them. What local
+ * mode reads from the assembly (local/cloud-assembly.ts) is checked here against the stack's own
+ * reader of the same assembly (lib/deployed-functions.ts, which the bundle tests load every function
+ * with, alone, as Lambda does) and against the declarations the stack is built from.
  */
 import { describe, expect, it } from 'vitest';
+import { deployedFunctions } from '#lib/deployed-functions.ts';
 import { routes } from '#shared/routes.ts';
-import { schedules as declaredSchedules } from '#shared/topology.ts';
+import { consumers, schedules } from '#shared/topology.ts';
 import { ensureAssembly } from '../../local/assembly.ts';
 import { readDeployment } from '../../local/cloud-assembly.ts';
-import { installFunctionScopes, loadHandler } from '../../local/lambda-sandbox.ts';
 
 const placement = {
   tableName: 'tributary',
@@ -19,39 +19,68 @@ const placement = {
   sqsEndpoint: 'http://127.0.0.1:9324',
 };
 
-describe('the cloud assembly, as local mode runs it', () => {
-  it('loads every function the runtime invokes from its own asset folder, with the template’s handler and environment', async () => {
+describe('the cloud assembly, as local mode reads it', () => {
+  it('gives every function the asset folder, handler, memory, timeout and reserved concurrency of its template', async () => {
+    const { directory } = await ensureAssembly({ tenantBuckets: ['demo-bucket'] });
+    const local = [...readDeployment(directory, placement).functions.values()];
+    const deployed = deployedFunctions(directory);
+    const settings = (fn: {
+      handler: string;
+      assetDirectory: string;
+      memoryMb: number;
+      timeoutSeconds: number;
+      reservedConcurrency?: number | null;
+    }) => ({
+      handler: fn.handler,
+      assetDirectory: fn.assetDirectory,
+      memoryMb: fn.memoryMb,
+      timeoutSeconds: fn.timeoutSeconds,
+      reservedConcurrency: fn.reservedConcurrency ?? null,
+    });
+    const byLogicalId = (id: string) => id.split('/').pop() as string;
+    expect(
+      Object.fromEntries(local.filter((fn) => fn.declared).map((fn) => [byLogicalId(fn.id), settings(fn)])),
+    ).toEqual(Object.fromEntries(deployed.filter((fn) => fn.declared).map((fn) => [fn.logicalId, settings(fn)])));
+  });
+
+  it('finds every route, queue consumer and schedule the stack declares, with the settings it gave them', async () => {
     const { directory } = await ensureAssembly({ tenantBuckets: ['demo-bucket'] });
     const deployment = readDeployment(directory, placement);
-    const invoked = new Set([
-      ...deployment.routes.map((route) => route.functionId),
-      ...deployment.eventSources.map((source) => source.functionId),
-      ...deployment.schedules.map((schedule) => schedule.functionId),
-    ]);
-    installFunctionScopes();
-    const failures: string[] = [];
-    for (const id of invoked) {
-      const fn = deployment.functions.get(id);
-      if (!fn) throw new Error(`${id} is invoked but not a function of the assembly`);
-      try {
-        await loadHandler(fn.assetDirectory, fn.handler, {
-          env: { ...fn.environment, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-        });
-      } catch (error) {
-        failures.push(`${fn.description.split(':')[0]}: ${(error as Error).message.split('\n')[0]}`);
-      }
-    }
-    // Every route of the route table (and the $default route), every consumer and schedule of the topology.
-    expect({
-      failures,
-      routes: deployment.routes.length,
-      eventSources: deployment.eventSources.map((source) => source.queue).sort(),
-      schedules: deployment.schedules.length,
-    }).toEqual({
-      failures: [],
-      routes: Object.keys(routes).length + 1,
-      eventSources: ['dashboard', 'ingest', 'ingestDeadLetter', 'jobs'],
-      schedules: Object.keys(declaredSchedules).length,
-    });
+    const declaredName = (functionId: string) => deployment.functions.get(functionId)?.declared?.name;
+
+    // Each route reaches the function declared for it; unmatched requests the not-found function.
+    expect(
+      Object.fromEntries(deployment.routes.map((route) => [route.routeKey, declaredName(route.functionId)])),
+    ).toEqual({ ...Object.fromEntries(Object.keys(routes).map((key) => [key, key])), $default: '$default' });
+
+    // Each consumer polls its queue with its batch size and maximum concurrency.
+    expect(
+      Object.fromEntries(
+        deployment.eventSources.map((source) => [
+          declaredName(source.functionId),
+          { queue: source.queue, batchSize: source.batchSize, maximumConcurrency: source.maximumConcurrency },
+        ]),
+      ),
+    ).toEqual(
+      Object.fromEntries(
+        Object.entries(consumers).map(([name, consumer]) => [
+          name,
+          {
+            queue: consumer.queue,
+            batchSize: consumer.maxBatchingWindowSeconds === 0 ? Math.min(consumer.batchSize, 10) : consumer.batchSize,
+            maximumConcurrency: consumer.maxConcurrency,
+          },
+        ]),
+      ),
+    );
+
+    // Each schedule runs at its rate.
+    expect(
+      Object.fromEntries(
+        deployment.schedules.map((schedule) => [declaredName(schedule.functionId), schedule.intervalSeconds]),
+      ),
+    ).toEqual(
+      Object.fromEntries(Object.entries(schedules).map(([name, schedule]) => [name, schedule.everyMinutes * 60])),
+    );
   });
 });

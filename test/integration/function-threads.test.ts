@@ -28,7 +28,11 @@ const directory = mkdtempSync(path.join(os.tmpdir(), 'function-threads-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** The function's environment: a log of its own. */
-const functionEnv = (log: string) => ({ AWS_REGION: 'us-east-1', CRASHING_CONSUMER_LOG: log });
+const functionEnv = (log: string) => ({
+  AWS_REGION: 'us-east-1',
+  AWS_ENDPOINT_URL_SQS: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
+  CRASHING_CONSUMER_LOG: log,
+});
 
 /** A test module bundled as a deploy bundles a function, into an asset folder of its own. */
 async function assetOf(entry: string): Promise<string> {
@@ -77,17 +81,12 @@ async function consumer(
       reservedConcurrency: null,
       logFormat: 'JSON',
       roleArn: null,
+      declared: null,
     },
     env: { ...functionEnv(log), ...settings.env },
     // No identities: the test consumer's calls are not held to a role.
     iam: {
-      endpoints: {
-        dynamodb: runtimeEnv.AWS_ENDPOINT_URL_DYNAMODB as string,
-        s3: runtimeEnv.AWS_ENDPOINT_URL_S3 as string,
-        sqs: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
-        secretsmanager: 'http://127.0.0.1:1',
-        sts: 'http://127.0.0.1:1',
-      },
+      addresses: {},
       identities: {},
       rolePolicies: {},
       resourcePolicies: {},
