@@ -3,7 +3,8 @@
  * second and MB per second through the compiled query (decode, filter, columns), over bodies as
  * senders post them; and how long a hostile XML body takes to be rejected.
  */
-import { compileQuery, type QuerySpecification } from '../shared/domain/pipelines/definition.ts';
+import { compileQuery } from '../shared/domain/pipelines/compile-query.ts';
+import type { QuerySpecification } from '../shared/domain/pipelines/definition.ts';
 
 interface Case {
   format: QuerySpecification['decode']['format'];

@@ -2,6 +2,7 @@
  * The console's only way to the API: same origin, the API key from sessionStorage in `X-API-Key`.
  * A 401 ends the session (back to sign-in); any other error keeps the API's own code and message.
  */
+import type { components, paths } from './api-types.ts';
 
 const keyName = 'tributary.apiKey';
 
@@ -12,10 +13,7 @@ export const session = {
 };
 
 /** A validation issue as the API names it: the field's path and what is wrong with it. */
-export interface Issue {
-  path: string;
-  message: string;
-}
+export type Issue = NonNullable<Schemas['Error']['details']>[number];
 
 export class ApiError extends Error {
   constructor(
@@ -58,7 +56,8 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     body = null;
   }
   if (response.ok || (response.status === 503 && path === 'health')) return body as T;
-  const error = (body ?? {}) as { code?: string; message?: string; request_id?: string; details?: Issue[] | null };
+  // The error shape the API answers with; a proxy in front of it may answer anything (or nothing).
+  const error = (body ?? {}) as Partial<Schemas['Error']>;
   const failure = new ApiError(
     response.status,
     error.code ?? `HTTP_${response.status}`,
@@ -81,48 +80,31 @@ export const qs = (params: Record<string, string | number | undefined | null>): 
   return text ? `?${text}` : '';
 };
 
-// The shapes the console reads (the API's OpenAPI document has them all).
-export interface Caller {
-  role: 'PlatformAdmin' | 'TenantAdmin' | 'TenantEditor' | 'TenantViewer';
-  tenant_id: string | null;
-  permissions: string[];
-}
-export interface Tenant {
-  tenant_id: string;
-  name: string;
-  slug: string;
-  status: string;
-}
-export interface Connection {
-  connection_id: string;
-  tenant_id: string;
-  name: string;
-  status: string;
-  source_id: string;
-  source_status: string;
-  data_set_id: string;
-  token_prefix: string;
-}
-export interface Stats {
-  accepted: number;
-  rejected: Record<string, number>;
-  written_rows: number;
-  dead_lettered: number;
-  last_ingest_at: string | null;
-  last_write_at: string | null;
-  /** Accepted, staged, not committed to the table yet (listed as pending events). */
-  staged_rows: number;
-  oldest_unwritten_age_seconds: number | null;
-  /** Why the table's last commit failed while its staged rows wait for the next attempt. */
-  commit_failure: { attempts: number; last_error: string } | null;
-}
+// The shapes the console reads, as the API's OpenAPI document describes them (./api-types.ts is
+// generated from it): the console writes none of them down itself.
+/** The API's named shapes: the document's components. */
+export type Schemas = components['schemas'];
+type Operation<P extends keyof paths, M extends string> = M extends keyof paths[P] ? paths[P][M] : never;
+type JsonOf<R> = R extends { content: { 'application/json': infer Json } } ? Json : never;
+
+/** What a route answers on success (200, 201 or 202), by its path in the document and its method. */
+export type Answer<P extends keyof paths, M extends string = 'get'> =
+  Operation<P, M> extends { responses: infer R }
+    ? JsonOf<R extends { 200: infer S } ? S : R extends { 201: infer S } ? S : R extends { 202: infer S } ? S : never>
+    : never;
+
+/** The JSON body a route takes, by its path in the document and its method. */
+export type Body<P extends keyof paths, M extends string> =
+  Operation<P, M> extends { requestBody: infer B } ? JsonOf<B> : never;
+
+export type Caller = Schemas['Caller'];
+export type Tenant = Schemas['Tenant'];
+export type Connection = Schemas['Connection'];
+export type Stats = Schemas['ConnectionStats'];
+/** How a connection checks its senders (`GET|PUT api/connections/{id}/security`). */
+export type SourceSecurity = Schemas['SourceSecurity'];
 /** `GET|PUT api/data-sets/{id}/table-properties`: what the table sets, and what is in force. */
-export interface TableProperties {
-  version: number | null;
-  properties: Record<string, string>;
-  effective: { freshness_seconds: number };
-}
-export interface Health {
-  status: string;
-  checks: { name: string; healthy: boolean }[];
-}
+export type TableProperties = Schemas['CurrentTableProperties'];
+export type Health = Schemas['HealthReport'];
+export type HistoryInterval = Schemas['HistoryInterval'];
+export type TrafficHistory = Schemas['TrafficHistory'];

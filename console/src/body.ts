@@ -1,4 +1,5 @@
 /** A webhook body, decoded from base64 and shown as text: pretty JSON when it parses, else as sent. */
+import type { Schemas } from './api.ts';
 import { bytes, el } from './dom.ts';
 
 export function decodeBase64(base64: string): Uint8Array {
@@ -17,12 +18,9 @@ function hexDump(raw: Uint8Array): string {
   return lines.join('\n');
 }
 
-export function bodyView(event: {
-  payload: string;
-  payload_size: number;
-  payload_truncated: boolean;
-  content_type: string | null;
-}): HTMLElement {
+export function bodyView(
+  event: Pick<Schemas['Event'], 'payload' | 'payload_size' | 'payload_truncated' | 'content_type'>,
+): HTMLElement {
   const raw = decodeBase64(event.payload);
   let text: string | null;
   try {

@@ -3,24 +3,8 @@
  * then kept current by re-reading the last intervals at each poll. An SVG with a text summary
  * beside it, so that it reads without the picture; each interval's figures are its tooltip.
  */
-import { api, qs } from './api.ts';
+import { api, type HistoryInterval, qs, type TrafficHistory } from './api.ts';
 import { el, errorBox, replace } from './dom.ts';
-
-export interface HistoryInterval {
-  start: string;
-  accepted: number;
-  duplicates: number;
-  rejected: Record<string, number>;
-  written_rows: number;
-  dead_lettered: number;
-  redriven: number;
-}
-interface History {
-  from: string;
-  to: string;
-  step_seconds: number;
-  intervals: HistoryInterval[];
-}
 
 const ranges = {
   day: { label: 'Last 24 hours', step: '15m', stepMs: 15 * 60_000, slots: 96, per: 'per 15 minutes' },
@@ -144,7 +128,7 @@ export function trafficChart(path: string, title: string) {
   const read = async (from: number, whole: boolean) => {
     const asked = range;
     try {
-      const history = await api<History>(
+      const history = await api<TrafficHistory>(
         `${path}${qs({ step: ranges[asked].step, from: new Date(from).toISOString() })}`,
       );
       if (asked !== range) return;

@@ -2,6 +2,7 @@
  * Building the page: elements and text nodes only. Nothing here ever parses a string as HTML, so
  * whatever a webhook sent (or an API error said) can only ever show as text.
  */
+import type { Issue } from './api.ts';
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Props = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -45,13 +46,54 @@ export function replaceOnChange(parent: HTMLElement, key: string, ...children: C
   replace(parent, ...children);
 }
 
+/** A part of a page under its own heading (`id` names the heading, for the section's label). */
+export const section = (title: string, id: string, ...children: Child[]): HTMLElement =>
+  el('section', { 'aria-labelledby': id }, el('h2', { id }, title), ...children);
+
+/** Terms and what each is, as the console lists facts (`id`, where a test or a reader points at one value). */
+export const facts = (...entries: [term: string, value: Child, id?: string][]): HTMLElement =>
+  el(
+    'dl',
+    { class: 'facts' },
+    entries.map(([term, value, id]) => [el('dt', {}, term), el('dd', { id }, value)]),
+  );
+
+/** What an operator's action came to, in a sentence. */
+export const notice = (...children: Child[]): HTMLElement => el('p', { class: 'notice' }, ...children);
+
+/** Where an action's outcome is told: politely, once it is known. */
+export const outcomeRegion = (): HTMLElement => el('div', { 'aria-live': 'polite' });
+
+/** Runs an operator's action and shows in `region` what it came to: what it answers, or the API's error. */
+export async function showOutcome(region: HTMLElement, action: () => Promise<Child>): Promise<void> {
+  try {
+    replace(region, await action());
+  } catch (error) {
+    replace(region, errorBox(error));
+  }
+}
+
+/** A drop-down list of `options` (shown by `labels` where one is given), `value` chosen. */
+export const select = (id: string, options: readonly string[], value: string, labels: Record<string, string> = {}) =>
+  el(
+    'select',
+    { id, name: id },
+    options.map((option) => el('option', { value: option, selected: option === value }, labels[option] ?? option)),
+  );
+
+/** The option of `options` a drop-down list shows, typed as the options are (it offers no other). */
+export const chosen = <T extends string>(options: readonly T[], value: string): T =>
+  options.find((option) => option === value) ?? (options[0] as T);
+
+/** A column of a table: its header, and what its cell shows of an item (`header`: the cell names the row). */
+export interface Column<T> {
+  label: string;
+  cell: (item: T) => Child;
+  header?: boolean;
+}
+
 /** A table with a caption, column headers and one row per item (an empty table says so). */
-export function table<T>(
-  caption: string,
-  columns: { label: string; cell: (item: T) => Child; header?: boolean }[],
-  items: T[],
-  empty = 'None',
-): HTMLElement {
+export function table<T>(caption: string, columns: Column<T>[], items: T[], empty = 'None'): HTMLElement {
   const body = items.length
     ? items.map((item) =>
         el(
@@ -113,7 +155,7 @@ export function errorBox(error: unknown): HTMLElement {
     code?: string;
     message?: string;
     requestId?: string | null;
-    details?: { path: string; message: string }[];
+    details?: Issue[];
   };
   return el(
     'div',

@@ -3,7 +3,7 @@ import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.t
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { deleteDataSet } from '#shared/domain/datasets/use-cases.ts';
-import { queueDataSetDeletion } from '#shared/domain/jobs/use-cases.ts';
+import { queueDataSetDeletion } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { accepted, noContent } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 

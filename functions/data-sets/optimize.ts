@@ -1,7 +1,7 @@
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { startOptimize } from '#shared/domain/jobs/use-cases.ts';
+import { startOptimize } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { accepted } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 

@@ -6,7 +6,7 @@ import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
-import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
+import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 

@@ -1,7 +1,7 @@
-import { getSource } from '#shared/adapters/dynamo/connections.ts';
 import { sourceCache, tenantCache } from '#shared/adapters/dynamo/ingest-cache.ts';
 import { claimDedupKey, takeRateToken } from '#shared/adapters/dynamo/ingest-guards.ts';
 import { recordRejection } from '#shared/adapters/dynamo/rejections.ts';
+import { getSource } from '#shared/adapters/dynamo/sources.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
 import { count, countAccepted, withdrawAccepted } from '#shared/adapters/metrics.ts';
 import { openSigningSecrets } from '#shared/adapters/signing-secrets.ts';

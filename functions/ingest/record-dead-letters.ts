@@ -2,10 +2,11 @@
  * The ingest dead-letter queue's consumer: every envelope that exhausted its deliveries becomes a
  * failed delivery of its connection, kept whole with the writer's last error, until redriven.
  */
-import { getSource } from '#shared/adapters/dynamo/connections.ts';
+
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
 import { writtenAfterIngest } from '#shared/adapters/dynamo/delta-log.ts';
+import { getSource } from '#shared/adapters/dynamo/sources.ts';
 import { count } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';

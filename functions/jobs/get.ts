@@ -1,6 +1,6 @@
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { visibleJob } from '#shared/domain/jobs/use-cases.ts';
+import { visibleJob } from '#shared/domain/jobs/manage-jobs.ts';
 import { ok } from '#shared/http/responses.ts';
 import { jobRoutes } from '#shared/routes/jobs.ts';
 

@@ -6,7 +6,7 @@
 import { jobs } from '#shared/adapters/dynamo/jobs.ts';
 import { dueMaintenance, takeMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
-import { scheduleOptimize } from '#shared/domain/jobs/use-cases.ts';
+import { scheduleOptimize } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
 

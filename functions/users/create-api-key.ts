@@ -1,6 +1,6 @@
 import { identity } from '#shared/adapters/repositories/identity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { issueApiKey } from '#shared/domain/identity/use-cases.ts';
+import { issueApiKey } from '#shared/domain/identity/api-keys.ts';
 import { created } from '#shared/http/responses.ts';
 import { userRoutes } from '#shared/routes/users.ts';
 

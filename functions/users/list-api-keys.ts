@@ -1,6 +1,6 @@
 import { identity } from '#shared/adapters/repositories/identity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { listApiKeys } from '#shared/domain/identity/use-cases.ts';
+import { listApiKeys } from '#shared/domain/identity/api-keys.ts';
 import { ok } from '#shared/http/responses.ts';
 import { userRoutes } from '#shared/routes/users.ts';
 

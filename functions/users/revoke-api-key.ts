@@ -1,6 +1,6 @@
 import { identity } from '#shared/adapters/repositories/identity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { revokeApiKey } from '#shared/domain/identity/use-cases.ts';
+import { revokeApiKey } from '#shared/domain/identity/api-keys.ts';
 import { noContent } from '#shared/http/responses.ts';
 import { userRoutes } from '#shared/routes/users.ts';
 

@@ -19,7 +19,7 @@ import { type LogReader, SnapshotCache } from '#delta/snapshot.ts';
 import type { LogArbiter } from '#delta/storage.ts';
 import { config } from '../config.ts';
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
-import type { PropertiesCommitter } from '../domain/datasets/use-cases.ts';
+import type { PropertiesCommitter } from '../domain/datasets/table-properties.ts';
 import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
 import { connectStore } from '../domain/tenants/store-access.ts';
 import { logger } from '../observability/logger.ts';

@@ -24,7 +24,7 @@ import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { dataRetentionMs } from '#shared/config.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { type DataSet, envelopeSchema } from '#shared/domain/datasets/model.ts';
-import { setTableProperties } from '#shared/domain/datasets/use-cases.ts';
+import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runOptimize } from '#shared/domain/jobs/run-optimize.ts';

@@ -3,7 +3,8 @@
  * definition's format, filter and columns into the rows written out by hand below.
  */
 import { describe, expect, it } from 'vitest';
-import { type ColumnDefinition, compileQuery, type QuerySpecification } from '#shared/domain/pipelines/definition.ts';
+import { compileQuery } from '#shared/domain/pipelines/compile-query.ts';
+import type { ColumnDefinition, QuerySpecification } from '#shared/domain/pipelines/definition.ts';
 
 type Format = QuerySpecification['decode']['format'];
 

@@ -4,15 +4,14 @@
  */
 import { createHash, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { issueApiKey, revokeApiKey } from '#shared/domain/identity/api-keys.ts';
 import {
   changeRole,
   createUser,
   deactivateUser,
-  issueApiKey,
   linkExternalId,
   listUsers,
   reactivateUser,
-  revokeApiKey,
 } from '#shared/domain/identity/use-cases.ts';
 import {
   createTenant,

@@ -1,27 +1,10 @@
-import { api, type Connection, qs, type Stats, type TableProperties } from '../api.ts';
+import { type Answer, api, type Connection, qs, type Schemas, type Stats, type TableProperties } from '../api.ts';
 import { bodyView } from '../body.ts';
 import { age, bytes, el, errorBox, replace, when } from '../dom.ts';
 import { pollMs, type Stop } from '../view.ts';
 
-interface StoredEvent {
-  message_id: string;
-  received_at: string;
-  content_type: string | null;
-  payload_size: number;
-  payload: string;
-  payload_truncated: boolean;
-  /** Accepted and staged, not committed to the table yet. */
-  pending: boolean;
-}
-interface EventPage {
-  events: StoredEvent[];
-  next_cursor: string | null;
-  files_read: number;
-  bytes_read: number;
-  events_scanned: number;
-  files_left: number;
-  scanned_back_to: string | null;
-}
+type StoredEvent = Schemas['Event'];
+type EventPage = Answer<'/api/connections/{connection_id}/events'>;
 
 /** What the requests of one search have looked at so far, added up page by page. */
 interface Scanned {

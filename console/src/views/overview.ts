@@ -1,6 +1,6 @@
-import { api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
+import { type Answer, api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
 import { trafficChart } from '../chart.ts';
-import { el, errorBox, replace, replaceOnChange, table } from '../dom.ts';
+import { el, errorBox, replace, replaceOnChange, section, table } from '../dom.ts';
 import { pollMs, type Stop } from '../view.ts';
 import { commitAttempts, commitFailureText, statsCells } from './figures.ts';
 
@@ -69,23 +69,12 @@ export function tenantView(tenantId: string) {
       main,
       el('h1', {}, `Overview of ${tenant.name}`),
       health,
-      el(
-        'section',
-        { 'aria-labelledby': 'traffic-title' },
-        el('h2', { id: 'traffic-title' }, 'Traffic'),
-        traffic.element,
-      ),
-      el(
-        'section',
-        { 'aria-labelledby': 'connections-title' },
-        el('h2', { id: 'connections-title' }, 'Connections'),
-        failures,
-        figures,
-      ),
+      section('Traffic', 'traffic-title', traffic.element),
+      section('Connections', 'connections-title', failures, figures),
     );
     const refresh = async () => {
       try {
-        const { connections } = await api<{ connections: Connection[] }>(
+        const { connections } = await api<Answer<'/api/tenants/{tenant_id}/connections'>>(
           `api/tenants/${tenantId}/connections${qs({ limit: 100 })}`,
         );
         const [report, rows] = await Promise.all([
@@ -140,7 +129,7 @@ export async function overviewView(main: HTMLElement, caller: Caller): Promise<S
   if (caller.tenant_id) return tenantView(caller.tenant_id)(main);
   const [health, { tenants }] = await Promise.all([
     healthSection(),
-    api<{ tenants: Tenant[] }>(`api/tenants${qs({ limit: 1000 })}`),
+    api<Answer<'/api/tenants'>>(`api/tenants${qs({ limit: 1000 })}`),
   ]);
   replace(
     main,

@@ -1,35 +1,20 @@
-import { api, type Caller, qs } from '../api.ts';
+import { type Answer, api, type Caller, qs, type Schemas } from '../api.ts';
 import { el, replace, table, when } from '../dom.ts';
 
-interface Pipeline {
-  pipeline_id: string;
-  name: string;
-  status: string;
-  working_version: number;
-  deployed_version: number;
-  deployed_at: string | null;
-}
-interface Job {
-  job_id: string;
-  job_type: string;
-  status: string;
-  error_message: string | null;
-  rows_in: number | null;
-  rows_out: number | null;
-  rows_rejected: number | null;
-  rows_filtered: number | null;
-  payload: { trigger?: string } | null;
-  created_at: string;
-  completed_at: string | null;
-}
+type Pipeline = Schemas['Pipeline'];
+type Job = Schemas['Job'];
+
+/** A job's payload is the job type's own (unknown to the API's schema): pipeline runs say what started them. */
+const startedByNewData = (payload: unknown) =>
+  typeof payload === 'object' && payload !== null && 'trigger' in payload && payload.trigger === 'on_new_data';
 
 const count = (value: number | null) => (value === null ? '—' : value);
 
 export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<undefined> {
   const scope = qs({ tenant_id: caller.tenant_id, limit: 100 });
   const [{ pipelines }, { jobs }] = await Promise.all([
-    api<{ pipelines: Pipeline[] }>(`api/pipelines${scope}`),
-    api<{ jobs: Job[] }>(`api/jobs${qs({ tenant_id: caller.tenant_id, limit: 50 })}`),
+    api<Answer<'/api/pipelines'>>(`api/pipelines${scope}`),
+    api<Answer<'/api/jobs'>>(`api/jobs${qs({ tenant_id: caller.tenant_id, limit: 50 })}`),
   ]);
   replace(
     main,
@@ -64,8 +49,7 @@ export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<
         { label: 'Filtered', cell: (j) => count(j.rows_filtered) },
         {
           label: 'Started by',
-          cell: (j) =>
-            j.payload?.trigger === 'on_new_data' ? 'new data' : j.job_type === 'Pipeline' ? 'trigger' : '—',
+          cell: (j) => (startedByNewData(j.payload) ? 'new data' : j.job_type === 'Pipeline' ? 'trigger' : '—'),
         },
         { label: 'Created', cell: (j) => when(j.created_at) },
         { label: 'Finished', cell: (j) => when(j.completed_at) },

@@ -7,27 +7,31 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { roles } from '../../domain/authorization.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { ApiKeyRecord } from '../../domain/identity/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { apiKeyKeys } from './api-key-items.ts';
+import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import { db, isConditionFailure, queryAll, queryPage, table, writeOrRefuse } from './table.ts';
 
 type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
 
-function toRecord(item: Record<string, unknown>): ApiKeyRecord {
-  return {
-    api_key_id: item.api_key_id as string,
-    user_id: (item.user_id as string | null) ?? null,
-    tenant_id: (item.tenant_id as string | null) ?? null,
-    role: (item.role as ApiKeyRecord['role']) ?? null,
-    name: item.name as string,
-    prefix: item.prefix as string,
-    hash: item.hash as string,
-    created_at: item.created_at as string,
-    last_used_at: (item.last_used_at as string | null) ?? null,
-  };
-}
+const toRecord = /* @__PURE__ */ itemReader<ApiKeyRecord>('ApiKey', () => ({
+  api_key_id: z.string(),
+  user_id: orNull(z.string()),
+  tenant_id: orNull(z.string()),
+  role: orNull(z.enum(roles)),
+  name: z.string(),
+  prefix: z.string(),
+  hash: z.string(),
+  created_at: z.string(),
+  last_used_at: orNull(z.string()),
+}));
+
+/** The bootstrap key's pointer: which hash is the bootstrap key now. */
+const toBootstrapPointer = /* @__PURE__ */ shapeReader('BootstrapKey', () => ({ hash: z.string() }));
 
 export async function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
   const result = await db.send(
@@ -78,18 +82,11 @@ export async function createApiKey(record: ApiKeyRecord & { user_id: string }): 
 }
 
 export async function listApiKeysByUser(userId: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
-  const result = await queryPage<Record<string, unknown>>(
-    { partition: apiKeyKeys.userPartition(userId), sortBeginsWith: 'API_KEY#' },
-    page,
-  );
-  return { items: result.items.map(toRecord), nextCursor: result.nextCursor };
+  return queryPage({ partition: apiKeyKeys.userPartition(userId), sortBeginsWith: 'API_KEY#' }, page, toRecord);
 }
 
 export async function countApiKeysByUser(userId: string): Promise<number> {
-  const items = await queryAll<{ api_key_id: string }>({
-    partition: apiKeyKeys.userPartition(userId),
-    sortBeginsWith: 'API_KEY#',
-  });
+  const items = await queryAll({ partition: apiKeyKeys.userPartition(userId), sortBeginsWith: 'API_KEY#' }, toRecord);
   return items.length;
 }
 
@@ -131,7 +128,7 @@ export async function installBootstrapKey(hash: string, prefix: string, now = ne
   const pointer = await db.send(
     new GetCommand({ TableName: table(), Key: apiKeyKeys.bootstrapPointer, ConsistentRead: true }),
   );
-  const previous = pointer.Item?.hash as string | undefined;
+  const previous = pointer.Item ? toBootstrapPointer(pointer.Item).hash : undefined;
   if (previous === hash) return;
   const record: ApiKeyRecord = {
     api_key_id: randomUUID(),

@@ -1,56 +1,38 @@
 /**
- * Connections and their data sources, written together.
+ * Connections, written together with their data sources (sources.ts keeps the source's key and reader).
  *   pk CONNECTION#<connection_id>  sk CONNECTION   the connection
  *     gsi1pk TENANT#<tenant_id>#CONNECTIONS  gsi1sk <created_at>#<connection_id>
- *   pk SOURCE#<source_id>          sk SOURCE       what ingest reads: token hash and statuses
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type Connection, defaultSecurity, type Source } from '../../domain/connections/model.ts';
-import type { SourceSecurity } from '../../domain/connections/security.ts';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { type Connection, connectionStatuses, type Source, sourceStatuses } from '../../domain/connections/model.ts';
 import type { DataSet } from '../../domain/datasets/model.ts';
 import { notFound } from '../../domain/errors.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { dataSetItem } from './data-sets.ts';
 import { sourceCache } from './ingest-cache.ts';
+import { sourceKey } from './sources.ts';
+import { itemReader } from './stored-items.ts';
 import { db, queryAll, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const connectionKeys = {
   connection: (connectionId: string) => ({ pk: `CONNECTION#${connectionId}`, sk: 'CONNECTION' }),
-  source: (sourceId: string) => ({ pk: `SOURCE#${sourceId}`, sk: 'SOURCE' }),
   byTenant: (tenantId: string) => `TENANT#${tenantId}#CONNECTIONS`,
 };
 
-const connectionFields = [
-  'connection_id',
-  'tenant_id',
-  'type',
-  'name',
-  'status',
-  'source_id',
-  'source_status',
-  'data_set_id',
-  'token_prefix',
-  'created_at',
-  'updated_at',
-] as const;
-
-function toConnection(item: Record<string, unknown>): Connection {
-  return Object.fromEntries(connectionFields.map((field) => [field, item[field]])) as unknown as Connection;
-}
-
-export function toSource(item: Record<string, unknown>): Source {
-  return {
-    source_id: item.source_id as string,
-    connection_id: item.connection_id as string,
-    tenant_id: item.tenant_id as string,
-    data_set_id: item.data_set_id as string,
-    token_hash: item.token_hash as string,
-    source_status: item.source_status as Source['source_status'],
-    connection_status: item.connection_status as Source['connection_status'],
-    security: (item.security as Source['security'] | undefined) ?? defaultSecurity,
-    ingest_url: (item.ingest_url as string | undefined) ?? null,
-  };
-}
+const toConnection = /* @__PURE__ */ itemReader<Connection>('Connection', () => ({
+  connection_id: z.string(),
+  tenant_id: z.string(),
+  type: z.literal('Webhook'),
+  name: z.string(),
+  status: z.enum(connectionStatuses),
+  source_id: z.string(),
+  source_status: z.enum(sourceStatuses),
+  data_set_id: z.string(),
+  token_prefix: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}));
 
 function connectionItem(connection: Connection) {
   return {
@@ -77,7 +59,7 @@ export async function createConnection(connection: Connection, source: Source, d
         {
           Put: {
             TableName: table(),
-            Item: { ...connectionKeys.source(source.source_id), entity: 'Source', ...source },
+            Item: { ...sourceKey(source.source_id), entity: 'Source', ...source },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -94,29 +76,13 @@ export async function getConnection(connectionId: string): Promise<Connection | 
   return result.Item ? toConnection(result.Item) : null;
 }
 
-/** `consistent: false` for a reader that tolerates a moment's staleness (the ingest cache) at half the price. */
-export async function getSource(sourceId: string, consistent = true): Promise<Source | null> {
-  const result = await db.send(
-    new GetCommand({ TableName: table(), Key: connectionKeys.source(sourceId), ConsistentRead: consistent }),
-  );
-  return result.Item ? toSource(result.Item) : null;
-}
-
 export async function listConnectionsByTenant(tenantId: string, page: PageRequest): Promise<Page<Connection>> {
-  const result = await queryPage<Record<string, unknown>>(
-    { index: 'gsi1', partition: connectionKeys.byTenant(tenantId) },
-    page,
-  );
-  return mapPage(result, toConnection);
+  return queryPage({ index: 'gsi1', partition: connectionKeys.byTenant(tenantId) }, page, toConnection);
 }
 
 /** Every connection of a tenant, for the service's own use (no cursor leaves the function). */
 export async function allConnectionsOfTenant(tenantId: string): Promise<Connection[]> {
-  const items = await queryAll<Record<string, unknown>>({
-    index: 'gsi1',
-    partition: connectionKeys.byTenant(tenantId),
-  });
-  return items.map(toConnection);
+  return queryAll({ index: 'gsi1', partition: connectionKeys.byTenant(tenantId) }, toConnection);
 }
 
 export interface ConnectionChange {
@@ -148,7 +114,7 @@ export async function changeConnection(connection: Connection, change: Connectio
         new TransactWriteCommand({
           TransactItems: [
             { Update: setFieldsCommand(connectionKeys.connection(connection.connection_id), onConnection) },
-            { Update: setFieldsCommand(connectionKeys.source(connection.source_id), onSource) },
+            { Update: setFieldsCommand(sourceKey(connection.source_id), onSource) },
           ],
         }),
       ),
@@ -165,24 +131,9 @@ export async function deleteConnection(connection: Connection): Promise<void> {
     new TransactWriteCommand({
       TransactItems: [
         { Delete: { TableName: table(), Key: connectionKeys.connection(connection.connection_id) } },
-        { Delete: { TableName: table(), Key: connectionKeys.source(connection.source_id) } },
+        { Delete: { TableName: table(), Key: sourceKey(connection.source_id) } },
       ],
     }),
   );
   sourceCache.forget(connection.source_id);
-}
-
-export async function setSourceSecurity(sourceId: string, security: SourceSecurity, now: Date): Promise<void> {
-  try {
-    await writeOrRefuse(
-      db.send(
-        new UpdateCommand(
-          setFieldsCommand(connectionKeys.source(sourceId), { security, updated_at: now.toISOString() }),
-        ),
-      ),
-      () => notFound('Connection'),
-    );
-  } finally {
-    sourceCache.forget(sourceId);
-  }
 }

@@ -13,7 +13,7 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { invalid } from '../../domain/errors.ts';
 import { keyFromMaterial } from '../key-material.ts';
 
-const cursorKey = keyFromMaterial(
+const cursorKey = /* @__PURE__ */ keyFromMaterial(
   'cursor key',
   { env: 'SECRETS_KEY', secretArnEnv: 'CURSOR_KEY_SECRET_ARN' },
   (material) => Buffer.from(hkdfSync('sha256', material, '', 'tributary list cursors v1', 32)),

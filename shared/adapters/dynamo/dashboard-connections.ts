@@ -3,24 +3,24 @@
  *   pk TENANT#<tenant_id>   sk DASHBOARD_CONNECTION
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DashboardConnection, DashboardStatus } from '../../domain/tenants/dashboard.ts';
+import * as z from 'zod';
+import { type DashboardConnection, type DashboardStatus, dashboardStatuses } from '../../domain/tenants/dashboard.ts';
 import { apiKeyKeys } from './api-key-items.ts';
+import { itemReader, orNull } from './stored-items.ts';
 import { db, table } from './table.ts';
 
 export const dashboardKeys = {
   connection: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'DASHBOARD_CONNECTION' }),
 };
 
-function toConnection(item: Record<string, unknown>): DashboardConnection {
-  return {
-    tenant_id: item.tenant_id as string,
-    status: item.status as DashboardStatus,
-    last_error: (item.last_error as string | null) ?? null,
-    rotated_at: (item.rotated_at as string | null) ?? null,
-    credential: (item.credential as DashboardConnection['credential']) ?? null,
-    updated_at: item.updated_at as string,
-  };
-}
+const toConnection = /* @__PURE__ */ itemReader<DashboardConnection>('DashboardConnection', () => ({
+  tenant_id: z.string(),
+  status: z.enum(dashboardStatuses),
+  last_error: orNull(z.string()),
+  rotated_at: orNull(z.string()),
+  credential: orNull(z.object({ api_key_id: z.string(), hash: z.string(), sealed: z.string() })),
+  updated_at: z.string(),
+}));
 
 export async function getDashboardConnection(tenantId: string): Promise<DashboardConnection | null> {
   const result = await db.send(

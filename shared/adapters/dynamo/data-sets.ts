@@ -9,9 +9,24 @@
  *                                          every commit writes it, and an item without index keys
  *                                          is one small write instead of three of the whole data set.
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DataSet } from '../../domain/datasets/model.ts';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import {
+  type DataSet,
+  type DataSetOrigin,
+  type DeltaField,
+  type DeltaSchema,
+  dataSetStatuses,
+} from '../../domain/datasets/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
 import { db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const dataSetKeys = {
@@ -21,55 +36,88 @@ export const dataSetKeys = {
   all: 'DATA_SETS',
 };
 
-const fields = [
-  'data_set_id',
-  'tenant_id',
-  'tenant_slug',
-  'object_store_id',
-  'name',
-  'data_set_type',
-  'storage_tier',
-  'storage_location',
-  'status',
-  'origin',
-  'partitioning',
-  'schema_json',
-  'version',
-  'created_at',
-  'updated_at',
-] as const;
+type WebhookOrigin = Extract<DataSetOrigin, { type: 'Webhook' }>;
+type PipelineOrigin = Extract<DataSetOrigin, { type: 'Pipeline' }>;
 
-export function toDataSet(item: Record<string, unknown>, version?: Record<string, unknown>): DataSet {
-  const dataSet = Object.fromEntries(fields.map((field) => [field, item[field] ?? null])) as unknown as DataSet;
-  if (version?.version !== undefined && (dataSet.version === null || Number(version.version) > dataSet.version)) {
-    dataSet.version = Number(version.version);
+const readDataSet = /* @__PURE__ */ itemReader<DataSet>('DataSet', () => ({
+  data_set_id: z.string(),
+  tenant_id: z.string(),
+  tenant_slug: z.string(),
+  object_store_id: orNull(z.string()),
+  name: z.string(),
+  data_set_type: z.literal('Delta'),
+  storage_tier: z.literal('Tributary'),
+  storage_location: orNull(z.string()),
+  status: z.enum(dataSetStatuses),
+  origin: z.union([
+    objectOf<WebhookOrigin>({ type: z.literal('Webhook'), connection_id: z.string(), source_id: z.string() }),
+    objectOf<PipelineOrigin>({ type: z.literal('Pipeline'), pipeline_id: z.string(), pipeline_version: z.number() }),
+  ]),
+  partitioning: z.object({ columns: z.array(z.string()), granularity: z.literal('day') }),
+  schema_json: objectOf<DeltaSchema>({
+    type: z.literal('struct'),
+    fields: z.array(
+      objectOf<DeltaField>({
+        name: z.string(),
+        type: z.enum(['string', 'long', 'double', 'boolean', 'timestamp']),
+        nullable: z.boolean(),
+        metadata: z.record(z.string(), z.never()),
+      }),
+    ),
+  }),
+  version: orNull(z.number()),
+  created_at: z.string(),
+  updated_at: z.string(),
+}));
+
+/** The version item: written by every commit, and by a table property that sets a freshness target. */
+const readVersion = /* @__PURE__ */ shapeReader('DataSetVersion', () => ({
+  pk: z.string(),
+  version: z.number().optional(),
+  updated_at: z.string().optional(),
+  freshness_ms: z.number().optional(),
+}));
+type VersionItem = ReturnType<typeof readVersion>;
+
+/** The data set as its version item says it is now: the item itself changes only at the first commit. */
+function toDataSet(item: StoredItem, versionItem?: StoredItem): DataSet {
+  return withVersion(readDataSet(item), versionItem ? readVersion(versionItem) : undefined);
+}
+
+function withVersion(dataSet: DataSet, version: VersionItem | undefined): DataSet {
+  if (version?.version !== undefined && (dataSet.version === null || version.version > dataSet.version)) {
+    dataSet.version = version.version;
     dataSet.status = 'Active';
-    if (typeof version.updated_at === 'string' && version.updated_at > dataSet.updated_at)
+    if (version.updated_at !== undefined && version.updated_at > dataSet.updated_at)
       dataSet.updated_at = version.updated_at;
   }
   return dataSet;
 }
 
 /** The version items of these data sets, by id (one request per hundred). */
-async function versionsOf(dataSetIds: string[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
+async function versionsOf(dataSetIds: string[]): Promise<Map<string, VersionItem>> {
+  const found = new Map<string, VersionItem>();
   for (let i = 0; i < dataSetIds.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = dataSetIds.slice(i, i + 100).map(dataSetKeys.version);
+    let keys: StoredItem[] | undefined = dataSetIds.slice(i, i + 100).map(dataSetKeys.version);
     for (let attempt = 0; keys && keys.length > 0; attempt++) {
       if (attempt > 8) throw new Error('DynamoDB kept keys unprocessed');
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db.send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys } } }));
-      for (const item of result.Responses?.[table()] ?? [])
-        found.set(String(item.pk).slice('DATA_SET#'.length), item as Record<string, unknown>);
-      keys = result.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
+      const result: BatchGetCommandOutput = await db.send(
+        new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys } } }),
+      );
+      for (const item of result.Responses?.[table()] ?? []) {
+        const version = readVersion(item);
+        found.set(version.pk.slice('DATA_SET#'.length), version);
+      }
+      keys = result.UnprocessedKeys?.[table()]?.Keys;
     }
   }
   return found;
 }
 
-async function withVersions(items: Record<string, unknown>[]): Promise<DataSet[]> {
-  const versions = await versionsOf(items.map((item) => String(item.data_set_id)));
-  return items.map((item) => toDataSet(item, versions.get(String(item.data_set_id))));
+async function withVersions(dataSets: DataSet[]): Promise<DataSet[]> {
+  const versions = await versionsOf(dataSets.map((dataSet) => dataSet.data_set_id));
+  return dataSets.map((dataSet) => withVersion(dataSet, versions.get(dataSet.data_set_id)));
 }
 
 export function dataSetItem(dataSet: DataSet) {
@@ -97,8 +145,8 @@ export async function getDataSet(dataSetId: string): Promise<DataSet | null> {
 /** The freshness targets tables set (milliseconds), by data set id; absent for the deployment's default. */
 export async function freshnessTargets(dataSetIds: string[]): Promise<Map<string, number>> {
   const targets = new Map<string, number>();
-  for (const [dataSetId, item] of await versionsOf(dataSetIds))
-    if (typeof item.freshness_ms === 'number') targets.set(dataSetId, item.freshness_ms);
+  for (const [dataSetId, version] of await versionsOf(dataSetIds))
+    if (version.freshness_ms !== undefined) targets.set(dataSetId, version.freshness_ms);
   return targets;
 }
 
@@ -132,17 +180,19 @@ export async function listDataSetsByTenant(
   filters: DataSetFilters,
   page: PageRequest,
 ): Promise<Page<DataSet>> {
-  const result = await queryPage<Record<string, unknown>>(
+  const result = await queryPage(
     { index: 'gsi1', partition: dataSetKeys.byTenant(tenantId), filter: filterOf(filters) },
     page,
+    readDataSet,
   );
   return { items: await withVersions(result.items), nextCursor: result.nextCursor };
 }
 
 export async function listAllDataSets(filters: DataSetFilters, page: PageRequest): Promise<Page<DataSet>> {
-  const result = await queryPage<Record<string, unknown>>(
+  const result = await queryPage(
     { index: 'gsi2', partition: dataSetKeys.all, filter: filterOf(filters) },
     page,
+    readDataSet,
   );
   return { items: await withVersions(result.items), nextCursor: result.nextCursor };
 }
@@ -172,7 +222,7 @@ export async function fixDataSetStorage(
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toDataSet(result.Attributes as Record<string, unknown>);
+    return readDataSet(result.Attributes ?? {});
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const current = await getDataSet(dataSetId);

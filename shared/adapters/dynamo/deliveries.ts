@@ -5,8 +5,10 @@
  *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import { itemReader, orNull } from './stored-items.ts';
 import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
@@ -20,6 +22,27 @@ export const deliveryKeys = {
   }),
   deadLettered: (messageId: string) => ({ pk: `DELIVERY_FAILURE#${messageId}`, sk: 'DEAD_LETTERED' }),
 };
+
+const toDeliveryFailure = /* @__PURE__ */ itemReader<DeliveryFailure>('DeliveryFailure', () => ({
+  message_id: z.string(),
+  data_set_id: z.string(),
+  error: z.string(),
+  store: orNull(z.string()),
+  attempt: z.number(),
+  at: z.string(),
+}));
+
+const toFailedDelivery = /* @__PURE__ */ itemReader<FailedDelivery>('FailedDelivery', () => ({
+  message_id: z.string(),
+  data_set_id: z.string(),
+  connection_id: orNull(z.string()),
+  source_id: z.string(),
+  failed_at: z.string(),
+  attempts: z.number(),
+  last_error: z.string(),
+  body_key: z.string(),
+  dt: z.string().optional(),
+}));
 
 /** Each message's latest failure (a batch may fail one message id twice: the later one is kept). */
 export async function recordDeliveryFailures(failures: DeliveryFailure[]): Promise<void> {
@@ -42,7 +65,7 @@ export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFa
   const result = await db.send(
     new GetCommand({ TableName: table(), Key: deliveryKeys.failure(messageId), ConsistentRead: true }),
   );
-  return (result.Item as DeliveryFailure | undefined) ?? null;
+  return result.Item ? toDeliveryFailure(result.Item) : null;
 }
 
 /**
@@ -61,28 +84,18 @@ export async function recordFailedDelivery(failed: FailedDelivery): Promise<bool
 }
 
 export async function listFailedDeliveries(dataSetId: string, page: PageRequest): Promise<Page<FailedDelivery>> {
-  const result = await queryPage<FailedDelivery & Record<string, unknown>>(
+  const result = await queryPage(
     { partition: deliveryKeys.failedPartition(dataSetId), newestFirst: true },
     page,
+    toFailedDelivery,
   );
-  return mapPage(
-    result,
-    ({ message_id, data_set_id, connection_id, source_id, failed_at, attempts, last_error, body_key }) => ({
-      message_id,
-      data_set_id,
-      connection_id,
-      source_id,
-      failed_at,
-      attempts,
-      last_error,
-      body_key,
-    }),
-  );
+  // The day (dt) is the data retention's, not part of the list's answer.
+  return mapPage(result, ({ dt: _, ...failed }) => failed);
 }
 
 /** Every failed delivery of a data set (redrive reads them all; their number is bounded by what failed). */
 export async function allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]> {
-  return queryAll<FailedDelivery>({ partition: deliveryKeys.failedPartition(dataSetId) });
+  return queryAll({ partition: deliveryKeys.failedPartition(dataSetId) }, toFailedDelivery);
 }
 
 /** Forgets the failed delivery and its claim, so the envelope is recorded again should it fail again. */

@@ -6,11 +6,12 @@
  *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Job, JobStatus } from '../../domain/jobs/model.ts';
+import * as z from 'zod';
+import { type Job, type JobStatus, jobStatuses, jobTypes, type RejectionSample } from '../../domain/jobs/model.ts';
+import type { JobFilters, JobRepository } from '../../domain/jobs/ports.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
-import type { JobFilters, JobRepository } from '../../domain/jobs/use-cases.ts';
-import { mapPage } from '../../domain/pagination.ts';
 import { countQuietly } from '../metrics.ts';
+import { itemReader, objectOf, orNull, shapeReader, stringSet } from './stored-items.ts';
 import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const jobKeys = {
@@ -20,36 +21,41 @@ export const jobKeys = {
   lease: (partitionKey: string) => ({ pk: 'JOB_LEASES', sk: partitionKey }),
 };
 
-const jobFields = [
-  'job_id',
-  'tenant_id',
-  'job_type',
-  'status',
-  'partition_key',
-  'payload',
-  'source',
-  'runner_id',
-  'error_message',
-  'rows_in',
-  'rows_out',
-  'rows_rejected',
-  'rows_filtered',
-  'rejection_samples',
-  'cancel_requested_at',
-  'committing_at',
-  'created_at',
-  'dispatched_at',
-  'started_at',
-  'completed_at',
-  'cancelled_at',
-  'updated_at',
-] as const;
+const toJob = /* @__PURE__ */ itemReader<Job>('Job', () => ({
+  job_id: z.string(),
+  tenant_id: z.string(),
+  job_type: z.enum(jobTypes),
+  status: z.enum(jobStatuses),
+  partition_key: z.string(),
+  payload: z.unknown().default(null),
+  source: z.unknown().default(null),
+  runner_id: orNull(z.string()),
+  error_message: orNull(z.string()),
+  rows_in: orNull(z.number()),
+  rows_out: orNull(z.number()),
+  rows_rejected: orNull(z.number()),
+  rows_filtered: orNull(z.number()),
+  rejection_samples: orNull(
+    z.array(objectOf<RejectionSample>({ message_id: z.string(), reason: z.string() })),
+  ).transform((samples) => samples ?? []),
+  cancel_requested_at: orNull(z.string()),
+  committing_at: orNull(z.string()),
+  created_at: z.string(),
+  dispatched_at: orNull(z.string()),
+  started_at: orNull(z.string()),
+  completed_at: orNull(z.string()),
+  cancelled_at: orNull(z.string()),
+  updated_at: z.string(),
+}));
 
-function toJob(item: Record<string, unknown>): Job {
-  const job = Object.fromEntries(jobFields.map((field) => [field, item[field] ?? null])) as unknown as Job;
-  job.rejection_samples ??= [];
-  return job;
-}
+/** A lease as the expiry sweep reads it: its partition (the sort key), its job and when it lapses. */
+const toLease = /* @__PURE__ */ shapeReader('JobLease', () => ({
+  sk: z.string(),
+  job_id: z.string(),
+  expires_at_ms: z.number(),
+}));
+/** A lease as its release hands it back: the jobs that queued behind it (a string set, absent when none). */
+const toReleasedLease = /* @__PURE__ */ shapeReader('JobLease', () => ({ waiting_job_ids: stringSet().optional() }));
 
 function filterOf(filters: JobFilters) {
   const clauses: string[] = [];
@@ -95,21 +101,17 @@ export const jobs: JobRepository = {
   },
 
   async listJobsByTenant(tenantId, filters, page) {
-    return mapPage(
-      await queryPage<Record<string, unknown>>(
-        { index: 'gsi1', partition: jobKeys.byTenant(tenantId), filter: filterOf(filters), newestFirst: true },
-        page,
-      ),
+    return queryPage(
+      { index: 'gsi1', partition: jobKeys.byTenant(tenantId), filter: filterOf(filters), newestFirst: true },
+      page,
       toJob,
     );
   },
 
   async listAllJobs(filters, page) {
-    return mapPage(
-      await queryPage<Record<string, unknown>>(
-        { index: 'gsi2', partition: jobKeys.all, filter: filterOf(filters), newestFirst: true },
-        page,
-      ),
+    return queryPage(
+      { index: 'gsi2', partition: jobKeys.all, filter: filterOf(filters), newestFirst: true },
+      page,
       toJob,
     );
   },
@@ -131,7 +133,7 @@ export const jobs: JobRepository = {
           ReturnValues: 'ALL_OLD',
         }),
       );
-      const before = toJob(result.Attributes as Record<string, unknown>);
+      const before = toJob(result.Attributes ?? {});
       const after = toJob({ ...result.Attributes, ...changes, updated_at: now.toISOString() });
       // Every move is counted by the one write that made it: the gauge of jobs by status stays exact.
       if (after.status !== before.status) {
@@ -164,7 +166,7 @@ export const jobs: JobRepository = {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return toJob(result.Attributes as Record<string, unknown>);
+      return toJob(result.Attributes ?? {});
     } catch (error) {
       if (isConditionFailure(error)) return null;
       throw error;
@@ -251,7 +253,7 @@ export const leases: LeaseStore = {
           ReturnValues: 'ALL_OLD',
         }),
       );
-      return [...((released.Attributes?.waiting_job_ids as Set<string> | undefined) ?? [])];
+      return [...(toReleasedLease(released.Attributes ?? {}).waiting_job_ids ?? [])];
     } catch (error) {
       if (isConditionFailure(error)) return [];
       throw error;
@@ -268,10 +270,10 @@ export const leases: LeaseStore = {
         ConsistentRead: true,
       }),
     );
-    return (result.Items ?? []).map((item) => ({
-      partitionKey: item.sk as string,
-      jobId: item.job_id as string,
-      expiresAt: new Date(Number(item.expires_at_ms)).toISOString(),
+    return (result.Items ?? []).map(toLease).map((lease) => ({
+      partitionKey: lease.sk,
+      jobId: lease.job_id,
+      expiresAt: new Date(lease.expires_at_ms).toISOString(),
     }));
   },
 };

@@ -12,11 +12,13 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { notFound } from '../../domain/errors.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
 import type { StoredObjectStore } from '../../domain/tenants/object-stores.ts';
 import type { StorePathClaim } from '../../domain/tenants/store-claims.ts';
 import { tenantCache } from './ingest-cache.ts';
+import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import {
   conditionHeld,
   db,
@@ -39,6 +41,25 @@ export const objectStoreKeys = {
   pathClaim: (bucket: string, path: string) => ({ pk: `STORE_PATH#${bucket}/${path}`, sk: 'STORE_PATH' }),
 };
 
+const toStore = /* @__PURE__ */ itemReader<StoredObjectStore>('ObjectStore', () => ({
+  object_store_id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  base_url: z.string(),
+  option_keys: z.array(z.string()).default(() => []),
+  options_sealed: z.string(),
+  conditional_writes: z.object({ updated_at: z.string(), supported: z.boolean() }).optional(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}));
+
+/** A place's claim: who owns it, who owns a place beneath it, and its version (absent owners are none). */
+const toClaim = /* @__PURE__ */ shapeReader('StorePathClaim', () => ({
+  owner: orNull(z.string()),
+  beneath: orNull(z.string()),
+  version: z.number(),
+}));
+
 export async function getStorePathClaims(bucket: string, paths: string[]): Promise<StorePathClaim[]> {
   // One serialisable read of at most 17 items (the bucket and 16 segments), far below the 100 a transaction takes.
   const result = await db.send(
@@ -50,13 +71,9 @@ export async function getStorePathClaims(bucket: string, paths: string[]): Promi
   );
   return paths.map((path, i) => {
     const item = result.Responses?.[i]?.Item;
-    return {
-      bucket,
-      path,
-      owner: (item?.owner as string | undefined) ?? null,
-      beneath: (item?.beneath as string | undefined) ?? null,
-      version: (item?.version as number | undefined) ?? 0,
-    };
+    // No item: nobody has claimed the place yet (version 0).
+    const claim = item ? toClaim(item) : { owner: null, beneath: null, version: 0 };
+    return { bucket, path, ...claim };
   });
 }
 
@@ -78,20 +95,6 @@ function claimWrites(claims: StorePathClaim[]) {
       ...(claim.version === 1 ? {} : { ExpressionAttributeValues: { ':read': claim.version - 1 } }),
     },
   }));
-}
-
-function toStore(item: Record<string, unknown>): StoredObjectStore {
-  return {
-    object_store_id: item.object_store_id as string,
-    tenant_id: item.tenant_id as string,
-    name: item.name as string,
-    base_url: item.base_url as string,
-    option_keys: (item.option_keys as string[]) ?? [],
-    options_sealed: item.options_sealed as string,
-    conditional_writes: item.conditional_writes as StoredObjectStore['conditional_writes'],
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
 }
 
 export async function getObjectStore(tenantId: string, objectStoreId: string): Promise<StoredObjectStore | null> {
@@ -123,11 +126,11 @@ export async function recordConditionalWrites(store: StoredObjectStore, supporte
 }
 
 export async function listObjectStores(tenantId: string, page: PageRequest): Promise<Page<StoredObjectStore>> {
-  const result = await queryPage<Record<string, unknown>>(
+  return queryPage(
     { partition: objectStoreKeys.partition(tenantId), sortBeginsWith: objectStoreKeys.sortPrefix },
     page,
+    toStore,
   );
-  return mapPage(result, toStore);
 }
 
 export async function countObjectStores(tenantId: string): Promise<number> {

@@ -6,10 +6,19 @@
  *   pk PIPELINE#<pipeline_id>  sk VERSION#<version, 10 digits>   an immutable deployed definition
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { conflict, notFound } from '../../domain/errors.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import type { DeployedVersion, Pipeline, PipelineProgress } from '../../domain/pipelines/model.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { pipelineDefinition } from '../../domain/pipelines/definition.ts';
+import {
+  type AutomaticRun,
+  type DeployedVersion,
+  type Pipeline,
+  type PipelineProgress,
+  pipelineStatuses,
+} from '../../domain/pipelines/model.ts';
 import { watchUpdate } from './source-watches.ts';
+import { itemReader, objectOf, orNull, shapeReader } from './stored-items.ts';
 import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const pipelineKeys = {
@@ -22,24 +31,33 @@ export const pipelineKeys = {
   all: 'PIPELINES',
 };
 
-function toPipeline(item: Record<string, unknown>): Pipeline & PipelineProgress {
-  return {
-    pipeline_id: item.pipeline_id as string,
-    tenant_id: item.tenant_id as string,
-    name: item.name as string,
-    definition: (item.definition as Pipeline['definition']) ?? null,
-    status: item.status as Pipeline['status'],
-    working_set_id: item.working_set_id as string,
-    working_version: Number(item.working_version),
-    deployed_version: Number(item.deployed_version),
-    deployed_at: (item.deployed_at as string | null) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-    output_data_set_id: (item.output_data_set_id as string | null) ?? null,
-    checkpoint: (item.checkpoint as PipelineProgress['checkpoint']) ?? null,
-    automatic_run: (item.automatic_run as PipelineProgress['automatic_run']) ?? null,
-  };
-}
+/** The definition as it was checked when it was written: read back through the same schema. */
+const toPipeline = /* @__PURE__ */ itemReader<Pipeline & PipelineProgress>('Pipeline', () => ({
+  pipeline_id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  definition: orNull(pipelineDefinition),
+  status: z.enum(pipelineStatuses),
+  working_set_id: z.string(),
+  working_version: z.number(),
+  deployed_version: z.number(),
+  deployed_at: orNull(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  output_data_set_id: orNull(z.string()),
+  checkpoint: orNull(z.object({ data_set_id: z.string(), version: z.number() })),
+  automatic_run: orNull(objectOf<AutomaticRun>({ job_id: z.string(), source_version: z.number(), after: z.number() })),
+}));
+
+const toDeployedVersion = /* @__PURE__ */ itemReader<DeployedVersion>('DeployedPipelineVersion', () => ({
+  pipeline_id: z.string(),
+  version: z.number(),
+  definition: pipelineDefinition,
+  deployed_at: z.string(),
+}));
+
+/** Deleting a pipeline reads only the keys of its items. */
+const toKey = /* @__PURE__ */ shapeReader('Pipeline', () => ({ pk: z.string(), sk: z.string() }));
 
 export async function createPipeline(pipeline: Pipeline): Promise<void> {
   const order = `${pipeline.created_at}#${pipeline.pipeline_id}`;
@@ -71,17 +89,11 @@ export async function getPipeline(pipelineId: string): Promise<(Pipeline & Pipel
 }
 
 export async function listPipelinesByTenant(tenantId: string, page: PageRequest): Promise<Page<Pipeline>> {
-  return mapPage(
-    await queryPage<Record<string, unknown>>({ index: 'gsi1', partition: pipelineKeys.byTenant(tenantId) }, page),
-    toPipeline,
-  );
+  return queryPage({ index: 'gsi1', partition: pipelineKeys.byTenant(tenantId) }, page, toPipeline);
 }
 
 export async function listAllPipelines(page: PageRequest): Promise<Page<Pipeline>> {
-  return mapPage(
-    await queryPage<Record<string, unknown>>({ index: 'gsi2', partition: pipelineKeys.all }, page),
-    toPipeline,
-  );
+  return queryPage({ index: 'gsi2', partition: pipelineKeys.all }, page, toPipeline);
 }
 
 /** Optimistic: the change applies only to the working version the caller read. */
@@ -146,7 +158,7 @@ export async function getDeployedVersion(pipelineId: string, version: number): P
   const result = await db.send(
     new GetCommand({ TableName: table(), Key: pipelineKeys.version(pipelineId, version), ConsistentRead: true }),
   );
-  return result.Item ? (result.Item as unknown as DeployedVersion) : null;
+  return result.Item ? toDeployedVersion(result.Item) : null;
 }
 
 export async function deletePipeline(pipelineId: string): Promise<void> {
@@ -159,7 +171,7 @@ export async function deletePipeline(pipelineId: string): Promise<void> {
       ConsistentRead: true,
     }),
   );
-  const keys = (items.Items ?? []) as { pk: string; sk: string }[];
+  const keys = (items.Items ?? []).map(toKey);
   for (let i = 0; i < keys.length; i += 100) {
     await db.send(
       new TransactWriteCommand({

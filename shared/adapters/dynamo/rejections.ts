@@ -6,10 +6,12 @@
  *   pk SOURCE#<source_id>#REJECTIONS  sk SLOT#<n, 6 digits>   one rejection (seq, expires_at)
  */
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { intEnv } from '../../config.ts';
 import type { Rejection } from '../../domain/monitoring/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
+import { type AttributesOf, shapeReader } from './stored-items.ts';
 import { db, table } from './table.ts';
 
 const lifetimeSeconds = 7 * 86400;
@@ -24,6 +26,24 @@ export const rejectionKeys = {
   }),
 };
 
+const rejectionAttributes = () =>
+  ({
+    at: z.string(),
+    status: z.number(),
+    code: z.string(),
+    content_type: z.string().nullable(),
+    payload_size: z.number(),
+    headers: z.record(z.string(), z.string()),
+  }) satisfies AttributesOf<Rejection>;
+
+/** A slot: the rejection it holds now, its sequence number and when it expires. */
+const toSlot = /* @__PURE__ */ shapeReader('Rejection', () => ({
+  ...rejectionAttributes(),
+  seq: z.number(),
+  expires_at: z.number(),
+}));
+const toSequence = /* @__PURE__ */ shapeReader('RejectionSequence', () => ({ seq: z.number() }));
+
 export async function recordRejection(sourceId: string, rejection: Rejection): Promise<void> {
   const next = await db.send(
     new UpdateCommand({
@@ -34,7 +54,7 @@ export async function recordRejection(sourceId: string, rejection: Rejection): P
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  const seq = Number(next.Attributes?.seq);
+  const { seq } = toSequence(next.Attributes ?? {});
   await db.send(
     new PutCommand({
       TableName: table(),
@@ -53,7 +73,7 @@ export async function recordRejection(sourceId: string, rejection: Rejection): P
 export async function listRejections(sourceId: string, page: PageRequest): Promise<Page<Rejection>> {
   const list = `rejections|${sourceId}`;
   const before = page.cursor ? Number(await openCursor(list, page.cursor)) : Number.POSITIVE_INFINITY;
-  const items: (Rejection & { seq: number; expires_at: number })[] = [];
+  const items: ReturnType<typeof toSlot>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const result = await db.send(
@@ -65,7 +85,7 @@ export async function listRejections(sourceId: string, page: PageRequest): Promi
         ConsistentRead: true,
       }),
     );
-    items.push(...((result.Items ?? []) as (Rejection & { seq: number; expires_at: number })[]));
+    items.push(...(result.Items ?? []).map(toSlot));
     start = result.LastEvaluatedKey;
   } while (start);
   const now = Math.floor(Date.now() / 1000);

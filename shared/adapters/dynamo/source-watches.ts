@@ -8,7 +8,9 @@
  * has caught up. A commit of a data set nobody watches writes nothing (its condition fails).
  */
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import type { SourceWatch } from '../../domain/pipelines/ports.ts';
+import { shapeReader, stringSet } from './stored-items.ts';
 import { conditionHeld, db, queryAll, table } from './table.ts';
 
 export const sourceWatchKeys = {
@@ -48,20 +50,27 @@ export async function noteNewRows(dataSetId: string): Promise<void> {
   );
 }
 
+/** A watched source as the schedule reads it: marked since its watchers last caught up. */
+const toMarkedSource = /* @__PURE__ */ shapeReader('SourceWatch', () => ({
+  data_set_id: z.string(),
+  marks: z.number(),
+}));
+/** Who watches a source (a string set; absent once the last watcher left). */
+const toWatchers = /* @__PURE__ */ shapeReader('SourceWatch', () => ({
+  pipelines: stringSet().optional(),
+}));
+
 export const sourceWatch: SourceWatch = {
   async sourcesWithNewRows() {
-    const items = await queryAll<{ data_set_id: string; marks: number }>({
-      index: 'gsi1',
-      partition: sourceWatchKeys.withNewRows,
-    });
-    return items.map((item) => ({ dataSetId: item.data_set_id, mark: Number(item.marks) }));
+    const items = await queryAll({ index: 'gsi1', partition: sourceWatchKeys.withNewRows }, toMarkedSource);
+    return items.map((item) => ({ dataSetId: item.data_set_id, mark: item.marks }));
   },
 
   async watchersOf(dataSetId) {
     const result = await db.send(
       new GetCommand({ TableName: table(), Key: sourceWatchKeys.watch(dataSetId), ConsistentRead: true }),
     );
-    return [...((result.Item?.pipelines as Set<string> | undefined) ?? [])].sort();
+    return [...((result.Item && toWatchers(result.Item).pipelines) ?? [])].sort();
   },
 
   async unwatch(dataSetId, pipelineId) {

@@ -5,6 +5,8 @@
  * it due again for when its tombstones expire. The schedule reads this one partition.
  */
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { type StoredItem, shapeReader } from './stored-items.ts';
 import { conditionHeld, db, isConditionFailure, queryAll, table } from './table.ts';
 
 export const maintenanceKeys = {
@@ -17,6 +19,16 @@ export interface DueMaintenance {
   tenantId: string;
   dueAt: string;
 }
+
+const readDue = /* @__PURE__ */ shapeReader('MaintenanceDue', () => ({
+  data_set_id: z.string(),
+  tenant_id: z.string(),
+  due_at: z.string(),
+}));
+const toDue = (item: StoredItem): DueMaintenance => {
+  const due = readDue(item);
+  return { dataSetId: due.data_set_id, tenantId: due.tenant_id, dueAt: due.due_at };
+};
 
 /** Due at `at`, unless already due earlier. */
 export async function markMaintenanceDue(dataSetId: string, tenantId: string, at: Date): Promise<void> {
@@ -42,11 +54,13 @@ export async function markMaintenanceDue(dataSetId: string, tenantId: string, at
 
 /** Tables due by `now` with no run queued for them. */
 export async function dueMaintenance(now: Date): Promise<DueMaintenance[]> {
-  const items = await queryAll<{ data_set_id: string; tenant_id: string; due_at: string }>({
-    partition: maintenanceKeys.partition,
-    filter: { expression: 'due_at <= :now AND attribute_not_exists(job_id)', values: { ':now': now.toISOString() } },
-  });
-  return items.map((item) => ({ dataSetId: item.data_set_id, tenantId: item.tenant_id, dueAt: item.due_at }));
+  return queryAll(
+    {
+      partition: maintenanceKeys.partition,
+      filter: { expression: 'due_at <= :now AND attribute_not_exists(job_id)', values: { ':now': now.toISOString() } },
+    },
+    toDue,
+  );
 }
 
 /** Takes a due table for one run; false when another schedule run took it first. */

@@ -10,6 +10,7 @@ import {
 import { config } from '../../config.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
+import type { StoredItem } from './stored-items.ts';
 import { globalIndexes, type IndexName, keyAttributes } from './table-schema.ts';
 
 /** One document client per process; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB when set. */
@@ -20,6 +21,16 @@ export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
 export const table = () => config.tableName();
 
 type Key = Record<string, string>;
+/** A key of the table (or an index), as DynamoDB answers it or a cursor holds it: every attribute a string. */
+function tableKey(value: unknown): Key {
+  if (typeof value !== 'object' || value === null) throw new Error('A table key is not an object');
+  const key: Key = {};
+  for (const [name, attribute] of Object.entries(value)) {
+    if (typeof attribute !== 'string') throw new Error(`A table key's ${name} is not a string`);
+    key[name] = attribute;
+  }
+  return key;
+}
 
 function keyNames(index?: IndexName): string[] {
   if (!index) return [keyAttributes.partition, keyAttributes.sort];
@@ -51,11 +62,11 @@ async function queryKeys(
   input: QueryPageInput,
   limit: number,
   from: Key | undefined,
-): Promise<{ items: Record<string, unknown>[]; nextKey: Key | undefined }> {
+): Promise<{ items: StoredItem[]; nextKey: Key | undefined }> {
   const index = input.index ? globalIndexes.find((candidate) => candidate.name === input.index) : undefined;
   const partitionAttribute = index ? index.partition : keyAttributes.partition;
   const sortAttribute = index ? index.sort : keyAttributes.sort;
-  const items: Record<string, unknown>[] = [];
+  const items: StoredItem[] = [];
   let startKey = from;
   let lastEvaluated: Key | undefined;
   const maxRounds = input.filter ? 10 : 1;
@@ -86,17 +97,17 @@ async function queryKeys(
       Limit: limit + 1 - items.length,
     };
     const result = await db.send(new QueryCommand(request));
-    items.push(...((result.Items ?? []) as Record<string, unknown>[]));
-    lastEvaluated = result.LastEvaluatedKey as Key | undefined;
+    items.push(...(result.Items ?? []));
+    lastEvaluated = result.LastEvaluatedKey ? tableKey(result.LastEvaluatedKey) : undefined;
     if (items.length > limit || !lastEvaluated) break;
     startKey = lastEvaluated;
   }
   if (items.length > limit) {
     const visible = items.slice(0, limit);
-    const last = visible[visible.length - 1] as Record<string, string>;
+    const last = visible[visible.length - 1];
     return {
       items: visible,
-      nextKey: Object.fromEntries(keyNames(input.index).map((name) => [name, last[name] as string])),
+      nextKey: tableKey(Object.fromEntries(keyNames(input.index).map((name) => [name, last?.[name]]))),
     };
   }
   return { items, nextKey: lastEvaluated };
@@ -104,26 +115,40 @@ async function queryKeys(
 
 /**
  * One page of a list, for a client: the cursor it continues from must be one this list issued
- * (shared/adapters/dynamo/cursors.ts), so no crafted key ever reaches DynamoDB.
+ * (shared/adapters/dynamo/cursors.ts), so no crafted key ever reaches DynamoDB. Each item is read
+ * by the entity's reader (shared/adapters/dynamo/stored-items.ts).
  */
-export async function queryPage<T>(input: QueryPageInput, page: PageRequest): Promise<Page<T>> {
+export async function queryPage<T>(input: QueryPageInput, page: PageRequest, read: ItemRead<T>): Promise<Page<T>>;
+/** Items as stored, unread: for the modules that read their items by hand (they cast; give them a reader). */
+export async function queryPage<T = StoredItem>(input: QueryPageInput, page: PageRequest): Promise<Page<T>>;
+export async function queryPage<T>(
+  input: QueryPageInput,
+  page: PageRequest,
+  read: ItemRead<T> = unread,
+): Promise<Page<T>> {
   const list = listOf(input);
-  const from = page.cursor ? ((await openCursor(list, page.cursor)) as Key) : undefined;
+  const from = page.cursor ? tableKey(await openCursor(list, page.cursor)) : undefined;
   const { items, nextKey } = await queryKeys(input, page.limit, from);
-  return { items: items as T[], nextCursor: nextKey ? await sealCursor(list, nextKey) : null };
+  return { items: items.map(read), nextCursor: nextKey ? await sealCursor(list, nextKey) : null };
 }
 
-/** Every item of a partition, for the service's own use (no cursor leaves the function). */
-export async function queryAll<T>(input: QueryPageInput): Promise<T[]> {
+/** Every item of a partition, for the service's own use (no cursor leaves the function), each read by `read`. */
+export async function queryAll<T>(input: QueryPageInput, read: ItemRead<T>): Promise<T[]>;
+/** Items as stored, unread: for the modules that read their items by hand (they cast; give them a reader). */
+export async function queryAll<T = StoredItem>(input: QueryPageInput): Promise<T[]>;
+export async function queryAll<T>(input: QueryPageInput, read: ItemRead<T> = unread): Promise<T[]> {
   const all: T[] = [];
   let from: Key | undefined;
   do {
     const page = await queryKeys(input, 1000, from);
-    all.push(...(page.items as T[]));
+    for (const item of page.items) all.push(read(item));
     from = page.nextKey;
   } while (from);
   return all;
 }
+
+type ItemRead<T> = (item: StoredItem) => T;
+const unread = <T>(item: StoredItem) => item as T;
 
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
@@ -212,6 +237,16 @@ export function setFieldsCommand(
 /** One request of a BatchWriteItem: an item to put, or the key of one to delete. */
 export type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
 
+/** A request DynamoDB handed back unprocessed, as it was sent: a put or a delete. */
+function unprocessed(request: {
+  PutRequest?: { Item?: StoredItem };
+  DeleteRequest?: { Key?: StoredItem };
+}): WriteRequest {
+  if (request.PutRequest?.Item) return { PutRequest: { Item: request.PutRequest.Item } };
+  if (request.DeleteRequest?.Key) return { DeleteRequest: { Key: tableKey(request.DeleteRequest.Key) } };
+  throw new Error('DynamoDB handed back an unprocessed request that is neither a put nor a delete');
+}
+
 const keyOfRequest = (request: WriteRequest) => {
   const item = 'PutRequest' in request ? request.PutRequest.Item : request.DeleteRequest.Key;
   return `${item[keyAttributes.partition]}\u0000${item[keyAttributes.sort]}`;
@@ -243,7 +278,7 @@ export async function batchWriteAll(
         throw new Error(`DynamoDB left ${pending.length} write(s) unprocessed after ${attempt - 1} attempts`);
       if (attempt > 1) await pause(Math.min(2000, 50 * 2 ** attempt));
       const answer = await send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
-      pending = (answer.UnprocessedItems?.[table()] ?? []) as WriteRequest[];
+      pending = (answer.UnprocessedItems?.[table()] ?? []).map(unprocessed);
     }
   }
 }

@@ -4,10 +4,13 @@
  *   pk TENANT_SLUG#<slug>   sk TENANT_SLUG     the slug claim that makes slugs unique
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { conflict } from '../../domain/errors.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
-import type { Tenant, TenantStatus } from '../../domain/tenants/model.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { type Tenant, type TenantStatus, tenantStatuses } from '../../domain/tenants/model.ts';
+import { externalIdOfEarlierTenant } from '../../domain/tenants/object-stores.ts';
 import { tenantCache } from './ingest-cache.ts';
+import { itemReader, orNull, type StoredItem } from './stored-items.ts';
 import { db, putWithUniqueClaim, queryPage, table, writeOrRefuse } from './table.ts';
 
 export const tenantKeys = {
@@ -17,20 +20,26 @@ export const tenantKeys = {
   order: (tenant: Pick<Tenant, 'created_at' | 'tenant_id'>) => `${tenant.created_at}#${tenant.tenant_id}`,
 };
 
-export function toTenant(item: Record<string, unknown>): Tenant {
-  return {
-    tenant_id: item.tenant_id as string,
-    name: item.name as string,
-    slug: item.slug as string,
-    status: item.status as Tenant['status'],
-    sites: (item.sites as Tenant['sites']) ?? null,
-    default_object_store_id: (item.default_object_store_id as string | null) ?? null,
-    idp_org_id: (item.idp_org_id as string | null) ?? null,
-    aws_external_id: item.aws_external_id as string,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
-}
+const readTenant = /* @__PURE__ */ itemReader<Tenant>('Tenant', () => ({
+  tenant_id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  status: z.enum(tenantStatuses),
+  sites: orNull(z.array(z.object({ name: z.string() }))),
+  default_object_store_id: orNull(z.string()),
+  idp_org_id: orNull(z.string()),
+  aws_external_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}));
+
+/** A tenant item; one written before external ids were generated reads with the one derived from its id. */
+export const toTenant = (item: StoredItem): Tenant =>
+  readTenant(
+    item.aws_external_id === undefined && typeof item.tenant_id === 'string'
+      ? { ...item, aws_external_id: externalIdOfEarlierTenant(item.tenant_id) }
+      : item,
+  );
 
 export function tenantItem(tenant: Tenant) {
   return {
@@ -51,8 +60,7 @@ export async function getTenant(tenantId: string, consistent = true): Promise<Te
 }
 
 export async function listTenants(page: PageRequest): Promise<Page<Tenant>> {
-  const result = await queryPage<Record<string, unknown>>({ index: 'gsi1', partition: tenantKeys.all }, page);
-  return mapPage(result, toTenant);
+  return queryPage({ index: 'gsi1', partition: tenantKeys.all }, page, toTenant);
 }
 
 /** The slug claim and the tenant are written in one transaction: two creators of one slug cannot both win. */

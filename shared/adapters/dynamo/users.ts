@@ -6,10 +6,13 @@
  *   pk USER_EMAIL#<lowercased>   sk USER_EMAIL   the email claim that makes addresses unique
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { roles } from '../../domain/authorization.ts';
 import { conflict, notFound } from '../../domain/errors.ts';
-import { normalizeEmail, type User } from '../../domain/identity/model.ts';
+import { normalizeEmail, type User, userStatuses } from '../../domain/identity/model.ts';
 import type { UserFilters } from '../../domain/identity/ports.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import { db, putWithUniqueClaim, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
 
 export const userKeys = {
@@ -20,21 +23,22 @@ export const userKeys = {
   order: (user: Pick<User, 'created_at' | 'user_id'>) => `${user.created_at}#${user.user_id}`,
 };
 
-export function toUser(item: Record<string, unknown>): User {
-  return {
-    user_id: item.user_id as string,
-    email: item.email as string,
-    external_id: (item.external_id as string | null) ?? null,
-    role: item.role as User['role'],
-    status: item.status as User['status'],
-    tenant_id: (item.tenant_id as string | null) ?? null,
-    tenant_name: (item.tenant_name as string | null) ?? null,
-    tenant_slug: (item.tenant_slug as string | null) ?? null,
-    password_hash: item.password_hash as string,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
-}
+export const toUser = /* @__PURE__ */ itemReader<User>('User', () => ({
+  user_id: z.string(),
+  email: z.string(),
+  external_id: orNull(z.string()),
+  role: z.enum(roles),
+  status: z.enum(userStatuses),
+  tenant_id: orNull(z.string()),
+  tenant_name: orNull(z.string()),
+  tenant_slug: orNull(z.string()),
+  password_hash: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+}));
+
+/** The claim that makes an email address unique names its user. */
+const toEmailClaim = /* @__PURE__ */ shapeReader('UserEmail', () => ({ user_id: z.string() }));
 
 export async function getUser(userId: string): Promise<User | null> {
   const result = await db.send(
@@ -59,7 +63,7 @@ export async function findUserIdByEmail(email: string): Promise<string | null> {
   const result = await db.send(
     new GetCommand({ TableName: table(), Key: userKeys.emailClaim(normalizeEmail(email)), ConsistentRead: true }),
   );
-  return (result.Item?.user_id as string | undefined) ?? null;
+  return result.Item ? toEmailClaim(result.Item).user_id : null;
 }
 
 function filterOf(filters: UserFilters) {
@@ -84,19 +88,11 @@ export async function listUsersOfTenant(
   filters: UserFilters,
   page: PageRequest,
 ): Promise<Page<User>> {
-  const result = await queryPage<Record<string, unknown>>(
-    { index: 'gsi1', partition: userKeys.byTenant(tenantId), filter: filterOf(filters) },
-    page,
-  );
-  return mapPage(result, toUser);
+  return queryPage({ index: 'gsi1', partition: userKeys.byTenant(tenantId), filter: filterOf(filters) }, page, toUser);
 }
 
 export async function listAllUsers(filters: UserFilters, page: PageRequest): Promise<Page<User>> {
-  const result = await queryPage<Record<string, unknown>>(
-    { index: 'gsi2', partition: userKeys.all, filter: filterOf(filters) },
-    page,
-  );
-  return mapPage(result, toUser);
+  return queryPage({ index: 'gsi2', partition: userKeys.all, filter: filterOf(filters) }, page, toUser);
 }
 
 /** The email claim and the user are written together: of two creators of one address, one wins. */
@@ -119,5 +115,5 @@ export async function updateUser(
     ),
     () => notFound('User'),
   );
-  return toUser(result.Attributes as Record<string, unknown>);
+  return toUser(result.Attributes ?? {});
 }

@@ -4,8 +4,9 @@
  * Paths sort lexicographically within a scope, so a prefix listing is one Query.
  */
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mapPage } from '../../domain/pagination.ts';
+import * as z from 'zod';
 import type { WikiDocument, WikiRepository } from '../../domain/wiki/use-cases.ts';
+import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import { db, queryPage, table } from './table.ts';
 
 export const wikiKeys = {
@@ -13,16 +14,17 @@ export const wikiKeys = {
   document: (tenantId: string | null, path: string) => ({ pk: `WIKI#${tenantId ?? 'GLOBAL'}`, sk: `PATH#${path}` }),
 };
 
-function toDocument(item: Record<string, unknown>): WikiDocument {
-  return {
-    document_id: item.document_id as string,
-    path: item.path as string,
-    content: item.content as string,
-    tenant_id: (item.tenant_id as string | null) ?? null,
-    created_at: item.created_at as string,
-    updated_at: item.updated_at as string,
-  };
-}
+const toDocument = /* @__PURE__ */ itemReader<WikiDocument>('WikiDocument', () => ({
+  document_id: z.string(),
+  path: z.string(),
+  content: z.string(),
+  tenant_id: orNull(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+}));
+
+/** A listing reads only the path of each document. */
+const toPath = /* @__PURE__ */ shapeReader('WikiDocument', () => ({ path: z.string() }));
 
 export const wiki: WikiRepository = {
   async getDocument(tenantId, path) {
@@ -53,7 +55,7 @@ export const wiki: WikiRepository = {
         ReturnValues: 'ALL_NEW',
       }),
     );
-    const stored = toDocument(result.Attributes as Record<string, unknown>);
+    const stored = toDocument(result.Attributes ?? {});
     return { created: stored.document_id === document.document_id, document: stored };
   },
 
@@ -65,10 +67,10 @@ export const wiki: WikiRepository = {
   },
 
   async listPaths(tenantId, prefix, page) {
-    const result = await queryPage<Record<string, unknown>>(
+    return queryPage(
       { partition: wikiKeys.scope(tenantId), sortBeginsWith: `PATH#${prefix}` },
       page,
+      (item) => toPath(item).path,
     );
-    return mapPage(result, (item) => item.path as string);
   },
 };

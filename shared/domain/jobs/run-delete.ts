@@ -1,7 +1,7 @@
 import { type DataSetDeps, removeDataSet } from '../datasets/use-cases.ts';
+import type { DeletePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
 import type { JobOutcome, RunControl } from './run-job.ts';
-import type { DeletePayload } from './use-cases.ts';
 
 export type DeleteDeps = Pick<DataSetDeps, 'getDataSet' | 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>;
 

@@ -1,5 +1,5 @@
 import type { Job, RejectionSample } from './model.ts';
-import type { JobQueue, JobRepository } from './use-cases.ts';
+import type { JobQueue, JobRepository } from './ports.ts';
 
 /** Exclusive right to run the jobs of one partition key, held while its holder keeps renewing it. */
 export interface LeaseStore {

@@ -2,9 +2,9 @@ import { askForMaintenance, type MaintenanceRequests } from '../datasets/mainten
 import type { DataSet } from '../datasets/model.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
+import type { OptimizePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
 import type { JobOutcome, RunControl } from './run-job.ts';
-import type { OptimizePayload } from './use-cases.ts';
 
 /** What one maintenance run of a table did (the Delta library's report of it). */
 export interface MaintenanceOutcome {

@@ -6,13 +6,12 @@
  *  - form: application/x-www-form-urlencoded, keys to values (`+` is a space, percent-escapes
  *    decoded in the content type's charset, UTF-8 by default); a repeated key becomes an array;
  *  - auto: by the envelope's content type (ndjson, json, xml, form), anything else as json.
- * XML and form values are text: columns convert them (see definition.ts). Every format refuses
+ * XML and form values are text: columns convert them (see compile-query.ts). Every format refuses
  * malformed text (invalid UTF-8 is never replaced).
  */
+import type { DecodeFormat } from './decode-formats.ts';
 import { parseXml, XmlRejected, xmlLimits } from './xml.ts';
 
-export const decodeFormats = ['json', 'xml', 'form', 'ndjson', 'auto'] as const;
-export type DecodeFormat = (typeof decodeFormats)[number];
 export type PayloadFormat = Exclude<DecodeFormat, 'auto'>;
 
 export const decodeLimits = { maxDepth: xmlLimits.maxDepth, maxFormFields: 10_000 };

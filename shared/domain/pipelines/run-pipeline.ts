@@ -3,15 +3,10 @@ import { askForMaintenance, type MaintenanceRequests } from '../datasets/mainten
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
+import type { DayRange, PipelineJobPayload } from '../jobs/pipeline-runs.ts';
 import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
-import type { DayRange, PipelineJobPayload } from '../jobs/use-cases.ts';
-import {
-  type Cell,
-  type ColumnDefinition,
-  compileQuery,
-  type QuerySpecification,
-  type RowOutcome,
-} from './definition.ts';
+import { type Cell, compileQuery, type RowOutcome } from './compile-query.ts';
+import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
 import type { PipelineRepository } from './ports.ts';
 

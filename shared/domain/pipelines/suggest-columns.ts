@@ -1,9 +1,11 @@
 import { notFound } from '../errors.ts';
 import type { RejectionSample } from '../jobs/model.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
-import { type DecodeFormat, decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
+import type { DecodeFormat } from './decode-formats.ts';
+import { decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
 import { type ColumnDefinition, columnTypes } from './definition.ts';
 import type { SourceReader } from './run-pipeline.ts';
+import { suggestionLimits } from './suggestion-limits.ts';
 
 type ColumnType = ColumnDefinition['type'];
 
@@ -25,8 +27,6 @@ export interface ColumnSuggestion {
   /** Paths left out because a definition holds at most 200 columns. */
   more_paths: number;
 }
-
-export const suggestionLimits = { defaultSample: 100, maxSample: 1000, maxFiles: 16, maxColumns: 200 };
 
 const plainKey = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const longText = /^[+-]?\d{1,18}$/;

@@ -204,6 +204,13 @@ export interface TenantRoleChecks {
 export const newExternalId = () => `tributary-${randomBytes(16).toString('hex')}`;
 
 /**
+ * The external id of a tenant created before the service generated them: derived from its id, so
+ * that it is still the service's choice and the tenant's alone, and reads the same everywhere
+ * without a write (a read-only function shows it too). Its role's trust policy must demand it.
+ */
+export const externalIdOfEarlierTenant = (tenantId: string) => `tributary-${tenantId.replaceAll('-', '')}`;
+
+/**
  * The role a store names must not let the platform act for anyone but this tenant:
  *  1. not a role of the platform's own account (it would lend a tenant the platform's permissions),
  *     unless the deployment allows it;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { jobStatuses, jobTypes } from '../../domain/jobs/model.ts';
-import { maxQueryRows } from '../../domain/jobs/use-cases.ts';
+import { maxQueryRows } from '../../domain/jobs/queries.ts';
 import { querySpecification } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 import { rerunFields } from './pipelines.ts';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { decodeFormats } from '../../domain/pipelines/decoding.ts';
+import { decodeFormats } from '../../domain/pipelines/decode-formats.ts';
 import { columnTypes, pipelineDefinition } from '../../domain/pipelines/definition.ts';
 import { pipelineStatuses } from '../../domain/pipelines/model.ts';
-import { suggestionLimits } from '../../domain/pipelines/suggest-columns.ts';
+import { suggestionLimits } from '../../domain/pipelines/suggestion-limits.ts';
 import { id, name, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const pipelineIdParams = z.strictObject({ pipeline_id: id });

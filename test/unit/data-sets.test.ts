@@ -1,27 +1,18 @@
 /**
- * The data set, wiki and dashboard use cases, in process through in-memory ports
- * (test/support/memory.ts). The running service checks the wiring of the same routes.
+ * The data set use cases, in process through in-memory ports (test/support/memory.ts). The running
+ * service checks the wiring of the same routes.
  */
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Action, type AddFile, metadataAction } from '#delta/log.ts';
 import { tablePropertyRules } from '#shared/adapters/table-views.ts';
-import { createConnection, deleteConnection } from '#shared/domain/connections/use-cases.ts';
-import {
-  deleteDataSet,
-  listDataSetFiles,
-  listDataSets,
-  readTableProperties,
-} from '#shared/domain/datasets/use-cases.ts';
+import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
+import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
-import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
-import { createTenant, retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
-import { listDocuments, readDocument, removeDocument, writeDocument } from '#shared/domain/wiki/use-cases.ts';
-import { memoryStore, platformAdmin, tenantPrincipal } from '../support/memory.ts';
+import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';
-
-const now = new Date('2026-11-21T10:00:00.000Z');
+import { withDataSet } from '../support/use-case-setups.ts';
 
 /** A committed version adding these files (what its `_delta_log/<version>.json` holds). */
 function commit(version: number, files: { path: string; records: number }[]): { version: number; actions: Action[] } {
@@ -38,14 +29,6 @@ function commit(version: number, files: { path: string; records: number }[]): { 
       },
     })),
   };
-}
-
-async function withDataSet() {
-  const store = memoryStore();
-  const tenant = await createTenant(store, { name: 'Acme' }, now);
-  const created = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'hook' });
-  const dataSetId = created.dataSet.data_set_id;
-  return { store, tenantId: tenant.tenant_id, connection: created.connection, dataSetId };
 }
 
 describe.concurrent('data sets', () => {
@@ -322,150 +305,5 @@ describe.concurrent('data sets', () => {
         listDataSets(store, tenantPrincipal(tenantId, 'TenantViewer'), { tenant_id: other.tenantId, limit: 10 }),
       ),
     ).toMatchObject({ code: 'NOT_FOUND' });
-  });
-});
-
-describe.concurrent('wiki documents', () => {
-  it('are created, then replaced keeping id and creation time, and listed sorted by prefix', async () => {
-    const { store, tenantId } = await withDataSet();
-    const editor = tenantPrincipal(tenantId, 'TenantEditor');
-    const first = await writeDocument(store, editor, 'guides/b/start', tenantId, 'v1', now);
-    expect(first).toMatchObject({
-      created: true,
-      document: { path: 'guides/b/start', content: 'v1', tenant_id: tenantId },
-    });
-    const again = await writeDocument(
-      store,
-      editor,
-      'guides/b/start',
-      tenantId,
-      'v2',
-      new Date('2026-11-22T00:00:00.000Z'),
-    );
-    expect(again).toMatchObject({
-      created: false,
-      document: { document_id: first.document.document_id, content: 'v2', created_at: now.toISOString() },
-    });
-    await writeDocument(store, editor, 'guides/a', tenantId, 'x');
-    await writeDocument(store, editor, 'other', tenantId, 'x');
-    expect((await listDocuments(store, editor, { tenant_id: tenantId, prefix: 'guides/', limit: 10 })).items).toEqual([
-      'guides/a',
-      'guides/b/start',
-    ]);
-    expect((await readDocument(store, editor, 'guides/b/start', tenantId)).content).toBe('v2');
-  });
-
-  it('keep scopes apart: everyone reads global documents, only a PlatformAdmin writes them', async () => {
-    const { store, tenantId } = await withDataSet();
-    const admin = tenantPrincipal(tenantId, 'TenantAdmin');
-    await writeDocument(store, platformAdmin, 'handbook', undefined, 'global');
-    expect((await readDocument(store, admin, 'handbook', undefined)).content).toBe('global');
-    expect(await refusal(writeDocument(store, admin, 'handbook', undefined, 'mine'))).toMatchObject({
-      code: 'FORBIDDEN',
-    });
-    expect(await refusal(readDocument(store, admin, 'handbook', tenantId))).toMatchObject({ code: 'NOT_FOUND' });
-    const other = await createTenant(store, { name: 'Other' });
-    expect(await refusal(readDocument(store, admin, 'handbook', other.tenant_id))).toMatchObject({ code: 'NOT_FOUND' });
-  });
-
-  it.for([
-    ['', 'empty'],
-    ['/leading', 'a leading slash'],
-    ['a//b', 'an empty segment'],
-    ['a/../b', 'a ".." segment'],
-    ['a/./b', 'a "." segment'],
-    ['x'.repeat(513), '513 characters'],
-    ['tab\there', 'a control character'],
-  ])('refuse the path %j (%s) with 400 and store nothing', async ([path], { expect }) => {
-    const { store, tenantId } = await withDataSet();
-    expect(await refusal(writeDocument(store, platformAdmin, path as string, tenantId, 'x'))).toEqual({
-      code: 'VALIDATION_ERROR',
-      paths: ['path'],
-    });
-    expect(store.state.documents.size).toBe(0);
-  });
-
-  it('hold at most 256 KiB of UTF-8 (413 beyond), and answer 404 for deleting what is not there', async () => {
-    const { store, tenantId } = await withDataSet();
-    await writeDocument(store, platformAdmin, 'full', tenantId, 'x'.repeat(256 * 1024));
-    expect(
-      await refusal(writeDocument(store, platformAdmin, 'over', tenantId, 'é'.repeat(128 * 1024 + 1))),
-    ).toMatchObject({
-      code: 'PAYLOAD_TOO_LARGE',
-    });
-    await removeDocument(store, platformAdmin, 'full', tenantId);
-    expect(await refusal(removeDocument(store, platformAdmin, 'full', tenantId))).toMatchObject({ code: 'NOT_FOUND' });
-  });
-});
-
-describe.concurrent('the dashboard connection', () => {
-  it('gets a read-only credential on retry, queues its provisioning, and a rotation retires the old credential', async () => {
-    const { store, tenantId } = await withDataSet();
-    expect(await retryDashboardConnection(store, platformAdmin, tenantId, now)).toEqual({
-      status: 'Pending',
-      last_error: null,
-      rotated_at: null,
-    });
-    const first = store.state.dashboards.get(tenantId)?.credential;
-    expect(store.state.apiKeys.get(first?.api_key_id as string)).toMatchObject({
-      tenant_id: tenantId,
-      role: 'TenantViewer',
-      hash: first?.hash,
-    });
-    expect(store.state.provisioningRequests).toEqual([tenantId]);
-    await rotateDashboardCredential(store, platformAdmin, tenantId, now);
-    const second = store.state.dashboards.get(tenantId)?.credential;
-    expect(second?.hash).not.toBe(first?.hash);
-    expect(store.state.apiKeys.has(first?.api_key_id as string)).toBe(false);
-    expect(store.state.apiKeys.has(second?.api_key_id as string)).toBe(true);
-    expect(store.state.provisioningRequests).toEqual([tenantId, tenantId]);
-  });
-
-  it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
-    const { store, tenantId } = await withDataSet();
-    await retryDashboardConnection(store, platformAdmin, tenantId, now);
-    await provisionDashboard({ ...store, dashboardTool: null }, tenantId, now);
-    expect(store.state.dashboards.get(tenantId)).toMatchObject({
-      status: 'Failed',
-      last_error: 'No dashboard tool is configured: the platform must set DASHBOARD_URL',
-    });
-  });
-
-  it('hands the tool the credential whose hash it keeps, then is Active; a refusing tool makes it Failed', async () => {
-    const { store, tenantId } = await withDataSet();
-    await retryDashboardConnection(store, platformAdmin, tenantId, now);
-    const delivered: { tenant_id: string; tenant_slug: string; api_key: string }[] = [];
-    await provisionDashboard(
-      { ...store, dashboardTool: { deliverCredential: async (input) => void delivered.push(input) } },
-      tenantId,
-      now,
-    );
-    expect(delivered).toEqual([
-      { tenant_id: tenantId, tenant_slug: 'acme', tenant_name: 'Acme', api_key: expect.stringMatching(/^trb_key_/) },
-    ]);
-    expect(
-      createHash('sha256')
-        .update(delivered[0]?.api_key as string)
-        .digest('hex'),
-    ).toBe(store.state.dashboards.get(tenantId)?.credential?.hash);
-    expect(store.state.dashboards.get(tenantId)?.status).toBe('Active');
-
-    await rotateDashboardCredential(store, platformAdmin, tenantId, now);
-    await provisionDashboard(
-      {
-        ...store,
-        dashboardTool: {
-          deliverCredential: async () => {
-            throw new Error('The dashboard tool answered HTTP 502');
-          },
-        },
-      },
-      tenantId,
-      now,
-    );
-    expect(store.state.dashboards.get(tenantId)).toMatchObject({
-      status: 'Failed',
-      last_error: 'The dashboard tool answered HTTP 502',
-    });
   });
 });

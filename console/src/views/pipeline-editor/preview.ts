@@ -1,0 +1,79 @@
+/**
+ * "Preview": a definition run as a query job over its data set, with the job's counts, its first
+ * rows and a sample of the rows it rejected.
+ */
+import { type Answer, api, type Body, type Schemas } from '../../api.ts';
+import { el, errorBox, replace, table } from '../../dom.ts';
+
+type Job = Schemas['Job'];
+type QueryJob = Extract<Body<'/api/jobs', 'post'>, { type: 'query' }>;
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const finished: Job['status'][] = ['Succeeded', 'Failed', 'Cancelled'];
+
+/** Asks for the job until it has finished, for a minute at most (it is then shown as still running). */
+async function jobWhenDone(jobId: string): Promise<Job> {
+  let job = await api<Job>(`api/jobs/${jobId}`);
+  for (let polls = 0; !finished.includes(job.status) && polls < 120; polls++) {
+    await wait(500);
+    job = await api<Job>(`api/jobs/${jobId}`);
+  }
+  return job;
+}
+
+function jobResult(job: Job, result: Answer<'/api/jobs/{job_id}/result'>) {
+  return [
+    el(
+      'p',
+      { class: 'notice', id: 'preview-counts' },
+      `Rows in ${job.rows_in}, out ${job.rows_out}, rejected ${job.rows_rejected}, filtered out ${job.rows_filtered}` +
+        `${result.truncated ? ' (the first 20 shown)' : ''}.`,
+    ),
+    table<(string | number | boolean | null)[]>(
+      'Preview',
+      result.columns.map((column, i) => ({
+        label: column.name,
+        cell: (row) => (row[i] === null || row[i] === undefined ? '—' : String(row[i])),
+      })),
+      result.rows,
+      'No rows',
+    ),
+    job.rejection_samples.length
+      ? table<Job['rejection_samples'][number]>(
+          'Rejected rows (a sample)',
+          [
+            { label: 'Message id', header: true, cell: (r) => el('code', {}, r.message_id) },
+            { label: 'Reason', cell: (r) => r.reason },
+          ],
+          job.rejection_samples,
+        )
+      : null,
+  ];
+}
+
+export function queryPreview() {
+  const element = el('div', { 'aria-live': 'polite' });
+  const run = async (tenantId: string | undefined, query: QueryJob['query']) => {
+    replace(element, el('p', { class: 'muted' }, 'Running a query over the data set…'));
+    try {
+      const body: QueryJob = { type: 'query', tenant_id: tenantId, query, limit: 20 };
+      const started = await api<Answer<'/api/jobs', 'post'>>('api/jobs', { method: 'POST', body });
+      const job = await jobWhenDone(started.job_id);
+      if (job.status !== 'Succeeded') {
+        replace(
+          element,
+          el(
+            'p',
+            { class: 'error', role: 'alert' },
+            `The query ${job.status}: ${job.error_message ?? 'still running'}`,
+          ),
+        );
+        return;
+      }
+      replace(element, jobResult(job, await api<Answer<'/api/jobs/{job_id}/result'>>(`api/jobs/${job.job_id}/result`)));
+    } catch (error) {
+      replace(element, errorBox(error));
+    }
+  };
+  return { element, run };
+}

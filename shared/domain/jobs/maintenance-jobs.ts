@@ -1,0 +1,113 @@
+/**
+ * Jobs on a data set's table: maintenance runs (compaction, vacuum, log clean-up), asked for through
+ * the API or by the schedule, and the deletion of a data set too large to delete within a request.
+ */
+import type { DataSet } from '../datasets/model.ts';
+import { notFound } from '../errors.ts';
+import { type Principal, requireTenantVisible } from '../principal.ts';
+import { tenantFor } from '../tenants/guard.ts';
+import type { Tenant } from '../tenants/model.ts';
+import type { Job } from './model.ts';
+import { enqueue, newJob, type QueueDeps } from './new-job.ts';
+
+/** A data set's maintenance runs share a partition key: they never overlap. */
+export const optimizePartitionKey = (dataSetId: string) => `optimize:${dataSetId}`;
+
+/** What an Optimize job carries: its data set, and the fewest small files that make a partition worth compacting. */
+export interface OptimizePayload {
+  data_set_id: string;
+  /** null: the table's `tributary.optimize.minFiles` (scheduled runs); 2 when asked for through the API. */
+  min_files: number | null;
+  trigger: 'api' | 'schedule';
+}
+
+/**
+ * Start a maintenance run of a data set's table (compaction, vacuum, log clean-up).
+ * Input: the data set. Output: the Queued job (type Optimize).
+ *  1. The data set must be visible (404) and its tenant writable (422 when suspended).
+ *  2. Every partition with two or more small files is compacted (the schedule waits for more).
+ */
+export async function startOptimize(
+  deps: QueueDeps & {
+    getDataSet(dataSetId: string): Promise<DataSet | null>;
+    getTenant(tenantId: string): Promise<Tenant | null>;
+  },
+  principal: Principal,
+  dataSetId: string,
+  now = new Date(),
+): Promise<Job> {
+  const dataSet = await deps.getDataSet(dataSetId);
+  if (!dataSet) throw notFound('Data set');
+  requireTenantVisible(principal, dataSet.tenant_id, 'Data set');
+  await tenantFor(deps, principal, dataSet.tenant_id, 'write');
+  const payload: OptimizePayload = { data_set_id: dataSetId, min_files: 2, trigger: 'api' };
+  const job = newJob(
+    {
+      tenant_id: dataSet.tenant_id,
+      job_type: 'Optimize',
+      partition_key: optimizePartitionKey(dataSetId),
+      payload,
+      source: { data_set_id: dataSetId },
+    },
+    now,
+  );
+  await enqueue(deps, job, now);
+  return job;
+}
+
+/**
+ * A maintenance run the schedule asks for (no principal: the platform maintains its tables).
+ * Only the schedule run that takes the due table queues a job; null when another took it.
+ */
+export async function scheduleOptimize(
+  deps: QueueDeps & {
+    takeMaintenance(dataSetId: string, jobId: string): Promise<boolean>;
+  },
+  due: { dataSetId: string; tenantId: string },
+  now = new Date(),
+): Promise<Job | null> {
+  const payload: OptimizePayload = { data_set_id: due.dataSetId, min_files: null, trigger: 'schedule' };
+  const job = newJob(
+    {
+      tenant_id: due.tenantId,
+      job_type: 'Optimize',
+      partition_key: optimizePartitionKey(due.dataSetId),
+      payload,
+      source: { data_set_id: due.dataSetId },
+    },
+    now,
+  );
+  if (!(await deps.takeMaintenance(due.dataSetId, job.job_id))) return null;
+  await enqueue(deps, job, now);
+  return job;
+}
+
+/** What a Delete job carries: the data set it removes. */
+export interface DeletePayload {
+  data_set_id: string;
+}
+
+/**
+ * Queue the deletion of a data set too large to delete within a request (the caller has checked
+ * that it may be deleted). Its partition key is the table's maintenance one: a deletion never runs
+ * beside a compaction of the same table.
+ */
+export async function queueDataSetDeletion(
+  deps: QueueDeps,
+  dataSet: { data_set_id: string; tenant_id: string },
+  now = new Date(),
+): Promise<Job> {
+  const payload: DeletePayload = { data_set_id: dataSet.data_set_id };
+  const job = newJob(
+    {
+      tenant_id: dataSet.tenant_id,
+      job_type: 'Delete',
+      partition_key: optimizePartitionKey(dataSet.data_set_id),
+      payload,
+      source: { data_set_id: dataSet.data_set_id },
+    },
+    now,
+  );
+  await enqueue(deps, job, now);
+  return job;
+}

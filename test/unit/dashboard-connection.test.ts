@@ -1,0 +1,82 @@
+/**
+ * The dashboard connection use cases, in process through in-memory ports (test/support/memory.ts). The running
+ * service checks the wiring of the same routes.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
+import { retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
+import { platformAdmin } from '../support/memory.ts';
+import { now, withDataSet } from '../support/use-case-setups.ts';
+
+describe.concurrent('the dashboard connection', () => {
+  it('gets a read-only credential on retry, queues its provisioning, and a rotation retires the old credential', async () => {
+    const { store, tenantId } = await withDataSet();
+    expect(await retryDashboardConnection(store, platformAdmin, tenantId, now)).toEqual({
+      status: 'Pending',
+      last_error: null,
+      rotated_at: null,
+    });
+    const first = store.state.dashboards.get(tenantId)?.credential;
+    expect(store.state.apiKeys.get(first?.api_key_id as string)).toMatchObject({
+      tenant_id: tenantId,
+      role: 'TenantViewer',
+      hash: first?.hash,
+    });
+    expect(store.state.provisioningRequests).toEqual([tenantId]);
+    await rotateDashboardCredential(store, platformAdmin, tenantId, now);
+    const second = store.state.dashboards.get(tenantId)?.credential;
+    expect(second?.hash).not.toBe(first?.hash);
+    expect(store.state.apiKeys.has(first?.api_key_id as string)).toBe(false);
+    expect(store.state.apiKeys.has(second?.api_key_id as string)).toBe(true);
+    expect(store.state.provisioningRequests).toEqual([tenantId, tenantId]);
+  });
+
+  it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    await provisionDashboard({ ...store, dashboardTool: null }, tenantId, now);
+    expect(store.state.dashboards.get(tenantId)).toMatchObject({
+      status: 'Failed',
+      last_error: 'No dashboard tool is configured: the platform must set DASHBOARD_URL',
+    });
+  });
+
+  it('hands the tool the credential whose hash it keeps, then is Active; a refusing tool makes it Failed', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    const delivered: { tenant_id: string; tenant_slug: string; api_key: string }[] = [];
+    await provisionDashboard(
+      { ...store, dashboardTool: { deliverCredential: async (input) => void delivered.push(input) } },
+      tenantId,
+      now,
+    );
+    expect(delivered).toEqual([
+      { tenant_id: tenantId, tenant_slug: 'acme', tenant_name: 'Acme', api_key: expect.stringMatching(/^trb_key_/) },
+    ]);
+    expect(
+      createHash('sha256')
+        .update(delivered[0]?.api_key as string)
+        .digest('hex'),
+    ).toBe(store.state.dashboards.get(tenantId)?.credential?.hash);
+    expect(store.state.dashboards.get(tenantId)?.status).toBe('Active');
+
+    await rotateDashboardCredential(store, platformAdmin, tenantId, now);
+    await provisionDashboard(
+      {
+        ...store,
+        dashboardTool: {
+          deliverCredential: async () => {
+            throw new Error('The dashboard tool answered HTTP 502');
+          },
+        },
+      },
+      tenantId,
+      now,
+    );
+    expect(store.state.dashboards.get(tenantId)).toMatchObject({
+      status: 'Failed',
+      last_error: 'The dashboard tool answered HTTP 502',
+    });
+  });
+});
