@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { policyChecksContext } from '#lib/synth-context.ts';
 
 /** The repository: the nearest folder above this module with cdk.json (this module may run from a build). */
 function repositoryRoot(): string {
@@ -59,10 +60,14 @@ function filesUnder(directory: string): string[] {
   return files;
 }
 
-/** The CDK context `cdk synth` would pass from cdk.json, with local mode's deployment settings. */
+/**
+ * The CDK context `cdk synth` would pass from cdk.json, with local mode's deployment settings, and
+ * without the policy checks (cdk-nag, Control Tower's controls): they judge the templates and leave
+ * them as they are, and took two thirds of a synth; `cdk synth` and the CDK tests run them.
+ */
 function synthContext(options: AssemblyOptions): Record<string, unknown> {
   const cdkJson = JSON.parse(readFileSync(path.join(root, 'cdk.json'), 'utf8')) as { context?: object };
-  return { ...cdkJson.context, tenantBuckets: options.tenantBuckets.join(',') };
+  return { ...cdkJson.context, tenantBuckets: options.tenantBuckets.join(','), [policyChecksContext]: 'skip' };
 }
 
 /** A hash of everything the synthesis reads, so an unchanged tree is never synthesised twice. */
@@ -89,6 +94,8 @@ function synthEnvironment(outdir: string, context: Record<string, unknown>): Nod
     ...env,
     CDK_OUTDIR: outdir,
     CDK_CONTEXT_JSON: JSON.stringify(context),
+    // CDK's own check of the templates against CloudFormation's schema, likewise left to `cdk synth`.
+    CDK_VALIDATION: 'false',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
