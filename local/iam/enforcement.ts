@@ -8,9 +8,9 @@
  *
  * Why here and not in a proxy in front of the stand-ins: a proxy is one more HTTP hop, parse and
  * thread switch on every call, which halved the ingest front's throughput; here a call whose
- * decision is kept costs a lookup. Every HTTP request of the thread goes through node:http's
- * `request`, the AWS SDK's included (each bundle's own copy of it looks `request` up when its first
- * client is made), so the check is the one door every call passes.
+ * decision is kept costs a lookup. The check sits where every call passes: the TCP connection to
+ * the endpoint (net.Socket's connect), whatever client opened it, the AWS SDK's node:http or the
+ * service's own HTTP/1.1 client for its per-webhook queue calls (shared/adapters/http1-post.ts).
  *
  * The credentials name the caller: a function's access key (`LOCAL<name>`, set in its environment)
  * or a session STS issued locally, whose token carries the role and session policy it was assumed
@@ -18,8 +18,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import http, { type ClientRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
-import { Readable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
 import {
   type Decision,
   type Denial,
@@ -104,6 +104,15 @@ function deniedAnswer(service: Service, method: string, message: string) {
 
 type Refusal = { asked: AskedAction; reason: string };
 
+interface RequestHead {
+  raw: Buffer;
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  identity: Identity | undefined;
+  bytes: number;
+}
+
 export interface Enforcement {
   evaluator: PolicyEvaluator;
 }
@@ -164,86 +173,121 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
     return null;
   };
 
-  const send = http.request;
-  http.request = function (this: unknown, ...args: Parameters<typeof http.request>) {
-    const [options] = args;
-    if (typeof options !== 'object' || options instanceof URL) return send.apply(this, args);
-    const { hostname, host, port, method = 'GET', path = '/' } = options as RequestOptions;
-    const service = services.get(`${hostname ?? host}:${port}`);
-    if (!service) return send.apply(this, args);
-    const headers = Object.fromEntries(
-      Object.entries((options as RequestOptions).headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-    ) as IncomingHttpHeaders;
-    const key = accessKeyOf({ headers, url: path ?? '/' });
+  const connect = net.Socket.prototype.connect;
+  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+    const [first] = args;
+    const options = (
+      Array.isArray(first) ? first[0] : typeof first === 'object' ? first : { port: first, host: args[1] }
+    ) as { host?: string; port?: number | string } | undefined;
+    const service =
+      options?.port === undefined ? undefined : services.get(`${options.host ?? 'localhost'}:${options.port}`);
+    const socket = (connect as (...all: unknown[]) => net.Socket).apply(this, args);
+    // After connect, which puts back the prototype's write.
+    if (service) guard(this, service);
+    return socket;
+  } as typeof net.Socket.prototype.connect;
+
+  /**
+   * Reads the HTTP/1.1 requests written to a connection to a local AWS endpoint, each held back until
+   * its decision is made (from its head alone where the action shows there, from its whole body
+   * otherwise; at once when kept): allowed, its bytes go out as written; denied, none do, and the
+   * service's AccessDenied answer is handed to the client as if the endpoint had sent it. Node's
+   * HTTP client and the service's own (shared/adapters/http1-post.ts) write requests this way, and
+   * neither sends the next request on a connection before the answer to the last (no pipelining).
+   */
+  function guard(socket: net.Socket, service: Service) {
+    const write = socket.write.bind(socket) as (chunk: Buffer) => boolean;
+    /** Written and neither passed on nor dropped yet. */
+    let held: Buffer = Buffer.alloc(0);
+    const callbacks: ((error?: Error | null) => void)[] = [];
+    let current: { head: RequestHead; body: BodyScanner; fate: 'pass' | 'drop' | null } | null = null;
+    let deciding = false;
+
+    const advance = () => {
+      while (!deciding && held.length > 0) {
+        if (!current) {
+          const end = held.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const head = readHead(held.subarray(0, end + 4));
+          held = held.subarray(end + 4);
+          current = { head, body: new BodyScanner(head.headers), fate: head.identity ? null : 'pass' };
+          current.body.pending = head.bytes;
+        }
+        const request = current;
+        if (request.fate === null) {
+          const needsBody = service !== 's3' || (request.head.method === 'POST' && request.head.url.includes('delete'));
+          const body = needsBody ? request.body.whole(held) : Buffer.alloc(0);
+          if (body === null) return;
+          const identity = request.head.identity as Identity;
+          const refusal = refusalOf(
+            identity,
+            askedOf(service, request.head.method, request.head.url, request.head.headers, body),
+          );
+          const settle = (made: Refusal | null) => {
+            request.fate = made === null ? 'pass' : 'drop';
+            if (made !== null) answerDenied(socket, service, request.head.method, identity, made);
+          };
+          if (refusal instanceof Promise) {
+            deciding = true;
+            refusal.then(
+              (made) => {
+                deciding = false;
+                settle(made);
+                advance();
+              },
+              (error: unknown) => socket.destroy(error as Error),
+            );
+            return;
+          }
+          settle(refusal);
+        }
+        // The head (not passed on yet) and as much of the body as was written go, or are dropped.
+        const { taken, ended } = request.body.take(held);
+        const part = held.subarray(0, taken);
+        held = held.subarray(taken);
+        if (request.fate === 'pass') {
+          write(request.body.pending > 0 ? Buffer.concat([request.head.raw, part]) : Buffer.from(part));
+          request.body.pending = 0;
+        }
+        if (ended) current = null;
+      }
+      if (held.length === 0 && !deciding) for (const callback of callbacks.splice(0)) process.nextTick(callback);
+    };
+
+    socket.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+      const done = [encoding, callback].find((argument) => typeof argument === 'function') as
+        | ((error?: Error | null) => void)
+        | undefined;
+      const bytes = Buffer.isBuffer(chunk)
+        ? chunk
+        : typeof chunk === 'string'
+          ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+          : Buffer.from(chunk as Uint8Array);
+      held = held.length === 0 ? bytes : Buffer.concat([held, bytes]);
+      if (done) callbacks.push(done);
+      advance();
+      return true;
+    }) as typeof socket.write;
+  }
+
+  /** A request's head: its method, path, headers and the identity its credentials name. */
+  function readHead(raw: Buffer): RequestHead {
+    const [requestLine = '', ...lines] = raw.toString('latin1').split('\r\n');
+    const [method = 'GET', url = '/'] = requestLine.split(' ');
+    const headers: IncomingHttpHeaders = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const key = accessKeyOf({ headers, url });
     const token = headers['x-amz-security-token'];
     const identity =
       (key ? setup.identities[key] : undefined) ?? sessionOf(typeof token === 'string' ? token : undefined);
-    const request = send.apply(this, args);
-    if (identity) holdUntilDecided(request, service, method, path ?? '/', headers, identity);
-    return request;
-  } as typeof http.request;
-
-  /**
-   * The request's body is kept back until its end, when the decision is made (at once when kept):
-   * allowed, the body goes out; denied, nothing does, and the caller is answered AccessDenied.
-   */
-  function holdUntilDecided(
-    request: ClientRequest,
-    service: Service,
-    method: string,
-    path: string,
-    headers: IncomingHttpHeaders,
-    identity: Identity,
-  ) {
-    const write = request.write;
-    const end = request.end;
-    const chunks: Buffer[] = [];
-    const keep = (chunk: unknown, encoding?: unknown) => {
-      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      chunks.push(
-        Buffer.isBuffer(chunk)
-          ? chunk
-          : typeof chunk === 'string'
-            ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-            : Buffer.from(chunk as Uint8Array),
-      );
-    };
-    request.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
-      keep(chunk, encoding);
-      const done = [encoding, callback].find((argument) => typeof argument === 'function') as (() => void) | undefined;
-      if (done) process.nextTick(done);
-      return true;
-    }) as typeof request.write;
-    request.end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) => {
-      keep(chunk, encoding);
-      const done = [chunk, encoding, callback].find((argument) => typeof argument === 'function') as
-        | (() => void)
-        | undefined;
-      const body = Buffer.concat(chunks);
-      const go = (refusal: Refusal | null) => {
-        request.write = write;
-        request.end = end;
-        if (refusal === null) {
-          const finish = end as (chunk?: Buffer, callback?: () => void) => ClientRequest;
-          finish.call(request, body.length > 0 ? body : undefined, done);
-          return;
-        }
-        refuse(request, service, method, identity, refusal);
-      };
-      const refusal = refusalOf(identity, askedOf(service, method, path, headers, body));
-      if (refusal instanceof Promise)
-        refusal.then(go, (error: unknown) => {
-          request.write = write;
-          request.end = end;
-          request.destroy(error as Error);
-        });
-      else go(refusal);
-      return request;
-    }) as typeof request.end;
+    return { raw: Buffer.from(raw), method, url, headers, identity, bytes: raw.length };
   }
 
-  /** Answers the caller as the service answers a denied call, and drops the request unsent. */
-  function refuse(request: ClientRequest, service: Service, method: string, identity: Identity, refusal: Refusal) {
+  /** Hands the client the service's answer to a denied call, as if the endpoint had sent it. */
+  function answerDenied(socket: net.Socket, service: Service, method: string, identity: Identity, refusal: Refusal) {
     const { asked, reason } = refusal;
     onDenied({ ...identity, action: asked.action, resource: asked.resource, reason });
     const resource = service === 's3' ? `"${asked.resource}"` : asked.resource;
@@ -252,20 +296,77 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
       method,
       `User: ${sessionArn(identity)} is not authorized to perform: ${asked.action} on resource: ${resource} ${reason}`,
     );
-    const response = Object.assign(Readable.from(answer.body ? [Buffer.from(answer.body)] : []), {
-      statusCode: answer.status,
-      statusMessage: answer.status === 403 ? 'Forbidden' : 'Bad Request',
-      headers: answer.headers,
-      rawHeaders: Object.entries(answer.headers).flat(),
-      httpVersion: '1.1',
-    });
-    // Its socket (if it has one yet) is released; the caller, answered already, hears nothing more.
-    request.on('error', () => undefined);
-    process.nextTick(() => {
-      request.emit('response', response);
-      request.destroy();
-    });
+    const body = Buffer.from(answer.body);
+    const head = [
+      `HTTP/1.1 ${answer.status} ${answer.status === 403 ? 'Forbidden' : 'Bad Request'}`,
+      ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+      `content-length: ${body.length}`,
+      '',
+      '',
+    ].join('\r\n');
+    setImmediate(() => socket.push(method === 'HEAD' ? Buffer.from(head) : Buffer.concat([Buffer.from(head), body])));
   }
 
   return installed;
+}
+
+/**
+ * Where a request's body ends, read as it is written: after Content-Length bytes, or after the last
+ * chunk of a chunked body, its trailer and the empty line.
+ */
+class BodyScanner {
+  /** Bytes of the head not passed on yet (its whole length until the first part of the request goes). */
+  pending = 0;
+  private left: number;
+  private readonly chunked: boolean;
+  /** Chunked: where in the coding the next byte is, and the size line or trailer line read so far. */
+  private state: 'size' | 'data' | 'data-end' | 'trailer' = 'size';
+  private line = '';
+  private chunkLeft = 0;
+  private readonly decoded: Buffer[] = [];
+
+  constructor(headers: IncomingHttpHeaders) {
+    this.chunked = /chunked/i.test(String(headers['transfer-encoding'] ?? ''));
+    this.left = this.chunked ? 0 : Number(headers['content-length'] ?? 0);
+  }
+
+  /** How many of `bytes` (what follows what was taken before) belong to the body, and whether it ends there. */
+  take(bytes: Buffer): { taken: number; ended: boolean } {
+    if (!this.chunked) {
+      const taken = Math.min(this.left, bytes.length);
+      this.left -= taken;
+      return { taken, ended: this.left === 0 };
+    }
+    let at = 0;
+    while (at < bytes.length) {
+      if (this.state === 'data') {
+        const taken = Math.min(this.chunkLeft, bytes.length - at);
+        this.decoded.push(bytes.subarray(at, at + taken));
+        this.chunkLeft -= taken;
+        at += taken;
+        if (this.chunkLeft === 0) this.state = 'data-end';
+        continue;
+      }
+      const byte = bytes[at++] as number;
+      if (byte !== 0x0a) {
+        if (byte !== 0x0d) this.line += String.fromCharCode(byte);
+        continue;
+      }
+      const line = this.line;
+      this.line = '';
+      if (this.state === 'data-end') this.state = 'size';
+      else if (this.state === 'size') {
+        this.chunkLeft = Number.parseInt(line, 16);
+        this.state = this.chunkLeft > 0 ? 'data' : 'trailer';
+      } else if (line === '') return { taken: at, ended: true };
+    }
+    return { taken: at, ended: false };
+  }
+
+  /** The whole body without its coding, when `bytes` hold all of it (taking nothing), else null. */
+  whole(bytes: Buffer): Buffer | null {
+    if (!this.chunked) return bytes.length >= this.left ? bytes.subarray(0, this.left) : null;
+    const copy = new BodyScanner({ 'transfer-encoding': 'chunked' });
+    return copy.take(bytes).ended ? Buffer.concat(copy.decoded) : null;
+  }
 }
