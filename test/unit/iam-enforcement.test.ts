@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enforceIam } from '../../local/iam/enforcement.ts';
@@ -66,6 +66,7 @@ beforeAll(async () => {
             Statement: [
               { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:us-east-1:000000000000:ingest' },
               { Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::lake/tables/*' },
+              { Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::lake' },
             ],
           },
         ],
@@ -170,6 +171,24 @@ describe('IAM held where a function calls', () => {
     );
     expect(refused).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
     expect(received).toEqual([`PUT /lake/tables/a.parquet?x-id=PutObject ${'x'.repeat(2048)}`]);
+    s3.destroy();
+  });
+
+  it('sends a request without a body (HEAD) once its first decision is made, and again from the kept one', async () => {
+    received.length = 0;
+    const s3 = new S3Client({
+      endpoint: s3Endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'LOCALwriter', secretAccessKey: 'local' },
+    });
+    for (let call = 0; call < 2; call++) {
+      const answer = await s3.send(new HeadBucketCommand({ Bucket: 'lake' }), {
+        abortSignal: AbortSignal.timeout(10_000),
+      });
+      expect(answer.$metadata.httpStatusCode).toBe(200);
+    }
+    expect(received).toEqual(['HEAD /lake/ ', 'HEAD /lake/ ']);
     s3.destroy();
   });
 });
