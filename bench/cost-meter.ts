@@ -26,6 +26,24 @@ export interface MeteredCall {
   storedBytes: number;
   messages: number;
   failed: boolean;
+  /** performance.now() when the call started (`start` is relative to its invocation). */
+  at: number;
+  /** DynamoDB: the partition keys the call touched (the table's and each index's), with the units each took. */
+  partitions: PartitionUse[];
+  /** DynamoDB: the largest item the call wrote, in bytes as DynamoDB sizes items (0 when it wrote none it could size). */
+  itemBytes: number;
+  /** DynamoDB: the call was refused because an item passed 400 KB. */
+  itemTooLarge: boolean;
+  /** S3: the bucket and the key's directory (S3's request rates are per prefix). */
+  prefix: string;
+}
+
+/** Units one partition key took from one call. */
+export interface PartitionUse {
+  /** `table <pk>` or `<index> <gsi pk>`. */
+  key: string;
+  writeUnits: number;
+  readUnits: number;
 }
 
 export interface Invocation {
@@ -276,6 +294,181 @@ function sqsRequests(
   return { requests: 1, messages: 0 };
 }
 
+// --- DynamoDB partitions and item sizes, for the scale bench.
+
+/** A value as the document client gives it, or as DynamoDB's own attribute value ({S}, {N}, {M}, …). */
+function plain(value: unknown): unknown {
+  if (value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Uint8Array)) {
+    const entries = Object.entries(value as Dict);
+    if (entries.length === 1) {
+      const [type, inner] = entries[0] as [string, unknown];
+      if (type === 'S' || type === 'N' || type === 'BOOL' || type === 'B' || type === 'NULL') return inner;
+      if (type === 'M') return Object.fromEntries(Object.entries(inner as Dict).map(([k, v]) => [k, plain(v)]));
+      if (type === 'L') return (inner as unknown[]).map(plain);
+      if (type === 'SS' || type === 'NS') return inner;
+    }
+  }
+  return value;
+}
+
+/** An attribute value's size as DynamoDB counts it (strings by UTF-8 bytes, numbers ~1 byte per two digits). */
+function valueBytes(value: unknown): number {
+  const v = plain(value);
+  if (v === null || v === undefined || typeof v === 'boolean') return 1;
+  if (typeof v === 'string') return Buffer.byteLength(v);
+  if (typeof v === 'number' || typeof v === 'bigint') return Math.ceil(String(v).replace(/[-.]/g, '').length / 2) + 1;
+  if (v instanceof Uint8Array) return v.byteLength;
+  if (v instanceof Set) return [...v].reduce<number>((sum, item) => sum + valueBytes(item), 0);
+  if (Array.isArray(v)) return 3 + v.reduce<number>((sum, item) => sum + 1 + valueBytes(item), 0);
+  if (typeof v === 'object')
+    return (
+      3 +
+      Object.entries(v as Dict).reduce((sum, [name, item]) => sum + Buffer.byteLength(name) + 1 + valueBytes(item), 0)
+    );
+  return 1;
+}
+
+function itemBytes(item: Dict): number {
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+
+const indexNames = ['gsi1', 'gsi2'];
+
+/** The partition keys an item (or a key, or an update's new values) sits under: the table's, and each index's it sets. */
+function keysOfItem(item: Dict | undefined, update?: Dict): string[] {
+  const keys: string[] = [];
+  const pk = plain(item?.pk);
+  if (typeof pk === 'string') keys.push(`table ${pk}`);
+  for (const index of indexNames) {
+    const direct = plain(item?.[`${index}pk`]);
+    if (typeof direct === 'string') keys.push(`${index} ${direct}`);
+  }
+  if (update) {
+    const expression = String(update.UpdateExpression ?? '');
+    const names = (update.ExpressionAttributeNames ?? {}) as Dict;
+    const values = (update.ExpressionAttributeValues ?? {}) as Dict;
+    for (const match of expression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+      const name = String(match[1]?.startsWith('#') ? names[match[1]] : match[1]);
+      const index = indexNames.find((candidate) => name === `${candidate}pk`);
+      const value = plain(values[match[2] as string]);
+      if (index && typeof value === 'string') keys.push(`${index} ${value}`);
+    }
+  }
+  return keys;
+}
+
+/** The partition a query reads: its index's, or the table's, from the key condition. */
+function queryKey(input: Dict): string | null {
+  const expression = String(input.KeyConditionExpression ?? '');
+  const names = (input.ExpressionAttributeNames ?? {}) as Dict;
+  const values = (input.ExpressionAttributeValues ?? {}) as Dict;
+  const index = typeof input.IndexName === 'string' ? input.IndexName : null;
+  for (const match of expression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+    const name = String(match[1]?.startsWith('#') ? names[match[1]] : match[1]);
+    if (name === (index ? `${index}pk` : 'pk'))
+      return `${index ?? 'table'} ${String(plain(values[match[2] as string]))}`;
+  }
+  return null;
+}
+
+type ItemKind = 'put' | 'update' | 'delete' | 'check' | 'get';
+
+/** The items (or keys) of a request, each with what the request does to it (and the update, for one). */
+function requestItems(operation: string, input: Dict): { item: Dict | undefined; kind: ItemKind; update?: Dict }[] {
+  if (operation === 'PutItem') return [{ item: input.Item as Dict, kind: 'put' }];
+  if (operation === 'UpdateItem') return [{ item: input.Key as Dict, kind: 'update', update: input }];
+  if (operation === 'DeleteItem') return [{ item: input.Key as Dict, kind: 'delete' }];
+  if (operation === 'GetItem') return [{ item: input.Key as Dict, kind: 'get' }];
+  if (operation === 'BatchWriteItem')
+    return Object.values((input.RequestItems ?? {}) as Dict).flatMap((requests) =>
+      (requests as Dict[]).map((request) =>
+        request.PutRequest
+          ? { item: (request.PutRequest as Dict).Item as Dict, kind: 'put' as const }
+          : { item: (request.DeleteRequest as Dict | undefined)?.Key as Dict, kind: 'delete' as const },
+      ),
+    );
+  if (operation === 'BatchGetItem')
+    return Object.values((input.RequestItems ?? {}) as Dict).flatMap((request) =>
+      (((request as Dict).Keys ?? []) as Dict[]).map((key) => ({ item: key, kind: 'get' as const })),
+    );
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems')
+    return ((input.TransactItems ?? []) as Dict[]).map((entry) => {
+      const [name, body] = Object.entries(entry)[0] as [string, Dict];
+      const kind: ItemKind =
+        name === 'Put'
+          ? 'put'
+          : name === 'Update'
+            ? 'update'
+            : name === 'Delete'
+              ? 'delete'
+              : name === 'Get'
+                ? 'get'
+                : 'check';
+      return { item: (body.Item ?? body.Key) as Dict, kind, ...(kind === 'update' ? { update: body } : {}) };
+    });
+  return [];
+}
+
+/**
+ * The units each partition key took: a query's all on its partition; a request of several items
+ * shares its units among them by their sizes (each index's own units go to the index's keys).
+ */
+function partitionUses(operation: string, input: Dict, output: Dict | null, call: MeteredCall): PartitionUse[] {
+  const units = call.writeUnits + call.readUnits;
+  if (units === 0) return [];
+  const read = call.readUnits > 0;
+  const use = (key: string, share: number): PartitionUse => ({
+    key,
+    writeUnits: read ? 0 : share,
+    readUnits: read ? share : 0,
+  });
+  if (operation === 'Query' || operation === 'Scan') {
+    const key = queryKey(input);
+    return key ? [use(key, units)] : [];
+  }
+  const items = requestItems(operation, input);
+  if (items.length === 0) return [];
+  // What the indexes took, from the consumed capacity's breakdown, goes to the index keys.
+  const consumed = (Array.isArray(output?.ConsumedCapacity) ? output?.ConsumedCapacity : [output?.ConsumedCapacity]) as
+    | (Dict | undefined)[]
+    | undefined;
+  let indexUnits = 0;
+  for (const entry of consumed ?? [])
+    for (const index of Object.values((entry?.GlobalSecondaryIndexes ?? {}) as Dict))
+      indexUnits += Number((index as Dict).CapacityUnits ?? 0);
+  const scale = call.failed ? 1 : operation.startsWith('Transact') ? 2 : 1;
+  indexUnits = Math.min(units, indexUnits * scale);
+  const uses: PartitionUse[] = [];
+  const sizes = items.map(({ item }) => Math.max(1, itemBytes(item ?? {})));
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  items.forEach(({ item, update }, i) => {
+    const keys = keysOfItem(item, update);
+    const share = (sizes[i] as number) / total;
+    const tableKey = keys.find((key) => key.startsWith('table '));
+    if (tableKey) uses.push(use(tableKey, (units - indexUnits) * share));
+    const indexKeys = keys.filter((key) => !key.startsWith('table '));
+    for (const key of indexKeys) uses.push(use(key, (indexUnits * share) / indexKeys.length));
+  });
+  return uses;
+}
+
+/** The largest item a write made: a put's item as sent; an update's from its units (a unit per KB of the larger of before and after). */
+function largestItemWritten(operation: string, input: Dict, output: Dict | null, call: MeteredCall): number {
+  let largest = 0;
+  for (const { item, kind } of requestItems(operation, input))
+    if (kind === 'put') largest = Math.max(largest, itemBytes(item ?? {}));
+  // An update is billed a unit per KB of the larger of the item before and after: the table's own units.
+  if (operation === 'UpdateItem' && !call.failed) largest = Math.max(largest, tableUnits(output) * 1024);
+  return largest;
+}
+
+/** The units a request took on the table itself (not its indexes), as the consumed capacity details them. */
+function tableUnits(output: Dict | null): number {
+  const consumed = output?.ConsumedCapacity as Dict | undefined;
+  const table = consumed?.Table as Dict | undefined;
+  return Number(table?.CapacityUnits ?? consumed?.CapacityUnits ?? 0);
+}
+
 const chunkBytes = 64 * 1024;
 const instrumented = new WeakSet<object>();
 
@@ -305,12 +498,14 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
     const start = performance.now();
     let output: Dict | null = null;
     let failed = false;
+    let tooLarge = false;
     try {
       const result = await next(args);
       output = result.output;
       return result;
     } catch (error) {
       failed = true;
+      tooLarge = /Item size has exceeded|Item size to update has exceeded/i.test(String((error as Error).message));
       throw error;
     } finally {
       const call: MeteredCall = {
@@ -326,9 +521,17 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
         storedBytes: 0,
         messages: 0,
         failed,
+        at: start,
+        partitions: [],
+        itemBytes: 0,
+        itemTooLarge: false,
+        prefix: '',
       };
       if (service === 'DynamoDB') {
         Object.assign(call, dynamoUnits(operation, args.input, output, failed), { entity: entityOf(args.input) });
+        call.partitions = partitionUses(operation, args.input, output, call);
+        call.itemBytes = largestItemWritten(operation, args.input, output, call);
+        call.itemTooLarge = failed && tooLarge;
       } else if (service === 'SQS') {
         const { requests, messages } = sqsRequests(operation, args.input, output, chunkBytes);
         call.sqsRequests = requests;
@@ -336,6 +539,13 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
       } else if (service === 'S3') {
         call.s3Class = s3Free.has(operation) ? 'free' : s3PutClass.has(operation) ? 'put' : 'get';
         call.entity = typeof args.input.Key === 'string' ? (args.input.Key.split('/')[0] ?? '') : '';
+        const key =
+          typeof args.input.Key === 'string'
+            ? args.input.Key
+            : typeof args.input.Prefix === 'string'
+              ? args.input.Prefix
+              : '';
+        call.prefix = `${String(args.input.Bucket ?? '')}/${key.slice(0, key.lastIndexOf('/') + 1)}`;
         if (operation === 'PutObject' && !failed) call.storedBytes = byteLength(args.input.Body);
       }
       record(call, context);

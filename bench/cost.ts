@@ -62,7 +62,7 @@ const pathEntries = new Set([
 
 // --- The deployment, as the stack synthesises it.
 
-interface Deployed {
+export interface Deployed {
   memoryMb: number;
   tracing: boolean;
   systemLogLevel: string;
@@ -93,7 +93,7 @@ function all<T>(stacks: Stack[], type: abstract new (...args: never[]) => T): T[
   return stacks.flatMap((stack) => stack.node.findAll().filter((node): node is T & IConstruct => node instanceof type));
 }
 
-function readDeployment() {
+export function readDeployment() {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const { stateful, stateless } = tributary(app);
   const functions = new Map<string, Deployed>();
@@ -140,7 +140,11 @@ function accessLogBytes(format: string | null): number {
 
 // --- Local mode, in this process, set up as deployed.
 
-async function startLocal(deployment: ReturnType<typeof readDeployment>) {
+/** Local mode in this process, set up as the cost bench measures it unless `options` say otherwise. */
+export async function startLocal(
+  deployment: ReturnType<typeof readDeployment>,
+  options: { settings?: Record<string, unknown>; env?: Record<string, string> } = {},
+) {
   const { startStandIns } = await import('../local/stand-ins.ts');
   const { ensureBuckets, ensureQueues, ensureTable, resolveAdminKey, resolveSecretsKey } = await import(
     '../local/provision.ts'
@@ -168,6 +172,7 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
     // One poller per queue, so that a window's envelopes make one batch (AWS may split them among pollers).
     pollersPerConsumer: 1,
     logLevel: ingest.logLevel,
+    ...options.settings,
   };
   const standIns = await startStandIns({
     dataDir,
@@ -188,6 +193,7 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
     // passes that commit itself, metered apart (commitPass). 30 minutes outlasts the bench, and keeps
     // the receipts for the commit as the default target does (longer ones are raised at staging).
     TABLE_FRESHNESS_SECONDS: String(receiptsHeldAtMostMs / 1000),
+    ...options.env,
   };
   Object.assign(process.env, env);
   const admin = resolveAdminKey(dataDir, undefined);
@@ -212,12 +218,15 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
         Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
       );
     },
-    /** One table-commits invocation that commits everything staged, as a graceful stop's does. */
-    async commitPass() {
+    /**
+     * One table-commits invocation that commits everything staged, as a graceful stop's does, given the
+     * deployed function's time (on a loaded machine a pass of 40 tables can take more than 10 s).
+     */
+    async commitPass(timeoutMs = (schedules['table-commits'].function?.timeoutSeconds ?? 300) * 1000) {
       const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, commitEntry)).href)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
-      await handler({ detail: { stopping: true } }, lambdaContextFor('table-commits'));
+      await handler({ detail: { stopping: true } }, lambdaContextFor('table-commits', timeoutMs));
     },
     adminKey: admin.key,
     s3Endpoint: standIns.endpoints.s3,
@@ -233,7 +242,7 @@ async function startLocal(deployment: ReturnType<typeof readDeployment>) {
   };
 }
 
-type Local = Awaited<ReturnType<typeof startLocal>>;
+export type Local = Awaited<ReturnType<typeof startLocal>>;
 
 async function call(local: Local, method: string, route: string, body?: unknown) {
   const response = await fetch(`${local.url}${route}`, {
@@ -246,11 +255,11 @@ async function call(local: Local, method: string, route: string, body?: unknown)
   return (await response.json()) as Record<string, string>;
 }
 
-async function createTenant(local: Local): Promise<string> {
+export async function createTenant(local: Local): Promise<string> {
   const tenant = await call(local, 'POST', '/api/tenants', { name: `cost ${Date.now()}` });
   await call(local, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
     name: 'cost',
-    // A prefix of its own: two tenants' stores may not overlap (the second would be refused with 409).
+    // A place of its own: tenants' stores never overlap (the deployment refuses a second store there).
     base_url: `s3://demo-bucket/cost-${tenant.tenant_id}`,
     options: { endpoint: local.s3Endpoint },
   });
@@ -258,7 +267,7 @@ async function createTenant(local: Local): Promise<string> {
 }
 
 /** A webhook connection, of a tenant of its own unless one is given. */
-async function createWebhook(local: Local, tenantId?: string) {
+export async function createWebhook(local: Local, tenantId?: string) {
   const tenant = tenantId ?? (await createTenant(local));
   const connection = await call(local, 'POST', `/api/tenants/${tenant}/connections`, {
     type: 'Webhook',
@@ -292,7 +301,7 @@ interface Scenario {
   ratePerSecond: number;
 }
 
-async function idleCpuPerMs(): Promise<number> {
+export async function idleCpuPerMs(): Promise<number> {
   const cpu = process.cpuUsage();
   const from = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -440,9 +449,12 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
     headers: {
       authorization: `Bearer ${hook.ingest_token}`,
       'content-type': 'application/json',
+      host: '127.0.0.1',
     },
     pathParameters: { source_id: hook.source_id },
     requestContext: {
+      // As API Gateway sends it: the host the request came to (the ingest URL a sender signs is built from it).
+      domainName: '127.0.0.1',
       requestId: randomUUID(),
       http: {
         method: 'POST',
@@ -470,11 +482,12 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
   }
 }
 
-function lambdaContextFor(name: string) {
+function lambdaContextFor(name: string, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
   return {
     functionName: name,
     awsRequestId: randomUUID(),
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => until - Date.now(),
     callbackWaitsForEmptyEventLoop: true,
     memoryLimitInMB: '512',
   };
@@ -494,7 +507,7 @@ function latencyOf(call: MeteredCall): number {
 }
 
 /** How long an invocation waits on AWS: its calls at AWS's latency, overlapping as they did here. */
-function waitMs(calls: MeteredCall[]): number {
+export function waitMs(calls: MeteredCall[]): number {
   const spans = calls.map((call) => [call.start, call.start + latencyOf(call)] as const).sort((a, b) => a[0] - b[0]);
   let total = 0;
   let end = Number.NEGATIVE_INFINITY;
@@ -532,7 +545,11 @@ interface FunctionCost {
  * which is taken out, and that of any invocation of another function that started meanwhile (at its
  * typical CPU). The ingest handler's CPU is what it used invoked alone (replayIngest).
  */
-function ownCpuMs(everything: Invocation[], backgroundCpuPerMs: number, ingestCpuMs: number): Map<Invocation, number> {
+export function ownCpuMs(
+  everything: Invocation[],
+  backgroundCpuPerMs: number,
+  ingestCpuMs: number,
+): Map<Invocation, number> {
   const raw = (inv: Invocation) =>
     inv.entry === ingestEntry ? ingestCpuMs : Math.max(0, inv.cpuMicros / 1000 - backgroundCpuPerMs * inv.wallMs);
   const byEntry = new Map<string, Invocation[]>();

@@ -5,7 +5,7 @@
  * is the function's own work (Parquet decode, base64 decode, matching), not the store's latency.
  */
 
-import { readEnvelopeFile } from '#shared/adapters/parquet/envelope-reader.ts';
+import { envelopeGroups } from '#shared/adapters/parquet/envelope-reader.ts';
 import { encodeEnvelopes } from '#shared/adapters/parquet/envelope-writer.ts';
 import {
   type EventFile,
@@ -20,17 +20,32 @@ import { trackPeakMemory } from './peak-memory.ts';
 const rowsPerFile = Number(process.argv[2] ?? 5_000);
 const envelopes = makeEnvelopes(rowsPerFile * maxFilesPerRead);
 const rawBytes = envelopes.reduce((sum, envelope) => sum + envelope.payload_size, 0);
+let fetched = 0;
+// Each file read by byte ranges from memory, as the events route reads it from its store.
 const files = Array.from({ length: maxFilesPerRead }, (_, index): EventFile => {
-  const encoded = encodeEnvelopes(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
-  return { size: encoded.bytes.length, stats: encoded.stats, readEvents: () => readEnvelopeFile(encoded.bytes) };
+  const { bytes, stats } = encodeEnvelopes(envelopes.slice(index * rowsPerFile, (index + 1) * rowsPerFile));
+  return {
+    size: bytes.length,
+    stats,
+    groups: () =>
+      envelopeGroups({
+        byteLength: bytes.length,
+        read: async (start, end) => {
+          fetched += end - start;
+          return bytes.subarray(start, end);
+        },
+      }),
+  };
 });
 const deps: EventReadDeps = {
   snapshotFiles: async () => files,
   stagedSources: async () => [],
+  bytesFetched: () => fetched,
   cursors: { seal: async () => 'cursor', open: async () => ({}) },
 };
 
 async function measure(query: Omit<EventQuery, 'limit'>) {
+  fetched = 0;
   const memory = trackPeakMemory();
   const started = performance.now();
   const page = await readEvents(deps, { limit: 50, ...query });

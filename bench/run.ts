@@ -13,6 +13,7 @@
  *   events    the events route's read path over one request's budget of files: listing, searching
  *             bodies for text, matching a JSON value (bench/events.ts)
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
+ *   scale     how far each shape of traffic goes under AWS's published limits (bench/scale.ts)
  *   decode    pipelines' decoding per format (rows/s, MB/s), and how fast hostile XML is rejected
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
@@ -37,7 +38,7 @@ function runChild(script: string, ...args: string[]) {
 }
 
 function childOutput(script: string, ...args: string[]): string {
-  const showErrors = script === 'cost.ts';
+  const showErrors = script === 'cost.ts' || script === 'scale.ts';
   return execFileSync(
     process.execPath,
     ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, script), ...args],
@@ -401,6 +402,11 @@ if (want('events')) {
 if (want('cost')) {
   // Its own process: it runs local mode with every function's handler wrapped by a meter.
   lines.push(childOutput('cost.ts').trimEnd(), '');
+}
+
+if (want('scale')) {
+  // Its own process, as the cost bench: local mode with every function's handler metered.
+  lines.push(childOutput('scale.ts').trimEnd(), '');
 }
 
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -383,39 +383,62 @@ export interface SnapshotSource {
 }
 
 /**
+ * Roughly the memory a state holds: its strings (V8 keeps ASCII text at a byte a character) and a
+ * fixed cost per entry for the objects and map slots around them. What bounds the snapshot cache.
+ */
+export function stateBytes(state: TableState): number {
+  const entry = 320;
+  let bytes = 2048 + (state.metadata ? state.metadata.schemaString.length * 2 : 0) + state.recent.length * 160;
+  for (const file of state.files.values()) bytes += entry + file.path.length + (file.stats?.length ?? 0);
+  for (const file of state.tombstones.values()) bytes += entry + file.path.length;
+  for (const txn of state.txns.values()) bytes += entry + txn.appId.length;
+  for (const domain of state.domainMetadata.values()) bytes += entry + domain.configuration.length;
+  return bytes;
+}
+
+/** The snapshot cache's bound where nothing else is said: what a function of 1 GB can spare. */
+export const defaultSnapshotCacheBytes = 256 * 1024 * 1024;
+
+/**
  * Table states kept by a warm function instance, so that the next commit needs no read at all (the
  * store's conditional write tells when another writer moved the table on) and the next checkpoint
  * or compaction reads only the commits since. Calls for one table run one at a time; the states
- * handed out are copies. Bounded by tables and by the files their states hold: the table-commits
- * instance commits every staged table of the platform, so the bound on tables is above ten thousand
- * quiet ones (a few KB each); evicted, a table's next commit reads about a dozen log objects.
+ * handed out are copies. Bounded by the memory the states hold (stateBytes), not by how many tables
+ * they are: a quiet table's state is a few KB and a large one's many MB, and the table-commits
+ * instance commits every staged table of the platform. The least recently used go first; evicted,
+ * a table's next commit reads about a dozen log objects.
  */
 export class SnapshotCache {
-  private readonly states = new Map<string, TableState>();
+  private readonly states = new Map<string, { state: TableState; bytes: number }>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  private held = 0;
 
-  constructor(
-    private readonly capacity = 16_384,
-    private readonly maxFiles = 200_000,
-  ) {}
+  constructor(private readonly maxBytes = defaultSnapshotCacheBytes) {}
+
+  /** Bytes of state held now (stateBytes of each). */
+  get bytesHeld(): number {
+    return this.held;
+  }
 
   private store(tableId: string, state: TableState): void {
+    this.drop(tableId);
+    const bytes = stateBytes(state);
+    this.states.set(tableId, { state, bytes });
+    this.held += bytes;
+    while (this.states.size > 1 && this.held > this.maxBytes) this.drop(this.states.keys().next().value as string);
+  }
+
+  private drop(tableId: string): void {
+    const held = this.states.get(tableId);
+    if (!held) return;
+    this.held -= held.bytes;
     this.states.delete(tableId);
-    this.states.set(tableId, state);
-    let files = 0;
-    for (const held of this.states.values()) files += held.files.size + held.tombstones.size;
-    while (this.states.size > 1 && (this.states.size > this.capacity || files > this.maxFiles)) {
-      const oldest = this.states.keys().next().value as string;
-      const evicted = this.states.get(oldest);
-      files -= (evicted?.files.size ?? 0) + (evicted?.tombstones.size ?? 0);
-      this.states.delete(oldest);
-    }
   }
 
   async open(tableId: string, reader: LogReader, version?: number): Promise<OpenedSnapshot> {
     const previous = this.queues.get(tableId) ?? Promise.resolve();
     const run = previous.then(async () => {
-      const cached = this.states.get(tableId);
+      const cached = this.states.get(tableId)?.state;
       const opened = await openSnapshot(reader, {
         ...(version === undefined ? {} : { version }),
         ...(cached ? { from: cached } : {}),
@@ -435,11 +458,16 @@ export class SnapshotCache {
     return {
       current: async (tableId: string, version?: number): Promise<TableState> => {
         const cached = this.states.get(tableId);
-        if (cached && (version === undefined || cached.version === version)) return copyState(cached);
+        if (cached && (version === undefined || cached.state.version === version)) {
+          // Used now: the last to go.
+          this.states.delete(tableId);
+          this.states.set(tableId, cached);
+          return copyState(cached.state);
+        }
         return (await this.open(tableId, reader, version)).state;
       },
       keep: (tableId: string, state: TableState) => {
-        const cached = this.states.get(tableId);
+        const cached = this.states.get(tableId)?.state;
         if (!cached || cached.version <= state.version) this.store(tableId, copyState(state));
       },
       forget: (tableId: string) => this.forget(tableId),
@@ -448,10 +476,10 @@ export class SnapshotCache {
 
   /** The cached state's metadata, without reading anything (null when the table is not cached). */
   peek(tableId: string): Pick<TableState, 'metadata' | 'version'> | null {
-    return this.states.get(tableId) ?? null;
+    return this.states.get(tableId)?.state ?? null;
   }
 
   forget(tableId: string): void {
-    this.states.delete(tableId);
+    this.drop(tableId);
   }
 }

@@ -62,7 +62,7 @@ export interface StatelessStackProps extends StackProps {
   writerBatchingWindowSeconds?: number;
   /**
    * How long staged envelopes wait at most before their table commits them (0–86,400 s; default
-   * 300), unless the table sets `tributary.freshness`: longer means fewer commits and larger files
+   * 600), unless the table sets `tributary.freshness`: longer means fewer commits and larger files
    * per event (the cost bench shows the figures), and rows that reach the table later.
    */
   tableFreshnessSeconds?: number;

@@ -3,7 +3,7 @@ import { claimDedupKey, takeRateToken } from '#shared/adapters/dynamo/ingest-gua
 import { recordRejection } from '#shared/adapters/dynamo/rejections.ts';
 import { getSource } from '#shared/adapters/dynamo/sources.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
-import { count, countAccepted, withdrawAccepted } from '#shared/adapters/metrics.ts';
+import { countAccepted, countRefused, withdrawAccepted } from '#shared/adapters/metrics.ts';
 import { openSigningSecrets } from '#shared/adapters/signing-secrets.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
 import { intEnv } from '#shared/config.ts';
@@ -25,8 +25,7 @@ export const ingestDeps = {
   maxBodyBytes: intEnv('INGEST_MAX_BYTES', 1024 * 1024),
   countAccepted,
   withdrawAccepted,
-  countRefused: (sourceId, status, code) =>
-    count('ingestRequests', { source_id: sourceId, status: String(status), code }),
+  countRefused,
   recordRejection: (sourceId, rejection) =>
     recordRejection(sourceId, rejection).catch((error: Error) =>
       logger.warn('Could not record a rejection', { source_id: sourceId, error: error.message }),

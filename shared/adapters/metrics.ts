@@ -2,7 +2,8 @@
  * Counting, for /metrics, connection stats, alarms and the dashboard, without a table write per
  * event. Counts gather in this process (shared/domain/observability/tally.ts) and are written as
  * totals to the shared counters (shared/adapters/dynamo/counters.ts):
- *  - urgent counts before the invocation that made them answers (refusals, writes, failures, jobs);
+ *  - urgent counts before the invocation that made them answers (writes, failures, jobs), and
+ *    refusals too, but a series at most once a second per instance;
  *  - the ingest door's per-request counts once the oldest has waited COUNTER_FLUSH_SECONDS
  *    (default 300) or a thousand have gathered. Meanwhile each envelope carries a receipt of them,
  *    and the door's series is raised to the receipts as the envelopes are committed (one write per
@@ -56,6 +57,15 @@ export function countAccepted(sourceId: string, duplicate: boolean): Receipt {
     ? tally.add('ingestDuplicates', duplicateLabels, 1, { deferred: true }).total
     : tally.total('ingestDuplicates', duplicateLabels);
   return { epoch: accepted.epoch, accepted: accepted.total, duplicates };
+}
+
+/**
+ * The ingest door: a request refused (source 'unknown' when it named none that exists). Written at
+ * the end of the invocation, but a series at most once a second per instance: a flood of refusals
+ * (over a rate limit, bad tokens) must not write one item per request.
+ */
+export function countRefused(sourceId: string, status: number, code: string): void {
+  tally.add('ingestRequests', { source_id: sourceId, status: String(status), code }, 1, { coalesced: true });
 }
 
 /** The ingest door: the envelope of a counted 202 could not be queued; the request fails instead. */

@@ -32,8 +32,13 @@ import { getTenant } from './dynamo/tenants.ts';
 import { type TableLocation, tableLocation } from './s3/tenant-stores.ts';
 import { secretBox } from './secret-box.ts';
 
-/** Table states of this instance: a commit starts from the last one it saw (see SnapshotCache). */
-export const snapshots = new SnapshotCache();
+/**
+ * Table states of this instance: a commit starts from the last one it saw (see SnapshotCache). They
+ * may take a quarter of the function's memory (Lambda says how much it has); the rest is for the
+ * rows and files a commit or a compaction holds.
+ */
+const functionMemoryMb = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0);
+export const snapshots = new SnapshotCache(functionMemoryMb > 0 ? (functionMemoryMb * 1024 * 1024) / 4 : undefined);
 
 /** The data set with its store and location fixed: the tenant's default store at its first write. */
 export async function fixStorage(dataSet: DataSet): Promise<DataSet> {

@@ -1,18 +1,38 @@
 /**
  * The shared counters against DynamoDB Local: totals written as "the larger value", read as the sum
  * of a series' items, and settled epochs folded without changing a figure or letting a late write
- * count twice.
+ * count twice. In tables of their own: the running service's upkeep folds the shared one on its own
+ * schedule, and an epoch it has passed is one no write can create any more (the tests write epochs
+ * of the past).
  */
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TotalWrite } from '#shared/domain/observability/tally.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
 
 let counters: typeof import('#shared/adapters/dynamo/counters.ts');
-beforeAll(async () => {
+/** Each test in a table of its own: a fold's mark moves on, and the tests write epochs of the past. */
+beforeEach(async () => {
   useServiceEnvironment();
+  process.env.TABLE_NAME = `counters-${randomUUID()}`;
+  vi.resetModules();
+  const { ensureTable } = await import('../../local/provision.ts');
+  await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB as string, process.env.TABLE_NAME);
   counters = await import('#shared/adapters/dynamo/counters.ts');
 });
+
+async function partitionItems(pk: string) {
+  const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const items = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :p',
+      ExpressionAttributeValues: { ':p': pk },
+    }),
+  );
+  return items.Items ?? [];
+}
 
 const epochAt = (ms: number, process: string) => `${Math.floor(ms / 1000).toString(36)}.${process}`;
 
@@ -55,7 +75,7 @@ describe('shared counters', () => {
       ],
       now,
     );
-    const jobs = await counters.readCounter('jobs');
+    const jobs = (await counters.readRecentCounters()).samples.get('jobs') ?? [];
     expect(jobs.filter((sample) => sample.labels.status === status)).toEqual([{ labels: { status }, value: 1 }]);
   });
 
@@ -75,23 +95,14 @@ describe('shared counters', () => {
     );
     expect(await accepted(source)).toEqual([31]);
 
-    // The running service's own upkeep schedule may fold them first: what counts is the items left.
     await counters.foldSettledEpochs(now);
     expect(await accepted(source)).toEqual([31]);
-    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
-    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const items = await db.send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :p',
-        ExpressionAttributeValues: { ':p': counters.counterKeys.bySource(source) },
-      }),
-    );
     // The folded item and the current epoch's.
-    expect((items.Items ?? []).map((item) => String(item.sk).split('#').pop()).sort()).toEqual(
-      ['folded', current].sort(),
-    );
+    expect(
+      (await partitionItems(counters.counterKeys.source(source)))
+        .map((item) => String(item.sk).split('#').pop())
+        .sort(),
+    ).toEqual(['folded', current].sort());
 
     // A total for a folded epoch arriving now (a retry, a late writer) finds no item to raise.
     await counters.writeTotals([total(source, settled[0] as string, 12)], now);
@@ -99,6 +110,79 @@ describe('shared counters', () => {
     // The current epoch still moves.
     await counters.writeTotals([total(source, current, 4)], now);
     expect(await accepted(source)).toEqual([34]);
+  });
+});
+
+describe('what /metrics and the upkeep read', () => {
+  const written = (sourceId: string, epoch: string, value: number): TotalWrite => ({
+    metric: 'envelopesWritten',
+    labels: { source_id: sourceId },
+    epoch,
+    value,
+    lastAt: '',
+    added: 0,
+  });
+  const sourcesIn = (reading: Awaited<ReturnType<typeof counters.readRecentCounters>>) =>
+    [...new Set([...reading.samples.values()].flat().map((sample) => sample.labels.source_id))].sort();
+
+  it('is the sources that moved since the last fold, and settled ones only while envelopes are unaccounted for', async () => {
+    const now = Date.now();
+    const old = now - 2 * 3600_000;
+    const [balanced, lossy, recent] = [randomUUID(), randomUUID(), randomUUID()];
+    await counters.writeTotals(
+      [
+        total(balanced, epochAt(old, 'a'), 5),
+        written(balanced, epochAt(old, 'w'), 5),
+        total(lossy, epochAt(old, 'a'), 3),
+        written(lossy, epochAt(old, 'w'), 1),
+      ],
+      old,
+    );
+    await counters.writeTotals([total(recent, epochAt(now, 'a'), 2)], now);
+    expect(sourcesIn(await counters.readRecentCounters(now))).toEqual([balanced, lossy, recent].sort());
+
+    const { sources } = await counters.foldSettledEpochs(now);
+    expect([...sources].sort()).toEqual([balanced, lossy].sort());
+    await counters.keepSettledFigures(sources);
+    const afterFold = await counters.readRecentCounters(now);
+    // The settled sources are read by nobody; the one with envelopes unaccounted for keeps its figure.
+    expect(sourcesIn(afterFold)).toEqual([recent]);
+    expect(Object.fromEntries(afterFold.unaccounted)).toEqual({ [lossy]: 2, [recent]: 2 });
+
+    // The lost two written after all (a redrive): read afresh while it moves, dropped once it settles.
+    await counters.writeTotals([written(lossy, epochAt(now, 'w2'), 2)], now);
+    expect(Object.fromEntries((await counters.readRecentCounters(now)).unaccounted)).toEqual({ [recent]: 2 });
+    const later = now + 2 * 3600_000;
+    await counters.keepSettledFigures((await counters.foldSettledEpochs(later)).sources);
+    const settled = await counters.readRecentCounters(later);
+    expect(sourcesIn(settled)).toEqual([]);
+    expect(Object.fromEntries(settled.unaccounted)).toEqual({ [recent]: 2 });
+    // And every figure is still the sum it was.
+    expect(await accepted(lossy)).toEqual([3]);
+  });
+
+  it('spreads the writes of many sources over partitions: a source’s own, and shards of the index', async () => {
+    const now = Date.now();
+    const epoch = epochAt(now, 'p');
+    const sources = Array.from({ length: 160 }, () => randomUUID());
+    const partitions = new Set(sources.map((source) => counters.counterKeys.partition({ source_id: source }, epoch)));
+    expect(partitions.size).toBe(160);
+    await counters.writeTotals(
+      sources.map((source) => total(source, epoch, 1)),
+      now,
+    );
+    const { queryAll } = await import('#shared/adapters/dynamo/table.ts');
+    const quarter = Math.floor(now / 900_000) * 900_000;
+    const shards = new Map<number, number>();
+    for (let shard = 0; shard < counters.indexShards; shard++)
+      shards.set(
+        shard,
+        (await queryAll({ index: 'gsi1', partition: counters.counterKeys.index(quarter, shard) })).length,
+      );
+    expect([...shards.values()].reduce((sum, count) => sum + count, 0)).toBe(160);
+    // 16 shards of one quarter: none holds more than twice its even share.
+    expect(Math.min(...shards.values())).toBeGreaterThan(0);
+    expect(Math.max(...shards.values())).toBeLessThanOrEqual((2 * 160) / counters.indexShards);
   });
 });
 
@@ -179,29 +263,22 @@ describe('traffic history from the counters', () => {
       ],
       first,
     );
-    // Act: the service's own upkeep may fold them first; either way they are folded after this.
+    // Act
     await counters.foldSettledEpochs(now);
     // Assess: the figures per interval, and the items that hold them now.
     expect(await history(source, first - quarter, second + quarter, now)).toEqual({
       [new Date(first).toISOString()]: { accepted: 10, written_rows: 9 },
       [new Date(second).toISOString()]: { accepted: 2, dead_lettered: 1 },
     });
-    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
-    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
-    const items = await db.send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :p',
-        ExpressionAttributeValues: { ':p': counters.counterKeys.history(source) },
-      }),
-    );
     expect(
-      (items.Items ?? []).map(({ pk: _pk, sk, expires_at, entity, ...figures }) => ({
-        sk,
-        figures,
-        entity,
-        kept_days: Math.round((Number(expires_at) * 1000 - Date.parse(String(sk))) / 86_400_000),
-      })),
+      (await partitionItems(counters.counterKeys.history(source))).map(
+        ({ pk: _pk, sk, expires_at, entity, ...figures }) => ({
+          sk,
+          figures,
+          entity,
+          kept_days: Math.round((Number(expires_at) * 1000 - Date.parse(String(sk))) / 86_400_000),
+        }),
+      ),
     ).toEqual([
       {
         sk: new Date(first).toISOString(),

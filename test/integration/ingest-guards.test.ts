@@ -44,6 +44,20 @@ describe.concurrent('the ingest guards in the table', () => {
     expect(await take(t0 + 1000)).toEqual({ allowed: true, retryAfterSeconds: 0 });
   });
 
+  it('share one allowance between instances: each learns the shard from the write it was refused', async ({
+    expect,
+  }) => {
+    const { RateLimiter } = await import('#shared/domain/ingest/rate-limit.ts');
+    const source = randomUUID();
+    const [first, second] = [new RateLimiter(guards.rateShards), new RateLimiter(guards.rateShards)];
+    expect(await first.take(source, 1, 2, t0)).toEqual({ allowed: true, retryAfterSeconds: 0 });
+    // The second instance knows nothing of the shard: its first write fails and answers the arrival time.
+    expect(await second.take(source, 1, 2, t0 + 100)).toEqual({ allowed: true, retryAfterSeconds: 0 });
+    expect(await second.take(source, 1, 2, t0 + 200)).toEqual({ allowed: false, retryAfterSeconds: 0.8 });
+    expect(await first.take(source, 1, 2, t0 + 300)).toEqual({ allowed: false, retryAfterSeconds: 0.7 });
+    expect((await first.take(source, 1, 2, t0 + 1000)).allowed).toBe(true);
+  });
+
   it('admit exactly the burst among concurrent takers', async ({ expect }) => {
     const source = randomUUID();
     const decisions = await Promise.all(Array.from({ length: 8 }, () => guards.takeRateToken(source, 1, 5, t0)));

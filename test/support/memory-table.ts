@@ -12,7 +12,8 @@ import { type CheckpointDecoder, SnapshotCache } from '#delta/snapshot.ts';
 import type { Claim, CommitRecords, LogEntry, TableStorage, VersionClaims } from '#delta/storage.ts';
 
 export interface MemoryTable {
-  storage: TableStorage;
+  /** The table's store, which also reads byte ranges (as the tenant store does for the events view). */
+  storage: TableStorage & { getRange(key: string, start: number, end: number): Promise<Buffer> };
   records: CommitRecords;
   claims: VersionClaims;
   /** Tributary's records of its commits, by version. */
@@ -90,7 +91,7 @@ export function memoryTable(options: MemoryTableOptions = {}): MemoryTable {
       bytes: Buffer.from(typeof body === 'string' ? Buffer.from(body) : body),
       lastModified: clock(),
     });
-  const storage: TableStorage = {
+  const storage: MemoryTable['storage'] = {
     async put(key, body) {
       await tick();
       write(key, body);
@@ -113,6 +114,13 @@ export function memoryTable(options: MemoryTableOptions = {}): MemoryTable {
       await tick();
       reads.count++;
       return objects.get(key)?.bytes ?? null;
+    },
+    async getRange(key, start, end) {
+      await tick();
+      reads.count++;
+      const value = objects.get(key);
+      if (!value) throw Object.assign(new Error(`NoSuchKey ${key}`), { name: 'NoSuchKey' });
+      return value.bytes.subarray(start, end);
     },
     async delete(keys) {
       await tick();

@@ -5,6 +5,7 @@ import {
   type EventQuery,
   type EventReadDeps,
   eventMatcher,
+  eventsAsGroup,
   maxFilesPerRead,
   maxReadMs,
   readEvents,
@@ -57,9 +58,13 @@ function table(files: StoredEvent[][], batches: StoredEvent[][] = []) {
           payload_size: Math.max(...sizes),
         },
       },
-      readEvents: async () => {
+      // One row group per file, its bounds those of its rows (as a footer's statistics give them).
+      groups: async () => {
         read.push(`dt=2026-11-21/part-${index}.zstd.parquet`);
-        return rows;
+        const sorted = rows.map((row) => row.ingested_at_us).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        return [
+          eventsAsGroup({ min: sorted[0] as bigint, max: sorted.at(-1) as bigint, size: 1000 }, async () => rows),
+        ];
       },
     };
   });
@@ -321,8 +326,8 @@ describe('searching the bodies of events', () => {
     expect(await ids('$.id', '12ab')).toEqual([id(4)]);
   });
 
-  it('starts no file after its time budget, and the cursor goes on from there', async () => {
-    // Prepare: a clock on which each file takes 4 s to read.
+  it('starts nothing after its time budget, and the cursor goes on from there', async () => {
+    // Prepare: a clock on which each file's row group takes 4 s to read.
     const files = Array.from({ length: 6 }, (_, n) => [withBody(n, n, `{"hit":${n}}`)]);
     const { deps } = table(files);
     let now = 0;
@@ -332,10 +337,14 @@ describe('searching the bodies of events', () => {
       snapshotFiles: async () =>
         (await deps.snapshotFiles()).map((file) => ({
           ...file,
-          readEvents: async () => {
-            now += 4000;
-            return file.readEvents();
-          },
+          groups: async () =>
+            (await file.groups()).map((group) => ({
+              ...group,
+              async *slices() {
+                now += 4000;
+                yield* group.slices();
+              },
+            })),
         })),
     };
     // Act

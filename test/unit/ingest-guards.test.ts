@@ -8,32 +8,7 @@ import {
   rotateSecret,
   type SignatureSettings,
 } from '#shared/domain/connections/security.ts';
-import { decideRate } from '#shared/domain/ingest/rate-limit.ts';
 import { type SignedRequest, verifySignature } from '#shared/domain/ingest/signatures.ts';
-
-describe('the rate limiter (GCRA)', () => {
-  it('lets `burst` requests through at once, then one per interval', () => {
-    let stored: number | null = null;
-    const at = (ms: number) => {
-      const decision = decideRate(ms, stored, 2, 3);
-      if (decision.allowed) stored = decision.nextArrivalMs;
-      return decision;
-    };
-    expect([at(0), at(0), at(0)].map((decision) => decision.allowed)).toEqual([true, true, true]);
-    const refused = at(0);
-    expect(refused.allowed).toBe(false);
-    expect(refused.retryAfterMs).toBe(500);
-    expect(at(499).allowed).toBe(false);
-    expect(at(500).allowed).toBe(true);
-    expect(at(500).allowed).toBe(false);
-  });
-
-  it('refills fully after a quiet period, never beyond the burst', () => {
-    const decision = decideRate(10_000, 0, 10, 5);
-    expect(decision.allowed).toBe(true);
-    expect(decision.nextArrivalMs).toBe(10_100);
-  });
-});
 
 describe('the IP allowlist', () => {
   it('matches IPv4 and IPv6 networks and single addresses, including IPv4-mapped IPv6', () => {

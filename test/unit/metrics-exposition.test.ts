@@ -92,7 +92,7 @@ describe('connection stats', () => {
         { metric: 'redriven', labels: { source_id: 'a' }, value: 1, lastAt: null },
       ],
       {
-        rows: 2,
+        rows: 1,
         oldest: Date.parse('2026-01-01T00:00:00.000Z'),
         failure: { attempts: 2, lastError: 'STORE_UNREACHABLE: The object store could not be reached' },
       },
@@ -106,13 +106,54 @@ describe('connection stats', () => {
       expired_rows: 1,
       dead_lettered: 2,
       redriven: 1,
-      // 12 accepted − 1 duplicate − 8 written − 1 expired − (2 dead-lettered − 1 redriven)
+      // 12 accepted − 1 duplicate − 8 written − 1 expired − (2 dead-lettered − 1 redriven): the one staged
       unaccounted: 1,
       last_ingest_at: '2026-01-01T00:00:02.000Z',
       last_write_at: '2026-01-01T00:00:03.000Z',
-      staged_rows: 2,
+      staged_rows: 1,
       oldest_unwritten_age_seconds: 90,
       commit_failure: { attempts: 2, last_error: 'STORE_UNREACHABLE: The object store could not be reached' },
     });
+  });
+
+  it('show a webhook accepted once its envelope is staged, before the door has written its count', () => {
+    const staged = { rows: 1, oldest: Date.parse('2026-01-01T00:00:00.000Z'), failure: null };
+    const stats = statsFrom([], staged, new Date('2026-01-01T00:00:05.000Z'));
+    expect(stats).toMatchObject({
+      accepted: 1,
+      staged_rows: 1,
+      unaccounted: 1,
+      last_ingest_at: '2026-01-01T00:00:00.000Z',
+    });
+    // Committed: the writer's count and the receipt it raised agree with it.
+    const committed = statsFrom(
+      [
+        {
+          metric: 'ingestRequests',
+          labels: { source_id: 'a', status: '202', code: 'ACCEPTED' },
+          value: 1,
+          lastAt: null,
+        },
+        { metric: 'envelopesWritten', labels: { source_id: 'a' }, value: 1, lastAt: '2026-01-01T00:00:09.000Z' },
+      ],
+      { rows: 0, oldest: Number.POSITIVE_INFINITY, failure: null },
+    );
+    expect(committed).toMatchObject({ accepted: 1, written_rows: 1, unaccounted: 0 });
+  });
+
+  it('never hide a loss behind what is staged: the door counted more than went anywhere', () => {
+    const stats = statsFrom(
+      [
+        {
+          metric: 'ingestRequests',
+          labels: { source_id: 'a', status: '202', code: 'ACCEPTED' },
+          value: 5,
+          lastAt: null,
+        },
+        { metric: 'envelopesWritten', labels: { source_id: 'a' }, value: 2, lastAt: null },
+      ],
+      { rows: 1, oldest: Date.parse('2026-01-01T00:00:00.000Z'), failure: null },
+    );
+    expect(stats).toMatchObject({ accepted: 5, written_rows: 2, staged_rows: 1, unaccounted: 3 });
   });
 });

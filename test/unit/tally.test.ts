@@ -124,6 +124,28 @@ describe('a tally of counts', () => {
     expect(tally.drain()).toMatchObject([{ value: 2 }]);
   });
 
+  it('writes a refusal at once, but a flood of them once a second per series', () => {
+    const { tally, clock } = tallyAt();
+    const refused = { source_id: 's1', status: '429', code: 'RATE_LIMITED' };
+    tally.add('ingestRequests', refused, 1, { coalesced: true });
+    expect(tally.due()).toBe(true);
+    expect(tally.drain()).toMatchObject([{ value: 1 }]);
+    // 500 more within the second: none due until a second after the write.
+    for (let i = 0; i < 500; i++) {
+      clock.now += 1;
+      tally.add('ingestRequests', refused, 1, { coalesced: true });
+    }
+    expect(tally.due()).toBe(false);
+    clock.now += 499;
+    expect(tally.due()).toBe(false);
+    clock.now += 1;
+    expect(tally.due()).toBe(true);
+    expect(tally.drain()).toMatchObject([{ value: 501 }]);
+    // Another series, never written: at once.
+    tally.add('ingestRequests', { ...refused, source_id: 's2' }, 1, { coalesced: true });
+    expect(tally.due({ urgentOnly: true })).toBe(true);
+  });
+
   it('raises a series to a receipt, never lowers it, and makes a pending one due', () => {
     const { tally } = tallyAt();
     // Another process's epoch: the writer saw its fifth and then its third envelope.

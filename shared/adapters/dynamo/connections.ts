@@ -44,27 +44,22 @@ function connectionItem(connection: Connection) {
   };
 }
 
+/** A new connection's items: the connection, its source and its data set. */
+export function newConnectionItems(connection: Connection, source: Source, dataSet: DataSet) {
+  return [
+    connectionItem(connection),
+    { ...sourceKey(source.source_id), entity: 'Source', ...source },
+    dataSetItem(dataSet),
+  ];
+}
+
 /** The connection, its source and its data set appear together or not at all. */
 export async function createConnection(connection: Connection, source: Source, dataSet: DataSet): Promise<void> {
   await db.send(
     new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: table(),
-            Item: connectionItem(connection),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: table(),
-            Item: { ...sourceKey(source.source_id), entity: 'Source', ...source },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        { Put: { TableName: table(), Item: dataSetItem(dataSet), ConditionExpression: 'attribute_not_exists(pk)' } },
-      ],
+      TransactItems: newConnectionItems(connection, source, dataSet).map((Item) => ({
+        Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
+      })),
     }),
   );
 }

@@ -1,23 +1,32 @@
 /**
  * Shared counters: /metrics and connection stats read the same figures, whichever process counted.
- *   pk COUNTER#<metric>   sk <labels as JSON>#<epoch>    one process's running total in one epoch
- *   pk COUNTER#<metric>   sk <labels as JSON>#folded     the totals of settled epochs, added up
- *     gsi1pk SOURCE#<source_id>#COUNTERS   gsi1sk <metric>#<labels>#<epoch>   (series with a source)
+ * A series lives with its source, so that its writes and reads grow with that source alone:
+ *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#<epoch>  one process's running total in one epoch
+ *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#folded   the totals of settled epochs, added up
+ *   pk COUNTER#PLATFORM#<n>         the same for series of no source (and of source "unknown"), a shard
+ *                                   per process (n < platformShards)
+ *     gsi1pk COUNTED#<epoch start, ISO>#<n>  gsi1sk <pk>#<sk>   an epoch's items, until folded (n < indexShards)
  *   value, labels, metric, last_at (when the series last moved), entity Counter
  *   pk SOURCE#<source_id>#HISTORY   sk <interval start, ISO>   a source's settled figures in one
  *     15-minute interval: accepted, rejected:<CODE>, written_rows, duplicates, dead_lettered,
  *     redriven (each a number); expires_at (the history's retention), entity CounterHistory
+ *   pk COUNTER#UPKEEP               sk FOLDED         through: epochs starting before it are folded (ms)
+ *   pk COUNTER#UNACCOUNTED          sk <source_id>    unaccounted: a settled source's figure, kept only
+ *                                                     while it is not 0 (a loss stays visible for good)
  * A series' figure is the sum of its items. A total is written as "the larger of the stored value
  * and this one", so a retried or late write never counts twice (shared/domain/observability/tally.ts
  * says why counting works this way). Epochs start on the clock's quarter hours, so each lies in one
  * interval. Epochs over an hour old are folded, in one transaction per series and interval, into
- * the series' folded total and the source's history item of that interval: a series stays a
- * handful of items, and its history costs one item per source and interval (the figures of an
- * interval share it). Writes to an epoch over 45 minutes old only raise an item that still exists,
- * so a write arriving after its epoch was folded cannot count it again.
+ * the series' folded total and the source's history item of that interval. Writes to an epoch over
+ * 45 minutes old only raise an item that still exists, so a write arriving after its epoch was
+ * folded cannot count it again, and no item appears in an epoch the upkeep has passed.
+ * The index holds only epochs not yet folded, by when they started: the upkeep finds what to fold,
+ * and the sources that moved in the last hour or so, without reading any source that did not.
+ * Every partition key takes a bounded share of the writes: a source's own (its instances' flushes),
+ * a shard of the platform's series, a shard of the current quarter's index.
  * A decrement of a gauge is a series of its own, labelled change=down, subtracted when read.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
   type HistoryReading,
@@ -25,7 +34,7 @@ import {
   historyIntervalMs,
   historyRetentionDays,
 } from '../../domain/monitoring/history.ts';
-import { type MetricKey, metricCatalogue, type Sample } from '../../domain/observability/metric-catalogue.ts';
+import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
 import { db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
 import { ttlAttribute } from './table-schema.ts';
@@ -33,35 +42,62 @@ import { ttlAttribute } from './table-schema.ts';
 const foldedSuffix = 'folded';
 const guardAfterMs = 45 * 60_000;
 const foldAfterMs = 60 * 60_000;
+/** Shards of the index of one quarter: at most 16,000 counter writes a second in all before one passes 1,000. */
+export const indexShards = 16;
+/** Shards of the series of no source (one per process epoch). */
+const platformShards = 8;
+/** With no upkeep recorded yet, the index is read from this long ago. */
+const firstLookBackMs = 3 * 60 * 60_000;
+
+/** A string's shard, the same in every process: FNV-1a, its bits mixed (murmur3's finaliser) so that the low ones vary. */
+function shardOf(text: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return ((hash ^ (hash >>> 16)) >>> 0) % shards;
+}
+
+/** The source a series belongs to, or null for the platform's own (and refusals of no known source). */
+const sourceOf = (labels: Record<string, string>) =>
+  labels.source_id && labels.source_id !== 'unknown' ? labels.source_id : null;
 
 export const counterKeys = {
-  partition: (metric: MetricKey) => `COUNTER#${metricCatalogue[metric].name}`,
-  sort: (labels: Record<string, string>, epoch: string) => `${canonicalLabels(labels)}#${epoch}`,
-  bySource: (sourceId: string) => `SOURCE#${sourceId}#COUNTERS`,
+  source: (sourceId: string) => `COUNTER#${sourceId}`,
+  platform: (shard: number) => `COUNTER#PLATFORM#${shard}`,
+  partition: (labels: Record<string, string>, epoch: string) => {
+    const source = sourceOf(labels);
+    return source ? counterKeys.source(source) : counterKeys.platform(shardOf(epoch, platformShards));
+  },
+  sort: (metric: MetricKey, labels: Record<string, string>, epoch: string) =>
+    `${metric}#${canonicalLabels(labels)}#${epoch}`,
+  index: (quarter: number, shard: number) => `COUNTED#${new Date(quarter).toISOString()}#${shard}`,
   history: (sourceId: string) => `SOURCE#${sourceId}#HISTORY`,
   historySort: (interval: number) => new Date(interval).toISOString(),
+  upkeep: { pk: 'COUNTER#UPKEEP', sk: 'FOLDED' },
+  unaccounted: 'COUNTER#UNACCOUNTED',
 };
 
-const intervalOf = (epoch: string) => Math.floor(epochStartMs(epoch) / historyIntervalMs) * historyIntervalMs;
+const quarterOf = (ms: number) => Math.floor(ms / historyIntervalMs) * historyIntervalMs;
+const intervalOf = (epoch: string) => quarterOf(epochStartMs(epoch));
 const epochOf = (sk: string) => sk.slice(sk.lastIndexOf('#') + 1);
 
-function indexAttributes(metric: MetricKey, labels: Record<string, string>, epoch: string) {
-  return labels.source_id
-    ? { gsi1pk: counterKeys.bySource(labels.source_id), gsi1sk: `${metric}#${counterKeys.sort(labels, epoch)}` }
-    : {};
+function indexAttributes(pk: string, sk: string, epoch: string) {
+  return { gsi1pk: counterKeys.index(intervalOf(epoch), shardOf(`${pk}#${sk}`, indexShards)), gsi1sk: `${pk}#${sk}` };
 }
 
 async function writeTotal(write: TotalWrite, now: number): Promise<void> {
-  const index = indexAttributes(write.metric, write.labels, write.epoch);
+  const pk = counterKeys.partition(write.labels, write.epoch);
+  const sk = counterKeys.sort(write.metric, write.labels, write.epoch);
+  const index = indexAttributes(pk, sk, write.epoch);
   const settled = now - epochStartMs(write.epoch) > guardAfterMs;
   try {
     await db.send(
       new UpdateCommand({
         TableName: table(),
-        Key: { pk: counterKeys.partition(write.metric), sk: counterKeys.sort(write.labels, write.epoch) },
-        UpdateExpression: `SET #value = :value, entity = :entity, labels = :labels, metric = :metric, last_at = :at${
-          index.gsi1pk ? ', gsi1pk = :gsi1pk, gsi1sk = :gsi1sk' : ''
-        }`,
+        Key: { pk, sk },
+        UpdateExpression:
+          'SET #value = :value, entity = :entity, labels = :labels, metric = :metric, last_at = :at, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
         ConditionExpression: settled
           ? 'attribute_exists(pk) AND #value < :value'
           : 'attribute_not_exists(#value) OR #value < :value',
@@ -72,7 +108,8 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
           ':labels': write.labels,
           ':metric': write.metric,
           ':at': write.lastAt,
-          ...(index.gsi1pk ? { ':gsi1pk': index.gsi1pk, ':gsi1sk': index.gsi1sk } : {}),
+          ':gsi1pk': index.gsi1pk,
+          ':gsi1sk': index.gsi1sk,
         },
       }),
     );
@@ -99,6 +136,7 @@ export async function writeTotals(writes: TotalWrite[], now = Date.now()): Promi
 }
 
 interface CounterItem {
+  pk: string;
   sk: string;
   metric: MetricKey;
   labels: Record<string, string>;
@@ -127,116 +165,224 @@ function sumSeries(items: CounterItem[]): SourceSeries[] {
   return [...totals.values()];
 }
 
-/** Every series of one metric. */
-export async function readCounter(metric: MetricKey): Promise<Sample[]> {
-  return sumSeries(await queryAll<CounterItem>({ partition: counterKeys.partition(metric) })).map(
-    ({ labels, value }) => ({
-      labels,
-      value,
-    }),
-  );
-}
+const sourceItems = (sourceId: string) =>
+  queryAll<CounterItem>({ partition: counterKeys.source(sourceId), consistent: false });
 
 /** Every counter series of one source (its connection's stats), with when each last moved. */
 export async function readSourceCounters(sourceId: string): Promise<SourceSeries[]> {
-  return sumSeries(await queryAll<CounterItem>({ index: 'gsi1', partition: counterKeys.bySource(sourceId) }));
+  return sumSeries(await sourceItems(sourceId));
+}
+
+/** The quarters whose epochs are not folded yet, oldest first: from the upkeep's mark to now. */
+async function unfoldedQuarters(now: number): Promise<number[]> {
+  const mark = await db.send(new GetCommand({ TableName: table(), Key: counterKeys.upkeep }));
+  const through = Number(mark.Item?.through ?? quarterOf(now - firstLookBackMs));
+  const quarters: number[] = [];
+  for (let quarter = quarterOf(through); quarter <= quarterOf(now); quarter += historyIntervalMs)
+    quarters.push(quarter);
+  return quarters;
+}
+
+/** The index's items of one quarter (eventually consistent: a write of the last second may be missing). */
+async function indexedItems(quarter: number): Promise<CounterItem[]> {
+  const shards = await Promise.all(
+    Array.from({ length: indexShards }, (_, shard) =>
+      queryAll<CounterItem>({ index: 'gsi1', partition: counterKeys.index(quarter, shard) }),
+    ),
+  );
+  return shards.flat();
+}
+
+/** Sources whose series have epochs not folded yet: those that moved in the last hour or so. */
+async function recentSources(now: number): Promise<Set<string>> {
+  const sources = new Set<string>();
+  for (const quarter of await unfoldedQuarters(now))
+    for (const item of await indexedItems(quarter)) {
+      const source = sourceOf(item.labels ?? {});
+      if (source) sources.add(source);
+    }
+  return sources;
+}
+
+/** Sources settled with a figure unaccounted for, and that figure. */
+async function settledUnaccounted(): Promise<Map<string, number>> {
+  const items = await queryAll<{ sk: string; unaccounted: number }>({ partition: counterKeys.unaccounted });
+  return new Map(items.map((item) => [item.sk, Number(item.unaccounted)]));
+}
+
+/** Samples of every metric from series' items, by metric. */
+function samplesOf(series: SourceSeries[], into = new Map<MetricKey, Sample[]>()): Map<MetricKey, Sample[]> {
+  for (const { metric, labels, value } of series) {
+    const samples = into.get(metric) ?? [];
+    samples.push({ labels, value });
+    into.set(metric, samples);
+  }
+  return into;
+}
+
+export interface CounterReading {
+  /** Every series of the platform and of the sources that moved recently, by metric. */
+  samples: Map<MetricKey, Sample[]>;
+  /** Each source's figure unaccounted for (not 0): the recent ones read now, settled ones as kept. */
+  unaccounted: Map<string, number>;
+}
+
+/**
+ * What /metrics and the upkeep read: the platform's series, and the series of the sources that
+ * moved since the last epochs were folded (an hour or so), each source read whole; sources quiet
+ * since are represented by their unaccounted figure alone, kept when they settled. Work grows with
+ * the sources that moved, never with every source there is.
+ */
+export async function readRecentCounters(now = Date.now()): Promise<CounterReading> {
+  const [platform, sources, settled] = await Promise.all([
+    Promise.all(
+      Array.from({ length: platformShards }, (_, shard) =>
+        queryAll<CounterItem>({ partition: counterKeys.platform(shard), consistent: false }),
+      ),
+    ),
+    recentSources(now),
+    settledUnaccounted(),
+  ]);
+  const samples = samplesOf(sumSeries(platform.flat()));
+  const recent = new Map<MetricKey, Sample[]>();
+  // Each source a small query of its own partition: many at once (100,000 quiet sources are 100,000 queries).
+  await forEachAtMost([...sources], 32, async (source) => {
+    const series = sumSeries(await sourceItems(source));
+    samplesOf(series, samples);
+    samplesOf(series, recent);
+  });
+  const unaccounted = unaccountedBySource(recent);
+  for (const [source, figure] of settled) if (!sources.has(source)) unaccounted.set(source, figure);
+  return { samples, unaccounted };
 }
 
 /** What a series adds to its source's history: its figure, and +1 or -1 (a change=down series takes away). */
 function historyShare(metric: MetricKey, labels: Record<string, string>) {
-  const figure = labels.source_id ? historyFigure(metric, labels) : null;
-  return figure ? { sourceId: labels.source_id as string, figure, sign: labels.change === 'down' ? -1 : 1 } : null;
+  const source = sourceOf(labels);
+  const figure = source ? historyFigure(metric, labels) : null;
+  return source && figure ? { sourceId: source, figure, sign: labels.change === 'down' ? -1 : 1 } : null;
 }
 
-/**
- * Folds the epochs that started over an hour ago: per series and 15-minute interval, one
- * transaction deletes them (each only if unchanged), adds their values to the series' folded total
- * and, for a source's series, to its history item of that interval. Answers the items folded.
- */
-export async function foldSettledEpochs(now = Date.now()): Promise<number> {
-  let folded = 0;
-  for (const metric of Object.keys(metricCatalogue) as MetricKey[]) {
-    const groups = new Map<string, { interval: number; items: CounterItem[] }>();
-    for (const item of await queryAll<CounterItem>({ partition: counterKeys.partition(metric) })) {
-      const epoch = epochOf(item.sk);
-      if (epoch === foldedSuffix || now - epochStartMs(epoch) <= foldAfterMs) continue;
-      const interval = intervalOf(epoch);
-      const key = `${canonicalLabels(item.labels)}|${interval}`;
-      const group = groups.get(key) ?? { interval, items: [] };
-      group.items.push(item);
-      groups.set(key, group);
-    }
-    for (const { interval, items } of groups.values()) {
-      for (let i = 0; i < items.length; i += 98) {
-        const chunk = items.slice(i, i + 98);
-        const labels = (chunk[0] as CounterItem).labels;
-        const sum = chunk.reduce((total, item) => total + Number(item.value), 0);
-        const lastAt = chunk.reduce(
-          (latest, item) => (item.last_at && item.last_at > latest ? item.last_at : latest),
-          '',
-        );
-        const index = indexAttributes(metric, labels, foldedSuffix);
-        const share = historyShare(metric, labels);
-        try {
-          await db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                ...chunk.map((item) => ({
-                  Delete: {
-                    TableName: table(),
-                    Key: { pk: counterKeys.partition(metric), sk: item.sk },
-                    ConditionExpression: '#value = :value',
-                    ExpressionAttributeNames: { '#value': 'value' },
-                    ExpressionAttributeValues: { ':value': item.value },
-                  },
-                })),
+/** Folds one series' items of one interval (at most 98: a transaction holds 100); false when one moved meanwhile. */
+async function foldGroup(items: CounterItem[], interval: number): Promise<boolean> {
+  const { pk, metric, labels } = items[0] as CounterItem;
+  const sum = items.reduce((total, item) => total + Number(item.value), 0);
+  const lastAt = items.reduce((latest, item) => (item.last_at && item.last_at > latest ? item.last_at : latest), '');
+  const share = historyShare(metric, labels);
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...items.map((item) => ({
+            Delete: {
+              TableName: table(),
+              Key: { pk: item.pk, sk: item.sk },
+              ConditionExpression: '#value = :value',
+              ExpressionAttributeNames: { '#value': 'value' },
+              ExpressionAttributeValues: { ':value': item.value },
+            },
+          })),
+          {
+            Update: {
+              TableName: table(),
+              Key: { pk, sk: counterKeys.sort(metric, labels, foldedSuffix) },
+              UpdateExpression:
+                'ADD #value :sum SET entity = :entity, labels = :labels, metric = :metric, last_at = :at',
+              ExpressionAttributeNames: { '#value': 'value' },
+              ExpressionAttributeValues: {
+                ':sum': sum,
+                ':entity': 'Counter',
+                ':labels': labels,
+                ':metric': metric,
+                ':at': lastAt,
+              },
+            },
+          },
+          ...(share
+            ? [
                 {
                   Update: {
                     TableName: table(),
-                    Key: { pk: counterKeys.partition(metric), sk: counterKeys.sort(labels, foldedSuffix) },
-                    UpdateExpression: `ADD #value :sum SET entity = :entity, labels = :labels, metric = :metric, last_at = :at${
-                      index.gsi1pk ? ', gsi1pk = :gsi1pk, gsi1sk = :gsi1sk' : ''
-                    }`,
-                    ExpressionAttributeNames: { '#value': 'value' },
+                    Key: { pk: counterKeys.history(share.sourceId), sk: counterKeys.historySort(interval) },
+                    UpdateExpression: 'ADD #figure :sum SET entity = :entity, #expires = :expires',
+                    ExpressionAttributeNames: { '#figure': share.figure, '#expires': ttlAttribute },
                     ExpressionAttributeValues: {
-                      ':sum': sum,
-                      ':entity': 'Counter',
-                      ':labels': labels,
-                      ':metric': metric,
-                      ':at': lastAt,
-                      ...(index.gsi1pk ? { ':gsi1pk': index.gsi1pk, ':gsi1sk': index.gsi1sk } : {}),
+                      ':sum': share.sign * sum,
+                      ':entity': 'CounterHistory',
+                      ':expires': Math.floor(interval / 1000) + (historyRetentionDays + 1) * 86_400,
                     },
                   },
                 },
-                ...(share
-                  ? [
-                      {
-                        Update: {
-                          TableName: table(),
-                          Key: { pk: counterKeys.history(share.sourceId), sk: counterKeys.historySort(interval) },
-                          UpdateExpression: 'ADD #figure :sum SET entity = :entity, #expires = :expires',
-                          ExpressionAttributeNames: { '#figure': share.figure, '#expires': ttlAttribute },
-                          ExpressionAttributeValues: {
-                            ':sum': share.sign * sum,
-                            ':entity': 'CounterHistory',
-                            ':expires': Math.floor(interval / 1000) + (historyRetentionDays + 1) * 86_400,
-                          },
-                        },
-                      },
-                    ]
-                  : []),
-              ],
-            }),
-          );
-          folded += chunk.length;
-        } catch (error) {
-          // An item moved meanwhile: it is folded on a later run.
-          if (!isTransactionConflict(error)) throw error;
-        }
-      }
-    }
+              ]
+            : []),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isTransactionConflict(error)) return false;
+    throw error;
   }
-  return folded;
+}
+
+/**
+ * Folds the epochs that started over an hour ago, quarter by quarter from where the last run
+ * stopped, as the index lists them: per series and 15-minute interval, one transaction deletes them
+ * (each only if unchanged), adds their values to the series' folded total and, for a source's
+ * series, to its history item of that interval. A quarter with an item that moved meanwhile (read
+ * from the index a moment before its last write) is read again next time. Answers the items folded,
+ * and the sources they belonged to.
+ */
+export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: number; sources: Set<string> }> {
+  const sources = new Set<string>();
+  let folded = 0;
+  let through: number | null = null;
+  // At most two hours of quarters a run (after a pause, the next runs catch up).
+  for (const quarter of (await unfoldedQuarters(now)).slice(0, 8)) {
+    if (now - quarter <= foldAfterMs) break;
+    const groups = new Map<string, CounterItem[]>();
+    for (const item of await indexedItems(quarter)) {
+      if (epochOf(item.sk) === foldedSuffix || now - epochStartMs(epochOf(item.sk)) <= foldAfterMs) continue;
+      const key = `${item.pk}|${item.metric}|${canonicalLabels(item.labels)}`;
+      groups.set(key, [...(groups.get(key) ?? []), item]);
+    }
+    let whole = true;
+    for (const items of groups.values())
+      for (let i = 0; i < items.length; i += 98) {
+        const chunk = items.slice(i, i + 98);
+        if (await foldGroup(chunk, quarter)) {
+          folded += chunk.length;
+          const source = sourceOf((chunk[0] as CounterItem).labels);
+          if (source) sources.add(source);
+        } else whole = false;
+      }
+    if (!whole) break;
+    through = quarter + historyIntervalMs;
+  }
+  if (through !== null)
+    await db.send(
+      new PutCommand({ TableName: table(), Item: { ...counterKeys.upkeep, entity: 'CounterUpkeep', through } }),
+    );
+  return { folded, sources };
+}
+
+/**
+ * Keeps the unaccounted figure of sources that settled (none of their epochs left to fold): a
+ * source quiet since a loss is read by nobody, so its figure is kept apart while it is not 0, and
+ * dropped once it is. Called with the sources whose epochs were just folded.
+ */
+export async function keepSettledFigures(sources: Iterable<string>): Promise<void> {
+  await forEachAtMost([...sources], 8, async (source) => {
+    const items = await sourceItems(source);
+    if (items.some((item) => epochOf(item.sk) !== foldedSuffix)) return;
+    const figure = unaccountedBySource(samplesOf(sumSeries(items))).get(source) ?? 0;
+    const key = { pk: counterKeys.unaccounted, sk: source };
+    if (figure === 0) await db.send(new DeleteCommand({ TableName: table(), Key: key }));
+    else
+      await db.send(
+        new PutCommand({ TableName: table(), Item: { ...key, entity: 'CounterUnaccounted', unaccounted: figure } }),
+      );
+  });
 }
 
 const historyItemAttributes = new Set(['pk', 'sk', 'entity', ttlAttribute]);
@@ -244,8 +390,7 @@ const historyItemAttributes = new Set(['pk', 'sk', 'entity', ttlAttribute]);
 /**
  * A source's history of the intervals starting in [from, to): its folded history items, and the
  * epochs of its series not folded yet (the last hour or so). Like the stats, a reading taken while
- * an interval is being folded may count that interval twice for a moment: the index it reads the
- * epochs from follows the fold a fraction of a second late.
+ * an interval is being folded may count that interval twice for a moment (the two are read apart).
  */
 export async function readSourceHistory(
   sourceId: string,
@@ -259,7 +404,7 @@ export async function readSourceHistory(
       sortBetween: [counterKeys.historySort(from), counterKeys.historySort(to - 1)],
       consistent: false,
     }),
-    queryAll<CounterItem>({ index: 'gsi1', partition: counterKeys.bySource(sourceId) }),
+    sourceItems(sourceId),
   ]);
   const readings: HistoryReading[] = [];
   for (const item of kept) {

@@ -1,56 +1,80 @@
 /**
  * Per-source state of the ingest guards, shared by every ingest instance.
- *   pk RATE#<source_id>               sk GCRA   the rate limiter's next arrival time (ms)
- *   pk DEDUP#<source_id>#<key hash>   sk DEDUP  the message id of the first request with that key (expires_at)
+ *   pk RATE#<source_id>#<shard>       sk BUCKET  a shard of the source's rate limit: the arrival time
+ *                                                of its next token (ms; shared/domain/ingest/rate-limit.ts)
+ *   pk DEDUP#<source_id>#<key hash>   sk DEDUP   the message id of the first request with that key (expires_at)
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { decideRate } from '../../domain/ingest/rate-limit.ts';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { RateLimiter, type RateShardStore, type ShardReading } from '../../domain/ingest/rate-limit.ts';
 import { db, isConditionFailure, table } from './table.ts';
 
 export const guardKeys = {
-  rate: (sourceId: string) => ({ pk: `RATE#${sourceId}`, sk: 'GCRA' }),
+  rateShard: (sourceId: string, shard: number) => ({ pk: `RATE#${sourceId}#${shard}`, sk: 'BUCKET' }),
   dedup: (sourceId: string, key: string) => ({
     pk: `DEDUP#${sourceId}#${createHash('sha256').update(key).digest('hex')}`,
     sk: 'DEDUP',
   }),
 };
 
-/** Takes one request from the source's allowance; a lost race re-reads and decides again. */
-export async function takeRateToken(
+/** An idle shard's item goes an hour after its last token (it reads as a full bucket when missing). */
+const idleSeconds = 3600;
+
+/**
+ * One conditional update; a failed condition answers the item as it was (no read before or after).
+ */
+async function moveShard(
+  sourceId: string,
+  shard: number,
+  update: { expression: string; condition: string; values: Record<string, number> },
+): Promise<ShardReading> {
+  try {
+    const result = await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: guardKeys.rateShard(sourceId, shard),
+        UpdateExpression: `${update.expression}, entity = :entity, expires_at = :expires`,
+        ConditionExpression: update.condition,
+        ExpressionAttributeValues: { ...update.values, ':entity': 'RateShard' },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { done: true, arrivalMs: Number(result.Attributes?.arrival_ms) };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // The item comes back as DynamoDB's own attribute values: the document client does not convert errors.
+    const found = (error as { Item?: Record<string, { N?: string } | undefined> }).Item?.arrival_ms?.N;
+    return { done: false, arrivalMs: found === undefined ? null : Number(found) };
+  }
+}
+
+export const rateShards: RateShardStore = {
+  restart: (sourceId, shard, { idleBefore, to }) =>
+    moveShard(sourceId, shard, {
+      expression: 'SET arrival_ms = :to',
+      condition: 'attribute_not_exists(arrival_ms) OR arrival_ms < :idle',
+      values: { ':to': to, ':idle': idleBefore, ':expires': Math.ceil(to / 1000) + idleSeconds },
+    }),
+  advance: (sourceId, shard, { from, atMost, by }) =>
+    moveShard(sourceId, shard, {
+      expression: 'SET arrival_ms = arrival_ms + :by',
+      condition: 'arrival_ms BETWEEN :from AND :most',
+      values: { ':by': by, ':from': from, ':most': atMost, ':expires': Math.ceil((atMost + by) / 1000) + idleSeconds },
+    }),
+};
+
+/** This instance's leases of every source's allowance. */
+const limiter = new RateLimiter(rateShards);
+
+/** Takes one request from the source's allowance (shared/domain/ingest/rate-limit.ts). */
+export function takeRateToken(
   sourceId: string,
   requestsPerSecond: number,
   burst: number,
   nowMs = Date.now(),
 ): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await db.send(
-      new GetCommand({ TableName: table(), Key: guardKeys.rate(sourceId), ConsistentRead: true }),
-    );
-    const stored = current.Item?.next_arrival_ms as number | undefined;
-    const decision = decideRate(nowMs, stored ?? null, requestsPerSecond, burst);
-    if (!decision.allowed) return { allowed: false, retryAfterSeconds: decision.retryAfterMs / 1000 };
-    try {
-      await db.send(
-        new PutCommand({
-          TableName: table(),
-          Item: {
-            ...guardKeys.rate(sourceId),
-            entity: 'RateLimit',
-            next_arrival_ms: decision.nextArrivalMs,
-            expires_at: Math.ceil(decision.nextArrivalMs / 1000) + 3600,
-          },
-          ConditionExpression: stored === undefined ? 'attribute_not_exists(pk)' : 'next_arrival_ms = :stored',
-          ExpressionAttributeValues: stored === undefined ? undefined : { ':stored': stored },
-        }),
-      );
-      return { allowed: true, retryAfterSeconds: 0 };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  // Under extreme contention for one source, refusing is the safe answer.
-  return { allowed: false, retryAfterSeconds: 1 };
+  return limiter.take(sourceId, requestsPerSecond, burst, nowMs);
 }
 
 /**

@@ -12,8 +12,9 @@ import { conflict } from '../../domain/errors.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
-import { readEnvelopeFile } from '../parquet/envelope-reader.ts';
+import { envelopeGroups } from '../parquet/envelope-reader.ts';
 import { claimedPayload } from '../s3/claim-checks.ts';
+import type { TableLocation } from '../s3/tenant-stores.ts';
 import { stagedSlices } from '../staged-envelopes.ts';
 import { tableReader } from '../table-storage.ts';
 
@@ -55,17 +56,26 @@ const cursorsOf = (dataSetId: string): EventReadDeps['cursors'] => ({
 /**
  * The table's files and rows as the Events view reads them, whoever wrote them: the live files of
  * the latest snapshot (from its checkpoint on) with their statistics, a table Tributary cannot read
- * refused with the reason (409), and the rows another engine deleted with a deletion vector left out.
+ * refused with the reason (409), each file read by byte ranges (its footer, then the columns and
+ * pages wanted), and the rows another engine deleted with a deletion vector left out. Counts the
+ * bytes it fetched.
  */
 export function tableEvents(
-  reader: LogReader & { storage: Pick<TableStorage, 'get'> },
+  reader: LogReader & { storage: Pick<TableStorage, 'get'> & Pick<TableLocation, 'getRange'> },
 ): Omit<EventReadDeps, 'cursors' | 'stagedSources'> {
-  const readFile = async (file: AddFile) => {
-    const [events, deleted] = await Promise.all([
-      reader.storage.get(file.path).then(readEnvelopeFile),
-      deletedRowsOf(reader.storage, file),
-    ]);
-    return deleted.cardinality === 0 ? events : events.filter((_, row) => !deleted.has(row));
+  let fetched = 0;
+  const groupsOf = async (file: AddFile) => {
+    const deleted = await deletedRowsOf(reader.storage, file);
+    return envelopeGroups(
+      {
+        byteLength: file.size,
+        read: (start, end) => {
+          fetched += end - start;
+          return reader.storage.getRange(file.path, start, end);
+        },
+      },
+      (row) => deleted.has(row),
+    );
   };
   return {
     snapshotFiles: async () => {
@@ -75,9 +85,10 @@ export function tableEvents(
       return [...state.files.values()].map((add) => ({
         size: add.size,
         stats: parseStats(add.stats),
-        readEvents: () => readFile(add),
+        groups: () => groupsOf(add),
       }));
     },
+    bytesFetched: () => fetched,
   };
 }
 

@@ -3,27 +3,16 @@
  * on the queue carries a pointer to them (`payload_ref`).
  *   claims/<data_set_id>/<message_id>   the raw body, until its envelope is written (a lifecycle rule
  *                                       on the bucket is the backstop)
+ * Checking a body in is a module of its own (claim-check-in.ts): the ingest function carries that
+ * alone, not the reads and deletes the writer makes.
  */
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import type { ClaimCheck, EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import type { ClaimCheck } from '../../domain/ingest/envelope.ts';
 import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
-export const claimKey = (envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>) =>
-  `claims/${envelope.data_set_id}/${envelope.message_id}`;
-
-/** Puts the body in the bucket; answers the pointer the envelope carries instead. */
-export async function checkIn(
-  envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>,
-  body: Buffer,
-): Promise<ClaimCheck> {
-  const ref = { bucket: platformBucket(), key: claimKey(envelope) };
-  await platformS3.send(
-    new PutObjectCommand({ Bucket: ref.bucket, Key: ref.key, Body: body, ContentLength: body.length }),
-  );
-  return ref;
-}
+export { checkIn, claimKey } from './claim-check-in.ts';
 
 /** The body, base64 (as the envelope's payload); null when it no longer exists. */
 export async function claimedPayload(ref: ClaimCheck): Promise<string | null> {

@@ -151,6 +151,8 @@ async function reach<T>(request: () => Promise<T>): Promise<T> {
 }
 
 export interface TableLocation extends TableStorage {
+  /** Bytes [start, end) of an object: a Parquet footer, a column's pages. */
+  getRange(relativeKey: string, start: number, end: number): Promise<Buffer>;
   presignGet(relativeKey: string, expiresInSeconds: number): Promise<string>;
 }
 
@@ -220,6 +222,14 @@ export async function tableLocation(connection: StoreConnection, location: strin
       }
     },
     get,
+    getRange: (relativeKey, start, end) =>
+      reach(async () =>
+        objectBytes(
+          await client.send(
+            new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey), Range: `bytes=${start}-${end - 1}` }),
+          ),
+        ),
+      ),
     async getIfExists(relativeKey) {
       try {
         return await get(relativeKey);

@@ -31,7 +31,7 @@ export function envelopeQueue(sender: BatchingSender) {
     else {
       message = JSON.stringify({ ...envelope, payload: body.toString('base64') });
       if (Buffer.byteLength(message) > inlineMaxBytes) {
-        const { checkIn } = await import('../s3/claim-checks.ts');
+        const { checkIn } = await import('../s3/claim-check-in.ts');
         message = JSON.stringify({ ...envelope, payload_ref: await checkIn(envelope, body) });
       }
     }

@@ -4,14 +4,18 @@
  * whose body holds some bytes or a JSON value. Envelopes accepted but not yet committed (staged:
  * shared/domain/ingest/staging.ts) are listed too, as `pending`, from the batches that hold them.
  *
- * The table is the only place that keeps every body, so this reads its Parquet files. Each request
- * is bounded: at most `maxFilesPerRead` files, `maxBytesPerRead` bytes of Parquet, and no file
- * started after `maxReadMs` of reading (searching every body of a file costs more than listing). What a
- * request could not reach is not lost: the answer then carries a cursor to go on from there, and
- * says how far back it looked.
+ * The table is the only place that keeps every body, so this reads its Parquet files, and of each
+ * only what it needs: a file's footer first (its row groups, with their statistics), then of a row
+ * group the narrow columns (ids, times, sizes), then the bodies of the rows wanted (for a listing,
+ * the newest; for a lookup, the one; for a search, every row of the range), a slice of pages at a
+ * time. Memory so stays bounded by a slice whatever the file's size, and row groups whose statistics
+ * exclude the query are never read. Each request is bounded: at most `maxFilesPerRead` files,
+ * `maxBytesPerRead` bytes of Parquet, and no row group started after `maxReadMs` of reading
+ * (searching every body costs more than listing). What a request could not reach is not lost: the
+ * answer then carries a cursor to go on from there, and says how far back it looked.
  */
 import { invalid } from '../errors.ts';
-import { parsePath, valueAt } from '../pipelines/definition.ts';
+import { parsePath, valueAt } from '../pipelines/json-path.ts';
 
 /** One envelope row as stored (payload: the raw body, base64). */
 export interface StoredEvent {
@@ -30,11 +34,43 @@ export interface FileStats {
 
 /** A file of the table's latest snapshot. */
 export interface EventFile {
-  /** Bytes (what reading it costs). */
+  /** Bytes (what reading it whole would cost). */
   size: number;
   stats: FileStats;
-  /** Its events, less the rows another engine deleted with a deletion vector. */
-  readEvents(): Promise<StoredEvent[]>;
+  /** Its row groups, from its footer (the rows another engine deleted with a deletion vector left out of their slices). */
+  groups(): Promise<EventGroup[]>;
+}
+
+/** A row of a table file without its body: what a listing or a lookup reads first. */
+export interface EventKey {
+  /** The row's place in its group (what `bodies` is asked for). */
+  row: number;
+  message_id: string;
+  ingested_at_us: bigint;
+  content_type: string | null;
+  payload_size: number;
+}
+
+/** Some rows of a row group: their keys, and a reader of the bodies of any of them. */
+export interface EventSlice {
+  keys: EventKey[];
+  /** The bodies (base64) of these rows, ascending, read a few pages at a time. */
+  bodies(rows: number[]): AsyncIterable<{ row: number; payload: string }>;
+}
+
+/** A row group of a table file (or a staged batch): read whole or not at all within one request. */
+export interface EventGroup {
+  /** Received-time bounds in µs, as its statistics give them. */
+  min: bigint;
+  max: bigint;
+  /** From its statistics, when they have them: the message id bounds and the largest body. */
+  minId?: string;
+  maxId?: string;
+  maxPayloadSize?: number;
+  /** Bytes of the columns read (what reading every body costs). */
+  size: number;
+  /** Its rows, a bounded slice at a time. */
+  slices(): AsyncIterable<EventSlice>;
 }
 
 /** Staged envelopes of one batch: not in the table yet. */
@@ -56,6 +92,27 @@ export interface EventReadDeps {
   cursors: { seal(position: unknown): Promise<string>; open(cursor: string): Promise<unknown> };
   /** Milliseconds, for the request's time budget (Date.now unless a test moves it). */
   clock?: () => number;
+  /** Bytes fetched from the store so far, when the reader counts them (else the groups' sizes count). */
+  bytesFetched?: () => number;
+}
+
+/** Events held in memory (a staged batch, a test's rows) as one group: one slice, bodies at hand. */
+export function eventsAsGroup(
+  bounds: Pick<EventGroup, 'min' | 'max' | 'size'>,
+  read: () => Promise<StoredEvent[]>,
+): EventGroup {
+  return {
+    ...bounds,
+    async *slices() {
+      const events = await read();
+      yield {
+        keys: events.map(({ payload: _, ...key }, row) => ({ ...key, row })),
+        async *bodies(rows: number[]) {
+          for (const row of rows) yield { row, payload: (events[row] as StoredEvent).payload };
+        },
+      };
+    },
+  };
 }
 
 export interface EventQuery {
@@ -100,7 +157,7 @@ export interface EventPage {
 }
 
 export const maxFilesPerRead = 16;
-/** No file is started after this much reading: what is left goes to the next request, well inside the API's 30 s. */
+/** No row group is started after this much reading: what is left goes to the next request, well inside the API's 30 s. */
 export const maxReadMs = 10_000;
 /** A search is for 1 to 1,000 bytes (as is a JSON value compared). */
 export const maxSearchBytes = 1000;
@@ -115,10 +172,12 @@ interface Position {
   id: string;
 }
 
-const before = (event: StoredEvent, position: Position) =>
+type Ordered = Pick<StoredEvent, 'ingested_at_us' | 'message_id'>;
+
+const before = (event: Ordered, position: Position) =>
   event.ingested_at_us < position.t || (event.ingested_at_us === position.t && event.message_id < position.id);
 
-const newestFirst = (a: StoredEvent, b: StoredEvent) =>
+const newestFirst = (a: Ordered, b: Ordered) =>
   a.ingested_at_us === b.ingested_at_us
     ? b.message_id.localeCompare(a.message_id)
     : a.ingested_at_us > b.ingested_at_us
@@ -153,18 +212,17 @@ function mayHoldId(stats: FileStats, messageId: string): boolean {
   return (typeof min !== 'string' || min <= messageId) && (typeof max !== 'string' || messageId <= max);
 }
 
-/** An event as read, and whether it came from a staged batch. */
-type ReadEvent = StoredEvent & { pending: boolean };
+/** An event as read, its body cut to what the answer shows, and whether it came from a staged batch. */
+type ReadEvent = EventKey & { pending: boolean; preview: Buffer; truncated: boolean };
 
-function view(event: ReadEvent, previewBytes: number): EventView {
-  const body = Buffer.from(event.payload, 'base64');
+function view(event: ReadEvent): EventView {
   return {
     message_id: event.message_id,
     received_at: new Date(Number(event.ingested_at_us / 1000n)).toISOString(),
     content_type: event.content_type,
     payload_size: event.payload_size,
-    payload: (body.length > previewBytes ? body.subarray(0, previewBytes) : body).toString('base64'),
-    payload_truncated: body.length > previewBytes,
+    payload: event.preview.toString('base64'),
+    payload_truncated: event.truncated,
     pending: event.pending,
   };
 }
@@ -257,17 +315,42 @@ function mayHoldText(stats: FileStats, contains: string | undefined): boolean {
   return contains === undefined || typeof largest !== 'number' || largest >= Buffer.byteLength(contains, 'utf8');
 }
 
+/** A group's statistics allow a wanted event: the id within its bounds, a body long enough for the text. */
+function groupMayHold(group: EventGroup, query: EventQuery): boolean {
+  const id = query.message_id;
+  if (
+    id !== undefined &&
+    ((group.minId !== undefined && id < group.minId) || (group.maxId !== undefined && id > group.maxId))
+  )
+    return false;
+  return (
+    query.contains === undefined ||
+    group.maxPayloadSize === undefined ||
+    group.maxPayloadSize >= Buffer.byteLength(query.contains, 'utf8')
+  );
+}
+
+/** What the newest-first order holds next: a file not opened yet, or a row group (or staged batch) to read. */
+type Candidate =
+  | { kind: 'file'; min: bigint; max: bigint; file: EventFile }
+  | { kind: 'group'; min: bigint; max: bigint; group: EventGroup; pending: boolean; source: object };
+
+const newestMaxFirst = (a: Candidate, b: Candidate) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1);
+
 /**
  * Read events.
  * Input: the table's ports and the query. Output: events newest first, a cursor when more may exist,
  * and what was read.
- *  1. The snapshot's files are taken by their newest received time, skipping those that cannot hold
- *     a wanted event (range, cursor, message-id bounds, bodies too short for the text searched:
- *     all from the file statistics).
- *  2. Files are read one by one until `limit` events are certain to be the newest left (no unread
- *     file can hold a newer one), or the id is found. A search tests each body of the range.
- *  3. When the budget runs out first, the answer keeps only the events no unread file can precede,
- *     and the cursor resumes at the newest unread file.
+ *  1. The snapshot's files and the staged batches are taken by their newest received time, skipping
+ *     those that cannot hold a wanted event (range, cursor, message-id bounds, bodies too short for
+ *     the text searched: all from the file statistics).
+ *  2. A file is opened when its turn comes: its footer's row groups take its place in that order,
+ *     less those their own statistics rule out.
+ *  3. Row groups are read one by one, until `limit` events are certain to be the newest left (no
+ *     unread group or file can hold a newer one), or the id is found. Of a group, the narrow columns
+ *     first; then the bodies of the rows of the range that can still be shown (a search tests each).
+ *  4. When the budget runs out first, the answer keeps only the events nothing unread can precede,
+ *     and the cursor resumes at the newest unread.
  */
 export async function readEvents(deps: EventReadDeps, query: EventQuery): Promise<EventPage> {
   checkQuery(query);
@@ -280,47 +363,45 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     query.from ? micros(query.from) : null,
     query.message_id ? idTimeMicros(query.message_id) : null,
   );
-  const inRange = (event: StoredEvent) =>
+  const inRange = (event: EventKey) =>
     (!upper || before(event, upper)) &&
     (lower === null || event.ingested_at_us >= lower) &&
     (!query.message_id || event.message_id === query.message_id);
-  const matches = eventMatcher(query) ?? (() => true);
+  const couldHold = ({ min, max }: { min: bigint; max: bigint }) =>
+    (!upper || min <= upper.t) && (lower === null || max >= lower);
+  const matches = eventMatcher(query);
 
-  interface Candidate {
-    min: bigint;
-    max: bigint;
-    size: number;
-    read(): Promise<ReadEvent[]>;
-  }
   const files: Candidate[] = (await deps.snapshotFiles())
     .filter(
       ({ stats }) => (!query.message_id || mayHoldId(stats, query.message_id)) && mayHoldText(stats, query.contains),
     )
-    .map((file) => ({
-      ...timeRange(file.stats),
-      size: file.size,
-      read: async () => (await file.readEvents()).map((event) => ({ ...event, pending: false })),
-    }));
-  const staged: Candidate[] = (await deps.stagedSources()).map((source) => ({
-    min: BigInt(source.oldest) * 1000n - 1000n,
-    max: BigInt(source.stagedAt) * 1000n + stagedClockMarginUs,
-    size: source.size,
-    read: async () => (await source.read()).map((event) => ({ ...event, pending: true })),
-  }));
-  const candidates = [...files, ...staged]
-    .filter(({ min, max }) => (!upper || min <= upper.t) && (lower === null || max >= lower))
-    .sort((a, b) => (a.max === b.max ? 0 : a.max > b.max ? -1 : 1));
+    .map((file) => ({ kind: 'file', ...timeRange(file.stats), file }));
+  const staged: Candidate[] = (await deps.stagedSources()).map((source) => {
+    const bounds = {
+      min: BigInt(source.oldest) * 1000n - 1000n,
+      max: BigInt(source.stagedAt) * 1000n + stagedClockMarginUs,
+      size: source.size,
+    };
+    return { kind: 'group', ...bounds, group: eventsAsGroup(bounds, () => source.read()), pending: true, source };
+  });
+  const candidates = [...files, ...staged].filter(couldHold).sort(newestMaxFirst);
 
   const previewBytes = query.message_id ? lookupPreviewBytes : listPreviewBytes;
-  let bytesRead = 0;
+  let sizesRead = 0;
   let scanned = 0;
-  const page = async (events: ReadEvent[], next: Position | null, filesRead: number): Promise<EventPage> => ({
-    events: events.map((event) => view(event, previewBytes)),
+  /** Files and staged batches read from (or opened), and groups read. */
+  const touched = new Set<object>();
+  let groupsRead = 0;
+  const bytesRead = () => deps.bytesFetched?.() ?? sizesRead;
+  const filesLeft = () =>
+    new Set(candidates.map((candidate) => (candidate.kind === 'file' ? candidate.file : candidate.source))).size;
+  const page = async (events: ReadEvent[], next: Position | null): Promise<EventPage> => ({
+    events: events.map(view),
     next_cursor: next ? await deps.cursors.seal(cursorPayload(next)) : null,
-    files_read: filesRead,
-    bytes_read: bytesRead,
+    files_read: touched.size,
+    bytes_read: bytesRead(),
     events_scanned: scanned,
-    files_left: next ? candidates.length - filesRead : 0,
+    files_left: next ? filesLeft() : 0,
     scanned_back_to: next ? new Date(Number(next.t / 1000n)).toISOString() : null,
   });
 
@@ -337,15 +418,56 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     collected.push(event);
   };
   let overflow = false;
+  const trim = () => {
+    collected.sort(newestFirst);
+    if (collected.length > query.limit) {
+      for (const dropped of collected.splice(query.limit)) seen.delete(dropped.message_id);
+      overflow = true;
+    }
+  };
+  /** Whether an event of this time can still be shown: the page is not full of newer ones. */
+  const couldShow = (key: EventKey) => {
+    const kth = collected[query.limit - 1];
+    return !kth || newestFirst(key, kth) < 0;
+  };
+
+  const readGroup = async (group: EventGroup, pending: boolean) => {
+    for await (const slice of group.slices()) {
+      const ranged = slice.keys.filter(inRange);
+      scanned += ranged.length;
+      // A listing fetches only the bodies of rows that can still be shown, the newest `limit` at most.
+      let wanted = ranged;
+      if (!matches) {
+        wanted = ranged.filter(couldShow).sort(newestFirst).slice(0, query.limit);
+        if (wanted.length < ranged.length) overflow = true;
+      }
+      if (wanted.length === 0) continue;
+      const byRow = new Map(wanted.map((key) => [key.row, key]));
+      for await (const { row, payload } of slice.bodies([...byRow.keys()].sort((a, b) => a - b))) {
+        if (matches && !matches({ payload })) continue;
+        const body = Buffer.from(payload, 'base64');
+        take({
+          ...(byRow.get(row) as EventKey),
+          pending,
+          preview: body.length > previewBytes ? Buffer.from(body.subarray(0, previewBytes)) : body,
+          truncated: body.length > previewBytes,
+        });
+      }
+      trim();
+    }
+  };
+
   const clock = deps.clock ?? Date.now;
   const started = clock();
-  for (let index = 0; index < candidates.length; index++) {
-    const candidate = candidates[index] as (typeof candidates)[number];
+  while (candidates.length > 0) {
+    const candidate = candidates[0] as Candidate;
     const spent =
-      index >= maxFilesPerRead ||
-      (index > 0 && (bytesRead + candidate.size > maxBytesPerRead || clock() - started >= maxReadMs));
+      groupsRead + touched.size > 0 &&
+      ((candidate.kind === 'file' && touched.size >= maxFilesPerRead) ||
+        (candidate.kind === 'group' && bytesRead() + candidate.group.size > maxBytesPerRead) ||
+        clock() - started >= maxReadMs);
     if (spent) {
-      // Unread files hold nothing newer than this one's newest event: what is newer is certain.
+      // Nothing unread holds anything newer than this candidate's newest event: what is newer is certain.
       const certain = collected.filter((event) => event.ingested_at_us > candidate.max);
       const shown = certain.slice(0, query.limit);
       const last = shown.at(-1);
@@ -354,31 +476,38 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
         shown.length === query.limit && last
           ? { t: last.ingested_at_us, id: last.message_id }
           : { t: candidate.max + 1n, id: '' },
-        index,
       );
     }
-    bytesRead += candidate.size;
-    const ranged = (await candidate.read()).filter(inRange);
-    scanned += ranged.length;
-    for (const event of ranged.filter(matches)) take(event);
-    collected.sort(newestFirst);
-    if (collected.length > query.limit) {
-      for (const dropped of collected.splice(query.limit)) seen.delete(dropped.message_id);
-      overflow = true;
+    candidates.shift();
+    if (candidate.kind === 'file') {
+      touched.add(candidate.file);
+      const groups = await candidate.file.groups();
+      for (const group of groups)
+        if (groupMayHold(group, query) && couldHold(group))
+          candidates.push({
+            kind: 'group',
+            min: group.min,
+            max: group.max,
+            group,
+            pending: false,
+            source: candidate.file,
+          });
+      candidates.sort(newestMaxFirst);
+      continue;
     }
-    if (query.message_id && collected.length > 0) return page(collected.slice(0, 1), null, index + 1);
-    const next = candidates[index + 1];
+    touched.add(candidate.source);
+    groupsRead++;
+    sizesRead += candidate.group.size;
+    await readGroup(candidate.group, candidate.pending);
+    if (query.message_id && collected.length > 0) return page(collected.slice(0, 1), null);
+    const next = candidates[0];
     const kth = collected[query.limit - 1];
     if (kth && (!next || next.max < kth.ingested_at_us)) {
       const more = Boolean(next) || overflow;
-      return page(
-        collected.slice(0, query.limit),
-        more ? { t: kth.ingested_at_us, id: kth.message_id } : null,
-        index + 1,
-      );
+      return page(collected.slice(0, query.limit), more ? { t: kth.ingested_at_us, id: kth.message_id } : null);
     }
   }
   const shown = collected.slice(0, query.limit);
   const last = shown.at(-1);
-  return page(shown, overflow && last ? { t: last.ingested_at_us, id: last.message_id } : null, candidates.length);
+  return page(shown, overflow && last ? { t: last.ingested_at_us, id: last.message_id } : null);
 }

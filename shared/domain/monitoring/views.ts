@@ -38,7 +38,15 @@ export interface StagedReading {
   failure: { attempts: number; lastError: string } | null;
 }
 
-/** A connection's figures, from the same counters as /metrics (a refusal code per rejected entry). */
+/**
+ * A connection's figures, from the same counters as /metrics (a refusal code per rejected entry).
+ * The door writes its own counts of accepted requests every few minutes; meanwhile each envelope it
+ * accepted is on the queue for a moment, then staged until its commit raises the count to the
+ * receipt it carries. Every envelope staged, written, deduplicated, left out or failed was accepted:
+ * `accepted` is never shown below them, so the figures agree within seconds of a 202 (as soon as
+ * its envelope is staged) without a write per request. The floor never hides a loss: an envelope
+ * that went missing is in the door's count and in none of them.
+ */
 export function statsFrom(series: SeriesReading[], staged: StagedReading, now = new Date()): ConnectionStats {
   const stats: ConnectionStats = {
     accepted: 0,
@@ -81,6 +89,11 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
       stats.redriven += reading.value;
     }
   }
+  const accountedFor =
+    stats.written_rows + stats.duplicates + stats.expired_rows + stats.dead_lettered - stats.redriven + staged.rows;
+  stats.accepted = Math.max(stats.accepted, accountedFor);
+  if (staged.rows > 0 && Number.isFinite(staged.oldest))
+    stats.last_ingest_at = later(new Date(staged.oldest).toISOString(), stats.last_ingest_at);
   stats.unaccounted = unaccounted({
     accepted: stats.accepted,
     duplicates: stats.duplicates,

@@ -5,7 +5,6 @@
 
 export interface MetricSpec {
   name: string;
-  help: string;
   type: 'counter' | 'gauge';
   /** The labels /metrics shows (others are summed away); all when absent. */
   exported?: string[];
@@ -16,62 +15,68 @@ export interface MetricSpec {
 export const metricCatalogue = {
   ingestRequests: {
     name: 'tributary_ingest_requests_total',
-    help: 'Ingest requests by source, HTTP status and code (ACCEPTED or the error code)',
     type: 'counter',
     cloudWatch: { name: 'IngestRequests', dimensions: ['status'] },
   },
   ingestDuplicates: {
     name: 'tributary_ingest_duplicates_total',
-    help: 'Accepted requests that repeated an earlier one inside its deduplication window, by source: they add no row',
     type: 'counter',
   },
   envelopesWritten: {
     name: 'tributary_envelopes_written_total',
-    help: 'Envelopes written to Delta tables, by source (each message id once)',
     type: 'counter',
     cloudWatch: { name: 'EnvelopesWritten', dimensions: [] },
   },
   envelopesExpired: {
     name: 'tributary_envelopes_expired_total',
-    help: "Staged envelopes not written because their day was already past the table's data retention, by source",
     type: 'counter',
   },
   batchesCommitted: {
     name: 'tributary_batches_committed_total',
-    help: 'Delta commits made by the batch writer',
     type: 'counter',
     exported: [],
     cloudWatch: { name: 'BatchesCommitted', dimensions: [] },
   },
   batchFailures: {
     name: 'tributary_batch_failures_total',
-    help: 'Envelopes the batch writer could not commit and left for redelivery',
     type: 'counter',
     exported: [],
     cloudWatch: { name: 'BatchFailures', dimensions: [] },
   },
   deadLettered: {
     name: 'tributary_dead_lettered_total',
-    help: 'Envelopes recorded as failed deliveries after exhausting their deliveries',
     type: 'counter',
     exported: [],
     cloudWatch: { name: 'DeadLettered', dimensions: [] },
   },
   redriven: {
     name: 'tributary_redriven_total',
-    help: 'Failed deliveries put back on the ingest queue',
     type: 'counter',
     exported: [],
   },
   jobs: {
     name: 'tributary_jobs',
-    help: 'Jobs by status (every job counted in its current status)',
     type: 'gauge',
     cloudWatch: { name: 'JobTransitions', dimensions: ['status'] },
   },
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricKey = keyof typeof metricCatalogue;
+
+/** What each metric counts, as /metrics says it (apart from the catalogue: the functions that only count never carry it). */
+export const metricHelp: Record<MetricKey, string> = {
+  ingestRequests: 'Ingest requests by source, HTTP status and code (ACCEPTED or the error code)',
+  ingestDuplicates:
+    'Accepted requests that repeated an earlier one inside its deduplication window, by source: they add no row',
+  envelopesWritten: 'Envelopes written to Delta tables, by source (each message id once)',
+  envelopesExpired:
+    "Staged envelopes not written because their day was already past the table's data retention, by source",
+  batchesCommitted: 'Delta commits made by the batch writer',
+  batchFailures: 'Envelopes the batch writer could not commit and left for redelivery',
+  deadLettered: 'Envelopes recorded as failed deliveries after exhausting their deliveries',
+  redriven: 'Failed deliveries put back on the ingest queue',
+  jobs: 'Jobs by status (every job counted in its current status)',
+};
 
 export interface Sample {
   labels: Record<string, string>;
@@ -150,8 +155,16 @@ export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): 
 }
 
 /** Envelopes unaccounted for across sources: each source's figure above zero, summed. */
-export function unaccountedTotal(samples: ReadonlyMap<MetricKey, Sample[]>): number {
-  return [...unaccountedBySource(samples).values()].reduce((total, figure) => total + Math.max(0, figure), 0);
+export function unaccountedTotal(bySource: ReadonlyMap<string, number>): number {
+  return [...bySource.values()].reduce((total, figure) => total + Math.max(0, figure), 0);
+}
+
+/**
+ * Envelopes missing: those unaccounted for that are not where envelopes wait either (queued, on the
+ * dead-letter queue, staged for their commit).
+ */
+export function missingEnvelopes(bySource: ReadonlyMap<string, number>, waiting: number): number {
+  return Math.max(0, unaccountedTotal(bySource) - waiting);
 }
 
 /** Derived figures /metrics shows beside the stored ones. */
@@ -196,18 +209,22 @@ function exportedSamples(spec: MetricSpec, samples: Sample[]): Sample[] {
 
 /**
  * The exposition. A metric without labels reads 0 before anything was counted (the Prometheus
- * client convention), so that an alert on its rate works from the first scrape.
+ * client convention), so that an alert on its rate works from the first scrape. `unaccounted` is
+ * each source's figure, where it is not the samples' own (sources settled with one, not read).
  */
-export function renderPrometheus(samples: ReadonlyMap<MetricKey, Sample[]>): string {
+export function renderPrometheus(
+  samples: ReadonlyMap<MetricKey, Sample[]>,
+  unaccounted: ReadonlyMap<string, number> = unaccountedBySource(samples),
+): string {
   const lines: string[] = [];
   for (const [key, spec] of Object.entries(metricCatalogue) as [MetricKey, MetricSpec][]) {
-    lines.push(`# HELP ${spec.name} ${spec.help}`, `# TYPE ${spec.name} ${spec.type}`);
+    lines.push(`# HELP ${spec.name} ${metricHelp[key]}`, `# TYPE ${spec.name} ${spec.type}`);
     const exported = exportedSamples(spec, samples.get(key) ?? []);
     if (exported.length === 0 && spec.exported?.length === 0) exported.push({ labels: {}, value: 0 });
     lines.push(...sampleLines(spec.name, exported));
   }
   const { unaccounted: derived } = derivedMetrics;
   lines.push(`# HELP ${derived.name} ${derived.help}`, `# TYPE ${derived.name} ${derived.type}`);
-  lines.push(`${derived.name} ${unaccountedTotal(samples)}`);
+  lines.push(`${derived.name} ${unaccountedTotal(unaccounted)}`);
   return `${lines.join('\n')}\n`;
 }

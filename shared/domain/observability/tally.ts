@@ -11,7 +11,11 @@
  *    door's series is raised to it as the envelope is committed. An instance that never writes its
  *    own counts (Lambda reclaims an idle one) so loses nothing that reached its table.
  * Urgent counts are written at the end of the invocation that made them; deferred ones (the door's,
- * once per request) when the oldest has waited `maxAgeMs` or `maxPending` have gathered.
+ * once per request) when the oldest has waited `maxAgeMs` or `maxPending` have gathered. Coalesced
+ * ones (the door's refusals) are urgent unless this process wrote their series less than
+ * `coalesceMs` ago, and then due when that much has passed: a flood of refusals writes its series
+ * once a second per instance, not once a request. (What an instance counted in its last second
+ * before Lambda reclaims it is lost with it: refusals carry no receipt.)
  */
 import type { MetricKey } from './metric-catalogue.ts';
 
@@ -33,6 +37,8 @@ interface Series extends TotalWrite {
   urgent: boolean;
   /** Epoch ms of the oldest change not yet written. */
   pendingSince: number | null;
+  /** When this process last wrote the series (epoch ms), for coalesced counts. */
+  writtenAt: number | null;
 }
 
 export interface TallyOptions {
@@ -40,6 +46,7 @@ export interface TallyOptions {
   epochMs?: number;
   maxAgeMs?: number;
   maxPending?: number;
+  coalesceMs?: number;
   random?: () => string;
 }
 
@@ -67,6 +74,7 @@ export class Tally {
   private readonly epochMs: number;
   private readonly maxAgeMs: number;
   private readonly maxPending: number;
+  private readonly coalesceMs: number;
   private readonly random: () => string;
   private current: { epoch: string; startedAt: number } | null = null;
   private deferredChanges = 0;
@@ -77,12 +85,15 @@ export class Tally {
    */
   private urgentPending = false;
   private oldestPendingAt: number | null = null;
+  /** The earliest time a coalesced change falls due. */
+  private coalescedDueAt: number | null = null;
 
   constructor(options: TallyOptions = {}) {
     this.now = options.now ?? Date.now;
     this.epochMs = options.epochMs ?? 15 * 60_000;
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
     this.maxPending = options.maxPending ?? 1000;
+    this.coalesceMs = options.coalesceMs ?? 1000;
     this.random = options.random ?? (() => Math.random().toString(36).slice(2, 10));
   }
 
@@ -99,7 +110,18 @@ export class Tally {
     const key = `${metric}|${canonicalLabels(labels)}|${epoch}`;
     let series = this.series.get(key);
     if (!series) {
-      series = { metric, labels, epoch, value: 0, written: 0, lastAt: '', added: 0, urgent, pendingSince: null };
+      series = {
+        metric,
+        labels,
+        epoch,
+        value: 0,
+        written: 0,
+        lastAt: '',
+        added: 0,
+        urgent,
+        pendingSince: null,
+        writtenAt: null,
+      };
       this.series.set(key, series);
     }
     series.urgent ||= urgent;
@@ -125,13 +147,22 @@ export class Tally {
     metric: MetricKey,
     labels: Record<string, string>,
     by = 1,
-    options: { deferred?: boolean } = {},
+    options: { deferred?: boolean; coalesced?: boolean } = {},
   ): { epoch: string; total: number } {
     const epoch = this.epoch();
-    const series = this.entry(metric, labels, epoch, !options.deferred);
+    const now = this.now();
+    const key = `${metric}|${canonicalLabels(labels)}|${epoch}`;
+    const writtenAt = this.series.get(key)?.writtenAt ?? null;
+    const held = options.coalesced && writtenAt !== null && now - writtenAt < this.coalesceMs;
+    const urgent = !options.deferred && !held;
+    const series = this.entry(metric, labels, epoch, urgent);
     series.value += by;
     series.added += by;
-    this.touch(series, !options.deferred, new Date(this.now()).toISOString());
+    if (held) {
+      const dueAt = (writtenAt as number) + this.coalesceMs;
+      this.coalescedDueAt = Math.min(this.coalescedDueAt ?? dueAt, dueAt);
+    }
+    this.touch(series, urgent || Boolean(held), new Date(now).toISOString());
     this.noteChange(series);
     return { epoch, total: series.value };
   }
@@ -159,6 +190,7 @@ export class Tally {
   /** Whether a write is due: urgent changes, or deferred ones old or many enough. */
   due(options: { urgentOnly?: boolean } = {}): boolean {
     if (this.urgentPending) return true;
+    if (this.coalescedDueAt !== null && this.now() >= this.coalescedDueAt) return true;
     if (!options.urgentOnly && this.oldestPendingAt !== null && this.now() - this.oldestPendingAt >= this.maxAgeMs)
       return true;
     return this.deferredChanges >= this.maxPending;
@@ -167,6 +199,7 @@ export class Tally {
   /** Every series with changes not yet written, as totals to write; they count as written from now. */
   drain(): TotalWrite[] {
     const writes: TotalWrite[] = [];
+    const now = this.now();
     for (const series of this.series.values()) {
       if (series.value <= series.written) continue;
       writes.push({
@@ -181,10 +214,12 @@ export class Tally {
       series.added = 0;
       series.urgent = false;
       series.pendingSince = null;
+      series.writtenAt = now;
     }
     this.deferredChanges = 0;
     this.urgentPending = false;
     this.oldestPendingAt = null;
+    this.coalescedDueAt = null;
     this.forgetOldEpochs();
     return writes;
   }

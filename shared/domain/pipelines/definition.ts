@@ -16,10 +16,11 @@
  */
 import * as z from 'zod';
 import { decodeFormats } from './decode-formats.ts';
+import { jsonPath } from './json-path.ts';
+
+export { parsePath, valueAt } from './json-path.ts';
 
 export const columnTypes = ['string', 'long', 'double', 'boolean', 'timestamp'] as const;
-
-const pathPattern = /^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["(?:[^"\\]|\\.)*"\])|(\[\d+\]))*$/;
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 const jsonValue: z.ZodType<JsonValue> = z
@@ -28,7 +29,7 @@ const jsonValue: z.ZodType<JsonValue> = z
   )
   .meta({ id: 'JsonValue', description: 'Any JSON value' });
 
-const path = z.string().max(512).regex(pathPattern, 'A path is $ followed by .key, ["key"] or [index] steps');
+const path = jsonPath;
 
 export const columnDefinition = z.strictObject({
   name: z
@@ -69,32 +70,3 @@ export const pipelineDefinition = querySpecification.extend({
 export type QuerySpecification = z.infer<typeof querySpecification>;
 export type PipelineDefinition = z.infer<typeof pipelineDefinition>;
 export type ColumnDefinition = z.infer<typeof columnDefinition>;
-
-type Step = string | number;
-
-export function parsePath(path: string): Step[] {
-  const steps: Step[] = [];
-  const pattern = /\.([A-Za-z_][A-Za-z0-9_-]*)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g;
-  for (const match of path.slice(1).matchAll(pattern)) {
-    if (match[1] !== undefined) steps.push(match[1]);
-    else if (match[2] !== undefined) steps.push(JSON.parse(`"${match[2]}"`) as string);
-    else steps.push(Number(match[3]));
-  }
-  return steps;
-}
-
-/** The value at a parsed path, undefined where the document has none: own keys only (a path never reaches an object's prototype). */
-export function valueAt(document: unknown, steps: Step[]): unknown {
-  let current: unknown = document;
-  for (const step of steps) {
-    if (current === null || current === undefined) return undefined;
-    if (typeof step === 'number') {
-      if (!Array.isArray(current)) return undefined;
-      current = current[step];
-    } else {
-      if (typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, step)) return undefined;
-      current = (current as Record<string, unknown>)[step];
-    }
-  }
-  return current;
-}

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { maxSearchBytes } from '../../domain/monitoring/events.ts';
 import { historyRetentionDays, historySteps } from '../../domain/monitoring/history.ts';
 import { redriveBatchLimit } from '../../domain/monitoring/model.ts';
-import { columnDefinition } from '../../domain/pipelines/definition.ts';
+import { jsonPath } from '../../domain/pipelines/json-path.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const monitoringPageQuery = z.strictObject({ ...pageQuery });
@@ -155,7 +155,7 @@ export const eventsQuery = z.strictObject({
       description:
         'Only events whose raw body (decoded from base64) holds these bytes: the UTF-8 of the text, case-sensitive, 1 to 1,000 bytes',
     }),
-  json_path: columnDefinition.shape.path.optional().meta({
+  json_path: jsonPath.optional().meta({
     description:
       'With json_equals: only events whose body is JSON with this value at this path ($ then .key, ["key"] or [index] steps)',
   }),

@@ -1,0 +1,633 @@
+/**
+ * `npm run bench scale`: how far each shape of traffic goes before it meets one of AWS's published
+ * limits, measured on whatever Tributary does today and extrapolated.
+ *
+ * It runs local mode in this process, every function's handler metered (bench/cost-meter.ts: each
+ * AWS SDK call with the partition keys it touched and the units each took, the size of each item it
+ * wrote, the S3 prefix of each request; each invocation with its duration), and sends each shape
+ * twice, at two local rates:
+ *   - 10,000 connections at Zipf(1.0) rates (the k-th sends 1/k of the first's);
+ *   - one hot table (one connection);
+ *   - 100,000 quiet sources at one event an hour: 28 events a second, each from a source that has
+ *     sent nothing for an hour (a fresh one), at half that rate and at that rate.
+ * Time is compressed where real time cannot serve: tables commit after a freshness target of
+ * `localFreshnessSeconds` and the schedules run every `scheduleSeconds`, so that commits, upkeep and
+ * every pass happen within a phase; what the schedules cost at rest is scaled back to their deployed
+ * intervals, and item sizes are extrapolated to the deployed freshness target (the envelopes a
+ * table, or the tables, hold then).
+ *
+ * Each measurement is a line through the two local rates; a limit is reached where its line crosses
+ * it. Limits (bench/aws-prices.ts states nothing of these; they are AWS's published quotas):
+ *   - DynamoDB: 1,000 write and 3,000 read units a second per partition key (the table's and each
+ *     index's), 400 KB per item; keys are grouped by their shape (ids replaced), the busiest of a
+ *     group counting;
+ *   - S3: 3,500 PUT/COPY/POST/DELETE/LIST and 5,500 GET a second per prefix;
+ *   - each queue consumer's maximum concurrency (shared/topology.ts) and one run at a time of a
+ *     schedule: settings of the deployment, not AWS's, but limits all the same.
+ * Account quotas AWS raises on request (API Gateway's requests a second, Lambda's concurrency) are
+ * listed apart, with what each shape needs at its ceiling. Local durations stand in for AWS's.
+ */
+import { Agent, request } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { consumers, schedules } from '#shared/topology.ts';
+import { assumptions } from './aws-prices.ts';
+import { type Deployed, idleCpuPerMs, type Local, ownCpuMs, readDeployment, startLocal, waitMs } from './cost.ts';
+import { seededRandom } from './envelopes.ts';
+import { bodyWithId, zipfChooser } from './zipf-traffic.ts';
+
+const meter = await import('./cost-meter.ts');
+type Reading = import('./cost-meter.ts').Reading;
+type Invocation = import('./cost-meter.ts').Invocation;
+type MeteredCall = import('./cost-meter.ts').MeteredCall;
+
+const connectionsOfZipf = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 10_000);
+const quietSources = 100_000;
+const quietRate = quietSources / 3600;
+/** A phase: traffic for warm-up seconds, then measured seconds. */
+const warmUpSeconds = Number(process.env.BENCH_SCALE_WARM_UP_SECONDS ?? 12);
+const measuredSeconds = Number(process.env.BENCH_SCALE_SECONDS ?? 15);
+const localFreshnessSeconds = 6;
+const scheduleSeconds = 3;
+const deployedFreshnessSeconds = 600;
+const bodyBytes = 1024;
+
+const limits = {
+  partitionWrites: 1000,
+  partitionReads: 3000,
+  itemBytes: 400 * 1024,
+  prefixPuts: 3500,
+  prefixGets: 5500,
+};
+
+interface Sender {
+  sourceId: string;
+  token: string;
+}
+
+interface Shape {
+  name: string;
+  /** Local rates, requests a second. */
+  rates: [number, number];
+  /** The senders a phase needs, and which one sends the i-th request. */
+  senders(rate: number, phase: number): Promise<{ senders: Sender[]; choose: (i: number) => number }>;
+}
+
+// --- Local mode and its connections.
+
+async function api<T>(local: Local, method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${local.url}${route}`, {
+    method,
+    headers: { 'x-api-key': local.adminKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/**
+ * `count` webhook connections in tenants of 1,000, past the meter: the tenants through the API, the
+ * connections made by the use case the API calls and their items written 25 at a time (DynamoDB
+ * Local takes a transaction a connection at a few dozen a second: 10,000 would take minutes).
+ */
+async function createSenders(local: Local, count: number): Promise<Sender[]> {
+  const { connectivity } = await import('#shared/adapters/repositories/connectivity.ts');
+  const { newConnectionItems } = await import('#shared/adapters/dynamo/connections.ts');
+  const { batchWriteAll } = await import('#shared/adapters/dynamo/table.ts');
+  const { createConnection } = await import('#shared/domain/connections/use-cases.ts');
+  const admin = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: 'scale-bench' } as const;
+  const started = performance.now();
+  return meter.unmetered(async () => {
+    const made: Sender[] = [];
+    for (let t = 0; t < Math.ceil(count / 1000); t++) {
+      const tenant = await api<{ tenant_id: string }>(local, 'POST', '/api/tenants', {
+        name: `scale ${Date.now()} ${t}`,
+      });
+      await api(local, 'POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
+        name: 'scale',
+        base_url: `s3://demo-bucket/scale-${tenant.tenant_id}`,
+        options: { endpoint: local.s3Endpoint },
+      });
+      const items: Record<string, unknown>[] = [];
+      const deps = {
+        ...connectivity,
+        createConnection: async (...made: Parameters<typeof newConnectionItems>) => {
+          items.push(...newConnectionItems(...made));
+        },
+      };
+      const inTenant = Math.min(1000, count - t * 1000);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < inTenant) {
+            const i = next++;
+            const created = await createConnection(deps, admin, tenant.tenant_id, {
+              type: 'Webhook',
+              name: `sender ${i}`,
+            });
+            made.push({ sourceId: created.connection.source_id, token: created.ingestToken });
+          }
+        }),
+      );
+      await batchWriteAll(items.map((Item) => ({ PutRequest: { Item } })));
+    }
+    process.stderr.write(
+      `scale: ${count} connections made in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+    );
+    return made;
+  });
+}
+
+// --- Traffic: an open loop at a steady rate, each request from the sender `choose` names.
+
+interface Sent {
+  at: number;
+  sender: number;
+  status: number;
+}
+
+async function sendTraffic(
+  local: Local,
+  senders: Sender[],
+  choose: (i: number) => number,
+  rate: number,
+  seconds: number,
+) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const url = new URL(local.url);
+  const total = Math.round(rate * seconds);
+  const started = performance.now();
+  const sent: Promise<Sent>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = (i * 1000) / rate;
+    const wait = due - (performance.now() - started);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const index = choose(i);
+    const sender = senders[index] as Sender;
+    const body = bodyWithId(`r${i}`, i, bodyBytes);
+    const at = performance.now();
+    sent.push(
+      new Promise((resolve) => {
+        const outgoing = request(
+          {
+            agent,
+            hostname: url.hostname,
+            port: url.port,
+            path: `/api/ingest/${sender.sourceId}`,
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${sender.token}`,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve({ at, sender: index, status: response.statusCode ?? 0 }));
+          },
+        );
+        outgoing.on('error', () => resolve({ at, sender: index, status: 0 }));
+        outgoing.end(body);
+      }),
+    );
+  }
+  const answers = await Promise.all(sent);
+  agent.destroy();
+  return answers;
+}
+
+/**
+ * Until the ingest queue is empty and everything staged is committed (one pass as a graceful stop
+ * runs it), between phases: one phase's commits are not the next one's load.
+ */
+async function settle(local: Local) {
+  const started = performance.now();
+  const deadline = Date.now() + 600_000;
+  while ((await meter.unmetered(() => local.ingestQueueDepth())) > 0) {
+    if (Date.now() > deadline) throw new Error('The ingest queue did not drain in 10 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await local.commitPass(600_000);
+  meter.take();
+  process.stderr.write(`scale: settled in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+// --- One phase, measured.
+
+interface Phase {
+  rate: number;
+  /** Requests answered in the measured window, per second. */
+  served: number;
+  refused: number;
+  seconds: number;
+  calls: { call: MeteredCall; entry: string | null }[];
+  /** Seconds each function would spend on AWS in the invocations it began within the window, by entry. */
+  busy: Map<string, number>;
+  largestItem: { bytes: number; key: string };
+  /** The largest item written per group of keys. */
+  items: Map<string, number>;
+  /** AWS calls each function made within the window, by entry: whether its work grows with the traffic. */
+  callCounts: Map<string, number>;
+  tooLarge: number;
+}
+
+/**
+ * How long an invocation would take on AWS: its own CPU (the process's, less its idle share and that
+ * of invocations that ran beside it) at the vCPU share its memory buys, plus AWS's latency for the
+ * calls it waited on (bench/cost.ts prices invocations the same way). Local mode runs every function
+ * in this one process, so wall times here are each other's.
+ */
+function awsSeconds(invocations: Invocation[], background: number, deployment: ReturnType<typeof readDeployment>) {
+  const ingest = invocations.filter((invocation) => invocation.entry === 'functions/ingest/accept.ts');
+  // Requests overlap here: the least disturbed tenth says what one takes alone.
+  const ingestCpu = [...ingest.map((inv) => Math.max(0, inv.cpuMicros / 1000 - background * inv.wallMs))].sort(
+    (a, b) => a - b,
+  )[Math.floor(ingest.length / 10)];
+  const own = ownCpuMs(invocations, background, ingestCpu ?? 0);
+  return (invocation: Invocation) => {
+    const memoryMb = (deployment.functions.get(invocation.entry) as Deployed | undefined)?.memoryMb ?? 1024;
+    const scale = Math.max(1, assumptions.fullVcpuMemoryMb / memoryMb);
+    return ((own.get(invocation) ?? 0) * scale + waitMs(invocation.calls)) / 1000;
+  };
+}
+
+async function runPhase(
+  local: Local,
+  shape: Shape,
+  rate: number,
+  phase: number,
+  timing: { background: number; deployment: ReturnType<typeof readDeployment> },
+): Promise<Phase> {
+  const { senders, choose } = await shape.senders(rate, phase);
+  meter.take();
+  const started = performance.now();
+  const from = started + warmUpSeconds * 1000;
+  const to = from + measuredSeconds * 1000;
+  const answers = await sendTraffic(local, senders, choose, rate, warmUpSeconds + measuredSeconds);
+  const reading: Reading = meter.take();
+  const inWindow = (at: number) => at >= from && at < to;
+  const calls: Phase['calls'] = [];
+  const busy = new Map<string, number>();
+  const seconds = awsSeconds(reading.invocations, timing.background, timing.deployment);
+  for (const invocation of reading.invocations) {
+    // Its share of the window: a pass that began before it and ran into it counts for the part inside.
+    const overlap = Math.min(to, invocation.startedAt + invocation.wallMs) - Math.max(from, invocation.startedAt);
+    if (overlap > 0)
+      busy.set(
+        invocation.entry,
+        (busy.get(invocation.entry) ?? 0) + seconds(invocation) * Math.min(1, overlap / Math.max(1, invocation.wallMs)),
+      );
+    for (const call of invocation.calls) if (inWindow(call.at)) calls.push({ call, entry: invocation.entry });
+  }
+  const callCounts = new Map<string, number>();
+  for (const { entry } of calls) if (entry) callCounts.set(entry, (callCounts.get(entry) ?? 0) + 1);
+  for (const call of reading.outside) if (inWindow(call.at)) calls.push({ call, entry: null });
+  let largestItem = { bytes: 0, key: '' };
+  const items = new Map<string, number>();
+  let tooLarge = 0;
+  for (const { call } of [
+    ...reading.invocations.flatMap((i) => i.calls.map((call) => ({ call }))),
+    ...reading.outside.map((call) => ({ call })),
+  ]) {
+    if (call.itemTooLarge) tooLarge++;
+    const group = shapeOfKey(call.partitions[0]?.key ?? call.entity);
+    if (call.itemBytes > (items.get(group) ?? 0)) items.set(group, call.itemBytes);
+    if (call.itemBytes > largestItem.bytes) largestItem = { bytes: call.itemBytes, key: group };
+  }
+  const measured = answers.filter((answer) => inWindow(answer.at));
+  return {
+    rate,
+    served: measured.filter((answer) => answer.status === 202).length / measuredSeconds,
+    refused: measured.filter((answer) => answer.status !== 202).length,
+    seconds: measuredSeconds,
+    calls,
+    busy,
+    largestItem,
+    items,
+    callCounts,
+    tooLarge,
+  };
+}
+
+// --- What each phase put on each limit.
+
+/** A key with its ids, hashes, times and numbers replaced: keys of one kind (a source's, a table's) group together. */
+export function shapeOfKey(key: string): string {
+  return key
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
+    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, '<time>')
+    .replace(/[0-9a-f]{32,}/gi, '<hash>')
+    .replace(/\d+/g, '<n>');
+}
+
+/** What one phase put on one limit: the busiest key's figure a second, by what made it (a schedule's entry, or '' for the rest). */
+interface Load {
+  /** The limit's name, as the report says it. */
+  limit: string;
+  capacity: number;
+  parts: Map<string, number>;
+}
+
+const scheduleEntries = new Map(Object.values(schedules).map((schedule) => [schedule.entry, schedule]));
+const total = (parts: Map<string, number> | undefined) => [...(parts?.values() ?? [])].reduce((sum, v) => sum + v, 0);
+
+/** Units (or requests, or seconds of work) a second on each limit: per group of keys, its busiest key. */
+function loadsOf(phase: Phase): Map<string, Load> {
+  const perKey = new Map<string, Load & { group: string }>();
+  const add = (key: string, limit: string, capacity: number, entry: string | null, value: number) => {
+    const id = `${limit}|${key}`;
+    const load = perKey.get(id) ?? { limit, capacity, group: limit, parts: new Map<string, number>() };
+    const part = entry && scheduleEntries.has(entry) ? entry : '';
+    load.parts.set(part, (load.parts.get(part) ?? 0) + value / phase.seconds);
+    perKey.set(id, load);
+  };
+  for (const { call, entry } of phase.calls) {
+    for (const use of call.partitions) {
+      const group = shapeOfKey(use.key);
+      if (use.writeUnits > 0)
+        add(use.key, `DynamoDB writes on \`${group}\``, limits.partitionWrites, entry, use.writeUnits);
+      if (use.readUnits > 0)
+        add(use.key, `DynamoDB reads on \`${group}\``, limits.partitionReads, entry, use.readUnits);
+    }
+    if (call.service === 'S3' && call.s3Class) {
+      const group = shapeOfKey(call.prefix);
+      if (call.s3Class === 'get') add(call.prefix, `S3 GETs on \`${group}\``, limits.prefixGets, entry, 1);
+      else add(call.prefix, `S3 PUT/LIST/DELETEs on \`${group}\``, limits.prefixPuts, entry, 1);
+    }
+  }
+  const loads = new Map<string, Load>();
+  for (const load of perKey.values()) {
+    const known = loads.get(load.group);
+    if (!known || total(load.parts) > total(known.parts)) loads.set(load.group, load);
+  }
+  for (const [entry, seconds] of phase.busy) {
+    const consumer = Object.values(consumers).find((candidate) => candidate.entry === entry);
+    const name = entry.replace(/^functions\//, '');
+    const parts = new Map([[scheduleEntries.has(entry) ? entry : '', seconds / phase.seconds]]);
+    if (consumer)
+      loads.set(entry, {
+        limit: `${name}'s maximum concurrency (${consumer.maxConcurrency})`,
+        capacity: consumer.maxConcurrency,
+        parts,
+      });
+    else if (scheduleEntries.has(entry)) loads.set(entry, { limit: `${name}, one run at a time`, capacity: 1, parts });
+  }
+  return loads;
+}
+
+/**
+ * A limit's line through the two phases, as deployed: what schedules do at rest (the line's value
+ * at no traffic) happens every `scheduleSeconds` here and every minute or five on AWS, so that part
+ * is scaled to their deployed interval; what they do per request (the slope) is the same.
+ */
+function lineOf(served: [number, number], first: Load | undefined, second: Load | undefined) {
+  let slope = 0;
+  let atRest = 0;
+  for (const part of new Set([...(first?.parts.keys() ?? []), ...(second?.parts.keys() ?? [])])) {
+    const y1 = first?.parts.get(part) ?? 0;
+    const y2 = second?.parts.get(part) ?? 0;
+    const partSlope = Math.max(0, (y2 - y1) / (served[1] - served[0]));
+    const rest = Math.max(0, y2 - partSlope * served[1]);
+    const schedule = scheduleEntries.get(part);
+    slope += partSlope;
+    atRest += schedule ? (rest * scheduleSeconds) / (schedule.everyMinutes * 60) : rest;
+  }
+  return { slope, atRest, at: (rate: number) => atRest + slope * rate };
+}
+
+/** The rate at which a line reaches `capacity` (Infinity when it never does). */
+function reaches(line: ReturnType<typeof lineOf>, capacity: number): number {
+  if (line.atRest >= capacity) return 0;
+  return line.slope > 0 ? (capacity - line.atRest) / line.slope : Number.POSITIVE_INFINITY;
+}
+
+interface ShapeResult {
+  shape: Shape;
+  phases: [Phase, Phase];
+  constraints: { limit: string; values: [number, number]; capacity: number; ceiling: number }[];
+  itemCeiling: { ceiling: number; key: string; bytes: [number, number] };
+  /** The largest item's size at the ceiling, at the deployed freshness target. */
+  sizeAtCeiling: number;
+  ceiling: number;
+  limitedBy: string;
+  /** At the ceiling: average concurrency per function (Lambda's account quota), and requests a second. */
+  concurrency: Map<string, number>;
+}
+
+function analyse(shape: Shape, phases: [Phase, Phase]): ShapeResult {
+  const served: [number, number] = [phases[0].served, phases[1].served];
+  const [first, second] = phases.map(loadsOf) as [Map<string, Load>, Map<string, Load>];
+  const constraints: ShapeResult['constraints'] = [];
+  // A function's time is measured in a process every function shares: what it takes grows with the
+  // traffic only where its calls do (a schedule's own work at rest does not), else the difference is noise.
+  const callsPerSecond = (phase: Phase, entry: string) => (phase.callCounts.get(entry) ?? 0) / phase.seconds;
+  const grows = (entry: string) => callsPerSecond(phases[1], entry) > 1.2 * callsPerSecond(phases[0], entry) + 0.05;
+  for (const key of new Set([...first.keys(), ...second.keys()])) {
+    const load = (first.get(key) ?? second.get(key)) as Load;
+    const timeOf = scheduleEntries.has(key) || Object.values(consumers).some((consumer) => consumer.entry === key);
+    const line =
+      timeOf && !grows(key)
+        ? lineOf(served, second.get(key), second.get(key))
+        : lineOf(served, first.get(key), second.get(key));
+    constraints.push({
+      limit: load.limit,
+      values: [line.at(served[0]), line.at(served[1])],
+      capacity: load.capacity,
+      ceiling: reaches(line, load.capacity),
+    });
+  }
+  // Item sizes grow with what waits for a commit: the envelopes of a freshness target (here a few
+  // seconds', deployed ten minutes'). A group of items that grew between the phases (by a fifth and a
+  // KB at least: not noise) is read along its line at the deployed target.
+  const waiting: [number, number] = [served[0] * localFreshnessSeconds, served[1] * localFreshnessSeconds];
+  let itemCeiling = {
+    ceiling: Number.POSITIVE_INFINITY,
+    key: phases[1].largestItem.key,
+    bytes: [0, 0] as [number, number],
+  };
+  const lines: { key: string; sizeAt: (rate: number) => number }[] = [];
+  for (const key of new Set([...phases[0].items.keys(), ...phases[1].items.keys()])) {
+    const bytes: [number, number] = [phases[0].items.get(key) ?? 0, phases[1].items.get(key) ?? 0];
+    const grew = bytes[1] > 1.2 * bytes[0] && bytes[1] - bytes[0] >= 1024;
+    const slope = grew ? (bytes[1] - bytes[0]) / (waiting[1] - waiting[0]) : 0;
+    lines.push({
+      key,
+      sizeAt: (rate) => Math.max(bytes[1], bytes[1] + slope * (rate * deployedFreshnessSeconds - waiting[1])),
+    });
+    const ceiling =
+      slope > 0
+        ? (waiting[1] + (limits.itemBytes - bytes[1]) / slope) / deployedFreshnessSeconds
+        : Number.POSITIVE_INFINITY;
+    if (ceiling < itemCeiling.ceiling || (itemCeiling.bytes[1] < bytes[1] && !Number.isFinite(itemCeiling.ceiling)))
+      itemCeiling = { ceiling, key, bytes };
+  }
+  const sizeAt = (rate: number) => Math.max(0, ...lines.map((line) => line.sizeAt(rate)));
+  const binding = [...constraints].sort((a, b) => a.ceiling - b.ceiling)[0];
+  let ceiling = binding?.ceiling ?? Number.POSITIVE_INFINITY;
+  let limitedBy = binding ? binding.limit : 'nothing measured';
+  if (itemCeiling.ceiling < ceiling) {
+    ceiling = itemCeiling.ceiling;
+    limitedBy = `an item of \`${itemCeiling.key}\` reaching 400 KB at the deployed freshness target`;
+  }
+  // What each function keeps busy at the ceiling (Lambda's concurrency), on the same lines as its limit.
+  const concurrency = new Map<string, number>();
+  const busyLoad = (phase: Phase, entry: string): Load => ({
+    limit: entry,
+    capacity: 0,
+    parts: new Map([[scheduleEntries.has(entry) ? entry : '', (phase.busy.get(entry) ?? 0) / phase.seconds]]),
+  });
+  for (const entry of new Set([...phases[0].busy.keys(), ...phases[1].busy.keys()])) {
+    const [low, high] = [busyLoad(phases[0], entry), busyLoad(phases[1], entry)];
+    const line =
+      grows(entry) || entry === 'functions/ingest/accept.ts' ? lineOf(served, low, high) : lineOf(served, high, high);
+    concurrency.set(entry, line.at(Number.isFinite(ceiling) ? ceiling : served[1]));
+  }
+  return {
+    shape,
+    phases,
+    constraints,
+    itemCeiling,
+    sizeAtCeiling: sizeAt(Number.isFinite(ceiling) ? ceiling : served[1]),
+    ceiling,
+    limitedBy,
+    concurrency,
+  };
+}
+
+// --- The shapes.
+
+function zipfShape(local: Local, name: string, connections: number, rates: [number, number]): Shape {
+  let senders: Sender[] | null = null;
+  return {
+    name,
+    rates,
+    async senders(_rate, phase) {
+      senders ??= await createSenders(local, connections);
+      const choose = zipfChooser(connections, 1, seededRandom(phase + 1));
+      return { senders, choose: () => choose() };
+    },
+  };
+}
+
+function quietShape(local: Local, rates: [number, number]): Shape {
+  return {
+    name: `${quietSources.toLocaleString('en')} quiet sources at one event an hour`,
+    rates,
+    // Each request from a source of its own that has sent nothing for an hour.
+    async senders(rate) {
+      const senders = await createSenders(local, Math.round(rate * (warmUpSeconds + measuredSeconds)) + 1);
+      return { senders, choose: (i) => i };
+    },
+  };
+}
+
+// --- Report.
+
+const whole = (value: number) =>
+  Number.isFinite(value) ? Math.round(value).toLocaleString('en') : 'no limit in sight';
+const figure = (value: number) => (value >= 100 ? Math.round(value).toLocaleString('en') : value.toPrecision(3));
+
+export async function benchScale(): Promise<string> {
+  const deployment = readDeployment();
+  const local = await startLocal(deployment, {
+    settings: { scheduleSecondsOverride: scheduleSeconds, batchWindowSeconds: 2, pollersPerConsumer: 2 },
+    env: { TABLE_FRESHNESS_SECONDS: String(localFreshnessSeconds), COUNTER_FLUSH_SECONDS: '300' },
+  });
+  const out: string[] = [];
+  const row = (...cells: (string | number)[]) => out.push(`| ${cells.join(' | ')} |`);
+  const results: ShapeResult[] = [];
+  try {
+    const timing = { background: await idleCpuPerMs(), deployment };
+    const shapes = [
+      zipfShape(
+        local,
+        `${connectionsOfZipf.toLocaleString('en')} connections at Zipf(1.0)`,
+        connectionsOfZipf,
+        [40, 80],
+      ),
+      zipfShape(local, 'one hot table', 1, [40, 80]),
+      quietShape(local, [Math.round(quietRate / 2), Math.round(quietRate)]),
+    ];
+    for (const shape of shapes) {
+      const phases: Phase[] = [];
+      for (const [index, rate] of shape.rates.entries()) {
+        process.stderr.write(`scale: ${shape.name} at ${rate} requests/s (${Math.round(process.uptime())} s)\n`);
+        phases.push(await runPhase(local, shape, rate, index, timing));
+        await settle(local);
+      }
+      results.push(analyse(shape, phases as [Phase, Phase]));
+    }
+  } finally {
+    await local.stopRuntime();
+    await local.stop();
+  }
+
+  out.push(
+    '### Scale: each shape of traffic against AWS’s published limits (extrapolated from local mode)',
+    '',
+    `Each shape sent at two local rates (${warmUpSeconds} s to warm up, ${measuredSeconds} s measured), tables committed ` +
+      `after ${localFreshnessSeconds} s and schedules run every ${scheduleSeconds} s so that commits and upkeep happen within ` +
+      `a phase (a schedule's work at rest scaled back to its deployed interval); each measurement a line through the two rates.`,
+    '',
+  );
+  for (const result of results) {
+    out.push(`#### ${result.shape.name}`, '');
+    row(
+      'limit',
+      'capacity',
+      `at ${figure(result.phases[0].served)} req/s`,
+      `at ${figure(result.phases[1].served)} req/s`,
+      'reached at (req/s)',
+    );
+    row('---', '---:', '---:', '---:', '---:');
+    for (const constraint of [...result.constraints].sort((a, b) => a.ceiling - b.ceiling).slice(0, 8))
+      row(
+        constraint.limit,
+        figure(constraint.capacity),
+        figure(constraint.values[0]),
+        figure(constraint.values[1]),
+        whole(constraint.ceiling),
+      );
+    row(
+      `largest item (\`${result.itemCeiling.key}\`), extrapolated to a ${deployedFreshnessSeconds} s freshness target`,
+      '400 KB',
+      `${(result.itemCeiling.bytes[0] / 1024).toFixed(1)} KB`,
+      `${(result.itemCeiling.bytes[1] / 1024).toFixed(1)} KB`,
+      whole(result.itemCeiling.ceiling),
+    );
+    const refused = result.phases[0].refused + result.phases[1].refused;
+    const tooLarge = result.phases[0].tooLarge + result.phases[1].tooLarge;
+    out.push(
+      '',
+      `requests not answered 202 in the measured windows: ${refused}; writes refused for an item over 400 KB: ${tooLarge}`,
+      '',
+    );
+  }
+  for (const result of results)
+    out.push(`ceiling, ${result.shape.name}: ${whole(result.ceiling)} requests/s (limited by ${result.limitedBy})`);
+  out.push('', 'Account quotas AWS raises on request, at each shape’s ceiling:');
+  for (const result of results) {
+    const lambda = [...result.concurrency].filter(([, value]) => value >= 0.05);
+    const total = lambda.reduce((sum, [, value]) => sum + value, 0);
+    out.push(
+      `- ${result.shape.name}: API Gateway ${whole(result.ceiling)} requests/s; Lambda concurrency ${whole(total)} ` +
+        `(${lambda.map(([entry, value]) => `${entry.replace(/^functions\//, '').replace(/\.ts$/, '')} ${figure(value)}`).join(', ')})`,
+    );
+  }
+  const largest = results
+    .flatMap((result) => result.phases.map((phase) => phase.largestItem))
+    .sort((a, b) => b.bytes - a.bytes)[0] ?? { bytes: 0, key: '' };
+  out.push(
+    '',
+    `largest DynamoDB item written: ${Math.ceil(largest.bytes / 1024)} KB (\`${largest.key}\`, in local mode)`,
+    `largest DynamoDB item at each ceiling and the deployed freshness target: ${results
+      .map((result) => `${result.shape.name} ${Math.ceil(result.sizeAtCeiling / 1024)} KB`)
+      .join('; ')}`,
+  );
+  return out.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const report = await benchScale();
+  meter.print(`${report}\n`);
+  process.exit(0);
+}

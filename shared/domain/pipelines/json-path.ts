@@ -1,0 +1,43 @@
+/**
+ * The path language of pipeline columns and of the Events view's JSON filter (`$.a.b`, `$["a b"]`,
+ * `$.list[0]`), apart from the definitions and decoders that use it: a reader of one JSON value
+ * needs none of them (nor the XML parser they bring).
+ */
+import * as z from 'zod';
+
+const pathPattern = /^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["(?:[^"\\]|\\.)*"\])|(\[\d+\]))*$/;
+
+/** A path as requests and definitions give it: `$` then `.key`, `["key"]` or `[index]` steps. */
+export const jsonPath = z
+  .string()
+  .max(512)
+  .regex(pathPattern, 'A path is $ followed by .key, ["key"] or [index] steps');
+
+export type Step = string | number;
+
+export function parsePath(path: string): Step[] {
+  const steps: Step[] = [];
+  const pattern = /\.([A-Za-z_][A-Za-z0-9_-]*)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g;
+  for (const match of path.slice(1).matchAll(pattern)) {
+    if (match[1] !== undefined) steps.push(match[1]);
+    else if (match[2] !== undefined) steps.push(JSON.parse(`"${match[2]}"`) as string);
+    else steps.push(Number(match[3]));
+  }
+  return steps;
+}
+
+/** The value at a parsed path, undefined where the document has none: own keys only (a path never reaches an object's prototype). */
+export function valueAt(document: unknown, steps: Step[]): unknown {
+  let current: unknown = document;
+  for (const step of steps) {
+    if (current === null || current === undefined) return undefined;
+    if (typeof step === 'number') {
+      if (!Array.isArray(current)) return undefined;
+      current = current[step];
+    } else {
+      if (typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, step)) return undefined;
+      current = (current as Record<string, unknown>)[step];
+    }
+  }
+  return current;
+}
