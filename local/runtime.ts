@@ -61,6 +61,10 @@ export function handlerEnvironment(
     PLATFORM_BUCKET: settings.platformBucket,
     ...Object.fromEntries((Object.keys(queues) as QueueName[]).map((name) => [queues[name].envVar, queueUrls[name]])),
     POWERTOOLS_SERVICE_NAME: 'tributary',
+    // One thread runs several invocations of a function at once (the front: of every route), as a
+    // multi-concurrent Lambda environment does: each invocation's logger context is its own
+    // (shared/observability/invocation.ts).
+    AWS_LAMBDA_MAX_CONCURRENCY: '1000',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: settings.logLevel,
     ALLOWED_STORE_ENDPOINTS: settings.allowedStoreEndpoints,
