@@ -174,19 +174,18 @@ export function enforceIam(setup: IamSetup, onDenied: (denial: Denial) => void):
   };
 
   const connect = net.Socket.prototype.connect;
-  if (!process.env.X_NO_IAM)
-    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-      const [first] = args;
-      const options = (
-        Array.isArray(first) ? first[0] : typeof first === 'object' ? first : { port: first, host: args[1] }
-      ) as { host?: string; port?: number | string } | undefined;
-      const service =
-        options?.port === undefined ? undefined : services.get(`${options.host ?? 'localhost'}:${options.port}`);
-      const socket = (connect as (...all: unknown[]) => net.Socket).apply(this, args);
-      // After connect, which puts back the prototype's write.
-      if (service) guard(this, service);
-      return socket;
-    } as typeof net.Socket.prototype.connect;
+  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+    const [first] = args;
+    const options = (
+      Array.isArray(first) ? first[0] : typeof first === 'object' ? first : { port: first, host: args[1] }
+    ) as { host?: string; port?: number | string } | undefined;
+    const service =
+      options?.port === undefined ? undefined : services.get(`${options.host ?? 'localhost'}:${options.port}`);
+    const socket = (connect as (...all: unknown[]) => net.Socket).apply(this, args);
+    // After connect, which puts back the prototype's write.
+    if (service) guard(this, service);
+    return socket;
+  } as typeof net.Socket.prototype.connect;
 
   /**
    * Reads the HTTP/1.1 requests written to a connection to a local AWS endpoint, each held back until
