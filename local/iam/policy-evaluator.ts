@@ -61,6 +61,37 @@ function actionMatches(pattern: string, action: string): boolean {
 const statementsOf = (document: PolicyDocument) =>
   Array.isArray(document.Statement) ? document.Statement : [document.Statement];
 
+const globs = new Map<string, RegExp>();
+/** A glob of a Resource pattern (`*` and `?`, case-sensitive) as a regular expression, made once. */
+function glob(pattern: string): RegExp {
+  let expression = globs.get(pattern);
+  if (!expression) {
+    expression = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
+    globs.set(pattern, expression);
+  }
+  return expression;
+}
+
+/**
+ * Whether an ARN matches a Resource pattern as IAM matches it: partition, service, region and
+ * account each against the pattern's own segment, the resource part against the rest; `*` alone
+ * matches everything.
+ */
+function resourceMatches(pattern: string, arn: string): boolean {
+  if (pattern === '*') return true;
+  const wanted = pattern.split(':');
+  const given = arn.split(':');
+  if (wanted.length < 6 || given.length < 6) return glob(pattern).test(arn);
+  for (let segment = 0; segment < 5; segment++)
+    if (!glob(wanted[segment] as string).test(given[segment] as string)) return false;
+  return glob(wanted.slice(5).join(':')).test(given.slice(5).join(':'));
+}
+
 /**
  * The condition keys the statements that could apply to an action test: only those are worth
  * deriving from a request, and only they may make one call's decision differ from another's.
@@ -163,17 +194,60 @@ export class PolicyEvaluator {
       this.kept++;
       return inFlight;
     }
+    // A resource never asked for before (a new object key, say) that the same statements match as one
+    // decided before is decided alike: the evaluator sees a resource only through those matches.
+    const patternKey = this.patternKeyOf(identity, asked, resourcePolicy, context);
+    const alike = patternKey === null ? undefined : this.settled.get(patternKey);
+    if (alike !== undefined) {
+      this.kept++;
+      this.keep(key, alike);
+      return alike;
+    }
     this.evaluated++;
     const decision = this.evaluate(identity, asked, resourcePolicy, context).then((result) => {
       this.pending.delete(key);
-      // A bound on what is kept: object keys and item keys are many.
-      if (this.settled.size > 50_000) this.settled.clear();
-      this.settled.set(key, result);
+      this.keep(key, result);
+      if (patternKey !== null) this.keep(patternKey, result);
       return result;
     });
     decision.catch(() => this.pending.delete(key));
     this.pending.set(key, decision);
     return decision;
+  }
+
+  private keep(key: string, decision: Decision): void {
+    // A bound on what is kept: object keys and item keys are many.
+    if (this.settled.size > 50_000) this.settled.clear();
+    this.settled.set(key, decision);
+  }
+
+  /**
+   * An S3 object's decision key by the Resource patterns that match it: which patterns of each
+   * statement match, with its bucket (whose policy is the resource policy). Object keys are many,
+   * and each new one would otherwise be evaluated anew; other resources (a table, a queue, a secret)
+   * are few. Null for those, and when a pattern holds a policy variable (`${aws:…}`), whose value the
+   * evaluator reads from the request.
+   */
+  private patternKeyOf(
+    identity: Identity,
+    asked: AskedAction,
+    resourcePolicy: PolicyDocument | undefined,
+    context: Record<string, string | string[]>,
+  ): string | null {
+    if (!asked.resource.startsWith('arn:aws:s3:::') || !asked.resource.includes('/')) return null;
+    const documents = [
+      ...(this.policies.rolePolicies[identity.roleArn] ?? []),
+      ...[identity.sessionPolicy, resourcePolicy].filter((document): document is PolicyDocument => Boolean(document)),
+    ];
+    const matches: string[] = [];
+    for (const document of documents)
+      for (const statement of statementsOf(document)) {
+        const patterns = [statement.Resource ?? statement.NotResource ?? []].flat() as string[];
+        if (patterns.some((pattern) => pattern.includes('${'))) return null;
+        matches.push(patterns.map((pattern) => (resourceMatches(pattern, asked.resource) ? '1' : '0')).join(''));
+      }
+    const bucket = asked.resource.slice(13).split('/')[0];
+    return `pattern\n${sessionArn(identity)}\n${JSON.stringify(identity.sessionPolicy ?? null)}\n${asked.action}\n${bucket}\n${matches.join(',')}\n${JSON.stringify(context)}`;
   }
 
   private async evaluate(
