@@ -114,10 +114,16 @@ function synthesise(outdir: string, context: Record<string, unknown>): Promise<v
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
+    // A start that fails meanwhile (a port in use) ends the synthesis with it: left running, it would
+    // go on writing the kept bundles under the next start's feet.
+    const endWithParent = () => child.kill();
+    process.once('exit', endWithParent);
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`Synthesising the stacks failed (exit ${code}):\n${output}`)),
-    );
+    child.once('exit', (code) => {
+      process.off('exit', endWithParent);
+      if (code === 0) resolve();
+      else reject(new Error(`Synthesising the stacks failed (exit ${code}):\n${output}`));
+    });
   });
 }
 
