@@ -286,6 +286,8 @@ async function call(local: Local, method: string, route: string, body?: unknown)
     headers: { 'x-api-key': local.adminKey, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  // A refusal stops the bench: a tenant left without its store would measure 422s, not ingest.
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
   return (await response.json()) as Record<string, string>;
 }
 

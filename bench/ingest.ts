@@ -206,10 +206,15 @@ async function handlerCpu(
       routeKey: 'POST /api/ingest/{source_id}',
       rawPath: `/api/ingest/${hook.sourceId}`,
       rawQueryString: '',
-      headers: { authorization: `Bearer ${hook.token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${hook.token}`,
+        'content-type': 'application/json',
+        host: `127.0.0.1:${service.env.PORT}`,
+      },
       pathParameters: { source_id: hook.sourceId },
       requestContext: {
         requestId: 'bench',
+        domainName: `127.0.0.1:${service.env.PORT}`,
         http: { method: 'POST', path: '/', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
       },
       body,
@@ -220,7 +225,11 @@ async function handlerCpu(
     functionName: 'ingest',
     getRemainingTimeInMillis: () => 10_000,
   } as unknown as Context;
-  for (let i = 0; i < 200; i++) await handler(event(), context);
+  // Measured only once it answers as it does behind the front: an error's path is another handler's cost.
+  for (let i = 0; i < 200; i++) {
+    const answer = (await handler(event(), context)) as { statusCode?: number; body?: string };
+    if (answer.statusCode !== 202) throw new Error(`The ingest handler answered ${answer.statusCode}: ${answer.body}`);
+  }
   const invocations = 2000;
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();

@@ -72,9 +72,12 @@ export async function createWebhook(
       headers: { 'x-api-key': service.adminKey, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    // A refusal stops the bench: a tenant left without its store would measure 422s, not ingest.
+    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
     return (await response.json()) as Record<string, string>;
   };
   const tenant = await call('POST', '/api/tenants', { name: `bench ${Date.now()}` });
+  // A prefix of its own: two tenants' stores may not overlap (the second would be refused with 409).
   await call('POST', `/api/tenants/${tenant.tenant_id}/register-object-store`, {
     name: 'bench',
     base_url: `s3://demo-bucket/bench-${tenant.tenant_id}`,

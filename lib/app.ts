@@ -3,6 +3,7 @@ import { EdgeFirewallStack } from './constructs/edge.ts';
 import { acknowledgeControl, checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 import { StatefulStack, type StatefulStackProps } from './stateful-stack.ts';
 import { StatelessStack, type StatelessStackProps } from './stateless-stack.ts';
+import { policyChecksContext } from './synth-context.ts';
 
 export { checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 
@@ -52,7 +53,12 @@ export function tributary(app: App, props: TributaryProps = {}) {
         'lambda_inside_vpc_check',
         "CDK's cross-region reference functions, which run at deployment only, and Tributary's own, which reach AWS service endpoints and tenants' stores anywhere (lib/constructs/service-function.ts).",
       );
-  checkedByCdkNag(app);
-  checkedByControlTower(app);
+  // Local mode synthesises this same app to run it (local/assembly.ts) and skips the checks, which
+  // judge the templates and leave them as they are: two thirds of a synth's time, paid at every
+  // `cdk synth` and in the CDK tests, not again at every start after a change.
+  if (app.node.tryGetContext(policyChecksContext) !== 'skip') {
+    checkedByCdkNag(app);
+    checkedByControlTower(app);
+  }
   return { stateful, stateless: statelessStack, firewall };
 }

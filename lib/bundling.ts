@@ -253,21 +253,36 @@ function freshBuild(sources: BundleSource[]): Bundle[] {
     inputs: Object.fromEntries(inputs.map((input) => [input, contentHash(input)])),
   };
   writeFileSync(path.join(building, 'build.json'), JSON.stringify(kept));
+  // Two synths may build at once (the suite's local service and its CDK tests, in a clean clone): a
+  // build another process kept meanwhile is used as it is, never removed under it while it copies.
+  const keptMeanwhile = keptBuild(sources);
+  if (keptMeanwhile) {
+    rmSync(building, { recursive: true, force: true });
+    return keptMeanwhile;
+  }
   const directory = path.join(cache, buildKey(sources));
   try {
-    rmSync(directory, { recursive: true, force: true });
+    // A kept build of older sources is set aside in one step, then removed: no process reads it any more.
+    if (existsSync(directory)) {
+      const stale = `${building}-stale`;
+      renameSync(directory, stale);
+      rmSync(stale, { recursive: true, force: true });
+    }
     renameSync(building, directory);
   } catch {
-    // Another process kept the same build at the same moment: this one stays where it was built.
+    // Another process kept its build at the same moment: this one stays where it was built.
     return bundles;
   }
   forgetOldBuilds();
   return bundles.map((bundle, index) => ({ ...bundle, directory: path.join(directory, String(index)) }));
 }
 
+/** The least recently made builds past keptBuilds go; one still being made (or left by a failed build) after a day. */
 function forgetOldBuilds(): void {
-  const builds = readdirSync(cache)
-    .map((name) => ({ name, made: statSync(path.join(cache, name)).mtimeMs }))
-    .sort((a, b) => b.made - a.made);
-  for (const { name } of builds.slice(keptBuilds)) rmSync(path.join(cache, name), { recursive: true, force: true });
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  const entries = readdirSync(cache).map((name) => ({ name, made: statSync(path.join(cache, name)).mtimeMs }));
+  const builds = entries.filter(({ name }) => !name.startsWith('building-')).sort((a, b) => b.made - a.made);
+  const abandoned = entries.filter(({ name, made }) => name.startsWith('building-') && made < dayAgo);
+  for (const { name } of [...builds.slice(keptBuilds), ...abandoned])
+    rmSync(path.join(cache, name), { recursive: true, force: true });
 }

@@ -18,7 +18,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { SqsJsonClient } from '#shared/adapters/sqs/json-client.ts';
 import type { SqsAccess } from '#shared/adapters/sqs/json-protocol.ts';
-import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts';
+import { lambdaContext, withTimeout } from './lambda-context.ts';
 
 /** A message as ReceiveMessage answers it in SQS's JSON protocol. */
 interface Message {
@@ -34,13 +34,13 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
 
 export interface PollerOptions {
   name: string;
-  entry: string;
   queueUrl: string;
   queueArn: string;
   handler: SqsHandler;
   batchSize: number;
   batchingWindowSeconds: number;
-  timeoutSeconds: number;
+  /** The invocation's time limit, for a handler that does not keep it itself (a hosted function does). */
+  timeoutSeconds?: number;
   concurrency: number;
   /** Called with each invocation's outcome (used by logs and tests of the runtime). */
   onInvocation?: (outcome: { records: number; failed: number; error?: Error }) => void;
@@ -184,13 +184,14 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
 
   async function invoke(batch: Message[]): Promise<void> {
     const records = batch.map((message) => toRecord(message, options.queueArn));
-    const context = lambdaContext(functionNameOf(options.entry), options.timeoutSeconds);
+    const invocation = Promise.resolve(
+      options.handler({ Records: records }, lambdaContext(options.name, options.timeoutSeconds ?? 900)),
+    );
     try {
-      const response = await withTimeout(
-        Promise.resolve(options.handler({ Records: records }, context)),
-        options.timeoutSeconds,
-        options.name,
-      );
+      const response =
+        options.timeoutSeconds === undefined
+          ? await invocation
+          : await withTimeout(invocation, options.timeoutSeconds, options.name);
       const failures = response && 'batchItemFailures' in response ? response.batchItemFailures : [];
       const ids = new Set(records.map((record) => record.messageId));
       // Lambda treats a failure list naming an unknown or empty id as a failure of the whole batch.

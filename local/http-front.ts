@@ -9,15 +9,20 @@
  *  - a request that does not arrive in time (headers within 10 s, headers and body within 30 s):
  *    408, so a client sending a byte now and then cannot hold a connection for ever;
  *  - what Node's parser refuses: headers over 16 KB (431), a malformed request (400);
- *  - a handler that has not answered within API Gateway's integration timeout (30 s): 500.
  *  - anything once a stop has begun: 503 with `Connection: close`, on new and kept-alive
  *    connections alike, while the requests already in flight finish.
  *
- * A handler's own time limit is its function's timeout, which it reads from its context as on
- * Lambda. The front does not answer for a handler at that moment: Lambda would end the invocation
- * there, but locally the handler would carry on, and an error answered meanwhile could be for a
- * webhook whose envelope was then queued, and stored twice when its sender retried. The ingest
- * handler refuses a request itself when its time is up before its envelope is queued.
+ * What API Gateway's HTTP API answers when the integration fails, as it answers it (`apiGateway`):
+ *  - the function failed: an error, its timeout (the runtime stops the invocation there:
+ *    local/lambda-function.ts), a response larger than Lambda's 6 MB: 500
+ *    `{"message":"Internal Server Error"}` ("Troubleshooting issues with HTTP API Lambda
+ *    integrations", API Gateway developer guide);
+ *  - no answer within the integration timeout (30 s, "Quotas for configuring and running an HTTP
+ *    API"): 503 `{"message":"Service Unavailable"}`;
+ *  - an event larger than a synchronous invocation carries (Lambda: "Request must be smaller than
+ *    6291456 bytes for the InvokeFunction operation", RequestEntityTooLargeException): 413
+ *    `{"message":"Request Too Long"}`, as API Gateway answered it in a report of that limit
+ *    (github.com/koki-develop/lgtm-generator issue 10, with x-amzn-errortype BadRequestException).
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +36,15 @@ import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts'
 
 export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** A route of the API: its key (`POST /api/ingest/{source_id}`, or `$default`) and what it invokes. */
+export interface FrontRoute {
+  routeKey: string;
+  /** What `loadHandler` is asked for. */
+  target: string;
+  /** The function's timeout, given to the handler's context. */
+  timeoutSeconds?: number;
+}
+
 interface CompiledRoute {
   key: string;
   method: string;
@@ -38,34 +52,50 @@ interface CompiledRoute {
   paramNames: string[];
   /** Static segments win over parameters, and parameters over greedy tails, as in API Gateway. */
   rank: number[];
-  spec: Pick<RouteSpec, 'entry' | 'function'>;
+  route: FrontRoute;
 }
 
 const defaultTimeoutSeconds = 29;
 
-export function compileRoutes(): CompiledRoute[] {
-  const compiled = Object.entries(routes).map(([key, spec]) => {
-    const { method, path: template } = routeKeyParts(key);
-    const paramNames: string[] = [];
-    const segments = template.split('/').filter(Boolean);
-    const rank = segments.map((segment) => (segment.endsWith('+}') ? 2 : segment.startsWith('{') ? 1 : 0));
-    const pattern = segments
-      .map((segment) => {
-        const greedy = /^\{(\w+)\+\}$/.exec(segment);
-        if (greedy?.[1]) {
-          paramNames.push(greedy[1]);
-          return '(.+)';
-        }
-        const param = /^\{(\w+)\}$/.exec(segment);
-        if (param?.[1]) {
-          paramNames.push(param[1]);
-          return '([^/]+)';
-        }
-        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      })
-      .join('/');
-    return { key, method, pattern: new RegExp(`^/${pattern}/?$`), paramNames, rank, spec: spec as RouteSpec };
-  });
+/** The route table's routes, each invoking its handler module (the front's own tests). */
+export function routeTable(): FrontRoute[] {
+  return [
+    ...(Object.entries(routes) as [string, RouteSpec][]).map(([key, spec]) => ({
+      routeKey: key,
+      target: spec.entry,
+      timeoutSeconds: spec.function?.timeoutSeconds,
+    })),
+    { routeKey: '$default', target: notFoundRoute.entry },
+  ];
+}
+
+/** The routes with a method and path (the `$default` route catches what none of them matches). */
+export function compileRoutes(given: FrontRoute[] = routeTable()): CompiledRoute[] {
+  const compiled = given
+    .filter((route) => route.routeKey !== '$default')
+    .map((route) => {
+      const key = route.routeKey;
+      const { method, path: template } = routeKeyParts(key);
+      const paramNames: string[] = [];
+      const segments = template.split('/').filter(Boolean);
+      const rank = segments.map((segment) => (segment.endsWith('+}') ? 2 : segment.startsWith('{') ? 1 : 0));
+      const pattern = segments
+        .map((segment) => {
+          const greedy = /^\{(\w+)\+\}$/.exec(segment);
+          if (greedy?.[1]) {
+            paramNames.push(greedy[1]);
+            return '(.+)';
+          }
+          const param = /^\{(\w+)\}$/.exec(segment);
+          if (param?.[1]) {
+            paramNames.push(param[1]);
+            return '([^/]+)';
+          }
+          return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        })
+        .join('/');
+      return { key, method, pattern: new RegExp(`^/${pattern}/?$`), paramNames, rank, route };
+    });
   return compiled.sort((a, b) => {
     for (let i = 0; i < Math.max(a.rank.length, b.rank.length); i++) {
       const difference = (a.rank[i] ?? -1) - (b.rank[i] ?? -1);
@@ -203,6 +233,35 @@ export function frontErrorBody(code: FrontErrorCode, message: string): string {
   return JSON.stringify({ code, message, details: null, request_id: randomUUID() });
 }
 
+/** Lambda's limits on a synchronous invocation's request and response ("Lambda quotas"). */
+export const invocationLimits = { requestBytes: 6_291_456, responseBytes: 6_291_556 };
+
+/** API Gateway's own answers when the integration fails (see the header). */
+export const apiGateway = {
+  internalServerError: gatewayAnswer(500, 'Internal Server Error'),
+  serviceUnavailable: gatewayAnswer(503, 'Service Unavailable'),
+  requestTooLong: gatewayAnswer(413, 'Request Too Long', { 'x-amzn-errortype': 'BadRequestException' }),
+};
+
+function gatewayAnswer(
+  statusCode: number,
+  message: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ message }),
+  };
+}
+
+class IntegrationTimeout extends Error {}
+
+/** Bytes of an event or a result as Lambda counts them: its JSON. Measured only when it may be near the limit. */
+function overLimit(value: unknown, roughBytes: number, limit: number): boolean {
+  return roughBytes > limit / 2 && Buffer.byteLength(JSON.stringify(value)) > limit;
+}
+
 function frontError(code: FrontErrorCode, message: string): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: statusOfCode[code],
@@ -263,26 +322,30 @@ export interface HttpFrontOptions {
   port: number;
   host: string;
   limits?: Partial<FrontLimits>;
-  /** Loads a route's handler module (the route table's entry); tests stand in their own. */
-  loadHandler: (entry: string) => Promise<Handler>;
+  /** The API's routes (default: the route table's, each invoking its handler module). */
+  routes?: FrontRoute[];
+  /** Loads what a route invokes (its `target`); tests stand in their own. */
+  loadHandler: (target: string) => Promise<Handler>;
   /** Every handler's time limit, in place of its route's function timeout (tests). */
   functionTimeoutSeconds?: number;
 }
 
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
   const limits = { ...defaultLimits, ...options.limits };
-  const compiled = compileRoutes();
+  const given = options.routes ?? routeTable();
+  const compiled = compileRoutes(given);
+  const fallback = given.find((route) => route.routeKey === '$default');
   const handlers = new Map<string, Promise<Handler>>();
-  const load = (entry: string): Promise<Handler> => {
-    let handler = handlers.get(entry);
+  const load = (target: string): Promise<Handler> => {
+    let handler = handlers.get(target);
     if (!handler) {
-      handler = options.loadHandler(entry);
-      handlers.set(entry, handler);
+      handler = options.loadHandler(target);
+      handlers.set(target, handler);
     }
     return handler;
   };
   // Load every handler up front: a broken import fails the start, not the first request.
-  await Promise.all([...compiled.map((route) => load(route.spec.entry)), load(notFoundRoute.entry)]);
+  await Promise.all(given.map((route) => load(route.target)));
 
   let refusing = false;
   let inFlight = 0;
@@ -314,17 +377,41 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
 
   async function invoke(request: IncomingMessage, body: Buffer): Promise<APIGatewayProxyStructuredResultV2> {
     const matched = routeOf(request.method ?? 'GET', rawPathOf(request.url));
-    const entry = matched ? matched.route.spec.entry : notFoundRoute.entry;
-    const routeKey = matched ? matched.route.key : '$default';
+    const route = matched?.route.route ?? fallback;
+    // API Gateway's own answer to a request no route matches, when the API has no $default route.
+    if (!route)
+      return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
+    const routeKey = route.routeKey;
     const event = buildEvent(request, body, routeKey, matched?.pathParameters);
-    const timeoutSeconds =
-      options.functionTimeoutSeconds ?? matched?.route.spec.function?.timeoutSeconds ?? defaultTimeoutSeconds;
-    const handler = await load(entry);
-    return withTimeout(
-      handler(event, lambdaContext(functionNameOf(entry), timeoutSeconds)),
+    // A base64 body takes 4/3 of its bytes, and the event some more around it.
+    if (overLimit(event, body.length * 1.34 + 4096, invocationLimits.requestBytes)) return apiGateway.requestTooLong;
+    const timeoutSeconds = options.functionTimeoutSeconds ?? route.timeoutSeconds ?? defaultTimeoutSeconds;
+    const handler = await load(route.target);
+    const integration = withTimeout(
+      handler(event, lambdaContext(functionNameOf(route.target), timeoutSeconds)),
       limits.integrationTimeoutMs / 1000,
       routeKey,
-    );
+    ).catch((error: Error) => {
+      throw /timed out after/.test(error.message) && !error.name.startsWith('Sandbox')
+        ? new IntegrationTimeout()
+        : error;
+    });
+    try {
+      const result = await integration;
+      if (overLimit(result, (result?.body?.length ?? 0) * 1.01, invocationLimits.responseBytes)) {
+        process.stderr.write(
+          `${routeKey}: Function.ResponseSizeTooLarge: Response payload size exceeded maximum allowed payload size (${invocationLimits.responseBytes} bytes).\n`,
+        );
+        return apiGateway.internalServerError;
+      }
+      return result;
+    } catch (error) {
+      if (error instanceof IntegrationTimeout) return apiGateway.serviceUnavailable;
+      // The function's own failure (it logs its errors; a timeout is logged by the runtime).
+      if ((error as Error).name !== 'Sandbox.Timedout')
+        process.stderr.write(`${routeKey}: the function failed: ${(error as Error).stack ?? error}\n`);
+      return apiGateway.internalServerError;
+    }
   }
 
   function serve(request: IncomingMessage, response: ServerResponse): void {
@@ -358,7 +445,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         result = await invoke(request, Buffer.concat(chunks));
       } catch (error) {
         process.stderr.write(`local http front: ${(error as Error).stack ?? error}\n`);
-        result = frontError('INTERNAL', 'Internal error');
+        result = apiGateway.internalServerError;
       }
       if (response.destroyed || response.headersSent) return;
       // A stop began meanwhile: this answer is the connection's last.

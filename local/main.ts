@@ -1,10 +1,13 @@
 /**
  * `npm start`: the whole of Tributary on one machine, no AWS account needed.
  *
- *  1. Starts the stand-ins (DynamoDB Local, S3, SQS) on 127.0.0.1, each in a process group of its
- *     own, or uses running ones when LOCAL_STAND_INS=external (AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS).
+ *  1. Makes sure the cloud assembly is the sources' (local/assembly.ts: synthesised again only when
+ *     they changed) while it starts the stand-ins (DynamoDB Local, S3, SQS) on 127.0.0.1, each in a
+ *     process group of its own, or uses running ones when LOCAL_STAND_INS=external
+ *     (AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS).
  *  2. Creates the table, queues and buckets from the same declarations as the stack.
- *  3. Installs the bootstrap key and starts the HTTP front, pollers and schedules.
+ *  3. Installs the bootstrap key and starts the assembly's functions: the HTTP front with its
+ *     routes, the event source mappings' pollers and the schedules.
  *  4. On SIGINT/SIGTERM (to this process or its whole group): new requests get 503, requests in
  *     flight finish, accepted envelopes are written until the queues are empty or the drain time
  *     is up (what is left stays in the durable queue under DATA_DIR), then the stand-ins stop.
@@ -16,6 +19,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { displayPrefix, hashToken } from '#shared/domain/tokens.ts';
+import { ensureAssembly } from './assembly.ts';
+import { readDeployment } from './cloud-assembly.ts';
 import {
   ensureBuckets,
   ensureQueues,
@@ -26,7 +31,7 @@ import {
   resolveSecretsKey,
   standInQueueUrls,
 } from './provision.ts';
-import { handlerEnvironment, preloadHandlers, type Runtime, startRuntime } from './runtime.ts';
+import { handlerEnvironment, type Runtime, startRuntime } from './runtime.ts';
 import { readLocalSettings } from './settings.ts';
 import { type Endpoints, localCredentials, type StandIns, standInEndpoints, startStandIns } from './stand-ins.ts';
 
@@ -87,6 +92,9 @@ async function main(): Promise<void> {
   };
 
   const prefix = process.env.LOCAL_QUEUE_PREFIX ?? '';
+  const assembly = ensureAssembly({ tenantBuckets: settings.buckets, log });
+  // Not awaited yet: a failure is reported where it is awaited.
+  assembly.catch(() => undefined);
   const secretsKey = resolveSecretsKey(settings.dataDir, process.env.SECRETS_KEY);
   let endpoints: Endpoints;
   let queueUrls: QueueUrls;
@@ -104,11 +112,8 @@ async function main(): Promise<void> {
     await ensureTable(endpoints.dynamodb, settings.tableName);
     queueUrls = await ensureQueues(endpoints.sqs, prefix, settings.visibilityTimeoutSeconds);
   } else {
-    // Everything the handlers are given is known before the stand-ins run: load them meanwhile.
     endpoints = standInEndpoints(settings);
     queueUrls = standInQueueUrls(endpoints.sqs, prefix);
-    Object.assign(process.env, handlerEnvironment(settings, endpoints, queueUrls), { SECRETS_KEY: secretsKey });
-    preloadHandlers();
     standIns = await startStandIns({
       dataDir: settings.dataDir,
       dynamodbPort: settings.dynamodbPort,
@@ -135,8 +140,15 @@ async function main(): Promise<void> {
   const imported =
     !external && existsSync(snapshot) ? await importQueueSnapshot(endpoints.sqs, queueUrls, snapshot) : 0;
 
+  const { directory } = await assembly;
+  const deployment = readDeployment(directory, {
+    tableName: settings.tableName,
+    platformBucket: settings.platformBucket,
+    queuePrefix: prefix,
+    sqsEndpoint: new URL(queueUrls.ingest).origin,
+  });
   if (stopping) return;
-  runtime = await startRuntime(settings, env, queueUrls);
+  runtime = await startRuntime(settings, env, queueUrls, { deployment, log });
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   log(
     [

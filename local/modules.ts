@@ -1,7 +1,8 @@
 /**
- * Where the local service finds its own modules: the stand-ins it forks, the handler modules it
- * imports and the threads it runs functions in, each named by its repository path
- * (`local/sqs-stand-in.ts`, `functions/jobs/run.ts`).
+ * Where the local service finds its own modules: the stand-ins it forks and the threads it runs
+ * functions in, each named by its repository path
+ * (`local/sqs-stand-in.ts`, `local/function-host.ts`). The functions themselves run from the cloud
+ * assembly's bundles (local/lambda-sandbox.ts).
  *
  * `npm start` runs the TypeScript sources through tsx. The integration tests start the service about
  * a dozen times per run, and tsx's loader cost seconds of CPU at every start; so they build it once
@@ -22,18 +23,6 @@ export function localModule(entry: string, env: NodeJS.ProcessEnv = process.env)
   const build = env.TRIBUTARY_LOCAL_BUILD;
   if (build) return { file: path.join(build, entry.replace(/\.ts$/, '.js')), execArgv: [] };
   return { file: path.resolve(import.meta.dirname, '..', entry), execArgv: ['--import', 'tsx'] };
-}
-
-const imported = new Map<string, Promise<unknown>>();
-
-/** A handler module's `handler`, imported once per thread, by whichever asks first. */
-export function importHandler<T>(entry: string): Promise<T> {
-  let handler = imported.get(entry);
-  if (!handler) {
-    handler = import(pathToFileURL(localModule(entry).file).href).then((module) => module.handler);
-    imported.set(entry, handler);
-  }
-  return handler as Promise<T>;
 }
 
 /**

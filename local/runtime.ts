@@ -1,8 +1,9 @@
 /**
- * The service itself, locally: the HTTP front on this thread, and every queue consumer and schedule
- * of the topology in a worker thread of its own, all running the very handler modules the stack
- * deploys. The stand-ins it talks to may run in the same process (npm start) or elsewhere (the
- * tests start them once for every runtime).
+ * The service itself, locally: the functions of the cloud assembly `cdk deploy` deploys, each from
+ * its own asset folder with the template's settings (local/cloud-assembly.ts). The HTTP front runs
+ * on this thread and invokes each route's function here; every queue consumer and schedule runs in
+ * a worker thread of its own. The stand-ins it talks to may run in the same process (npm start) or
+ * elsewhere (the tests start them once for every runtime).
  *
  * Why threads: on AWS the ingest function never shares a CPU with the batch writer. In one event
  * loop, the writer's CPU-bound work (Parquet encoding, hundreds of commits per window) held every
@@ -14,12 +15,16 @@
  * do when a Lambda invocation dies.
  */
 import type { Worker } from 'node:worker_threads';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { notFoundRoute, routes } from '#shared/routes.ts';
-import { consumers, type QueueName, queues, schedules } from '#shared/topology.ts';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { keyAttributes } from '#shared/adapters/dynamo/table-schema.ts';
+import { schedules as declaredSchedules, type QueueName, queues, type ScheduleName } from '#shared/topology.ts';
+import { ensureAssembly } from './assembly.ts';
+import { type LocalDeployment, type LocalFunction, readDeployment } from './cloud-assembly.ts';
 import { queueDepth } from './event-source-poller.ts';
 import {
   type FromHost,
+  type FunctionReports,
   type HostedFunction,
   type HostedRunning,
   hostedKey,
@@ -27,12 +32,18 @@ import {
   type ToHost,
 } from './function-host.ts';
 import { type HttpFront, startHttpFront } from './http-front.ts';
-import { importHandler, startThread } from './modules.ts';
+import { enforceIam, type IamSetup } from './iam/enforcement.ts';
+import { startLocalServices } from './iam/local-services.ts';
+import type { DecisionCounts, Denial, Identity } from './iam/policy-evaluator.ts';
+import type { Service } from './iam/requests.ts';
+import { LocalLambda, lambdaVariables } from './lambda-function.ts';
+import { installFunctionScopes } from './lambda-sandbox.ts';
+import { startThread } from './modules.ts';
 import type { QueueUrls } from './provision.ts';
-import type { LocalSettings } from './settings.ts';
+import { functionSettingNames, type LocalSettings } from './settings.ts';
 import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
 
-/** The environment every handler reads, as the stack would set it on each function. */
+/** The environment of the local process, which its own calls (provisioning, the bootstrap key) read. */
 export function handlerEnvironment(
   settings: LocalSettings,
   endpoints: Endpoints,
@@ -62,6 +73,92 @@ export function handlerEnvironment(
   };
 }
 
+/**
+ * Which of the local process's variables reach every function besides its template's: the
+ * endpoints, region and credentials, the SDK's and Powertools' settings, the path style the S3
+ * stand-in needs, and the service's own settings (local/settings.ts). The template's resource
+ * variables (table, bucket, queues, secrets) are the template's alone.
+ */
+const reachesFunctions = (name: string) =>
+  (name.startsWith('AWS_') && !name.startsWith('AWS_LAMBDA_FUNCTION')) ||
+  name.startsWith('POWERTOOLS_') ||
+  name === 'S3_FORCE_PATH_STYLE' ||
+  name === 'ALLOWED_STORE_ENDPOINTS' ||
+  (functionSettingNames as readonly string[]).includes(name);
+
+/**
+ * The access key a function's calls are signed with, which names it to local IAM (letters and
+ * digits only: DynamoDB Local refuses any other key).
+ */
+export const accessKeyOf = (fn: LocalFunction) => `LOCAL${fn.name.replace(/[^A-Za-z0-9]/g, '')}`;
+
+/**
+ * A function's whole environment: the template's variables, those Lambda sets (its own
+ * credentials among them), and local mode's: the local AWS endpoints.
+ */
+export function functionEnvironment(
+  fn: LocalFunction,
+  local: Record<string, string | undefined>,
+  logLevel: string,
+  endpoints: Record<Service, string>,
+): Record<string, string> {
+  const ownSettings = Object.fromEntries(
+    Object.entries(local).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && reachesFunctions(entry[0]),
+    ),
+  );
+  // NODE_OPTIONS (source maps) is for the process: the local one has them on for every function.
+  const { NODE_OPTIONS: _nodeOptions, ...template } = fn.environment;
+  return {
+    ...template,
+    ...lambdaVariables(fn, logLevel),
+    ...ownSettings,
+    AWS_ACCESS_KEY_ID: accessKeyOf(fn),
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsmanager,
+    AWS_ENDPOINT_URL_STS: endpoints.sts,
+  };
+}
+
+/** What local mode counts of its own beside the service's metrics: AWS's refusals and Lambda's timeouts. */
+class LocalFigures {
+  readonly denied = new Map<string, { denial: Denial; count: number }>();
+  readonly timeouts = new Map<string, number>();
+
+  timedOut(functionName: string): void {
+    this.timeouts.set(functionName, (this.timeouts.get(functionName) ?? 0) + 1);
+  }
+
+  deny(denial: Denial): void {
+    const key = `${denial.functionName}\n${denial.action}\n${denial.resource}`;
+    const known = this.denied.get(key) ?? { denial, count: 0 };
+    known.count++;
+    this.denied.set(key, known);
+  }
+
+  /** Prometheus lines, appended to the service's own at /metrics. */
+  exposition(): string {
+    const quoted = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    const lines = [
+      '# HELP tributary_local_access_denied_total AWS calls a function made that its role does not allow (local mode evaluates every call; on AWS they fail as AccessDenied)',
+      '# TYPE tributary_local_access_denied_total counter',
+      ...[...this.denied.values()].map(
+        ({ denial, count }) =>
+          `tributary_local_access_denied_total{function="${quoted(denial.functionName)}",action="${quoted(denial.action)}",resource="${quoted(denial.resource)}"} ${count}`,
+      ),
+      "# HELP tributary_local_function_timeouts_total Invocations stopped at their function's timeout",
+      '# TYPE tributary_local_function_timeouts_total counter',
+      ...[...this.timeouts].map(
+        ([name, count]) => `tributary_local_function_timeouts_total{function="${quoted(name)}"} ${count}`,
+      ),
+    ];
+    return `${lines.join('\n')}\n`;
+  }
+}
+
 export interface Runtime {
   url: string;
   front: HttpFront;
@@ -84,49 +181,55 @@ export interface RuntimeOptions {
   functions?: 'threads' | 'this-thread';
   /** Where a function thread's unexpected end is told (stderr by default). */
   log?: (line: string) => void;
+  /** The deployment to run (default: the current cloud assembly, synthesised if need be). */
+  deployment?: LocalDeployment;
 }
 
-/**
- * Starts importing the routes' handler modules (a few seconds of work) while the stand-ins start.
- * The handlers' environment must be in place first: modules read some of it as they load.
- */
-export function preloadHandlers(): void {
-  const entries = [...Object.values(routes).map((route) => route.entry), notFoundRoute.entry];
-  // A module that fails to load fails the start when the front asks for it.
-  for (const entry of entries) importHandler(entry).catch(() => undefined);
+/** Whether a scheduled function runs once more at a graceful stop: its declaration says so (shared/topology.ts). */
+function runsAtStop(fn: LocalFunction): boolean {
+  const declared = fn.declared?.kind === 'schedule' ? declaredSchedules[fn.declared.name as ScheduleName] : undefined;
+  return declared?.runsAtStop === true;
 }
 
-/** Every consumer and schedule of the topology, as the functions to host. */
-async function topologyFunctions(settings: LocalSettings, queueUrls: QueueUrls, sqs: SQSClient) {
-  const hosted: HostedFunction[] = [];
-  for (const [name, consumer] of Object.entries(consumers)) {
-    const queueUrl = queueUrls[consumer.queue];
-    const arn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
-    hosted.push({
-      kind: 'consumer',
-      name,
-      entry: consumer.entry,
-      queueUrl,
-      queueArn: arn.Attributes?.QueueArn ?? '',
-      batchSize: consumer.batchSize,
-      // A consumer declared to be invoked as soon as messages arrive (the table committer: a freshness
-      // target of seconds) keeps that; the others take the local window.
-      batchingWindowSeconds: consumer.maxBatchingWindowSeconds === 0 ? 0 : settings.batchWindowSeconds,
-      timeoutSeconds: consumer.function.timeoutSeconds,
-      concurrency: Math.min(settings.pollersPerConsumer, consumer.maxConcurrency),
+/** Every queue consumer and schedule of the deployment, as the functions to host. */
+function asynchronousFunctions(
+  deployment: LocalDeployment,
+  settings: LocalSettings,
+  environment: (fn: LocalFunction) => Record<string, string>,
+  iam: IamSetup,
+): HostedFunction[] {
+  const fnOf = (id: string) => deployment.functions.get(id) as LocalFunction;
+  const consumers: HostedFunction[] = deployment.eventSources
+    .filter((source) => source.enabled)
+    .map((source) => {
+      const fn = fnOf(source.functionId);
+      const limits = [settings.pollersPerConsumer, source.maximumConcurrency, fn.reservedConcurrency];
+      return {
+        kind: 'consumer',
+        fn,
+        env: environment(fn),
+        iam,
+        queueUrl: source.queueUrl,
+        queueArn: source.queueArn,
+        batchSize: source.batchSize,
+        batchingWindowSeconds: settings.batchWindowSeconds ?? source.batchingWindowSeconds,
+        concurrency: Math.min(...limits.filter((limit): limit is number => limit !== null)),
+      };
     });
-  }
-  for (const [name, schedule] of Object.entries(schedules)) {
-    hosted.push({
-      kind: 'schedule',
-      name,
-      entry: schedule.entry,
-      intervalSeconds: settings.scheduleSecondsOverride ?? schedule.everyMinutes * 60,
-      timeoutSeconds: schedule.function?.timeoutSeconds ?? 60,
-      runsAtStop: schedule.runsAtStop === true,
+  const scheduled: HostedFunction[] = deployment.schedules
+    .filter((schedule) => schedule.enabled)
+    .map((schedule) => {
+      const fn = fnOf(schedule.functionId);
+      return {
+        kind: 'schedule',
+        fn,
+        env: environment(fn),
+        iam,
+        intervalSeconds: settings.scheduleSecondsOverride ?? schedule.intervalSeconds,
+        runsAtStop: runsAtStop(fn),
+      };
     });
-  }
-  return hosted;
+  return [...consumers, ...scheduled];
 }
 
 /** After a thread's unexpected end, the wait before it starts again: doubling, up to this. */
@@ -140,7 +243,7 @@ const healthyRunMs = 60_000;
  */
 export async function startFunctionThread(
   hosted: HostedFunction,
-  options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+  options: { log?: (line: string) => void; report?: FunctionReports; env?: NodeJS.ProcessEnv } = {},
 ): Promise<HostedRunning> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let stopping = false;
@@ -159,6 +262,9 @@ export async function startFunctionThread(
       const startedAt = Date.now();
       let reason = '';
       worker.on('message', (message: FromHost) => {
+        if (message.type === 'timedOut')
+          (options.report?.timedOut ?? ((_, line) => log(line)))(hosted.fn.name, message.line);
+        if (message.type === 'denied') options.report?.denied(message.denial);
         if (message.type !== 'ready') return;
         everReady = true;
         ready();
@@ -172,12 +278,12 @@ export async function startFunctionThread(
           if (stopping) return;
           const why = reason || `it exited with code ${code}`;
           if (!everReady) {
-            failed(new Error(`The ${hosted.name} function could not start: ${why}`));
+            failed(new Error(`The ${hosted.fn.name} function could not start: ${why}`));
             return;
           }
           if (Date.now() - startedAt > healthyRunMs) delayMs = restartDelaysMs.first;
           log(
-            `function ${hosted.name} ended unexpectedly (${why}); starting it again in ${delayMs / 1000} s` +
+            `function ${hosted.fn.name} ended unexpectedly (${why}); starting it again in ${delayMs / 1000} s` +
               (hosted.kind === 'consumer' ? '; the records it held come back after the visibility timeout' : ''),
           );
           restartTimer = setTimeout(() => void launch(), delayMs);
@@ -194,15 +300,16 @@ export async function startFunctionThread(
       stopping = true;
       clearTimeout(restartTimer);
       const running = current;
-      if (!running) return;
-      const stopped = new Promise<void>((resolve) =>
+      if (!running) return undefined;
+      const stopped = new Promise<DecisionCounts>((resolve) =>
         running.worker.on('message', (message: FromHost) => {
-          if (message.type === 'stopped') resolve();
+          if (message.type === 'stopped') resolve(message.decisions);
         }),
       );
       running.worker.postMessage({ type: 'stop', final: options?.final === true } satisfies ToHost);
-      await Promise.race([stopped, running.ended]);
+      const decisions = await Promise.race([stopped, running.ended.then(() => undefined)]);
       await running.worker.terminate();
+      return decisions;
     },
   };
 }
@@ -214,17 +321,111 @@ export async function startRuntime(
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   Object.assign(process.env, env);
-  const sqs = new SQSClient({ endpoint: env.AWS_ENDPOINT_URL_SQS, region: localRegion, credentials: localCredentials });
-  const host = (hosted: HostedFunction) =>
-    options.functions === 'this-thread' ? hostFunction(hosted) : startFunctionThread(hosted, { log: options.log });
+  const sqsEndpoint = env.AWS_ENDPOINT_URL_SQS as string;
+  const deployment =
+    options.deployment ??
+    readDeployment((await ensureAssembly({ tenantBuckets: settings.buckets, log: options.log })).directory, {
+      tableName: settings.tableName,
+      platformBucket: settings.platformBucket,
+      queuePrefix: queuePrefixOf(queueUrls),
+      sqsEndpoint: new URL(queueUrls.ingest).origin,
+    });
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 
+  // Every function's calls are held to its role where they are made (local/iam/enforcement.ts).
+  const figures = new LocalFigures();
+  const hosted = new Set([
+    ...deployment.routes.map((route) => route.functionId),
+    ...deployment.eventSources.map((source) => source.functionId),
+    ...deployment.schedules.map((schedule) => schedule.functionId),
+  ]);
+  const identities: Record<string, Identity> = {};
+  for (const id of hosted) {
+    const fn = deployment.functions.get(id) as LocalFunction;
+    if (fn.roleArn) identities[accessKeyOf(fn)] = { functionName: fn.name, roleArn: fn.roleArn };
+  }
+  const services = await startLocalServices({
+    // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
+    secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
+    roleArns: [...deployment.roles.keys()],
+  });
+  const endpoints: Record<Service, string> = {
+    dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB as string,
+    s3: env.AWS_ENDPOINT_URL_S3 as string,
+    sqs: sqsEndpoint,
+    ...services.endpoints,
+  };
+  const iam: IamSetup = {
+    addresses: Object.fromEntries([
+      ...Object.entries(endpoints).map(([service, url]) => [new URL(url).origin, service]),
+      [new URL(deployment.queueUrls.ingest).origin, 'sqs'],
+    ]),
+    identities,
+    rolePolicies: Object.fromEntries(deployment.rolePolicies),
+    resourcePolicies: Object.fromEntries(deployment.resourcePolicies),
+    roles: Object.fromEntries(deployment.roles),
+    partitionKey: keyAttributes.partition,
+    secretArns: [...deployment.secrets.keys()],
+  };
+  const report: FunctionReports = {
+    timedOut(functionName, line) {
+      figures.timedOut(functionName);
+      log(line);
+    },
+    denied(denial) {
+      figures.deny(denial);
+      log(
+        `AccessDenied: ${denial.functionName} is not authorized to perform ${denial.action} on ${denial.resource} ${denial.reason} (role ${denial.roleArn}); on AWS this call fails the same way`,
+      );
+    },
+  };
+  const environment = (fn: LocalFunction) =>
+    functionEnvironment(fn, { ...process.env, ...env }, settings.logLevel, endpoints);
+  const sqs = new SQSClient({ endpoint: sqsEndpoint, region: localRegion, credentials: localCredentials });
+  const host = (hosted: HostedFunction) =>
+    options.functions === 'this-thread' ? hostFunction(hosted, report) : startFunctionThread(hosted, { log, report });
+
+  // Routes run on this thread, each function loaded at its first request (its cold start).
+  installFunctionScopes();
+  const enforcement = enforceIam(iam, (denial) => report.denied(denial));
+  const routeFunctions = new Map<string, LocalLambda>();
+  for (const route of deployment.routes) {
+    const fn = deployment.functions.get(route.functionId) as LocalFunction;
+    if (!routeFunctions.has(fn.id))
+      routeFunctions.set(fn.id, new LocalLambda(fn, environment(fn), (line) => report.timedOut(fn.name, line)));
+  }
+  const routes = deployment.routes.map((route) => ({
+    routeKey: route.routeKey,
+    target: route.functionId,
+    timeoutSeconds: deployment.functions.get(route.functionId)?.timeoutSeconds,
+  }));
   const [front, functions] = await Promise.all([
-    startHttpFront({ port: settings.port, host: settings.host, loadHandler: importHandler }),
-    topologyFunctions(settings, queueUrls, sqs).then((hosted) =>
-      Promise.all(hosted.map(async (each) => ({ kind: each.kind, running: await host(each) }))),
+    startHttpFront({
+      port: settings.port,
+      host: settings.host,
+      routes,
+      loadHandler: async (target) => {
+        const lambda = routeFunctions.get(target) as LocalLambda;
+        return async (event, context) => {
+          const result = (await lambda.invoke(event, {
+            requestId: context.awsRequestId,
+          })) as APIGatewayProxyStructuredResultV2;
+          // Local mode's own figures follow the service's, where an operator scrapes them.
+          if (event.routeKey === 'GET /metrics' && result.statusCode === 200 && !result.isBase64Encoded)
+            return { ...result, body: `${result.body ?? ''}${figures.exposition()}` };
+          return result;
+        };
+      },
+    }),
+    Promise.all(
+      asynchronousFunctions(deployment, settings, environment, iam).map(async (each) => ({
+        kind: each.kind,
+        running: await host(each),
+      })),
     ),
   ]);
 
+  const consumed = [...new Set(deployment.eventSources.map((source) => source.queueUrl))];
   let deadline = Number.POSITIVE_INFINITY;
   return {
     url: front.url,
@@ -234,22 +435,40 @@ export async function startRuntime(
     },
     async stop() {
       await front.refuse();
-      const consumed = [...new Set(Object.values(consumers).map((consumer) => queueUrls[consumer.queue]))];
       deadline = Math.min(deadline, Date.now() + settings.drainTimeoutSeconds * 1000);
       const queued = async () =>
         (await Promise.all(consumed.map((url) => queueDepth(sqs, url)))).reduce((sum, depth) => sum + depth, 0);
       while ((await queued()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
       // Consumers first, so that what they staged last is there for the schedules' final runs
       // (everything staged is committed), which a hurried stop skips: staged envelopes are safe.
-      await Promise.all(functions.filter(({ kind }) => kind === 'consumer').map(({ running }) => running.stop()));
+      const decisions: (DecisionCounts | undefined)[] = [enforcement.evaluator.counts()];
+      decisions.push(
+        ...(await Promise.all(
+          functions.filter(({ kind }) => kind === 'consumer').map(({ running }) => running.stop()),
+        )),
+      );
       const final = Date.now() < deadline;
-      await Promise.all(
-        functions.filter(({ kind }) => kind === 'schedule').map(({ running }) => running.stop({ final })),
+      decisions.push(
+        ...(await Promise.all(
+          functions.filter(({ kind }) => kind === 'schedule').map(({ running }) => running.stop({ final })),
+        )),
       );
       await front.close();
       const undrained = await queued();
       sqs.destroy();
+      const denied = [...figures.denied.values()].reduce((sum, { count }) => sum + count, 0);
+      const sum = (name: 'evaluated' | 'kept') => decisions.reduce((total, counts) => total + (counts?.[name] ?? 0), 0);
+      log(
+        `IAM: ${sum('evaluated')} decisions evaluated against the functions' roles, ${sum('kept')} calls answered from decisions kept, ${denied} denied`,
+      );
+      await services.close();
       return { undrained };
     },
   };
+}
+
+/** The prefix of the local queue names, from the ingest queue's URL (`…/000000000000/<prefix>ingest`). */
+function queuePrefixOf(queueUrls: QueueUrls): string {
+  const name = queueUrls.ingest.split('/').pop() ?? '';
+  return name.slice(0, name.length - queues.ingest.name.length);
 }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { functionNameOf, lambdaContext, withTimeout } from './lambda-context.ts';
+import { lambdaContext, withTimeout } from './lambda-context.ts';
 
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -17,10 +17,10 @@ export interface Schedule {
 
 export function startSchedule(options: {
   name: string;
-  entry: string;
   handler: ScheduledHandler;
   intervalSeconds: number;
-  timeoutSeconds: number;
+  /** The run's time limit, for a handler that does not keep it itself (a hosted function does). */
+  timeoutSeconds?: number;
   runsAtStop?: boolean;
 }): Schedule {
   let running: Promise<unknown> = Promise.resolve();
@@ -37,10 +37,11 @@ export function startSchedule(options: {
       resources: [`arn:aws:events:us-east-1:000000000000:rule/${options.name}`],
       detail,
     };
-    return withTimeout(
-      options.handler(event, lambdaContext(functionNameOf(options.entry), options.timeoutSeconds)),
-      options.timeoutSeconds,
-      options.name,
+    const invocation = Promise.resolve(
+      options.handler(event, lambdaContext(options.name, options.timeoutSeconds ?? 900)),
+    );
+    return (
+      options.timeoutSeconds === undefined ? invocation : withTimeout(invocation, options.timeoutSeconds, options.name)
     ).catch((error: Error) => process.stderr.write(`schedule ${options.name}: ${error.message}\n`));
   };
   const timer = setInterval(() => {

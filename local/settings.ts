@@ -15,7 +15,8 @@ export interface LocalSettings {
   buckets: string[];
   tableName: string;
   platformBucket: string;
-  batchWindowSeconds: number;
+  /** The queue consumers' batching window, in place of the template's (LOCAL_BATCH_WINDOW_SECONDS). */
+  batchWindowSeconds: number | null;
   visibilityTimeoutSeconds: number;
   /** How long a graceful stop waits for accepted envelopes to be written before it keeps them on disk. */
   drainTimeoutSeconds: number;
@@ -37,6 +38,7 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
           .map((item) => item.trim())
           .filter(Boolean);
   const schedule = env.LOCAL_SCHEDULE_SECONDS;
+  const window = env.LOCAL_BATCH_WINDOW_SECONDS;
   return {
     port: intEnv('PORT', 3000, env),
     host: env.HOST ?? '127.0.0.1',
@@ -47,7 +49,7 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
     buckets: list(env.LOCAL_BUCKETS, ['demo-bucket']),
     tableName: env.TABLE_NAME ?? 'tributary',
     platformBucket: env.PLATFORM_BUCKET ?? 'tributary-platform',
-    batchWindowSeconds: intEnv('LOCAL_BATCH_WINDOW_SECONDS', 1, env),
+    batchWindowSeconds: window === undefined || window === '' ? null : intEnv('LOCAL_BATCH_WINDOW_SECONDS', 0, env),
     visibilityTimeoutSeconds: intEnv('LOCAL_VISIBILITY_TIMEOUT_SECONDS', 10, env),
     drainTimeoutSeconds: intEnv('LOCAL_DRAIN_TIMEOUT_SECONDS', 30, env),
     pollersPerConsumer: intEnv('LOCAL_POLLERS_PER_CONSUMER', 2, env),
@@ -55,4 +57,31 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
     logLevel: env.LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     allowedStoreEndpoints: env.ALLOWED_STORE_ENDPOINTS ?? 'loopback',
   };
+}
+
+/**
+ * The service's own settings (README, Settings) a function reads from its environment. On AWS the
+ * stack sets some of them from context values; locally each one set in the environment reaches
+ * every function, beside the template's variables.
+ */
+export const functionSettingNames = [
+  'TABLE_FRESHNESS_SECONDS',
+  'DATA_RETENTION_DAYS',
+  'INGEST_MAX_BYTES',
+  'INGEST_INLINE_MAX_BYTES',
+  'INGEST_CACHE_SECONDS',
+  'REJECTIONS_PER_SOURCE',
+  'COUNTER_FLUSH_SECONDS',
+  'JOB_LEASE_SECONDS',
+  'COMMIT_RETRY_SECONDS',
+  'HEALTH_MAX_AGE_SECONDS',
+  'PUBLIC_BASE_URL',
+  'DASHBOARD_URL',
+  'DASHBOARD_TOKEN',
+] as const;
+
+export function functionSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(
+    functionSettingNames.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name] as string]])),
+  );
 }

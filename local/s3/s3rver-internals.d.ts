@@ -46,3 +46,15 @@ declare module 's3rver/lib/models/error.js' {
     detail: Record<string, unknown>;
   }
 }
+
+declare module 's3rver/lib/models/account.js' {
+  /** s3rver's accounts: the access keys it knows, and the one account every request belongs to. */
+  interface AWSAccount {
+    id: number;
+  }
+  const Account: {
+    registry: Map<string, AWSAccount>;
+    DUMMY_ACCOUNT: AWSAccount;
+  };
+  export default Account;
+}

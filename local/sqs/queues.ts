@@ -70,7 +70,9 @@ export const queueArn = (name: string) => `arn:aws:sqs:${region}:${accountId}:${
 
 const defaultAttributes: Record<string, string> = {
   VisibilityTimeout: '30',
-  MaximumMessageSize: '262144',
+  // 1 MiB: SQS's maximum message size and the default of a queue that sets none, since August 2025
+  // ("Amazon SQS increases maximum message payload size to 1 MiB", AWS What's New, August 2025).
+  MaximumMessageSize: '1048576',
   MessageRetentionPeriod: '345600',
   DelaySeconds: '0',
   ReceiveMessageWaitTimeSeconds: '0',

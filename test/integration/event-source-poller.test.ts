@@ -86,7 +86,6 @@ function start(
 ) {
   poller = startPoller(access, {
     name: 'test',
-    entry: 'functions/test.ts',
     queueUrl: url,
     queueArn: 'arn:aws:sqs:us-east-1:000000000000:test',
     handler,

@@ -2,15 +2,17 @@
  * Every queue consumer and schedule of the local runtime runs in a thread of its own, off the HTTP
  * front's event loop. A thread that dies is started again, and the records it held come back after
  * the visibility timeout, as when a Lambda invocation dies; a function that cannot load fails the
- * start. The threads here run a test consumer from the sources (the suite's build holds only the
- * service's own modules) against the shared SQS stand-in.
+ * start. The threads here run a test consumer, bundled into an asset folder of its own as a deploy
+ * bundles a function, against the shared SQS stand-in.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { esbuildSettings } from '#lib/bundling.ts';
 import { queueDepth } from '../../local/event-source-poller.ts';
 import type { HostedFunction } from '../../local/function-host.ts';
 import { startFunctionThread } from '../../local/runtime.ts';
@@ -25,10 +27,23 @@ const sqs = new SQSClient({
 const directory = mkdtempSync(path.join(os.tmpdir(), 'function-threads-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-/** The thread's environment: the sources (not the suite's build), the shared stand-ins, a log of its own. */
-function threadEnv(log: string): NodeJS.ProcessEnv {
-  const { TRIBUTARY_LOCAL_BUILD: _build, ...env } = process.env;
-  return { ...env, ...runtimeEnv, CRASHING_CONSUMER_LOG: log };
+/** The function's environment: a log of its own. */
+const functionEnv = (log: string) => ({
+  AWS_REGION: 'us-east-1',
+  AWS_ENDPOINT_URL_SQS: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
+  CRASHING_CONSUMER_LOG: log,
+});
+
+/** A test module bundled as a deploy bundles a function, into an asset folder of its own. */
+async function assetOf(entry: string): Promise<string> {
+  const folder = mkdtempSync(path.join(directory, 'asset-'));
+  await esbuild.build({
+    ...esbuildSettings,
+    entryPoints: [path.resolve(import.meta.dirname, '..', '..', entry)],
+    outfile: path.join(folder, 'index.js'),
+    logLevel: 'error',
+  });
+  return folder;
 }
 
 async function queue(visibilityTimeoutSeconds: number) {
@@ -43,16 +58,46 @@ async function queue(visibilityTimeoutSeconds: number) {
   return { url, arn: arn.Attributes?.QueueArn as string };
 }
 
-function consumer(entry: string, url: string, arn: string): HostedFunction {
+async function consumer(
+  entry: string,
+  url: string,
+  arn: string,
+  log: string,
+  settings: { timeoutSeconds?: number; env?: Record<string, string> } = {},
+): Promise<HostedFunction> {
   return {
     kind: 'consumer',
-    name: 'test-consumer',
-    entry,
+    fn: {
+      id: 'test/consumer',
+      name: 'test-consumer',
+      arn: 'arn:aws:lambda:us-east-1:000000000000:function:test-consumer',
+      description: 'a test consumer',
+      runtime: 'nodejs22.x',
+      handler: 'index.handler',
+      assetDirectory: await assetOf(entry),
+      environment: {},
+      memoryMb: 128,
+      timeoutSeconds: settings.timeoutSeconds ?? 30,
+      reservedConcurrency: null,
+      logFormat: 'JSON',
+      roleArn: null,
+      declared: null,
+    },
+    env: { ...functionEnv(log), ...settings.env },
+    // No identities: the test consumer's calls are not held to a role.
+    iam: {
+      addresses: {},
+      identities: {},
+      rolePolicies: {},
+      resourcePolicies: {},
+      roles: {},
+      partitionKey: 'pk',
+      secretArns: [],
+    },
     queueUrl: url,
     queueArn: arn,
     batchSize: 1,
     batchingWindowSeconds: 0,
-    timeoutSeconds: 30,
     concurrency: 1,
   };
 }
@@ -64,8 +109,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
     const { url, arn } = await queue(1);
     const log = path.join(directory, 'handled');
     const lines: string[] = [];
-    const running = await startFunctionThread(consumer('test/support/crashing-consumer.ts', url, arn), {
-      env: threadEnv(log),
+    const running = await startFunctionThread(await consumer('test/support/crashing-consumer.ts', url, arn, log), {
       log: (line) => lines.push(line),
     });
     try {
@@ -90,12 +134,51 @@ describe('the local runtime runs each function in a thread of its own', () => {
     }
   });
 
+  it('stops an invocation at its timeout as Lambda does: its batch comes back, and what it would still have done never happens', async () => {
+    const { url, arn } = await queue(2);
+    const echo = await queue(30);
+    const log = path.join(directory, 'slow');
+    const lines: string[] = [];
+    const running = await startFunctionThread(
+      await consumer('test/support/slow-consumer.ts', url, arn, log, {
+        timeoutSeconds: 1,
+        env: {
+          SLOW_CONSUMER_LOG: log,
+          ECHO_QUEUE_URL: echo.url,
+          AWS_ENDPOINT_URL_SQS: runtimeEnv.AWS_ENDPOINT_URL_SQS as string,
+        },
+      }),
+      { log: (line) => lines.push(line) },
+    );
+    try {
+      await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: '0', MessageBody: 'slow-1' }] }));
+      // Handled once, by its second delivery; the first one's echo, due a second after its
+      // timeout, was never sent.
+      const seen = await pollUntil(
+        async () => ({
+          handled: handled(log),
+          queued: await queueDepth(sqs, url),
+          echoed: await queueDepth(sqs, echo.url),
+        }),
+        (state) => state.handled.length === 1 && state.queued === 0,
+        { what: 'the record handled after its timed-out delivery', timeoutMs: 60_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect({ ...seen, echoed: await queueDepth(sqs, echo.url) }).toEqual({
+        handled: ['slow-1'],
+        queued: 0,
+        echoed: 1,
+      });
+      expect(lines).toEqual([expect.stringMatching(/^function test-consumer: Task timed out after 1\.00 seconds/)]);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('stops a thread for good: nothing is handled after its stop', async () => {
     const { url, arn } = await queue(1);
     const log = path.join(directory, 'stopped');
-    const running = await startFunctionThread(consumer('test/support/crashing-consumer.ts', url, arn), {
-      env: threadEnv(log),
-    });
+    const running = await startFunctionThread(await consumer('test/support/crashing-consumer.ts', url, arn, log));
     await running.stop();
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: '0', MessageBody: 'late' }] }));
     // The queue keeps the record: had any thread still polled, it would have taken it within its long poll.
@@ -106,9 +189,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
   it('fails the start when a function cannot load', async () => {
     const { url, arn } = await queue(1);
     await expect(
-      startFunctionThread(consumer('test/support/broken-consumer.ts', url, arn), {
-        env: threadEnv(path.join(directory, 'broken')),
-      }),
+      startFunctionThread(await consumer('test/support/broken-consumer.ts', url, arn, path.join(directory, 'broken'))),
     ).rejects.toThrow(/^The test-consumer function could not start: Error: this module cannot load/);
   });
 });

@@ -15,10 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { issueToken } from '#shared/domain/tokens.ts';
+import { ensureAssembly } from '../../local/assembly.ts';
 import { freePorts } from '../../local/free-port.ts';
 import { type StandIns, startStandIns } from '../../local/stand-ins.ts';
 import { buildLocalService, localBuildDirectory } from './local-build.ts';
-import { type RuntimeProcess, startRuntimeProcess } from './runtime-process.ts';
+import { type RuntimeProcess, startRuntimeProcess, unaskedDenials } from './runtime-process.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -99,6 +100,10 @@ export async function setup(project: TestProject): Promise<void> {
     JOB_LEASE_SECONDS: '4',
     // A small ring, so that a test can overflow it with a few bad requests.
     REJECTIONS_PER_SOURCE: '10',
+    // Each function runs apart, as on AWS: the ingest function learns of a pause, a suspension or a
+    // new token from the table, after its cache time (2 s by default). The tests check such changes
+    // at once, so the service reads the table on every request; the cache is tested on its own.
+    INGEST_CACHE_SECONDS: '0',
     LOG_LEVEL: 'WARN',
     DASHBOARD_URL: `${toolUrl}/connections`,
   };
@@ -110,7 +115,13 @@ export async function setup(project: TestProject): Promise<void> {
   };
   starting = (async () => {
     try {
-      await buildLocalService(build);
+      // The service runs the cloud assembly's functions: synthesised here once (and kept while the
+      // sources do not change) before any service starts.
+      const [assembly] = await Promise.all([
+        ensureAssembly({ tenantBuckets: ['demo-bucket'] }),
+        buildLocalService(build),
+      ]);
+      if (assembly.built) process.stderr.write(`cloud assembly synthesised in ${assembly.seconds.toFixed(1)} s\n`);
       standIns = await startStandIns({ dataDir: directory, ...ports });
       const started = [standIns.endpoints.dynamodb, standIns.endpoints.s3, standIns.endpoints.sqs];
       const expected = [
@@ -159,12 +170,25 @@ export async function teardown(): Promise<void> {
     const documented = await servedOperations(runtime.url).catch(() => []);
     process.stderr.write(contractSummary(contractLog, documented));
   }
+  let denials: string[] = [];
   if (runtime) {
-    const code = await runtime.stop();
+    const code = await runtime.stop().catch(() => null);
     if (code !== 0) process.stderr.write(`runtime exited with ${code}:\n${runtime.output()}\n`);
+    denials = unaskedDenials(runtime.denials);
+    // The service's own log, kept where TRIBUTARY_SERVICE_LOG says (its last 200,000 characters).
+    if (process.env.TRIBUTARY_SERVICE_LOG) writeFileSync(process.env.TRIBUTARY_SERVICE_LOG, runtime.output());
   }
   await standIns?.stop();
   dashboardTool?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  // Local mode evaluates every AWS call a function makes against its role: one the suite did not
+  // ask to be refused would be refused on AWS too, and fails the run (an error thrown here would
+  // only be printed: vitest's exit code ignores its global teardown).
+  if (denials.length > 0) {
+    process.stderr.write(
+      `\nThe service refused ${denials.length} AWS calls no test asked it to:\n${denials.join('\n')}\n`,
+    );
+    process.exitCode = 1;
+  }
 }

@@ -1,7 +1,8 @@
 /**
- * The local service as the integration tests run it: `local/main.ts`, the stand-ins it forks, the
- * module each consumer's and schedule's thread runs, and every handler module it imports, compiled
- * by esbuild once per run into one directory, each at its repository path with `.js`. The suite starts the service about a dozen times, and each start from
+ * The local service as the integration tests run it: `local/main.ts`, the stand-ins it forks, and
+ * the modules of its threads (each consumer's and schedule's host), compiled
+ * by esbuild once per run into one directory, each at its repository path with `.js` (the functions
+ * themselves run from the cloud assembly, as with `npm start`). The suite starts the service about a dozen times, and each start from
  * source spent seconds of CPU in tsx's loader (on two cores: 3.5 s for the service alone, 12 s with
  * its stand-ins, against 1.8 s and 8.4 s from the build, which takes a quarter of a second). The
  * service finds the build through TRIBUTARY_LOCAL_BUILD (local/modules.ts); `npm start` still runs
@@ -14,7 +15,6 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { allFunctions } from '#lib/functions.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const entries = [
@@ -23,7 +23,6 @@ const entries = [
   'local/dynamodb-stand-in.ts',
   'local/s3-stand-in.ts',
   'local/sqs-stand-in.ts',
-  ...new Set(allFunctions().map((fn) => fn.entry)),
 ];
 
 /** A new directory for the build, inside the repository (see above); the caller removes it. */

@@ -15,11 +15,22 @@ import { localModule } from '../../local/modules.ts';
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/**
+ * The AWS calls a service refused that no test asked to be refused: every `AccessDenied:` line of
+ * its output but those for the buckets a test names `not-granted-…` (test/integration/iam.test.ts).
+ * The suite fails on any (test/support/global-setup.ts, and each runtime a test stops).
+ */
+export function unaskedDenials(lines: string[]): string[] {
+  return lines.filter((line) => !/ arn:aws:s3:::not-granted-/.test(line));
+}
+
 export interface RuntimeProcess {
   url: string;
   child: ChildProcess;
   output(): string;
-  /** SIGTERM and wait for a graceful exit; resolves with the exit code. */
+  /** The lines of its output that report a refused AWS call. */
+  denials: string[];
+  /** SIGTERM and wait for a graceful exit; resolves with the exit code, rejects on a denial no test asked for. */
   stop(): Promise<number | null>;
   /** SIGKILL: a crash, nothing flushed. */
   kill(): Promise<void>;
@@ -28,6 +39,8 @@ export interface RuntimeProcess {
 interface Spawned {
   child: ChildProcess;
   output(): string;
+  /** Every line of the output that reports a refused AWS call, however long the output grew. */
+  denials: string[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -42,15 +55,21 @@ function spawnMain(env: Record<string, string>, ownGroup: boolean): Spawned {
     detached: ownGroup,
   });
   let output = '';
-  const append = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-200_000);
+  const denials: string[] = [];
+  const partial = { stdout: '', stderr: '' };
+  const append = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+    const text = chunk.toString();
+    output = (output + text).slice(-200_000);
+    const lines = (partial[stream] + text).split('\n');
+    partial[stream] = lines.pop() ?? '';
+    denials.push(...lines.filter((line) => line.startsWith('AccessDenied:')));
   };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
+  child.stdout?.on('data', append('stdout'));
+  child.stderr?.on('data', append('stderr'));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, output: () => output, exited };
+  return { child, output: () => output, denials, exited };
 }
 
 /** Ready means everything started (stand-ins, front, pollers, schedules), which the banner announces. */
@@ -76,10 +95,13 @@ export async function startRuntimeProcess(env: Record<string, string>, port?: nu
     url: `http://127.0.0.1:${port}`,
     child,
     output: spawned.output,
+    denials: spawned.denials,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      return (await spawned.exited).code;
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const { code } = child.exitCode === null ? await spawned.exited : { code: child.exitCode };
+      const denials = unaskedDenials(spawned.denials);
+      if (denials.length > 0) throw new Error(`The service refused calls no test asked it to:\n${denials.join('\n')}`);
+      return code;
     },
     async kill() {
       if (child.exitCode !== null) return;

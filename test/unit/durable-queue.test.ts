@@ -279,7 +279,11 @@ describe('the SQS JSON protocol, through the AWS SDK', () => {
     expect(
       await refusal(sqs.send(new CreateQueueCommand({ QueueName: 'fifo', Attributes: { FifoQueue: 'true' } }))),
     ).toBe('UnsupportedOperation');
-    expect(await refusal(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(262_145) })))).toBe(
+    // SQS's maximum message size, and a queue's default, is 1 MiB (since August 2025; 256 KiB before).
+    expect(await refusal(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(1_048_576) })))).toBe(
+      'accepted',
+    );
+    expect(await refusal(sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'x'.repeat(1_048_577) })))).toBe(
       'InvalidParameterValue',
     );
     expect(

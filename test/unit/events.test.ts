@@ -444,6 +444,8 @@ describe('events not committed yet', () => {
       [id(2), false],
       [id(1), false],
     ]);
+    // Three envelopes, each counted once however many times it was read.
+    expect(page.events_scanned).toBe(3);
   });
 
   it('finds a staged envelope by its message id, and searches staged bodies as committed ones', async () => {

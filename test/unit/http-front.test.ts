@@ -363,3 +363,61 @@ describe('the local HTTP front, routing requests one after another', () => {
     ]);
   });
 });
+
+describe('the local HTTP front, when the integration fails as API Gateway answers it', () => {
+  const one = (handler: Handler, limits = {}) =>
+    startHttpFront({
+      port: 0,
+      host: '127.0.0.1',
+      routes: [{ routeKey: 'POST /echo', target: 'echo', timeoutSeconds: 1 }],
+      limits,
+      loadHandler: async () => handler,
+    });
+  const call = async (front: HttpFront, body = '{}') => {
+    const response = await fetch(`${front.url}/echo`, { method: 'POST', body });
+    return { status: response.status, body: await response.text() };
+  };
+
+  it('answers 500 {"message":"Internal Server Error"} for a function that failed or timed out', async () => {
+    const timedOut = Object.assign(new Error('Task timed out after 1.00 seconds'), { name: 'Sandbox.Timedout' });
+    for (const failure of [new Error('boom'), timedOut]) {
+      const front = await one(async () => {
+        throw failure;
+      });
+      try {
+        expect(await call(front)).toEqual({ status: 500, body: '{"message":"Internal Server Error"}' });
+      } finally {
+        await front.close();
+      }
+    }
+  });
+
+  it('answers 503 {"message":"Service Unavailable"} past the integration timeout', async () => {
+    const front = await one(() => new Promise(() => undefined), { integrationTimeoutMs: 200 });
+    try {
+      expect(await call(front)).toEqual({ status: 503, body: '{"message":"Service Unavailable"}' });
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('answers 413 for an event over the 6 MB a synchronous invocation carries, and 500 for a response over it', async () => {
+    let invoked = 0;
+    const front = await one(async (event) => {
+      invoked++;
+      return { statusCode: 200, body: event.body === 'big answer' ? 'y'.repeat(6_291_556) : 'ok' };
+    });
+    try {
+      // 6 MiB of text fits API Gateway's 10 MB but not Lambda's request.
+      expect(await call(front, 'x'.repeat(6 * 1024 * 1024))).toEqual({
+        status: 413,
+        body: '{"message":"Request Too Long"}',
+      });
+      expect(invoked).toBe(0);
+      expect(await call(front, 'big answer')).toEqual({ status: 500, body: '{"message":"Internal Server Error"}' });
+      expect(await call(front, 'small')).toEqual({ status: 200, body: 'ok' });
+    } finally {
+      await front.close();
+    }
+  });
+});

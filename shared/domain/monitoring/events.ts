@@ -431,10 +431,20 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     return !kth || newestFirst(key, kth) < 0;
   };
 
+  /**
+   * Envelopes read from staged batches: one also read from the table (its commit being recorded), or
+   * staged twice, is counted once. Staged batches sort before the files that commit them (their
+   * time bound is the later), and they are few and small.
+   */
+  const stagedIds = new Set<string>();
   const readGroup = async (group: EventGroup, pending: boolean) => {
     for await (const slice of group.slices()) {
       const ranged = slice.keys.filter(inRange);
-      scanned += ranged.length;
+      for (const key of ranged) {
+        if (stagedIds.has(key.message_id)) continue;
+        if (pending) stagedIds.add(key.message_id);
+        scanned++;
+      }
       // A listing fetches only the bodies of rows that can still be shown, the newest `limit` at most.
       let wanted = ranged;
       if (!matches) {

@@ -1,0 +1,52 @@
+/**
+ * Local mode holds every function's AWS calls to its synthesised role: a call the role does not
+ * allow is refused as AWS refuses it (AccessDenied, in the service's own error shape), counted at
+ * /metrics and logged. Here the platform reaches a tenant store with its own credentials (no keys,
+ * no role, no endpoint) in a bucket the deployment never listed in tenantBuckets: its role allows no
+ * such bucket, so the store is refused, and the tenant sees the store's ACCESS_DENIED category.
+ *
+ * The suite fails on any denial it did not ask for (test/support/global-setup.ts): the buckets
+ * here are named `not-granted-…`, the one name it expects refused.
+ */
+import { describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api.ts';
+import { createTenant, registerStore, unique } from '../support/fixtures.ts';
+import { pollUntil } from '../support/poll.ts';
+import { createWebhook, ingest } from '../support/webhooks.ts';
+
+const api = apiClient();
+
+describe('IAM, as local mode enforces it', () => {
+  it('refuses a call the function’s role does not allow as AccessDenied, and counts it at /metrics', async () => {
+    const bucket = unique('not-granted');
+    const tenantId = await createTenant(api);
+    await registerStore(api, tenantId, { region: 'us-east-1' }, `s3://${bucket}/lake`);
+    const hook = await createWebhook(api, { tenantId, store: null });
+    expect((await ingest(api, hook, JSON.stringify({ hello: 'iam' }))).status).toBe(202);
+
+    // The writer (or the commit schedule) reaches the store with the platform's role: refused.
+    const denied = await pollUntil(
+      async () =>
+        (await api.get('/metrics')).text
+          .split('\n')
+          .filter((line) => line.startsWith('tributary_local_access_denied_total') && line.includes(bucket)),
+      (lines) => lines.length > 0,
+      { what: 'a denial of the store at /metrics', timeoutMs: 60_000 },
+    );
+    for (const line of denied)
+      expect(line).toMatch(
+        new RegExp(
+          `^tributary_local_access_denied_total\\{function="[^"]+",action="s3:[A-Za-z]+",resource="arn:aws:s3:::${bucket}(/lake/[^"]*)?"\\} [1-9]\\d*$`,
+        ),
+      );
+
+    // What the tenant sees: the envelope is not written, and the store's failure is ACCESS_DENIED.
+    const stats = await pollUntil(
+      () =>
+        api.get<{ last_error?: string | null; written_rows: number }>(`/api/connections/${hook.connectionId}/stats`),
+      (response) => /ACCESS_DENIED/.test(JSON.stringify(response.body)),
+      { what: 'ACCESS_DENIED in the connection’s stats', timeoutMs: 90_000 },
+    );
+    expect(stats.body.written_rows).toBe(0);
+  });
+});
