@@ -4,11 +4,12 @@
  * measured through local mode, and `npm run bench zipf` checks the rule against a real run).
  *
  * The rule, as shared/domain/ingest/staging.ts applies it: the writer stages each batching window's
- * envelopes (all connections together) at the window's end; a commit pass runs every `passSeconds`
- * and commits every table whose oldest staged envelope has waited its freshness target, or whose
- * staged bytes reach the size target, with everything staged for it: one file per day partition.
- * Requests arrive at a steady rate, each from a connection chosen by Zipf rank, as bench/zipf-traffic.ts
- * sends them.
+ * envelopes (all connections together) at the window's end, a record per table; for each table it
+ * sends a commit trigger for when the table's oldest envelope there is a freshness target old,
+ * unless one it sent arrives by then and more than a writer's lifetime later; when a trigger arrives
+ * (or the table's staged bytes reach the size target) the table is committed with everything staged
+ * for it: one file per day partition. Requests arrive at a steady rate, each from a connection chosen
+ * by Zipf rank, as bench/zipf-traffic.ts sends them; one writer instance takes every batch.
  */
 import { seededRandom } from './envelopes.ts';
 import { zipfChooser } from './zipf-traffic.ts';
@@ -24,7 +25,10 @@ export interface TrafficShape {
 export interface CommitRule {
   freshnessSeconds: number;
   sizeTargetBytes: number;
-  passSeconds: number;
+  /** A trigger arriving this soon after a batch is not relied on for it: the batch sends its own. */
+  writerLifetimeSeconds: number;
+  /** The longest a trigger can be delayed (SQS: 900 s); one due later arrives early and is sent again. */
+  maxTriggerDelaySeconds: number;
   /** The writer's batching window: envelopes are staged at its end. */
   windowSeconds: number;
   /** How often one ingest instance writes its counts (COUNTER_FLUSH_SECONDS). */
@@ -35,10 +39,13 @@ export interface CommitFigures {
   events: number;
   commits: number;
   files: number;
-  /** Staged slices the commits read (one per writer batch and table). */
+  /** Staged slices the commits read (one per writer batch and table): a record each. */
   slices: number;
-  /** Staged objects the passes read, each read once by a pass that commits any of its tables. */
+  /** Staged objects committers read, each once by a warm committer that keeps it. */
   batchReads: number;
+  /** Commit triggers the writer sent (each also lists its table as pending), and those sent again for arriving early. */
+  triggers: number;
+  requeued: number;
   batches: number;
   /** Counter writes: the receipts raised by commits (one per connection and 15-minute epoch a commit holds). */
   receiptWrites: number;
@@ -48,6 +55,9 @@ export interface CommitFigures {
   rowsPerFile: number;
   slicesPerEvent: number;
   batchReadsPerEvent: number;
+  triggersPerEvent: number;
+  /** Trigger arrivals per event, the writer's and those sent again (each a committer's read of the table). */
+  arrivalsPerEvent: number;
   /** Counter writes per event: receipts raised by commits, and the door's own. */
   counterWritesPerEvent: number;
   eventsPerBatch: number;
@@ -82,16 +92,61 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
     receiptWrites: 0,
     doorWrites: 0,
     maxWaitSeconds: 0,
+    triggers: 0,
+    requeued: 0,
   };
   const doorIntervals = new Set<string>();
   let doorInterval = 0;
   // Envelopes of the open window: staged together when it closes.
   let window: { index: number; events: { connection: number; at: number }[] } = { index: 0, events: [] };
-  let nextPass = rule.passSeconds;
+  /** The writer's last trigger per table: when it arrives, and the due time it was sent for. */
+  const sent = new Map<number, { at: number; dueAt: number }>();
+  /** Triggers on their way, earliest first (a binary heap), each naming its table. */
+  const arrivals = new ArrivalHeap();
+  /** How many of a table's triggers are on their way, and the earliest. */
+  const onTheirWay = new Map<number, number[]>();
+  /** Objects a warm committer keeps: each read once. */
+  const read = new Set<number>();
+  const arrive = (at: number, connection: number) => {
+    arrivals.push(at, connection);
+    onTheirWay.set(connection, [...(onTheirWay.get(connection) ?? []), at]);
+  };
+  const commit = (connection: number, now: number) => {
+    const table = staged.get(connection);
+    if (!table) return;
+    figures.commits++;
+    figures.files += table.days.size;
+    figures.slices += table.batches.size;
+    for (const batch of table.batches)
+      if (!read.has(batch)) {
+        read.add(batch);
+        figures.batchReads++;
+      }
+    figures.receiptWrites += table.epochs.size;
+    figures.maxWaitSeconds = Math.max(figures.maxWaitSeconds, now - table.oldest);
+    staged.delete(connection);
+  };
+  /** Triggers that arrived by `now`: the table committed when due, else the trigger sent again for when it is. */
+  const deliver = (now: number) => {
+    while (arrivals.size > 0 && arrivals.peek() <= now) {
+      const { at, connection } = arrivals.pop();
+      const waiting = (onTheirWay.get(connection) ?? []).filter((other) => other !== at);
+      onTheirWay.set(connection, waiting);
+      const table = staged.get(connection);
+      if (!table) continue;
+      const dueAt = table.oldest + rule.freshnessSeconds;
+      if (dueAt <= at) commit(connection, at);
+      else if (!waiting.some((other) => other <= dueAt)) {
+        figures.requeued++;
+        arrive(Math.min(dueAt, at + rule.maxTriggerDelaySeconds), connection);
+      }
+    }
+  };
 
-  const stage = () => {
+  const stage = (closedAt: number) => {
     if (window.events.length === 0) return;
     figures.batches++;
+    const inBatch = new Map<number, number>();
     for (const { connection, at } of window.events) {
       const table = staged.get(connection) ?? {
         oldest: at,
@@ -108,22 +163,22 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
       table.batches.add(window.index);
       table.epochs.add(Math.floor(at / 900));
       staged.set(connection, table);
+      inBatch.set(connection, Math.min(inBatch.get(connection) ?? at, at));
     }
-  };
-  const pass = (now: number) => {
-    const read = new Set<number>();
-    for (const [connection, table] of staged) {
-      const due = table.oldest + rule.freshnessSeconds <= now || table.bytes >= rule.sizeTargetBytes;
-      if (!due) continue;
-      figures.commits++;
-      figures.files += table.days.size;
-      figures.slices += table.batches.size;
-      for (const batch of table.batches) read.add(batch);
-      figures.receiptWrites += table.epochs.size;
-      figures.maxWaitSeconds = Math.max(figures.maxWaitSeconds, now - table.oldest);
-      staged.delete(connection);
+    for (const [connection, oldest] of inBatch) {
+      const table = staged.get(connection) as Staged;
+      if (table.bytes >= rule.sizeTargetBytes) {
+        commit(connection, closedAt);
+        continue;
+      }
+      const dueAt = oldest + rule.freshnessSeconds;
+      const known = sent.get(connection);
+      if (known && known.dueAt <= dueAt && known.at - closedAt > rule.writerLifetimeSeconds) continue;
+      const at = Math.max(closedAt, Math.min(dueAt, closedAt + rule.maxTriggerDelaySeconds));
+      figures.triggers++;
+      sent.set(connection, { at, dueAt });
+      arrive(at, connection);
     }
-    figures.batchReads += read.size;
   };
 
   for (let i = 0; i < total; i++) {
@@ -131,11 +186,8 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
     const index = Math.floor(at / rule.windowSeconds);
     if (index !== window.index) {
       const closedAt = (window.index + 1) * rule.windowSeconds;
-      while (nextPass < closedAt) {
-        pass(nextPass);
-        nextPass += rule.passSeconds;
-      }
-      stage();
+      deliver(closedAt);
+      stage(closedAt);
       window = { index, events: [] };
     }
     const connection = choose();
@@ -149,13 +201,10 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
     doorIntervals.add(String(connection));
     window.events.push({ connection, at });
   }
-  stage();
+  stage((window.index + 1) * rule.windowSeconds);
   figures.doorWrites += doorIntervals.size;
-  // The day's last envelopes, committed as the passes after it would.
-  while (staged.size > 0) {
-    pass(nextPass);
-    nextPass += rule.passSeconds;
-  }
+  // The day's last envelopes, committed as their triggers arrive.
+  deliver(Number.POSITIVE_INFINITY);
   return {
     events: total,
     ...figures,
@@ -163,8 +212,64 @@ export function simulateCommits(traffic: TrafficShape, rule: CommitRule, seconds
     rowsPerFile: total / figures.files,
     slicesPerEvent: figures.slices / total,
     batchReadsPerEvent: figures.batchReads / total,
+    triggersPerEvent: figures.triggers / total,
+    arrivalsPerEvent: (figures.triggers + figures.requeued) / total,
     counterWritesPerEvent: (figures.receiptWrites + figures.doorWrites) / total,
     eventsPerBatch: total / figures.batches,
     activeConnections: active.size,
   };
+}
+
+/** Arrival times with their tables, the earliest on top. */
+class ArrivalHeap {
+  private readonly items: { at: number; connection: number }[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): number {
+    return this.items[0]?.at ?? Number.POSITIVE_INFINITY;
+  }
+
+  push(at: number, connection: number): void {
+    const items = this.items;
+    items.push({ at, connection });
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if ((items[parent] as { at: number }).at <= at) break;
+      [items[parent], items[i]] = [
+        items[i] as { at: number; connection: number },
+        items[parent] as { at: number; connection: number },
+      ];
+      i = parent;
+    }
+  }
+
+  pop(): { at: number; connection: number } {
+    const items = this.items;
+    const top = items[0] as { at: number; connection: number };
+    const last = items.pop() as { at: number; connection: number };
+    if (items.length > 0) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < items.length && (items[left] as { at: number }).at < (items[smallest] as { at: number }).at)
+          smallest = left;
+        if (right < items.length && (items[right] as { at: number }).at < (items[smallest] as { at: number }).at)
+          smallest = right;
+        if (smallest === i) break;
+        [items[smallest], items[i]] = [
+          items[i] as { at: number; connection: number },
+          items[smallest] as { at: number; connection: number },
+        ];
+        i = smallest;
+      }
+    }
+    return top;
+  }
 }

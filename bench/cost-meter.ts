@@ -17,7 +17,10 @@ export interface MeteredCall {
   /** DynamoDB: write and read request units, as AWS would charge them. */
   writeUnits: number;
   readUnits: number;
-  /** DynamoDB: the entity the request touched (the key's prefix), for the breakdown; S3: the key's first segment. */
+  /**
+   * DynamoDB: the entity the request touched (the key's prefix), for the breakdown; S3: the key's
+   * first segment; SQS: the queue's name.
+   */
   entity: string;
   /** SQS: requests as billed (64 KB chunks). */
   sqsRequests: number;
@@ -536,6 +539,8 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
         const { requests, messages } = sqsRequests(operation, args.input, output, chunkBytes);
         call.sqsRequests = requests;
         call.messages = messages;
+        // The queue's name: the last segment of its URL.
+        call.entity = typeof args.input.QueueUrl === 'string' ? (args.input.QueueUrl.split('/').pop() ?? '') : '';
       } else if (service === 'S3') {
         call.s3Class = s3Free.has(operation) ? 'free' : s3PutClass.has(operation) ? 'put' : 'get';
         call.entity = typeof args.input.Key === 'string' ? (args.input.Key.split('/')[0] ?? '') : '';

@@ -52,7 +52,7 @@ async function committedRows(service: { url: string; adminKey: string }, dataSet
   return (listing.files ?? []).reduce((sum, file) => sum + file.num_records, 0);
 }
 
-/** Rows staged and not committed yet, as the connection's stats show them (read from the staging ledger). */
+/** Rows staged and not committed yet, as the connection's stats show them (read from its table's staging records). */
 async function stagedRows(service: { url: string; adminKey: string }, connectionId: string): Promise<number> {
   const response = await fetch(`${service.url}/api/connections/${connectionId}/stats`, {
     headers: { 'x-api-key': service.adminKey },

@@ -12,6 +12,8 @@
  *             commits per event and rows per file, and that every 202 is stored once
  *   events    the events route's read path over one request's budget of files: listing, searching
  *             bodies for text, matching a JSON value (bench/events.ts)
+ *   staging   what one commit pass for the deployment could not take: 10,000 tables with one webhook
+ *             each, 30,000 webhooks to one table, and a freshness target of 2 s (bench/staging.ts)
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
  *   scale     how far each shape of traffic goes under AWS's published limits (bench/scale.ts)
  *   decode    pipelines' decoding per format (rows/s, MB/s), and how fast hostile XML is rejected
@@ -24,6 +26,7 @@ import { benchDecode } from './decode.ts';
 import { benchFunctions } from './functions.ts';
 import { benchIngest, benchIngestFrontOnly, benchQueueJournal } from './ingest.ts';
 import { benchIngestMemory } from './ingest-memory.ts';
+import { benchFreshness, benchManyTables, benchOneTable, type Verdict } from './staging.ts';
 import { benchZipf } from './zipf.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -350,6 +353,31 @@ if (want('zipf')) {
       `p50 ${ms(result.listed.p50)} ms, p99 ${ms(result.listed.p99)} ms, max ${ms(result.listed.max)} ms`,
     `commits (freshness target ${result.freshnessSeconds} s): ${result.files.toLocaleString('en')} files, ` +
       `${result.commitsPerEvent.toFixed(3)} commits per event, ${result.rowsPerFile.toFixed(1)} rows per file`,
+    '',
+  );
+}
+
+if (want('staging')) {
+  const ms = (value: number) => Math.round(value).toLocaleString('en');
+  const kept = (result: Verdict) =>
+    `${result.once.toLocaleString('en')} of ${result.accepted.toLocaleString('en')} 202s (of ${result.requests.toLocaleString('en')} requests) stored exactly once, ` +
+    `${result.missing} missing, ${result.twice} stored twice; ${result.deadLettered} dead-lettered, ${result.failedCommits} commits failed; ` +
+    `senders saw p50 ${ms(result.latency.p50)} ms, p99 ${ms(result.latency.p99)} ms`;
+  lines.push('### Staging: shapes a deployment-wide commit pass could not take (2 s writer window)', '');
+  const fresh = await benchFreshness();
+  lines.push(
+    `freshness target ${fresh.freshnessSeconds} s, ${fresh.tables} tables, ${fresh.perSecond} requests/s for ${fresh.seconds} s: from a 202 to the commit holding its row ` +
+      `p50 ${ms(fresh.fromAnswerToCommit.p50)} ms, p90 ${ms(fresh.fromAnswerToCommit.p90)} ms, p99 ${ms(fresh.fromAnswerToCommit.p99)} ms, max ${ms(fresh.fromAnswerToCommit.max)} ms (target p99 ≤ 5,000 ms${fresh.fromAnswerToCommit.p99 > 5000 ? ', MISSED' : ''}); ${kept(fresh)}`,
+  );
+  const one = await benchOneTable();
+  lines.push(
+    `one table, ${one.rows.toLocaleString('en')} webhooks sent in ${one.sendSeconds.toFixed(1)} s (${ms(one.sendRate)}/s), freshness target ${one.freshnessSeconds} s: ` +
+      `all committed ${one.committedSecondsAfterLastAnswer.toFixed(0)} s after the last 202, in ${one.commits} commits (the largest ${one.largestCommitRows.toLocaleString('en')} rows, ${one.files} files); ${kept(one)}`,
+  );
+  const many = await benchManyTables();
+  lines.push(
+    `${many.tables.toLocaleString('en')} tables, one webhook each, sent in ${many.sendSeconds.toFixed(1)} s (${ms(many.sendRate)}/s), freshness target ${many.freshnessSeconds} s: ` +
+      `all committed ${many.committedSecondsAfterLastAnswer.toFixed(0)} s after the last 202 (${ms(many.tables / Math.max(1, many.committedSecondsAfterLastAnswer - many.freshnessSeconds))} tables/s past the target); ${kept(many)}`,
     '',
   );
 }

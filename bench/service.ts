@@ -10,6 +10,8 @@ export interface BenchService {
   adminKey: string;
   env: Record<string, string>;
   child: ChildProcess;
+  /** What the service printed so far (its log lines at LOG_LEVEL). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     adminKey: readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim(),
     env,
     child,
+    output: () => output,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -22,7 +22,9 @@
  * for clocks), as the log itself lists them. Before each attempt the run records the message ids it
  * is about to commit, under its run id, which its commit names (commitInfo `txnId`): whichever
  * Tributary commit the log holds, its ids can be found, even when its writer stopped right after the
- * commit, and a writer that loses a race learns at once which of its rows the winner holds.
+ * commit, and a writer that loses a race learns at once which of its rows the winner holds. Each
+ * append also names the first and last ingest time of its rows (commitInfo `tributary.ingested`):
+ * only the ids of commits whose range meets the rows' are read.
  * Pipelines append with a Delta `txn` (appId, version) instead: their progress is one number.
  */
 import { randomUUID } from 'node:crypto';
@@ -33,6 +35,8 @@ import {
   type CommitSummary,
   commitContent,
   commitSummary,
+  type IngestedRange,
+  ingestedField,
   logFileName,
   type Metadata,
   metadataAction,
@@ -82,6 +86,8 @@ export interface Commit {
   rows: number;
   bytes: number;
   messageIds: string[];
+  /** Envelopes: the first and last ingest time of the rows (commitInfo `tributary.ingested`). */
+  ingested?: IngestedRange;
 }
 
 /** A version someone else committed while this commit was being made, as the caller sees it. */
@@ -209,7 +215,9 @@ export async function commitNext(
         timestamp,
         operation: commit.operation,
         runId,
-        commitInfo: prepared.commitInfo,
+        commitInfo: commit.ingested
+          ? { ...prepared.commitInfo, [ingestedField]: [commit.ingested.from, commit.ingested.to] }
+          : prepared.commitInfo,
         domainMetadata: prepared.domainMetadata,
       });
       const committedAt = Number(prepared.commitInfo.inCommitTimestamp ?? timestamp);
@@ -265,8 +273,14 @@ export interface AppendRequest<Row> {
   rows: Row[];
   /** Writes data files for the rows (never empty) and describes them as add actions. */
   writeFiles(rows: Row[]): Promise<{ adds: AddFile[]; bytes: number }>;
-  /** Envelopes: exactly once per message id, checked against the versions committed since each was ingested. */
-  identify?: (row: Row) => { messageId: string; ingestedAt: number };
+  /**
+   * Envelopes: exactly once per message id, checked against the versions committed since each was
+   * ingested. `ingestedAt` (milliseconds) is the same for every copy of a message id (the earliest
+   * any copy can have been ingested), or differs from another copy's by at most `withinMs` (an id
+   * that does not carry its first copy's time): the commits whose rows' times come that near are
+   * read too.
+   */
+  identify?: (row: Row) => { messageId: string; ingestedAt: number; withinMs?: number };
   /**
    * Pipelines: exactly once per run of an application, recorded as a Delta txn. The commit is
    * abandoned when a version after `readVersion` (the snapshot the run started from) already
@@ -292,10 +306,26 @@ export interface AppendResult {
   expired: number;
 }
 
-/** The message ids Tributary's commits among `commits` hold. */
-async function idsHeldBy(deps: CommitDeps, tableId: string, commits: CommitSummary[]): Promise<Set<string>> {
+/**
+ * The message ids Tributary's commits among `commits` hold that may be among rows ingested within
+ * `rows`: a commit that names the ingest times of its rows (`tributary.ingested`) and holds none of
+ * that range cannot hold any of them, and its ids are not read. Rows of a busy table arrive in
+ * order, so a commit reads the ids of the one or two commits before it, not of every commit since
+ * its rows arrived.
+ */
+async function idsHeldBy(
+  deps: CommitDeps,
+  tableId: string,
+  commits: CommitSummary[],
+  rows: IngestedRange,
+): Promise<Set<string>> {
   const runs = commits
-    .filter((commit) => commit.engine === 'Tributary' && commit.txnId)
+    .filter(
+      (commit) =>
+        commit.engine === 'Tributary' &&
+        commit.txnId &&
+        (!commit.ingested || (commit.ingested.from <= rows.to && commit.ingested.to >= rows.from)),
+    )
     .map((commit) => commit.txnId as string);
   if (runs.length === 0) return new Set();
   return new Set([...(await deps.records.idsOf(tableId, runs)).values()].flat());
@@ -327,8 +357,21 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     }
     pending = [...unique.values()];
   }
+  const rangeOf = (rows: Row[]): IngestedRange | undefined => {
+    if (!identify || rows.length === 0) return undefined;
+    let from = Number.POSITIVE_INFINITY;
+    let to = Number.NEGATIVE_INFINITY;
+    for (const row of rows) {
+      const { ingestedAt, withinMs = 0 } = identify(row);
+      from = Math.min(from, ingestedAt - withinMs);
+      to = Math.max(to, ingestedAt + withinMs);
+    }
+    return { from, to };
+  };
   const dropWritten = async (commits: CommitSummary[]): Promise<boolean> => {
-    const written = await idsHeldBy(deps, tableId, commits);
+    const range = rangeOf(pending);
+    if (!range) return false;
+    const written = await idsHeldBy(deps, tableId, commits, range);
     const before = pending.length;
     pending = pending.filter((row) => !written.has(idOf(row)));
     return pending.length < before;
@@ -345,6 +388,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
       rows: chosen.length,
       bytes: files.bytes,
       messageIds: identify ? chosen.map(idOf) : [],
+      ...(identify ? { ingested: rangeOf(chosen) } : {}),
     };
   };
   const discard = (commit: Commit) => deps.storage.delete(commit.adds.map((add) => add.path));

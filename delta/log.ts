@@ -317,6 +317,26 @@ export interface CommitSummary {
   timestamp: number | null;
   engine: string | null;
   txnId: string | null;
+  /**
+   * The ingest times (milliseconds) of the rows a Tributary append holds, first and last
+   * (commitInfo `tributary.ingested`); null for any other commit, or one made before it was written.
+   */
+  ingested: IngestedRange | null;
+}
+
+/** The first and last ingest time (milliseconds) of the rows an append holds. */
+export interface IngestedRange {
+  from: number;
+  to: number;
+}
+
+/** The commitInfo field that names the ingest times of an append's rows. */
+export const ingestedField = 'tributary.ingested';
+
+function ingestedRange(value: unknown): IngestedRange | null {
+  if (!Array.isArray(value) || value.length !== 2) return null;
+  const [from, to] = value.map(Number) as [number, number];
+  return Number.isFinite(from) && Number.isFinite(to) && from <= to ? { from, to } : null;
 }
 
 export function commitSummary(version: number, actions: Action[]): CommitSummary {
@@ -329,6 +349,7 @@ export function commitSummary(version: number, actions: Action[]): CommitSummary
     timestamp: Number.isFinite(timestamp) ? timestamp : null,
     engine: typeof info?.engineInfo === 'string' ? info.engineInfo : null,
     txnId: typeof info?.txnId === 'string' ? info.txnId : null,
+    ingested: ingestedRange(info?.[ingestedField]),
   };
 }
 

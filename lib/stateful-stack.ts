@@ -6,7 +6,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { globalIndexes, keyAttributes, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
-import { type QueueName, queues } from '#shared/topology.ts';
+import { type QueueName, queues, stagedObjectDays } from '#shared/topology.ts';
 import { serviceKey } from './constructs/service-key.ts';
 import { acknowledgeControl } from './policy-checks.ts';
 
@@ -150,9 +150,10 @@ export class StatefulStack extends Stack {
       lifecycleRules: [
         // Claim checks outlive the ingest queue's retention and its dead-letter queue's, then go.
         { prefix: 'claims/', expiration: Duration.days(15) },
-        // A staged batch is deleted once every table in it is committed (minutes to a day); one a
-        // stopped pass left behind goes after that long.
-        { prefix: 'staging/', expiration: Duration.days(15) },
+        // Staged batches: read until their tables are committed (a day at most, the longest freshness
+        // target, and five attempts), then left to this rule. It outlives the records that point into
+        // them (recordLifetimeMs, 7 days): an object is never gone while a record of it can be read.
+        { prefix: 'staging/', expiration: Duration.days(stagedObjectDays) },
       ],
       removalPolicy,
     });

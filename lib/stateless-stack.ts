@@ -174,6 +174,7 @@ export class StatelessStack extends Stack {
       unattended: [
         ...[
           this.ingest.writer,
+          this.ingest.committer,
           this.ingest.deadLetterRecorder,
           this.jobRunner,
           this.dashboardProvisioning.provisioner,
@@ -212,6 +213,7 @@ export class StatelessStack extends Stack {
       this.api.notFound,
       ...this.api.functions.values(),
       this.ingest.writer.function,
+      this.ingest.committer.function,
       this.ingest.deadLetterRecorder.function,
       this.jobRunner.function,
       this.dashboardProvisioning.provisioner.function,

@@ -3,7 +3,15 @@
  * the local runtime both read this module, so a queue or a consumer is declared nowhere else.
  */
 
-export type QueueName = 'ingest' | 'ingestDeadLetter' | 'dashboard' | 'dashboardDeadLetter' | 'jobs' | 'jobsDeadLetter';
+export type QueueName =
+  | 'ingest'
+  | 'ingestDeadLetter'
+  | 'commits'
+  | 'commitsDeadLetter'
+  | 'dashboard'
+  | 'dashboardDeadLetter'
+  | 'jobs'
+  | 'jobsDeadLetter';
 
 export interface QueueSpec {
   /** The environment variable that carries the queue URL to functions that use it. */
@@ -27,10 +35,19 @@ export const platformAreas = {
   deadLetters: 'dead-letters/',
   /** Query jobs' result rows. */
   jobResults: 'job-results/',
-  /** Writer batches staged until every table in them is committed (shared/domain/ingest/staging.ts). */
+  /**
+   * Writer batches, staged until their tables are committed (shared/domain/ingest/staging.ts); the
+   * bucket's lifecycle rule removes them.
+   */
   staging: 'staging/',
 } as const;
 export type PlatformArea = keyof typeof platformAreas;
+
+/**
+ * Days after which the platform bucket's lifecycle rule removes a staged batch: longer than the
+ * records that point into it are kept (shared/domain/ingest/staging.ts, recordLifetimeMs).
+ */
+export const stagedObjectDays = 8;
 
 /** What a function may touch. The stack turns it into IAM grants and environment variables. */
 export interface Access {
@@ -111,7 +128,12 @@ export interface ConsumerSpec {
   function: FunctionSettings & { memoryMb: number; timeoutSeconds: number };
 }
 
-export type ConsumerName = 'ingest-writer' | 'dead-letter-recorder' | 'job-runner' | 'dashboard-provisioner';
+export type ConsumerName =
+  | 'ingest-writer'
+  | 'table-committer'
+  | 'dead-letter-recorder'
+  | 'job-runner'
+  | 'dashboard-provisioner';
 export type ScheduleName =
   | 'table-commits'
   | 'job-lease-sweeper'
@@ -168,6 +190,22 @@ export const queues: Record<QueueName, QueueSpec> = {
     visibilityTimeoutSeconds: 6 * 60,
     retentionDays: 14,
   },
+  // One message per table to commit, delayed until the table is due (shared/domain/ingest/staging.ts).
+  commits: {
+    envVar: 'COMMITS_QUEUE_URL',
+    name: 'commits',
+    visibilityTimeoutSeconds: 6 * 120,
+    retentionDays: 4,
+    deadLetter: { queue: 'commitsDeadLetter', maxReceiveCount },
+  },
+  // A trigger whose committer crashed five times: the table stays listed as pending, and the overdue
+  // check sends another (the staged rows wait, nothing is lost).
+  commitsDeadLetter: {
+    envVar: 'COMMITS_DLQ_URL',
+    name: 'commits-dlq',
+    visibilityTimeoutSeconds: 6 * 60,
+    retentionDays: 14,
+  },
   dashboard: {
     envVar: 'DASHBOARD_QUEUE_URL',
     name: 'dashboard',
@@ -202,26 +240,57 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
   'ingest-writer': {
     queue: 'ingest',
     entry: 'functions/ingest/write-batch.ts',
-    summary:
-      'Stages queued envelopes (one object and one ledger item per batch) and commits at once the tables whose freshness target is 0',
+    summary: 'Stages queued envelopes, commits at once the tables they made due, and sends the others a commit trigger',
     batchSize: 1000,
     // Envelopes are listed as pending (the events view) once staged, so the window is short; how
     // often a table commits is its freshness target's business, not the window's. A window of at
     // least a second is also what Lambda requires of a batch size over 10. The
     // writerBatchingWindowSeconds context value changes it per deployment.
     maxBatchingWindowSeconds: 2,
-    maxConcurrency: 5,
+    // A batch of 1,000 is staged in about half a second: 50 instances take 50,000 requests a second.
+    maxConcurrency: 50,
     access: {
       table: 'readWrite',
       deletesItems: true,
       platformBucket: { staging: 'readWrite', claims: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
-      queues: { ingestDeadLetter: 'send' },
+      queues: { ingestDeadLetter: 'send', commits: 'send' },
     },
     // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses when the
-    // writer commits a table at once.
-    function: { memoryMb: 1769, timeoutSeconds: 120, assets: parquetAssets, tracesSdkCalls: true },
+    // writer commits a table at once. Reserved: a flood of ingest requests cannot take its instances.
+    function: {
+      memoryMb: 1769,
+      timeoutSeconds: 120,
+      assets: parquetAssets,
+      tracesSdkCalls: true,
+      reservedConcurrency: 50,
+    },
+  },
+  'table-committer': {
+    queue: 'commits',
+    entry: 'functions/ingest/commit-tables.ts',
+    summary: 'Commits the table a commit trigger names once it is due; dead-letters what keeps failing',
+    // A trigger is handled as soon as it arrives: a freshness target of seconds is honoured.
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    maxConcurrency: 50,
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      platformBucket: { staging: 'read', claims: 'readWrite' },
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { ingestDeadLetter: 'send', commits: 'send' },
+    },
+    // One full vCPU for the Parquet encoder. Reserved, as the writer's.
+    function: {
+      memoryMb: 1769,
+      timeoutSeconds: 120,
+      assets: parquetAssets,
+      tracesSdkCalls: true,
+      reservedConcurrency: 50,
+    },
   },
   'dead-letter-recorder': {
     queue: 'ingestDeadLetter',
@@ -274,19 +343,18 @@ export interface DeployHookSpec {
 export const schedules: Record<ScheduleName, ScheduleSpec> = {
   'table-commits': {
     entry: 'functions/ingest/commit-staged.ts',
-    summary:
-      'Commits every staged table that is due (its freshness target or size target reached); dead-letters what keeps failing',
+    summary: 'Reports how overdue staged tables are, and sends another commit trigger where one is overdue',
     everyMinutes: 1,
     runsAtStop: true,
+    // At a graceful stop of local mode it commits everything staged itself.
     access: {
       table: 'readWrite',
       deletesItems: true,
-      platformBucket: { staging: 'readWrite', claims: 'readWrite' },
+      platformBucket: { staging: 'read', claims: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
-      queues: { ingestDeadLetter: 'send' },
+      queues: { ingestDeadLetter: 'send', commits: 'send' },
     },
-    // One full vCPU for the Parquet encoder; a pass stops taking tables well before its time is up.
     function: { memoryMb: 1769, timeoutSeconds: 300, assets: parquetAssets },
   },
   'job-lease-sweeper': {

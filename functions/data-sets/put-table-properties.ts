@@ -1,12 +1,14 @@
 import { recordFreshnessTarget } from '#shared/adapters/dynamo/data-sets.ts';
 import { markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
+import { commitTriggers } from '#shared/adapters/sqs/commit-triggers.ts';
 import { commitTableProperties, fixStorage } from '#shared/adapters/table-storage.ts';
 import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { freshnessKeptMs } from '#shared/domain/ingest/staging.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
@@ -16,6 +18,11 @@ const deps = {
   rules: tablePropertyRules,
   fixStorage,
   recordFreshnessTarget,
+  askCommitter: (dataSetId: string) =>
+    commitTriggers.send([
+      { tableId: dataSetId, at: Date.now() },
+      { tableId: dataSetId, at: Date.now() + freshnessKeptMs + 1000 },
+    ]),
   defaultFreshnessMs: config.tableFreshnessMs(),
   defaultDataRetentionMs: config.dataRetentionMs(),
   markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),

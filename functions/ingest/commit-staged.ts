@@ -1,34 +1,39 @@
 /**
- * The table-commits schedule: commits every staged table that is due (its oldest envelope reached its
- * freshness target, or its staged bytes the size target), one pass at a time, and reports what stays
- * staged (EnvelopesStaged) and how far past its target the most overdue table is (StagedOverdueSeconds:
- * commits falling behind, or a store failing) for the dashboard and the alarms. At a graceful stop of
- * local mode (`detail.stopping`) it commits everything staged, so the tables are whole while it is down.
+ * The table-commits schedule: reports how far past its freshness target the most overdue staged
+ * table is (StagedOverdueSeconds, every run: 0 when none is, so that its alarm sees a missing figure
+ * as a stopped schedule), and sends another commit trigger for a table whose own is overdue (a
+ * committer that crashed on it). Commit triggers do the committing (functions/ingest/commit-tables.ts).
+ * At a graceful stop of local mode (`detail.stopping`) it commits everything staged itself, so the
+ * tables are whole while it is down.
  */
 import { emitGauge } from '#shared/adapters/metrics.ts';
-import { stagingDeps } from '#shared/adapters/staged-commits.ts';
-import { commitStaged } from '#shared/domain/ingest/staging.ts';
+import { committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
+import { checkOverdue } from '#shared/domain/ingest/staged-overdue.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
 
 export const handler = scheduledHandler(async (event, context) => {
   const stopping = (event.detail as { stopping?: unknown } | undefined)?.stopping === true;
-  const deadline = stagingDeps.now() + context.getRemainingTimeInMillis();
-  const report = await commitStaged(stagingDeps, { everything: stopping, deadline });
-  if (!report.ran) return;
-  let rows = 0;
-  for (const totals of report.staged.values()) rows += totals.rows;
-  emitGauge('EnvelopesStaged', rows);
+  const report = await checkOverdue(stagingDeps, {
+    stopping,
+    deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
+    holder: committerId,
+    read: readStagedSlice,
+    concurrency: 8,
+  });
   emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));
-  if (report.committed.length + report.deadLettered.length + report.failed.length > 0)
-    logger.info('Staged tables committed', {
-      committed: report.committed.length,
-      written: report.written,
-      skipped: report.skipped,
-      expired: report.expired,
-      dead_lettered: report.deadLettered.length,
-      failed: report.failed.length,
-      staged_tables: report.staged.size,
-      staged_rows: rows,
+  if (report.triggered > 0)
+    logger.warn('Staged tables whose commit trigger is overdue were sent another', {
+      tables: report.triggered,
+      overdue: report.overdue,
+    });
+  const committed = report.committed;
+  if (committed && committed.committed.length + committed.deadLettered.length + committed.failed.length > 0)
+    logger.info('Staged tables committed at the stop', {
+      committed: committed.committed.length,
+      written: committed.written,
+      skipped: committed.skipped,
+      dead_lettered: committed.deadLettered.length,
+      failed: committed.failed.length,
     });
 });

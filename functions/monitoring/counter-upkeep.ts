@@ -3,13 +3,14 @@
  *  1. Epochs of the counters that settled over an hour ago are folded (shared/adapters/dynamo/counters.ts),
  *     and the sources folded whole keep their unaccounted figure apart while it is not 0.
  *  2. Envelopes missing = accepted envelopes neither written, waiting as failed deliveries, staged for
- *     their commit, nor on the ingest queue or its dead-letter queue, over the sources that moved
- *     since the last fold and those settled with a figure; it goes to CloudWatch (EnvelopesMissing),
- *     where an alarm watches it. A loss stays in it for good; a figure caught between a count and the
- *     queue's own (approximate) depth lasts one reading, which the alarm's three readings in a row ride out.
+ *     their commit (read from each table the index lists as pending: EnvelopesStaged), nor on the
+ *     ingest queue or its dead-letter queue, over the sources that moved since the last fold and those
+ *     settled with a figure; it goes to CloudWatch (EnvelopesMissing), where an alarm watches it. A loss
+ *     stays in it for good; a figure caught between a count and the queue's own (approximate) depth
+ *     lasts one reading, which the alarm's three readings in a row ride out.
  */
 import { foldSettledEpochs, keepSettledFigures, readRecentCounters } from '#shared/adapters/dynamo/counters.ts';
-import { stagedOverall } from '#shared/adapters/dynamo/staging-ledger.ts';
+import { stagedOverall } from '#shared/adapters/dynamo/staging-heads.ts';
 import { emitGauge } from '#shared/adapters/metrics.ts';
 import { queueDepth } from '#shared/adapters/sqs/queue-depth.ts';
 import { missingEnvelopes } from '#shared/domain/observability/metric-catalogue.ts';
@@ -27,6 +28,7 @@ export const handler = scheduledHandler(async () => {
   ]);
   const missing = missingEnvelopes(unaccounted, queued + deadLetters + staged.rows);
   emitGauge('EnvelopesMissing', missing);
+  emitGauge('EnvelopesStaged', staged.rows);
   if (missing > 0)
     logger.warn('Accepted envelopes are neither written, failed deliveries, nor queued', {
       missing,

@@ -1,5 +1,5 @@
 import { readSourceCounters } from '#shared/adapters/dynamo/counters.ts';
-import { stagedFor } from '#shared/adapters/dynamo/staging-ledger.ts';
+import { stagedFor } from '#shared/adapters/dynamo/staging-heads.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';

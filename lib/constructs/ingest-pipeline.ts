@@ -14,13 +14,15 @@ export interface IngestPipelineProps {
 
 /**
  * What happens to a webhook after the ingest route queued it: the batch writer stages the ingest
- * queue's envelopes (and commits the tables that want them at once), and the dead-letter recorder
- * records every envelope that exhausted its deliveries as a failed delivery of its connection.
+ * queue's envelopes (and commits the tables that want them at once), the table committer commits
+ * each staged table when its commit trigger says it is due, and the dead-letter recorder records
+ * every envelope that exhausted its deliveries as a failed delivery of its connection.
  */
 export class IngestPipeline extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly writer: QueueConsumer;
+  readonly committer: QueueConsumer;
   readonly deadLetterRecorder: QueueConsumer;
 
   constructor(scope: Construct, id: string, props: IngestPipelineProps) {
@@ -32,6 +34,11 @@ export class IngestPipeline extends Construct {
       queue: this.queue,
       context: props.context,
       batchingWindowSeconds: props.writerBatchingWindowSeconds,
+    });
+    this.committer = new QueueConsumer(this, 'Committer', {
+      consumer: 'table-committer',
+      queue: props.queues.commits,
+      context: props.context,
     });
     this.deadLetterRecorder = new QueueConsumer(this, 'DeadLetterRecorder', {
       consumer: 'dead-letter-recorder',

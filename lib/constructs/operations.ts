@@ -163,7 +163,7 @@ export class Operations extends Construct {
   }
 
   private watchDeadLetters(queues: Record<QueueName, Queue>): void {
-    for (const name of ['ingestDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const) {
+    for (const name of ['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const) {
       this.alarm(
         `DeadLetterQueue-${name}`,
         `Messages wait in ${name}: they exhausted their deliveries and nothing has taken them`,

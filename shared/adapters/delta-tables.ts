@@ -8,7 +8,7 @@
  */
 
 import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, replacePartitions } from '#delta/commit.ts';
+import { appendToTable, type CommitDeps, clockMarginMs, replacePartitions } from '#delta/commit.ts';
 import { type DailyFiles, writeDailyFiles } from '#delta/daily-files.ts';
 import { liveRecords } from '#delta/log.ts';
 import {
@@ -31,6 +31,7 @@ import { config } from '../config.ts';
 import type { DataSet } from '../domain/datasets/model.ts';
 import type { CommittedVersion } from '../domain/datasets/table.ts';
 import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
+import { firstIngestMs, isTimedId } from '../domain/ingest/envelope.ts';
 import type { DayRange } from '../domain/jobs/pipeline-runs.ts';
 import type { RetentionCalendar } from '../domain/jobs/run-optimize.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
@@ -112,7 +113,9 @@ export function envelopeOutput(
       rows,
       identify: (row) => ({
         messageId: row.message.message_id,
-        ingestedAt: Number(BigInt(row.message.ingested_at_us) / 1000n),
+        ingestedAt: firstIngestMs(row.message),
+        // An id that is not a UUID v7 of its first ingest carries no time: its copies' own times differ.
+        withinMs: isTimedId(row.message.message_id) ? 0 : clockMarginMs,
       }),
       attempt: request.attempt,
       ...(request.signal ? { signal: request.signal } : {}),

@@ -1,22 +1,27 @@
 /**
- * Staging's ports (shared/domain/ingest/staging.ts and commit-table.ts) as the batch writer and the
- * table-commits schedule wire them: the ledger in DynamoDB, the batches in the platform bucket, each
- * table's commit through its own store (shared/adapters/delta-tables.ts). Only those two functions
- * load this module (it brings apache-arrow and parquet-wasm).
+ * Staging's ports (shared/domain/ingest/staging.ts, commit-staged.ts and commit-table.ts) as the
+ * batch writer, the table committer and the table-commits schedule wire them: the records in
+ * DynamoDB, the batches in the platform bucket, triggers on the commits queue, each table's commit
+ * through its own store (shared/adapters/delta-tables.ts). Only those functions load this module (it
+ * brings apache-arrow and parquet-wasm).
  */
+import { randomUUID } from 'node:crypto';
 import { config } from '../config.ts';
-import type { StagingDeps } from '../domain/ingest/staging.ts';
+import type { CommitStagedDeps, SliceReader } from '../domain/ingest/commit-staged.ts';
+import { StagedReads } from '../domain/ingest/staged-reads.ts';
+import { freshnessKeptMs } from '../domain/ingest/staging.ts';
 import type { DeliveryFailure } from '../domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
 import { appendEnvelopes } from './delta-tables.ts';
 import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
-import { stagingLedger } from './dynamo/staging-ledger.ts';
+import { stagedRecords } from './dynamo/staging-heads.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
 import { count, countReceipts } from './metrics.ts';
 import { checkOut, claimExists } from './s3/claim-checks.ts';
 import { stagingObjects } from './s3/staging.ts';
+import { commitTriggers } from './sqs/commit-triggers.ts';
 import { sendToDeadLetterQueue } from './sqs/dead-letter-queue.ts';
 import { parseStagedSlice } from './staged-rows.ts';
 import { fixStorage } from './table-storage.ts';
@@ -32,14 +37,25 @@ async function freshness(tableIds: string[]): Promise<Map<string, number>> {
   const missing = tableIds.filter((id) => (targets.get(id)?.until ?? 0) <= now);
   if (missing.length > 0) {
     const found = await freshnessTargets(missing);
-    for (const id of missing) targets.set(id, { ms: found.get(id) ?? null, until: now + 60_000 });
+    if (targets.size > 100_000) targets.clear();
+    for (const id of missing) targets.set(id, { ms: found.get(id) ?? null, until: now + freshnessKeptMs });
   }
   return new Map(tableIds.map((id) => [id, targets.get(id)?.ms ?? config.tableFreshnessMs()]));
 }
 
-export const stagingDeps: StagingDeps = {
-  ledger: stagingLedger,
-  objects: stagingObjects,
+/**
+ * Staged objects a warm committer keeps: those up to 1 MB (a writer batch of sparse traffic holds
+ * dozens of tables' slices in a few hundred KB), 64 MB of them at most.
+ */
+const reads = new StagedReads(stagingObjects, { wholeMaxBytes: 1024 * 1024, keptMaxBytes: 64 * 1024 * 1024 });
+export const readStagedSlice: SliceReader = (record) => reads.read(record);
+
+/** Who this function instance is, as the holder of a table's lease. */
+export const committerId = randomUUID();
+
+export const stagingDeps: CommitStagedDeps = {
+  records: stagedRecords,
+  triggers: commitTriggers,
   parse: parseStagedSlice,
   freshness,
   getDataSet,
@@ -86,10 +102,6 @@ export const stagingDeps: StagingDeps = {
   now: () => Date.now(),
   retryMs: config.commitRetryMs(),
   sizeTarget: stagedSizeTargetBytes,
-  passBudget: 1024 * 1024 * 1024,
-  concurrency: 8,
-  inFlightBytes: 128 * 1024 * 1024,
-  passTimeMs: 3 * 60_000,
   tableTimeMs: 60_000,
   recordMs: 10_000,
 };

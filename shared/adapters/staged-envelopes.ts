@@ -1,26 +1,24 @@
 /**
- * A table's staged envelopes, read back from the batches that hold them (shared/domain/ingest/
+ * A table's staged envelopes, read back from the objects that hold them (shared/domain/ingest/
  * staging.ts): the events view lists them as pending, and the dead-letter recorder asks whether a
- * copy of an envelope still waits for its commit. Reads the ledger, then each slice once.
+ * copy of an envelope still waits for its commit. Reads the table's records, then each slice once.
  */
 import { type EnvelopeMessage, envelopeMessage } from '../domain/ingest/envelope.ts';
-import type { StagedBatch, StagedSlice } from '../domain/ingest/staging.ts';
-import { stagedSlicesOf } from './dynamo/staging-ledger.ts';
+import type { StagedRecord } from '../domain/ingest/staging.ts';
+import { stagedRecordsOf } from './dynamo/staged-slices.ts';
 import { stagingObjects } from './s3/staging.ts';
 
 export interface StagedSliceOf {
-  batch: StagedBatch;
-  slice: StagedSlice;
+  record: StagedRecord;
   read(): Promise<EnvelopeMessage[]>;
 }
 
 /** The table's slices not yet committed, each with a reader of its envelopes. */
-export async function stagedSlices(tableId: string, options: { recent?: boolean } = {}): Promise<StagedSliceOf[]> {
-  return (await stagedSlicesOf(tableId, options)).map(({ batch, slice }) => ({
-    batch,
-    slice,
+export async function stagedSlices(tableId: string): Promise<StagedSliceOf[]> {
+  return (await stagedRecordsOf(tableId)).map((record) => ({
+    record,
     async read() {
-      const text = (await stagingObjects.read(batch.key, slice.offset, slice.length)).toString('utf8');
+      const text = (await stagingObjects.read(record.key, record.offset, record.length)).toString('utf8');
       return text
         .split('\n')
         .filter((line) => line !== '')

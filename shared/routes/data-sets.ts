@@ -99,7 +99,8 @@ export const dataSetRoutes = {
     params: dataSetIdParams,
     body: tablePropertiesBody,
     responses: { 200: tablePropertiesResponse },
-    access: { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true },
+    // The commits queue: a freshness target set brings the table's committer.
+    access: { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true, queues: { commits: 'send' } },
   },
   'POST /api/data-sets/{data_set_id}/suggest-columns': {
     entry: 'functions/data-sets/suggest-columns.ts',

@@ -101,7 +101,7 @@ describe('the bundles', () => {
     expect(Object.keys(tenants?.inputs ?? {}).some((input) => input.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
   });
 
-  it('load apache-arrow and parquet-wasm in the batch writer, the table-commits schedule and the job runner only, and keep API functions under 300 KB beside the SDK', () => {
+  it('load apache-arrow and parquet-wasm in the batch writer, the table committer, the table-commits schedule and the job runner only, and keep API functions under 300 KB beside the SDK', () => {
     const heavy = built
       .filter(({ bundle }) =>
         Object.keys(bundle.inputs).some((input) => /node_modules\/(parquet-wasm|apache-arrow)\//.test(input)),
@@ -116,6 +116,7 @@ describe('the bundles', () => {
       .map((one) => `${one.fn.entry} ${shipped(one)}`);
     expect(heavy.sort()).toEqual([
       'functions/ingest/commit-staged.ts',
+      'functions/ingest/commit-tables.ts',
       'functions/ingest/write-batch.ts',
       'functions/jobs/run.ts',
     ]);

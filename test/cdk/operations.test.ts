@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
 import { checkedMaxConcurrency } from '#lib/constructs/queue-consumer.ts';
+import { recordLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
 
@@ -104,7 +105,7 @@ describe('alarms', () => {
       ...Object.keys(consumers).map((name) => [name, `The ${name} queue consumer failed`]),
       ...Object.keys(schedules).map((name) => [name, `The ${name} scheduled function failed`]),
     ];
-    expect(watched).toHaveLength(9);
+    expect(watched).toHaveLength(10);
     const resources = template.toJSON().Resources;
     for (const [name, description] of watched) {
       const alarm = alarmDescribed(description as string);
@@ -176,11 +177,26 @@ describe('alarms', () => {
       ]),
     );
     expect(byConsumer).toEqual({
-      'ingest-writer': 5,
+      'ingest-writer': 50,
+      'table-committer': 50,
       'dead-letter-recorder': 2,
       'job-runner': 10,
       'dashboard-provisioner': 2,
     });
+    // The writer and the committers keep their instances whatever the API takes.
+    type Resource = {
+      Metadata?: Record<string, { name: string }>;
+      Properties?: { ReservedConcurrentExecutions?: number };
+    };
+    const reserved = Object.fromEntries(
+      (Object.values(resources) as Resource[])
+        .filter((resource) => Number.isInteger(resource.Properties?.ReservedConcurrentExecutions))
+        .map((resource) => [
+          resource.Metadata?.['tributary:function']?.name,
+          resource.Properties?.ReservedConcurrentExecutions,
+        ]),
+    );
+    expect(reserved).toEqual({ 'ingest-writer': 50, 'table-committer': 50 });
     const spec = (maxConcurrency: number, reservedConcurrency?: number) => ({
       maxConcurrency,
       function: { memoryMb: 256, timeoutSeconds: 30, reservedConcurrency },
@@ -195,7 +211,7 @@ describe('alarms', () => {
       const mappings = [app.statelessTemplate, ...app.nestedTemplates].flatMap((one) =>
         Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
       );
-      expect(mappings.length).toBe(4);
+      expect(mappings.length).toBe(5);
       for (const mapping of mappings) {
         const { BatchSize: batch, MaximumBatchingWindowInSeconds: window = 0 } = mapping.Properties;
         // Lambda's rules for SQS sources, written out: 1–10,000 messages, 0–300 s, over 10 only with a window.
@@ -375,15 +391,15 @@ describe('staged commits', () => {
     expect(() => tributary(app(), { dataRetentionDays: 36_501 })).toThrow(/dataRetentionDays/);
   });
 
-  it('expires staged batches a stopped pass left behind, as it does claim checks', async () => {
+  it('expires staged batches after the records that point into them', async () => {
     const stateful = (await synthesizedDefaultApp()).statefulTemplate;
     const rules = Object.values(stateful.findResources('AWS::S3::Bucket')).flatMap(
       (bucket) => bucket.Properties.LifecycleConfiguration?.Rules ?? [],
     );
     expect(rules).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 15, Status: 'Enabled' }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ Prefix: 'staging/', ExpirationInDays: 8, Status: 'Enabled' })]),
     );
+    // Records are kept 7 days: past the longest freshness target (a day) and five failed attempts.
+    expect(recordLifetimeMs).toBe(7 * 86_400_000);
   });
 });

@@ -62,3 +62,56 @@ describe('commit records', () => {
     expect([...(await adapter.writtenSince(tableId, asked, committedAt + 1000))]).toEqual([]);
   });
 });
+
+/** An item's size as DynamoDB counts it: each attribute's name and value (binary and strings by their bytes, a number at most 21). */
+function itemBytes(item: Record<string, unknown>): number {
+  const valueBytes = (value: unknown): number => {
+    if (value instanceof Uint8Array) return value.byteLength;
+    if (typeof value === 'string') return Buffer.byteLength(value);
+    if (typeof value === 'number') return 21;
+    if (Array.isArray(value)) return 3 + value.reduce((sum: number, each) => sum + 1 + valueBytes(each), 0);
+    return 1;
+  };
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+
+describe('the ids of a large commit', () => {
+  it('are kept in items of at most 64 KB, and a hold of fewer rows after a lost race replaces them', async () => {
+    const tableId = randomUUID();
+    const runId = randomUUID();
+    const ids = Array.from({ length: 30_000 }, () => randomUUID());
+    await adapter.commitRecords.holdIds(tableId, runId, [...ids, 'a-dedup-key']);
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const stored = async () =>
+      (
+        await db.send(
+          new QueryCommand({
+            TableName: table(),
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': `DELTA#${tableId}` },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
+    const items = await stored();
+    expect(items.length).toBe(10);
+    expect(Math.max(...items.map(itemBytes))).toBeLessThanOrEqual(64 * 1024);
+    // Read back from the items (as a process that remembers nothing does): every id once.
+    const found = adapter.idsOfRunItems(runId, items);
+    expect(found.length).toBe(30_001);
+    expect(new Set(found)).toEqual(new Set([...ids, 'a-dedup-key']));
+
+    // The run lost a race and holds only the rows the winner did not: the earlier chunks no longer count.
+    await adapter.commitRecords.holdIds(tableId, runId, ids.slice(0, 5));
+    expect(adapter.idsOfRunItems(runId, await stored()).sort()).toEqual(ids.slice(0, 5).sort());
+  });
+
+  it('are read from an item written before ids were kept in chunks', () => {
+    const ids = [randomUUID(), randomUUID(), 'x-key'];
+    const { packed, other } = adapter.packMessageIds(ids);
+    expect(adapter.idsOfRunItems('run', [{ sk: 'R#run', ids: packed, other_ids: other }]).sort()).toEqual(
+      [...ids].sort(),
+    );
+  });
+});

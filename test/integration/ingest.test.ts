@@ -190,6 +190,30 @@ describe('round trip through the Delta table', () => {
   });
 });
 
+describe('a freshness target of seconds', () => {
+  it('commits each wave of webhooks by its own commit trigger, 2 s after it arrives: 14 waves, 14 commits', {
+    timeout: 180_000,
+  }, async () => {
+    // The service commits every table at once (TABLE_FRESHNESS_SECONDS 0); this one waits 2 s, which
+    // the writer cannot wait for: its commit trigger, delayed until the table is due, brings a
+    // committer. The table-commits schedule commits nothing (its backstop acts only a minute late).
+    const hook = await createWebhook(api);
+    const set = await api.put(`/api/data-sets/${hook.dataSetId}/table-properties`, {
+      json: { properties: { 'tributary.freshness': '2 seconds' } },
+    });
+    expect(set.status).toBe(200);
+    for (let wave = 0; wave < 14; wave++) {
+      await Promise.all(Array.from({ length: 5 }, (_, i) => ingest(api, hook, JSON.stringify({ wave, i }))));
+      await waitForRows(api, hook.dataSetId, (wave + 1) * 5);
+    }
+    const runs = await api.get<{ runs: { operation: string; rows: number }[] }>(
+      `/api/data-sets/${hook.dataSetId}/runs?limit=100`,
+    );
+    const writes = runs.body.runs.filter((run) => run.rows > 0);
+    expect(writes.map((run) => run.rows)).toEqual(Array.from({ length: 14 }, () => 5));
+  });
+});
+
 describe('connections', () => {
   it('creates a connection with its data set, shows it, and regenerates its token', async () => {
     const tenantId = await createTenant(api);

@@ -60,8 +60,8 @@ describe('nothing accepted is lost or duplicated under faults', () => {
   /**
    * Waits until nothing can change any more: the ingest queue and its dead-letter queues hold no
    * message, visible or in flight, nothing waits staged for the table, and the failed deliveries are
-   * as expected. Both dead-letter queues: the suite's shared service keeps its staging ledger in the
-   * same DynamoDB table, so its table-commits passes may commit this runtime's staged tables too,
+   * as expected. Both dead-letter queues: the suite's shared service keeps its staging records in the
+   * same DynamoDB table, so its committers and passes may commit this runtime's staged tables too,
    * and dead-letter what exhausted its attempts into its own queue, whose recorder may still be
    * recording them.
    */

@@ -298,6 +298,12 @@ describe('two writers of ours and another engine racing on one table', () => {
       snapshots: new SnapshotCache().source({ storage, decodeCheckpoint }),
       hooks: { onCompleted: async () => undefined },
     });
+    // A message is ingested once: every copy of it carries the same ingest time.
+    const ingestedAt = new Map<string, bigint>();
+    const ingestTimeOf = (id: string) => {
+      if (!ingestedAt.has(id)) ingestedAt.set(id, BigInt(Date.now()) * 1000n);
+      return ingestedAt.get(id) as bigint;
+    };
     const append = (deps: ReturnType<typeof writer>, ids: string[]) =>
       appendToTable(deps, {
         tableId: hook.dataSetId,
@@ -313,7 +319,7 @@ describe('two writers of ours and another engine racing on one table', () => {
           message_id: id,
           data_set_id: hook.dataSetId,
           dt: today,
-          ingested_at_us: BigInt(Date.now()) * 1000n,
+          ingested_at_us: ingestTimeOf(id),
           source_id: hook.sourceId,
           tenant_id: hook.tenantId,
           content_type: 'application/json',

@@ -1,100 +1,155 @@
 /**
- * In-memory stand-ins for staging's ports (shared/domain/ingest/staging.ts): the ledger as the
- * DynamoDB adapter keeps it (batches, coverage records, failures, totals, the pass lease) and the
- * platform bucket's staged objects, read back by byte range.
+ * In-memory stand-ins for staging's ports (shared/domain/ingest/staging.ts): each table's records and
+ * head as the DynamoDB adapter keeps them (a head written only at the version it was read at, the
+ * listing's condition as the adapter writes it), the platform bucket's staged objects read back by
+ * byte range, and the commits queue, whose triggers the test delivers when its clock says they arrive.
  */
-import type {
-  Coverage,
-  StagedBatch,
-  StagedTotals,
-  StagingLedger,
-  StagingObjects,
-  TableFailure,
+import {
+  type CommitTrigger,
+  type CommitTriggers,
+  emptyHead,
+  type StagedRecord,
+  type StagedRecords,
+  type StagingHead,
+  type StagingObjects,
 } from '#shared/domain/ingest/staging.ts';
 
 export interface MemoryStaging {
-  ledger: StagingLedger;
+  records: StagedRecords;
   objects: StagingObjects;
-  batches: Map<string, StagedBatch>;
-  coverage: Map<string, Coverage>;
-  failures: Map<string, TableFailure>;
+  triggers: CommitTriggers;
+  /** Records by table, by id. */
+  staged: Map<string, Map<string, StagedRecord>>;
+  heads: Map<string, StagingHead>;
   stored: Map<string, Buffer>;
-  totals: { tables: Map<string, StagedTotals>; asOf: string | null } | null;
-  lease: { holder: string; until: number } | null;
-  /** Requests made, by kind: what staging a batch or a pass costs. */
+  /** Triggers sent and not taken yet. */
+  queue: CommitTrigger[];
+  /** Takes the triggers that have arrived by now. */
+  arrived(): CommitTrigger[];
+  /** Requests made, by kind: what staging and committing cost. */
   requests: Record<string, number>;
+  /** Every item written, as JSON: what no item may outgrow. */
+  written: string[];
 }
 
 export function memoryStaging(clock: () => number = Date.now): MemoryStaging {
-  const state: MemoryStaging = {
-    batches: new Map(),
-    coverage: new Map(),
-    failures: new Map(),
-    stored: new Map(),
-    totals: null,
-    lease: null,
-    requests: {},
-    ledger: undefined as unknown as StagingLedger,
-    objects: undefined as unknown as StagingObjects,
+  const staged = new Map<string, Map<string, StagedRecord>>();
+  const heads = new Map<string, StagingHead>();
+  const stored = new Map<string, Buffer>();
+  const queue: CommitTrigger[] = [];
+  const requests: Record<string, number> = {};
+  const written: string[] = [];
+  const count = (kind: string, by = 1) => {
+    requests[kind] = (requests[kind] ?? 0) + by;
   };
-  const count = (kind: string) => {
-    state.requests[kind] = (state.requests[kind] ?? 0) + 1;
+  const tableRecords = (tableId: string) => {
+    let records = staged.get(tableId);
+    if (!records) {
+      records = new Map();
+      staged.set(tableId, records);
+    }
+    return records;
   };
-  state.ledger = {
-    async addBatch(batch) {
-      count('addBatch');
-      state.batches.set(batch.id, structuredClone(batch));
+  const headOf = (tableId: string) => structuredClone(heads.get(tableId) ?? emptyHead);
+  const setHead = (tableId: string, head: StagingHead) => {
+    heads.set(tableId, structuredClone(head));
+    written.push(JSON.stringify({ tableId, head }));
+  };
+
+  const records: StagedRecords = {
+    async write(entries, writtenBy) {
+      count('write records', Math.ceil(entries.length / 25));
+      for (const { tableId, record } of entries) {
+        if (clock() > writtenBy) throw new Error('Staged records could not be written in time');
+        tableRecords(tableId).set(record.id, structuredClone(record));
+        written.push(JSON.stringify({ tableId, record }));
+      }
     },
-    async read() {
-      count('read');
-      return {
-        batches: [...state.batches.values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((b) => structuredClone(b)),
-        coverage: [...state.coverage.values()].map((c) => structuredClone(c)),
-        failures: new Map([...state.failures].map(([id, failure]) => [id, { ...failure }])),
-      };
+    async head(tableId) {
+      count('head');
+      return headOf(tableId);
     },
-    async addCoverage(coverage) {
-      count('addCoverage');
-      state.coverage.set(coverage.id, structuredClone(coverage));
+    async heads(tableIds) {
+      count('heads', Math.ceil(tableIds.length / 100));
+      return new Map(tableIds.map((tableId) => [tableId, headOf(tableId)]));
     },
-    async retire(batchIds, coverageIds) {
-      count('retire');
-      for (const id of batchIds) state.batches.delete(id);
-      for (const id of coverageIds) state.coverage.delete(id);
+    async pending(tableId, through) {
+      count('pending');
+      return [...tableRecords(tableId).values()]
+        .filter((record) => through === null || record.id > through)
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map((record) => structuredClone(record));
     },
-    async setFailure(tableId, failure) {
-      count('setFailure');
-      if (failure) state.failures.set(tableId, { ...failure });
-      else state.failures.delete(tableId);
+    async listPending(tableId, entry, now) {
+      count('list');
+      const head = headOf(tableId);
+      const listedInTime =
+        head.dueAt !== null && head.triggerAt !== null && head.dueAt <= entry.dueAt && head.triggerAt > now;
+      if (listedInTime) return;
+      setHead(tableId, { ...head, dueAt: entry.dueAt, triggerAt: entry.triggerAt, version: head.version + 1 });
     },
-    async writeTotals(tables, asOf) {
-      count('writeTotals');
-      state.totals = { tables: new Map(tables), asOf };
-    },
-    async acquire(holder, until) {
-      if (state.lease && state.lease.until >= clock()) return false;
-      state.lease = { holder, until };
+    async replaceHead(tableId, expected, head) {
+      count('replace head');
+      if (headOf(tableId).version !== expected) return false;
+      const listed = head.dueAt !== null && head.triggerAt !== null;
+      setHead(tableId, {
+        ...head,
+        dueAt: listed ? head.dueAt : null,
+        triggerAt: listed ? head.triggerAt : null,
+        version: expected + 1,
+      });
       return true;
     },
-    async release(holder) {
-      if (state.lease?.holder === holder) state.lease = null;
+    async remove(tableId, ids) {
+      count('remove records', Math.ceil(ids.length / 25));
+      for (const id of ids) tableRecords(tableId).delete(id);
+    },
+    async listed(dueBefore) {
+      count('listed');
+      return [...heads]
+        .filter(([, head]) => head.dueAt !== null && (dueBefore === undefined || head.dueAt < dueBefore))
+        .map(([tableId, head]) => ({ tableId, head: structuredClone(head) }));
     },
   };
-  state.objects = {
+
+  const objects: StagingObjects = {
     async put(key, body) {
-      count('put');
-      state.stored.set(key, Buffer.from(body));
+      count('put object');
+      stored.set(key, Buffer.from(body));
     },
     async read(key, offset, length) {
-      count('read slice');
-      const body = state.stored.get(key);
+      count('read object');
+      const body = stored.get(key);
       if (!body) throw Object.assign(new Error(`NoSuchKey ${key}`), { name: 'NoSuchKey' });
       return body.subarray(offset, offset + length);
     },
-    async delete(keys) {
-      count('delete');
-      for (const key of keys) state.stored.delete(key);
+  };
+
+  const triggers: CommitTriggers = {
+    maxDelayMs: 15 * 60_000,
+    // Delivered exactly when meant to.
+    earlyMs: 0,
+    async send(sent) {
+      count('send triggers', Math.ceil(sent.length / 10));
+      queue.push(...sent.map((trigger) => ({ ...trigger })));
     },
   };
-  return state;
+
+  return {
+    records,
+    objects,
+    triggers,
+    staged,
+    heads,
+    stored,
+    queue,
+    requests,
+    written,
+    arrived() {
+      const now = clock();
+      const due = queue.filter((trigger) => trigger.at <= now);
+      queue.splice(0, queue.length, ...queue.filter((trigger) => trigger.at > now));
+      return due;
+    },
+  };
 }

@@ -191,6 +191,7 @@ describe('the retention property', () => {
     const { dataSet } = await createConnection(store, platformAdmin, tenant.tenant_id, { type: 'Webhook', name: 'h' });
     let current: Record<string, string> = {};
     const due: string[] = [];
+    const asked: string[] = [];
     const deps = (defaultDataRetentionMs: number | null) => ({
       ...store,
       fixStorage: async (found: typeof dataSet) => found,
@@ -201,6 +202,9 @@ describe('the retention property', () => {
       },
       rules: tablePropertyRules,
       recordFreshnessTarget: async () => undefined,
+      askCommitter: async (id: string) => {
+        asked.push(id);
+      },
       defaultFreshnessMs: 300_000,
       defaultDataRetentionMs,
       markMaintenanceDue: async (marked: typeof dataSet) => {
@@ -221,6 +225,11 @@ describe('the retention property', () => {
       code: 'VALIDATION_ERROR',
       details: [expect.objectContaining({ path: 'properties.tributary.dataRetention' })],
     });
+    // Only a freshness target set or removed brings the table's committer (a shorter one makes rows due sooner).
+    expect(asked).toEqual([]);
+    await set({ 'tributary.freshness': 'interval 2 seconds' });
+    await set({ 'tributary.freshness': '' });
+    expect(asked).toEqual([dataSet.data_set_id, dataSet.data_set_id]);
   });
 });
 

@@ -30,7 +30,9 @@ interface Row {
 }
 
 let fileNumber = 0;
-function request(ids: string[], files: Map<string, string[]>, ingestedAt = Date.now()): AppendRequest<Row> {
+/** When the rows were ingested, unless a test says otherwise: one time for a message id wherever it comes again. */
+const ingestTime = Date.now();
+function request(ids: string[], files: Map<string, string[]>, ingestedAt = ingestTime): AppendRequest<Row> {
   return {
     tableId: 't',
     metadata,
@@ -154,6 +156,74 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     const redriven = await appendToTable(writer, request(['old', 'fresh'], files, threeDaysAgo));
     expect(redriven).toEqual({ version: 6, written: 1, skipped: 1, expired: 0 });
     expect(rowsInTable(table, files).filter((id) => id === 'old')).toHaveLength(1);
+  });
+
+  it("names the ingest times of its rows, and reads the ids only of commits whose times meet its rows'", async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const writer = writerOf(table);
+    const minute = 60_000;
+    const at = Date.now() - 10 * minute;
+    await appendToTable(writer, request(['a', 'b'], files, at));
+    await appendToTable(writer, request(['c'], files, at + minute));
+    expect(linesOf(table, 0)[0]?.commitInfo?.['tributary.ingested']).toEqual([at, at]);
+    expect(linesOf(table, 1)[0]?.commitInfo?.['tributary.ingested']).toEqual([at + minute, at + minute]);
+    // Every commit is within the clock margin of these rows; only version 1's times meet theirs.
+    const asked: string[][] = [];
+    const counting: CommitDeps = {
+      ...writerOf(table),
+      records: {
+        ...table.records,
+        async idsOf(tableId, runs) {
+          asked.push(runs);
+          return table.records.idsOf(tableId, runs);
+        },
+      },
+    };
+    const rows = {
+      ...request([], files),
+      rows: [
+        { messageId: 'c', ingestedAt: at + minute },
+        { messageId: 'd', ingestedAt: at + 2 * minute },
+      ],
+    };
+    expect(await appendToTable(counting, rows)).toEqual({ version: 2, written: 1, skipped: 1, expired: 0 });
+    const runOf = (version: number) => linesOf(table, version)[0]?.commitInfo?.txnId;
+    expect(asked).toEqual([[runOf(1)]]);
+    // A commit made before commits named their rows' times (no tributary.ingested) is always read.
+    const lines = linesOf(table, 0);
+    delete lines[0]?.commitInfo?.['tributary.ingested'];
+    table.objects.set(logFileName(0), {
+      bytes: Buffer.from(`${lines.map((line) => JSON.stringify(line)).join('\n')}\n`),
+      lastModified: Date.now(),
+    });
+    asked.length = 0;
+    const late = { ...request([], files), rows: [{ messageId: 'b', ingestedAt: at + 3 * minute }] };
+    expect(await appendToTable({ ...counting, snapshots: writerOf(table).snapshots }, late)).toMatchObject({
+      written: 0,
+      skipped: 1,
+    });
+    expect(asked.flat()).toContain(runOf(0));
+  });
+
+  it("finds a copy of an id that carries no time, ingested later than the first (its own time, within the rows' reach)", async () => {
+    const table = memoryTable();
+    const files = new Map<string, string[]>();
+    const writer = writerOf(table);
+    const at = Date.now() - 60_000;
+    const untimed = (ids: string[], ingestedAt: number) => ({
+      ...request(ids, files, ingestedAt),
+      identify: (row: Row) => ({ ...row, withinMs: 5 * 60_000 }),
+    });
+    await appendToTable(writer, untimed(['shared', 'a'], at));
+    // The second copy's own time is 3 s later: no range of exact times would meet the first commit's.
+    expect(await appendToTable(writer, untimed(['shared', 'b'], at + 3000))).toEqual({
+      version: 1,
+      written: 1,
+      skipped: 1,
+      expired: 0,
+    });
+    expect(rowsInTable(table, files).filter((id) => id === 'shared')).toHaveLength(1);
   });
 
   it('gives versions timestamps that never decrease, so "committed since" is a suffix of the log', async () => {

@@ -1,20 +1,30 @@
 /**
- * Staging and staged commits (shared/domain/ingest/staging.ts), the commit of one table
- * (shared/domain/ingest/commit-table.ts) and the batch writer's use case
- * (shared/domain/ingest/write-batch.ts), through in-memory ports: the ledger and the staged objects
- * in Maps, each table a Delta log in memory written through the adapter's envelope output and the
- * real commit path, its data files written as JSON lines so that the test reads back on its own what
- * the log references. A clock the test moves decides what is due.
+ * Staging and staged commits (shared/domain/ingest/staging.ts, commit-staged.ts), the commit of one
+ * table (commit-table.ts), the batch writer (write-batch.ts) and the overdue check
+ * (staged-overdue.ts), through in-memory ports: each table's records and head, the staged objects
+ * and the commits queue in Maps, each table a Delta log in memory written through the adapter's
+ * envelope output and the real commit path, its data files written as JSON lines so that the test
+ * reads back on its own what the log references. A clock the test moves decides what is due, and
+ * which commit triggers have arrived.
  */
+import { v7 as uuidv7 } from 'uuid';
 import { describe, expect, it, vi } from 'vitest';
 import { committedView, envelopeOutput } from '#shared/adapters/delta-tables.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
 import { newDataSet } from '#shared/domain/datasets/model.ts';
 import type { CommittedVersion } from '#shared/domain/datasets/table.ts';
+import { type CommitReport, commitTriggered } from '#shared/domain/ingest/commit-staged.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { commitStaged, maxCommitAttempts } from '#shared/domain/ingest/staging.ts';
-import { type BatchWriterDeps, type QueueRecord, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
+import { checkOverdue, overdueGraceMs } from '#shared/domain/ingest/staged-overdue.ts';
+import { StagedReads } from '#shared/domain/ingest/staged-reads.ts';
+import { type CommitTrigger, maxCommitAttempts, recordTime, writerLifetimeMs } from '#shared/domain/ingest/staging.ts';
+import {
+  type BatchWriterDeps,
+  type QueueRecord,
+  SentTriggers,
+  writeEnvelopeBatch,
+} from '#shared/domain/ingest/write-batch.ts';
 import { type MemoryStaging, memoryStaging } from '../support/memory-staging.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
@@ -54,11 +64,17 @@ interface World {
   due: { tableId: string; at: string }[];
   rowsOf(tableId: string): string[];
   commitsOf(tableId: string): number;
+  /** Delivers the commit triggers that have arrived to a committer (one invocation). */
+  deliver(options?: { deadline?: number; holder?: string }): Promise<CommitReport>;
+  /** Every trigger that arrives up to `until`, delivered as it arrives (the clock moved to each). */
+  deliverUntil(until: number): Promise<CommitReport[]>;
+  /** The table-commits schedule's run. */
+  sweep(stopping?: boolean): ReturnType<typeof checkOverdue>;
 }
 
 /**
  * Tables with a freshness target each (5 minutes unless `freshness` says otherwise); a size target
- * of 1,000 payload bytes; the deployment's data retention `retentionMs` (none unless given).
+ * of 10,000 payload bytes; the deployment's data retention `retentionMs` (none unless given).
  */
 function world(
   options: {
@@ -90,8 +106,10 @@ function world(
   // One writer per table, as a warm function instance keeps its snapshot cache.
   const writers = new Map<string, ReturnType<typeof writerOf>>();
   const deps: BatchWriterDeps = {
-    ledger: staging.ledger,
+    records: staging.records,
     objects: staging.objects,
+    triggers: staging.triggers,
+    sent: new SentTriggers(),
     parse: parseStagedSlice,
     async freshness(ids) {
       return new Map(ids.map((id) => [id, options.freshness?.[id] ?? 5 * minute]));
@@ -168,11 +186,8 @@ function world(
     describe: (error) => `${error.name}: ${error.message}`,
     now: () => clock.now,
     retryMs: 10 * minute,
-    sizeTarget: 1000,
-    passBudget: 1_000_000,
+    sizeTarget: 10_000,
     concurrency: 4,
-    inFlightBytes: 1_000_000,
-    passTimeMs: 60 * minute,
     tableTimeMs: minute,
     recordMs: 10_000,
     parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
@@ -195,6 +210,14 @@ function world(
   };
   const commitsOf = (tableId: string) =>
     [...(tables.get(tableId)?.objects.keys() ?? [])].filter((key) => /^_delta_log\/\d{20}\.json$/.test(key)).length;
+  const reads = new StagedReads(staging.objects, { wholeMaxBytes: 1024 * 1024, keptMaxBytes: 64 * 1024 * 1024 });
+  const committerOptions = (over: { deadline?: number; holder?: string } = {}) => ({
+    deadline: over.deadline ?? clock.now + 2 * minute,
+    holder: over.holder ?? 'committer',
+    read: (record: Parameters<StagedReads['read']>[0]) => reads.read(record),
+    concurrency: 4,
+  });
+  const deliver: World['deliver'] = (over) => commitTriggered(deps, staging.arrived(), committerOptions(over));
   return {
     deps,
     staging,
@@ -209,8 +232,29 @@ function world(
     due,
     rowsOf,
     commitsOf,
+    deliver,
+    async deliverUntil(until) {
+      const reports: CommitReport[] = [];
+      for (;;) {
+        const next = Math.min(...staging.queue.map((trigger) => trigger.at));
+        if (!(next <= until)) break;
+        clock.now = Math.max(clock.now, next);
+        reports.push(await deliver());
+      }
+      clock.now = Math.max(clock.now, until);
+      return reports;
+    },
+    sweep: (stopping = false) => checkOverdue(deps, { ...committerOptions(), stopping }),
   };
 }
+
+/** A committer's options in the world, as its deliveries use them. */
+const optionsOf = (w: World) => ({
+  deadline: w.clock.now + 2 * minute,
+  holder: 'committer',
+  read: (record: Parameters<StagedReads['read']>[0]) =>
+    w.staging.objects.read(record.key, record.offset, record.length),
+});
 
 let recordNumber = 0;
 function record(
@@ -239,8 +283,16 @@ function record(
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => uuid(from + i));
 
+/** Rows of the table's records not yet done: what waits staged for it. */
+const pendingRows = (w: World, tableId: string) => {
+  const through = w.staging.heads.get(tableId)?.through ?? null;
+  return [...(w.staging.staged.get(tableId)?.values() ?? [])]
+    .filter((record) => through === null || record.id > through)
+    .reduce((sum, record) => sum + record.rows, 0);
+};
+
 describe('staging a batch', () => {
-  it('keeps a whole batch of many data sets in one object and one ledger item, and commits none while fresh', async () => {
+  it("keeps a whole batch of many tables in one object and a small record of each table's slice, and commits none while fresh", async () => {
     const w = world();
     const batch = [
       ...ids(1, 3).map((id) => record(w, A, id)),
@@ -249,30 +301,54 @@ describe('staging a batch', () => {
     ];
     const outcome = await writeEnvelopeBatch(w.deps, batch);
     expect(outcome).toMatchObject({ failedRecordIds: [], staged: 6 });
-    expect(w.staging.requests).toMatchObject({ put: 1, addBatch: 1 });
     expect(w.staging.stored.size).toBe(1);
-    const staged = [...w.staging.batches.values()][0];
-    expect(Object.fromEntries(Object.entries(staged?.tables ?? {}).map(([id, slice]) => [id, slice.rows]))).toEqual({
-      [A]: 3,
-      [B]: 2,
-      [C]: 1,
-    });
+    expect(w.staging.requests).toMatchObject({ 'put object': 1, 'write records': 1, 'send triggers': 1 });
+    expect([A, B, C].map((id) => pendingRows(w, id))).toEqual([3, 2, 1]);
+    // One record per table: none holds another table's slice, and none grows with the batch.
+    expect([A, B, C].map((id) => w.staging.staged.get(id)?.size)).toEqual([1, 1, 1]);
+    // A trigger per table, due when its oldest row is 5 minutes old, and each listed as pending.
+    expect(w.staging.queue.map((trigger) => [trigger.tableId, trigger.at - w.clock.now]).sort()).toEqual(
+      [A, B, C].map((id) => [id, 5 * minute]).sort(),
+    );
+    expect([A, B, C].map((id) => w.staging.heads.get(id)?.dueAt)).toEqual(
+      [1, 2, 3].map(() => w.clock.now + 5 * minute),
+    );
+    expect(await w.deliver()).toMatchObject({ committed: [] });
     expect([w.commitsOf(A), w.commitsOf(B), w.commitsOf(C)]).toEqual([0, 0, 0]);
   });
 
-  it('commits every staged table at once when asked for everything (a graceful stop), whatever its target', async () => {
+  it('writes no item that grows with tables or rows: a batch of 1,000 tables, and one of 1,000 rows of one table', async () => {
     const w = world();
-    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(30)), record(w, B, uuid(31))]);
-    expect((await commitStaged(w.deps)).committed).toEqual([]);
-    // A pass killed earlier still holds the lease: the stop's pass does not wait for it.
-    await w.staging.ledger.acquire('a killed pass', w.clock.now + minute);
-    const pass = await commitStaged(w.deps, { everything: true });
-    expect(pass.committed.sort()).toEqual([A, B]);
-    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(30)], [uuid(31)]]);
-    expect(w.staging.batches.size).toBe(0);
+    await writeEnvelopeBatch(
+      w.deps,
+      Array.from({ length: 1000 }, (_, i) =>
+        record(w, `da7a5e71-0000-4000-8000-${String(i).padStart(12, '0')}`, uuid(i)),
+      ),
+    );
+    await writeEnvelopeBatch(
+      w.deps,
+      ids(5000, 1000).map((id) => record(w, A, id, { bytes: 1 })),
+    );
+    expect(Math.max(...w.staging.written.map((item) => Buffer.byteLength(item)))).toBeLessThan(1024);
+    expect(w.staging.written.length).toBe(1000 + 1000 + 2);
   });
 
-  it('commits a table once its oldest staged row reaches its freshness target, everything staged for it in one commit', async () => {
+  it("spreads a day's staged objects over 16 prefixes (S3's request rates are per prefix)", async () => {
+    const w = world();
+    for (let i = 0; i < 400; i++) await writeEnvelopeBatch(w.deps, [record(w, A, uuid(i))]);
+    const day = new Date(w.clock.now).toISOString().slice(0, 10);
+    const prefixes = new Set(
+      [...w.staging.stored.keys()].map((key) => {
+        const match = /^staging\/(\d{4}-\d{2}-\d{2})\/([^/]+)\/[^/]+\.ndjson$/.exec(key);
+        expect(match?.[1]).toBe(day);
+        return match?.[2];
+      }),
+    );
+    const sixteen = '00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15';
+    expect([...prefixes].sort().join(' ')).toBe(sixteen);
+  });
+
+  it('commits a table when its trigger arrives, its oldest row at its freshness target, everything staged for it in one commit', async () => {
     const w = world();
     for (let i = 0; i < 4; i++) {
       await writeEnvelopeBatch(w.deps, [
@@ -281,97 +357,133 @@ describe('staging a batch', () => {
       ]);
       w.clock.now += minute;
     }
-    expect((await commitStaged(w.deps)).committed).toEqual([]);
+    // Two triggers per table for the four batches: the second and third batches' records are written
+    // long before the first trigger arrives; the fourth is within a writer's lifetime of it.
+    expect(w.staging.queue).toHaveLength(4);
+    expect((await w.deliver()).committed).toEqual([]);
     w.clock.now += minute; // the first rows are now 5 minutes old
-    const pass = await commitStaged(w.deps);
-    expect(pass.committed.sort()).toEqual([A, B]);
+    const committed = await w.deliver();
+    expect(committed.committed.sort()).toEqual([A, B]);
     expect([w.commitsOf(A), w.commitsOf(B)]).toEqual([1, 1]);
     expect(w.rowsOf(A)).toEqual(ids(10, 4));
     // One file per day partition, whichever batches the rows came from.
     const files = [...(w.tables.get(A)?.objects.keys() ?? [])].filter((key) => key.startsWith('dt='));
     expect(files.map((key) => key.slice(0, 14)).sort()).toEqual(['dt=2026-11-22/', 'dt=2026-11-23/']);
-    expect(w.staging.batches.size).toBe(0);
-    expect(w.staging.stored.size).toBe(0);
+    expect([pendingRows(w, A), pendingRows(w, B)]).toEqual([0, 0]);
+    // The later triggers arrive to nothing staged: no commit, and the tables are no longer listed.
+    await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(w.staging.queue).toEqual([]);
+    expect([w.commitsOf(A), w.commitsOf(B)]).toEqual([1, 1]);
+    expect(w.staging.heads.get(A)).toMatchObject({ dueAt: null, triggerAt: null });
   });
 
-  it('commits at once, in the writer, a table whose target is 0, and leaves the others staged', async () => {
+  it('commits a table whose target is 2 s by its trigger, 2 s after its rows arrived', async () => {
+    const w = world({ freshness: { [NOW]: 2000 } });
+    await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1))]);
+    expect(w.rowsOf(NOW)).toEqual([]);
+    expect(w.staging.queue).toEqual([{ tableId: NOW, at: w.clock.now + 2000 }]);
+    w.clock.now += 1999;
+    expect((await w.deliver()).committed).toEqual([]);
+    w.clock.now += 1;
+    expect((await w.deliver()).committed).toEqual([NOW]);
+    expect(w.rowsOf(NOW)).toEqual([uuid(1)]);
+    // Done, and newer than a writer's lifetime: deleted, not passed by the watermark.
+    expect(w.staging.staged.get(NOW)?.size).toBe(0);
+    expect(w.staging.heads.get(NOW)?.through).toBeNull();
+  });
+
+  it('commits at once, in the writer, a table whose target is 0 (no record of it), and leaves the others staged', async () => {
     const w = world({ freshness: { [NOW]: 0 } });
     const outcome = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1)), record(w, LATER, uuid(2))]);
     expect(outcome.committed?.committed).toEqual([NOW]);
     expect(w.rowsOf(NOW)).toEqual([uuid(1)]);
     expect(w.rowsOf(LATER)).toEqual([]);
-    // The batch stays for ds-later; a pass must not commit ds-now's rows again.
-    expect(w.staging.batches.size).toBe(1);
-    w.clock.now += 6 * minute;
-    const pass = await commitStaged(w.deps);
-    expect(pass.committed).toEqual([LATER]);
+    expect(w.staging.staged.get(NOW)?.size ?? 0).toBe(0);
+    expect(w.staging.queue.map((trigger) => trigger.tableId)).toEqual([LATER]);
+    await w.deliverUntil(w.clock.now + 6 * minute);
     expect([w.commitsOf(NOW), w.commitsOf(LATER)]).toEqual([1, 1]);
-    expect(w.staging.batches.size).toBe(0);
-    expect(w.staging.coverage.size).toBe(0);
+    expect(pendingRows(w, LATER)).toBe(0);
   });
 
   it('commits a table at its size target before its freshness target, a size target per commit', async () => {
     const w = world();
+    // The writer sends a trigger at once when it staged a sixteenth of the size target since its last.
     for (let i = 0; i < 5; i++)
       await writeEnvelopeBatch(w.deps, [
-        record(w, BIG, uuid(100 + i), { bytes: 400 }),
+        record(w, BIG, uuid(100 + i), { bytes: 4000 }),
         record(w, SMALL, uuid(200 + i)),
       ]);
-    const pass = await commitStaged(w.deps);
-    expect(pass.committed).toEqual([BIG]);
-    // 2,000 bytes in three commits of at most 1,000 (two slices of 400 fit, a third does not).
+    const committed = await w.deliver();
+    expect(committed.committed).toEqual([BIG]);
+    // 20,000 bytes in three commits of at most 10,000 (two slices of 4,000 fit, a third does not).
     expect(w.commitsOf(BIG)).toBe(3);
     expect(w.rowsOf(BIG)).toEqual(ids(100, 5));
     expect(w.commitsOf(SMALL)).toBe(0);
-    expect(pass.staged.get(SMALL)).toMatchObject({ rows: 5, bytes: 500 });
+    expect(pendingRows(w, SMALL)).toBe(5);
   });
 
-  it('never writes a row twice: a batch staged twice (a redelivery), and a pass stopped after its commits', async () => {
+  it('never writes a row twice: a batch staged twice (a redelivery), and a committer stopped after its commit', async () => {
     const w = world();
     const records = ids(1, 3).map((id) => record(w, A, id));
     await writeEnvelopeBatch(w.deps, records);
     await writeEnvelopeBatch(w.deps, [...records.slice(1), record(w, A, uuid(4))]);
     w.clock.now += 6 * minute;
-    // The pass commits, then stops before it can record what it committed.
-    const retire = w.staging.ledger.retire;
-    w.staging.ledger.retire = async () => {
+    // The committer commits, then stops before it can record what it committed.
+    const replaceHead = w.staging.records.replaceHead;
+    w.staging.records.replaceHead = async () => {
       throw new Error('stopped');
     };
-    await expect(commitStaged(w.deps)).rejects.toThrow('stopped');
-    w.staging.ledger.retire = retire;
-    w.staging.lease = null;
+    const triggers = w.staging.arrived();
+    await expect(commitTriggered(w.deps, triggers, { ...optionsOf(w), concurrency: 1 })).rejects.toThrow('stopped');
+    w.staging.records.replaceHead = replaceHead;
     expect(w.rowsOf(A)).toEqual(ids(1, 4));
-    const again = await commitStaged(w.deps);
+    // The queue delivers the trigger again (its message was never deleted).
+    const again = await commitTriggered(w.deps, triggers, { ...optionsOf(w), concurrency: 1 });
     expect(again).toMatchObject({ written: 0, skipped: 6 });
     expect(w.rowsOf(A)).toEqual(ids(1, 4));
     expect(w.commitsOf(A)).toBe(1);
-    expect(w.staging.batches.size).toBe(0);
+    expect(pendingRows(w, A)).toBe(0);
+  });
+
+  it("never writes twice a deduplicated request, which carries the first request's id with a later ingest time", async () => {
+    const w = world({ freshness: { [NOW]: 0 } });
+    const first = uuidv7({ msecs: w.clock.now });
+    await writeEnvelopeBatch(w.deps, [record(w, NOW, first), record(w, NOW, uuidv7({ msecs: w.clock.now }))]);
+    // Well past the clocks' margin, and past the first commit's ingest times.
+    w.clock.now += 20 * minute;
+    const repeated = record(w, NOW, first);
+    expect(JSON.parse(repeated.body).ingested_at_us).toBe(String(BigInt(w.clock.now) * 1000n));
+    const outcome = await writeEnvelopeBatch(w.deps, [repeated, record(w, NOW, uuidv7({ msecs: w.clock.now }))]);
+    expect(outcome.committed).toMatchObject({ written: 1, skipped: 1 });
+    expect(w.rowsOf(NOW).filter((id) => id === first)).toHaveLength(1);
+    expect(w.rowsOf(NOW)).toHaveLength(3);
   });
 
   it("holds back only a failing store's own table, tries it again later, and dead-letters it after the last attempt", async () => {
     const w = world();
     w.failing.add(BROKEN);
     await writeEnvelopeBatch(w.deps, [record(w, BROKEN, uuid(1)), record(w, FINE, uuid(2))]);
-    w.clock.now += 6 * minute;
-    const first = await commitStaged(w.deps);
+    w.clock.now += 5 * minute;
+    const first = await w.deliver();
     expect(first).toMatchObject({ committed: [FINE], failed: [BROKEN] });
-    expect(w.staging.failures.get(BROKEN)).toMatchObject({
+    expect(w.staging.heads.get(BROKEN)?.failure).toMatchObject({
       attempts: 1,
       lastError: 'ServiceUnavailable: Injected fault',
     });
-    // Not before the retry interval.
-    expect((await commitStaged(w.deps)).failed).toEqual([]);
+    // Its trigger comes back after the retry delay, not before; the table stays listed due since its rows were.
+    expect(w.staging.queue).toEqual([{ tableId: BROKEN, at: w.clock.now + 10 * minute }]);
+    expect(w.staging.heads.get(BROKEN)?.dueAt).toBe(w.clock.now);
     for (let attempt = 2; attempt < maxCommitAttempts; attempt++) {
-      w.clock.now += 10 * minute;
-      expect((await commitStaged(w.deps)).failed).toEqual([BROKEN]);
+      const [report] = await w.deliverUntil(w.clock.now + 10 * minute);
+      expect(report?.failed).toEqual([BROKEN]);
     }
     expect(w.deadLettered).toEqual([]);
-    w.clock.now += 10 * minute;
-    const last = await commitStaged(w.deps);
-    expect(last.deadLettered).toEqual([BROKEN]);
+    const [last] = await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(last?.deadLettered).toEqual([BROKEN]);
     expect(w.deadLettered).toEqual([{ tableId: BROKEN, ids: [uuid(1)], error: 'Injected fault', attempts: 5 }]);
-    expect(w.staging.failures.size).toBe(0);
-    expect(w.staging.batches.size).toBe(0);
+    expect(w.staging.heads.get(BROKEN)).toMatchObject({ failure: null, dueAt: null });
+    expect(pendingRows(w, BROKEN)).toBe(0);
+    expect(w.staging.queue).toEqual([]);
     expect(w.rowsOf(FINE)).toEqual([uuid(2)]);
   });
 
@@ -379,7 +491,7 @@ describe('staging a batch', () => {
     const w = world({ gone: [GONE] });
     await writeEnvelopeBatch(w.deps, [record(w, GONE, uuid(1))]);
     w.clock.now += 6 * minute;
-    expect((await commitStaged(w.deps)).deadLettered).toEqual([GONE]);
+    expect((await w.deliver()).deadLettered).toEqual([GONE]);
     expect(w.deadLettered).toMatchObject([{ tableId: GONE, ids: [uuid(1)], attempts: 1 }]);
   });
 
@@ -392,14 +504,14 @@ describe('staging a batch', () => {
       record(w, A, uuid(3), { claimChecked: true }),
     ]);
     w.clock.now += 6 * minute;
-    const pass = await commitStaged(w.deps);
-    expect(pass).toMatchObject({ committed: [A], failed: [], deadLettered: [], written: 2 });
+    const committed = await w.deliver();
+    expect(committed).toMatchObject({ committed: [A], failed: [], deadLettered: [], written: 2 });
     expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
     expect(w.deadLettered).toEqual([
       { tableId: A, ids: [uuid(3)], error: 'The claim-checked payload no longer exists', attempts: 1 },
     ]);
     expect(w.claims.size).toBe(0);
-    expect(w.staging.batches.size).toBe(0);
+    expect(pendingRows(w, A)).toBe(0);
   });
 
   it('leaves out the envelopes of days the data retention no longer keeps, and counts what it writes and leaves out per source', async () => {
@@ -412,9 +524,9 @@ describe('staging a batch', () => {
       record(w, B, uuid(4), { dt: '2026-11-01' }),
     ]);
     w.clock.now += 6 * minute;
-    const pass = await commitStaged(w.deps);
-    expect(pass).toMatchObject({ written: 2, expired: 2, skipped: 0 });
-    expect(pass.committed.sort()).toEqual([A, B]);
+    const committed = await w.deliver();
+    expect(committed).toMatchObject({ written: 2, expired: 2, skipped: 0 });
+    expect(committed.committed.sort()).toEqual([A, B]);
     expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(2), uuid(3)], []]);
     expect(Object.fromEntries(w.figures)).toEqual({
       [`envelopesWritten {"source_id":"s-${A}"}`]: 2,
@@ -423,7 +535,7 @@ describe('staging a batch', () => {
       [`envelopesExpired {"source_id":"s-${B}"}`]: 1,
     });
     // Nothing was committed for B: its envelopes are answered all the same.
-    expect(w.staging.batches.size).toBe(0);
+    expect(pendingRows(w, B)).toBe(0);
   });
 
   it('asks for a maintenance run at a checkpoint version, for when its oldest day outlives the retention', async () => {
@@ -437,40 +549,39 @@ describe('staging a batch', () => {
     expect(w.due).toEqual([{ tableId: NOW, at: '2026-11-28T00:00:00.000Z' }]);
   });
 
-  it('starts no commit its invocation has no time left for, less the time to record it, and answers its batch', async () => {
+  it('stages, with a trigger due at once, a table its writer has no time left to commit, and answers its batch', async () => {
     const w = world({ freshness: { [NOW]: 0 } });
     // A minute for the commit and 10 s to record it are a millisecond more than the writer has left.
-    const short = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1))], w.clock.now + minute + 10_000 - 1);
-    expect(short).toMatchObject({ failedRecordIds: [], staged: 1, committed: { committed: [], failed: [] } });
+    const short = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1))], w.clock.now + minute + 11_000 - 1);
+    expect(short).toMatchObject({ failedRecordIds: [], staged: 1, committed: { committed: [] } });
     expect(w.rowsOf(NOW)).toEqual([]);
-    expect([w.staging.batches.size, w.staging.failures.size]).toEqual([1, 0]);
-    const enough = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(2))], w.clock.now + minute + 10_000);
+    expect(pendingRows(w, NOW)).toBe(1);
+    expect(w.staging.queue).toEqual([{ tableId: NOW, at: w.clock.now }]);
+    const enough = await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(2))], w.clock.now + minute + 11_000);
     expect(enough.committed?.committed).toEqual([NOW]);
     expect(w.rowsOf(NOW)).toEqual([uuid(2)]);
-    // The first batch's envelope waits staged for the schedule's pass.
-    expect((await commitStaged(w.deps)).committed).toEqual([NOW]);
+    // The first batch's envelope is committed by its trigger.
+    expect((await w.deliver()).committed).toEqual([NOW]);
     expect(w.rowsOf(NOW)).toEqual([uuid(1), uuid(2)]);
   });
 
-  it('leaves the tables a pass has no time left for to the next pass, neither failed nor half-recorded', async () => {
-    const w = world({ commitTakesMs: 40_000 });
-    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+  it('leaves what a committer has no time left for to its trigger, sent again at once, neither failed nor half-recorded', async () => {
+    const w = world({ commitTakesMs: 40_000, freshness: { [A]: minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1), { bytes: 6000 })]);
     w.clock.now += 1000;
-    await writeEnvelopeBatch(w.deps, [record(w, B, uuid(2))]);
-    w.clock.now += 6 * minute;
-    // One table at a time; 100 s left: A starts at once and takes 40 s, after which a minute for B
-    // and 10 s to record no longer fit.
-    const deps = { ...w.deps, concurrency: 1 };
-    const pass = await commitStaged(deps, { deadline: w.clock.now + 100_000 });
-    expect(pass).toMatchObject({ committed: [A], failed: [], deadLettered: [] });
-    expect([...pass.staged.keys()]).toEqual([B]);
-    expect(w.staging.totals?.tables.get(B)).toMatchObject({ rows: 1 });
-    expect([w.staging.batches.size, w.staging.failures.size]).toEqual([1, 0]);
-    expect((await commitStaged(deps)).committed).toEqual([B]);
-    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(1)], [uuid(2)]]);
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(2), { bytes: 6000 })]);
+    w.clock.now += minute;
+    // Two commits of 6,000 bytes (the size target is 10,000); 100 s left: the first starts at once and
+    // takes 40 s, after which a minute for the second and 10 s to record it no longer fit.
+    const report = await w.deliver({ deadline: w.clock.now + 100_000 });
+    expect(report).toMatchObject({ committed: [A], failed: [], deadLettered: [] });
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
+    expect(w.staging.heads.get(A)).toMatchObject({ failure: null, triggerAt: w.clock.now });
+    expect(await w.deliver()).toMatchObject({ committed: [A] });
+    expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
   });
 
-  it('gives up a commit its pass stopped waiting for before it writes a version, even if its store answers later', async () => {
+  it('gives up a commit its committer stopped waiting for before it writes a version, even if its store answers later', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const w = world();
@@ -478,10 +589,10 @@ describe('staging a batch', () => {
       w.holding.set(A, new Promise<void>((resolve) => (answer = resolve)));
       await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
       w.clock.now += 6 * minute;
-      const pass = commitStaged(w.deps);
+      const delivered = w.deliver();
       await vi.advanceTimersByTimeAsync(minute);
-      expect(await pass).toMatchObject({ committed: [], failed: [A] });
-      expect(w.staging.failures.get(A)).toMatchObject({
+      expect(await delivered).toMatchObject({ committed: [], failed: [A] });
+      expect(w.staging.heads.get(A)?.failure).toMatchObject({
         attempts: 1,
         lastError: expect.stringMatching(/^CommitTimedOut/),
       });
@@ -492,8 +603,7 @@ describe('staging a batch', () => {
       expect([...(w.tables.get(A)?.objects.keys() ?? [])].filter((key) => key.startsWith('dt='))).toEqual([]);
       // The next attempt commits the envelope, once.
       w.holding.delete(A);
-      w.clock.now += 10 * minute;
-      expect((await commitStaged(w.deps)).committed).toEqual([A]);
+      await w.deliverUntil(w.clock.now + 10 * minute);
       expect(w.rowsOf(A)).toEqual([uuid(1)]);
     } finally {
       vi.useRealTimers();
@@ -513,47 +623,25 @@ describe('staging a batch', () => {
     // with a target of 0 was committed by the writer at once.
     expect(w.raised.sort()).toEqual([uuid(2), uuid(3)]);
     w.raised.length = 0;
-    w.clock.now += 5 * minute;
-    await commitStaged(w.deps);
+    await w.deliverUntil(w.clock.now + 5 * minute);
     expect(w.raised).toEqual([uuid(1)]);
     // The failing table is raised when its envelopes are dead-lettered after the last attempt.
-    for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
-      w.clock.now += 31 * minute;
-      await commitStaged(w.deps);
-    }
+    await w.deliverUntil(w.clock.now + 3 * 60 * minute);
     expect(w.deadLettered.map((entry) => entry.ids)).toEqual([[uuid(4)]]);
     expect(w.raised.sort()).toEqual([uuid(1), uuid(3), uuid(4)]);
   });
 
-  it('reads a staged object once per pass however many of its tables the pass commits', async () => {
+  it('reads a small staged object once for all the tables a warm committer commits from it', async () => {
     const w = world();
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, B, uuid(2)), record(w, C, uuid(3))]);
     w.clock.now += minute;
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(4)), record(w, B, uuid(5))]);
-    w.clock.now += 5 * minute;
-    const before = w.staging.requests['read slice'] ?? 0;
-    const pass = await commitStaged(w.deps);
-    expect(pass.committed.sort()).toEqual([A, B, C].sort());
-    // Two objects, five slices: two reads.
-    expect((w.staging.requests['read slice'] ?? 0) - before).toBe(2);
+    const before = w.staging.requests['read object'] ?? 0;
+    // Each table's trigger arrives on its own (C's first), to the same warm committer.
+    await w.deliverUntil(w.clock.now + 5 * minute);
     expect([w.rowsOf(A), w.rowsOf(B), w.rowsOf(C)]).toEqual([[uuid(1), uuid(4)], [uuid(2), uuid(5)], [uuid(3)]]);
-  });
-
-  it('commits a table due at once from the bytes it staged, reading nothing back', async () => {
-    const w = world({ freshness: { [NOW]: 0 } });
-    const outcome = await writeEnvelopeBatch(w.deps, [
-      record(w, NOW, uuid(1)),
-      record(w, LATER, uuid(2)),
-      record(w, NOW, uuid(3)),
-    ]);
-    expect(outcome.committed?.committed).toEqual([NOW]);
-    expect(w.staging.requests['read slice'] ?? 0).toBe(0);
-    expect(w.rowsOf(NOW)).toEqual([uuid(1), uuid(3)]);
-    // The table left staged is read from the object by the scheduled pass, as before.
-    w.clock.now += 5 * minute;
-    await commitStaged(w.deps);
-    expect(w.rowsOf(LATER)).toEqual([uuid(2)]);
-    expect(w.staging.requests['read slice']).toBe(1);
+    // Two objects, five slices: two reads.
+    expect((w.staging.requests['read object'] ?? 0) - before).toBe(2);
   });
 
   it('fails only the records that are not envelopes, and stages the rest', async () => {
@@ -567,25 +655,237 @@ describe('staging a batch', () => {
     ]);
     expect(outcome).toMatchObject({ failedRecordIds: ['bad', 'junk'], staged: 1 });
   });
+});
 
-  it('runs one pass at a time, and a quiet ledger costs one read', async () => {
+describe('commit triggers', () => {
+  it('are sent once per table by a writer instance while one of its own arrives in time, and again when it would not', async () => {
+    const w = world({ freshness: { [A]: 10 * minute } });
+    for (let i = 0; i < 8; i++) {
+      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(i), { bytes: 1 })]);
+      w.clock.now += minute;
+    }
+    // The first trigger arrives at 10 minutes: batches up to 8 minutes in are written long before it
+    // arrives; the batch at 8 minutes is within a writer's lifetime of it and sends its own.
+    expect(8 * minute).toBeGreaterThan(10 * minute - writerLifetimeMs - minute);
+    expect(w.staging.queue.length).toBe(1);
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(8), { bytes: 1 })]);
+    expect(w.staging.queue.length).toBe(2);
+    // Another writer instance knows nothing of the first's trigger, and sends its own.
+    await writeEnvelopeBatch({ ...w.deps, sent: new SentTriggers() }, [record(w, A, uuid(9), { bytes: 1 })]);
+    expect(w.staging.queue.length).toBe(3);
+    // All of them commit the table once it is due; those arriving later find it not due and drop.
+    await w.deliverUntil(w.clock.now + 60 * minute);
+    expect(w.rowsOf(A)).toEqual(ids(0, 10));
+    expect(w.staging.queue).toEqual([]);
+  });
+
+  it('that arrive early send themselves again for when the table is due, or drop when one is on its way', async () => {
+    const w = world({ freshness: { [A]: 40 * minute } });
+    const start = w.clock.now;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    // The queue delays a trigger 15 minutes at most.
+    expect(w.staging.queue).toEqual([{ tableId: A, at: start + 15 * minute }]);
+    const reports = await w.deliverUntil(start + 39 * minute);
+    expect(reports.map((report) => report.waiting)).toEqual([1, 1]);
+    expect(w.staging.queue).toEqual([{ tableId: A, at: start + 40 * minute }]);
+    expect(w.rowsOf(A)).toEqual([]);
+    // A duplicate arriving early is dropped: the table's head names the trigger that comes in time.
+    w.staging.queue.push({ tableId: A, at: w.clock.now });
+    expect(await w.deliver()).toMatchObject({ waiting: 1 });
+    expect(w.staging.queue).toEqual([{ tableId: A, at: start + 40 * minute }]);
+    await w.deliverUntil(start + 40 * minute);
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
+  });
+
+  it("may arrive as early as their queue's precision, and commit a table due within it", async () => {
+    const w = world({ freshness: { [A]: 10_000 } });
+    // A queue that delays by whole seconds, rounded down: a trigger arrives up to a second early.
+    w.staging.triggers.earlyMs = 1000;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    const [trigger] = w.staging.queue;
+    w.staging.queue.length = 0;
+    w.clock.now += 8_999;
+    expect(
+      await commitTriggered(w.deps, [trigger as CommitTrigger], { ...optionsOf(w), concurrency: 1 }),
+    ).toMatchObject({
+      committed: [],
+      waiting: 1,
+    });
+    w.clock.now += 1;
+    expect(
+      await commitTriggered(w.deps, [trigger as CommitTrigger], { ...optionsOf(w), concurrency: 1 }),
+    ).toMatchObject({
+      committed: [A],
+    });
+    // The writer commits at once a table due within that second, rather than send it a trigger.
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(2), { ingestedAt: w.clock.now - 9_000 })]);
+    expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
+  });
+
+  it('of a large table bring one committer at a time: another drops its trigger, and the holder reads the table again as it lets go', async () => {
+    const w = world({ freshness: { [BIG]: minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(1), { bytes: 6000 })]);
+    w.clock.now += minute;
+    const trigger = w.staging.arrived();
+    // The first committer holds the table while its store answers slowly.
+    let answer: (() => void) | undefined;
+    w.holding.set(BIG, new Promise<void>((resolve) => (answer = resolve)));
+    const first = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'first', concurrency: 1 });
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(w.staging.heads.get(BIG)?.lease?.holder).toBe('first');
+    // Meanwhile a batch arrives; its writer's trigger reaches another committer, which drops it.
+    await writeEnvelopeBatch({ ...w.deps, sent: new SentTriggers() }, [record(w, BIG, uuid(2), { bytes: 6000 })]);
+    w.clock.now += minute;
+    const second = await commitTriggered(w.deps, w.staging.arrived(), {
+      ...optionsOf(w),
+      holder: 'second',
+      concurrency: 1,
+    });
+    expect(second).toMatchObject({ committed: [], waiting: 1 });
+    expect(w.staging.queue).toEqual([]);
+    answer?.();
+    w.holding.delete(BIG);
+    expect(await first).toMatchObject({ committed: [BIG] });
+    expect(w.staging.heads.get(BIG)?.lease).toBeNull();
+    // The holder read the table again after letting go: the second batch has its trigger, due now.
+    expect(w.staging.queue).toEqual([{ tableId: BIG, at: w.clock.now }]);
+    await w.deliver();
+    expect(w.rowsOf(BIG)).toEqual([uuid(1), uuid(2)]);
+  });
+});
+
+describe('the watermark', () => {
+  it('passes only done records older than a writer lifetime before the read; a record written late within its lifetime is read', async () => {
+    const w = world({ freshness: { [A]: 10 * minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.clock.now += 10 * minute;
+    // A writer took its record's id just before the committer read the table, and writes it after.
+    const lateId = `${String(w.clock.now - 1).padStart(13, '0')}-late0001`;
+    const pending = w.staging.records.pending;
+    let readAt = 0;
+    w.staging.records.pending = async (tableId, through) => {
+      const records = await pending(tableId, through);
+      readAt = w.clock.now;
+      const objectKey = [...w.staging.stored.keys()][0] as string;
+      w.staging.staged.get(A)?.set(lateId, {
+        id: lateId,
+        key: objectKey,
+        objectSize: 1,
+        offset: 0,
+        length: 0,
+        rows: 1,
+        oldest: w.clock.now,
+        bytes: 1,
+      });
+      w.staging.records.pending = pending;
+      return records;
+    };
+    await w.deliver();
+    expect(recordTime(lateId)).toBeGreaterThan(readAt - writerLifetimeMs);
+    const through = w.staging.heads.get(A)?.through ?? null;
+    // The first record is older than a writer's lifetime before the read: passed.
+    expect(through).not.toBeNull();
+    expect(lateId > (through as string)).toBe(true);
+    expect(pendingRows(w, A)).toBe(1);
+  });
+
+  it('never passes a record that is not done: a failed commit of the newer records holds it below them', async () => {
+    const w = world({ freshness: { [A]: 10 * minute, [B]: 10 * minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1), { bytes: 6000 })]);
+    w.clock.now += 5 * minute;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(2), { bytes: 6000 })]);
+    w.clock.now += 10 * minute;
+    // The first commit (the first record) succeeds, the second fails.
+    let commits = 0;
+    const append = w.deps.appendEnvelopes;
+    w.deps.appendEnvelopes = async (...args) => {
+      if (commits++ === 1) throw Object.assign(new Error('Injected fault'), { name: 'ServiceUnavailable' });
+      return append(...args);
+    };
+    expect(await w.deliver()).toMatchObject({ failed: [A] });
+    const [first, second] = [...(w.staging.staged.get(A)?.keys() ?? [])].sort();
+    expect(w.staging.heads.get(A)?.through).toBe(first);
+    expect(second && second > (w.staging.heads.get(A)?.through as string)).toBe(true);
+    expect(pendingRows(w, A)).toBe(1);
+  });
+});
+
+describe('the overdue check', () => {
+  it('reports how far past its due time the most overdue table is, and sends another trigger for one whose trigger was lost', async () => {
     const w = world();
-    const idle = await commitStaged(w.deps);
-    expect(idle.ran).toBe(true);
-    expect(w.staging.requests).toEqual({ read: 1, writeTotals: 1 });
-    await w.staging.ledger.acquire('someone', w.clock.now + minute);
-    expect((await commitStaged(w.deps)).ran).toBe(false);
+    expect(await w.sweep()).toMatchObject({ overdueMs: 0, triggered: 0 });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    // The trigger is lost (a committer crashed on it five times).
+    w.staging.queue.length = 0;
+    w.clock.now += 5 * minute + overdueGraceMs;
+    expect(await w.sweep()).toMatchObject({ overdueMs: 0, triggered: 0 });
+    w.clock.now += 1;
+    expect(await w.sweep()).toMatchObject({ overdueMs: overdueGraceMs + 1, overdue: 1, triggered: 1 });
+    expect(w.staging.queue).toEqual([{ tableId: A, at: w.clock.now }]);
+    // Once sent, not again while it is on time.
+    expect(await w.sweep()).toMatchObject({ triggered: 0 });
+    await w.deliver();
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
+    expect(await w.sweep()).toMatchObject({ overdueMs: 0, overdue: 0 });
+  });
+
+  it('lists a table as pending again when its rows arrive after a commit took it off, its writer trigger still on its way', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(40))]);
+    // A stop commits the table before the writer's trigger arrives, and takes it off the index.
+    expect((await w.sweep(true)).committed?.committed).toEqual([A]);
+    expect(w.staging.heads.get(A)?.dueAt).toBeNull();
+    w.clock.now += minute;
+    // The same writer instance stages more of it: no new trigger (its first arrives in time), but listed.
+    const sent = w.staging.queue.length;
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(41))]);
+    expect(w.staging.queue.length).toBe(sent);
+    expect(w.staging.heads.get(A)?.dueAt).toBe(w.clock.now + 5 * minute);
+    expect((await w.sweep(true)).committed?.committed).toEqual([A]);
+    expect(w.rowsOf(A)).toEqual([uuid(40), uuid(41)]);
+  });
+
+  it('reads a table again after taking it off the index: rows staged meanwhile get a trigger and the listing back', async () => {
+    const w = world({ freshness: { [A]: 10 * minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(50))]);
+    w.clock.now += minute;
+    // While a stop commits the table, its writer stages more of it: the table is still listed and the
+    // writer's own trigger is 9 minutes away, so the writer neither sends one nor lists it again.
+    const append = w.deps.appendEnvelopes;
+    w.deps.appendEnvelopes = async (...args) => {
+      w.deps.appendEnvelopes = append;
+      const result = await append(...args);
+      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(51))]);
+      return result;
+    };
+    expect((await w.sweep(true)).committed?.committed).toEqual([A]);
+    expect(w.rowsOf(A)).toEqual([uuid(50)]);
+    expect(w.staging.heads.get(A)?.dueAt).toBe(w.clock.now + 10 * minute);
+    await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(w.rowsOf(A)).toEqual([uuid(50), uuid(51)]);
+    expect(w.staging.heads.get(A)?.dueAt).toBeNull();
+  });
+
+  it('commits every staged table at a graceful stop, whatever its target', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(30)), record(w, B, uuid(31))]);
+    expect(await w.deliver()).toMatchObject({ committed: [] });
+    const stop = await w.sweep(true);
+    expect(stop.committed?.committed.sort()).toEqual([A, B]);
+    expect([w.rowsOf(A), w.rowsOf(B)]).toEqual([[uuid(30)], [uuid(31)]]);
+    expect([pendingRows(w, A), pendingRows(w, B)]).toEqual([0, 0]);
+    // Their triggers arrive after the next start, and find nothing to commit.
+    await w.deliverUntil(w.clock.now + 10 * minute);
+    expect([w.commitsOf(A), w.commitsOf(B)]).toEqual([1, 1]);
   });
 });
 
 describe('the functions that commit staged tables', () => {
-  it('have the time for a whole table commit and for recording it, the schedule after its whole pass too', async () => {
+  it('have the time for a whole table commit and for recording it', async () => {
     const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
-    const { consumers, schedules } = await import('#shared/topology.ts');
-    const { tableTimeMs, recordMs, passTimeMs } = stagingDeps;
-    expect(tableTimeMs + recordMs).toBeLessThan((consumers['ingest-writer']?.function.timeoutSeconds ?? 0) * 1000);
-    expect(passTimeMs + tableTimeMs + recordMs).toBeLessThanOrEqual(
-      (schedules['table-commits']?.function?.timeoutSeconds ?? 0) * 1000,
-    );
+    const { consumers } = await import('#shared/topology.ts');
+    const { tableTimeMs, recordMs } = stagingDeps;
+    for (const name of ['ingest-writer', 'table-committer'] as const)
+      expect(tableTimeMs + recordMs).toBeLessThan((consumers[name]?.function.timeoutSeconds ?? 0) * 1000);
   });
 });

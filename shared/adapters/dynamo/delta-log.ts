@@ -1,9 +1,11 @@
 /**
  * What Tributary keeps in DynamoDB about the Delta versions it commits (delta/commit.ts).
- *   pk DELTA#<data_set_id>  sk R#<run id>               the message ids a run's commit holds (UUIDs packed as
- *                                                      16 bytes each in `ids`, any other id in `other_ids`),
- *                                                      written before each attempt; the commit names its run
- *                                                      (commitInfo txnId)
+ *   pk DELTA#<data_set_id>  sk R#<run id>#<n, 4 digits> the message ids a run's commit holds, in chunks of at
+ *                                                      most 48 KB (UUIDs packed as 16 bytes each in `ids`,
+ *                                                      any other id in `other_ids`; `chunks`: how many the
+ *                                                      run's last hold wrote), written before each attempt;
+ *                                                      the commit names its run (commitInfo txnId). Items
+ *                                                      written before chunks, `R#<run id>`, are read too
  *   pk DELTA#<data_set_id>  sk C#<version, 20 digits>   a version Tributary committed: the run (who, when, rows,
  *                                                      files), for the run history
  *   pk DELTA#<data_set_id>  sk V#<version, 20 digits>   a claimed version, only for stores without conditional
@@ -13,19 +15,15 @@
  * queue's (14 days). The table's own `_delta_log/` is the truth about its versions; the commit path
  * reads which runs wrote them there, and the ids here.
  */
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { clockMarginMs } from '#delta/commit.ts';
 import type { Operation, Txn } from '#delta/log.ts';
 import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/storage.ts';
+import { forEachAtMost } from '../../domain/at-most.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
+import { shapeReader } from './stored-items.ts';
 import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
@@ -35,7 +33,6 @@ const pad = (version: number) => String(version).padStart(20, '0');
 
 export const deltaLogKeys = {
   partition: (tableId: string) => `DELTA#${tableId}`,
-  run: (tableId: string, runId: string) => ({ pk: `DELTA#${tableId}`, sk: `R#${runId}` }),
   committed: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `C#${pad(version)}` }),
   claim: (tableId: string, version: number) => ({ pk: `DELTA#${tableId}`, sk: `V#${pad(version)}` }),
 };
@@ -58,6 +55,59 @@ export function unpackMessageIds(packed: Uint8Array | undefined, other: string[]
   for (let offset = 0; offset + 16 <= bytes.length; offset += 16) {
     const hex = bytes.toString('hex', offset, offset + 16);
     ids.push(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+  }
+  return ids;
+}
+
+/**
+ * The bytes of message ids one R# item holds at most: a commit of any size is split into items
+ * far below DynamoDB's 400 KB (3,000 UUIDs each), each written in one request of a batch.
+ */
+export const idChunkBytes = 48 * 1024;
+
+/** The ids in chunks of at most `idChunkBytes` (a UUID counts 16 bytes, any other id its length and a little). */
+export function chunkMessageIds(ids: string[]): string[][] {
+  const chunks: string[][] = [];
+  let chunk: string[] = [];
+  let bytes = 0;
+  for (const id of ids) {
+    const size = uuidPattern.test(id) ? 16 : Buffer.byteLength(id) + 3;
+    if (chunk.length > 0 && bytes + size > idChunkBytes) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(id);
+    bytes += size;
+  }
+  if (chunk.length > 0 || chunks.length === 0) chunks.push(chunk);
+  return chunks;
+}
+
+const chunkSort = (runId: string, chunk: number) => `R#${runId}#${String(chunk).padStart(4, '0')}`;
+
+/** A run's R# items, as stored: chunk items and, from before chunks, one item of the whole run. */
+const readRunIds = /* @__PURE__ */ shapeReader('DeltaRunIds', () => ({
+  sk: z.string(),
+  ids: z.instanceof(Uint8Array).optional(),
+  other_ids: z.array(z.string()).optional(),
+  chunks: z.number().int().positive().optional(),
+}));
+
+/**
+ * A run's ids from its items: chunk 0 says how many chunks its last hold wrote, and chunks from an
+ * earlier hold of more rows (a race lost, and its rows taken out) are left out.
+ */
+export function idsOfRunItems(runId: string, items: Record<string, unknown>[]): string[] {
+  const stored = items.map(readRunIds);
+  const whole = stored.find((item) => item.sk === `R#${runId}`);
+  const first = stored.find((item) => item.sk === chunkSort(runId, 0));
+  if (!first) return whole ? unpackMessageIds(whole.ids, whole.other_ids) : [];
+  const count = first.chunks ?? 1;
+  const ids: string[] = [];
+  for (const item of stored) {
+    const chunk = item.sk.startsWith(`R#${runId}#`) ? Number(item.sk.slice(`R#${runId}#`.length)) : Number.NaN;
+    if (Number.isInteger(chunk) && chunk < count) ids.push(...unpackMessageIds(item.ids, item.other_ids));
   }
   return ids;
 }
@@ -115,17 +165,24 @@ function remember(tableId: string, runId: string, ids: string[]): void {
 
 export const commitRecords: CommitRecords = {
   async holdIds(tableId, runId, messageIds) {
-    const { packed, other } = packMessageIds(messageIds);
-    await db.send(
-      new PutCommand({
-        TableName: table(),
-        Item: {
-          ...deltaLogKeys.run(tableId, runId),
-          entity: 'DeltaRunIds',
-          ...(packed.length > 0 ? { ids: packed } : {}),
-          ...(other.length > 0 ? { other_ids: other } : {}),
-          expires_at: expiresAt(Date.now()),
-        },
+    const chunks = chunkMessageIds(messageIds);
+    const expires = expiresAt(Date.now());
+    await batchWriteAll(
+      chunks.map((ids, chunk) => {
+        const { packed, other } = packMessageIds(ids);
+        return {
+          PutRequest: {
+            Item: {
+              pk: deltaLogKeys.partition(tableId),
+              sk: chunkSort(runId, chunk),
+              entity: 'DeltaRunIds',
+              chunks: chunks.length,
+              ...(packed.length > 0 ? { ids: packed } : {}),
+              ...(other.length > 0 ? { other_ids: other } : {}),
+              expires_at: expires,
+            },
+          },
+        };
       }),
     );
     remember(tableId, runId, messageIds);
@@ -139,25 +196,22 @@ export const commitRecords: CommitRecords = {
       if (known) found.set(runId, known);
       else missing.push(runId);
     }
-    for (let i = 0; i < missing.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = missing
-        .slice(i, i + 100)
-        .map((runId) => deltaLogKeys.run(tableId, runId));
-      for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('DynamoDB kept keys unprocessed');
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-        const result = await db.send(
-          new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of result.Responses?.[table()] ?? []) {
-          const runId = String(item.sk).slice(2);
-          const ids = unpackMessageIds(item.ids as Uint8Array | undefined, item.other_ids as string[] | undefined);
-          found.set(runId, ids);
-          remember(tableId, runId, ids);
-        }
-        keys = result.UnprocessedKeys?.[table()]?.Keys as Record<string, unknown>[] | undefined;
-      }
-    }
+    await forEachAtMost(missing, 16, async (runId) => {
+      const items = await queryAll({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': deltaLogKeys.partition(tableId),
+          ':from': `R#${runId}`,
+          ':to': `R#${runId}#~`,
+        },
+        ConsistentRead: true,
+      });
+      if (items.length === 0) return;
+      const ids = idsOfRunItems(runId, items);
+      found.set(runId, ids);
+      remember(tableId, runId, ids);
+    });
     return found;
   },
 

@@ -9,6 +9,7 @@ import { type AddFile, parseStats } from '#delta/log.ts';
 import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
 import type { TableStorage } from '#delta/storage.ts';
 import { conflict } from '../../domain/errors.ts';
+import { recordTime } from '../../domain/ingest/staging.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
@@ -19,17 +20,17 @@ import { stagedSlices } from '../staged-envelopes.ts';
 import { tableReader } from '../table-storage.ts';
 
 async function stagedSources(dataSetId: string): Promise<StagedSource[]> {
-  // The ledger as of the last second: lookups repeated by many viewers share one read.
-  return (await stagedSlices(dataSetId, { recent: true })).map(({ batch, slice, read }) => ({
-    oldest: slice.oldest,
-    stagedAt: batch.stagedAt,
-    size: slice.length,
+  return (await stagedSlices(dataSetId)).map(({ record, read }) => ({
+    oldest: record.oldest,
+    // A record is written once its envelopes are staged: none is newer than its id's time.
+    stagedAt: recordTime(record.id),
+    size: record.length,
     async read() {
       let messages: Awaited<ReturnType<typeof read>>;
       try {
         messages = await read();
       } catch (error) {
-        // Retired since the ledger was read: committed meanwhile, so listed from the table next time.
+        // Removed since the records were read (long committed): listed from the table.
         if ((error as Error).name === 'NoSuchKey') return [];
         throw error;
       }

@@ -1,12 +1,13 @@
 /**
  * Staged batches in the platform bucket (shared/domain/ingest/staging.ts):
- *   staging/<yyyy-mm-dd>/<batch id>.ndjson   the queue messages of one writer batch, one contiguous
- *                                            slice per data set, until every slice is committed
- * A table's rows are read back by a ranged GET of its slice.
+ *   staging/<yyyy-mm-dd>/<shard>/<id>.ndjson   the queue messages of one writer batch, one contiguous
+ *                                              slice per data set; 16 shards (00..15, by the id): S3's
+ *                                              request rates are per prefix. The bucket's lifecycle
+ *                                              rule removes it once every table is long committed
+ * A table's rows are read back by a ranged GET of its slice (or the whole object, when small).
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { StagingObjects } from '../../domain/ingest/staging.ts';
-import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { platformBucket, platformS3 } from './platform-bucket.ts';
 
@@ -32,6 +33,4 @@ export const stagingObjects: StagingObjects = {
       throw new Error(`Staged slice ${key}@${offset} came back with ${bytes.length} of ${length} bytes`);
     return bytes;
   },
-
-  delete: (keys) => deleteObjects(platformS3, platformBucket(), keys),
 };

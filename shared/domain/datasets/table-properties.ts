@@ -24,6 +24,11 @@ export interface TablePropertyDeps {
   fixStorage(dataSet: DataSet): Promise<DataSet>;
   /** Keeps the table's freshness target where the staged-envelope committer reads it. */
   recordFreshnessTarget(dataSetId: string, freshnessMs: number | null): Promise<void>;
+  /**
+   * Sends the table's committer a commit trigger now, and one when every committer has read the
+   * target again: rows a shorter target made due are committed, others wait for their new time.
+   */
+  askCommitter(dataSetId: string): Promise<void>;
   /** The deployment's freshness target (milliseconds), for tables that set none. */
   defaultFreshnessMs: number;
   /** The deployment's data retention (milliseconds), for tables that set none; null: rows are kept. */
@@ -44,7 +49,8 @@ export interface TablePropertyDeps {
  *     (operation SET TBLPROPERTIES), on top of whatever another writer set meanwhile; a table not
  *     written yet is created by it (version 0), so a new connection's table can be set up before
  *     its first envelope. Every writer and reader takes the properties from the log.
- *  4. The freshness target is also kept where the staged-envelope committer looks.
+ *  4. The freshness target is also kept where the staged-envelope committer looks; a target set or
+ *     removed brings the table's committer (a shorter one may make its staged rows due now).
  *  5. A data retention set (or removed, leaving the deployment's) asks for a maintenance run now,
  *     which removes the days it no longer keeps.
  */
@@ -66,6 +72,7 @@ export async function setTableProperties(
   });
   const effective = deps.rules.inForce(committed.properties);
   await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
+  if ('tributary.freshness' in properties) await deps.askCommitter(dataSet.data_set_id);
   const retentionMs = effective.dataRetentionMs ?? deps.defaultDataRetentionMs;
   if ('tributary.dataRetention' in properties && retentionMs !== null)
     await deps.markMaintenanceDue(dataSet, new Date());

@@ -37,6 +37,22 @@ export const envelopeMessage = z.strictObject({
 
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
 
+/**
+ * The earliest a copy of the envelope's message can have been ingested (milliseconds): every copy of
+ * a message id says the same. A deduplicated request carries the first request's message id, a UUID
+ * version 7 of that request's ingest time, with its own (later) ingest time: the id's time is the
+ * first copy's. Other ids (before ids were time-ordered) only ever travel with their own envelope.
+ */
+/** Whether a message id is a UUID v7, which carries the time its first copy was ingested. */
+export const isTimedId = (messageId: string) => messageId[14] === '7';
+
+export function firstIngestMs(message: Pick<EnvelopeMessage, 'message_id' | 'ingested_at_us'>): number {
+  const own = Number(BigInt(message.ingested_at_us) / 1000n);
+  if (!isTimedId(message.message_id)) return own;
+  const idTime = Number.parseInt(message.message_id.slice(0, 8) + message.message_id.slice(9, 13), 16);
+  return Number.isFinite(idTime) ? Math.min(idTime, own) : own;
+}
+
 /** Where a body too large for a queue message waits in the platform bucket until its envelope is written. */
 export type ClaimCheck = NonNullable<EnvelopeMessage['payload_ref']>;
 

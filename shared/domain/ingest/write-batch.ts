@@ -1,13 +1,85 @@
+import { forEachAtMost } from '../at-most.ts';
 import type { DeliveryFailure } from '../monitoring/model.ts';
+import {
+  addToReport,
+  arrivalFor,
+  type CommitReport,
+  type CommitStagedDeps,
+  emptyReport,
+  withinTime,
+} from './commit-staged.ts';
+import { commitTable } from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 import {
-  type CommitReport,
-  commitStaged,
+  type CommitTrigger,
+  largeTableShare,
   receiptsHeldAtMostMs,
-  type StagingDeps,
-  stageEnvelopes,
-  withinTime,
+  recordId,
+  recordWrittenWithinMs,
+  type StagedSlice,
+  type StagingObjects,
+  writerLifetimeMs,
 } from './staging.ts';
+
+/** A staged batch: its object's key and bytes, and each table's slice of it. */
+export interface StagedBatch {
+  key: string;
+  bytes: Buffer;
+  slices: Map<string, StagedSlice>;
+}
+
+/**
+ * Put a batch's envelopes into one staged object.
+ * Input: the queue messages' bodies with their parsed envelopes. Output: the object's key, its bytes
+ * and each table's slice of it. Each table's lines are one contiguous slice. The object's bytes come
+ * back with the batch: the writer commits the tables due at once from them rather than reading back
+ * what it has just written.
+ */
+export async function putStagedObject(
+  deps: { objects: StagingObjects; now(): number },
+  envelopes: { body: string; message: EnvelopeMessage }[],
+): Promise<StagedBatch> {
+  const byTable = new Map<string, { body: string; message: EnvelopeMessage }[]>();
+  for (const envelope of envelopes) {
+    const group = byTable.get(envelope.message.data_set_id);
+    if (group) group.push(envelope);
+    else byTable.set(envelope.message.data_set_id, [envelope]);
+  }
+  const stagedAt = deps.now();
+  const parts: Buffer[] = [];
+  const slices = new Map<string, StagedSlice>();
+  let offset = 0;
+  for (const [tableId, group] of byTable) {
+    const bytes = Buffer.from(`${group.map((envelope) => envelope.body).join('\n')}\n`, 'utf8');
+    parts.push(bytes);
+    slices.set(tableId, {
+      offset,
+      length: bytes.length,
+      rows: group.length,
+      oldest: Math.min(...group.map((envelope) => Number(BigInt(envelope.message.ingested_at_us) / 1000n))),
+      bytes: group.reduce((sum, envelope) => sum + envelope.message.payload_size, 0),
+    });
+    offset += bytes.length;
+  }
+  const id = recordId(stagedAt);
+  const key = `staging/${new Date(stagedAt).toISOString().slice(0, 10)}/${stagingShardOf(id)}/${id}.ndjson`;
+  const bytes = Buffer.concat(parts);
+  await deps.objects.put(key, bytes);
+  return { key, bytes, slices };
+}
+
+/**
+ * Prefixes the staged objects of a day are spread over. Committers read each table's slice of an
+ * object on its own (tables commit at their own times), so a day's objects take about one GET per
+ * table and batch: at 50,000 requests a second, tens of thousands a second, where S3 serves 5,500
+ * per prefix.
+ */
+export const stagingShards = 16;
+
+/** The prefix of a staged object: from its id's random part, so that writers spread evenly. */
+export function stagingShardOf(id: string): string {
+  return String(Number.parseInt(id.slice(-2), 16) % stagingShards).padStart(2, '0');
+}
 
 /** One record of the ingest queue, as the writer receives it. */
 export interface QueueRecord {
@@ -16,11 +88,72 @@ export interface QueueRecord {
   receiveCount: number;
 }
 
-export interface BatchWriterDeps extends StagingDeps {
+/**
+ * The commit triggers one writer instance sent, so that it sends no other for a table while one
+ * of its own arrives in time: a table its batches hold every few seconds costs one trigger per
+ * freshness target, not one per batch. Bounded: entries whose trigger arrived are forgotten first.
+ */
+export class SentTriggers {
+  private readonly sent = new Map<string, { at: number; dueAt: number; bytes: number }>();
+
+  constructor(private readonly maxTables = 100_000) {}
+
+  /**
+   * The trigger to send for a table this batch staged rows of, due at `dueAt`, or null when one this
+   * instance sent arrives no later than that, and late enough that this batch's record is written by
+   * then (`writerLifetimeMs` ahead); unless the instance staged a large table's share of its size
+   * target since, which triggers its commit at once.
+   */
+  plan(
+    tableId: string,
+    dueAt: number,
+    bytes: number,
+    now: number,
+    limits: { maxDelayMs: number; sizeTarget: number },
+  ): CommitTrigger | null {
+    const known = this.sent.get(tableId);
+    if (known && known.dueAt <= dueAt && known.at - now > writerLifetimeMs) {
+      known.bytes += bytes;
+      if (known.bytes < limits.sizeTarget / largeTableShare) return null;
+      return { tableId, at: now };
+    }
+    return { tableId, at: arrivalFor(limits, dueAt, now) };
+  }
+
+  /** When the trigger this instance sent for the table arrives (null: none is known). */
+  arrivalOf(tableId: string): number | null {
+    return this.sent.get(tableId)?.at ?? null;
+  }
+
+  /** The trigger was sent (and the table listed as pending). */
+  remember(trigger: CommitTrigger, dueAt: number, now: number): void {
+    const known = this.sent.get(trigger.tableId);
+    // A size trigger leaves the earlier trigger standing: it still arrives in time for the rest.
+    if (known && trigger.at <= now && known.at > trigger.at) {
+      known.bytes = 0;
+      return;
+    }
+    this.sent.delete(trigger.tableId);
+    this.sent.set(trigger.tableId, { at: trigger.at, dueAt, bytes: 0 });
+    if (this.sent.size <= this.maxTables) return;
+    for (const [tableId, entry] of this.sent) if (entry.at <= now) this.sent.delete(tableId);
+    for (const tableId of this.sent.keys()) {
+      if (this.sent.size <= this.maxTables) break;
+      this.sent.delete(tableId);
+    }
+  }
+}
+
+export interface BatchWriterDeps extends CommitStagedDeps {
+  objects: StagingObjects;
   /** Parses a record's body; throws for one that is not an envelope. */
   parseEnvelope(body: string): EnvelopeMessage;
   /** Why records failed, for the dead-letter recorder should they exhaust their receives. */
   recordFailures(failures: DeliveryFailure[]): Promise<void>;
+  /** The triggers this instance sent. */
+  sent: SentTriggers;
+  /** Tables the writer commits at the same time. */
+  concurrency: number;
 }
 
 /** Kept at the very end of the writer's invocation to answer the queue (which records it failed, else). */
@@ -39,16 +172,19 @@ export interface BatchOutcome {
  * Input: the queue's records. Output: those to return to the queue.
  *  1. Read each record as an envelope; one that is not becomes a failure of its own (its reason kept
  *     for the dead-letter recorder), never the batch's.
- *  2. Stage the envelopes: one object and one ledger item for the whole batch. Once staged they are
- *     safe, and the batch is acknowledged; if staging fails, every record comes back. The door's
- *     receipts they carry are raised when they are committed (a write per commit, not per connection
- *     and batch), or now for a table whose freshness target is too long to hold them.
- *  3. Commit at once the tables this batch made due (a freshness target of 0, or envelopes older
- *     than their table's target, such as a redrive); the table-commits schedule commits the rest
- *     when due. A failure there is the schedule's to retry: the envelopes stay staged. The batch
- *     waits for this at most half its visibility timeout, so a slow store never makes the queue
- *     deliver a staged batch again, and never past its invocation's time (less a moment to answer):
- *     the commits themselves start only while the invocation has time for them and to record them.
+ *  2. Put the envelopes into one staged object. The door's receipts they carry are raised when they
+ *     are committed (a write per commit, not per connection and batch), or now for a table whose
+ *     freshness target is too long to hold them.
+ *  3. Tables not due yet are staged: a record of each one's slice in its partition, a commit trigger
+ *     for when it is due (unless one this instance sent arrives in time), the table listed as pending.
+ *  4. Tables this batch made due (a freshness target of 0, envelopes older than their target such as
+ *     a redrive's, or a size target's worth) are committed at once from the object's bytes, each
+ *     only while the invocation has time for its whole commit and to stage it after all; one that
+ *     fails or finds no time is staged as in 3, its trigger due at once (the committer retries it).
+ *     The batch waits for this at most half its visibility timeout, so a slow store never makes the
+ *     queue deliver a staged batch again.
+ *  5. Once every table is committed or staged, the batch is acknowledged; if anything before fails,
+ *     every record comes back and is staged again (a table's log keeps each row once).
  */
 export async function writeEnvelopeBatch(
   deps: BatchWriterDeps,
@@ -56,10 +192,10 @@ export async function writeEnvelopeBatch(
   /** When the invocation's time is up (milliseconds, by deps.now's clock); none: the visibility timeout's bound only. */
   deadline = Number.POSITIVE_INFINITY,
 ): Promise<BatchOutcome> {
-  const now = new Date(deps.now());
   const failed: string[] = [];
   const failures: DeliveryFailure[] = [];
   const envelopes: { body: string; message: EnvelopeMessage }[] = [];
+  const at = new Date(deps.now()).toISOString();
   for (const record of records) {
     try {
       envelopes.push({ body: record.body, message: deps.parseEnvelope(record.body) });
@@ -73,7 +209,7 @@ export async function writeEnvelopeBatch(
           error: `Unreadable envelope: ${(error as Error).message}`.slice(0, 1000),
           store: null,
           attempt: record.receiveCount,
-          at: now.toISOString(),
+          at,
         });
     }
   }
@@ -84,26 +220,140 @@ export async function writeEnvelopeBatch(
       .catch((error: Error) => deps.warn('Could not record delivery failures', { error }));
   if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
 
-  const staged = await stageEnvelopes(deps, envelopes);
-  await raiseHeldTooLong(deps, envelopes);
-  const waitMs = Math.min(deps.retryMs / 2, deadline - answerMs - deps.now());
-  const committed = await withinTime(() => commitStaged(deps, { only: staged, deadline }), waitMs).catch(
-    (error: Error) => {
-      // Nothing is lost: the envelopes stay staged, and the schedule commits them.
-      deps.warn('The staged batch was not committed at once; the schedule will', { error });
-      return null;
-    },
+  const batch = await putStagedObject(deps, envelopes);
+  const targets = await deps.freshness([...batch.slices.keys()]);
+  await raiseHeldTooLong(deps, envelopes, targets);
+  const now = deps.now();
+  const dueNow: string[] = [];
+  const later: string[] = [];
+  for (const [tableId, slice] of batch.slices) {
+    const target = targets.get(tableId) ?? 0;
+    // Due within a trigger's precision: committed now rather than a trigger later.
+    if (slice.oldest + target <= now + deps.triggers.earlyMs || slice.bytes >= deps.sizeTarget) dueNow.push(tableId);
+    else later.push(tableId);
+  }
+  await stageSlices(
+    deps,
+    batch,
+    later.map((tableId) => ({
+      tableId,
+      dueAt: (batch.slices.get(tableId)?.oldest ?? now) + (targets.get(tableId) ?? 0),
+    })),
   );
-  return { failedRecordIds: failed, staged: envelopes.length, committed };
+  const report = dueNow.length > 0 ? await commitAtOnce(deps, batch, dueNow, deadline) : null;
+  return { failedRecordIds: failed, staged: envelopes.length, committed: report };
+}
+
+/**
+ * Records the tables' slices, sends each a trigger for when it is due (unless one this instance sent
+ * arrives in time), and lists it as pending.
+ */
+async function stageSlices(
+  deps: BatchWriterDeps,
+  batch: StagedBatch,
+  tables: { tableId: string; dueAt: number }[],
+): Promise<void> {
+  if (tables.length === 0) return;
+  const now = deps.now();
+  const staged = tables.map(({ tableId, dueAt }) => ({
+    tableId,
+    dueAt,
+    slice: batch.slices.get(tableId) as StagedSlice,
+  }));
+  await deps.records.write(
+    staged.map(({ tableId, slice }) => ({
+      tableId,
+      record: { id: recordId(now), key: batch.key, objectSize: batch.bytes.length, ...slice },
+    })),
+    now + recordWrittenWithinMs,
+  );
+  const limits = { maxDelayMs: deps.triggers.maxDelayMs, sizeTarget: deps.sizeTarget };
+  const planned: { trigger: CommitTrigger; dueAt: number }[] = [];
+  const covered: { tableId: string; dueAt: number }[] = [];
+  for (const { tableId, dueAt, slice } of staged) {
+    const trigger = deps.sent.plan(tableId, dueAt, slice.bytes, now, limits);
+    if (trigger) planned.push({ trigger, dueAt });
+    else covered.push({ tableId, dueAt });
+  }
+  // A table whose trigger from this instance is still on its way may have been committed and taken
+  // off the index meanwhile (by another trigger that arrived first): it is listed again, due with
+  // this batch, so that the overdue check and the staged figure see it. Its head is read after its
+  // record is written, and a committer reads the table again after it takes a table off.
+  const relisted: { trigger: CommitTrigger; dueAt: number }[] = [];
+  if (covered.length > 0) {
+    const heads = await deps.records.heads(covered.map(({ tableId }) => tableId));
+    for (const { tableId, dueAt } of covered) {
+      const head = heads.get(tableId);
+      const at = deps.sent.arrivalOf(tableId);
+      const listed = head && head.dueAt !== null && head.triggerAt !== null && head.triggerAt > now;
+      if (at !== null && !(listed && (head.dueAt as number) <= dueAt))
+        relisted.push({ trigger: { tableId, at }, dueAt });
+    }
+  }
+  if (planned.length + relisted.length === 0) return;
+  // The trigger first: a table listed as pending always has one on its way.
+  if (planned.length > 0) await deps.triggers.send(planned.map(({ trigger }) => trigger));
+  await forEachAtMost([...planned, ...relisted], 16, ({ trigger, dueAt }) =>
+    deps.records.listPending(trigger.tableId, { dueAt, triggerAt: trigger.at }, now),
+  );
+  for (const { trigger, dueAt } of planned) deps.sent.remember(trigger, dueAt, now);
+}
+
+/**
+ * Commits the tables from the batch's bytes, `concurrency` at a time, each only while the invocation
+ * has time for its whole commit and to stage it after all; those not committed are staged.
+ */
+async function commitAtOnce(
+  deps: BatchWriterDeps,
+  batch: StagedBatch,
+  tableIds: string[],
+  deadline: number,
+): Promise<CommitReport> {
+  const report = emptyReport();
+  const until = Math.min(deps.now() + deps.retryMs / 2, deadline - answerMs - deps.recordMs);
+  const left: string[] = [];
+  await forEachAtMost(tableIds, deps.concurrency, async (tableId) => {
+    const slice = batch.slices.get(tableId);
+    if (!slice || deps.now() + deps.tableTimeMs > until) {
+      left.push(tableId);
+      return;
+    }
+    try {
+      const rows = deps
+        .parse(batch.bytes.subarray(slice.offset, slice.offset + slice.length))
+        .map((message) => ({ batch: batch.key, message }));
+      const result = await withinTime(
+        (signal) => commitTable(deps, tableId, rows, 1, signal),
+        Math.min(deps.tableTimeMs, until - deps.now()),
+      );
+      deps.countReceipts(rows.map((row) => row.message));
+      addToReport(report, tableId, { outcome: 'committed', ...result });
+    } catch (error) {
+      // Nothing is lost: the table is staged, and its trigger brings a committer at once.
+      deps.warn('A table was not committed at once; it is staged for the committers', {
+        data_set_id: tableId,
+        error,
+      });
+      left.push(tableId);
+    }
+  });
+  // Due already: their triggers arrive at once.
+  const now = deps.now();
+  await stageSlices(
+    deps,
+    batch,
+    left.map((tableId) => ({ tableId, dueAt: now })),
+  );
+  return report;
 }
 
 /** Raises now the receipts of envelopes whose tables may keep them staged past `receiptsHeldAtMostMs`. */
-async function raiseHeldTooLong(deps: BatchWriterDeps, envelopes: { message: EnvelopeMessage }[]): Promise<void> {
+async function raiseHeldTooLong(
+  deps: BatchWriterDeps,
+  envelopes: { message: EnvelopeMessage }[],
+  targets: Map<string, number>,
+): Promise<void> {
   const messages = envelopes.map((envelope) => envelope.message);
-  const targets = await deps
-    .freshness([...new Set(messages.map((message) => message.data_set_id))])
-    .catch(() => new Map<string, number>([]));
-  // A target that could not be read counts as too long: raising early is never wrong, only dearer.
   const tooLong = (message: EnvelopeMessage) =>
     (targets.get(message.data_set_id) ?? Number.POSITIVE_INFINITY) > receiptsHeldAtMostMs;
   const early = messages.filter(tooLong);

@@ -1,0 +1,475 @@
+/**
+ * Committing what a table has staged (shared/domain/ingest/staging.ts), when a commit trigger for it
+ * arrives: each table on its own, when its own freshness or size target says, by as many committers
+ * as there are triggers.
+ */
+import { forEachAtMost } from '../at-most.ts';
+import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
+import type { EnvelopeMessage } from './envelope.ts';
+import {
+  type CommitTrigger,
+  type CommitTriggers,
+  largeTableShare,
+  maxCommitAttempts,
+  recordTime,
+  type StagedRecord,
+  type StagedRecords,
+  type StagedTotals,
+  type StagingHead,
+  type TableFailure,
+  totalsOf,
+  writerLifetimeMs,
+} from './staging.ts';
+
+/** A commit that takes longer than this is a failed attempt: the committer goes on with other tables. */
+export class CommitTimedOut extends Error {
+  constructor(ms: number) {
+    super(`The commit did not finish within ${Math.round(ms / 1000)} s`);
+    this.name = 'CommitTimedOut';
+  }
+}
+
+/**
+ * Waits for `work` at most `ms`. Work that runs on is told through its signal, and gives up before
+ * its next step that would commit (a frozen instance thawed later must not commit then); a request
+ * already sent may still land, and the next attempt finds its commit in the log, writing nothing twice.
+ */
+export function withinTime<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const abandon = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        const error = new CommitTimedOut(ms);
+        abandon.abort(error);
+        reject(error);
+      },
+      Math.max(0, ms),
+    );
+  });
+  const running = work(abandon.signal);
+  // Work that fails after the wait ended has nobody left to tell: it must not become an unhandled rejection.
+  running.catch(() => undefined);
+  return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Reads a record's slice of its staged object. */
+export type SliceReader = (record: StagedRecord) => Promise<Buffer>;
+
+export interface CommitStagedDeps extends CommitTableDeps {
+  records: StagedRecords;
+  triggers: CommitTriggers;
+  /** Parses one staged slice: its lines, each a queue message's body (validated when it was staged). */
+  parse(slice: Buffer): EnvelopeMessage[];
+  /** Each table's freshness target in milliseconds (its table property, or the deployment's default). */
+  freshness(tableIds: string[]): Promise<Map<string, number>>;
+  /** A failed attempt, for the operator's figures and logs. */
+  failed(tableId: string, rows: number, error: Error, attempt: number): void;
+  /** A failure as a tenant may read it (a category or code, never what a store said). */
+  describe(error: Error): string;
+  /**
+   * Raises the ingest door's counts to the receipts these envelopes carry (shared/adapters/metrics.ts):
+   * called as envelopes leave staging (committed, dead-lettered), and at staging for tables whose
+   * target is longer than `receiptsHeldAtMostMs`.
+   */
+  countReceipts(messages: EnvelopeMessage[]): void;
+  /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
+  retryMs: number;
+  /** Staged bytes at which a table is due whatever its freshness; also what one commit holds at most. */
+  sizeTarget: number;
+  /** Milliseconds one commit may take before it counts as a failed attempt (a store that hangs). */
+  tableTimeMs: number;
+  /** Milliseconds an invocation keeps after its last commit to record what it did before its time is up. */
+  recordMs: number;
+}
+
+export interface TableReport {
+  /** committed: rows written (or found written); deadLettered: sent to the dead-letter queue after the last
+   * attempt; failed: an attempt failed, tried again later; waiting: not due, its trigger sent for when it is;
+   * covered: not due, and a trigger already comes in time; busy: another committer holds it; idle: nothing staged. */
+  outcome: 'committed' | 'deadLettered' | 'failed' | 'waiting' | 'covered' | 'busy' | 'idle';
+  written: number;
+  skipped: number;
+  expired: number;
+}
+
+export interface CommitReport {
+  committed: string[];
+  deadLettered: string[];
+  failed: string[];
+  /** Tables not due yet (their trigger sent again, or one already on its way). */
+  waiting: number;
+  written: number;
+  skipped: number;
+  expired: number;
+}
+
+export function emptyReport(): CommitReport {
+  return { committed: [], deadLettered: [], failed: [], waiting: 0, written: 0, skipped: 0, expired: 0 };
+}
+
+export function addToReport(report: CommitReport, tableId: string, table: TableReport): void {
+  if (table.outcome === 'committed') report.committed.push(tableId);
+  else if (table.outcome === 'deadLettered') report.deadLettered.push(tableId);
+  else if (table.outcome === 'failed') report.failed.push(tableId);
+  else if (table.outcome !== 'idle') report.waiting++;
+  report.written += table.written;
+  report.skipped += table.skipped;
+  report.expired += table.expired;
+}
+
+export interface CommitOptions {
+  /** When the invocation's time is up (milliseconds, by the deps' clock). */
+  deadline: number;
+  /** Commit whatever is staged, due or not (a graceful stop of local mode). */
+  everything?: boolean;
+  /** Who commits: the holder of a lease it takes. */
+  holder: string;
+  read: SliceReader;
+}
+
+/** When rows with these totals are due: their oldest row's freshness target, or now at the size target. */
+function dueOf(totals: StagedTotals, target: number, sizeTarget: number, now: number): number {
+  return totals.bytes >= sizeTarget ? now : totals.oldest + target;
+}
+
+/** The records, oldest first, in runs of at most `sizeTarget` payload bytes (never empty). */
+function chunksOf(records: StagedRecord[], sizeTarget: number): StagedRecord[][] {
+  const chunks: StagedRecord[][] = [];
+  let bytes = 0;
+  for (const record of records) {
+    const chunk = chunks.at(-1);
+    if (!chunk || (chunk.length > 0 && bytes + record.bytes > sizeTarget)) {
+      chunks.push([record]);
+      bytes = record.bytes;
+    } else {
+      chunk.push(record);
+      bytes += record.bytes;
+    }
+  }
+  return chunks;
+}
+
+async function readRows(deps: CommitStagedDeps, read: SliceReader, records: StagedRecord[]): Promise<StagedRow[]> {
+  const slices = await Promise.all(
+    // Each slice parsed as it arrives: the rows are kept, not the slice's text.
+    records.map(async (record) => deps.parse(await read(record)).map((message) => ({ batch: record.id, message }))),
+  );
+  return slices.flat();
+}
+
+/** The trigger's arrival for a table due at `dueAt`: then, or as late as the queue can delay it. */
+export function arrivalFor(triggers: Pick<CommitTriggers, 'maxDelayMs'>, dueAt: number, now: number): number {
+  return Math.max(now, Math.min(dueAt, now + triggers.maxDelayMs));
+}
+
+/**
+ * What a commit of some of the table's records did: which records are done, the failure it met, and
+ * what it wrote.
+ */
+interface Committed {
+  done: Set<string>;
+  failure: TableFailure | null;
+  /** Something was committed or dead-lettered: a failure recorded before is over. */
+  progressed: boolean;
+  deadLettered: boolean;
+  written: number;
+  skipped: number;
+  expired: number;
+}
+
+/**
+ * Commits the records, a size target's worth per commit, oldest first, while the invocation has time
+ * for a whole commit and for recording it; a failure stops it (the attempt counted, or the envelopes
+ * dead-lettered after the last attempt, or at once when the table is gone).
+ */
+async function commitRecords(
+  deps: CommitStagedDeps,
+  tableId: string,
+  records: StagedRecord[],
+  previous: TableFailure | null,
+  options: CommitOptions,
+  into: Committed,
+): Promise<void> {
+  const attempt = (previous?.attempts ?? 0) + 1;
+  const until = options.deadline - deps.recordMs;
+  for (const chunk of chunksOf(records, deps.sizeTarget)) {
+    if (deps.now() + deps.tableTimeMs > until) return;
+    let rows: StagedRow[] = [];
+    try {
+      rows = await readRows(deps, options.read, chunk);
+      const result = await withinTime(
+        (signal) => commitTable(deps, tableId, rows, attempt, signal),
+        Math.min(deps.tableTimeMs, until - deps.now()),
+      );
+      deps.countReceipts(rows.map((row) => row.message));
+      into.written += result.written;
+      into.skipped += result.skipped;
+      into.expired += result.expired;
+    } catch (error) {
+      const cause = error as Error;
+      const rowCount = rows.length || chunk.reduce((sum, record) => sum + record.rows, 0);
+      deps.failed(tableId, rowCount, cause, attempt);
+      const exhausted = attempt >= maxCommitAttempts || cause instanceof TableGone;
+      if (rows.length === 0 || !exhausted) {
+        into.failure = {
+          attempts: attempt,
+          lastError: deps.describe(cause).slice(0, 1000),
+          nextAttemptAt: deps.now() + deps.retryMs,
+        };
+        return;
+      }
+      // A message staged twice (the queue delivered it twice) is dead-lettered once.
+      const messages = new Map(rows.map((row) => [row.message.message_id, row.message]));
+      await deps.deadLetter(tableId, [...messages.values()], cause, attempt);
+      deps.countReceipts(rows.map((row) => row.message));
+      into.deadLettered = true;
+    }
+    into.progressed = true;
+    for (const record of chunk) into.done.add(record.id);
+  }
+}
+
+/**
+ * The watermark after a commit: it passes done records in order, up to the first not done, and
+ * none written less than `writerLifetimeMs` before `readAt` (an older record may still appear until
+ * then). Done records it does not pass are deleted instead.
+ */
+export function advance(
+  through: string | null,
+  records: StagedRecord[],
+  done: ReadonlySet<string>,
+  readAt: number,
+): string | null {
+  let next = through;
+  for (const record of records) {
+    if (!done.has(record.id) || recordTime(record.id) >= readAt - writerLifetimeMs) break;
+    next = record.id;
+  }
+  return next;
+}
+
+/** The later of two watermarks. */
+const laterOf = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/**
+ * Writes the head as `change` makes it from the head as it is now: at once when nobody wrote it since
+ * `read`, else from the head read again (a writer listed the table meanwhile).
+ */
+async function settleHead(
+  deps: Pick<CommitStagedDeps, 'records'>,
+  tableId: string,
+  read: StagingHead,
+  change: (current: StagingHead, changedSinceRead: boolean) => Omit<StagingHead, 'version'>,
+): Promise<void> {
+  let current = read;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const changed = current.version !== read.version;
+    if (await deps.records.replaceHead(tableId, current.version, change(current, changed))) return;
+    current = await deps.records.head(tableId);
+  }
+  throw new Error(`The staging head of ${tableId} kept changing`);
+}
+
+/**
+ * After the table was taken off the index: records written since the committer read it (by a writer
+ * that found it still listed, its own trigger on its way) get a trigger and the listing back, so that
+ * no table with rows staged is left off the index.
+ */
+async function relistLate(
+  deps: CommitStagedDeps,
+  tableId: string,
+  through: string | null,
+  done: ReadonlySet<string>,
+  target: () => Promise<number>,
+): Promise<void> {
+  const late = (await deps.records.pending(tableId, through)).filter((record) => !done.has(record.id));
+  if (late.length === 0) return;
+  const now = deps.now();
+  const dueAt = dueOf(totalsOf(late), await target(), deps.sizeTarget, now);
+  const at = arrivalFor(deps.triggers, dueAt, now);
+  await deps.triggers.send([{ tableId, at }]);
+  await deps.records.listPending(tableId, { dueAt, triggerAt: at }, now);
+}
+
+/**
+ * Handle one table's commit trigger.
+ * Input: the table, when the triggers that arrived for it were meant to, the options. Output: what
+ * became of it.
+ *  1. Read the table's head and its records above the watermark. Nothing staged: the table is no
+ *     longer listed as pending.
+ *  2. Due: its oldest row reached its freshness target, or its staged bytes the size target, and it
+ *     is not waiting after a failure. Not due: the trigger is sent again for when it is, unless a
+ *     trigger already comes no later (then this one is dropped). Another committer holds the table:
+ *     dropped (the holder reads the table again once it lets go).
+ *  3. A large table is leased to this committer for its invocation; it commits while the table is due
+ *     and time remains, reading the table again after each round.
+ *  4. Everything staged is committed, a size target's worth per commit; rows already in the table are
+ *     skipped. A failure counts an attempt (tried again a retry delay later); the last attempt
+ *     dead-letters the envelopes.
+ *  5. The watermark moves past what is done (deleting done records it cannot pass); what remains gets
+ *     a trigger for when it is due, and the listing in the index follows.
+ */
+export async function commitStagedTable(
+  deps: CommitStagedDeps,
+  tableId: string,
+  /** When the triggers that arrived for the table were meant to arrive (none: a graceful stop's commit of everything). */
+  arrived: readonly number[],
+  options: CommitOptions,
+): Promise<TableReport> {
+  const report: TableReport = { outcome: 'idle', written: 0, skipped: 0, expired: 0 };
+  let readAt = deps.now();
+  let head = await deps.records.head(tableId);
+  let pending = await deps.records.pending(tableId, head.through);
+  if (pending.length === 0) {
+    // Nothing staged: not listed as pending (unless a writer listed it since), and no failure to show.
+    let unlisted = false;
+    if (head.dueAt !== null || head.triggerAt !== null || head.failure !== null)
+      await settleHead(deps, tableId, head, (current, changed) => {
+        unlisted = !changed && current.dueAt !== null;
+        return { ...current, failure: null, ...(changed ? {} : { dueAt: null, triggerAt: null }) };
+      });
+    if (unlisted)
+      await relistLate(
+        deps,
+        tableId,
+        head.through,
+        new Set(),
+        async () => (await deps.freshness([tableId])).get(tableId) ?? 0,
+      );
+    return report;
+  }
+  const target = (await deps.freshness([tableId])).get(tableId) ?? 0;
+  const now = deps.now();
+  const totals = totalsOf(pending);
+  const rowsDue = dueOf(totals, target, deps.sizeTarget, now);
+  const waitUntil = Math.max(options.everything ? now : rowsDue, head.failure?.nextAttemptAt ?? 0);
+  if (head.lease && head.lease.until > now && head.lease.holder !== options.holder)
+    return { ...report, outcome: 'busy' };
+  if (waitUntil > now + deps.triggers.earlyMs) {
+    const named = head.triggerAt;
+    if (named !== null && named > now && named <= waitUntil && !arrived.includes(named))
+      return { ...report, outcome: 'covered' };
+    const at = arrivalFor(deps.triggers, waitUntil, now);
+    await deps.triggers.send([{ tableId, at }]);
+    await settleHead(deps, tableId, head, (current, changed) =>
+      changed && current.triggerAt !== null && current.triggerAt > now && current.triggerAt <= at
+        ? current
+        : { ...current, dueAt: rowsDue, triggerAt: at },
+    );
+    return { ...report, outcome: 'waiting' };
+  }
+
+  // Due. A large table is this committer's alone while it works on it.
+  const leased = totals.bytes >= deps.sizeTarget / largeTableShare;
+  if (leased) {
+    const lease = { holder: options.holder, until: options.deadline };
+    const { version, ...rest } = head;
+    if (!(await deps.records.replaceHead(tableId, version, { ...rest, lease }))) return { ...report, outcome: 'busy' };
+    head = { ...head, lease, version: version + 1 };
+  }
+  const committed: Committed = {
+    done: new Set(),
+    failure: null,
+    progressed: false,
+    deadLettered: false,
+    written: 0,
+    skipped: 0,
+    expired: 0,
+  };
+  let watermark = head.through;
+  for (;;) {
+    const before = committed.done.size;
+    await commitRecords(deps, tableId, pending, committed.failure ?? head.failure, options, committed);
+    watermark = advance(watermark, pending, committed.done, readAt);
+    const round = committed.done.size - before;
+    pending = pending.filter((record) => !committed.done.has(record.id));
+    // A leased table is read again while time remains: what arrived meanwhile is committed when due.
+    if (!leased || committed.failure || pending.length > 0 || round === 0) break;
+    if (deps.now() + deps.tableTimeMs > options.deadline - deps.recordMs) break;
+    readAt = deps.now();
+    pending = (await deps.records.pending(tableId, watermark)).filter((record) => !committed.done.has(record.id));
+    const more = totalsOf(pending);
+    const moreDue = dueOf(more, target, deps.sizeTarget, readAt);
+    if (pending.length === 0 || (!options.everything && moreDue > readAt + deps.triggers.earlyMs)) break;
+  }
+
+  // Let go, then read again: a trigger dropped while this committer held the table was sent for
+  // records written before it arrived, so they are among what this read finds.
+  if (leased) {
+    await settleHead(deps, tableId, head, (current) => ({
+      ...current,
+      through: laterOf(current.through, watermark),
+      lease: current.lease?.holder === options.holder ? null : current.lease,
+    }));
+    head = await deps.records.head(tableId);
+    readAt = deps.now();
+    pending = (await deps.records.pending(tableId, head.through)).filter((record) => !committed.done.has(record.id));
+  }
+  const failure = committed.failure;
+  const later = deps.now();
+  let next: { dueAt: number; triggerAt: number } | null = null;
+  if (pending.length > 0) {
+    const remainingDue = dueOf(totalsOf(pending), target, deps.sizeTarget, later);
+    const at = arrivalFor(deps.triggers, failure ? failure.nextAttemptAt : remainingDue, later);
+    await deps.triggers.send([{ tableId, at }]);
+    next = { dueAt: remainingDue, triggerAt: at };
+  }
+  let unlisted = false;
+  await settleHead(deps, tableId, head, (current, changed) => {
+    const listed =
+      changed && current.triggerAt !== null && current.triggerAt > later
+        ? { dueAt: current.dueAt, triggerAt: current.triggerAt }
+        : null;
+    const listing =
+      next && listed
+        ? {
+            dueAt: Math.min(next.dueAt, listed.dueAt ?? next.dueAt),
+            triggerAt: Math.min(next.triggerAt, listed.triggerAt),
+          }
+        : (next ?? listed ?? { dueAt: null, triggerAt: null });
+    unlisted = listing.dueAt === null;
+    return {
+      ...current,
+      ...listing,
+      through: laterOf(current.through, watermark),
+      failure: failure ?? (committed.progressed ? null : current.failure),
+      lease: current.lease?.holder === options.holder ? null : current.lease,
+    };
+  });
+  // Done records the watermark does not pass are deleted: no commit reads them again.
+  const removed = [...committed.done].filter((id) => watermark === null || id > watermark);
+  if (removed.length > 0) await deps.records.remove(tableId, removed);
+  if (unlisted) await relistLate(deps, tableId, watermark, committed.done, async () => target);
+  return {
+    outcome: failure
+      ? 'failed'
+      : committed.deadLettered
+        ? 'deadLettered'
+        : committed.progressed
+          ? 'committed'
+          : 'waiting',
+    written: committed.written,
+    skipped: committed.skipped,
+    expired: committed.expired,
+  };
+}
+
+/**
+ * Commit the tables that commit triggers name.
+ * Input: the triggers (any number per table), the options. Output: what became of each table.
+ * Each table is handled once however many of its triggers came together, `concurrency` at a time.
+ */
+export async function commitTriggered(
+  deps: CommitStagedDeps,
+  triggers: CommitTrigger[],
+  options: CommitOptions & { concurrency: number },
+): Promise<CommitReport> {
+  const byTable = new Map<string, number[]>();
+  for (const trigger of triggers) byTable.set(trigger.tableId, [...(byTable.get(trigger.tableId) ?? []), trigger.at]);
+  const report = emptyReport();
+  await forEachAtMost([...byTable], options.concurrency, async ([tableId, arrived]) => {
+    addToReport(report, tableId, await commitStagedTable(deps, tableId, arrived, options));
+  });
+  return report;
+}
