@@ -1,7 +1,7 @@
 /**
  * `npm run bench cost`: what a million 1 KB webhook events cost on AWS, from the calls Tributary
- * really makes. It runs local mode in this process (the same runtime, front, pollers and handlers as
- * `npm start`), set up as the stack deploys it (memory, log levels, tracing and batching read from the
+ * really makes. It runs local mode in this process (the same runtime, front and pollers as `npm start`,
+ * each function's handler loaded from its source so that the meter sees it), set up as the stack deploys it (memory, log levels, tracing and batching read from the
  * synthesised stack), sends a bounded stream of events, and counts what AWS would bill:
  *   - every AWS SDK request, through a middleware on every client (bench/cost-meter.ts): DynamoDB
  *     consumed capacity, SQS requests in 64 KB chunks, S3 requests by class;
