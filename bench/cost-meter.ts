@@ -92,33 +92,43 @@ export function take(): Reading {
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
+/** Runs `work` as one invocation of `entry`, timed and metered: its answer, and the invocation it made. */
+export async function invoke<T>(
+  entry: string,
+  work: () => Promise<T>,
+  requestBytes = 0,
+): Promise<{ value: T; invocation: Invocation }> {
+  const invocation: Invocation = {
+    entry,
+    startedAt: 0,
+    wallMs: 0,
+    cpuMicros: 0,
+    calls: [],
+    logBytes: 0,
+    logLines: 0,
+    requestBytes,
+  };
+  const startedAt = performance.now();
+  invocation.startedAt = startedAt;
+  const cpu = process.cpuUsage();
+  try {
+    return { value: await store.run({ invocation, startedAt }, work), invocation };
+  } finally {
+    invocation.wallMs = performance.now() - startedAt;
+    const used = process.cpuUsage(cpu);
+    invocation.cpuMicros = used.user + used.system;
+    reading.invocations.push(invocation);
+  }
+}
+
 /** Called by the import hook for every module under functions/: the handler, timed and metered. */
 export function wrapHandler(entry: string, handler: Handler | undefined): Handler | undefined {
   if (typeof handler !== 'function') return handler;
   return async (event, context) => {
     const http = event as { body?: string; isBase64Encoded?: boolean } | null;
-    const invocation: Invocation = {
-      entry,
-      startedAt: 0,
-      wallMs: 0,
-      cpuMicros: 0,
-      calls: [],
-      logBytes: 0,
-      logLines: 0,
-      requestBytes:
-        typeof http?.body === 'string' ? Buffer.byteLength(http.body, http.isBase64Encoded ? 'base64' : 'utf8') : 0,
-    };
-    const startedAt = performance.now();
-    invocation.startedAt = startedAt;
-    const cpu = process.cpuUsage();
-    try {
-      return await store.run({ invocation, startedAt }, () => handler(event, context));
-    } finally {
-      invocation.wallMs = performance.now() - startedAt;
-      const used = process.cpuUsage(cpu);
-      invocation.cpuMicros = used.user + used.system;
-      reading.invocations.push(invocation);
-    }
+    const requestBytes =
+      typeof http?.body === 'string' ? Buffer.byteLength(http.body, http.isBase64Encoded ? 'base64' : 'utf8') : 0;
+    return (await invoke(entry, () => handler(event, context), requestBytes)).value;
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * `npm run bench cost`: what a million 1 KB webhook events cost on AWS, from the calls Tributary
- * really makes. It runs local mode in this process (the same runtime, front, pollers and handlers as
- * `npm start`), set up as the stack deploys it (memory, log levels, tracing and batching read from the
+ * really makes. It runs local mode in this process (the same runtime, front and pollers as `npm start`,
+ * each function's handler loaded from its source so that the meter sees it), set up as the stack deploys it (memory, log levels, tracing and batching read from the
  * synthesised stack), sends a bounded stream of events, and counts what AWS would bill:
  *   - every AWS SDK request, through a middleware on every client (bench/cost-meter.ts): DynamoDB
  *     consumed capacity, SQS requests in 64 KB chunks, S3 requests by class;
@@ -152,6 +152,47 @@ function accessLogBytes(format: string | null): number {
 
 // --- Local mode, in this process, set up as deployed.
 
+/**
+ * Each function's code loaded from its source (functions/<entry>.ts) rather than from its bundle: a
+ * bundle carries an AWS SDK of its own, which the meter's middleware (on this process's SDK) never
+ * sees, and a handler the import hook never wraps, so nothing of it would be metered. The sources
+ * share one SDK client per module across functions, so every function signs as local mode's own
+ * identity rather than its role's (a client keeps the first credentials it reads): the bench
+ * meters calls; IAM is the suite's to check.
+ */
+async function runFunctionsFromSources(): Promise<void> {
+  const { LocalLambda } = await import('../local/lambda-function.ts');
+  const { inScope } = await import('../local/lambda-sandbox.ts');
+  const { localCredentials } = await import('../local/stand-ins.ts');
+  type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+  type Environment = Promise<{ handler: Handler; env: Record<string, string> }>;
+  const lambda = LocalLambda.prototype as unknown as {
+    environment(this: unknown): Environment;
+  };
+  const fromBundle = lambda.environment;
+  lambda.environment = function environment(this: {
+    fn: { declared: { entry?: string } | null };
+    env: Record<string, string>;
+    instance: Environment | null;
+  }) {
+    const entry = this.fn.declared?.entry;
+    if (!entry) return fromBundle.call(this);
+    if (!this.instance) {
+      const env = {
+        ...this.env,
+        AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+      };
+      const url = pathToFileURL(path.join(repositoryRoot, entry)).href;
+      this.instance = inScope({ env }, () => import(url)).then((module: { handler: Handler }) => ({
+        handler: module.handler,
+        env,
+      }));
+    }
+    return this.instance;
+  };
+}
+
 /** Local mode in this process, set up as the cost bench measures it unless `options` say otherwise. */
 export async function startLocal(
   deployment: ReturnType<typeof readDeployment>,
@@ -212,7 +253,8 @@ export async function startLocal(
   const admin = resolveAdminKey(dataDir, undefined);
   const { installBootstrapKey } = await import('#shared/adapters/dynamo/api-keys.ts');
   await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
-  // Every function on this thread, where the meter sees each invocation.
+  // Every function on this thread, from its source, where the meter sees each invocation.
+  await runFunctionsFromSources();
   const runtime = await startRuntime(settings, env, queueUrls, { functions: 'this-thread' });
   const { SQSClient, GetQueueAttributesCommand, SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
   const sqs = new SQSClient({});
