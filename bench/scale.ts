@@ -36,7 +36,9 @@ import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
-import { type Deployed, idleCpuPerMs, type Local, ownCpuMs, readDeployment, startLocal, waitMs } from './cost.ts';
+import { idleCpuPerMs, type Local, startLocal } from './cost.ts';
+import { ownCpuMs, waitMs } from './cost-pricing.ts';
+import { type Deployed, readDeployment } from './deployment.ts';
 import { envelopeStream, queuedEnvelope, seededRandom } from './envelopes.ts';
 import { bodyWithId, zipfChooser } from './zipf-traffic.ts';
 
