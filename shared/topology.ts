@@ -116,6 +116,18 @@ export interface FunctionSettings {
 /** parquet-wasm loads its WebAssembly from beside its code: the functions that write Parquet ship it. */
 export const parquetAssets = ['node_modules/parquet-wasm/node/parquet_wasm_bg.wasm'];
 
+/**
+ * The writer and the table committer: 1769 MB is one full vCPU, which the Parquet encoder (wasm,
+ * single-threaded) uses; reserved, so that a flood of ingest requests cannot take their instances.
+ */
+const committingFunction = {
+  memoryMb: 1769,
+  timeoutSeconds: 120,
+  assets: parquetAssets,
+  tracesSdkCalls: true,
+  reservedConcurrency: 50,
+};
+
 export interface ConsumerSpec {
   queue: QueueName;
   entry: string;
@@ -257,15 +269,8 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
       secretsKey: true,
       queues: { ingestDeadLetter: 'send', commits: 'send' },
     },
-    // 1769 MB is one full vCPU, which the Parquet encoder (wasm, single-threaded) uses when the
-    // writer commits a table at once. Reserved: a flood of ingest requests cannot take its instances.
-    function: {
-      memoryMb: 1769,
-      timeoutSeconds: 120,
-      assets: parquetAssets,
-      tracesSdkCalls: true,
-      reservedConcurrency: 50,
-    },
+    // One full vCPU for the Parquet encoder when the writer commits a table at once.
+    function: committingFunction,
   },
   'table-committer': {
     queue: 'commits',
@@ -283,14 +288,7 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
       secretsKey: true,
       queues: { ingestDeadLetter: 'send', commits: 'send' },
     },
-    // One full vCPU for the Parquet encoder. Reserved, as the writer's.
-    function: {
-      memoryMb: 1769,
-      timeoutSeconds: 120,
-      assets: parquetAssets,
-      tracesSdkCalls: true,
-      reservedConcurrency: 50,
-    },
+    function: committingFunction,
   },
   'dead-letter-recorder': {
     queue: 'ingestDeadLetter',
