@@ -858,6 +858,41 @@ describe("a large table's committers", () => {
     expect(w.staging.heads.get(BIG)?.leases).toEqual([]);
   });
 
+  it("keep a failure one of them met on its run while another's run goes well, and try the failed run again after the retry delay", async () => {
+    const w = world({ freshness: { [BIG]: minute } });
+    // A millisecond apart: records sort by when they were written.
+    for (let i = 0; i < 4; i++) {
+      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
+      w.clock.now += 1;
+    }
+    w.staging.queue.length = 0;
+    w.clock.now += minute;
+    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    const append = w.deps.appendEnvelopes;
+    const held = gated(w);
+    const failing = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'failing', concurrency: 1 });
+    await quiet();
+    const fine = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'fine', concurrency: 1 });
+    await quiet();
+    expect(held.map((commit) => commit.ids)).toEqual([ids(0, 2), ids(2, 2)]);
+    w.failing.add(BIG);
+    held[0]?.go();
+    expect(await failing).toMatchObject({ failed: [BIG] });
+    w.failing.delete(BIG);
+    held[1]?.go();
+    expect(await fine).toMatchObject({ committed: [BIG] });
+    expect(w.staging.heads.get(BIG)?.failure).toMatchObject({ attempts: 1, nextAttemptAt: w.clock.now + 10 * minute });
+    expect(w.rowsOf(BIG)).toEqual(ids(2, 2));
+    // Nothing more before the retry delay; then the failed run, as the second attempt.
+    w.deps.appendEnvelopes = append;
+    await w.deliverUntil(w.clock.now + 10 * minute - 1);
+    expect(w.rowsOf(BIG)).toEqual(ids(2, 2));
+    await w.deliverUntil(w.clock.now + 1);
+    expect(w.rowsOf(BIG)).toEqual(ids(0, 4));
+    expect(w.staging.heads.get(BIG)).toMatchObject({ failure: null, leases: [] });
+    expect(recordsLeft(w, BIG)).toEqual([]);
+  });
+
   it('honour a lease written before leases held runs (one holder, every record) until it ends', async () => {
     const w = world({ freshness: { [BIG]: minute } });
     // A millisecond apart: records sort by when they were written.
