@@ -1,7 +1,8 @@
 /**
  * Committing what a table has staged (shared/domain/ingest/staging.ts), when a commit trigger for it
  * arrives: each table on its own, when its own freshness or size target says, by as many committers
- * as there are triggers.
+ * as there are triggers; a large table by up to `maxTableCommitters` at once, each on a run of
+ * records it leases in the table's head, so that a hot table commits several size targets at a time.
  */
 import { forEachAtMost } from '../at-most.ts';
 import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
@@ -88,7 +89,8 @@ export interface CommitStagedDeps extends CommitTableDeps {
 export interface TableReport {
   /** committed: rows written (or found written); deadLettered: sent to the dead-letter queue after the last
    * attempt; failed: an attempt failed, tried again later; waiting: not due, its trigger sent for when it is;
-   * covered: not due, and a trigger already comes in time; busy: another committer holds it; idle: nothing staged. */
+   * covered: not due, and a trigger already comes in time; busy: other committers hold every record, or every
+   * lease, of it; idle: nothing staged. */
   outcome: 'committed' | 'deadLettered' | 'failed' | 'waiting' | 'covered' | 'busy' | 'idle';
   written: number;
   skipped: number;
@@ -125,7 +127,7 @@ export interface CommitOptions {
   deadline: number;
   /** Commit whatever is staged, due or not (a graceful stop of local mode). */
   everything?: boolean;
-  /** Who commits: the holder of a lease it takes. */
+  /** Who commits: the holder of the leases it takes (one run of a large table at a time). */
   holder: string;
   read: SliceReader;
 }
