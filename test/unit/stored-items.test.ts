@@ -223,14 +223,14 @@ describe('reading other entities', () => {
     const { version, ...rest } = await stagedRecords.head('ds-1');
     const send = tableAnswers({});
     expect(await stagedRecords.replaceHead('ds-1', version, rest)).toBe(true);
-    const item = (send.mock.calls.at(-1)?.[0] as unknown as { input: { Item: Record<string, unknown> } }).input.Item;
+    const [put] = (send.mock.lastCall ?? []) as unknown as [{ input: { Item: Record<string, unknown> } }?];
+    const item = put?.input.Item ?? {};
     expect(item.leases).toEqual([
       { holder: 'committer-1', until: 1_800_000_060_000, first: old?.first, last: old?.last },
     ]);
     expect(item).not.toHaveProperty('lease_holder');
-    const error = await failure(
-      (tableAnswers({ Item: { ...head, leases: [{ holder: 'c' }] } }), stagedRecords.head('ds-1')),
-    );
+    tableAnswers({ Item: { ...head, leases: [{ holder: 'c' }] } });
+    const error = await failure(stagedRecords.head('ds-1'));
     expect([error.entity, error.field]).toEqual(['StagingHead', 'leases.0.until']);
   });
 });

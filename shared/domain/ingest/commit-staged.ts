@@ -533,8 +533,7 @@ export async function commitStagedTable(
       if (committed.failure || committed.done.size - before < taken.chunk.length) break;
     }
     // Nothing taken while there was time: other committers hold the table's leases, or its free records.
-    if (mine === null && deps.now() + deps.tableTimeMs <= until)
-      return { ...report, outcome: 'busy' };
+    if (mine === null && deps.now() + deps.tableTimeMs <= until) return { ...report, outcome: 'busy' };
   }
   pending = pending.filter((record) => !committed.done.has(record.id));
 
