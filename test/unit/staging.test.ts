@@ -721,36 +721,203 @@ describe('commit triggers', () => {
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(2), { ingestedAt: w.clock.now - 9_000 })]);
     expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
   });
+});
 
-  it('of a large table bring one committer at a time: another drops its trigger, and the holder reads the table again as it lets go', async () => {
+/** Holds every commit until the test lets it go: the message ids each commit holds, as it starts. */
+function gated(w: World) {
+  const held: { ids: string[]; go: () => void }[] = [];
+  const append = w.deps.appendEnvelopes;
+  w.deps.appendEnvelopes = async (dataSet, rows, request) => {
+    await new Promise<void>((go) => held.push({ ids: rows.map((row) => row.message.message_id), go }));
+    return append(dataSet, rows, request);
+  };
+  return held;
+}
+
+/** Lets every committer go as far as it can without the test. */
+const quiet = async () => {
+  for (let i = 0; i < 100; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** The staged records of a table the watermark has not passed (done ones are deleted). */
+const recordsLeft = (w: World, tableId: string) => {
+  const through = w.staging.heads.get(tableId)?.through ?? null;
+  return [...(w.staging.staged.get(tableId)?.keys() ?? [])].filter((id) => through === null || id > through);
+};
+
+/** The most leases any write of the table's head held. */
+const mostLeases = (w: World, tableId: string) =>
+  Math.max(
+    0,
+    ...w.staging.written
+      .map((item) => JSON.parse(item))
+      .filter((item) => item.tableId === tableId && item.head)
+      .map((item) => item.head.leases.length),
+  );
+
+describe("a large table's committers", () => {
+  it('commit up to four runs of it at once, each its own: every row once, the watermark past everything, nothing left', async () => {
     const w = world({ freshness: { [BIG]: minute } });
-    await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(1), { bytes: 6000 })]);
+    // Twelve batches of 5,000 bytes: two to a size target, six runs.
+    // A millisecond apart: records sort by when they were written.
+    for (let i = 0; i < 12; i++) {
+      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
+      w.clock.now += 1;
+    }
+    w.staging.queue.length = 0;
+    w.clock.now += 3 * minute; // older than a writer's lifetime: the watermark may pass them
+    const held = gated(w);
+    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    const committer = (holder: string) => commitTriggered(w.deps, trigger, { ...optionsOf(w), holder, concurrency: 1 });
+    // The first takes the first run and, with four more size targets free, brings another at once.
+    const first = committer('c1');
+    await quiet();
+    expect(held.map((commit) => commit.ids)).toEqual([ids(0, 2)]);
+    expect(w.staging.arrived()).toEqual(trigger);
+    const others = ['c2', 'c3', 'c4'].map((holder) => committer(holder));
+    await quiet();
+    expect(held.map((commit) => commit.ids)).toEqual([ids(0, 2), ids(2, 2), ids(4, 2), ids(6, 2)]);
+    expect(w.staging.heads.get(BIG)?.leases.map((lease) => lease.holder)).toEqual(['c1', 'c2', 'c3', 'c4']);
+    // A fifth finds every lease taken, and drops its trigger; so does one for a batch staged meanwhile.
+    expect(await committer('c5')).toMatchObject({ committed: [], waiting: 1 });
+    await writeEnvelopeBatch({ ...w.deps, sent: new SentTriggers() }, [record(w, BIG, uuid(12), { bytes: 5000 })]);
+    expect(
+      await commitTriggered(w.deps, w.staging.arrived(), { ...optionsOf(w), holder: 'c6', concurrency: 1 }),
+    ).toMatchObject({ committed: [], waiting: 1 });
+    // The later runs finish first: their records are deleted, and the watermark waits for the first run.
+    for (const commit of held.slice(1).reverse()) commit.go();
+    await quiet();
+    expect(w.staging.heads.get(BIG)?.through).toBeNull();
+    // Two of them take the runs left; one then takes the batch staged meanwhile too (its read found a size target's worth free).
+    expect(held.map((commit) => commit.ids).slice(4)).toEqual([ids(8, 2), ids(10, 2)]);
+    for (const commit of held.slice(4)) commit.go();
+    await quiet();
+    expect(held.map((commit) => commit.ids).slice(6)).toEqual([[uuid(12)]]);
+    held[6]?.go();
+    await quiet();
+    expect(w.staging.heads.get(BIG)?.through).toBeNull();
+    held[0]?.go();
+    const reports = await Promise.all([first, ...others]);
+    expect(reports.flatMap((report) => report.committed)).toEqual([BIG, BIG, BIG, BIG]);
+    expect(mostLeases(w, BIG)).toBe(4);
+    expect(w.staging.heads.get(BIG)?.leases).toEqual([]);
+    expect(w.rowsOf(BIG)).toEqual(ids(0, 13));
+    expect(w.commitsOf(BIG)).toBe(7);
+    // The watermark passed the first run, the others' records are deleted: nothing is left, and
+    // the triggers still to come find nothing to commit.
+    const kept = [...(w.staging.staged.get(BIG)?.keys() ?? [])].sort();
+    expect(kept.length).toBe(2);
+    expect(w.staging.heads.get(BIG)?.through).toBe(kept[1]);
+    expect(recordsLeft(w, BIG)).toEqual([]);
+    await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(w.commitsOf(BIG)).toBe(7);
+    expect(w.staging.heads.get(BIG)).toMatchObject({ dueAt: null, triggerAt: null, leases: [] });
+  });
+
+  it('leave a run whose committer stopped after committing it until its lease ends; the next writes none of it twice', async () => {
+    const w = world({ freshness: { [BIG]: minute } });
+    // A millisecond apart: records sort by when they were written.
+    for (let i = 0; i < 4; i++) {
+      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
+      w.clock.now += 1;
+    }
+    w.staging.queue.length = 0;
     w.clock.now += minute;
-    const trigger = w.staging.arrived();
-    // The first committer holds the table while its store answers slowly.
-    let answer: (() => void) | undefined;
-    w.holding.set(BIG, new Promise<void>((resolve) => (answer = resolve)));
-    const first = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'first', concurrency: 1 });
-    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(w.staging.heads.get(BIG)?.lease?.holder).toBe('first');
-    // Meanwhile a batch arrives; its writer's trigger reaches another committer, which drops it.
-    await writeEnvelopeBatch({ ...w.deps, sent: new SentTriggers() }, [record(w, BIG, uuid(2), { bytes: 6000 })]);
+    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    const held = gated(w);
+    const stopping = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'stopping', concurrency: 1 });
+    await quiet();
+    const steady = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'steady', concurrency: 1 });
+    await quiet();
+    expect(held.map((commit) => commit.ids)).toEqual([ids(0, 2), ids(2, 2)]);
+    // The first committer's run is committed, then its instance stops before it records anything.
+    const records = { ...w.staging.records };
+    const stopped = async () => {
+      throw new Error('stopped');
+    };
+    Object.assign(w.staging.records, { head: stopped, pending: stopped, replaceHead: stopped, remove: stopped });
+    held[0]?.go();
+    await expect(stopping).rejects.toThrow('stopped');
+    Object.assign(w.staging.records, records);
+    expect(w.rowsOf(BIG)).toEqual(ids(0, 2));
+    // The other finishes its own run and lets go of its own lease only.
+    held[1]?.go();
+    expect(await steady).toMatchObject({ committed: [BIG] });
+    expect(w.staging.heads.get(BIG)?.leases.map((lease) => lease.holder)).toEqual(['stopping']);
+    // While the stopped committer's lease lasts, its run is left alone.
+    const during = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'third', concurrency: 1 });
+    expect(await during).toMatchObject({ committed: [], waiting: 1 });
+    // Once it ends, the next committer commits the run again, and the table skips every row of it.
+    w.clock.now += 2 * minute + 1;
+    const after = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'third', concurrency: 1 });
+    await quiet();
+    held.at(-1)?.go();
+    expect(await after).toMatchObject({ committed: [BIG], written: 0, skipped: 2 });
+    expect(w.rowsOf(BIG)).toEqual(ids(0, 4));
+    expect(recordsLeft(w, BIG)).toEqual([]);
+    expect(w.staging.heads.get(BIG)?.leases).toEqual([]);
+  });
+
+  it("keep a failure one of them met on its run while another's run goes well, and try the failed run again after the retry delay", async () => {
+    const w = world({ freshness: { [BIG]: minute } });
+    // A millisecond apart: records sort by when they were written.
+    for (let i = 0; i < 4; i++) {
+      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
+      w.clock.now += 1;
+    }
+    w.staging.queue.length = 0;
     w.clock.now += minute;
-    const second = await commitTriggered(w.deps, w.staging.arrived(), {
-      ...optionsOf(w),
-      holder: 'second',
-      concurrency: 1,
+    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    const append = w.deps.appendEnvelopes;
+    const held = gated(w);
+    const failing = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'failing', concurrency: 1 });
+    await quiet();
+    const fine = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'fine', concurrency: 1 });
+    await quiet();
+    expect(held.map((commit) => commit.ids)).toEqual([ids(0, 2), ids(2, 2)]);
+    w.failing.add(BIG);
+    held[0]?.go();
+    expect(await failing).toMatchObject({ failed: [BIG] });
+    w.failing.delete(BIG);
+    held[1]?.go();
+    expect(await fine).toMatchObject({ committed: [BIG] });
+    expect(w.staging.heads.get(BIG)?.failure).toMatchObject({ attempts: 1, nextAttemptAt: w.clock.now + 10 * minute });
+    expect(w.rowsOf(BIG)).toEqual(ids(2, 2));
+    // Nothing more before the retry delay; then the failed run, as the second attempt.
+    w.deps.appendEnvelopes = append;
+    await w.deliverUntil(w.clock.now + 10 * minute - 1);
+    expect(w.rowsOf(BIG)).toEqual(ids(2, 2));
+    await w.deliverUntil(w.clock.now + 1);
+    expect(w.rowsOf(BIG)).toEqual(ids(0, 4));
+    expect(w.staging.heads.get(BIG)).toMatchObject({ failure: null, leases: [] });
+    expect(recordsLeft(w, BIG)).toEqual([]);
+  });
+
+  it('honour a lease written before leases held runs (one holder, every record) until it ends', async () => {
+    const w = world({ freshness: { [BIG]: minute } });
+    // A millisecond apart: records sort by when they were written.
+    for (let i = 0; i < 2; i++) {
+      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
+      w.clock.now += 1;
+    }
+    w.staging.queue.length = 0;
+    w.clock.now += minute;
+    // As the staging heads' adapter reads an item with `lease_holder` and `lease_until`.
+    const head = w.staging.heads.get(BIG);
+    if (!head) throw new Error('no head');
+    head.leases = [{ holder: 'earlier', until: w.clock.now + minute, first: '', last: '\uffff' }];
+    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    expect(await commitTriggered(w.deps, trigger, { ...optionsOf(w), concurrency: 1 })).toMatchObject({
+      committed: [],
+      waiting: 1,
     });
-    expect(second).toMatchObject({ committed: [], waiting: 1 });
-    expect(w.staging.queue).toEqual([]);
-    answer?.();
-    w.holding.delete(BIG);
-    expect(await first).toMatchObject({ committed: [BIG] });
-    expect(w.staging.heads.get(BIG)?.lease).toBeNull();
-    // The holder read the table again after letting go: the second batch has its trigger, due now.
-    expect(w.staging.queue).toEqual([{ tableId: BIG, at: w.clock.now }]);
-    await w.deliver();
-    expect(w.rowsOf(BIG)).toEqual([uuid(1), uuid(2)]);
+    expect(w.rowsOf(BIG)).toEqual([]);
+    w.clock.now += minute;
+    expect(await commitTriggered(w.deps, trigger, { ...optionsOf(w), concurrency: 1 })).toMatchObject({
+      committed: [BIG],
+    });
+    expect(w.rowsOf(BIG)).toEqual(ids(0, 2));
+    expect(w.staging.heads.get(BIG)?.leases).toEqual([]);
   });
 });
 

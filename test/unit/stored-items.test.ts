@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobs, leases } from '#shared/adapters/dynamo/jobs.ts';
 import { getSource } from '#shared/adapters/dynamo/sources.ts';
+import { stagedRecords } from '#shared/adapters/dynamo/staging-heads.ts';
 import { MalformedItemError } from '#shared/adapters/dynamo/stored-items.ts';
 import { db } from '#shared/adapters/dynamo/table.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
@@ -200,5 +201,36 @@ describe('reading other entities', () => {
     tableAnswers({ Item: { pk: 'USER_EMAIL#ada@example.org', sk: 'USER_EMAIL', entity: 'UserEmail' } });
     const error = await failure(findUserIdByEmail('Ada@example.org'));
     expect([error.entity, error.field]).toEqual(['UserEmail', 'user_id']);
+  });
+
+  it("reads a staging head's leases of runs of records, and a lease written before them as one of every record", async () => {
+    const head = { pk: 'STAGE#ds-1', sk: 'HEAD', entity: 'StagingHead', data_set_id: 'ds-1', v: 7 };
+    const run = {
+      holder: 'committer-2',
+      until: 1_800_000_060_000,
+      first: '1800000000000-aaaa0001',
+      last: '1800000000500-aaaa0002',
+    };
+    tableAnswers({ Item: { ...head, leases: [run] } });
+    expect((await stagedRecords.head('ds-1')).leases).toEqual([run]);
+    tableAnswers({ Item: { ...head, lease_holder: 'committer-1', lease_until: 1_800_000_060_000 } });
+    const [old] = (await stagedRecords.head('ds-1')).leases;
+    expect(old).toMatchObject({ holder: 'committer-1', until: 1_800_000_060_000 });
+    // Every record id there can be sorts within it: the oldest and newest a 13-digit time can give.
+    for (const id of ['0000000000000-00000000', '9999999999999-ffffffff'])
+      expect((old?.first ?? 'z') <= id && id <= (old?.last ?? '')).toBe(true);
+    // Written back as the leases of now, the single lease's fields gone.
+    const { version, ...rest } = await stagedRecords.head('ds-1');
+    const send = tableAnswers({});
+    expect(await stagedRecords.replaceHead('ds-1', version, rest)).toBe(true);
+    const [put] = (send.mock.lastCall ?? []) as unknown as [{ input: { Item: Record<string, unknown> } }?];
+    const item = put?.input.Item ?? {};
+    expect(item.leases).toEqual([
+      { holder: 'committer-1', until: 1_800_000_060_000, first: old?.first, last: old?.last },
+    ]);
+    expect(item).not.toHaveProperty('lease_holder');
+    tableAnswers({ Item: { ...head, leases: [{ holder: 'c' }] } });
+    const error = await failure(stagedRecords.head('ds-1'));
+    expect([error.entity, error.field]).toEqual(['StagingHead', 'leases.0.until']);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Each table's staging head (shared/domain/ingest/staging.ts), beside its records (staged-slices.ts):
  *   pk STAGE#<data_set_id>  sk HEAD   through (records up to it are done), failure (attempts,
- *                                     last_error, next_attempt_at), lease (holder, until), v (changes
- *                                     with every write); while the table has staged rows: due_at,
- *                                     trigger_at and its entry in the index of pending tables:
+ *                                     last_error, next_attempt_at), leases (at most 4 of holder, until,
+ *                                     first, last), v (changes with every write); while the table has
+ *                                     staged rows: due_at, trigger_at and its entry in the index of
+ *                                     pending tables:
  *     gsi1pk PENDING#<shard 00..63, by the id's hash>   gsi1sk <due_at, 13 digits>#<data_set_id>
  * A head is a few hundred bytes. The index holds only tables with staged rows, spread over 64 keys:
  * the overdue check reads the part of each that is due, and nothing while every table is on time.
@@ -61,9 +62,14 @@ const readHead = /* @__PURE__ */ shapeReader('StagingHead', () => ({
   failure: z.object({ attempts: z.number(), last_error: z.string(), next_attempt_at: z.number() }).optional(),
   due_at: z.number().optional(),
   trigger_at: z.number().optional(),
+  leases: z.array(z.object({ holder: z.string(), until: z.number(), first: z.string(), last: z.string() })).optional(),
+  // A head written before leases held runs of records: one holder, for the whole table.
   lease_holder: z.string().optional(),
   lease_until: z.number().optional(),
 }));
+
+/** The run of records a lease of the whole table covers: every record id sorts within it. */
+const everyRecord = { first: '', last: '\uffff' };
 
 function toHead(item: StoredItem | undefined): StagingHead {
   if (!item) return emptyHead;
@@ -83,10 +89,12 @@ function headOfItem(parsed: ReturnType<typeof readHead>): StagingHead {
     failure,
     dueAt: parsed.due_at ?? null,
     triggerAt: parsed.trigger_at ?? null,
-    lease:
-      parsed.lease_holder && parsed.lease_until !== undefined
-        ? { holder: parsed.lease_holder, until: parsed.lease_until }
-        : null,
+    leases: [
+      ...(parsed.leases ?? []),
+      ...(parsed.lease_holder && parsed.lease_until !== undefined
+        ? [{ holder: parsed.lease_holder, until: parsed.lease_until, ...everyRecord }]
+        : []),
+    ],
     version: parsed.v,
   };
 }
@@ -112,7 +120,12 @@ function headItemOf(tableId: string, head: Omit<StagingHead, 'version'>, version
     ...(head.dueAt !== null && head.triggerAt !== null
       ? { due_at: head.dueAt, trigger_at: head.triggerAt, ...pendingKeys.of(tableId, head.dueAt) }
       : {}),
-    ...(head.lease ? { lease_holder: head.lease.holder, lease_until: head.lease.until } : {}),
+    ...(head.leases.length > 0
+      ? {
+          // At most `maxTableCommitters` (the committers see to it): a few hundred bytes.
+          leases: head.leases.map(({ holder, until, first, last }) => ({ holder, until, first, last })),
+        }
+      : {}),
     expires_at: Math.floor((now + 4 * recordLifetimeMs) / 1000),
   };
 }

@@ -1,16 +1,19 @@
 /**
  * Committing what a table has staged (shared/domain/ingest/staging.ts), when a commit trigger for it
  * arrives: each table on its own, when its own freshness or size target says, by as many committers
- * as there are triggers.
+ * as there are triggers; a large table by up to `maxTableCommitters` at once, each on a run of
+ * records it leases in the table's head, so that a hot table commits several size targets at a time.
  */
 import { forEachAtMost } from '../at-most.ts';
 import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 import {
+  type ChunkLease,
   type CommitTrigger,
   type CommitTriggers,
   largeTableShare,
   maxCommitAttempts,
+  maxTableCommitters,
   recordTime,
   type StagedRecord,
   type StagedRecords,
@@ -86,7 +89,8 @@ export interface CommitStagedDeps extends CommitTableDeps {
 export interface TableReport {
   /** committed: rows written (or found written); deadLettered: sent to the dead-letter queue after the last
    * attempt; failed: an attempt failed, tried again later; waiting: not due, its trigger sent for when it is;
-   * covered: not due, and a trigger already comes in time; busy: another committer holds it; idle: nothing staged. */
+   * covered: not due, and a trigger already comes in time; busy: other committers hold every record, or every
+   * lease, of it; idle: nothing staged. */
   outcome: 'committed' | 'deadLettered' | 'failed' | 'waiting' | 'covered' | 'busy' | 'idle';
   written: number;
   skipped: number;
@@ -123,7 +127,7 @@ export interface CommitOptions {
   deadline: number;
   /** Commit whatever is staged, due or not (a graceful stop of local mode). */
   everything?: boolean;
-  /** Who commits: the holder of a lease it takes. */
+  /** Who commits: the holder of the leases it takes (one run of a large table at a time). */
   holder: string;
   read: SliceReader;
 }
@@ -292,23 +296,123 @@ async function relistLate(
   await deps.records.listPending(tableId, { dueAt, triggerAt: at }, now);
 }
 
+/** The same failure: nobody recorded another since it was read. */
+const sameFailure = (a: TableFailure | null, b: TableFailure | null) =>
+  a === b ||
+  (a !== null &&
+    b !== null &&
+    a.attempts === b.attempts &&
+    a.nextAttemptAt === b.nextAttemptAt &&
+    a.lastError === b.lastError);
+
+/** The same lease: one committer's, on the same run. */
+const sameLease = (a: ChunkLease, b: ChunkLease | null) =>
+  b !== null && a.holder === b.holder && a.first === b.first && a.last === b.last;
+
+/** The leases still held at `now`, but for `mine` (expired ones count for nothing). */
+const othersOf = (leases: readonly ChunkLease[], now: number, mine: ChunkLease | null) =>
+  leases.filter((lease) => lease.until > now && !sameLease(lease, mine));
+
+const coveredBy = (leases: readonly ChunkLease[], id: string) =>
+  leases.some((lease) => lease.first <= id && id <= lease.last);
+
+/**
+ * The first run of free records in the table's order (up to a record another committer holds), a
+ * size target's worth at most: a run of its own, whose ids no other lease's range reaches into.
+ */
+function firstRun(pending: readonly StagedRecord[], free: ReadonlySet<string>, sizeTarget: number): StagedRecord[] {
+  const run: StagedRecord[] = [];
+  for (const record of pending) {
+    if (free.has(record.id)) run.push(record);
+    else if (run.length > 0) break;
+  }
+  return chunksOf(run, sizeTarget)[0] ?? [];
+}
+
+/** What a committer last read of the table: its head, its records above its watermark, and when. */
+interface TableRead {
+  head: StagingHead;
+  pending: StagedRecord[];
+  readAt: number;
+}
+
+interface Taken extends TableRead {
+  /** The run leased, and the lease (the head as read carries it, at its version plus one). */
+  chunk: StagedRecord[];
+  lease: ChunkLease;
+  /** Enough free records are left, due, for another committer, and a lease for it. */
+  more: boolean;
+}
+
+/** How many times a committer reads a large table again after losing the race for its head. */
+const takeAttempts = 4;
+
+/**
+ * Leases this committer the first run of the table's free records (in no other live lease, not done
+ * by it), in place of the run it held, and moves the watermark in the same write. Written at the
+ * head's version; a lost race reads the table again and tries again, a few times. Null: every lease
+ * is held, nothing is free, or what is free is not `wanted` now.
+ */
+async function takeChunk(
+  deps: CommitStagedDeps,
+  tableId: string,
+  read: TableRead,
+  held: { mine: ChunkLease | null; watermark: string | null; done: ReadonlySet<string> },
+  options: { holder: string; until: number },
+  wanted: (free: StagedRecord[], head: StagingHead, now: number) => boolean,
+  freeDue: (free: StagedRecord[], now: number) => boolean,
+): Promise<Taken | null> {
+  let { head, pending, readAt } = read;
+  for (let attempt = 1; ; attempt++) {
+    const now = deps.now();
+    const others = othersOf(head.leases, now, held.mine);
+    const free = pending.filter((record) => !held.done.has(record.id) && !coveredBy(others, record.id));
+    if (others.length >= maxTableCommitters || free.length === 0 || !wanted(free, head, now)) return null;
+    const chunk = firstRun(pending, new Set(free.map((record) => record.id)), deps.sizeTarget);
+    const lease: ChunkLease = {
+      holder: options.holder,
+      until: options.until,
+      first: (chunk[0] as StagedRecord).id,
+      last: (chunk.at(-1) as StagedRecord).id,
+    };
+    const { version, ...rest } = head;
+    const written = { ...rest, through: laterOf(head.through, held.watermark), leases: [...others, lease] };
+    if (await deps.records.replaceHead(tableId, version, written)) {
+      const inChunk = new Set(chunk.map((record) => record.id));
+      const left = free.filter((record) => !inChunk.has(record.id));
+      const more = others.length + 1 < maxTableCommitters && left.length > 0 && freeDue(left, now);
+      return { chunk, lease, more, head: { ...written, version: version + 1 }, pending, readAt };
+    }
+    if (attempt >= takeAttempts) return null;
+    readAt = deps.now();
+    head = await deps.records.head(tableId);
+    pending = await deps.records.pending(tableId, laterOf(head.through, held.watermark));
+  }
+}
+
 /**
  * Handle one table's commit trigger.
  * Input: the table, when the triggers that arrived for it were meant to, the options. Output: what
  * became of it.
  *  1. Read the table's head and its records above the watermark. Nothing staged: the table is no
- *     longer listed as pending.
- *  2. Due: its oldest row reached its freshness target, or its staged bytes the size target, and it
- *     is not waiting after a failure. Not due: the trigger is sent again for when it is, unless a
- *     trigger already comes no later (then this one is dropped). Another committer holds the table:
- *     dropped (the holder reads the table again once it lets go).
- *  3. A large table is leased to this committer for its invocation; it commits while the table is due
- *     and time remains, reading the table again after each round.
- *  4. Everything staged is committed, a size target's worth per commit; rows already in the table are
- *     skipped. A failure counts an attempt (tried again a retry delay later); the last attempt
- *     dead-letters the envelopes.
- *  5. The watermark moves past what is done (deleting done records it cannot pass); what remains gets
- *     a trigger for when it is due, and the listing in the index follows.
+ *     longer listed as pending. Every record in runs other committers hold: dropped (each holder
+ *     reads the table again as it lets go).
+ *  2. Due: its free records' oldest row reached its freshness target, or their bytes the size
+ *     target, and it is not waiting after a failure. Not due: the trigger is sent again for when it
+ *     is, unless a trigger already comes no later (then this one is dropped).
+ *  3. A large table (or one other committers hold runs of) is committed a run at a time: the
+ *     committer leases the first run of free records, a size target's worth, beside at most
+ *     `maxTableCommitters` - 1 others; all leases taken: dropped. When another size target's worth
+ *     (or rows due) is left free and a lease with it, it sends a trigger at once, so that another
+ *     committer joins. After each run it reads the table again and takes the next, while time
+ *     remains and what is free was in a read that found the table due, or is due.
+ *  4. Rows are committed a size target's worth per commit (a small table: everything staged); rows
+ *     already in the table are skipped. A failure counts an attempt (tried again a retry delay
+ *     later); the last attempt dead-letters the envelopes.
+ *  5. The watermark moves past what this committer did, in order up to the first record not done
+ *     (deleting, before its run's lease goes, done records it cannot pass: a record another
+ *     committer holds stops it). It lets go of its own lease only, reads the table again, and what
+ *     remains gets a trigger for when it is due; the listing in the index follows.
  */
 export async function commitStagedTable(
   deps: CommitStagedDeps,
@@ -341,11 +445,11 @@ export async function commitStagedTable(
   }
   const target = (await deps.freshness([tableId])).get(tableId) ?? 0;
   const now = deps.now();
-  const totals = totalsOf(pending);
-  const rowsDue = dueOf(totals, target, deps.sizeTarget, now);
+  const others = othersOf(head.leases, now, null);
+  const free = pending.filter((record) => !coveredBy(others, record.id));
+  if (free.length === 0) return { ...report, outcome: 'busy' };
+  const rowsDue = dueOf(totalsOf(free), target, deps.sizeTarget, now);
   const waitUntil = Math.max(options.everything ? now : rowsDue, head.failure?.nextAttemptAt ?? 0);
-  if (head.lease && head.lease.until > now && head.lease.holder !== options.holder)
-    return { ...report, outcome: 'busy' };
   if (waitUntil > now + deps.triggers.earlyMs) {
     const named = head.triggerAt;
     if (named !== null && named > now && named <= waitUntil && !arrived.includes(named))
@@ -360,14 +464,7 @@ export async function commitStagedTable(
     return { ...report, outcome: 'waiting' };
   }
 
-  // Due. A large table is this committer's alone while it works on it.
-  const leased = totals.bytes >= deps.sizeTarget / largeTableShare;
-  if (leased) {
-    const lease = { holder: options.holder, until: options.deadline };
-    const { version, ...rest } = head;
-    if (!(await deps.records.replaceHead(tableId, version, { ...rest, lease }))) return { ...report, outcome: 'busy' };
-    head = { ...head, lease, version: version + 1 };
-  }
+  // Due.
   const committed: Committed = {
     done: new Set(),
     failure: null,
@@ -377,30 +474,77 @@ export async function commitStagedTable(
     skipped: 0,
     expired: 0,
   };
+  const readFailure = head.failure;
   let watermark = head.through;
-  for (;;) {
-    const before = committed.done.size;
-    await commitRecords(deps, tableId, pending, committed.failure ?? head.failure, options, committed);
+  const removed = new Set<string>();
+  // Done records the watermark does not pass are deleted: no commit reads them again.
+  const removeDone = async () => {
+    const ids = [...committed.done].filter((id) => (watermark === null || id > watermark) && !removed.has(id));
+    if (ids.length > 0) await deps.records.remove(tableId, ids);
+    for (const id of ids) removed.add(id);
+  };
+  const until = options.deadline - deps.recordMs;
+  const leased = totalsOf(pending).bytes >= deps.sizeTarget / largeTableShare || others.length > 0;
+  let mine: ChunkLease | null = null;
+  if (!leased) {
+    await commitRecords(deps, tableId, pending, head.failure, options, committed);
     watermark = advance(watermark, pending, committed.done, readAt);
-    const round = committed.done.size - before;
-    pending = pending.filter((record) => !committed.done.has(record.id));
-    // A leased table is read again while time remains: what arrived meanwhile is committed when due.
-    if (!leased || committed.failure || pending.length > 0 || round === 0) break;
-    if (deps.now() + deps.tableTimeMs > options.deadline - deps.recordMs) break;
-    readAt = deps.now();
-    pending = (await deps.records.pending(tableId, watermark)).filter((record) => !committed.done.has(record.id));
-    const more = totalsOf(pending);
-    const moreDue = dueOf(more, target, deps.sizeTarget, readAt);
-    if (pending.length === 0 || (!options.everything && moreDue > readAt + deps.triggers.earlyMs)) break;
+  } else {
+    const freeDue = (records: StagedRecord[], at: number) =>
+      dueOf(totalsOf(records), target, deps.sizeTarget, at) <= at + deps.triggers.earlyMs;
+    // Records of a read that found the table due are committed whether or not they are due alone.
+    let dueThrough: string | null = null;
+    const wanted = (records: StagedRecord[], current: StagingHead, at: number) => {
+      if ((current.failure?.nextAttemptAt ?? 0) > at + deps.triggers.earlyMs) return false;
+      if (options.everything || freeDue(records, at)) dueThrough = laterOf(dueThrough, records.at(-1)?.id ?? null);
+      return dueThrough !== null && (records[0] as StagedRecord).id <= dueThrough;
+    };
+    let read: TableRead | null = { head, pending, readAt };
+    while (deps.now() + deps.tableTimeMs <= until) {
+      if (!read) {
+        const at = deps.now();
+        const current = await deps.records.head(tableId);
+        read = {
+          head: current,
+          pending: await deps.records.pending(tableId, laterOf(current.through, watermark)),
+          readAt: at,
+        };
+      }
+      const taken = await takeChunk(
+        deps,
+        tableId,
+        read,
+        { mine, watermark, done: committed.done },
+        { holder: options.holder, until: options.deadline },
+        wanted,
+        freeDue,
+      );
+      read = null;
+      if (!taken) break;
+      ({ head, pending, readAt } = taken);
+      mine = taken.lease;
+      watermark = head.through;
+      if (taken.more) await deps.triggers.send([{ tableId, at: deps.now() }]);
+      const before = committed.done.size;
+      await commitRecords(deps, tableId, taken.chunk, committed.failure ?? head.failure, options, committed);
+      watermark = advance(watermark, pending, committed.done, readAt);
+      // Before its lease goes: a run left done and not deleted would be free for another to commit again.
+      await removeDone();
+      if (committed.failure || committed.done.size - before < taken.chunk.length) break;
+    }
+    // Nothing taken while there was time: other committers hold the table's leases, or its free records.
+    if (mine === null && deps.now() + deps.tableTimeMs <= until) return { ...report, outcome: 'busy' };
   }
+  pending = pending.filter((record) => !committed.done.has(record.id));
 
-  // Let go, then read again: a trigger dropped while this committer held the table was sent for
-  // records written before it arrived, so they are among what this read finds.
-  if (leased) {
+  // Let go, then read again: a trigger dropped while this committer held a run was sent for records
+  // written before it arrived, so they are among what this read finds.
+  if (mine !== null) {
+    const letGo = mine;
     await settleHead(deps, tableId, head, (current) => ({
       ...current,
       through: laterOf(current.through, watermark),
-      lease: current.lease?.holder === options.holder ? null : current.lease,
+      leases: othersOf(current.leases, deps.now(), letGo),
     }));
     head = await deps.records.head(tableId);
     readAt = deps.now();
@@ -416,6 +560,7 @@ export async function commitStagedTable(
     next = { dueAt: remainingDue, triggerAt: at };
   }
   let unlisted = false;
+  let through = watermark;
   await settleHead(deps, tableId, head, (current, changed) => {
     const listed =
       changed && current.triggerAt !== null && current.triggerAt > later
@@ -429,18 +574,19 @@ export async function commitStagedTable(
           }
         : (next ?? listed ?? { dueAt: null, triggerAt: null });
     unlisted = listing.dueAt === null;
+    through = laterOf(current.through, watermark);
+    // A failure another committer met on another run meanwhile is not over because this one's went well.
+    const over = committed.progressed && sameFailure(current.failure, readFailure);
     return {
       ...current,
       ...listing,
-      through: laterOf(current.through, watermark),
-      failure: failure ?? (committed.progressed ? null : current.failure),
-      lease: current.lease?.holder === options.holder ? null : current.lease,
+      through,
+      failure: failure ?? (over ? null : current.failure),
+      leases: othersOf(current.leases, later, mine),
     };
   });
-  // Done records the watermark does not pass are deleted: no commit reads them again.
-  const removed = [...committed.done].filter((id) => watermark === null || id > watermark);
-  if (removed.length > 0) await deps.records.remove(tableId, removed);
-  if (unlisted) await relistLate(deps, tableId, watermark, committed.done, async () => target);
+  await removeDone();
+  if (unlisted) await relistLate(deps, tableId, through, committed.done, async () => target);
   return {
     outcome: failure
       ? 'failed'

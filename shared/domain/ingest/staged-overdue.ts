@@ -59,7 +59,7 @@ export async function checkOverdue(
   const lost = [];
   for (const { tableId, head } of overdue) {
     if (head.dueAt !== null) overdueMs = Math.max(overdueMs, now - head.dueAt);
-    const held = head.lease !== null && head.lease.until > now;
+    const held = head.leases.some((lease) => lease.until > now);
     if (!held && (head.triggerAt === null || head.triggerAt < now - overdueGraceMs))
       lost.push({ tableId, dueAt: head.dueAt ?? now });
   }

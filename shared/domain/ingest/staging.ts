@@ -15,8 +15,9 @@
  *             (what the overdue figure, its backstop and a graceful stop of local mode read).
  *   commit    a trigger's table is read (its head and its records above its watermark) and, when
  *             due, committed: everything it has staged, a size target's worth per commit
- *             (shared/domain/ingest/commit-staged.ts). Committers run in parallel, one per table
- *             at a time for a large table (a lease in its head).
+ *             (shared/domain/ingest/commit-staged.ts). Committers run in parallel; a large table
+ *             takes up to `maxTableCommitters` at once, each leasing its own run of records in the
+ *             table's head, so no two of them commit the same rows.
  *   retire    records at or below the table's watermark are done and never read again; they expire
  *             (TTL). The watermark only passes a record once no older one can still appear: a record
  *             is written within `recordWrittenWithinMs` of its id's time, so the committer moves it
@@ -30,7 +31,8 @@
  *
  * Exactly once: the table's own log is the record. A commit holds message ids recorded beside it; a
  * commit whose records were not retired (a committer stopped after committing) reads the same
- * records again, and the rows its table holds already are skipped (delta/commit.ts).
+ * records again, and the rows its table holds already are skipped (delta/commit.ts). Leases only
+ * keep committers from doing the same work twice: two that commit the same rows write them once.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -61,6 +63,15 @@ export interface TableFailure {
   nextAttemptAt: number;
 }
 
+/** A committer's claim on a run of a large table's records: ids `first` to `last`, inclusive. */
+export interface ChunkLease {
+  holder: string;
+  /** Milliseconds: the holder's invocation ends; the lease counts for nothing from then. */
+  until: number;
+  first: string;
+  last: string;
+}
+
 /** What a table's staging keeps beside its records. */
 export interface StagingHead {
   /** Records with ids up to this one are done (committed or dead-lettered); null: none is. */
@@ -73,8 +84,11 @@ export interface StagingHead {
   dueAt: number | null;
   /** Milliseconds: when the trigger sent for the table last arrives; null when none is known. */
   triggerAt: number | null;
-  /** A committer at work on the table, until its invocation's end. */
-  lease: { holder: string; until: number } | null;
+  /**
+   * Committers at work on the table, each on its own run of records, until its invocation's end:
+   * at most `maxTableCommitters`; an expired one counts for nothing and goes with the next write.
+   */
+  leases: ChunkLease[];
   /** Changes with every write of the head: a writer of it checks nobody wrote it since it read. */
   version: number;
 }
@@ -84,7 +98,7 @@ export const emptyHead: StagingHead = {
   failure: null,
   dueAt: null,
   triggerAt: null,
-  lease: null,
+  leases: [],
   version: 0,
 };
 
@@ -163,9 +177,17 @@ export const recordLifetimeMs = 7 * 86_400_000;
 
 /**
  * A table with this share of its size target staged counts as large: a writer instance that staged
- * that much of it since its last trigger sends another at once, and a committer takes its lease.
+ * that much of it since its last trigger sends another at once, and a committer leases the run of
+ * records it commits.
  */
 export const largeTableShare = 16;
+
+/**
+ * How many committers work on one large table at once, each on its own run of a size target's worth
+ * of records: a hot table commits this many size targets at a time, bounded by its store and its
+ * log's version race rather than one committer's encoder.
+ */
+export const maxTableCommitters = 4;
 
 /** How many failed attempts before a table's staged envelopes become failed deliveries (the queue's five receives). */
 export const maxCommitAttempts = 5;
