@@ -22,7 +22,8 @@
  * path, metered, gives a row's time and the items a commit writes at their largest; the second
  * phase gives a commit's time beyond its rows; each shape's commits a second as deployed (a table
  * commits when its oldest row is ten minutes old or at its size target) make its concurrency, and
- * the busiest table's commits, one committer at a time (a large table's lease), its own limit. What
+ * the busiest table's commits, at most `maxTableCommitters` at a time (each leases its own run of a
+ * large table's records), its own limit. What
  * a commit cycle writes whatever its rows (a table's staging head, its entry in the index of pending
  * tables, the committer's counts) is read per commit made here, at the commits a second the shape
  * makes as deployed. Limits (bench/aws-prices.ts states nothing of these; they are AWS's published quotas):
@@ -37,6 +38,7 @@
  */
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { maxTableCommitters } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
 import { idleCpuPerMs, type Local, startLocal } from './cost.ts';
@@ -642,16 +644,16 @@ function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResul
     capacity: 1,
     ceiling: solve(upkeepAt, 1),
   });
-  // A large table is one committer's at a time (its lease): its commits one after another.
+  // A large table is committed by at most `maxTableCommitters` at once (each on a run it leases).
   const tableAt = (rate: number) => {
     const tableRate = rate * shape.busiestShare(rate);
     return tableCommits(tableRate) * perCommit + tableRate * perRow;
   };
   constraints.push({
-    limit: `the busiest table's commits, one committer at a time (a size target's commit of ${probe.rows.toLocaleString('en')} rows: ${probe.seconds.toFixed(1)} s)`,
+    limit: `the busiest table's commits, ${maxTableCommitters} committers at a time (a size target's commit of ${probe.rows.toLocaleString('en')} rows: ${probe.seconds.toFixed(1)} s)`,
     values: [tableAt(served[0]), tableAt(served[1])],
-    capacity: 1,
-    ceiling: solve(tableAt, 1),
+    capacity: maxTableCommitters,
+    ceiling: solve(tableAt, maxTableCommitters),
   });
   // Item sizes grow with what waits for a commit: the envelopes of a freshness target (here a few
   // seconds', deployed ten minutes'). A group of items that grew between the phases (by a fifth and a
