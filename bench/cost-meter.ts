@@ -47,6 +47,8 @@ export interface PartitionUse {
   key: string;
   writeUnits: number;
   readUnits: number;
+  /** The sort key of the item the units went to (a single item's request; none for a query). */
+  sortKey?: string;
 }
 
 export interface Invocation {
@@ -430,10 +432,11 @@ function partitionUses(operation: string, input: Dict, output: Dict | null, call
   const units = call.writeUnits + call.readUnits;
   if (units === 0) return [];
   const read = call.readUnits > 0;
-  const use = (key: string, share: number): PartitionUse => ({
+  const use = (key: string, share: number, sortKey?: unknown): PartitionUse => ({
     key,
     writeUnits: read ? 0 : share,
     readUnits: read ? share : 0,
+    ...(typeof sortKey === 'string' ? { sortKey } : {}),
   });
   if (operation === 'Query' || operation === 'Scan') {
     const key = queryKey(input);
@@ -458,9 +461,10 @@ function partitionUses(operation: string, input: Dict, output: Dict | null, call
     const keys = keysOfItem(item, update);
     const share = (sizes[i] as number) / total;
     const tableKey = keys.find((key) => key.startsWith('table '));
-    if (tableKey) uses.push(use(tableKey, (units - indexUnits) * share));
+    const sortKey = plain(item?.sk);
+    if (tableKey) uses.push(use(tableKey, (units - indexUnits) * share, sortKey));
     const indexKeys = keys.filter((key) => !key.startsWith('table '));
-    for (const key of indexKeys) uses.push(use(key, (indexUnits * share) / indexKeys.length));
+    for (const key of indexKeys) uses.push(use(key, (indexUnits * share) / indexKeys.length, sortKey));
   });
   return uses;
 }

@@ -22,7 +22,10 @@
  * path, metered, gives a row's time and the items a commit writes at their largest; the second
  * phase gives a commit's time beyond its rows; each shape's commits a second as deployed (a table
  * commits when its oldest row is ten minutes old or at its size target) make its concurrency, and
- * the busiest table's commits, one committer at a time (a large table's lease), its own limit. Limits (bench/aws-prices.ts states nothing of these; they are AWS's published quotas):
+ * the busiest table's commits, one committer at a time (a large table's lease), its own limit. What
+ * a commit cycle writes whatever its rows (a table's staging head, its entry in the index of pending
+ * tables, the committer's counts) is read per commit made here, at the commits a second the shape
+ * makes as deployed. Limits (bench/aws-prices.ts states nothing of these; they are AWS's published quotas):
  *   - DynamoDB: 1,000 write and 3,000 read units a second per partition key (the table's and each
  *     index's), 400 KB per item; keys are grouped by their shape (ids replaced), the busiest of a
  *     group counting;
@@ -46,6 +49,7 @@ const meter = await import('./cost-meter.ts');
 type Reading = import('./cost-meter.ts').Reading;
 type Invocation = import('./cost-meter.ts').Invocation;
 type MeteredCall = import('./cost-meter.ts').MeteredCall;
+type PartitionUse = import('./cost-meter.ts').PartitionUse;
 
 const connectionsOfZipf = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 10_000);
 const quietSources = 100_000;
@@ -388,26 +392,40 @@ interface Load {
   parts: Map<string, number>;
 }
 
+/**
+ * What a table's commit cycle writes whatever its rows: its staging head and its entry in the index
+ * of pending tables (listed, leased, committed, taken off), and the committer's counts of a commit
+ * (rows written, versions committed, the door's receipts raised: a counter write per commit and
+ * connection). Here every table cycles every few seconds, deployed every ten minutes or at its size
+ * target: these units are read per commit, at the commits a second the shape makes as deployed (as
+ * the committer's time is).
+ */
+const cyclePart = 'per commit';
+const perCommitCycle = (use: PartitionUse, entry: string | null) =>
+  (use.sortKey === 'HEAD' && (use.key.startsWith('table STAGE#') || use.key.startsWith('gsi1 PENDING#'))) ||
+  (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('gsi1 COUNTED#')));
+
 const scheduleEntries = new Map(Object.values(schedules).map((schedule) => [schedule.entry, schedule]));
 const total = (parts: Map<string, number> | undefined) => [...(parts?.values() ?? [])].reduce((sum, v) => sum + v, 0);
 
 /** Units (or requests, or seconds of work) a second on each limit: per group of keys, its busiest key. */
 function loadsOf(phase: Phase): Map<string, Load> {
   const perKey = new Map<string, Load & { group: string }>();
-  const add = (key: string, limit: string, capacity: number, entry: string | null, value: number) => {
+  const add = (key: string, limit: string, capacity: number, entry: string | null, value: number, perCycle = false) => {
     const id = `${limit}|${key}`;
     const load = perKey.get(id) ?? { limit, capacity, group: limit, parts: new Map<string, number>() };
-    const part = entry && scheduleEntries.has(entry) ? entry : '';
+    const part = perCycle ? cyclePart : entry && scheduleEntries.has(entry) ? entry : '';
     load.parts.set(part, (load.parts.get(part) ?? 0) + value / phase.seconds);
     perKey.set(id, load);
   };
   for (const { call, entry } of phase.calls) {
     for (const use of call.partitions) {
       const group = shapeOfKey(use.key);
+      const cycle = perCommitCycle(use, entry);
       if (use.writeUnits > 0)
-        add(use.key, `DynamoDB writes on \`${group}\``, limits.partitionWrites, entry, use.writeUnits);
+        add(use.key, `DynamoDB writes on \`${group}\``, limits.partitionWrites, entry, use.writeUnits, cycle);
       if (use.readUnits > 0)
-        add(use.key, `DynamoDB reads on \`${group}\``, limits.partitionReads, entry, use.readUnits);
+        add(use.key, `DynamoDB reads on \`${group}\``, limits.partitionReads, entry, use.readUnits, cycle);
     }
     if (call.service === 'S3' && call.s3Class) {
       const group = shapeOfKey(call.prefix);
@@ -440,24 +458,38 @@ function loadsOf(phase: Phase): Map<string, Load> {
  * at no traffic) happens every `scheduleSeconds` here and every minute or five on AWS, so that part
  * is scaled to their deployed interval; what they do per request (the slope) is the same.
  */
-function lineOf(served: [number, number], first: Load | undefined, second: Load | undefined) {
+function lineOf(
+  served: [number, number],
+  first: Load | undefined,
+  second: Load | undefined,
+  cycles?: { perSecond: [number, number]; deployed: (rate: number) => number },
+) {
   let slope = 0;
   let atRest = 0;
+  let perCommit = 0;
   for (const part of new Set([...(first?.parts.keys() ?? []), ...(second?.parts.keys() ?? [])])) {
     const y1 = first?.parts.get(part) ?? 0;
     const y2 = second?.parts.get(part) ?? 0;
+    if (part === cyclePart && cycles) {
+      // Per commit as measured here (the second phase's, else the first's), at the deployed commits.
+      const [c1, c2] = cycles.perSecond;
+      perCommit += c2 > 0 ? y2 / c2 : c1 > 0 ? y1 / c1 : 0;
+      continue;
+    }
     const partSlope = Math.max(0, (y2 - y1) / (served[1] - served[0]));
     const rest = Math.max(0, y2 - partSlope * served[1]);
     const schedule = scheduleEntries.get(part);
     slope += partSlope;
     atRest += schedule ? (rest * scheduleSeconds) / (schedule.everyMinutes * 60) : rest;
   }
-  return { slope, atRest, at: (rate: number) => atRest + slope * rate };
+  const commitsAt = cycles?.deployed ?? (() => 0);
+  return { slope, atRest, perCommit, at: (rate: number) => atRest + slope * rate + perCommit * commitsAt(rate) };
 }
 
 /** The rate at which a line reaches `capacity` (Infinity when it never does). */
 function reaches(line: ReturnType<typeof lineOf>, capacity: number): number {
   if (line.atRest >= capacity) return 0;
+  if (line.perCommit > 0) return solve(line.at, capacity);
   return line.slope > 0 ? (capacity - line.atRest) / line.slope : Number.POSITIVE_INFINITY;
 }
 
@@ -564,10 +596,11 @@ function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResul
     if (key === committerEntry || key === upkeepEntry) continue;
     const load = (first.get(key) ?? second.get(key)) as Load;
     const timeOf = scheduleEntries.has(key) || Object.values(consumers).some((consumer) => consumer.entry === key);
+    const cycles = { perSecond: [phases[0].commits, phases[1].commits] as [number, number], deployed: shape.commitsAt };
     const line =
       timeOf && !grows(key)
-        ? lineOf(served, second.get(key), second.get(key))
-        : lineOf(served, first.get(key), second.get(key));
+        ? lineOf(served, second.get(key), second.get(key), cycles)
+        : lineOf(served, first.get(key), second.get(key), cycles);
     constraints.push({
       limit: load.limit,
       values: [line.at(served[0]), line.at(served[1])],

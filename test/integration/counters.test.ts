@@ -164,9 +164,9 @@ describe('what /metrics and the upkeep read', () => {
   it('spreads the writes of many sources over partitions: a source’s own, and shards of the index', async () => {
     const now = Date.now();
     const epoch = epochAt(now, 'p');
-    const sources = Array.from({ length: 160 }, () => randomUUID());
+    const sources = Array.from({ length: 1280 }, () => randomUUID());
     const partitions = new Set(sources.map((source) => counters.counterKeys.partition({ source_id: source }, epoch)));
-    expect(partitions.size).toBe(160);
+    expect(partitions.size).toBe(1280);
     await counters.writeTotals(
       sources.map((source) => total(source, epoch, 1)),
       now,
@@ -179,10 +179,11 @@ describe('what /metrics and the upkeep read', () => {
         shard,
         (await queryAll({ index: 'gsi1', partition: counters.counterKeys.index(quarter, shard) })).length,
       );
-    expect([...shards.values()].reduce((sum, count) => sum + count, 0)).toBe(160);
-    // 16 shards of one quarter: none holds more than twice its even share.
+    expect(shards.size).toBe(64);
+    expect([...shards.values()].reduce((sum, count) => sum + count, 0)).toBe(1280);
+    // 64 shards of one quarter: none holds more than twice its even share.
     expect(Math.min(...shards.values())).toBeGreaterThan(0);
-    expect(Math.max(...shards.values())).toBeLessThanOrEqual((2 * 160) / counters.indexShards);
+    expect(Math.max(...shards.values())).toBeLessThanOrEqual((2 * 1280) / 64);
   });
 });
 
