@@ -755,6 +755,18 @@ const mostLeases = (w: World, tableId: string) =>
       .map((item) => item.head.leases.length),
   );
 
+/** Four batches of the large table, a millisecond apart (records sort by when they were written), due now. */
+async function fourBatchesDue() {
+  const w = world({ freshness: { [BIG]: minute } });
+  for (let i = 0; i < 4; i++) {
+    await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
+    w.clock.now += 1;
+  }
+  w.staging.queue.length = 0;
+  w.clock.now += minute;
+  return { w, trigger: [{ tableId: BIG, at: w.clock.now }] };
+}
+
 describe("a large table's committers", () => {
   it('commit up to four runs of it at once, each its own: every row once, the watermark past everything, nothing left', async () => {
     const w = world({ freshness: { [BIG]: minute } });
@@ -815,15 +827,7 @@ describe("a large table's committers", () => {
   });
 
   it('leave a run whose committer stopped after committing it until its lease ends; the next writes none of it twice', async () => {
-    const w = world({ freshness: { [BIG]: minute } });
-    // A millisecond apart: records sort by when they were written.
-    for (let i = 0; i < 4; i++) {
-      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
-      w.clock.now += 1;
-    }
-    w.staging.queue.length = 0;
-    w.clock.now += minute;
-    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    const { w, trigger } = await fourBatchesDue();
     const held = gated(w);
     const stopping = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'stopping', concurrency: 1 });
     await quiet();
@@ -859,15 +863,7 @@ describe("a large table's committers", () => {
   });
 
   it("keep a failure one of them met on its run while another's run goes well, and try the failed run again after the retry delay", async () => {
-    const w = world({ freshness: { [BIG]: minute } });
-    // A millisecond apart: records sort by when they were written.
-    for (let i = 0; i < 4; i++) {
-      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
-      w.clock.now += 1;
-    }
-    w.staging.queue.length = 0;
-    w.clock.now += minute;
-    const trigger = [{ tableId: BIG, at: w.clock.now }];
+    const { w, trigger } = await fourBatchesDue();
     const append = w.deps.appendEnvelopes;
     const held = gated(w);
     const failing = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'failing', concurrency: 1 });
