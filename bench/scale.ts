@@ -26,7 +26,12 @@
  * large table's records), its own limit. What
  * a commit cycle writes whatever its rows (a table's staging head, its entry in the index of pending
  * tables, the committer's counts) is read per commit made here, at the commits a second the shape
- * makes as deployed. Limits (bench/aws-prices.ts states nothing of these; they are AWS's published quotas):
+ * makes as deployed; what a function waits on for a cycle (commit triggers sent, staging heads read
+ * and written) per trigger sent here, at the most triggers a second the shape makes as deployed (one
+ * per writer instance, table and freshness target, and one per share of a size target). Here a
+ * writer sends a trigger for most of its tables at every batch; deployed, a few in a hundred. The
+ * time of the schedules whose work follows the commits (table maintenance, the jobs' lease sweep) is
+ * read per commit too. Limits (bench/aws-prices.ts states nothing of these; they are AWS's published quotas):
  *   - DynamoDB: 1,000 write and 3,000 read units a second per partition key (the table's and each
  *     index's), 400 KB per item; keys are grouped by their shape (ids replaced), the busiest of a
  *     group counting;
@@ -38,7 +43,7 @@
  */
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { maxTableCommitters } from '#shared/domain/ingest/staging.ts';
+import { largeTableShare, maxTableCommitters } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
 import { idleCpuPerMs, type Local, startLocal } from './cost.ts';
@@ -96,6 +101,23 @@ interface Shape {
    * `deployedFreshnessSeconds` old, or sooner at its size target (`rowsPerCommit` rows).
    */
   commitsAt(rate: number): number;
+  /**
+   * Commit triggers a second at `rate` as deployed, at most: each writer instance sends a table one
+   * per freshness target (when its batches hold the table), and one per share of the size target it
+   * staged of a large table.
+   */
+  triggersAt(rate: number): number;
+}
+
+/** The writer's instances at most (its maximum concurrency). */
+const writers = consumers['ingest-writer'].maxConcurrency;
+
+/** Triggers a second of a table sent `rate` requests a second, as deployed, at most. */
+function tableTriggers(rate: number): number {
+  return (
+    Math.min(writers, rate * deployedFreshnessSeconds) / deployedFreshnessSeconds +
+    (rate * largeTableShare) / rowsPerCommit
+  );
 }
 
 /** Commits a second of a table sent `rate` requests a second, as deployed. */
@@ -259,6 +281,8 @@ interface Phase {
   calls: { call: MeteredCall; entry: string | null }[];
   /** Seconds each function would spend on AWS in the invocations it began within the window, by entry. */
   busy: Map<string, number>;
+  /** Of that, the seconds spent waiting on a table's commit cycle (its triggers, its staging head), by entry. */
+  cycleBusy: Map<string, number>;
   largestItem: { bytes: number; key: string };
   /** The largest item written per group of keys. */
   items: Map<string, number>;
@@ -315,12 +339,18 @@ async function runPhase(
   const inWindow = (at: number) => at >= from && at < to;
   const calls: Phase['calls'] = [];
   const busy = new Map<string, number>();
+  const cycleBusy = new Map<string, number>();
   const seconds = awsSeconds(reading.invocations, timing.background, timing.deployment);
   for (const invocation of reading.invocations) {
     // Its share of the window: a pass that began before it and ran into it counts for the part inside.
     const overlap = Math.min(to, invocation.startedAt + invocation.wallMs) - Math.max(from, invocation.startedAt);
     const inside = seconds(invocation) * Math.min(1, Math.max(0, overlap) / Math.max(1, invocation.wallMs));
-    if (overlap > 0) busy.set(invocation.entry, (busy.get(invocation.entry) ?? 0) + inside);
+    if (overlap > 0) {
+      busy.set(invocation.entry, (busy.get(invocation.entry) ?? 0) + inside);
+      const cycle = (waitMs(invocation.calls) - waitMs(invocation.calls.filter((call) => !isCycleCall(call)))) / 1000;
+      const cycleInside = Math.min(inside, cycle * Math.min(1, Math.max(0, overlap) / Math.max(1, invocation.wallMs)));
+      cycleBusy.set(invocation.entry, (cycleBusy.get(invocation.entry) ?? 0) + cycleInside);
+    }
     for (const call of invocation.calls) if (inWindow(call.at)) calls.push({ call, entry: invocation.entry });
   }
   // A schedule's calls are those of its runs begun in the window, as its runs are counted: calls of a
@@ -364,6 +394,7 @@ async function runPhase(
     seconds: measuredSeconds,
     calls,
     busy,
+    cycleBusy,
     largestItem,
     items,
     callCounts,
@@ -402,7 +433,17 @@ interface Load {
  * target: these units are read per commit, at the commits a second the shape makes as deployed (as
  * the committer's time is).
  */
-const cyclePart = 'per commit';
+const perCommit = 'per commit';
+const perTrigger = 'per trigger';
+/**
+ * Schedules whose work follows the commits: table maintenance is asked for by commits (a day's small
+ * files, a thousand versions), and the jobs' lease sweep reads the jobs it queues.
+ */
+const perCommitSchedules = new Set([schedules['table-maintenance'].entry, schedules['job-lease-sweeper'].entry]);
+/** A call of a table's commit cycle: a commit trigger sent, or a staging head read or written. */
+const isCycleCall = (call: MeteredCall) =>
+  (call.service === 'SQS' && call.entity === 'commits') ||
+  (call.service === 'DynamoDB' && call.partitions.length > 0 && call.partitions.every((use) => use.sortKey === 'HEAD'));
 const perCommitCycle = (use: PartitionUse, entry: string | null) =>
   (use.sortKey === 'HEAD' && (use.key.startsWith('table STAGE#') || use.key.startsWith('gsi1 PENDING#'))) ||
   (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('gsi1 COUNTED#')));
@@ -416,7 +457,7 @@ function loadsOf(phase: Phase): Map<string, Load> {
   const add = (key: string, limit: string, capacity: number, entry: string | null, value: number, perCycle = false) => {
     const id = `${limit}|${key}`;
     const load = perKey.get(id) ?? { limit, capacity, group: limit, parts: new Map<string, number>() };
-    const part = perCycle ? cyclePart : entry && scheduleEntries.has(entry) ? entry : '';
+    const part = perCycle ? perCommit : entry && scheduleEntries.has(entry) ? entry : '';
     load.parts.set(part, (load.parts.get(part) ?? 0) + value / phase.seconds);
     perKey.set(id, load);
   };
@@ -443,7 +484,7 @@ function loadsOf(phase: Phase): Map<string, Load> {
   for (const [entry, seconds] of phase.busy) {
     const consumer = Object.values(consumers).find((candidate) => candidate.entry === entry);
     const name = entry.replace(/^functions\//, '');
-    const parts = new Map([[scheduleEntries.has(entry) ? entry : '', seconds / phase.seconds]]);
+    const parts = busyParts(phase, entry, seconds);
     if (consumer)
       loads.set(entry, {
         limit: `${name}'s maximum concurrency (${consumer.maxConcurrency})`,
@@ -456,6 +497,30 @@ function loadsOf(phase: Phase): Map<string, Load> {
 }
 
 /**
+ * A function's time a second, in parts: what a table's commit cycle made it wait on (read per
+ * trigger, as deployed), and the rest; a schedule whose work follows the commits, all per commit.
+ */
+function busyParts(phase: Phase, entry: string, seconds: number): Map<string, number> {
+  if (perCommitSchedules.has(entry)) return new Map([[perCommit, seconds / phase.seconds]]);
+  const cycle = entry === committerEntry ? 0 : (phase.cycleBusy.get(entry) ?? 0);
+  return new Map([
+    [scheduleEntries.has(entry) ? entry : '', (seconds - cycle) / phase.seconds],
+    [perTrigger, cycle / phase.seconds],
+  ]);
+}
+
+/** How often a part's events happen: here in each phase, and as deployed at a rate. */
+type Events = Map<string, { perSecond: [number, number]; deployed: (rate: number) => number }>;
+
+/** Commits and triggers, here and as deployed. */
+function eventsOf(shape: Shape, phases: [Phase, Phase]): Events {
+  return new Map([
+    [perCommit, { perSecond: [phases[0].commits, phases[1].commits], deployed: shape.commitsAt }],
+    [perTrigger, { perSecond: [phases[0].triggers, phases[1].triggers], deployed: shape.triggersAt }],
+  ]);
+}
+
+/**
  * A limit's line through the two phases, as deployed: what schedules do at rest (the line's value
  * at no traffic) happens every `scheduleSeconds` here and every minute or five on AWS, so that part
  * is scaled to their deployed interval; what they do per request (the slope) is the same.
@@ -464,18 +529,19 @@ function lineOf(
   served: [number, number],
   first: Load | undefined,
   second: Load | undefined,
-  cycles?: { perSecond: [number, number]; deployed: (rate: number) => number },
+  events: Events = new Map(),
 ) {
   let slope = 0;
   let atRest = 0;
-  let perCommit = 0;
+  const perEvent: { each: number; deployed: (rate: number) => number }[] = [];
   for (const part of new Set([...(first?.parts.keys() ?? []), ...(second?.parts.keys() ?? [])])) {
     const y1 = first?.parts.get(part) ?? 0;
     const y2 = second?.parts.get(part) ?? 0;
-    if (part === cyclePart && cycles) {
-      // Per commit as measured here (the second phase's, else the first's), at the deployed commits.
-      const [c1, c2] = cycles.perSecond;
-      perCommit += c2 > 0 ? y2 / c2 : c1 > 0 ? y1 / c1 : 0;
+    const event = events.get(part);
+    if (event) {
+      // Per event as measured here (the second phase's, else the first's), at the deployed events.
+      const [c1, c2] = event.perSecond;
+      perEvent.push({ each: c2 > 0 ? y2 / c2 : c1 > 0 ? y1 / c1 : 0, deployed: event.deployed });
       continue;
     }
     const partSlope = Math.max(0, (y2 - y1) / (served[1] - served[0]));
@@ -484,14 +550,19 @@ function lineOf(
     slope += partSlope;
     atRest += schedule ? (rest * scheduleSeconds) / (schedule.everyMinutes * 60) : rest;
   }
-  const commitsAt = cycles?.deployed ?? (() => 0);
-  return { slope, atRest, perCommit, at: (rate: number) => atRest + slope * rate + perCommit * commitsAt(rate) };
+  const byEvents = (rate: number) => perEvent.reduce((sum, event) => sum + event.each * event.deployed(rate), 0);
+  return {
+    slope,
+    atRest,
+    perEvent: perEvent.some((event) => event.each > 0),
+    at: (rate: number) => atRest + slope * rate + byEvents(rate),
+  };
 }
 
 /** The rate at which a line reaches `capacity` (Infinity when it never does). */
 function reaches(line: ReturnType<typeof lineOf>, capacity: number): number {
   if (line.atRest >= capacity) return 0;
-  if (line.perCommit > 0) return solve(line.at, capacity);
+  if (line.perEvent) return solve(line.at, capacity);
   return line.slope > 0 ? (capacity - line.atRest) / line.slope : Number.POSITIVE_INFINITY;
 }
 
@@ -586,23 +657,25 @@ function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResul
   const served: [number, number] = [phases[0].served, phases[1].served];
   const [first, second] = phases.map(loadsOf) as [Map<string, Load>, Map<string, Load>];
   const constraints: ShapeResult['constraints'] = [];
+  const events = eventsOf(shape, phases);
   // A function's time is measured in a process every function shares: what it takes grows with the
   // traffic only where its calls do (a schedule's own work at rest does not), else the difference is noise.
-  // A schedule's calls are counted per run (how many of its runs fall in a window varies).
+  // A schedule's calls are counted per run (how many of its runs fall in a window varies), and its
+  // work grows when a run makes a call more at least (one run's page or retry more is not the traffic).
   const callsPerSecond = (phase: Phase, entry: string) =>
     (phase.callCounts.get(entry) ?? 0) /
     (scheduleEntries.has(entry) ? Math.max(1, phase.runs.get(entry) ?? 0) : phase.seconds);
-  const grows = (entry: string) => callsPerSecond(phases[1], entry) > 1.2 * callsPerSecond(phases[0], entry) + 0.05;
+  const grows = (entry: string) =>
+    callsPerSecond(phases[1], entry) > 1.2 * callsPerSecond(phases[0], entry) + (scheduleEntries.has(entry) ? 1 : 0.05);
   for (const key of new Set([...first.keys(), ...second.keys()])) {
     // The committer's and the counters' upkeep's time, read below as deployed.
     if (key === committerEntry || key === upkeepEntry) continue;
     const load = (first.get(key) ?? second.get(key)) as Load;
     const timeOf = scheduleEntries.has(key) || Object.values(consumers).some((consumer) => consumer.entry === key);
-    const cycles = { perSecond: [phases[0].commits, phases[1].commits] as [number, number], deployed: shape.commitsAt };
     const line =
       timeOf && !grows(key)
-        ? lineOf(served, second.get(key), second.get(key), cycles)
-        : lineOf(served, first.get(key), second.get(key), cycles);
+        ? lineOf(served, second.get(key), second.get(key), events)
+        : lineOf(served, first.get(key), second.get(key), events);
     constraints.push({
       limit: load.limit,
       values: [line.at(served[0]), line.at(served[1])],
@@ -704,7 +777,7 @@ function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResul
   const busyLoad = (phase: Phase, entry: string): Load => ({
     limit: entry,
     capacity: 0,
-    parts: new Map([[scheduleEntries.has(entry) ? entry : '', (phase.busy.get(entry) ?? 0) / phase.seconds]]),
+    parts: busyParts(phase, entry, phase.busy.get(entry) ?? 0),
   });
   for (const entry of new Set([...phases[0].busy.keys(), ...phases[1].busy.keys()])) {
     if (entry === committerEntry || entry === upkeepEntry) {
@@ -714,7 +787,9 @@ function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResul
     }
     const [low, high] = [busyLoad(phases[0], entry), busyLoad(phases[1], entry)];
     const line =
-      grows(entry) || entry === 'functions/ingest/accept.ts' ? lineOf(served, low, high) : lineOf(served, high, high);
+      grows(entry) || entry === 'functions/ingest/accept.ts'
+        ? lineOf(served, low, high, events)
+        : lineOf(served, high, high, events);
     concurrency.set(entry, line.at(Number.isFinite(ceiling) ? ceiling : served[1]));
   }
   return {
@@ -759,6 +834,11 @@ function zipfShape(
       for (let k = 1; k <= connections; k++) commits += tableCommits(rate / (k * harmonic));
       return commits;
     },
+    triggersAt(rate) {
+      let triggers = 0;
+      for (let k = 1; k <= connections; k++) triggers += tableTriggers(rate / (k * harmonic));
+      return triggers;
+    },
     get first() {
       return senders?.[0] ?? null;
     },
@@ -778,6 +858,7 @@ function quietShape(local: Local, rates: [number, number]): Shape {
     busiestShare: (rate) => 1 / (rate * 3600),
     activeWithinHour: (rate) => rate * 3600,
     commitsAt: (rate) => rate * 3600 * tableCommits(1 / 3600),
+    triggersAt: (rate) => rate * 3600 * tableTriggers(1 / 3600),
   };
 }
 
@@ -798,6 +879,7 @@ export async function benchScale(): Promise<string> {
   const out: string[] = [];
   const row = (...cells: (string | number)[]) => out.push(`| ${cells.join(' | ')} |`);
   const results: ShapeResult[] = [];
+  let runtimeStopped = false;
   let probe: Probe = { rows: 0, seconds: 0, items: new Map(), largest: { bytes: 0, key: '' }, tooLarge: 0 };
   try {
     const timing = { background: await idleCpuPerMs(), deployment };
@@ -822,10 +904,15 @@ export async function benchScale(): Promise<string> {
       }
       measured.push([shape, phases as [Phase, Phase]]);
     }
+    // The probe's commit alone: its CPU is the process's less what other invocations took meanwhile
+    // (at their typical CPU), and a counters' upkeep of the quiet shape's thousands of sources,
+    // started on its schedule during the probe, read a 2.7 s commit as 0.5 s.
+    await local.stopRuntime();
+    runtimeStopped = true;
     probe = await probeCommit(hot.first as Sender, timing);
     for (const [shape, phases] of measured) results.push(analyse(shape, phases, probe));
   } finally {
-    await local.stopRuntime();
+    if (!runtimeStopped) await local.stopRuntime();
     await local.stop();
   }
 
