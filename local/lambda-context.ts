@@ -21,13 +21,18 @@ export function lambdaContext(functionName: string, timeoutSeconds: number, memo
   };
 }
 
-/** Lambda's timeout: the invocation fails when the handler has not answered in time. */
-export function withTimeout<T>(work: Promise<T>, timeoutSeconds: number, what: string): Promise<T> {
+/**
+ * Lambda's timeout: the invocation fails when the handler has not answered in time, with what
+ * `timedOut` makes of it (it may also stop the invocation).
+ */
+export function withTimeout<T>(
+  work: Promise<T>,
+  timeoutSeconds: number,
+  what: string,
+  timedOut: () => Error = () => new Error(`${what} timed out after ${timeoutSeconds} s`),
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${what} timed out after ${timeoutSeconds} s`)),
-      timeoutSeconds * 1000,
-    );
+    const timer = setTimeout(() => reject(timedOut()), timeoutSeconds * 1000);
     work.then(
       (value) => {
         clearTimeout(timer);

@@ -15,7 +15,7 @@
  */
 import type { Context } from 'aws-lambda';
 import type { LocalFunction } from './cloud-assembly.ts';
-import { lambdaContext } from './lambda-context.ts';
+import { lambdaContext, withTimeout } from './lambda-context.ts';
 import { type FunctionScope, inScope, type LambdaHandler, loadHandler } from './lambda-sandbox.ts';
 
 /** Lambda's answer to an invocation that ran out of time: `Task timed out after 10.00 seconds`. */
@@ -97,27 +97,20 @@ export class LocalLambda {
       const scope: FunctionScope = { env };
       const context: Context = lambdaContext(this.fn.name, this.fn.timeoutSeconds, this.fn.memoryMb);
       if (options.requestId) context.awsRequestId = options.requestId;
-      return await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
+      return await withTimeout(
+        inScope(scope, () => Promise.resolve().then(() => handler(event, context))),
+        this.fn.timeoutSeconds,
+        this.fn.name,
+        () => {
           scope.stopped = `${this.fn.name} timed out after ${this.fn.timeoutSeconds} s`;
           // Lambda discards an environment whose invocation timed out: the next one starts cold.
           this.instance = null;
           this.onTimeout(
             `function ${this.fn.name}: Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds (request ${context.awsRequestId}); stopped, as Lambda stops it`,
           );
-          reject(new FunctionTimeout(this.fn.name, this.fn.timeoutSeconds));
-        }, this.fn.timeoutSeconds * 1000);
-        inScope(scope, () => Promise.resolve().then(() => handler(event, context))).then(
-          (value) => {
-            clearTimeout(timer);
-            resolve(value);
-          },
-          (error: unknown) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        );
-      });
+          return new FunctionTimeout(this.fn.name, this.fn.timeoutSeconds);
+        },
+      );
     } finally {
       this.inFlight--;
     }

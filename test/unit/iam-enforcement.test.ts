@@ -88,6 +88,15 @@ const sqs = (accessKeyId: string) =>
 const send = (client: SQSClient, queue: string) =>
   client.send(new SendMessageCommand({ QueueUrl: `${endpoint}/000000000000/${queue}`, MessageBody: 'hello' }));
 
+/** An S3 client of the writer's role, to the checking front. */
+const writerS3 = () =>
+  new S3Client({
+    endpoint: s3Endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'LOCALwriter', secretAccessKey: 'local' },
+  });
+
 describe('IAM held where a function calls', () => {
   it('lets an allowed call out as it was written, and answers a denied one as SQS does without sending it', async () => {
     const client = sqs('LOCALwriter');
@@ -158,12 +167,7 @@ describe('IAM held where a function calls', () => {
 
   it('decides an S3 call from its head: an allowed one sends its body, a denied one gets 403 AccessDenied and sends none', async () => {
     received.length = 0;
-    const s3 = new S3Client({
-      endpoint: s3Endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'LOCALwriter', secretAccessKey: 'local' },
-    });
+    const s3 = writerS3();
     const put = (key: string) => s3.send(new PutObjectCommand({ Bucket: 'lake', Key: key, Body: 'x'.repeat(2048) }));
     await put('tables/a.parquet');
     const refused = await put('other/a.parquet').catch(
@@ -176,12 +180,7 @@ describe('IAM held where a function calls', () => {
 
   it('sends a request without a body (HEAD) once its first decision is made, and again from the kept one', async () => {
     received.length = 0;
-    const s3 = new S3Client({
-      endpoint: s3Endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'LOCALwriter', secretAccessKey: 'local' },
-    });
+    const s3 = writerS3();
     for (let call = 0; call < 2; call++) {
       const answer = await s3.send(new HeadBucketCommand({ Bucket: 'lake' }), {
         abortSignal: AbortSignal.timeout(10_000),
