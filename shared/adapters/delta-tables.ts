@@ -134,6 +134,18 @@ export function envelopeOutput(
     });
 }
 
+/**
+ * Rows found in the table already may be a version whose writer stopped between its log entry and
+ * recording it (its invocation timed out or crashed): nothing else would record it before the
+ * table's next commit, so the data set would list no files and the pipelines watching it would not
+ * hear of those rows. The table's latest version is recorded when the data set is behind it
+ * (recording only moves forward).
+ */
+async function recordFound(dataSet: DataSet, deps: CommitDeps): Promise<void> {
+  const latest = (await deps.snapshots.current(dataSet.data_set_id)).version;
+  if (latest >= 0 && latest > (dataSet.version ?? -1)) await recordCommit(dataSet, latest);
+}
+
 /** Staged envelopes appended to their data set's table in the tenant's store (shared/domain/ingest/commit-table.ts). */
 export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, rows, request) =>
   asServiceErrors(async () => {
@@ -143,6 +155,7 @@ export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, row
       rows,
       request,
     );
+    if (writer.committed.length === 0 && result.skipped > 0) await recordFound(dataSet, writer.commit);
     return { written: result.written, skipped: result.skipped, expired: result.expired, committed: writer.committed };
   });
 
@@ -220,19 +233,28 @@ export function pipelineOutput(deps: CommitDeps, table: DataSet) {
 async function outputTable(output: DataSet) {
   const table = await fixStorage(output);
   const writer = await tableWriter(table);
-  return { output: pipelineOutput(writer.commit, table), committed: writer.committed };
+  return {
+    output: pipelineOutput(writer.commit, table),
+    committed: writer.committed,
+    // The run's txn found in the table already: its version may be one whose writer stopped before recording it.
+    found: () => recordFound(table, writer.commit),
+  };
 }
 
 export const appendRows: PipelineRunDeps['appendRows'] = (output, columns, rows, attempt, txn) =>
   asServiceErrors(async () => {
     const table = await outputTable(output);
-    return { ...(await table.output.append(columns, rows, attempt, txn)), committed: table.committed };
+    const result = await table.output.append(columns, rows, attempt, txn);
+    if (result.version === null) await table.found();
+    return { ...result, committed: table.committed };
   });
 
 export const replaceRows: PipelineRunDeps['replaceRows'] = (output, columns, rows, range, attempt, txn) =>
   asServiceErrors(async () => {
     const table = await outputTable(output);
-    return { ...(await table.output.replace(columns, rows, range, attempt, txn)), committed: table.committed };
+    const result = await table.output.replace(columns, rows, range, attempt, txn);
+    if (result.version === null) await table.found();
+    return { ...result, committed: table.committed };
   });
 
 /** The data retention's days as the library's maintenance removes them (shared/domain/jobs/run-optimize.ts). */

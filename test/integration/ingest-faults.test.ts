@@ -89,6 +89,48 @@ describe('deliveries that repeat', () => {
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(envelopes.map((e) => e.message_id).sort());
     expect(table.versions).toEqual([0]);
   });
+
+  it('records the version of a writer that stopped between its commit and recording it, when the envelope comes again', async () => {
+    // A writer's invocation ended right after its log entry was written (a timeout, a crash): the
+    // table holds the row, the data set does not know of the version. The delivery that comes back
+    // finds its row written; the data set must learn of it then, not at the table's next commit.
+    const hook = await createWebhook(api);
+    const { handler } = await writerHandler();
+    const { getDataSet } = await import('../../shared/adapters/dynamo/data-sets.ts');
+    const { fixStorage, tableCommitter } = await import('../../shared/adapters/table-storage.ts');
+    const { envelopeOutput } = await import('../../shared/adapters/delta-tables.ts');
+    const envelope = envelopeFor(hook, '{"stopped":"after its commit"}');
+    const dataSet = await fixStorage(
+      (await getDataSet(hook.dataSetId)) as NonNullable<Awaited<ReturnType<typeof getDataSet>>>,
+    );
+    const stopped = envelopeOutput(
+      {
+        ...(await tableCommitter(dataSet)),
+        hooks: {
+          onCompleted: async () => {
+            throw new Error('The invocation ended');
+          },
+        },
+      },
+      { defaultRetentionMs: null },
+    );
+    await expect(
+      stopped(dataSet, [{ batch: 'b', message: envelope }], { attempt: 1, keeps: () => () => true }),
+    ).rejects.toThrow('The invocation ended');
+    const before = await api.get<{ version: number | null; files: unknown[] }>(
+      `/api/data-sets/${hook.dataSetId}/files`,
+    );
+    expect(before.body).toMatchObject({ version: null, files: [] });
+
+    const again = await handler(sqsEvent([envelope], 2), lambdaContext('ingest-write-batch', 120));
+    expect(again.batchItemFailures).toEqual([]);
+    const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 1));
+    expect({ ids: table.rows.map((row) => row.message_id), versions: table.versions }).toEqual({
+      ids: [envelope.message_id],
+      versions: [0],
+    });
+    expect((await api.get<{ version: number | null }>(`/api/data-sets/${hook.dataSetId}`)).body.version).toBe(0);
+  });
 });
 
 describe('writers committing to one table at once', () => {

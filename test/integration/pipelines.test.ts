@@ -5,6 +5,7 @@ import { type FaultProxy, startFaultProxy } from '../support/fault-proxy.ts';
 import { createTenant, createUser } from '../support/fixtures.ts';
 import { pollUntil } from '../support/poll.ts';
 import { type RuntimeProcess, startRuntimeProcess } from '../support/runtime-process.ts';
+import { useServiceEnvironment } from '../support/service-env.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -513,6 +514,51 @@ describe('cancelling and failing jobs', () => {
       hold.holdWhen(null);
       await doomed?.kill();
     }
+  });
+
+  it('records the output version of a run that stopped between its commit and recording it, when the run comes again', async () => {
+    // A runner's invocation ended right after its output's log entry was written: the output table
+    // holds the rows, the data set does not know of the version. The run tried again finds its txn in
+    // the table and writes nothing; the data set must learn of the version then.
+    const hook = await createWebhook(api);
+    await ingest(api, hook, JSON.stringify({ action: 'opened' }));
+    await waitForRows(api, hook.dataSetId, 1);
+    const pipelineId = await createPipeline(api, hook, definitionFor(hook.dataSetId, 'stopped', columns.slice(0, 1)));
+    await api.post(`/api/pipelines/${pipelineId}/deploy`, { json: {} });
+    expect((await waitForJob(api, await trigger(api, pipelineId))).status).toBe('Succeeded');
+    const [output] = await outputOf(pipelineId);
+    expect(output?.version).toBe(0);
+
+    useServiceEnvironment();
+    const { getDataSet } = await import('../../shared/adapters/dynamo/data-sets.ts');
+    const { fixStorage, tableCommitter } = await import('../../shared/adapters/table-storage.ts');
+    const { appendRows, pipelineOutput } = await import('../../shared/adapters/delta-tables.ts');
+    const { pipelineAppId } = await import('../../shared/domain/pipelines/run-pipeline.ts');
+    const found = await getDataSet(output?.data_set_id as string);
+    if (!found) throw new Error('The output data set is gone');
+    const table = await fixStorage(found);
+    const outputColumns = columns.slice(0, 1) as Parameters<typeof appendRows>[1];
+    const rows = [{ messageId: 'm', dt: '2026-11-27', cells: ['reopened'] }];
+    const txn = { appId: pipelineAppId(pipelineId, hook.dataSetId), version: 7, after: 0, readVersion: 0 };
+    const stopped = pipelineOutput(
+      {
+        ...(await tableCommitter(table)),
+        hooks: {
+          onCompleted: async () => {
+            throw new Error('The invocation ended');
+          },
+        },
+      },
+      table,
+    );
+    await expect(stopped.append(outputColumns, rows, 1, txn)).rejects.toThrow('The invocation ended');
+    expect((await outputOf(pipelineId))[0]?.version).toBe(0);
+
+    const again = await appendRows(table, outputColumns, rows, 2, txn);
+    expect({ version: again.version, written: again.written }).toEqual({ version: null, written: 0 });
+    expect((await outputOf(pipelineId))[0]?.version).toBe(1);
+    const read = await readDeltaTable(output?.storage_location as string);
+    expect(read.rows.map((row) => row.action).sort()).toEqual(['opened', 'reopened']);
   });
 });
 

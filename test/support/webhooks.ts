@@ -73,8 +73,11 @@ export async function waitForRows(
     const files = await api.get<{ files: { num_records: number }[] }>(`/api/data-sets/${dataSetId}/files`);
     const rows = (files.body.files ?? []).reduce((sum, file) => sum + file.num_records, 0);
     if (rows >= count || Date.now() > deadline) {
-      const dataSet = await api.get<{ storage_location: string }>(`/api/data-sets/${dataSetId}`);
-      expect(rows, `rows committed to ${dataSetId}`).toBe(count);
+      const dataSet = await api.get<{ storage_location: string; version: number | null; status: string }>(
+        `/api/data-sets/${dataSetId}`,
+      );
+      const { version, status } = dataSet.body;
+      expect(rows, `rows committed to ${dataSetId} (the data set ${status}, at version ${version})`).toBe(count);
       return dataSet.body.storage_location;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
