@@ -18,6 +18,7 @@ export const ingestRoute = Object.entries(routes).find(([, spec]) => spec.entry 
 
 export interface Deployed {
   memoryMb: number;
+  timeoutSeconds: number;
   tracing: boolean;
   systemLogLevel: string;
   logLevel: string;
@@ -37,6 +38,7 @@ function deployedSettings(fn: CfnFunction): Deployed {
   >;
   return {
     memoryMb: Number(fn.memorySize ?? 128),
+    timeoutSeconds: Number(fn.timeout ?? 3),
     tracing: (fn.tracingConfig as CfnFunction.TracingConfigProperty | undefined)?.mode === 'Active',
     systemLogLevel: logging.systemLogLevel ?? 'INFO',
     logLevel: variables.POWERTOOLS_LOG_LEVEL ?? logging.applicationLogLevel ?? 'INFO',

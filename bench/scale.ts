@@ -653,7 +653,12 @@ function solve(load: (rate: number) => number, capacity: number): number {
   return low;
 }
 
-function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResult {
+function analyse(
+  shape: Shape,
+  phases: [Phase, Phase],
+  probe: Probe,
+  deployment: ReturnType<typeof readDeployment>,
+): ShapeResult {
   const served: [number, number] = [phases[0].served, phases[1].served];
   const [first, second] = phases.map(loadsOf) as [Map<string, Load>, Map<string, Load>];
   const constraints: ShapeResult['constraints'] = [];
@@ -709,10 +714,13 @@ function analyse(shape: Shape, phases: [Phase, Phase], probe: Probe): ShapeResul
   const upkeepRuns = measured.runs.get(upkeepEntry) ?? 0;
   const upkeepRun = upkeepRuns > 0 ? (measured.busy.get(upkeepEntry) ?? 0) / upkeepRuns : 0;
   const perSource = activeHere > 0 ? upkeepRun / activeHere : 0;
+  // A run must end within its timeout (and before the next starts): the shorter of the two is its time.
   const upkeepInterval = schedules['counter-upkeep'].everyMinutes * 60;
-  const upkeepAt = (rate: number) => (perSource * shape.activeWithinHour(rate)) / upkeepInterval;
+  const upkeepTimeout = (deployment.functions.get(upkeepEntry) as Deployed).timeoutSeconds;
+  const upkeepWindow = Math.min(upkeepTimeout, upkeepInterval);
+  const upkeepAt = (rate: number) => (perSource * shape.activeWithinHour(rate)) / upkeepWindow;
   constraints.push({
-    limit: `monitoring/counter-upkeep.ts, one run every ${upkeepInterval / 60} minutes (${(perSource * 1000).toFixed(2)} ms a source active within the hour)`,
+    limit: `monitoring/counter-upkeep.ts, one run every ${upkeepInterval / 60} minutes within ${upkeepWindow} s (${(perSource * 1000).toFixed(2)} ms a source active within the hour)`,
     values: [upkeepAt(served[0]), upkeepAt(served[1])],
     capacity: 1,
     ceiling: solve(upkeepAt, 1),
@@ -910,7 +918,7 @@ export async function benchScale(): Promise<string> {
     await local.stopRuntime();
     runtimeStopped = true;
     probe = await probeCommit(hot.first as Sender, timing);
-    for (const [shape, phases] of measured) results.push(analyse(shape, phases, probe));
+    for (const [shape, phases] of measured) results.push(analyse(shape, phases, probe, deployment));
   } finally {
     if (!runtimeStopped) await local.stopRuntime();
     await local.stop();
