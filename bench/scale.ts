@@ -681,8 +681,13 @@ function analyse(
       timeOf && !grows(key)
         ? lineOf(served, second.get(key), second.get(key), events)
         : lineOf(served, first.get(key), second.get(key), events);
+    // A schedule judged to grow with the traffic says why: its calls a run in each phase.
+    const why =
+      scheduleEntries.has(key) && grows(key)
+        ? ` (calls a run: ${phases.map((phase) => callsPerSecond(phase, key).toFixed(1)).join(' → ')})`
+        : '';
     constraints.push({
-      limit: load.limit,
+      limit: `${load.limit}${why}`,
       values: [line.at(served[0]), line.at(served[1])],
       capacity: load.capacity,
       ceiling: reaches(line, load.capacity),
