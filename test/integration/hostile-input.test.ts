@@ -257,13 +257,19 @@ describe('a tenant store whose endpoint answers with secrets', () => {
     const sent = await ingest(api, hook, '{"n":1}');
     expect(sent.status).toBe(202);
 
-    const failed = await until(
-      () =>
-        api.get<{ failed_deliveries: { message_id: string; last_error: string }[] }>(
+    // Five attempts, a retry's wait apart (about 25 s on an idle machine): a loaded one takes twice that.
+    const { failed } = await until(
+      async () => ({
+        failed: await api.get<{ failed_deliveries: { message_id: string; last_error: string }[] }>(
           `/api/connections/${hook.connectionId}/failed-deliveries`,
           { key: viewer.key },
         ),
-      (response) => response.body.failed_deliveries.length === 1,
+        // The attempts so far, shown when the wait ends without the failed delivery.
+        commitFailure: (await api.get<{ commit_failure: unknown }>(`/api/connections/${hook.connectionId}/stats`)).body
+          .commit_failure,
+      }),
+      (seen) => seen.failed.body.failed_deliveries.length === 1,
+      120_000,
     );
     const dataSet = await api.get<{ storage_location: string }>(`/api/data-sets/${hook.dataSetId}`);
     expect(failed.body.failed_deliveries[0]?.last_error).toBe(
@@ -289,7 +295,7 @@ describe('a tenant store whose endpoint answers with secrets', () => {
     // The store was reached without the platform's credentials: no signature at all.
     expect(requests.length).toBeGreaterThan(0);
     expect(requests.filter((headers) => headers.authorization !== undefined)).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   it('refuses at registration an endpoint the deployment does not accept', async () => {
     const tenantId = await createTenant(api);
