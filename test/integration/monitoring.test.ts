@@ -384,7 +384,8 @@ describe('failed deliveries', () => {
           failed_deliveries: { message_id: string; attempts: number; last_error: string; failed_at: string }[];
         }>(`/api/connections/${hook.connectionId}/failed-deliveries`),
       (response) => response.body.failed_deliveries.length === 2,
-      { what: 'two failed deliveries', timeoutMs: 60_000, intervalMs: 500 },
+      // Five attempts a retry's wait apart: about 25 s on an idle machine, twice that on a loaded one.
+      { what: 'two failed deliveries', timeoutMs: 120_000, intervalMs: 500 },
     );
     expect(listed.body.failed_deliveries.map((failed) => failed.message_id).sort()).toEqual([...sent].sort());
     for (const failed of listed.body.failed_deliveries) {
