@@ -755,29 +755,25 @@ const mostLeases = (w: World, tableId: string) =>
       .map((item) => item.head.leases.length),
   );
 
-/** Four batches of the large table, a millisecond apart (records sort by when they were written), due now. */
-async function fourBatchesDue() {
+/**
+ * Batches of the large table (5,000 bytes each, two to a size target), a millisecond apart (records
+ * sort by when they were written), their triggers dropped, and `wait` later: due.
+ */
+async function batchesDue(count: number, wait = minute) {
   const w = world({ freshness: { [BIG]: minute } });
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < count; i++) {
     await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
     w.clock.now += 1;
   }
   w.staging.queue.length = 0;
-  w.clock.now += minute;
+  w.clock.now += wait;
   return { w, trigger: [{ tableId: BIG, at: w.clock.now }] };
 }
 
 describe("a large table's committers", () => {
   it('commit up to four runs of it at once, each its own: every row once, the watermark past everything, nothing left', async () => {
-    const w = world({ freshness: { [BIG]: minute } });
-    // Twelve batches of 5,000 bytes: two to a size target, six runs.
-    // A millisecond apart: records sort by when they were written.
-    for (let i = 0; i < 12; i++) {
-      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
-      w.clock.now += 1;
-    }
-    w.staging.queue.length = 0;
-    w.clock.now += 3 * minute; // older than a writer's lifetime: the watermark may pass them
+    // Twelve batches: six runs. Older than a writer's lifetime: the watermark may pass them.
+    const { w } = await batchesDue(12, 3 * minute);
     const held = gated(w);
     const trigger = [{ tableId: BIG, at: w.clock.now }];
     const committer = (holder: string) => commitTriggered(w.deps, trigger, { ...optionsOf(w), holder, concurrency: 1 });
@@ -827,7 +823,7 @@ describe("a large table's committers", () => {
   });
 
   it('leave a run whose committer stopped after committing it until its lease ends; the next writes none of it twice', async () => {
-    const { w, trigger } = await fourBatchesDue();
+    const { w, trigger } = await batchesDue(4);
     const held = gated(w);
     const stopping = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'stopping', concurrency: 1 });
     await quiet();
@@ -863,7 +859,7 @@ describe("a large table's committers", () => {
   });
 
   it("keep a failure one of them met on its run while another's run goes well, and try the failed run again after the retry delay", async () => {
-    const { w, trigger } = await fourBatchesDue();
+    const { w, trigger } = await batchesDue(4);
     const append = w.deps.appendEnvelopes;
     const held = gated(w);
     const failing = commitTriggered(w.deps, trigger, { ...optionsOf(w), holder: 'failing', concurrency: 1 });
@@ -890,14 +886,7 @@ describe("a large table's committers", () => {
   });
 
   it('honour a lease written before leases held runs (one holder, every record) until it ends', async () => {
-    const w = world({ freshness: { [BIG]: minute } });
-    // A millisecond apart: records sort by when they were written.
-    for (let i = 0; i < 2; i++) {
-      await writeEnvelopeBatch(w.deps, [record(w, BIG, uuid(i), { bytes: 5000 })]);
-      w.clock.now += 1;
-    }
-    w.staging.queue.length = 0;
-    w.clock.now += minute;
+    const { w } = await batchesDue(2);
     // As the staging heads' adapter reads an item with `lease_holder` and `lease_until`.
     const head = w.staging.heads.get(BIG);
     if (!head) throw new Error('no head');
