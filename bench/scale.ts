@@ -44,6 +44,7 @@
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { largeTableShare, maxTableCommitters } from '#shared/domain/ingest/staging.ts';
+import { defaultMaxPending } from '#shared/domain/observability/tally.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
 import { idleCpuPerMs, type Local, startLocal } from './cost.ts';
@@ -70,6 +71,8 @@ const deployedFreshnessSeconds = 600;
 const bodyBytes = 1024;
 /** The rows of a commit at most: a size target's worth (shared/adapters/staged-commits.ts), read once local mode is set up. */
 let rowsPerCommit = 0;
+/** Shards of the counters' index (shared/adapters/dynamo/counters.ts), read once local mode is set up. */
+let counterIndexShards = 1;
 
 const limits = {
   partitionWrites: 1000,
@@ -96,6 +99,8 @@ interface Shape {
   activeWithinHour(rate: number): number;
   /** The busiest table's share of the requests. */
   busiestShare(rate: number): number;
+  /** Sources among `requests` requests, on average (what one ingest instance's flush of its counts writes). */
+  distinctIn(requests: number): number;
   /**
    * Commits a second at `rate` as deployed: each table with rows committed when its oldest is
    * `deployedFreshnessSeconds` old, or sooner at its size target (`rowsPerCommit` rows).
@@ -290,8 +295,11 @@ interface Phase {
   callCounts: Map<string, number>;
   /** Commits the table committer made a second (its PUTs of a table's `_delta_log/`). */
   commits: number;
-  /** Sources that sent in the phase. */
-  active: Set<string>;
+  /**
+   * Sources that had sent in this run during the measured window, on average: every shape's so far,
+   * since a run is well within the hour and the counters' upkeep reads every source active within it.
+   */
+  activeInWindow: number;
   /** Invocations that began in the window, by entry. */
   runs: Map<string, number>;
   /** Commit triggers sent to the commits queue a second (a standard queue: no published limit). */
@@ -399,11 +407,33 @@ async function runPhase(
     items,
     callCounts,
     commits: commits / measuredSeconds,
-    active: new Set(answers.map((answer) => (senders[answer.sender] as Sender).sourceId)),
+    activeInWindow: activeThrough(
+      answers.map((answer) => ({ at: answer.at, sourceId: (senders[answer.sender] as Sender).sourceId })),
+      from,
+      to,
+    ),
     runs,
     triggers: triggers / measuredSeconds,
     tooLarge,
   };
+}
+
+/** Sources that have sent in this run, every shape's. */
+const sentSoFar = new Set<string>();
+
+/**
+ * Adds a phase's sources to those that sent in this run, and answers how many had sent on average
+ * over its window (from `from` to `to`): the mean of the counts at its start and at its end.
+ */
+function activeThrough(answers: { at: number; sourceId: string }[], from: number, to: number): number {
+  const atEdge = (edge: number) => {
+    for (const answer of answers) if (answer.at < edge) sentSoFar.add(answer.sourceId);
+    return sentSoFar.size;
+  };
+  const atStart = atEdge(from);
+  const atEnd = atEdge(to);
+  for (const answer of answers) sentSoFar.add(answer.sourceId);
+  return (atStart + atEnd) / 2;
 }
 
 // --- What each phase put on each limit.
@@ -448,6 +478,16 @@ const perCommitCycle = (use: PartitionUse, entry: string | null) =>
   (use.sortKey === 'HEAD' && (use.key.startsWith('table STAGE#') || use.key.startsWith('gsi1 PENDING#'))) ||
   (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('gsi1 COUNTED#')));
 
+/**
+ * A write of the ingest door's own series (its 202s and duplicates, counted as deferred: written per
+ * thousand requests, shared/adapters/metrics.ts), on its source's item or its index entry. Here every
+ * function shares one process and one tally, so these are written whenever anything urgent is (each
+ * commit, each writer batch) and by whichever invocation answers next: they are read as deployed
+ * instead (`doorWrites`).
+ */
+const isDoorSeries = (use: PartitionUse) =>
+  /^ingestRequests#\{[^}]*"status":"202"|^ingestDuplicates#/.test(use.sortKey ?? '');
+
 const scheduleEntries = new Map(Object.values(schedules).map((schedule) => [schedule.entry, schedule]));
 const total = (parts: Map<string, number> | undefined) => [...(parts?.values() ?? [])].reduce((sum, v) => sum + v, 0);
 
@@ -463,6 +503,7 @@ function loadsOf(phase: Phase): Map<string, Load> {
   };
   for (const { call, entry } of phase.calls) {
     for (const use of call.partitions) {
+      if (isDoorSeries(use)) continue;
       const group = shapeOfKey(use.key);
       const cycle = perCommitCycle(use, entry);
       if (use.writeUnits > 0)
@@ -653,6 +694,51 @@ function solve(load: (rate: number) => number, capacity: number): number {
   return low;
 }
 
+/**
+ * The door's own counter writes a second at a rate, as deployed, per limit: an ingest instance
+ * writes each source's door series once per thousand requests it took (`defaultMaxPending`; at these
+ * rates an instance takes a thousand well within the five minutes that would also make them due), and
+ * a commit raises its connection's once (the receipts its envelopes carry). The busiest source's item
+ * takes a write per flush that holds it and per commit of its table; the index takes a write per
+ * source a flush holds and per commit, each instance's on shards of its own epoch, so the busiest
+ * shard an even share. Units per write as measured here.
+ */
+function doorWrites(shape: Shape, phases: [Phase, Phase]): Map<string, (rate: number) => number> {
+  const units = { table: { units: 0, writes: 0 }, index: { units: 0, writes: 0 } };
+  const series = new Map<string, Set<string>>();
+  for (const phase of phases)
+    for (const { call } of phase.calls)
+      for (const use of call.partitions) {
+        if (!isDoorSeries(use) || use.writeUnits === 0) continue;
+        const onIndex = !use.key.startsWith('table ');
+        const tally = onIndex ? units.index : units.table;
+        tally.units += use.writeUnits;
+        tally.writes++;
+        if (onIndex) continue;
+        // A series' items differ by epoch only (the sort key's last part).
+        const known = series.get(use.key) ?? new Set<string>();
+        known.add((use.sortKey as string).slice(0, (use.sortKey as string).lastIndexOf('#')));
+        series.set(use.key, known);
+      }
+  const perWrite = (tally: { units: number; writes: number }) => (tally.writes > 0 ? tally.units / tally.writes : 1);
+  const perSource = Math.max(1, ...[...series.values()].map((known) => known.size));
+  const flushes = (rate: number) => rate / defaultMaxPending;
+  const busiest = (rate: number) =>
+    perWrite(units.table) *
+    perSource *
+    (flushes(rate) * (1 - (1 - shape.busiestShare(rate)) ** defaultMaxPending) +
+      tableCommits(rate * shape.busiestShare(rate)));
+  const shard = (rate: number) =>
+    (perWrite(units.index) *
+      perSource *
+      (flushes(rate) * shape.distinctIn(defaultMaxPending) + shape.commitsAt(rate))) /
+    counterIndexShards;
+  return new Map([
+    [`DynamoDB writes on \`table COUNTER#<id>\``, busiest],
+    [`DynamoDB writes on \`gsi<n> COUNTED#<time>#<n>\``, shard],
+  ]);
+}
+
 function analyse(
   shape: Shape,
   phases: [Phase, Phase],
@@ -672,15 +758,21 @@ function analyse(
     (scheduleEntries.has(entry) ? Math.max(1, phase.runs.get(entry) ?? 0) : phase.seconds);
   const grows = (entry: string) =>
     callsPerSecond(phases[1], entry) > 1.2 * callsPerSecond(phases[0], entry) + (scheduleEntries.has(entry) ? 1 : 0.05);
-  for (const key of new Set([...first.keys(), ...second.keys()])) {
+  const door = doorWrites(shape, phases);
+  for (const key of new Set([...first.keys(), ...second.keys(), ...door.keys()])) {
     // The committer's and the counters' upkeep's time, read below as deployed.
     if (key === committerEntry || key === upkeepEntry) continue;
-    const load = (first.get(key) ?? second.get(key)) as Load;
+    const load = first.get(key) ??
+      second.get(key) ?? { limit: key, capacity: limits.partitionWrites, parts: new Map<string, number>() };
     const timeOf = scheduleEntries.has(key) || Object.values(consumers).some((consumer) => consumer.entry === key);
-    const line =
+    const measuredLine =
       timeOf && !grows(key)
         ? lineOf(served, second.get(key), second.get(key), events)
         : lineOf(served, first.get(key), second.get(key), events);
+    const doorAt = door.get(key);
+    const line = doorAt
+      ? { ...measuredLine, perEvent: true, at: (rate: number) => measuredLine.at(rate) + doorAt(rate) }
+      : measuredLine;
     // A schedule judged to grow with the traffic says why: its calls a run in each phase.
     const why =
       scheduleEntries.has(key) && grows(key)
@@ -713,9 +805,9 @@ function analyse(
   // The counters' upkeep reads each source that sent within the hour (and each table with rows
   // staged): its run grows with the sources active, not with the requests since its last run, and
   // runs every five minutes as deployed where it runs every few seconds here. Its time per source
-  // (the second phase's runs over the sources that sent in the shape so far) times the sources that
-  // send within an hour at a rate, against its deployed interval.
-  const activeHere = new Set([...phases[0].active, ...phases[1].active]).size;
+  // (the second phase's runs over the sources that had sent in this run by then, every shape's) times
+  // the sources that send within an hour at a rate, against its deployed interval.
+  const activeHere = measured.activeInWindow;
   const upkeepRuns = measured.runs.get(upkeepEntry) ?? 0;
   const upkeepRun = upkeepRuns > 0 ? (measured.busy.get(upkeepEntry) ?? 0) / upkeepRuns : 0;
   const perSource = activeHere > 0 ? upkeepRun / activeHere : 0;
@@ -837,6 +929,11 @@ function zipfShape(
       return { senders, choose: () => choose() };
     },
     busiestShare: () => 1 / harmonic,
+    distinctIn(requests) {
+      let distinct = 0;
+      for (let k = 1; k <= connections; k++) distinct += 1 - (1 - 1 / (k * harmonic)) ** requests;
+      return distinct;
+    },
     activeWithinHour(rate) {
       let active = 0;
       for (let k = 1; k <= connections; k++) active += 1 - Math.exp((-rate / (k * harmonic)) * 3600);
@@ -869,6 +966,7 @@ function quietShape(local: Local, rates: [number, number]): Shape {
     },
     // Each source its own table, sending once an hour.
     busiestShare: (rate) => 1 / (rate * 3600),
+    distinctIn: (requests) => requests,
     activeWithinHour: (rate) => rate * 3600,
     commitsAt: (rate) => rate * 3600 * tableCommits(1 / 3600),
     triggersAt: (rate) => rate * 3600 * tableTriggers(1 / 3600),
@@ -889,6 +987,7 @@ export async function benchScale(): Promise<string> {
   });
   const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
   rowsPerCommit = Math.floor(stagedSizeTargetBytes / bodyBytes);
+  counterIndexShards = (await import('#shared/adapters/dynamo/counters.ts')).indexShards;
   const out: string[] = [];
   const row = (...cells: (string | number)[]) => out.push(`| ${cells.join(' | ')} |`);
   const results: ShapeResult[] = [];

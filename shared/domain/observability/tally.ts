@@ -50,6 +50,9 @@ export interface TallyOptions {
   random?: () => string;
 }
 
+/** Deferred changes that make a write due, unless `maxPending` says otherwise: the ingest door writes its counts per thousand requests. */
+export const defaultMaxPending = 1000;
+
 const canonical = new WeakMap<Record<string, string>, string>();
 
 /** Labels as one string, whatever their order (remembered for a labels object used again). */
@@ -92,7 +95,7 @@ export class Tally {
     this.now = options.now ?? Date.now;
     this.epochMs = options.epochMs ?? 15 * 60_000;
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
-    this.maxPending = options.maxPending ?? 1000;
+    this.maxPending = options.maxPending ?? defaultMaxPending;
     this.coalesceMs = options.coalesceMs ?? 1000;
     this.random = options.random ?? (() => Math.random().toString(36).slice(2, 10));
   }
