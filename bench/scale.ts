@@ -45,11 +45,12 @@ import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { largeTableShare, maxTableCommitters } from '#shared/domain/ingest/staging.ts';
 import { defaultMaxPending } from '#shared/domain/observability/tally.ts';
+import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
 import { idleCpuPerMs, type Local, startLocal } from './cost.ts';
 import { ownCpuMs, waitMs } from './cost-pricing.ts';
-import { type Deployed, readDeployment } from './deployment.ts';
+import { type Deployed, ingestEntry, readDeployment } from './deployment.ts';
 import { envelopeStream, queuedEnvelope, seededRandom } from './envelopes.ts';
 import { bodyWithId, zipfChooser } from './zipf-traffic.ts';
 
@@ -309,6 +310,9 @@ interface Phase {
 
 const committerEntry = consumers['table-committer'].entry;
 const upkeepEntry = schedules['counter-upkeep'].entry;
+const metricsEntry = routes['GET /metrics'].entry;
+/** Quarters of counter epochs the counters' reading finds unfolded at most: folded once over an hour old. */
+const quartersUnfolded = 5;
 
 /**
  * How long an invocation would take on AWS: its own CPU (the process's, less its idle share and that
@@ -317,7 +321,7 @@ const upkeepEntry = schedules['counter-upkeep'].entry;
  * in this one process, so wall times here are each other's.
  */
 function awsSeconds(invocations: Invocation[], background: number, deployment: ReturnType<typeof readDeployment>) {
-  const ingest = invocations.filter((invocation) => invocation.entry === 'functions/ingest/accept.ts');
+  const ingest = invocations.filter((invocation) => invocation.entry === ingestEntry);
   // Requests overlap here: the least disturbed tenth says what one takes alone.
   const ingestCpu = [...ingest.map((inv) => Math.max(0, inv.cpuMicros / 1000 - background * inv.wallMs))].sort(
     (a, b) => a - b,
@@ -682,6 +686,58 @@ async function probeCommit(
   return { rows: rowsPerCommit, seconds, items, largest, tooLarge };
 }
 
+/** Items written for the counters' probe: this many of the run's sources, each this many epochs more. */
+const probedSources = 200;
+const probedEpochs = 100;
+
+interface CounterProbe {
+  /** Seconds as on AWS the counters' reading takes a source active within the hour (its partition read whole). */
+  perSource: number;
+  /** Seconds as on AWS a further counter item takes it (read in the index and in its source's partition). */
+  perItem: number;
+}
+
+/**
+ * The counters' reading (`readRecentCounters`: GET /metrics each scrape, the upkeep each run), metered
+ * alone with the runtime stopped. It reads every source that moved within the hour, and each source's
+ * items: one per series and epoch, and every ingest instance counts in an epoch of its own. Deployed,
+ * a busy source so holds an item per instance that took its requests in each quarter not yet folded,
+ * where local mode (one process) holds one. So it reads the run's sources, then again once some of
+ * them hold `probedEpochs` items more each (an instance's epoch each): a source's time from the first,
+ * a further item's from the difference.
+ */
+async function probeCounters(timing: {
+  background: number;
+  deployment: ReturnType<typeof readDeployment>;
+}): Promise<CounterProbe> {
+  const counters = await import('#shared/adapters/dynamo/counters.ts');
+  const read = async () => {
+    meter.take();
+    const { invocation } = await meter.invoke(metricsEntry, () => counters.readRecentCounters());
+    return awsSeconds(meter.take().invocations, timing.background, timing.deployment)(invocation);
+  };
+  await read();
+  const before = await read();
+  const now = Date.now();
+  const writes = [...sentSoFar].slice(0, probedSources).flatMap((source) =>
+    Array.from({ length: probedEpochs }, (_, n) => ({
+      metric: 'ingestRequests' as const,
+      labels: { code: 'ACCEPTED', source_id: source, status: '202' },
+      epoch: `${Math.floor(now / 1000).toString(36)}.probe${n}`,
+      value: 1,
+      lastAt: new Date(now).toISOString(),
+      added: 0,
+    })),
+  );
+  const failed = await counters.writeTotals(writes, now);
+  if (failed.length > 0) throw new Error(`The counters' probe could not write ${failed.length} items`);
+  const after = await read();
+  process.stderr.write(
+    `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} items more in ${after.toFixed(2)} s\n`,
+  );
+  return { perSource: before / sentSoFar.size, perItem: Math.max(0, (after - before) / writes.length) };
+}
+
 /** The rate at which an increasing `load` reaches `capacity` (Infinity when it does not below 10 million). */
 function solve(load: (rate: number) => number, capacity: number): number {
   let [low, high] = [0, 1e7];
@@ -743,6 +799,7 @@ function analyse(
   shape: Shape,
   phases: [Phase, Phase],
   probe: Probe,
+  counters: CounterProbe,
   deployment: ReturnType<typeof readDeployment>,
 ): ShapeResult {
   const served: [number, number] = [phases[0].served, phases[1].served];
@@ -815,12 +872,38 @@ function analyse(
   const upkeepInterval = schedules['counter-upkeep'].everyMinutes * 60;
   const upkeepTimeout = (deployment.functions.get(upkeepEntry) as Deployed).timeoutSeconds;
   const upkeepWindow = Math.min(upkeepTimeout, upkeepInterval);
-  const upkeepAt = (rate: number) => (perSource * shape.activeWithinHour(rate)) / upkeepWindow;
+  // Deployed, a source's items multiply with the ingest instances that took its requests (each counts
+  // in an epoch of its own): an item per instance, source and quarter not yet folded, each at the
+  // probe's time. The instances at a rate are the ingest function's concurrency on its line, each
+  // taking its share of the requests.
+  const ingestLine = lineOf(
+    served,
+    { limit: ingestEntry, capacity: 0, parts: busyParts(phases[0], ingestEntry, phases[0].busy.get(ingestEntry) ?? 0) },
+    { limit: ingestEntry, capacity: 0, parts: busyParts(measured, ingestEntry, measured.busy.get(ingestEntry) ?? 0) },
+    events,
+  );
+  const counterItemsAt = (rate: number) => {
+    const instances = Math.max(1, ingestLine.at(rate));
+    return quartersUnfolded * instances * shape.distinctIn((rate * 900) / instances);
+  };
+  const itemsText = `${(counters.perItem * 1e6).toFixed(1)} µs an item, one per ingest instance, source and quarter, ${quartersUnfolded} quarters`;
+  const upkeepAt = (rate: number) =>
+    (perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) / upkeepWindow;
   constraints.push({
-    limit: `monitoring/counter-upkeep.ts, one run every ${upkeepInterval / 60} minutes within ${upkeepWindow} s (${(perSource * 1000).toFixed(2)} ms a source active within the hour)`,
+    limit: `monitoring/counter-upkeep.ts, one run every ${upkeepInterval / 60} minutes within ${upkeepWindow} s (${(perSource * 1000).toFixed(2)} ms a source active within the hour, ${itemsText})`,
     values: [upkeepAt(served[0]), upkeepAt(served[1])],
     capacity: 1,
     ceiling: solve(upkeepAt, 1),
+  });
+  // GET /metrics makes the same reading each scrape (the probe's), within its timeout.
+  const metricsTimeout = (deployment.functions.get(metricsEntry) as Deployed).timeoutSeconds;
+  const metricsAt = (rate: number) =>
+    (counters.perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) / metricsTimeout;
+  constraints.push({
+    limit: `GET /metrics, a scrape within ${metricsTimeout} s (${(counters.perSource * 1000).toFixed(2)} ms a source active within the hour, ${itemsText})`,
+    values: [metricsAt(served[0]), metricsAt(served[1])],
+    capacity: 1,
+    ceiling: solve(metricsAt, 1),
   });
   // A large table is committed by at most `maxTableCommitters` at once (each on a run it leases).
   const tableAt = (rate: number) => {
@@ -892,9 +975,7 @@ function analyse(
     }
     const [low, high] = [busyLoad(phases[0], entry), busyLoad(phases[1], entry)];
     const line =
-      grows(entry) || entry === 'functions/ingest/accept.ts'
-        ? lineOf(served, low, high, events)
-        : lineOf(served, high, high, events);
+      grows(entry) || entry === ingestEntry ? lineOf(served, low, high, events) : lineOf(served, high, high, events);
     concurrency.set(entry, line.at(Number.isFinite(ceiling) ? ceiling : served[1]));
   }
   return {
@@ -1022,7 +1103,8 @@ export async function benchScale(): Promise<string> {
     await local.stopRuntime();
     runtimeStopped = true;
     probe = await probeCommit(hot.first as Sender, timing);
-    for (const [shape, phases] of measured) results.push(analyse(shape, phases, probe, deployment));
+    const counters = await probeCounters(timing);
+    for (const [shape, phases] of measured) results.push(analyse(shape, phases, probe, counters, deployment));
   } finally {
     if (!runtimeStopped) await local.stopRuntime();
     await local.stop();
