@@ -22,7 +22,7 @@ export interface paths {
   };
   "/metrics": {
     /**
-     * Prometheus metrics (text format 0.0.4)
+     * Prometheus metrics (text format 0.0.4), whole or in shards of the sources
      * @description Permission `platform.metrics`, held by: PlatformAdmin.
      */
     get: operations["statusMetrics"];
@@ -1114,10 +1114,16 @@ export interface operations {
     };
   };
   /**
-   * Prometheus metrics (text format 0.0.4)
+   * Prometheus metrics (text format 0.0.4), whole or in shards of the sources
    * @description Permission `platform.metrics`, held by: PlatformAdmin.
    */
   statusMetrics: {
+    parameters: {
+      query?: {
+        shards?: number;
+        shard?: number;
+      };
+    };
     responses: {
       /** @description Counters and gauges in the Prometheus text format */
       200: {
@@ -1125,7 +1131,7 @@ export interface operations {
           "text/plain; version=0.0.4": string;
         };
       };
-      /** @description A request body, which this operation does not take. Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */
+      /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */
       400: {
         content: {
           "application/json": components["schemas"]["Error"];

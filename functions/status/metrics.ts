@@ -3,8 +3,8 @@ import { apiHandler } from '#shared/api-handler.ts';
 import { renderPrometheus } from '#shared/domain/observability/metric-catalogue.ts';
 import { statusRoutes } from '#shared/routes/status.ts';
 
-export const handler = apiHandler(statusRoutes, 'GET /metrics', async () => {
-  const { samples, unaccounted } = await readRecentCounters();
+export const handler = apiHandler(statusRoutes, 'GET /metrics', async ({ query }) => {
+  const { samples, unaccounted } = await readRecentCounters(Date.now(), { shard: query.shard, shards: query.shards });
   return {
     status: 200,
     raw: { contentType: 'text/plain; version=0.0.4', content: renderPrometheus(samples, unaccounted) },

@@ -1,5 +1,5 @@
 /** Routes — Liveness, health and metrics. Part of the route table (shared/routes.ts). */
-import { healthReport } from '../http/schemas/status.ts';
+import { healthReport, metricsQuery } from '../http/schemas/status.ts';
 import { type RouteSpec, table } from './spec.ts';
 
 export const statusRoutes = {
@@ -28,15 +28,17 @@ export const statusRoutes = {
     entry: 'functions/status/metrics.ts',
     auth: 'apiKey',
     permission: 'platform.metrics',
-    summary: 'Prometheus metrics (text format 0.0.4)',
+    summary: 'Prometheus metrics (text format 0.0.4), whole or in shards of the sources',
     tag: 'Status',
+    query: metricsQuery,
     responses: {
       200: { mediaType: 'text/plain; version=0.0.4', description: 'Counters and gauges in the Prometheus text format' },
     },
     access: table,
-    // A scrape reads every source that moved within the hour, a query each: CPU-bound, 0.41 to 0.46 ms
-    // a source on a full vCPU (10,000 sources: 4.1 to 4.6 s). At the routes' 512 MB and 10 s it ended
-    // at its timeout past some 6,000 sources; a full vCPU and API Gateway's whole 29 s, some 60,000.
+    // A scrape reads every source of its shard that moved within the hour, a query each: CPU-bound,
+    // 0.41 to 0.46 ms a source on a full vCPU (10,000 sources: 4.1 to 4.6 s), and each of their items
+    // (npm run bench scale). At the routes' 512 MB and 10 s it ended at its timeout past some 6,000
+    // sources; past what a full vCPU reads in API Gateway's 29 s, a scrape is split in shards.
     function: { memoryMb: 1769, timeoutSeconds: 29 },
   },
 } as const satisfies Record<string, RouteSpec>;

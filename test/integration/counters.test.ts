@@ -102,7 +102,7 @@ describe('shared counters', () => {
       (await partitionItems(counters.counterKeys.source(source)))
         .map((item) => String(item.sk).split('#').pop())
         .sort(),
-    ).toEqual(['folded', current].sort());
+    ).toEqual(['folded', counters.storedEpoch(current).itemEpoch].sort());
 
     // A total for a folded epoch arriving now (a retry, a late writer) finds no item to raise.
     await counters.writeTotals([total(source, settled[0] as string, 12)], now);
@@ -110,6 +110,67 @@ describe('shared counters', () => {
     // The current epoch still moves.
     await counters.writeTotals([total(source, current, 4)], now);
     expect(await accepted(source)).toEqual([34]);
+  });
+});
+
+describe('items shared by processes', () => {
+  it('hold the totals of any number of processes of a quarter in a bounded number of items, each counted once', async () => {
+    const source = randomUUID();
+    const now = Date.now();
+    // 300 ingest instances, each counting in an epoch of its own this quarter: the n-th counted n.
+    const epochs = Array.from({ length: 300 }, (_, n) => epochAt(now, `i${n}`));
+    await counters.writeTotals(
+      epochs.map((epoch, n) => total(source, epoch, n + 1)),
+      now,
+    );
+    // Retries and late writes of smaller totals add nothing.
+    await counters.writeTotals(
+      epochs.slice(0, 50).map((epoch, n) => total(source, epoch, n + 1)),
+      now,
+    );
+    await counters.writeTotals(
+      epochs.slice(0, 50).map((epoch) => total(source, epoch, 1)),
+      now,
+    );
+    expect(await accepted(source)).toEqual([45_150]);
+    const items = await partitionItems(counters.counterKeys.source(source));
+    expect(items.length).toBeGreaterThan(1);
+    expect(items.length).toBeLessThanOrEqual(32);
+  });
+
+  it('reads and folds an item written before slots (one process, its total in value) beside the new ones', async () => {
+    const source = randomUUID();
+    const now = Date.now();
+    const old = now - 2 * 3600_000;
+    const quarter = Math.floor(old / 900_000) * 900_000;
+    const legacyEpoch = epochAt(old, 'legacy');
+    const labels = { code: 'ACCEPTED', source_id: source, status: '202' };
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const pk = counters.counterKeys.source(source);
+    const sk = counters.counterKeys.sort('ingestRequests', labels, legacyEpoch);
+    await db.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          pk,
+          sk,
+          value: 7,
+          entity: 'Counter',
+          labels,
+          metric: 'ingestRequests',
+          last_at: new Date(old).toISOString(),
+          gsi1pk: counters.counterKeys.index(quarter, 0),
+          gsi1sk: `${pk}#${sk}`,
+        },
+      }),
+    );
+    await counters.writeTotals([total(source, epochAt(old, 'new'), 3)], old);
+    expect(await accepted(source)).toEqual([10]);
+
+    await counters.foldSettledEpochs(now);
+    expect(await accepted(source)).toEqual([10]);
+    expect((await partitionItems(pk)).map((item) => String(item.sk).split('#').pop())).toEqual(['folded']);
   });
 });
 
@@ -159,6 +220,31 @@ describe('what /metrics and the upkeep read', () => {
     expect(Object.fromEntries(settled.unaccounted)).toEqual({ [recent]: 2 });
     // And every figure is still the sum it was.
     expect(await accepted(lossy)).toEqual([3]);
+  });
+
+  it('reads a share of the sources for a scrape in shards: every source in exactly one share, the platform’s in share 0', async () => {
+    const now = Date.now();
+    const epoch = epochAt(now, 's');
+    const sources: string[] = Array.from({ length: 64 }, () => randomUUID());
+    const status = `Test-${randomUUID()}`;
+    await counters.writeTotals(
+      [
+        ...sources.map((source) => total(source, epoch, 1)),
+        { metric: 'jobs', labels: { status }, epoch, value: 1, lastAt: '', added: 0 },
+      ],
+      now,
+    );
+    const shares = await Promise.all(
+      [0, 1, 2, 3].map((shard) => counters.readRecentCounters(now, { shard, shards: 4 })),
+    );
+    const read = shares.map((share) => sourcesIn(share).filter((source) => sources.includes(source as string)));
+    expect(read.flat().sort()).toEqual([...sources].sort());
+    expect(read.every((share) => share.length > 0)).toBe(true);
+    const withJob = shares.map((share) =>
+      (share.samples.get('jobs') ?? []).some((sample) => sample.labels.status === status),
+    );
+    expect(withJob).toEqual([true, false, false, false]);
+    await expect(counters.readRecentCounters(now, { shard: 0, shards: 3 })).rejects.toThrow(/shards divide 64/);
   });
 
   it('spreads the writes of many sources over partitions: a source’s own, and shards of the index', async () => {

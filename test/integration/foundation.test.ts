@@ -44,6 +44,28 @@ describe('status routes', () => {
     expect(admin.headers.get('content-type')).toBe('text/plain; version=0.0.4');
     expect(admin.text).toContain('# TYPE tributary_ingest_requests_total counter');
   });
+
+  it('serves /metrics in shards of the sources, and refuses a shard that is not one', async () => {
+    for (const [query, path] of [
+      ['shards=3', 'shards'],
+      ['shards=4&shard=4', 'shard'],
+      ['shard=-1', 'shard'],
+      ['shards=two', 'shards'],
+      ['shards=2&extra=1', ''],
+    ] as const) {
+      const refused = await api.get(`/metrics?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body, query).toEqual({ ...errorShape, code: 'VALIDATION_ERROR' });
+      if (path) expect((refused.body as { details: { path: string }[] }).details.map((d) => d.path)).toContain(path);
+    }
+    // The platform's own series (jobs by status) only with shard 0.
+    const first = await api.get('/metrics?shards=2&shard=0');
+    const second = await api.get('/metrics?shards=2&shard=1');
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.text).toContain('# TYPE tributary_ingest_requests_total counter');
+    expect(second.text).toContain('# TYPE tributary_ingest_requests_total counter');
+    expect(second.text).not.toMatch(/^tributary_jobs\{/m);
+  });
 });
 
 describe('the error edge', () => {

@@ -1,11 +1,14 @@
 /**
  * Shared counters: /metrics and connection stats read the same figures, whichever process counted.
  * A series lives with its source, so that its writes and reads grow with that source alone:
- *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#<epoch>  one process's running total in one epoch
+ *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#<quarter>.s<slot>  the running totals of the
+ *                                   processes whose epoch of that quarter falls in that slot, each an
+ *                                   attribute t_<process> (n < epochSlots), and version (one more a write)
  *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#folded   the totals of settled epochs, added up
  *   pk COUNTER#PLATFORM#<n>         the same for series of no source (and of source "unknown"), a shard
  *                                   per process (n < platformShards)
- *     gsi1pk COUNTED#<epoch start, ISO>#<n>  gsi1sk <pk>#<sk>   an epoch's items, until folded (n < indexShards)
+ *     gsi1pk COUNTED#<epoch start, ISO>#<n>  gsi1sk <pk>#<sk>   an epoch's items, until folded (n < indexShards:
+ *                                   the partition's shard, so that a source's items are in one)
  *   value, labels, metric, last_at (when the series last moved), entity Counter
  *   pk SOURCE#<source_id>#HISTORY   sk <interval start, ISO>   a source's settled figures in one
  *     15-minute interval: accepted, rejected:<CODE>, written_rows, duplicates, dead_lettered,
@@ -50,6 +53,15 @@ const foldAfterMs = 60 * 60_000;
  * a run, a query each.
  */
 export const indexShards = 64;
+/**
+ * Slots of a series' items in a quarter. Every process counts in an epoch of its own, and its running
+ * total is an attribute of its slot's item, so that a series holds at most this many items a quarter
+ * however many instances counted it: with an item per process epoch, a busy source held one per
+ * ingest instance (some 700 at 50,000 requests a second), each read by /metrics on every scrape and
+ * by the upkeep on every run. 32 keeps an item under 1 KB (one write unit) up to some 1,400 instances.
+ */
+export const epochSlots = 32;
+
 /** Shards of the series of no source (one per process epoch). */
 const platformShards = 8;
 /** With no upkeep recorded yet, the index is read from this long ago. */
@@ -88,14 +100,50 @@ const quarterOf = (ms: number) => Math.floor(ms / historyIntervalMs) * historyIn
 const intervalOf = (epoch: string) => quarterOf(epochStartMs(epoch));
 const epochOf = (sk: string) => sk.slice(sk.lastIndexOf('#') + 1);
 
+/** A partition's items are indexed in one shard (a source's all in its own), so that a share of the sources reads a share of the index. */
 function indexAttributes(pk: string, sk: string, epoch: string) {
-  return { gsi1pk: counterKeys.index(intervalOf(epoch), shardOf(`${pk}#${sk}`, indexShards)), gsi1sk: `${pk}#${sk}` };
+  return { gsi1pk: counterKeys.index(intervalOf(epoch), shardOf(pk, indexShards)), gsi1sk: `${pk}#${sk}` };
 }
 
+/**
+ * A share of the sources, for a reading split in `shards` (a divisor of `indexShards`): the sources
+ * whose index shard is `shard` modulo `shards`, and the platform's own series with share 0.
+ */
+export interface SourceShare {
+  shard: number;
+  shards: number;
+}
+const everySource: SourceShare = { shard: 0, shards: 1 };
+const inShare = (sourceId: string, share: SourceShare) =>
+  shardOf(counterKeys.source(sourceId), indexShards) % share.shards === share.shard;
+
+/** A process's epoch as stored: the item of its slot (named by the epoch's quarter and the slot), and its attribute in it. */
+export function storedEpoch(epoch: string): { itemEpoch: string; attribute: string } {
+  const dot = epoch.indexOf('.');
+  const process = epoch.slice(dot + 1);
+  return {
+    itemEpoch: `${epoch.slice(0, Math.max(0, dot))}.s${shardOf(process, epochSlots)}`,
+    attribute: `t_${process}`,
+  };
+}
+
+/** An item's figure: the totals of the processes that counted in it (`value` in items written before slots). */
+function itemTotal(item: CounterItem): number {
+  let sum = Number(item.value ?? 0);
+  for (const [name, value] of Object.entries(item)) if (name.startsWith('t_')) sum += Number(value);
+  return sum;
+}
+
+/**
+ * Writes a process's total to its slot's item, if larger than the one there. `last_at` is the
+ * writer's: a process sharing the slot may set it back to its own last count for a while (a series'
+ * figure takes the latest of its items).
+ */
 async function writeTotal(write: TotalWrite, now: number): Promise<void> {
   const pk = counterKeys.partition(write.labels, write.epoch);
-  const sk = counterKeys.sort(write.metric, write.labels, write.epoch);
-  const index = indexAttributes(pk, sk, write.epoch);
+  const { itemEpoch, attribute } = storedEpoch(write.epoch);
+  const sk = counterKeys.sort(write.metric, write.labels, itemEpoch);
+  const index = indexAttributes(pk, sk, itemEpoch);
   const settled = now - epochStartMs(write.epoch) > guardAfterMs;
   try {
     await db.send(
@@ -103,12 +151,13 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
         TableName: table(),
         Key: { pk, sk },
         UpdateExpression:
-          'SET #value = :value, entity = :entity, labels = :labels, metric = :metric, last_at = :at, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
+          'SET #total = :value, entity = :entity, labels = :labels, metric = :metric, last_at = :at, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk ADD #version :one',
         ConditionExpression: settled
-          ? 'attribute_exists(pk) AND #value < :value'
-          : 'attribute_not_exists(#value) OR #value < :value',
-        ExpressionAttributeNames: { '#value': 'value' },
+          ? 'attribute_exists(pk) AND (attribute_not_exists(#total) OR #total < :value)'
+          : 'attribute_not_exists(#total) OR #total < :value',
+        ExpressionAttributeNames: { '#total': attribute, '#version': 'version' },
         ExpressionAttributeValues: {
+          ':one': 1,
           ':value': write.value,
           ':entity': 'Counter',
           ':labels': write.labels,
@@ -146,7 +195,12 @@ interface CounterItem {
   sk: string;
   metric: MetricKey;
   labels: Record<string, string>;
-  value: number;
+  /** Each process's total, by `t_<process>`. */
+  [total: `t_${string}`]: number;
+  /** One more with every write: a fold deletes the item only if nobody wrote it since it was read. */
+  version?: number;
+  /** A folded total, or an item written before slots. */
+  value?: number;
   last_at?: string;
 }
 
@@ -164,7 +218,7 @@ function sumSeries(items: CounterItem[]): SourceSeries[] {
     const { change, ...labels } = item.labels;
     const key = `${item.metric}|${canonicalLabels(labels)}`;
     const series = totals.get(key) ?? { metric: item.metric, labels, value: 0, lastAt: null };
-    series.value += change === 'down' ? -Number(item.value) : Number(item.value);
+    series.value += change === 'down' ? -itemTotal(item) : itemTotal(item);
     if (item.last_at && (!series.lastAt || item.last_at > series.lastAt)) series.lastAt = item.last_at;
     totals.set(key, series);
   }
@@ -189,31 +243,32 @@ async function unfoldedQuarters(now: number): Promise<number[]> {
   return quarters;
 }
 
-/** The index's items of one quarter (eventually consistent: a write of the last second may be missing). */
-async function indexedItems(quarter: number): Promise<CounterItem[]> {
+/** The index's items of one quarter, of the shards of a share (eventually consistent: a write of the last second may be missing). */
+async function indexedItems(quarter: number, share = everySource): Promise<CounterItem[]> {
   const shards = await Promise.all(
-    Array.from({ length: indexShards }, (_, shard) =>
-      queryAll<CounterItem>({ index: 'gsi1', partition: counterKeys.index(quarter, shard) }),
+    Array.from({ length: indexShards / share.shards }, (_, n) =>
+      queryAll<CounterItem>({ index: 'gsi1', partition: counterKeys.index(quarter, share.shard + n * share.shards) }),
     ),
   );
   return shards.flat();
 }
 
-/** Sources whose series have epochs not folded yet: those that moved in the last hour or so. */
-async function recentSources(now: number): Promise<Set<string>> {
+/** Sources of a share whose series have epochs not folded yet: those that moved in the last hour or so. */
+async function recentSources(now: number, share: SourceShare): Promise<Set<string>> {
   const sources = new Set<string>();
   for (const quarter of await unfoldedQuarters(now))
-    for (const item of await indexedItems(quarter)) {
+    for (const item of await indexedItems(quarter, share)) {
       const source = sourceOf(item.labels ?? {});
-      if (source) sources.add(source);
+      // Items indexed before a source's were all in its shard sit in any shard: each is read by its own share.
+      if (source && inShare(source, share)) sources.add(source);
     }
   return sources;
 }
 
-/** Sources settled with a figure unaccounted for, and that figure. */
-async function settledUnaccounted(): Promise<Map<string, number>> {
+/** Sources of a share settled with a figure unaccounted for, and that figure. */
+async function settledUnaccounted(share: SourceShare): Promise<Map<string, number>> {
   const items = await queryAll<{ sk: string; unaccounted: number }>({ partition: counterKeys.unaccounted });
-  return new Map(items.map((item) => [item.sk, Number(item.unaccounted)]));
+  return new Map(items.filter((item) => inShare(item.sk, share)).map((item) => [item.sk, Number(item.unaccounted)]));
 }
 
 /** Samples of every metric from series' items, by metric. */
@@ -237,17 +292,22 @@ export interface CounterReading {
  * What /metrics and the upkeep read: the platform's series, and the series of the sources that
  * moved since the last epochs were folded (an hour or so), each source read whole; sources quiet
  * since are represented by their unaccounted figure alone, kept when they settled. Work grows with
- * the sources that moved, never with every source there is.
+ * the sources that moved, never with every source there is. A share reads its sources only (and the
+ * platform's series with share 0): GET /metrics in shards, each a scrape target of its own.
  */
-export async function readRecentCounters(now = Date.now()): Promise<CounterReading> {
+export async function readRecentCounters(now = Date.now(), share = everySource): Promise<CounterReading> {
+  if (indexShards % share.shards !== 0 || share.shard < 0 || share.shard >= share.shards)
+    throw new Error(`No share ${share.shard} of ${share.shards}: shards divide ${indexShards}`);
   const [platform, sources, settled] = await Promise.all([
-    Promise.all(
-      Array.from({ length: platformShards }, (_, shard) =>
-        queryAll<CounterItem>({ partition: counterKeys.platform(shard), consistent: false }),
-      ),
-    ),
-    recentSources(now),
-    settledUnaccounted(),
+    share.shard === 0
+      ? Promise.all(
+          Array.from({ length: platformShards }, (_, shard) =>
+            queryAll<CounterItem>({ partition: counterKeys.platform(shard), consistent: false }),
+          ),
+        )
+      : [],
+    recentSources(now, share),
+    settledUnaccounted(share),
   ]);
   const samples = samplesOf(sumSeries(platform.flat()));
   const recent = new Map<MetricKey, Sample[]>();
@@ -272,7 +332,7 @@ function historyShare(metric: MetricKey, labels: Record<string, string>) {
 /** Folds one series' items of one interval (at most 98: a transaction holds 100); false when one moved meanwhile. */
 async function foldGroup(items: CounterItem[], interval: number): Promise<boolean> {
   const { pk, metric, labels } = items[0] as CounterItem;
-  const sum = items.reduce((total, item) => total + Number(item.value), 0);
+  const sum = items.reduce((total, item) => total + itemTotal(item), 0);
   const lastAt = items.reduce((latest, item) => (item.last_at && item.last_at > latest ? item.last_at : latest), '');
   const share = historyShare(metric, labels);
   try {
@@ -283,9 +343,10 @@ async function foldGroup(items: CounterItem[], interval: number): Promise<boolea
             Delete: {
               TableName: table(),
               Key: { pk: item.pk, sk: item.sk },
-              ConditionExpression: '#value = :value',
-              ExpressionAttributeNames: { '#value': 'value' },
-              ExpressionAttributeValues: { ':value': item.value },
+              // Unchanged since read: its version (its value, in an item written before slots).
+              ConditionExpression: '#unchanged = :unchanged',
+              ExpressionAttributeNames: { '#unchanged': item.version === undefined ? 'value' : 'version' },
+              ExpressionAttributeValues: { ':unchanged': item.version ?? item.value },
             },
           })),
           {
@@ -437,7 +498,7 @@ export async function readSourceHistory(
     const interval = intervalOf(epoch);
     const share = historyShare(item.metric, item.labels);
     if (share && interval >= from && interval < to)
-      readings.push({ interval, figure: share.figure, value: share.sign * Number(item.value) });
+      readings.push({ interval, figure: share.figure, value: share.sign * itemTotal(item) });
   }
   return readings;
 }
