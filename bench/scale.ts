@@ -45,6 +45,7 @@ import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { largeTableShare, maxTableCommitters } from '#shared/domain/ingest/staging.ts';
 import { defaultMaxPending } from '#shared/domain/observability/tally.ts';
+import { metricsShardCounts } from '#shared/http/schemas/status.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
@@ -100,8 +101,8 @@ interface Shape {
   activeWithinHour(rate: number): number;
   /** The busiest table's share of the requests. */
   busiestShare(rate: number): number;
-  /** Sources among `requests` requests, on average (what one ingest instance's flush of its counts writes). */
-  distinctIn(requests: number): number;
+  /** The sources at `rate`, in groups of those with the same share of the requests. */
+  sources(rate: number): { share: number; count: number }[];
   /**
    * Commits a second at `rate` as deployed: each table with rows committed when its oldest is
    * `deployedFreshnessSeconds` old, or sooner at its size target (`rowsPerCommit` rows).
@@ -311,6 +312,8 @@ interface Phase {
 const committerEntry = consumers['table-committer'].entry;
 const upkeepEntry = schedules['counter-upkeep'].entry;
 const metricsEntry = routes['GET /metrics'].entry;
+/** The most a function answers synchronously (Lambda's invocation payload quota: 6 MB). */
+const lambdaAnswerBytes = 6 * 1024 * 1024;
 /** Quarters of counter epochs the counters' reading finds unfolded at most: folded once over an hour old. */
 const quartersUnfolded = 5;
 
@@ -367,13 +370,17 @@ async function runPhase(
   }
   // A schedule's calls are those of its runs begun in the window, as its runs are counted: calls of a
   // run that straddles an edge, counted by when each was made, made one run look like more work.
+  // Counter writes are not a function's own work here: every function shares one tally, and an
+  // invocation about to answer writes whatever any of them counted (a run of a schedule that makes one
+  // query a run read as eight, and as growing with the traffic).
   const callCounts = new Map<string, number>();
   for (const invocation of reading.invocations) {
+    const own = invocation.calls.filter((call) => !isCounterWrite(call));
     const counted = scheduleEntries.has(invocation.entry)
       ? inWindow(invocation.startedAt)
-        ? invocation.calls.length
+        ? own.length
         : 0
-      : invocation.calls.filter((call) => inWindow(call.at)).length;
+      : own.filter((call) => inWindow(call.at)).length;
     if (counted > 0) callCounts.set(invocation.entry, (callCounts.get(invocation.entry) ?? 0) + counted);
   }
   for (const call of reading.outside) if (inWindow(call.at)) calls.push({ call, entry: null });
@@ -481,6 +488,10 @@ const isCycleCall = (call: MeteredCall) =>
 const perCommitCycle = (use: PartitionUse, entry: string | null) =>
   (use.sortKey === 'HEAD' && (use.key.startsWith('table STAGE#') || use.key.startsWith('gsi1 PENDING#'))) ||
   (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('gsi1 COUNTED#')));
+
+/** A write of a counter's total (shared/adapters/dynamo/counters.ts). */
+const isCounterWrite = (call: MeteredCall) =>
+  call.operation === 'UpdateItem' && call.partitions.some((use) => use.key.startsWith('table COUNTER#'));
 
 /**
  * A write of the ingest door's own series (its 202s and duplicates, counted as deferred: written per
@@ -622,6 +633,8 @@ interface ShapeResult {
   limitedBy: string;
   /** At the ceiling: average concurrency per function (Lambda's account quota), and requests a second. */
   concurrency: Map<string, number>;
+  /** At the ceiling: the shards GET /metrics needs, each a scrape within its time and 6 MB. */
+  scrapeShards: number;
 }
 
 /**
@@ -687,7 +700,7 @@ async function probeCommit(
 }
 
 /** Items written for the counters' probe: this many of the run's sources, each this many epochs more. */
-const probedSources = 200;
+const probedSources = 500;
 const probedEpochs = 100;
 
 interface CounterProbe {
@@ -695,31 +708,41 @@ interface CounterProbe {
   perSource: number;
   /** Seconds as on AWS a further counter item takes it (read in the index and in its source's partition). */
   perItem: number;
+  /** Bytes of GET /metrics' answer a source adds (its series). */
+  bytesPerSource: number;
+  /** Items a series holds a quarter at most, however many processes count in it (the counters' slots). */
+  slots: number;
 }
 
 /**
  * The counters' reading (`readRecentCounters`: GET /metrics each scrape, the upkeep each run), metered
  * alone with the runtime stopped. It reads every source that moved within the hour, and each source's
- * items: one per series and epoch, and every ingest instance counts in an epoch of its own. Deployed,
- * a busy source so holds an item per instance that took its requests in each quarter not yet folded,
- * where local mode (one process) holds one. So it reads the run's sources, then again once some of
- * them hold `probedEpochs` items more each (an instance's epoch each): a source's time from the first,
- * a further item's from the difference.
+ * items. Every ingest instance counts in an epoch of its own, and its totals go to its slot's item of
+ * each series and quarter: deployed, a busy source holds an item per slot some instance of the quarter
+ * counted in, where local mode (one process) holds one. So it reads the run's sources, then again once
+ * some of them hold `probedEpochs` processes' totals more each (an instance's epoch each): a source's
+ * time from the first, a further item's from the difference, each the least of three readings.
  */
 async function probeCounters(timing: {
   background: number;
   deployment: ReturnType<typeof readDeployment>;
 }): Promise<CounterProbe> {
   const counters = await import('#shared/adapters/dynamo/counters.ts');
+  const { renderPrometheus } = await import('#shared/domain/observability/metric-catalogue.ts');
+  let answerBytes = 0;
   const read = async () => {
     meter.take();
-    const { invocation } = await meter.invoke(metricsEntry, () => counters.readRecentCounters());
+    const { value, invocation } = await meter.invoke(metricsEntry, () => counters.readRecentCounters());
+    answerBytes = Buffer.byteLength(renderPrometheus(value.samples, value.unaccounted));
     return awsSeconds(meter.take().invocations, timing.background, timing.deployment)(invocation);
   };
-  await read();
-  const before = await read();
+  // The least of three readings each: another process's moment (DynamoDB Local's own collector) only adds.
+  const least = async () => Math.min(await read(), await read(), await read());
+  const before = await least();
+  const bytesPerSource = answerBytes / sentSoFar.size;
   const now = Date.now();
-  const writes = [...sentSoFar].slice(0, probedSources).flatMap((source) =>
+  const probed = [...sentSoFar].slice(0, probedSources);
+  const writes = probed.flatMap((source) =>
     Array.from({ length: probedEpochs }, (_, n) => ({
       metric: 'ingestRequests' as const,
       labels: { code: 'ACCEPTED', source_id: source, status: '202' },
@@ -730,12 +753,20 @@ async function probeCounters(timing: {
     })),
   );
   const failed = await counters.writeTotals(writes, now);
-  if (failed.length > 0) throw new Error(`The counters' probe could not write ${failed.length} items`);
-  const after = await read();
+  if (failed.length > 0) throw new Error(`The counters' probe could not write ${failed.length} totals`);
+  // The items those totals made: a source's processes share the items of their slots.
+  const items =
+    probed.length * new Set(writes.slice(0, probedEpochs).map((w) => counters.storedEpoch(w.epoch).itemEpoch)).size;
+  const after = await least();
   process.stderr.write(
-    `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} items more in ${after.toFixed(2)} s\n`,
+    `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} totals more (${items} items) in ${after.toFixed(2)} s\n`,
   );
-  return { perSource: before / sentSoFar.size, perItem: Math.max(0, (after - before) / writes.length) };
+  return {
+    perSource: before / sentSoFar.size,
+    perItem: Math.max(0, (after - before) / items),
+    bytesPerSource,
+    slots: counters.epochSlots,
+  };
 }
 
 /** The rate at which an increasing `load` reaches `capacity` (Infinity when it does not below 10 million). */
@@ -750,14 +781,32 @@ function solve(load: (rate: number) => number, capacity: number): number {
   return low;
 }
 
+/** Sources among `requests` of a shape's requests at `rate`, on average. */
+function distinctIn(shape: Shape, rate: number, requests: number): number {
+  return shape.sources(rate).reduce((sum, { share, count }) => sum + count * (1 - (1 - share) ** requests), 0);
+}
+
+/**
+ * Counter items of one series a quarter, as deployed: each source's epochs fall in `slots` items (the
+ * processes' slots), and a source's are those of the ingest instances that took its requests in the
+ * quarter, each instance a share of the requests.
+ */
+function counterItemsPerQuarter(shape: Shape, rate: number, instances: number, slots: number): number {
+  const perInstance = (rate * 900) / instances;
+  return shape.sources(rate).reduce((sum, { share, count }) => {
+    const counted = instances * (1 - (1 - share) ** perInstance);
+    return sum + count * slots * (1 - (1 - 1 / slots) ** counted);
+  }, 0);
+}
+
 /**
  * The door's own counter writes a second at a rate, as deployed, per limit: an ingest instance
  * writes each source's door series once per thousand requests it took (`defaultMaxPending`; at these
  * rates an instance takes a thousand well within the five minutes that would also make them due), and
  * a commit raises its connection's once (the receipts its envelopes carry). The busiest source's item
  * takes a write per flush that holds it and per commit of its table; the index takes a write per
- * source a flush holds and per commit, each instance's on shards of its own epoch, so the busiest
- * shard an even share. Units per write as measured here.
+ * source a flush holds and per commit, a source's all on its own shard: the busiest shard an even
+ * share and the busiest source's writes. Units per write as measured here.
  */
 function doorWrites(shape: Shape, phases: [Phase, Phase]): Map<string, (rate: number) => number> {
   const units = { table: { units: 0, writes: 0 }, index: { units: 0, writes: 0 } };
@@ -779,16 +828,16 @@ function doorWrites(shape: Shape, phases: [Phase, Phase]): Map<string, (rate: nu
   const perWrite = (tally: { units: number; writes: number }) => (tally.writes > 0 ? tally.units / tally.writes : 1);
   const perSource = Math.max(1, ...[...series.values()].map((known) => known.size));
   const flushes = (rate: number) => rate / defaultMaxPending;
-  const busiest = (rate: number) =>
-    perWrite(units.table) *
-    perSource *
-    (flushes(rate) * (1 - (1 - shape.busiestShare(rate)) ** defaultMaxPending) +
-      tableCommits(rate * shape.busiestShare(rate)));
+  // The busiest source's writes: a flush that holds it, and a commit of its table.
+  const busiestSource = (rate: number) =>
+    flushes(rate) * (1 - (1 - shape.busiestShare(rate)) ** defaultMaxPending) +
+    tableCommits(rate * shape.busiestShare(rate));
+  const busiest = (rate: number) => perWrite(units.table) * perSource * busiestSource(rate);
   const shard = (rate: number) =>
-    (perWrite(units.index) *
-      perSource *
-      (flushes(rate) * shape.distinctIn(defaultMaxPending) + shape.commitsAt(rate))) /
-    counterIndexShards;
+    perWrite(units.index) *
+    perSource *
+    ((flushes(rate) * distinctIn(shape, rate, defaultMaxPending) + shape.commitsAt(rate)) / counterIndexShards +
+      busiestSource(rate));
   return new Map([
     [`DynamoDB writes on \`table COUNTER#<id>\``, busiest],
     [`DynamoDB writes on \`gsi<n> COUNTED#<time>#<n>\``, shard],
@@ -884,9 +933,9 @@ function analyse(
   );
   const counterItemsAt = (rate: number) => {
     const instances = Math.max(1, ingestLine.at(rate));
-    return quartersUnfolded * instances * shape.distinctIn((rate * 900) / instances);
+    return quartersUnfolded * counterItemsPerQuarter(shape, rate, instances, counters.slots);
   };
-  const itemsText = `${(counters.perItem * 1e6).toFixed(1)} µs an item, one per ingest instance, source and quarter, ${quartersUnfolded} quarters`;
+  const itemsText = `${(counters.perItem * 1e6).toFixed(1)} µs an item, a series' items a quarter one per ingest instance that counted it, at most ${counters.slots}, ${quartersUnfolded} quarters`;
   const upkeepAt = (rate: number) =>
     (perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) / upkeepWindow;
   constraints.push({
@@ -895,16 +944,27 @@ function analyse(
     capacity: 1,
     ceiling: solve(upkeepAt, 1),
   });
-  // GET /metrics makes the same reading each scrape (the probe's), within its timeout.
+  // GET /metrics makes the same reading each scrape (the probe's), within its timeout, and answers
+  // every series of those sources within a function's 6 MB; split in shards (each a scrape target),
+  // a scrape reads and answers for its share. A limit at the most shards; the shards a shape needs
+  // at its ceiling are listed with the quotas.
   const metricsTimeout = (deployment.functions.get(metricsEntry) as Deployed).timeoutSeconds;
-  const metricsAt = (rate: number) =>
-    (counters.perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) / metricsTimeout;
+  const scrapeAt = (rate: number, shards: number) =>
+    Math.max(
+      (counters.perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) /
+        shards /
+        metricsTimeout,
+      (counters.bytesPerSource * shape.activeWithinHour(rate)) / shards / lambdaAnswerBytes,
+    );
+  const mostShards = metricsShardCounts[metricsShardCounts.length - 1] as number;
   constraints.push({
-    limit: `GET /metrics, a scrape within ${metricsTimeout} s (${(counters.perSource * 1000).toFixed(2)} ms a source active within the hour, ${itemsText})`,
-    values: [metricsAt(served[0]), metricsAt(served[1])],
+    limit: `GET /metrics in ${mostShards} shards, a scrape within ${metricsTimeout} s and 6 MB (${(counters.perSource * 1000).toFixed(2)} ms and ${Math.round(counters.bytesPerSource)} bytes a source active within the hour, ${itemsText})`,
+    values: [scrapeAt(served[0], mostShards), scrapeAt(served[1], mostShards)],
     capacity: 1,
-    ceiling: solve(metricsAt, 1),
+    ceiling: solve((rate) => scrapeAt(rate, mostShards), 1),
   });
+  const scrapeShards = (rate: number) =>
+    metricsShardCounts.find((shards) => scrapeAt(rate, shards) <= 1) ?? Number.POSITIVE_INFINITY;
   // A large table is committed by at most `maxTableCommitters` at once (each on a run it leases).
   const tableAt = (rate: number) => {
     const tableRate = rate * shape.busiestShare(rate);
@@ -987,6 +1047,7 @@ function analyse(
     ceiling,
     limitedBy,
     concurrency,
+    scrapeShards: scrapeShards(Number.isFinite(ceiling) ? ceiling : served[1]),
   };
 }
 
@@ -1010,11 +1071,7 @@ function zipfShape(
       return { senders, choose: () => choose() };
     },
     busiestShare: () => 1 / harmonic,
-    distinctIn(requests) {
-      let distinct = 0;
-      for (let k = 1; k <= connections; k++) distinct += 1 - (1 - 1 / (k * harmonic)) ** requests;
-      return distinct;
-    },
+    sources: () => Array.from({ length: connections }, (_, k) => ({ share: 1 / ((k + 1) * harmonic), count: 1 })),
     activeWithinHour(rate) {
       let active = 0;
       for (let k = 1; k <= connections; k++) active += 1 - Math.exp((-rate / (k * harmonic)) * 3600);
@@ -1047,7 +1104,7 @@ function quietShape(local: Local, rates: [number, number]): Shape {
     },
     // Each source its own table, sending once an hour.
     busiestShare: (rate) => 1 / (rate * 3600),
-    distinctIn: (requests) => requests,
+    sources: (rate) => [{ share: 1 / (rate * 3600), count: rate * 3600 }],
     activeWithinHour: (rate) => rate * 3600,
     commitsAt: (rate) => rate * 3600 * tableCommits(1 / 3600),
     triggersAt: (rate) => rate * 3600 * tableTriggers(1 / 3600),
@@ -1158,13 +1215,17 @@ export async function benchScale(): Promise<string> {
   }
   for (const result of results)
     out.push(`ceiling, ${result.shape.name}: ${whole(result.ceiling)} requests/s (limited by ${result.limitedBy})`);
-  out.push('', 'Account quotas AWS raises on request, at each shape’s ceiling:');
+  out.push(
+    '',
+    'Account quotas AWS raises on request, and the scrape targets GET /metrics needs, at each shape’s ceiling:',
+  );
   for (const result of results) {
     const lambda = [...result.concurrency].filter(([, value]) => value >= 0.05);
     const total = lambda.reduce((sum, [, value]) => sum + value, 0);
     out.push(
       `- ${result.shape.name}: API Gateway ${whole(result.ceiling)} requests/s; Lambda concurrency ${whole(total)} ` +
-        `(${lambda.map(([entry, value]) => `${entry.replace(/^functions\//, '').replace(/\.ts$/, '')} ${figure(value)}`).join(', ')})`,
+        `(${lambda.map(([entry, value]) => `${entry.replace(/^functions\//, '').replace(/\.ts$/, '')} ${figure(value)}`).join(', ')}); ` +
+        `GET /metrics in ${whole(result.scrapeShards)} shard${result.scrapeShards === 1 ? '' : 's'} (\`?shards=\`, a scrape target each)`,
     );
   }
   const largest = [...results.flatMap((result) => result.phases.map((phase) => phase.largestItem)), probe.largest].sort(
