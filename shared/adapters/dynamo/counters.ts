@@ -9,7 +9,8 @@
  *                                   per process (n < platformShards)
  *     gsi1pk COUNTED#<epoch start, ISO>#<n>  gsi1sk <pk>#<sk>   an epoch's items, until folded (n < indexShards:
  *                                   the partition's shard, so that a source's items are in one)
- *   value, labels, metric, last_at (when the series last moved), entity Counter
+ *   labels, metric, last_at (when the series last moved), entity Counter; value: a folded total (and
+ *   the one process's total of an item written before slots)
  *   pk SOURCE#<source_id>#HISTORY   sk <interval start, ISO>   a source's settled figures in one
  *     15-minute interval: accepted, rejected:<CODE>, written_rows, duplicates, dead_lettered,
  *     redriven (each a number); expires_at (the history's retention), entity CounterHistory
