@@ -565,6 +565,11 @@ function busyParts(phase: Phase, entry: string, seconds: number): Map<string, nu
   ]);
 }
 
+/** A function's time a second in one phase, in its parts, as a load (its concurrency on a line). */
+function busyLoad(phase: Phase, entry: string): Load {
+  return { limit: entry, capacity: 0, parts: busyParts(phase, entry, phase.busy.get(entry) ?? 0) };
+}
+
 /** How often a part's events happen: here in each phase, and as deployed at a rate. */
 type Events = Map<string, { perSecond: [number, number]; deployed: (rate: number) => number }>;
 
@@ -925,12 +930,7 @@ function analyse(
   // in an epoch of its own): an item per instance, source and quarter not yet folded, each at the
   // probe's time. The instances at a rate are the ingest function's concurrency on its line, each
   // taking its share of the requests.
-  const ingestLine = lineOf(
-    served,
-    { limit: ingestEntry, capacity: 0, parts: busyParts(phases[0], ingestEntry, phases[0].busy.get(ingestEntry) ?? 0) },
-    { limit: ingestEntry, capacity: 0, parts: busyParts(measured, ingestEntry, measured.busy.get(ingestEntry) ?? 0) },
-    events,
-  );
+  const ingestLine = lineOf(served, busyLoad(phases[0], ingestEntry), busyLoad(measured, ingestEntry), events);
   const counterItemsAt = (rate: number) => {
     const instances = Math.max(1, ingestLine.at(rate));
     return quartersUnfolded * counterItemsPerQuarter(shape, rate, instances, counters.slots);
@@ -1022,11 +1022,6 @@ function analyse(
   }
   // What each function keeps busy at the ceiling (Lambda's concurrency), on the same lines as its limit.
   const concurrency = new Map<string, number>();
-  const busyLoad = (phase: Phase, entry: string): Load => ({
-    limit: entry,
-    capacity: 0,
-    parts: busyParts(phase, entry, phase.busy.get(entry) ?? 0),
-  });
   for (const entry of new Set([...phases[0].busy.keys(), ...phases[1].busy.keys()])) {
     if (entry === committerEntry || entry === upkeepEntry) {
       const at = Number.isFinite(ceiling) ? ceiling : served[1];

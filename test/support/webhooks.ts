@@ -64,9 +64,8 @@ export async function ingest(
 /**
  * Polls the data set until `count` rows are committed (or the time is up) and answers its location.
  * A commit takes about 2 s here; the bound is far above it, since beside the whole suite a table's
- * trigger can wait behind other tables' commits (one to a store that hangs takes its whole time),
- * and a retry after a failed attempt can wait for the commits schedule (two runs of the suite this
- * way missed 30 s).
+ * trigger can wait behind other tables' commits, and a retry after a failed attempt can wait for the
+ * commits schedule (two runs of the suite this way missed 30 s).
  */
 export async function waitForRows(
   api: ApiClient,
