@@ -492,7 +492,7 @@ const perCommitCycle = (use: PartitionUse, entry: string | null) =>
 /** A write of a counter's total, or of its item's index entry (shared/adapters/dynamo/counters.ts). */
 const isCounterWrite = (call: MeteredCall) =>
   (call.operation === 'UpdateItem' && call.partitions.some((use) => use.key.startsWith('table COUNTER#'))) ||
-  (call.operation === 'PutItem' && call.partitions.some((use) => use.key.startsWith('table COUNTED#')));
+  (call.operation === 'BatchWriteItem' && call.partitions.some((use) => use.key.startsWith('table COUNTED#')));
 
 /**
  * A write of the ingest door's own series (its 202s and duplicates, counted as deferred: written per

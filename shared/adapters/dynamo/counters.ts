@@ -46,7 +46,7 @@ import {
 } from '../../domain/monitoring/history.ts';
 import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
-import { db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
+import { batchWriteAll, db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
 import { ttlAttribute } from './table-schema.ts';
 
 const foldedSuffix = 'folded';
@@ -133,12 +133,29 @@ function indexEntry(pk: string, sk: string, epoch: string) {
 const indexed = new Set<string>();
 const indexedAtMost = 100_000;
 
-async function indexOnce(pk: string, sk: string, epoch: string): Promise<void> {
-  const key = `${pk}#${sk}`;
-  if (indexed.has(key)) return;
-  await db.send(new PutCommand({ TableName: table(), Item: indexEntry(pk, sk, epoch) }));
-  if (indexed.size >= indexedAtMost) indexed.clear();
-  indexed.add(key);
+/** Where a process's total of a series goes: its slot's item, its attribute there, and whether its epoch is settled. */
+function placeOf(write: TotalWrite, now: number) {
+  const pk = counterKeys.partition(write.labels, write.epoch);
+  const { itemEpoch, attribute } = storedEpoch(write.epoch);
+  const sk = counterKeys.sort(write.metric, write.labels, itemEpoch);
+  return { pk, sk, itemEpoch, attribute, settled: now - epochStartMs(write.epoch) > guardAfterMs };
+}
+
+/**
+ * Indexes the items these totals go to that this process has not indexed yet, 25 entries a call.
+ * Before the totals, so that no item is left out of the index; not for a settled epoch, whose item
+ * exists (indexed) or is folded.
+ */
+async function indexFirst(writes: TotalWrite[], now: number): Promise<void> {
+  const entries = new Map<string, ReturnType<typeof indexEntry>>();
+  for (const write of writes) {
+    const { pk, sk, itemEpoch, settled } = placeOf(write, now);
+    if (!settled && !indexed.has(`${pk}#${sk}`)) entries.set(`${pk}#${sk}`, indexEntry(pk, sk, itemEpoch));
+  }
+  if (entries.size === 0) return;
+  await batchWriteAll([...entries.values()].map((Item) => ({ PutRequest: { Item } })));
+  if (indexed.size + entries.size > indexedAtMost) indexed.clear();
+  for (const key of entries.keys()) indexed.add(key);
 }
 
 /**
@@ -176,12 +193,7 @@ function itemTotal(item: CounterItem): number {
  * figure takes the latest of its items).
  */
 async function writeTotal(write: TotalWrite, now: number): Promise<void> {
-  const pk = counterKeys.partition(write.labels, write.epoch);
-  const { itemEpoch, attribute } = storedEpoch(write.epoch);
-  const sk = counterKeys.sort(write.metric, write.labels, itemEpoch);
-  const settled = now - epochStartMs(write.epoch) > guardAfterMs;
-  // Indexed first, so that no item is left out of the index (an item of a settled epoch exists, indexed, or is folded).
-  if (!settled) await indexOnce(pk, sk, itemEpoch);
+  const { pk, sk, attribute, settled } = placeOf(write, now);
   try {
     await db.send(
       new UpdateCommand({
@@ -219,6 +231,11 @@ const counterWritesAtOnce = 8;
 /** Writes totals; answers those that could not be written (to be tried again). */
 export async function writeTotals(writes: TotalWrite[], now = Date.now()): Promise<TotalWrite[]> {
   const failed: TotalWrite[] = [];
+  try {
+    await indexFirst(writes, now);
+  } catch {
+    return writes;
+  }
   await forEachAtMost(writes, counterWritesAtOnce, (write) =>
     writeTotal(write, now).catch(() => void failed.push(write)),
   );
