@@ -487,11 +487,12 @@ const isCycleCall = (call: MeteredCall) =>
   (call.service === 'DynamoDB' && call.partitions.length > 0 && call.partitions.every((use) => use.sortKey === 'HEAD'));
 const perCommitCycle = (use: PartitionUse, entry: string | null) =>
   (use.sortKey === 'HEAD' && (use.key.startsWith('table STAGE#') || use.key.startsWith('gsi1 PENDING#'))) ||
-  (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('gsi1 COUNTED#')));
+  (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('table COUNTED#')));
 
-/** A write of a counter's total (shared/adapters/dynamo/counters.ts). */
+/** A write of a counter's total, or of its item's index entry (shared/adapters/dynamo/counters.ts). */
 const isCounterWrite = (call: MeteredCall) =>
-  call.operation === 'UpdateItem' && call.partitions.some((use) => use.key.startsWith('table COUNTER#'));
+  (call.operation === 'UpdateItem' && call.partitions.some((use) => use.key.startsWith('table COUNTER#'))) ||
+  (call.operation === 'PutItem' && call.partitions.some((use) => use.key.startsWith('table COUNTED#')));
 
 /**
  * A write of the ingest door's own series (its 202s and duplicates, counted as deferred: written per
@@ -501,7 +502,7 @@ const isCounterWrite = (call: MeteredCall) =>
  * instead (`doorWrites`).
  */
 const isDoorSeries = (use: PartitionUse) =>
-  /^ingestRequests#\{[^}]*"status":"202"|^ingestDuplicates#/.test(use.sortKey ?? '');
+  /^(COUNTER#[^#]*#)?(ingestRequests#\{[^}]*"status":"202"|ingestDuplicates#)/.test(use.sortKey ?? '');
 
 const scheduleEntries = new Map(Object.values(schedules).map((schedule) => [schedule.entry, schedule]));
 const total = (parts: Map<string, number> | undefined) => [...(parts?.values() ?? [])].reduce((sum, v) => sum + v, 0);
@@ -809,18 +810,23 @@ function counterItemsPerQuarter(shape: Shape, rate: number, instances: number, s
  * writes each source's door series once per thousand requests it took (`defaultMaxPending`; at these
  * rates an instance takes a thousand well within the five minutes that would also make them due), and
  * a commit raises its connection's once (the receipts its envelopes carry). The busiest source's item
- * takes a write per flush that holds it and per commit of its table; the index takes a write per
- * source a flush holds and per commit, a source's all on its own shard: the busiest shard an even
- * share and the busiest source's writes. Units per write as measured here.
+ * takes a write per flush that holds it and per commit of its table. The index takes an entry per
+ * item and process in a quarter: each ingest instance's per source it saw in the quarter, and at
+ * most one per commit; a source's all on its own shard: the busiest shard an even share and the
+ * busiest source's. Units per write as measured here.
  */
-function doorWrites(shape: Shape, phases: [Phase, Phase]): Map<string, (rate: number) => number> {
+function doorWrites(
+  shape: Shape,
+  phases: [Phase, Phase],
+  instancesAt: (rate: number) => number,
+): Map<string, (rate: number) => number> {
   const units = { table: { units: 0, writes: 0 }, index: { units: 0, writes: 0 } };
   const series = new Map<string, Set<string>>();
   for (const phase of phases)
     for (const { call } of phase.calls)
       for (const use of call.partitions) {
         if (!isDoorSeries(use) || use.writeUnits === 0) continue;
-        const onIndex = !use.key.startsWith('table ');
+        const onIndex = use.key.startsWith('table COUNTED#');
         const tally = onIndex ? units.index : units.table;
         tally.units += use.writeUnits;
         tally.writes++;
@@ -838,14 +844,19 @@ function doorWrites(shape: Shape, phases: [Phase, Phase]): Map<string, (rate: nu
     flushes(rate) * (1 - (1 - shape.busiestShare(rate)) ** defaultMaxPending) +
     tableCommits(rate * shape.busiestShare(rate));
   const busiest = (rate: number) => perWrite(units.table) * perSource * busiestSource(rate);
-  const shard = (rate: number) =>
-    perWrite(units.index) *
-    perSource *
-    ((flushes(rate) * distinctIn(shape, rate, defaultMaxPending) + shape.commitsAt(rate)) / counterIndexShards +
-      busiestSource(rate));
+  const quarter = 900;
+  const shard = (rate: number) => {
+    const instances = Math.max(1, instancesAt(rate));
+    const perInstance = (rate * quarter) / instances;
+    const entries = (instances * distinctIn(shape, rate, perInstance)) / quarter + shape.commitsAt(rate);
+    const busiestEntries =
+      (instances * (1 - (1 - shape.busiestShare(rate)) ** perInstance)) / quarter +
+      tableCommits(rate * shape.busiestShare(rate));
+    return perWrite(units.index) * perSource * (entries / counterIndexShards + busiestEntries);
+  };
   return new Map([
     [`DynamoDB writes on \`table COUNTER#<id>\``, busiest],
-    [`DynamoDB writes on \`gsi<n> COUNTED#<time>#<n>\``, shard],
+    [`DynamoDB writes on \`table COUNTED#<time>#<n>\``, shard],
   ]);
 }
 
@@ -869,7 +880,9 @@ function analyse(
     (scheduleEntries.has(entry) ? Math.max(1, phase.runs.get(entry) ?? 0) : phase.seconds);
   const grows = (entry: string) =>
     callsPerSecond(phases[1], entry) > 1.2 * callsPerSecond(phases[0], entry) + (scheduleEntries.has(entry) ? 1 : 0.05);
-  const door = doorWrites(shape, phases);
+  // The ingest instances at a rate: the ingest function's concurrency on its line.
+  const ingestLine = lineOf(served, busyLoad(phases[0], ingestEntry), busyLoad(phases[1], ingestEntry), events);
+  const door = doorWrites(shape, phases, (rate) => ingestLine.at(rate));
   for (const key of new Set([...first.keys(), ...second.keys(), ...door.keys()])) {
     // The committer's and the counters' upkeep's time, read below as deployed.
     if (key === committerEntry || key === upkeepEntry) continue;
@@ -930,7 +943,6 @@ function analyse(
   // in an epoch of its own): an item per instance, source and quarter not yet folded, each at the
   // probe's time. The instances at a rate are the ingest function's concurrency on its line, each
   // taking its share of the requests.
-  const ingestLine = lineOf(served, busyLoad(phases[0], ingestEntry), busyLoad(measured, ingestEntry), events);
   const counterItemsAt = (rate: number) => {
     const instances = Math.max(1, ingestLine.at(rate));
     return quartersUnfolded * counterItemsPerQuarter(shape, rate, instances, counters.slots);

@@ -257,19 +257,63 @@ describe('what /metrics and the upkeep read', () => {
       sources.map((source) => total(source, epoch, 1)),
       now,
     );
-    const { queryAll } = await import('#shared/adapters/dynamo/table.ts');
     const quarter = Math.floor(now / 900_000) * 900_000;
     const shards = new Map<number, number>();
     for (let shard = 0; shard < counters.indexShards; shard++)
-      shards.set(
-        shard,
-        (await queryAll({ index: 'gsi1', partition: counters.counterKeys.index(quarter, shard) })).length,
-      );
+      shards.set(shard, (await partitionItems(counters.counterKeys.index(quarter, shard))).length);
     expect(shards.size).toBe(64);
     expect([...shards.values()].reduce((sum, count) => sum + count, 0)).toBe(1280);
     // 64 shards of one quarter: none holds more than twice its even share.
     expect(Math.min(...shards.values())).toBeGreaterThan(0);
     expect(Math.max(...shards.values())).toBeLessThanOrEqual((2 * 1280) / 64);
+  });
+});
+
+describe('the index of the epochs not folded', () => {
+  it('takes one entry per item and process: totals written again are one write of the item alone', async () => {
+    const now = Date.now();
+    const source = randomUUID();
+    const epoch = epochAt(now, 'once');
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+    const units: number[] = [];
+    const send = db.send.bind(db);
+    const spy = vi.spyOn(db, 'send').mockImplementation((async (command: { input: Record<string, unknown> }) => {
+      command.input.ReturnConsumedCapacity = 'INDEXES';
+      const result = (await send(command as never)) as { ConsumedCapacity?: { CapacityUnits?: number } };
+      units.push(Number(result.ConsumedCapacity?.CapacityUnits ?? 0));
+      return result;
+    }) as never);
+    for (const value of [1, 2, 3, 4, 5])
+      expect(await counters.writeTotals([total(source, epoch, value)], now)).toEqual([]);
+    spy.mockRestore();
+    // The first total: its index entry and the item; each later one: the item alone, one unit.
+    expect(units).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(await accepted(source)).toEqual([5]);
+
+    const pk = counters.counterKeys.source(source);
+    const [item] = await partitionItems(pk);
+    const quarter = Math.floor(now / 900_000) * 900_000;
+    const entries = (
+      await Promise.all(
+        Array.from({ length: counters.indexShards }, (_, shard) =>
+          partitionItems(counters.counterKeys.index(quarter, shard)),
+        ),
+      )
+    )
+      .flat()
+      .filter((entry) => entry.item_pk === pk);
+    expect(entries.map((entry) => entry.item_sk)).toEqual([item?.sk]);
+    // Nothing of it in the table's own index (where every write of an item took a second unit).
+    const inGsi = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :p',
+        ExpressionAttributeValues: { ':p': entries[0]?.pk },
+      }),
+    );
+    expect(inGsi.Items).toEqual([]);
   });
 });
 

@@ -7,10 +7,16 @@
  *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#folded   the totals of settled epochs, added up
  *   pk COUNTER#PLATFORM#<n>         the same for series of no source (and of source "unknown"), a shard
  *                                   per process (n < platformShards)
- *     gsi1pk COUNTED#<epoch start, ISO>#<n>  gsi1sk <pk>#<sk>   an epoch's items, until folded (n < indexShards:
- *                                   the partition's shard, so that a source's items are in one)
  *   labels, metric, last_at (when the series last moved), entity Counter; value: a folded total (and
  *   the one process's total of an item written before slots)
+ *   pk COUNTED#<quarter start, ISO>#<n>   sk <pk>#<sk>   the index of a quarter's items, until folded: item_pk,
+ *                                   item_sk, entity CounterIndex, expires_at (n < indexShards: the item's
+ *                                   partition's shard, so that a source's items are in one). Written by each
+ *                                   process once per item, before its first total there: a total written
+ *                                   again is one write unit, where an index of the table (every attribute
+ *                                   projected) took a second unit with every write. Items written before
+ *                                   the index moved here carry gsi1pk/gsi1sk (the same keys) and are read
+ *                                   there too, until folded.
  *   pk SOURCE#<source_id>#HISTORY   sk <interval start, ISO>   a source's settled figures in one
  *     15-minute interval: accepted, rejected:<CODE>, written_rows, duplicates, dead_lettered,
  *     redriven (each a number); expires_at (the history's retention), entity CounterHistory
@@ -101,9 +107,38 @@ const quarterOf = (ms: number) => Math.floor(ms / historyIntervalMs) * historyIn
 const intervalOf = (epoch: string) => quarterOf(epochStartMs(epoch));
 const epochOf = (sk: string) => sk.slice(sk.lastIndexOf('#') + 1);
 
-/** A partition's items are indexed in one shard (a source's all in its own), so that a share of the sources reads a share of the index. */
-function indexAttributes(pk: string, sk: string, epoch: string) {
-  return { gsi1pk: counterKeys.index(intervalOf(epoch), shardOf(pk, indexShards)), gsi1sk: `${pk}#${sk}` };
+/** How long an index entry is kept: the upkeep folds a quarter within hours; expiry deletes it for nothing. */
+const indexLifetimeSeconds = 7 * 86_400;
+
+/**
+ * An item's index entry. A partition's items are indexed in one shard (a source's all in its own), so
+ * that a share of the sources reads a share of the index.
+ */
+function indexEntry(pk: string, sk: string, epoch: string) {
+  const quarter = intervalOf(epoch);
+  return {
+    pk: counterKeys.index(quarter, shardOf(pk, indexShards)),
+    sk: `${pk}#${sk}`,
+    entity: 'CounterIndex',
+    item_pk: pk,
+    item_sk: sk,
+    [ttlAttribute]: Math.floor(quarter / 1000) + indexLifetimeSeconds,
+  };
+}
+
+/**
+ * Items this process has indexed (`<pk>#<sk>`): it writes an item's index entry once, before its first
+ * total there. Forgotten all at once past a bound (each then indexed once more).
+ */
+const indexed = new Set<string>();
+const indexedAtMost = 100_000;
+
+async function indexOnce(pk: string, sk: string, epoch: string): Promise<void> {
+  const key = `${pk}#${sk}`;
+  if (indexed.has(key)) return;
+  await db.send(new PutCommand({ TableName: table(), Item: indexEntry(pk, sk, epoch) }));
+  if (indexed.size >= indexedAtMost) indexed.clear();
+  indexed.add(key);
 }
 
 /**
@@ -144,15 +179,16 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
   const pk = counterKeys.partition(write.labels, write.epoch);
   const { itemEpoch, attribute } = storedEpoch(write.epoch);
   const sk = counterKeys.sort(write.metric, write.labels, itemEpoch);
-  const index = indexAttributes(pk, sk, itemEpoch);
   const settled = now - epochStartMs(write.epoch) > guardAfterMs;
+  // Indexed first, so that no item is left out of the index (an item of a settled epoch exists, indexed, or is folded).
+  if (!settled) await indexOnce(pk, sk, itemEpoch);
   try {
     await db.send(
       new UpdateCommand({
         TableName: table(),
         Key: { pk, sk },
         UpdateExpression:
-          'SET #total = :value, entity = :entity, labels = :labels, metric = :metric, last_at = :at, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk ADD #version :one',
+          'SET #total = :value, entity = :entity, labels = :labels, metric = :metric, last_at = :at ADD #version :one',
         ConditionExpression: settled
           ? 'attribute_exists(pk) AND (attribute_not_exists(#total) OR #total < :value)'
           : 'attribute_not_exists(#total) OR #total < :value',
@@ -164,8 +200,6 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
           ':labels': write.labels,
           ':metric': write.metric,
           ':at': write.lastAt,
-          ':gsi1pk': index.gsi1pk,
-          ':gsi1sk': index.gsi1sk,
         },
       }),
     );
@@ -244,22 +278,34 @@ async function unfoldedQuarters(now: number): Promise<number[]> {
   return quarters;
 }
 
-/** The index's items of one quarter, of the shards of a share (eventually consistent: a write of the last second may be missing). */
-async function indexedItems(quarter: number, share = everySource): Promise<CounterItem[]> {
+/** The keys of the items the index lists in one quarter, in the shards of a share. */
+async function indexedKeys(quarter: number, share = everySource): Promise<{ pk: string; sk: string }[]> {
   const shards = await Promise.all(
-    Array.from({ length: indexShards / share.shards }, (_, n) =>
-      queryAll<CounterItem>({ index: 'gsi1', partition: counterKeys.index(quarter, share.shard + n * share.shards) }),
-    ),
+    Array.from({ length: indexShards / share.shards }, async (_, n) => {
+      const partition = counterKeys.index(quarter, share.shard + n * share.shards);
+      const [entries, before] = await Promise.all([
+        queryAll<{ item_pk: string; item_sk: string }>({ partition, consistent: false }),
+        // Items written before the index moved into the table (their own index attributes), until folded.
+        queryAll<{ pk: string; sk: string }>({ index: 'gsi1', partition }),
+      ]);
+      return [...entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk })), ...before];
+    }),
   );
   return shards.flat();
 }
+
+const sourcePrefix = counterKeys.source('');
+const platformPrefix = counterKeys.platform(0).slice(0, -1);
+/** The source whose partition this is, or null for the platform's. */
+const sourceOfPartition = (pk: string) =>
+  pk.startsWith(sourcePrefix) && !pk.startsWith(platformPrefix) ? pk.slice(sourcePrefix.length) : null;
 
 /** Sources of a share whose series have epochs not folded yet: those that moved in the last hour or so. */
 async function recentSources(now: number, share: SourceShare): Promise<Set<string>> {
   const sources = new Set<string>();
   for (const quarter of await unfoldedQuarters(now))
-    for (const item of await indexedItems(quarter, share)) {
-      const source = sourceOf(item.labels ?? {});
+    for (const key of await indexedKeys(quarter, share)) {
+      const source = sourceOfPartition(key.pk);
       // Items indexed before a source's were all in its shard sit in any shard: each is read by its own share.
       if (source && inShare(source, share)) sources.add(source);
     }
@@ -398,11 +444,11 @@ const foldsAtOnce = 16;
 
 /**
  * Folds the epochs that started over an hour ago, quarter by quarter from where the last run
- * stopped, as the index lists them: per series and 15-minute interval, one transaction deletes them
- * (each only if unchanged), adds their values to the series' folded total and, for a source's
- * series, to its history item of that interval. A quarter with an item that moved meanwhile (read
- * from the index a moment before its last write) is read again next time. Answers the items folded,
- * and the sources they belonged to.
+ * stopped: the partitions the index lists in a quarter are read, and their items of that quarter
+ * folded per series and 15-minute interval, one transaction that deletes them (each only if
+ * unchanged), adds their values to the series' folded total and, for a source's series, to its
+ * history item of that interval. A quarter with an item that moved meanwhile (read a moment before
+ * its last write) is read again next time. Answers the items folded, and the sources they belonged to.
  */
 export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: number; sources: Set<string> }> {
   const sources = new Set<string>();
@@ -411,20 +457,21 @@ export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: num
   // At most two hours of quarters a run (after a pause, the next runs catch up).
   for (const quarter of (await unfoldedQuarters(now)).slice(0, 8)) {
     if (now - quarter <= foldAfterMs) break;
-    // Each partition's series, by series.
-    const partitions = new Map<string, Map<string, CounterItem[]>>();
-    for (const item of await indexedItems(quarter)) {
-      if (epochOf(item.sk) === foldedSuffix || now - epochStartMs(epochOf(item.sk)) <= foldAfterMs) continue;
-      const series = partitions.get(item.pk) ?? new Map<string, CounterItem[]>();
-      const key = `${item.metric}|${canonicalLabels(item.labels)}`;
-      series.set(key, [...(series.get(key) ?? []), item]);
-      partitions.set(item.pk, series);
-    }
+    const partitions = new Set((await indexedKeys(quarter)).map((key) => key.pk));
     let whole = true;
     // Partitions side by side (a quarter holds every source that moved in it: a transaction each, one
     // after another, would take longer than the five minutes between runs at 100,000 sources); a
     // partition's series one after another, since they add to the same history item.
-    await forEachAtMost([...partitions.values()], foldsAtOnce, async (series) => {
+    await forEachAtMost([...partitions], foldsAtOnce, async (pk) => {
+      // The partition's items of the quarter, by series.
+      const series = new Map<string, CounterItem[]>();
+      for (const item of await queryAll<CounterItem>({ partition: pk, consistent: false })) {
+        const epoch = epochOf(item.sk);
+        if (epoch === foldedSuffix || intervalOf(epoch) !== quarter || now - epochStartMs(epoch) <= foldAfterMs)
+          continue;
+        const key = `${item.metric}|${canonicalLabels(item.labels)}`;
+        series.set(key, [...(series.get(key) ?? []), item]);
+      }
       for (const items of series.values())
         for (let i = 0; i < items.length; i += 98) {
           const chunk = items.slice(i, i + 98);
