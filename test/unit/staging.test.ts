@@ -721,6 +721,70 @@ describe('commit triggers', () => {
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(2), { ingestedAt: w.clock.now - 9_000 })]);
     expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]);
   });
+
+  it('try a table two committers failed at once again within the retry delay, though every trigger arrives early', async () => {
+    const w = world({ freshness: { [SMALL]: 2000 } });
+    w.deps.retryMs = 5000;
+    w.staging.triggers.earlyMs = 1000;
+    const start = w.clock.now;
+    // The commits queue delays by whole seconds, rounded down, from when the send reaches it (5 ms on).
+    const arrivals: { trigger: CommitTrigger; arrives: number }[] = [];
+    w.staging.triggers.send = async (sent) => {
+      w.clock.now += 5;
+      for (const trigger of sent)
+        arrivals.push({ trigger, arrives: w.clock.now + Math.floor((trigger.at - w.clock.now) / 1000) * 1000 });
+    };
+    const attempts: string[] = [];
+    const append = w.deps.appendEnvelopes;
+    const logged: typeof append = (dataSet, rows, request) => {
+      attempts.push(`attempt ${request.attempt} at ${w.clock.now - start}`);
+      return append(dataSet, rows, request);
+    };
+    w.deps.appendEnvelopes = logged;
+    const held = gated(w);
+    const handle = (trigger: CommitTrigger, holder: string) =>
+      commitTriggered(w.deps, [trigger], { ...optionsOf(w), holder, concurrency: 1 });
+    // Two writer instances stage a row each, ingested 300 ms before: both triggers (due at 1,700 ms) arrive at 1,005 ms.
+    await writeEnvelopeBatch(w.deps, [record(w, SMALL, uuid(1), { ingestedAt: start - 300 })]);
+    await writeEnvelopeBatch({ ...w.deps, sent: new SentTriggers() }, [
+      record(w, SMALL, uuid(2), { ingestedAt: start - 300 }),
+    ]);
+    expect(arrivals.map(({ arrives }) => arrives - start)).toEqual([1005, 1010]);
+    // Both arrive together in two invocations; the store is down; their commits fail 38 ms apart.
+    w.failing.add(SMALL);
+    w.clock.now = start + 1010;
+    const [first, second] = arrivals.splice(0).map(({ trigger }, i) => handle(trigger, `c${i}`));
+    await quiet();
+    expect(held.length).toBe(2);
+    w.clock.now = start + 1100;
+    held[0]?.go();
+    expect(await first).toMatchObject({ failed: [SMALL] });
+    w.clock.now = start + 1138;
+    held[1]?.go();
+    expect(await second).toMatchObject({ failed: [SMALL] });
+    // The head names the earlier retry, and waits for the later failure's.
+    expect(w.staging.heads.get(SMALL)).toMatchObject({
+      triggerAt: start + 6100,
+      failure: { attempts: 1, nextAttemptAt: start + 6138 },
+    });
+    // The store is back. Each trigger is handled as it arrives: the earlier retry, 33 ms short of
+    // the later failure's wait, is sent again; the later one commits, within the retry delay.
+    w.failing.delete(SMALL);
+    w.deps.appendEnvelopes = logged;
+    const handled: string[] = [];
+    while (arrivals.length > 0 && handled.length < 10) {
+      arrivals.sort((a, b) => a.arrives - b.arrives);
+      const { trigger, arrives } = arrivals.shift() as (typeof arrivals)[number];
+      w.clock.now = Math.max(w.clock.now, arrives);
+      const report = await handle(trigger, `c${handled.length + 2}`);
+      handled.push(
+        `${trigger.at - start} at ${arrives - start}: ${report.committed.length > 0 ? 'committed' : report.waiting > 0 ? 'waiting' : 'idle'}`,
+      );
+    }
+    expect(attempts).toEqual(['attempt 1 at 1100', 'attempt 1 at 1138', 'attempt 2 at 5143']);
+    expect(handled).toEqual(['6100 at 5105: waiting', '6138 at 5143: committed', '6138 at 6110: idle']);
+    expect(w.rowsOf(SMALL)).toEqual([uuid(1), uuid(2)]);
+  });
 });
 
 /** Holds every commit until the test lets it go: the message ids each commit holds, as it starts. */
