@@ -28,7 +28,7 @@ export const handler = batchHandler(async (event: SQSEvent, context) => {
     read: readStagedSlice,
     concurrency: 10,
   });
-  if (report.committed.length + report.deadLettered.length + report.failed.length > 0)
+  if (report.committed.length + report.deadLettered.length + report.failed.length + report.retried.length > 0)
     logger.info('Staged tables committed', {
       committed: report.committed.length,
       written: report.written,
@@ -36,6 +36,7 @@ export const handler = batchHandler(async (event: SQSEvent, context) => {
       expired: report.expired,
       dead_lettered: report.deadLettered.length,
       failed: report.failed.length,
+      retried: report.retried.length,
       waiting: report.waiting,
     });
   return { batchItemFailures: unreadable.map((itemIdentifier) => ({ itemIdentifier })) };

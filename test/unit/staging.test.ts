@@ -428,13 +428,16 @@ describe('staging a batch', () => {
     await writeEnvelopeBatch(w.deps, records);
     await writeEnvelopeBatch(w.deps, [...records.slice(1), record(w, A, uuid(4))]);
     w.clock.now += 6 * minute;
-    // The committer commits, then stops before it can record what it committed.
+    // The committer commits, then cannot record what it committed (as if it stopped there): its
+    // trigger is sent again.
     const replaceHead = w.staging.records.replaceHead;
     w.staging.records.replaceHead = async () => {
       throw new Error('stopped');
     };
     const triggers = w.staging.arrived();
-    await expect(commitTriggered(w.deps, triggers, { ...optionsOf(w), concurrency: 1 })).rejects.toThrow('stopped');
+    expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), concurrency: 1 })).toMatchObject({
+      retried: [A],
+    });
     w.staging.records.replaceHead = replaceHead;
     expect(w.rowsOf(A)).toEqual(ids(1, 4));
     // The queue delivers the trigger again (its message was never deleted).
@@ -485,6 +488,29 @@ describe('staging a batch', () => {
     expect(pendingRows(w, BROKEN)).toBe(0);
     expect(w.staging.queue).toEqual([]);
     expect(w.rowsOf(FINE)).toEqual([uuid(2)]);
+  });
+
+  it("goes on with a batch's other tables when one table's staging fails, and sends that one's trigger again for the retry delay", async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, B, uuid(2))]);
+    w.clock.now += 5 * minute;
+    // The staging table answers an error for A's head, once (a throttle past the SDK's retries).
+    const head = w.staging.records.head.bind(w.staging.records);
+    let faults = 1;
+    w.staging.records.head = async (tableId) => {
+      if (tableId === A && faults-- > 0) throw new Error('ProvisionedThroughputExceededException');
+      return head(tableId);
+    };
+    const report = await w.deliver();
+    expect(report).toMatchObject({ committed: [B], failed: [], retried: [A] });
+    expect(w.rowsOf(B)).toEqual([uuid(2)]);
+    expect(w.rowsOf(A)).toEqual([]);
+    // A's rows stay staged, its trigger back for 10 minutes on (the world's retry delay); then it commits.
+    expect(w.staging.queue).toEqual([{ tableId: A, at: w.clock.now + 10 * minute }]);
+    expect(pendingRows(w, A)).toBe(1);
+    const [again] = await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(again).toMatchObject({ committed: [A], retried: [] });
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
   });
 
   it('dead-letters at once the envelopes of a data set that no longer exists', async () => {
@@ -901,7 +927,7 @@ describe("a large table's committers", () => {
     };
     Object.assign(w.staging.records, { head: stopped, pending: stopped, replaceHead: stopped, remove: stopped });
     held[0]?.go();
-    await expect(stopping).rejects.toThrow('stopped');
+    expect(await stopping).toMatchObject({ committed: [], retried: [BIG] });
     Object.assign(w.staging.records, records);
     expect(w.rowsOf(BIG)).toEqual(ids(0, 2));
     // The other finishes its own run and lets go of its own lease only.

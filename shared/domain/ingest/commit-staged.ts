@@ -101,6 +101,8 @@ export interface CommitReport {
   committed: string[];
   deadLettered: string[];
   failed: string[];
+  /** Tables whose handling threw: their trigger sent again for a retry delay later. */
+  retried: string[];
   /** Tables not due yet (their trigger sent again, or one already on its way). */
   waiting: number;
   written: number;
@@ -109,7 +111,7 @@ export interface CommitReport {
 }
 
 export function emptyReport(): CommitReport {
-  return { committed: [], deadLettered: [], failed: [], waiting: 0, written: 0, skipped: 0, expired: 0 };
+  return { committed: [], deadLettered: [], failed: [], retried: [], waiting: 0, written: 0, skipped: 0, expired: 0 };
 }
 
 export function addToReport(report: CommitReport, tableId: string, table: TableReport): void {
@@ -604,7 +606,11 @@ export async function commitStagedTable(
 /**
  * Commit the tables that commit triggers name.
  * Input: the triggers (any number per table), the options. Output: what became of each table.
- * Each table is handled once however many of its triggers came together, `concurrency` at a time.
+ *  1. Each table is handled once however many of its triggers came together, `concurrency` at a time.
+ *  2. A table whose handling throws (its staging or the queue failing, not its store: that is a failed
+ *     attempt) is sent its trigger again for a retry delay later, and the others go on: the batch
+ *     fails only if that send fails too (its triggers then come back after the queue's visibility
+ *     timeout). Its rows stay staged; nothing is lost.
  */
 export async function commitTriggered(
   deps: CommitStagedDeps,
@@ -615,7 +621,18 @@ export async function commitTriggered(
   for (const trigger of triggers) byTable.set(trigger.tableId, [...(byTable.get(trigger.tableId) ?? []), trigger.at]);
   const report = emptyReport();
   await forEachAtMost([...byTable], options.concurrency, async ([tableId, arrived]) => {
-    addToReport(report, tableId, await commitStagedTable(deps, tableId, arrived, options));
+    try {
+      addToReport(report, tableId, await commitStagedTable(deps, tableId, arrived, options));
+    } catch (error) {
+      const at = deps.now() + deps.retryMs;
+      deps.warn('A staged table could not be handled; its trigger is sent again', {
+        data_set_id: tableId,
+        retry_at: new Date(at).toISOString(),
+        error,
+      });
+      await deps.triggers.send([{ tableId, at }]);
+      report.retried.push(tableId);
+    }
   });
   return report;
 }
