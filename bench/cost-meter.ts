@@ -343,7 +343,8 @@ function valueBytes(value: unknown): number {
   return 1;
 }
 
-function itemBytes(item: Dict): number {
+/** An item's size as DynamoDB counts it: each attribute's name and value. */
+export function itemBytes(item: Dict): number {
   return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
 }
 

@@ -492,7 +492,7 @@ const perCommitCycle = (use: PartitionUse, entry: string | null) =>
 /** A write of a counter's total, or of its item's index entry (shared/adapters/dynamo/counters.ts). */
 const isCounterWrite = (call: MeteredCall) =>
   (call.operation === 'UpdateItem' && call.partitions.some((use) => use.key.startsWith('table COUNTER#'))) ||
-  (call.operation === 'BatchWriteItem' && call.partitions.some((use) => use.key.startsWith('table COUNTED#')));
+  (call.operation === 'PutItem' && call.partitions.some((use) => use.key.startsWith('table COUNTED#')));
 
 /**
  * A write of the ingest door's own series (its 202s and duplicates, counted as deferred: written per
@@ -718,6 +718,12 @@ interface CounterProbe {
   bytesPerSource: number;
   /** Items a series holds a quarter at most, however many processes count in it (the counters' slots). */
   slots: number;
+  /**
+   * A counter item's bytes but its processes' totals, and what each total adds: an item holds the
+   * totals of the processes in its slot, so that it grows with the ingest instances (a write unit per KB).
+   */
+  itemBaseBytes: number;
+  bytesPerTotal: number;
 }
 
 /**
@@ -734,6 +740,7 @@ async function probeCounters(timing: {
   deployment: ReturnType<typeof readDeployment>;
 }): Promise<CounterProbe> {
   const counters = await import('#shared/adapters/dynamo/counters.ts');
+  const { queryAll } = await import('#shared/adapters/dynamo/table.ts');
   const { renderPrometheus } = await import('#shared/domain/observability/metric-catalogue.ts');
   let answerBytes = 0;
   const read = async () => {
@@ -764,6 +771,18 @@ async function probeCounters(timing: {
   const items =
     probed.length * new Set(writes.slice(0, probedEpochs).map((w) => counters.storedEpoch(w.epoch).itemEpoch)).size;
   const after = await least();
+  // One probed source's items, sized as DynamoDB sizes them: what is there whatever the processes, and what each total adds.
+  const sized = (
+    await queryAll<Record<string, unknown>>({ partition: counters.counterKeys.source(probed[0] as string) })
+  )
+    .filter((item) => Object.keys(item).some((name) => name.startsWith('t_probe')))
+    .map((item) => {
+      const totals = Object.entries(item).filter(([name]) => name.startsWith('t_'));
+      const totalBytes = meter.itemBytes(Object.fromEntries(totals));
+      return { base: meter.itemBytes(item) - totalBytes, perTotal: totalBytes / totals.length };
+    });
+  const itemBaseBytes = Math.max(...sized.map((item) => item.base));
+  const bytesPerTotal = Math.max(...sized.map((item) => item.perTotal));
   process.stderr.write(
     `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} totals more (${items} items) in ${after.toFixed(2)} s\n`,
   );
@@ -772,6 +791,8 @@ async function probeCounters(timing: {
     perItem: Math.max(0, (after - before) / items),
     bytesPerSource,
     slots: counters.epochSlots,
+    itemBaseBytes,
+    bytesPerTotal,
   };
 }
 
@@ -813,12 +834,14 @@ function counterItemsPerQuarter(shape: Shape, rate: number, instances: number, s
  * takes a write per flush that holds it and per commit of its table. The index takes an entry per
  * item and process in a quarter: each ingest instance's per source it saw in the quarter, and at
  * most one per commit; a source's all on its own shard: the busiest shard an even share and the
- * busiest source's. Units per write as measured here.
+ * busiest source's. Units per write as measured here; the busiest source's items hold a total per
+ * ingest instance in their slot, so that past some instances a write of one takes a unit per KB.
  */
 function doorWrites(
   shape: Shape,
   phases: [Phase, Phase],
   instancesAt: (rate: number) => number,
+  counters: CounterProbe,
 ): Map<string, (rate: number) => number> {
   const units = { table: { units: 0, writes: 0 }, index: { units: 0, writes: 0 } };
   const series = new Map<string, Set<string>>();
@@ -843,7 +866,12 @@ function doorWrites(
   const busiestSource = (rate: number) =>
     flushes(rate) * (1 - (1 - shape.busiestShare(rate)) ** defaultMaxPending) +
     tableCommits(rate * shape.busiestShare(rate));
-  const busiest = (rate: number) => perWrite(units.table) * perSource * busiestSource(rate);
+  const itemUnits = (rate: number) =>
+    Math.ceil(
+      (counters.itemBaseBytes + Math.ceil(Math.max(1, instancesAt(rate)) / counters.slots) * counters.bytesPerTotal) /
+        1024,
+    );
+  const busiest = (rate: number) => Math.max(perWrite(units.table), itemUnits(rate)) * perSource * busiestSource(rate);
   const quarter = 900;
   const shard = (rate: number) => {
     const instances = Math.max(1, instancesAt(rate));
@@ -882,7 +910,7 @@ function analyse(
     callsPerSecond(phases[1], entry) > 1.2 * callsPerSecond(phases[0], entry) + (scheduleEntries.has(entry) ? 1 : 0.05);
   // The ingest instances at a rate: the ingest function's concurrency on its line.
   const ingestLine = lineOf(served, busyLoad(phases[0], ingestEntry), busyLoad(phases[1], ingestEntry), events);
-  const door = doorWrites(shape, phases, (rate) => ingestLine.at(rate));
+  const door = doorWrites(shape, phases, (rate) => ingestLine.at(rate), counters);
   for (const key of new Set([...first.keys(), ...second.keys(), ...door.keys()])) {
     // The committer's and the counters' upkeep's time, read below as deployed.
     if (key === committerEntry || key === upkeepEntry) continue;

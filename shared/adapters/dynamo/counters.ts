@@ -46,7 +46,7 @@ import {
 } from '../../domain/monitoring/history.ts';
 import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
-import { batchWriteAll, db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
+import { batchGetAll, db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
 import { ttlAttribute } from './table-schema.ts';
 
 const foldedSuffix = 'folded';
@@ -127,6 +127,13 @@ function indexEntry(pk: string, sk: string, epoch: string) {
 }
 
 /**
+ * At most this many counter writes at once. A flush can hold a series per source the process has
+ * seen (hundreds): all at once, they queued every other request to the table behind them (in local
+ * mode, ingest requests whose source was not cached waited over a second).
+ */
+const counterWritesAtOnce = 8;
+
+/**
  * Items this process has indexed (`<pk>#<sk>`): it writes an item's index entry once, before its first
  * total there. Forgotten all at once past a bound (each then indexed once more).
  */
@@ -142,20 +149,27 @@ function placeOf(write: TotalWrite, now: number) {
 }
 
 /**
- * Indexes the items these totals go to that this process has not indexed yet, 25 entries a call.
- * Before the totals, so that no item is left out of the index; not for a settled epoch, whose item
- * exists (indexed) or is folded.
+ * Indexes the items these totals go to that this process has not indexed yet, before the totals, so
+ * that no item is left out of the index; not for a settled epoch, whose item exists (indexed) or is
+ * folded. Answers the items whose entry could not be written (their totals wait for the next write).
  */
-async function indexFirst(writes: TotalWrite[], now: number): Promise<void> {
+async function indexFirst(writes: TotalWrite[], now: number): Promise<Set<string>> {
   const entries = new Map<string, ReturnType<typeof indexEntry>>();
   for (const write of writes) {
     const { pk, sk, itemEpoch, settled } = placeOf(write, now);
     if (!settled && !indexed.has(`${pk}#${sk}`)) entries.set(`${pk}#${sk}`, indexEntry(pk, sk, itemEpoch));
   }
-  if (entries.size === 0) return;
-  await batchWriteAll([...entries.values()].map((Item) => ({ PutRequest: { Item } })));
+  const unindexed = new Set<string>();
   if (indexed.size + entries.size > indexedAtMost) indexed.clear();
-  for (const key of entries.keys()) indexed.add(key);
+  await forEachAtMost([...entries], counterWritesAtOnce, async ([key, Item]) => {
+    try {
+      await db.send(new PutCommand({ TableName: table(), Item }));
+      indexed.add(key);
+    } catch {
+      unindexed.add(key);
+    }
+  });
+  return unindexed;
 }
 
 /**
@@ -221,24 +235,15 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
   }
 }
 
-/**
- * At most this many counter writes at once. A flush can hold a series per source the process has
- * seen (hundreds): all at once, they queued every other request to the table behind them (in local
- * mode, ingest requests whose source was not cached waited over a second).
- */
-const counterWritesAtOnce = 8;
-
 /** Writes totals; answers those that could not be written (to be tried again). */
 export async function writeTotals(writes: TotalWrite[], now = Date.now()): Promise<TotalWrite[]> {
   const failed: TotalWrite[] = [];
-  try {
-    await indexFirst(writes, now);
-  } catch {
-    return writes;
-  }
-  await forEachAtMost(writes, counterWritesAtOnce, (write) =>
-    writeTotal(write, now).catch(() => void failed.push(write)),
-  );
+  const unindexed = await indexFirst(writes, now);
+  await forEachAtMost(writes, counterWritesAtOnce, async (write) => {
+    const { pk, sk } = placeOf(write, now);
+    if (unindexed.has(`${pk}#${sk}`)) failed.push(write);
+    else await writeTotal(write, now).catch(() => void failed.push(write));
+  });
   return failed;
 }
 
@@ -305,7 +310,10 @@ async function indexedKeys(quarter: number, share = everySource): Promise<{ pk: 
         // Items written before the index moved into the table (their own index attributes), until folded.
         queryAll<{ pk: string; sk: string }>({ index: 'gsi1', partition }),
       ]);
-      return [...entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk })), ...before];
+      return [
+        ...entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk })),
+        ...before.map((item) => ({ pk: item.pk, sk: item.sk })),
+      ];
     }),
   );
   return shards.flat();
@@ -461,10 +469,9 @@ const foldsAtOnce = 16;
 
 /**
  * Folds the epochs that started over an hour ago, quarter by quarter from where the last run
- * stopped: the partitions the index lists in a quarter are read, and their items of that quarter
- * folded per series and 15-minute interval, one transaction that deletes them (each only if
- * unchanged), adds their values to the series' folded total and, for a source's series, to its
- * history item of that interval. A quarter with an item that moved meanwhile (read a moment before
+ * stopped, as the index lists them (each read by its key): per series and 15-minute interval, one
+ * transaction deletes them (each only if unchanged), adds their values to the series' folded total
+ * and, for a source's series, to its history item of that interval. A quarter with an item that moved meanwhile (read a moment before
  * its last write) is read again next time. Answers the items folded, and the sources they belonged to.
  */
 export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: number; sources: Set<string> }> {
@@ -474,21 +481,21 @@ export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: num
   // At most two hours of quarters a run (after a pause, the next runs catch up).
   for (const quarter of (await unfoldedQuarters(now)).slice(0, 8)) {
     if (now - quarter <= foldAfterMs) break;
-    const partitions = new Set((await indexedKeys(quarter)).map((key) => key.pk));
+    // The items the index lists, read by key (a hundred a call), by partition and series.
+    const keys = new Map((await indexedKeys(quarter)).map((key) => [`${key.pk}#${key.sk}`, key]));
+    const partitions = new Map<string, Map<string, CounterItem[]>>();
+    for (const item of (await batchGetAll([...keys.values()])) as unknown as CounterItem[]) {
+      if (now - epochStartMs(epochOf(item.sk)) <= foldAfterMs) continue;
+      const series = partitions.get(item.pk) ?? new Map<string, CounterItem[]>();
+      const key = `${item.metric}|${canonicalLabels(item.labels)}`;
+      series.set(key, [...(series.get(key) ?? []), item]);
+      partitions.set(item.pk, series);
+    }
     let whole = true;
     // Partitions side by side (a quarter holds every source that moved in it: a transaction each, one
     // after another, would take longer than the five minutes between runs at 100,000 sources); a
     // partition's series one after another, since they add to the same history item.
-    await forEachAtMost([...partitions], foldsAtOnce, async (pk) => {
-      // The partition's items of the quarter, by series.
-      const series = new Map<string, CounterItem[]>();
-      for (const item of await queryAll<CounterItem>({ partition: pk, consistent: false })) {
-        const epoch = epochOf(item.sk);
-        if (epoch === foldedSuffix || intervalOf(epoch) !== quarter || now - epochStartMs(epoch) <= foldAfterMs)
-          continue;
-        const key = `${item.metric}|${canonicalLabels(item.labels)}`;
-        series.set(key, [...(series.get(key) ?? []), item]);
-      }
+    await forEachAtMost([...partitions.values()], foldsAtOnce, async (series) => {
       for (const items of series.values())
         for (let i = 0; i < items.length; i += 98) {
           const chunk = items.slice(i, i + 98);

@@ -9,14 +9,7 @@
  *                                          every commit writes it, and an item without index keys
  *                                          is one small write instead of three of the whole data set.
  */
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type DataSet,
@@ -27,7 +20,7 @@ import {
 } from '../../domain/datasets/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
-import { db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
+import { batchGetAll, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const dataSetKeys = {
   dataSet: (dataSetId: string) => ({ pk: `DATA_SET#${dataSetId}`, sk: 'DATA_SET' }),
@@ -97,20 +90,9 @@ function withVersion(dataSet: DataSet, version: VersionItem | undefined): DataSe
 /** The version items of these data sets, by id (one request per hundred). */
 async function versionsOf(dataSetIds: string[]): Promise<Map<string, VersionItem>> {
   const found = new Map<string, VersionItem>();
-  for (let i = 0; i < dataSetIds.length; i += 100) {
-    let keys: StoredItem[] | undefined = dataSetIds.slice(i, i + 100).map(dataSetKeys.version);
-    for (let attempt = 0; keys && keys.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('DynamoDB kept keys unprocessed');
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-      const result: BatchGetCommandOutput = await db.send(
-        new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys } } }),
-      );
-      for (const item of result.Responses?.[table()] ?? []) {
-        const version = readVersion(item);
-        found.set(version.pk.slice('DATA_SET#'.length), version);
-      }
-      keys = result.UnprocessedKeys?.[table()]?.Keys;
-    }
+  for (const item of await batchGetAll(dataSetIds.map(dataSetKeys.version))) {
+    const version = readVersion(item);
+    found.set(version.pk.slice('DATA_SET#'.length), version);
   }
   return found;
 }

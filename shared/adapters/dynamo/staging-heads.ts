@@ -9,14 +9,7 @@
  * A head is a few hundred bytes. The index holds only tables with staged rows, spread over 64 keys:
  * the overdue check reads the part of each that is due, and nothing while every table is on time.
  */
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
@@ -30,7 +23,7 @@ import {
 } from '../../domain/ingest/staging.ts';
 import { recordsAbove, removeRecords, stagingKeys, writeRecords } from './staged-slices.ts';
 import { type StoredItem, shapeReader } from './stored-items.ts';
-import { db, isConditionFailure, table } from './table.ts';
+import { batchGetAll, db, isConditionFailure, table } from './table.ts';
 
 /** Keys of the index of pending tables: enough that no key takes more than a small share of the writes. */
 export const pendingShards = 64;
@@ -144,20 +137,9 @@ export const stagedRecords: StagedRecords = {
 
   async heads(tableIds) {
     const found = new Map<string, StagingHead>(tableIds.map((tableId) => [tableId, emptyHead]));
-    for (let i = 0; i < tableIds.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = tableIds.slice(i, i + 100).map(stagingKeys.head);
-      for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('DynamoDB kept staging heads unprocessed');
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)));
-        const result: BatchGetCommandOutput = await db.send(
-          new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of result.Responses?.[table()] ?? []) {
-          const parsed = readHead(item);
-          found.set(parsed.data_set_id, headOfItem(parsed));
-        }
-        keys = result.UnprocessedKeys?.[table()]?.Keys;
-      }
+    for (const item of await batchGetAll(tableIds.map(stagingKeys.head), { consistent: true })) {
+      const parsed = readHead(item);
+      found.set(parsed.data_set_id, headOfItem(parsed));
     }
     return found;
   },
