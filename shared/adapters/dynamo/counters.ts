@@ -471,8 +471,9 @@ const foldsAtOnce = 16;
  * Folds the epochs that started over an hour ago, quarter by quarter from where the last run
  * stopped, as the index lists them (each read by its key): per series and 15-minute interval, one
  * transaction deletes them (each only if unchanged), adds their values to the series' folded total
- * and, for a source's series, to its history item of that interval. A quarter with an item that moved meanwhile (read a moment before
- * its last write) is read again next time. Answers the items folded, and the sources they belonged to.
+ * and, for a source's series, to its history item of that interval. A quarter with an item that
+ * moved meanwhile (read a moment before its last write) is read again next time. Answers the items
+ * folded, and the sources they belonged to.
  */
 export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: number; sources: Set<string> }> {
   const sources = new Set<string>();
