@@ -107,7 +107,11 @@ const quarterOf = (ms: number) => Math.floor(ms / historyIntervalMs) * historyIn
 const intervalOf = (epoch: string) => quarterOf(epochStartMs(epoch));
 const epochOf = (sk: string) => sk.slice(sk.lastIndexOf('#') + 1);
 
-/** How long an index entry is kept: the upkeep folds a quarter within hours; expiry deletes it for nothing. */
+/**
+ * How long an index entry is kept: the upkeep folds a quarter within hours, and expiry deletes it for
+ * nothing (a delete is a write). Were the upkeep stopped longer, the items of those quarters would stay
+ * unfolded: still counted in every figure, though no longer read as a source that moved.
+ */
 const indexLifetimeSeconds = 7 * 86_400;
 
 /**
