@@ -15,8 +15,10 @@
  *                                   process once per item, before its first total there: a total written
  *                                   again is one write unit, where an index of the table (every attribute
  *                                   projected) took a second unit with every write. Items written before
- *                                   the index moved here carry gsi1pk/gsi1sk (the same keys) and are read
- *                                   there too, until folded.
+ *                                   the index moved here carry gsi1pk/gsi1sk (the same keys): the fold
+ *                                   reads them there too, so an upgrade loses nothing; for the hour and a
+ *                                   quarter until they are folded, a source that counted only before the
+ *                                   upgrade is not read as one that moved (its stats hold its figures).
  *   pk SOURCE#<source_id>#HISTORY   sk <interval start, ISO>   a source's settled figures in one
  *     15-minute interval: accepted, rejected:<CODE>, written_rows, duplicates, dead_lettered,
  *     redriven (each a number); expires_at (the history's retention), entity CounterHistory
@@ -304,15 +306,22 @@ async function unfoldedQuarters(now: number): Promise<number[]> {
   return quarters;
 }
 
-/** The keys of the items the index lists in one quarter, in the shards of a share. */
-async function indexedKeys(quarter: number, share = everySource): Promise<{ pk: string; sk: string }[]> {
+/**
+ * The keys of the items the index lists in one quarter, in the shards of a share; with `before`, also
+ * the items written before the index moved into the table (listed by their own index attributes),
+ * which the fold reads until none is left (an hour and a quarter after an upgrade).
+ */
+async function indexedKeys(
+  quarter: number,
+  share = everySource,
+  options: { before?: boolean } = {},
+): Promise<{ pk: string; sk: string }[]> {
   const shards = await Promise.all(
     Array.from({ length: indexShards / share.shards }, async (_, n) => {
       const partition = counterKeys.index(quarter, share.shard + n * share.shards);
       const [entries, before] = await Promise.all([
         queryAll<{ item_pk: string; item_sk: string }>({ partition, consistent: false }),
-        // Items written before the index moved into the table (their own index attributes), until folded.
-        queryAll<{ pk: string; sk: string }>({ index: 'gsi1', partition }),
+        options.before ? queryAll<{ pk: string; sk: string }>({ index: 'gsi1', partition }) : [],
       ]);
       return [
         ...entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk })),
@@ -487,7 +496,9 @@ export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: num
   for (const quarter of (await unfoldedQuarters(now)).slice(0, 8)) {
     if (now - quarter <= foldAfterMs) break;
     // The items the index lists, read by key (a hundred a call), by partition and series.
-    const keys = new Map((await indexedKeys(quarter)).map((key) => [`${key.pk}#${key.sk}`, key]));
+    const keys = new Map(
+      (await indexedKeys(quarter, everySource, { before: true })).map((key) => [`${key.pk}#${key.sk}`, key]),
+    );
     const partitions = new Map<string, Map<string, CounterItem[]>>();
     for (const item of (await batchGetAll([...keys.values()])) as unknown as CounterItem[]) {
       if (now - epochStartMs(epochOf(item.sk)) <= foldAfterMs) continue;
