@@ -784,7 +784,7 @@ async function probeCounters(timing: {
   const itemBaseBytes = Math.max(...sized.map((item) => item.base));
   const bytesPerTotal = Math.max(...sized.map((item) => item.perTotal));
   process.stderr.write(
-    `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} totals more (${items} items) in ${after.toFixed(2)} s\n`,
+    `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} totals more (${items} items) in ${after.toFixed(2)} s; an item ${itemBaseBytes} bytes but its totals, ${bytesPerTotal.toFixed(1)} bytes a total\n`,
   );
   return {
     perSource: before / sentSoFar.size,
