@@ -759,8 +759,9 @@ async function probeCounters(timing: {
     Array.from({ length: probedEpochs }, (_, n) => ({
       metric: 'ingestRequests' as const,
       labels: { code: 'ACCEPTED', source_id: source, status: '202' },
-      epoch: `${Math.floor(now / 1000).toString(36)}.probe${n}`,
-      value: 1,
+      // A process's name as long as a tally's (eight characters), a total of five digits: an item's totals sized as deployed.
+      epoch: `${Math.floor(now / 1000).toString(36)}.probe${String(n).padStart(3, '0')}`,
+      value: 10_000 + n,
       lastAt: new Date(now).toISOString(),
       added: 0,
     })),
