@@ -118,6 +118,13 @@ export async function hostFunction(hosted: HostedFunction, report: FunctionRepor
   };
 }
 
+/**
+ * Resolves once a stream has handed on everything written to it so far. A thread's output reaches the
+ * process after it is written: a thread ended at once loses the lines it wrote last (a schedule's run
+ * at a graceful stop logged 1 of its 200).
+ */
+const handedOn = (stream: NodeJS.WritableStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+
 const hosted = isMainThread ? undefined : (workerData as Record<string, HostedFunction> | null)?.[hostedKey];
 if (hosted && parentPort) {
   const port = parentPort;
@@ -129,6 +136,7 @@ if (hosted && parentPort) {
   port.on('message', async (message: ToHost) => {
     if (message.type !== 'stop') return;
     const decisions = await running.stop({ final: message.final });
+    await Promise.all([handedOn(process.stdout), handedOn(process.stderr)]);
     port.postMessage({ type: 'stopped', decisions: decisions ?? { evaluated: 0, kept: 0 } } satisfies FromHost);
   });
   port.postMessage({ type: 'ready' } satisfies FromHost);

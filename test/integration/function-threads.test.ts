@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as esbuild from 'esbuild';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { esbuildSettings } from '#lib/bundling.ts';
 import { queueDepth } from '../../local/event-source-poller.ts';
 import type { HostedFunction } from '../../local/function-host.ts';
@@ -184,6 +184,34 @@ describe('the local runtime runs each function in a thread of its own', () => {
     // The queue keeps the record: had any thread still polled, it would have taken it within its long poll.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect({ handled: handled(log), queued: await queueDepth(sqs, url) }).toEqual({ handled: [], queued: 1 });
+  });
+
+  it('hands on everything a schedule logged in its run at a stop before the thread ends', async () => {
+    const { url, arn } = await queue(30);
+    const base = await consumer('test/support/logging-schedule.ts', url, arn, path.join(directory, 'logging'));
+    // What the function's thread writes reaches this process's output, as a function's logs reach CloudWatch.
+    const written: string[] = [];
+    const output = vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write);
+    try {
+      const running = await startFunctionThread({
+        kind: 'schedule',
+        fn: base.fn,
+        env: base.env,
+        iam: base.iam,
+        intervalSeconds: 3600,
+        runsAtStop: true,
+      });
+      // A graceful stop: the schedule runs once more, and the thread ends right after.
+      await running.stop({ final: true });
+    } finally {
+      output.mockRestore();
+    }
+    const text = written.join('');
+    expect(text.match(/filler \d+ x+/g)).toHaveLength(200);
+    expect(text).toContain('last line of the run');
   });
 
   it('fails the start when a function cannot load', async () => {

@@ -1,0 +1,8 @@
+/**
+ * A schedule for the tests of the local runtime's function threads: each run logs 200 lines and a
+ * last one, as the table-commits schedule logs what it committed in its run at a graceful stop.
+ */
+export async function handler(): Promise<void> {
+  for (let line = 0; line < 200; line++) console.log(`filler ${line} ${'x'.repeat(200)}`);
+  console.log('last line of the run');
+}
