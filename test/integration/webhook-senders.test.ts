@@ -429,7 +429,9 @@ describe('provider presets through the running service', () => {
           )
         ).body,
       (body) => body.duplicates === 1 && body.written_rows === 1,
-      { what: 'the stats to count the retry as a duplicate' },
+      // As long as a commit may wait beside the whole suite (waitForRows): once, the rows were in the
+      // table and the written count 30 s behind them.
+      { what: 'the stats to count the retry as a duplicate', timeoutMs: 60_000 },
     );
     expect({ accepted: stats.accepted, duplicates: stats.duplicates, written_rows: stats.written_rows }).toEqual({
       accepted: 2,
