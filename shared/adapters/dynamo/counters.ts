@@ -151,20 +151,27 @@ function placeOf(write: TotalWrite, now: number) {
   const pk = counterKeys.partition(write.labels, write.epoch);
   const { itemEpoch, attribute } = storedEpoch(write.epoch);
   const sk = counterKeys.sort(write.metric, write.labels, itemEpoch);
-  return { pk, sk, itemEpoch, attribute, settled: now - epochStartMs(write.epoch) > guardAfterMs };
+  return {
+    write,
+    pk,
+    sk,
+    key: `${pk}#${sk}`,
+    itemEpoch,
+    attribute,
+    settled: now - epochStartMs(write.epoch) > guardAfterMs,
+  };
 }
+type Place = ReturnType<typeof placeOf>;
 
 /**
  * Indexes the items these totals go to that this process has not indexed yet, before the totals, so
  * that no item is left out of the index; not for a settled epoch, whose item exists (indexed) or is
  * folded. Answers the items whose entry could not be written (their totals wait for the next write).
  */
-async function indexFirst(writes: TotalWrite[], now: number): Promise<Set<string>> {
+async function indexFirst(places: Place[]): Promise<Set<string>> {
   const entries = new Map<string, ReturnType<typeof indexEntry>>();
-  for (const write of writes) {
-    const { pk, sk, itemEpoch, settled } = placeOf(write, now);
-    if (!settled && !indexed.has(`${pk}#${sk}`)) entries.set(`${pk}#${sk}`, indexEntry(pk, sk, itemEpoch));
-  }
+  for (const { pk, sk, key, itemEpoch, settled } of places)
+    if (!settled && !indexed.has(key)) entries.set(key, indexEntry(pk, sk, itemEpoch));
   const unindexed = new Set<string>();
   if (indexed.size + entries.size > indexedAtMost) indexed.clear();
   await forEachAtMost([...entries], counterWritesAtOnce, async ([key, Item]) => {
@@ -212,8 +219,7 @@ function itemTotal(item: CounterItem): number {
  * writer's: a process sharing the slot may set it back to its own last count for a while (a series'
  * figure takes the latest of its items).
  */
-async function writeTotal(write: TotalWrite, now: number): Promise<void> {
-  const { pk, sk, attribute, settled } = placeOf(write, now);
+async function writeTotal({ write, pk, sk, attribute, settled }: Place): Promise<void> {
   try {
     await db.send(
       new UpdateCommand({
@@ -244,11 +250,11 @@ async function writeTotal(write: TotalWrite, now: number): Promise<void> {
 /** Writes totals; answers those that could not be written (to be tried again). */
 export async function writeTotals(writes: TotalWrite[], now = Date.now()): Promise<TotalWrite[]> {
   const failed: TotalWrite[] = [];
-  const unindexed = await indexFirst(writes, now);
-  await forEachAtMost(writes, counterWritesAtOnce, async (write) => {
-    const { pk, sk } = placeOf(write, now);
-    if (unindexed.has(`${pk}#${sk}`)) failed.push(write);
-    else await writeTotal(write, now).catch(() => void failed.push(write));
+  const places = writes.map((write) => placeOf(write, now));
+  const unindexed = await indexFirst(places);
+  await forEachAtMost(places, counterWritesAtOnce, async (place) => {
+    if (unindexed.has(place.key)) failed.push(place.write);
+    else await writeTotal(place).catch(() => void failed.push(place.write));
   });
   return failed;
 }
