@@ -11,12 +11,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { callLimits, smallCallLimits } from '../aws-http.ts';
 import { openCursor, sealCursor } from './cursors.ts';
 import type { StoredItem } from './stored-items.ts';
 import { globalIndexes, type IndexName, keyAttributes } from './table-schema.ts';
 
-/** One document client per process; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB when set. */
-export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+/**
+ * One document client per process; the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB when set. A call
+ * unanswered for 5 s is tried again (shared/adapters/aws-http.ts).
+ */
+export const db = DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: callLimits(smallCallLimits) }), {
   marshallOptions: { removeUndefinedValues: true },
 });
 
