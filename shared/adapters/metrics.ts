@@ -140,6 +140,13 @@ const writer = new TallyWriter(
 );
 const flush = () => writer.flush();
 
+/**
+ * Writes now every pending total of a source's series (what a committer counted for the tables it
+ * just committed), due or not; the platform's own series wait for the invocation's end as before.
+ */
+export const settleSourceCounts = (): Promise<void> =>
+  writer.flushOnly((series) => Boolean(series.labels.source_id) && series.labels.source_id !== 'unknown');
+
 beforeAnswering(async () => {
   if (tally.due()) await flush();
 });

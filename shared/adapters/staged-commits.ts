@@ -18,7 +18,7 @@ import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { stagedRecords } from './dynamo/staging-heads.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
-import { count, countReceipts } from './metrics.ts';
+import { count, countReceipts, settleSourceCounts } from './metrics.ts';
 import { checkOut, claimExists } from './s3/claim-checks.ts';
 import { stagingObjects } from './s3/staging.ts';
 import { commitTriggers } from './sqs/commit-triggers.ts';
@@ -99,6 +99,7 @@ export const stagingDeps: CommitStagedDeps = {
         ingested_at: new Date(Number(BigInt(message.ingested_at_us) / 1000n)).toISOString(),
       })),
     ),
+  settleCounts: settleSourceCounts,
   now: () => Date.now(),
   retryMs: config.commitRetryMs(),
   sizeTarget: stagedSizeTargetBytes,

@@ -60,6 +60,8 @@ interface World {
   raised: string[];
   /** The operator's figures: `<figure> <labels as JSON>` → total. */
   figures: Map<string, number>;
+  /** Of those, what the committer has written to the shared counters before its invocation ends. */
+  settled: Map<string, number>;
   /** Maintenance runs asked for: the data set and when. */
   due: { tableId: string; at: string }[];
   rowsOf(tableId: string): string[];
@@ -94,6 +96,8 @@ function world(
   const deadLettered: World['deadLettered'] = [];
   const raised: string[] = [];
   const figures = new Map<string, number>();
+  const settled = new Map<string, number>();
+  const pending = new Map<string, number>();
   const due: World['due'] = [];
   const tableOf = (tableId: string) => {
     let table = tables.get(tableId);
@@ -176,6 +180,11 @@ function world(
     count(figure, labels, by) {
       const key = `${figure} ${JSON.stringify(labels)}`;
       figures.set(key, (figures.get(key) ?? 0) + by);
+      if (labels.source_id) pending.set(key, (pending.get(key) ?? 0) + by);
+    },
+    async settleCounts() {
+      for (const [key, by] of pending) settled.set(key, (settled.get(key) ?? 0) + by);
+      pending.clear();
     },
     info: () => undefined,
     warn: () => undefined,
@@ -229,6 +238,7 @@ function world(
     deadLettered,
     raised,
     figures,
+    settled,
     due,
     rowsOf,
     commitsOf,
@@ -655,6 +665,38 @@ describe('staging a batch', () => {
     await w.deliverUntil(w.clock.now + 3 * 60 * minute);
     expect(w.deadLettered.map((entry) => entry.ids)).toEqual([[uuid(4)]]);
     expect(w.raised.sort()).toEqual([uuid(1), uuid(3), uuid(4)]);
+  });
+
+  it("writes a table's counts once it is committed, so that an invocation ended during a later table's commit loses none", async () => {
+    const w = world();
+    const written = (tableId: string) => w.settled.get(`envelopesWritten {"source_id":"s-${tableId}"}`);
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, A, uuid(2)), record(w, B, uuid(3))]);
+    w.clock.now += 6 * minute;
+    let answer: (() => void) | undefined;
+    w.holding.set(B, new Promise<void>((resolve) => (answer = resolve)));
+    const delivered = w.deliver();
+    // A is committed while B's store holds its write: the invocation could end here (its memory, a crash),
+    // and a retry would find A's rows in the table and skip them, uncounted.
+    await vi.waitFor(() => expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2)]));
+    await vi.waitFor(() => expect(written(A)).toBe(2));
+    expect(written(B)).toBeUndefined();
+    answer?.();
+    expect(await delivered).toMatchObject({ committed: [A, B] });
+    expect(written(B)).toBe(1);
+  });
+
+  it("writes a table's counts once the writer has committed it at once, before it commits the next", async () => {
+    const w = world({ freshness: { [NOW]: 0, [SMALL]: 0 } });
+    const written = (tableId: string) => w.settled.get(`envelopesWritten {"source_id":"s-${tableId}"}`);
+    let answer: (() => void) | undefined;
+    w.holding.set(SMALL, new Promise<void>((resolve) => (answer = resolve)));
+    const writing = writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1)), record(w, SMALL, uuid(2))]);
+    await vi.waitFor(() => expect(written(NOW)).toBe(1));
+    expect(written(SMALL)).toBeUndefined();
+    answer?.();
+    await writing;
+    expect(written(SMALL)).toBe(1);
+    expect([w.rowsOf(NOW), w.rowsOf(SMALL)]).toEqual([[uuid(1)], [uuid(2)]]);
   });
 
   it('reads a small staged object once for all the tables a warm committer commits from it', async () => {

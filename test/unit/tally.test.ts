@@ -223,6 +223,34 @@ describe('writing a tally that many invocations share', () => {
     expect(writes).toHaveLength(2);
   });
 
+  it("writes a source's series at once when asked, due or not, and leaves the platform's own due as they were", async () => {
+    const { tally } = tallyAt();
+    const { writer, writes } = heldWriter(tally);
+    const written = { source_id: 's1' };
+    tally.add('envelopesWritten', written, 3);
+    tally.add('batchesCommitted', {}, 1);
+    tally.add('ingestRequests', accepted, 1, { deferred: true });
+    const picked = writer.flushOnly((series) => Boolean(series.labels.source_id));
+    await settle();
+    expect(writes).toHaveLength(1);
+    expect(
+      writes[0]?.totals.map((write) => [write.metric, write.value]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+    ).toEqual([
+      ['envelopesWritten', 3],
+      ['ingestRequests', 1],
+    ]);
+    writes[0]?.finish();
+    await picked;
+    // The platform's urgent count is still due; the next flush writes it alone.
+    expect(tally.due()).toBe(true);
+    const rest = writer.flush();
+    await settle();
+    expect(writes[1]?.totals.map((write) => [write.metric, write.value])).toEqual([['batchesCommitted', 1]]);
+    writes[1]?.finish();
+    await rest;
+    expect(tally.due()).toBe(false);
+  });
+
   it('writes nothing when nothing is due', async () => {
     const { tally } = tallyAt();
     const { writer, writes } = heldWriter(tally);

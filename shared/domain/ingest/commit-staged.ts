@@ -76,6 +76,15 @@ export interface CommitStagedDeps extends CommitTableDeps {
    * target is longer than `receiptsHeldAtMostMs`.
    */
   countReceipts(messages: EnvelopeMessage[]): void;
+  /**
+   * Writes now the counts of the sources of what was just committed or dead-lettered (rows written,
+   * expired, dead-lettered; the door's receipts), before the table's records are let go: an
+   * invocation that ends before it answers (a crash, its memory, a timeout) then loses none of them
+   * for the tables it committed before. A retry finds those rows in the table and skips them, so
+   * counts written only at the invocation's end were never written, and the source's figures showed
+   * its rows as missing for good. Never rejects: counts it could not write stay for the next write.
+   */
+  settleCounts(): Promise<void>;
   /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
   retryMs: number;
   /** Staged bytes at which a table is due whatever its freshness; also what one commit holds at most. */
@@ -231,6 +240,7 @@ async function commitRecords(
       deps.countReceipts(rows.map((row) => row.message));
       into.deadLettered = true;
     }
+    await deps.settleCounts();
     into.progressed = true;
     for (const record of chunk) into.done.add(record.id);
   }

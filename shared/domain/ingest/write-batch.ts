@@ -327,6 +327,7 @@ async function commitAtOnce(
         Math.min(deps.tableTimeMs, until - deps.now()),
       );
       deps.countReceipts(rows.map((row) => row.message));
+      await deps.settleCounts();
       addToReport(report, tableId, { outcome: 'committed', ...result });
     } catch (error) {
       // Nothing is lost: the table is staged, and its trigger brings a committer at once.

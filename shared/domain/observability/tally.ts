@@ -199,12 +199,15 @@ export class Tally {
     return this.deferredChanges >= this.maxPending;
   }
 
-  /** Every series with changes not yet written, as totals to write; they count as written from now. */
-  drain(): TotalWrite[] {
+  /**
+   * Every series with changes not yet written (or those of them `only` picks), as totals to write;
+   * they count as written from now.
+   */
+  drain(only?: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean): TotalWrite[] {
     const writes: TotalWrite[] = [];
     const now = this.now();
     for (const series of this.series.values()) {
-      if (series.value <= series.written) continue;
+      if (series.value <= series.written || (only && !only(series))) continue;
       writes.push({
         metric: series.metric,
         labels: series.labels,
@@ -218,6 +221,13 @@ export class Tally {
       series.urgent = false;
       series.pendingSince = null;
       series.writtenAt = now;
+    }
+    if (only) {
+      // What is left pending keeps its due: read again from the series (a few in the processes that pick).
+      this.urgentPending = false;
+      this.oldestPendingAt = null;
+      for (const series of this.series.values()) this.noteChange(series);
+      return writes;
     }
     this.deferredChanges = 0;
     this.urgentPending = false;
@@ -284,5 +294,24 @@ export class TallyWriter {
     this.writing = this.writing.then(run, run);
     this.queued = this.writing;
     return this.queued;
+  }
+
+  /**
+   * Writes now, after any write under way, the pending totals of the series `only` picks, due or not;
+   * resolves (never rejects) once they are written or handed back as failed.
+   */
+  flushOnly(only: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean): Promise<void> {
+    const run = async () => {
+      const writes = this.tally.drain(only);
+      if (writes.length === 0) return;
+      try {
+        await this.write(writes);
+      } catch (error) {
+        for (const write of writes) this.tally.failed(write);
+        this.onError(error as Error);
+      }
+    };
+    this.writing = this.writing.then(run, run);
+    return this.writing;
   }
 }
