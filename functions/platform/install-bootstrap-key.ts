@@ -5,13 +5,14 @@
  */
 import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { callLimits, smallCallLimits } from '#shared/adapters/aws-http.ts';
 import { installBootstrapKey } from '#shared/adapters/dynamo/api-keys.ts';
 import { requiredEnv } from '#shared/config.ts';
 import { displayPrefix, hashToken, issueToken, tokenPrefixes } from '#shared/domain/tokens.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { customResourceHandler } from '#shared/queue-handler.ts';
 
-const secrets = new SecretsManagerClient({});
+const secrets = new SecretsManagerClient({ requestHandler: callLimits(smallCallLimits) });
 
 export const handler = customResourceHandler(async (event: CloudFormationCustomResourceEvent) => {
   const physicalResourceId = 'tributary-bootstrap-key';

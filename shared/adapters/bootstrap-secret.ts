@@ -8,8 +8,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { requiredEnv } from '../config.ts';
 import type { BootstrapSecret } from '../domain/identity/bootstrap-key.ts';
+import { callLimits, smallCallLimits } from './aws-http.ts';
 
-const secrets = new SecretsManagerClient({});
+const secrets = new SecretsManagerClient({ requestHandler: callLimits(smallCallLimits) });
 const secretId = () => requiredEnv('BOOTSTRAP_KEY_SECRET_ARN');
 
 export const bootstrapSecret: BootstrapSecret = {

@@ -3,6 +3,7 @@
  * Manager secret on AWS. The Secrets Manager client is loaded on first use only, so a function that
  * never needs the key never pays for it at cold start. A failed read is retried by the next call.
  */
+import { callLimits, smallCallLimits } from './aws-http.ts';
 
 /** The key material is a random string of at least 32 characters. */
 function checked(value: string | undefined, name: string): string {
@@ -13,7 +14,9 @@ function checked(value: string | undefined, name: string): string {
 
 export async function readSecretString(secretArn: string): Promise<string> {
   const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn }));
+  const secret = await new SecretsManagerClient({ requestHandler: callLimits(smallCallLimits) }).send(
+    new GetSecretValueCommand({ SecretId: secretArn }),
+  );
   return secret.SecretString ?? '';
 }
 

@@ -4,6 +4,7 @@
  * AssumeRole tried with the external ids the domain asks about. STS is loaded on first use only.
  */
 import type { TenantRoleChecks } from '../domain/tenants/object-stores.ts';
+import { callLimits, smallCallLimits } from './aws-http.ts';
 import { storeFailureOf } from './s3/store-failure-codes.ts';
 
 /** STS refuses a role it will not let this caller assume with AccessDenied, whatever the reason (even a role that does not exist). */
@@ -15,7 +16,7 @@ export const tenantRoleChecks: TenantRoleChecks = {
   async assumable(roleArn, sessionName, externalId) {
     const { AssumeRoleCommand, STSClient } = await import('@aws-sdk/client-sts');
     try {
-      await new STSClient({}).send(
+      await new STSClient({ requestHandler: callLimits(smallCallLimits) }).send(
         new AssumeRoleCommand({
           RoleArn: roleArn,
           RoleSessionName: sessionName,

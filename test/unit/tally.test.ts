@@ -234,7 +234,9 @@ describe('writing a tally that many invocations share', () => {
     await settle();
     expect(writes).toHaveLength(1);
     expect(
-      writes[0]?.totals.map((write) => [write.metric, write.value]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+      writes[0]?.totals
+        .map((write) => [write.metric, write.value])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
     ).toEqual([
       ['envelopesWritten', 3],
       ['ingestRequests', 1],

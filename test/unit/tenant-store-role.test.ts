@@ -141,6 +141,15 @@ describe('a tenant store registered with a role', () => {
     for (const request of s3.seen) expect(request.authorization).toContain('Credential=ASIATENANTROLE000001/');
   });
 
+  it('gives up on a store that takes no connection within 3 s or sends nothing for 20 s, whatever the transfer’s length', () => {
+    for (const credentials of [{ kind: 'platform' }, { kind: 'anonymous' }] as const) {
+      expect(clientConfig(connection(credentials)).requestHandler).toEqual({
+        connectionTimeout: 3_000,
+        socketTimeout: 20_000,
+      });
+    }
+  });
+
   it('uses the platform’s own credentials for a store registered with neither keys nor a role, where no role of its own is set', () => {
     expect(clientConfig(connection({ kind: 'platform' })).credentials).toBeUndefined();
   });

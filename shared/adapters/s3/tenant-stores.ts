@@ -8,6 +8,12 @@
  * otherwise; it is reached only while the deployment accepts it (ALLOWED_STORE_ENDPOINTS, checked at
  * every use), and never with the platform's credentials.
  * Clients are cached per store version and access, so changed options take effect on the next use.
+ * A store that takes no connection within 3 s, or sends nothing for 20 s, fails the attempt
+ * (shared/adapters/aws-http.ts). An endpoint behind a firewall that drops connections held a request
+ * until its function timed out (the kernel tries a connection for two minutes; API Gateway then
+ * answered in its own words): three attempts now take about 10 s, then STORE_UNREACHABLE. One that
+ * takes the request and never answers fails after three silences of 20 s, where a job waited up to
+ * its fifteen minutes (a route still meets its own 30 s first).
  * Every failure leaves here as a StoreFailure: a category and S3 error code, nothing the store said.
  */
 import {
@@ -27,6 +33,7 @@ import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
 import { endpointAllowed, locationParts } from '../../domain/tenants/object-stores.ts';
 import type { StoreConnection } from '../../domain/tenants/store-access.ts';
 import { StoreFailure } from '../../domain/tenants/store-failures.ts';
+import { callLimits, smallCallLimits, transferLimits } from '../aws-http.ts';
 import { deleteObjects } from './delete-objects.ts';
 import { objectBytes } from './object-body.ts';
 import { partitionOf, storeSessionPolicy, tenantBucketsExternalId } from './session-policies.ts';
@@ -37,7 +44,9 @@ let sts: Promise<STSClient> | undefined;
 
 /** STS only for stores reached through a role: loaded on first use, once per instance. */
 function stsClient(): Promise<STSClient> {
-  sts ??= import('@aws-sdk/client-sts').then(({ STSClient }) => new STSClient({}));
+  sts ??= import('@aws-sdk/client-sts').then(
+    ({ STSClient }) => new STSClient({ requestHandler: callLimits(smallCallLimits) }),
+  );
   return sts;
 }
 
@@ -92,6 +101,7 @@ export function clientConfig(connection: StoreConnection): S3ClientConfig {
     responseChecksumValidation: 'WHEN_REQUIRED',
     forcePathStyle: connection.forcePathStyle ?? (Boolean(connection.endpoint) || config.s3ForcePathStyle()),
     maxAttempts: 3,
+    requestHandler: callLimits(transferLimits),
     // A bucket in another region than the one given (or registered before a region was required):
     // S3 answers with a redirect naming the bucket's region, which SDK v3 follows only when asked to.
     followRegionRedirects: true,
