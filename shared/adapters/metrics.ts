@@ -126,11 +126,15 @@ function emitEmf(writes: TotalWrite[]): void {
   for (const { name, dimensions, value } of lines.values()) writeEmf(name, dimensions, value);
 }
 
+/** What partial writes counted, published to CloudWatch with the next whole write: a line per metric, not per write. */
+const heldForEmf: TotalWrite[] = [];
+
 /** Due totals are written one write at a time; a total that fails stays pending for the next. */
 const writer = new TallyWriter(
   tally,
-  async (writes) => {
-    emitEmf(writes);
+  async (writes, { partial }) => {
+    if (partial) heldForEmf.push(...writes);
+    else emitEmf([...heldForEmf.splice(0), ...writes]);
     const failed = await writeTotals(writes);
     for (const write of failed) tally.failed(write);
     if (failed.length > 0)
@@ -149,6 +153,7 @@ export const settleSourceCounts = (): Promise<void> =>
 
 beforeAnswering(async () => {
   if (tally.due()) await flush();
+  if (heldForEmf.length > 0) emitEmf(heldForEmf.splice(0));
 });
 
 // A process that lives on between invocations (local mode) writes deferred counts on time too.

@@ -165,12 +165,12 @@ describe('a tally of counts', () => {
 describe('writing a tally that many invocations share', () => {
   /** A writer whose writes are held until the test lets each one finish. */
   function heldWriter(tally: Tally) {
-    const writes: { totals: TotalWrite[]; finish: () => void }[] = [];
+    const writes: { totals: TotalWrite[]; partial: boolean; finish: () => void }[] = [];
     const writer = new TallyWriter(
       tally,
-      (totals) =>
+      (totals, { partial }) =>
         new Promise<void>((finish) => {
-          writes.push({ totals, finish });
+          writes.push({ totals, partial, finish });
         }),
     );
     return { writer, writes };
@@ -251,6 +251,30 @@ describe('writing a tally that many invocations share', () => {
     writes[1]?.finish();
     await rest;
     expect(tally.due()).toBe(false);
+    expect(writes.map((write) => write.partial)).toEqual([true, false]);
+  });
+
+  it("shares one write among the sources' flushes asked for while another write is under way", async () => {
+    const { tally } = tallyAt();
+    const { writer, writes } = heldWriter(tally);
+    const bySource = (series: { labels: Record<string, string> }) => Boolean(series.labels.source_id);
+    tally.add('batchesCommitted', {}, 1);
+    const whole = writer.flush();
+    await settle();
+    // Three tables committed while the write above is under way, each asking for its source's counts.
+    const asked: Promise<void>[] = [];
+    for (const source of ['s1', 's2', 's3']) {
+      tally.add('envelopesWritten', { source_id: source }, 2);
+      asked.push(writer.flushOnly(bySource));
+    }
+    writes[0]?.finish();
+    await whole;
+    await settle();
+    expect(writes).toHaveLength(2);
+    expect(writes[1]?.totals.map((write) => write.labels.source_id).sort()).toEqual(['s1', 's2', 's3']);
+    writes[1]?.finish();
+    await Promise.all(asked);
+    expect(writes).toHaveLength(2);
   });
 
   it('writes nothing when nothing is due', async () => {

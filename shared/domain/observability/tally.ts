@@ -265,14 +265,19 @@ export class TallyWriter {
   private writing: Promise<void> = Promise.resolve();
   /** The write not begun yet, which will take every count due when it begins. */
   private queued: Promise<void> | undefined;
+  /** The partial write not begun yet, and the series it will take. */
+  private queuedOnly:
+    | { only: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean; run: Promise<void> }
+    | undefined;
 
   /**
    * `write` takes the drained totals and hands back (`tally.failed`) any it could not write; a write
-   * that rejects has all its totals handed back, and `onError` hears why.
+   * that rejects has all its totals handed back, and `onError` hears why. It is told when the totals
+   * are some series only (flushOnly), written ahead of the rest.
    */
   constructor(
     private readonly tally: Tally,
-    private readonly write: (writes: TotalWrite[]) => Promise<void>,
+    private readonly write: (writes: TotalWrite[], options: { partial: boolean }) => Promise<void>,
     private readonly onError: (error: Error) => void = () => undefined,
   ) {}
 
@@ -285,7 +290,7 @@ export class TallyWriter {
       const writes = this.tally.drain();
       if (writes.length === 0) return;
       try {
-        await this.write(writes);
+        await this.write(writes, { partial: false });
       } catch (error) {
         for (const write of writes) this.tally.failed(write);
         this.onError(error as Error);
@@ -301,17 +306,21 @@ export class TallyWriter {
    * resolves (never rejects) once they are written or handed back as failed.
    */
   flushOnly(only: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean): Promise<void> {
+    // Asked again with the same choice before the write begins: that write takes these counts too.
+    if (this.queuedOnly?.only === only) return this.queuedOnly.run;
     const run = async () => {
+      this.queuedOnly = undefined;
       const writes = this.tally.drain(only);
       if (writes.length === 0) return;
       try {
-        await this.write(writes);
+        await this.write(writes, { partial: true });
       } catch (error) {
         for (const write of writes) this.tally.failed(write);
         this.onError(error as Error);
       }
     };
     this.writing = this.writing.then(run, run);
+    this.queuedOnly = { only, run: this.writing };
     return this.writing;
   }
 }
