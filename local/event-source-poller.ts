@@ -5,7 +5,12 @@
  *   - success: deletes every record except those listed in batchItemFailures (ReportBatchItemFailures);
  *   - a malformed failure list, an exception or a timeout: deletes nothing, the whole batch returns;
  * Records that are not deleted reappear after the visibility timeout, and the queue's own redrive
- * policy moves a record to the dead-letter queue once it has been received five times.
+ * policy moves a record to the dead-letter queue once it has been received five times. While an
+ * invocation runs, its records stay hidden (their visibility timeout is extended every half of it):
+ * on AWS a queue's visibility timeout is six times its consumer's timeout, so no record reappears
+ * while its invocation runs; a local one is seconds, so that failed records come back quickly, and
+ * without this a busy machine's slow invocation had its records delivered again beside it (a commit
+ * trigger handled twice at once, received five times and dead-lettered while its committers ran).
  *
  * On AWS the mapping's polls cost the function nothing; here they share its thread, a receive and a
  * delete per ten records, so they go through SQS's JSON protocol directly rather than the SDK
@@ -182,16 +187,52 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
     }
   }
 
+  /** The queue's visibility timeout (seconds), read once. */
+  let visibility: Promise<number> | undefined;
+  const visibilityOf = () => {
+    visibility ??= sqs
+      .call<{ Attributes?: Record<string, string> }>('GetQueueAttributes', {
+        QueueUrl: options.queueUrl,
+        AttributeNames: ['VisibilityTimeout'],
+      })
+      .then((answer) => Number(answer.Attributes?.VisibilityTimeout ?? 30));
+    visibility.catch(() => (visibility = undefined));
+    return visibility;
+  };
+
+  /** Keeps the batch hidden until stopped: its visibility timeout extended every half of it. */
+  async function hide(batch: Message[]): Promise<() => void> {
+    const seconds = await visibilityOf().catch(() => null);
+    if (seconds === null || seconds <= 0) return () => undefined;
+    const extend = () => {
+      for (let i = 0; i < batch.length; i += 10)
+        void sqs
+          .call('ChangeMessageVisibilityBatch', {
+            QueueUrl: options.queueUrl,
+            Entries: batch.slice(i, i + 10).map((message, index) => ({
+              Id: String(index),
+              ReceiptHandle: message.ReceiptHandle,
+              VisibilityTimeout: seconds,
+            })),
+          })
+          .catch(() => undefined);
+    };
+    const timer = setInterval(extend, (seconds * 1000) / 2);
+    return () => clearInterval(timer);
+  }
+
   async function invoke(batch: Message[]): Promise<void> {
     const records = batch.map((message) => toRecord(message, options.queueArn));
+    // Hidden while the invocation runs, not past its end or its timeout (a hosted function keeps its own).
+    const shown = await hide(batch);
     const invocation = Promise.resolve(
       options.handler({ Records: records }, lambdaContext(options.name, options.timeoutSeconds ?? 900)),
     );
     try {
-      const response =
-        options.timeoutSeconds === undefined
-          ? await invocation
-          : await withTimeout(invocation, options.timeoutSeconds, options.name);
+      const response = await (options.timeoutSeconds === undefined
+        ? invocation
+        : withTimeout(invocation, options.timeoutSeconds, options.name)
+      ).finally(shown);
       const failures = response && 'batchItemFailures' in response ? response.batchItemFailures : [];
       const ids = new Set(records.map((record) => record.messageId));
       // Lambda treats a failure list naming an unknown or empty id as a failure of the whole batch.

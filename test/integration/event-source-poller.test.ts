@@ -125,6 +125,33 @@ describe('the local event-source poller', () => {
     expect(await drainAll(url)).toEqual([]);
   });
 
+  it('keeps a batch hidden while its invocation runs past the visibility timeout, as six times the timeout does on AWS', async () => {
+    const { url } = await queuePair(1);
+    await send(url, ['slow']);
+    let release: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    start(url, async (event) => {
+      seen.push(...event.Records.map((record) => record.body));
+      await released;
+      return { batchItemFailures: [] };
+    });
+    await until(
+      () => seen.length,
+      (count) => count === 1,
+    );
+    // Three visibility timeouts later the record is still hidden from any other consumer.
+    const other = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 3 }),
+    );
+    expect(other.Messages ?? []).toEqual([]);
+    release?.();
+    await poller?.stop();
+    poller = undefined;
+    expect(seen).toEqual(['slow']);
+    expect(await depthOf(url)).toBe(0);
+  });
+
   it('fills batches from a backlog with several receives at once, never past the batch size, and deletes every record', async () => {
     const { url } = await queuePair(30);
     const bodies = Array.from({ length: 437 }, (_, i) => `m${i}`);

@@ -104,7 +104,8 @@ export async function setup(project: TestProject): Promise<void> {
     // new token from the table, after its cache time (2 s by default). The tests check such changes
     // at once, so the service reads the table on every request; the cache is tested on its own.
     INGEST_CACHE_SECONDS: '0',
-    LOG_LEVEL: 'WARN',
+    // TRIBUTARY_TEST_LOG_LEVEL=INFO (with TRIBUTARY_SERVICE_LOG below) shows what each committer did.
+    LOG_LEVEL: process.env.TRIBUTARY_TEST_LOG_LEVEL ?? 'WARN',
     DASHBOARD_URL: `${toolUrl}/connections`,
   };
   const ready = path.join(directory, 'service-ready');
@@ -175,7 +176,8 @@ export async function teardown(): Promise<void> {
     const code = await runtime.stop().catch(() => null);
     if (code !== 0) process.stderr.write(`runtime exited with ${code}:\n${runtime.output()}\n`);
     denials = unaskedDenials(runtime.denials);
-    // The service's own log, kept where TRIBUTARY_SERVICE_LOG says (its last 200,000 characters).
+    // The service's own log, kept where TRIBUTARY_SERVICE_LOG says (its last 200,000 characters, or
+    // TRIBUTARY_SERVICE_LOG_CHARS).
     if (process.env.TRIBUTARY_SERVICE_LOG) writeFileSync(process.env.TRIBUTARY_SERVICE_LOG, runtime.output());
   }
   await standIns?.stop();

@@ -59,7 +59,7 @@ function spawnMain(env: Record<string, string>, ownGroup: boolean): Spawned {
   const partial = { stdout: '', stderr: '' };
   const append = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
     const text = chunk.toString();
-    output = (output + text).slice(-200_000);
+    output = (output + text).slice(-Number(process.env.TRIBUTARY_SERVICE_LOG_CHARS ?? 200_000));
     const lines = (partial[stream] + text).split('\n');
     partial[stream] = lines.pop() ?? '';
     denials.push(...lines.filter((line) => line.startsWith('AccessDenied:')));
