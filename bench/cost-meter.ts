@@ -39,6 +39,8 @@ export interface MeteredCall {
   itemTooLarge: boolean;
   /** S3: the bucket and the key's directory (S3's request rates are per prefix). */
   prefix: string;
+  /** S3: the object's key (a PUT's, a GET's). */
+  objectKey: string;
 }
 
 /** Units one partition key took from one call. */
@@ -544,6 +546,7 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
         itemBytes: 0,
         itemTooLarge: false,
         prefix: '',
+        objectKey: '',
       };
       if (service === 'DynamoDB') {
         Object.assign(call, dynamoUnits(operation, args.input, output, failed), { entity: entityOf(args.input) });
@@ -566,6 +569,7 @@ function meterMiddleware(next: Next, handlerContext: { clientName?: string; comm
               ? args.input.Prefix
               : '';
         call.prefix = `${String(args.input.Bucket ?? '')}/${key.slice(0, key.lastIndexOf('/') + 1)}`;
+        call.objectKey = typeof args.input.Key === 'string' ? args.input.Key : '';
         if (operation === 'PutObject' && !failed) call.storedBytes = byteLength(args.input.Body);
       }
       record(call, context);

@@ -179,6 +179,11 @@ export function price(
   commits: LineItem,
   /** The writer's records and triggers, counted by the commit rule's simulation and priced per unit. */
   staging: LineItem[],
+  /**
+   * Staged objects the scenario's commits removed (those that held one table's slices), and how long
+   * one waits for its commit: kept that long, where the others are kept until the lifecycle rule.
+   */
+  removed: { keys: Set<string>; afterSeconds: number } = { keys: new Set(), afterSeconds: 0 },
 ) {
   const events = scenario.requests * scenario.eventsPerRequest;
   const perMillion = 1e6 / events;
@@ -293,12 +298,21 @@ export function price(
     dollars: per(traces) * prices.xRay.tracesRecordedPerMillion,
   });
 
-  // Staged batches stay in the platform bucket until its lifecycle rule removes them.
-  const stagedBytes = s3.filter((call) => call.entity === 'staging').reduce((sum, call) => sum + call.storedBytes, 0);
-  const stagedGbMonths = ((per(stagedBytes) * 1e6) / 1024 ** 3) * (stagedObjectDays / 30.4);
+  // Staged batches stay in the platform bucket until their commit removes them (one table's slices)
+  // or its lifecycle rule does (several tables').
+  const staged = s3.filter((call) => call.entity === 'staging' && call.storedBytes > 0);
+  const stagedBytes = staged.reduce((sum, call) => sum + call.storedBytes, 0);
+  const removedBytes = staged
+    .filter((call) => removed.keys.has(call.objectKey))
+    .reduce((sum, call) => sum + call.storedBytes, 0);
+  const byteDays = (stagedBytes - removedBytes) * stagedObjectDays + (removedBytes * removed.afterSeconds) / 86_400;
+  const stagedGbMonths = (byteDays * perMillion) / 1024 ** 3 / 30.4;
   lines.push({
-    item: `S3 storage of staged batches (${stagedObjectDays} days)`,
-    detail: `${Math.round(stagedBytes / events)} bytes/event kept ${stagedObjectDays} days`,
+    item: 'S3 storage of staged batches',
+    detail:
+      `${Math.round(stagedBytes / events)} bytes/event: ${Math.round((100 * removedBytes) / Math.max(1, stagedBytes))} % ` +
+      `removed by their commit (one table's slices, kept ${Math.round(removed.afterSeconds)} s at most), ` +
+      `the rest kept ${stagedObjectDays} days`,
     dollars: stagedGbMonths * prices.s3.storagePerGbMonth,
   });
 

@@ -215,6 +215,29 @@ export async function startLocal(
     },
     adminKey: admin.key,
     s3Endpoint: standIns.endpoints.s3,
+    /** Of these staged objects (platform bucket keys), those no longer there. */
+    async removedObjects(keys: string[]): Promise<Set<string>> {
+      const { HeadObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
+      const s3 = new S3Client({ endpoint: standIns.endpoints.s3, forcePathStyle: true });
+      const removed = new Set<string>();
+      try {
+        for (const key of keys) {
+          const found = await meter.unmetered(() =>
+            s3.send(new HeadObjectCommand({ Bucket: settings.platformBucket, Key: key })).then(
+              () => true,
+              (error: Error) => {
+                if (error.name === 'NotFound' || error.name === 'NoSuchKey') return false;
+                throw error;
+              },
+            ),
+          );
+          if (!found) removed.add(key);
+        }
+      } finally {
+        s3.destroy();
+      }
+      return removed;
+    },
     /** The front, pollers and schedules; the stand-ins stay. */
     async stopRuntime() {
       sqs.destroy();
@@ -537,8 +560,15 @@ export async function benchCost(): Promise<string> {
       .filter((inv) => inv.entry === commitEntry)
       .flatMap((inv) => inv.calls)
       .filter((call) => call.s3Class === 'get' && call.entity === 'staging').length;
+  /** The staged objects a reading's writer put. */
+  const stagedKeysOf = (reading: Reading) =>
+    [...reading.invocations.flatMap((inv) => inv.calls), ...reading.outside]
+      .filter((call) => call.service === 'S3' && call.entity === 'staging' && call.storedBytes > 0)
+      .map((call) => call.objectKey);
   try {
     const sparseRun = await measureSparse(local);
+    // What the sparse tables' commits left of their staged objects (several tables' slices each).
+    const sparseRemoved = await local.removedObjects(stagedKeysOf(sparseRun.ingest));
     // The writer's first batch of the sparse tables: a record and a trigger (with its listing) each.
     const writerCalls = sparseRun.triggered.invocations
       .filter((inv) => inv.entry === consumers['ingest-writer'].entry)
@@ -580,9 +610,10 @@ export async function benchCost(): Promise<string> {
       // The scenario's table committed: everything it staged, many slices and rows in one commit.
       const pass = await meteredPass(local);
       await expectRows(local, run.hook.data_set_id, scenario.requests, scenario.name);
+      const removed = await local.removedObjects(stagedKeysOf(run.reading));
       const dollars = passDollars(deployment, pass, ownCpuMs(pass.invocations, run.backgroundCpuPerMs, 0));
       const perRow = Math.max(0, (dollars - single - stagedReads(pass) * perRead) / (scenario.requests - 1));
-      runs.push({ ...run, scenario, units: { single, perRead, perRow, perArrival } });
+      runs.push({ ...run, scenario, removed, units: { single, perRead, perRow, perArrival } });
     }
     await local.stopRuntime();
 
@@ -600,11 +631,12 @@ export async function benchCost(): Promise<string> {
         backgroundCpuPerMs: sparseRun.background,
         hook: sparseRun.hook,
         body: sparseRun.body,
+        removed: sparseRemoved,
         // Rows of 1 KB, as the first scenario's.
         units: (runs[0] as (typeof runs)[number]).units,
       },
     ];
-    for (const { scenario, reading, backgroundCpuPerMs, hook, body, units } of all) {
+    for (const { scenario, reading, backgroundCpuPerMs, hook, body, units, removed } of all) {
       const ingestCpuMs = await replayIngest(hook, body, scenario.eventsPerRequest === 1 ? 300 : 60);
       const own = ownCpuMs(reading.invocations, backgroundCpuPerMs, ingestCpuMs);
       for (const inv of reading.invocations.filter((inv) => scheduleEntries.has(inv.entry))) {
@@ -630,6 +662,7 @@ export async function benchCost(): Promise<string> {
           { reading, own },
           commitLine(units, figures, scenario.eventsPerRequest),
           stagingLines(stagingUnits, figures, scenario.eventsPerRequest),
+          { keys: removed, afterSeconds: figures.maxWaitSeconds },
         ),
       });
     }
@@ -681,7 +714,7 @@ export async function benchCost(): Promise<string> {
         `an envelope waits at most ${Math.round(figures.maxWaitSeconds)} s for its commit (simulated day).`,
       '',
       `Storage: ${(priced.storedBytesPerMillion / 1024 ** 3).toFixed(2)} GB written to S3 per million events before compaction ` +
-        `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; claim checks are deleted once committed, staged batches after ${stagedObjectDays} days, priced above).`,
+        `($${money((priced.storedBytesPerMillion / 1024 ** 3) * prices.s3.storagePerGbMonth)} a month for as long as they are kept; claim checks are deleted once committed, staged batches once committed (one table's) or after ${stagedObjectDays} days, priced above).`,
       '',
     );
   }

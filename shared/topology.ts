@@ -36,8 +36,9 @@ export const platformAreas = {
   /** Query jobs' result rows. */
   jobResults: 'job-results/',
   /**
-   * Writer batches, staged until their tables are committed (shared/domain/ingest/staging.ts); the
-   * bucket's lifecycle rule removes them.
+   * Writer batches, staged until their tables are committed (shared/domain/ingest/staging.ts): one
+   * that held a single table's envelopes is removed by their committer, the bucket's lifecycle rule
+   * removes the others.
    */
   staging: 'staging/',
 } as const;
@@ -60,7 +61,8 @@ export interface Access {
   recordsKeyUse?: boolean;
   queues?: Partial<Record<QueueName, 'send' | 'consume' | 'inspect'>>;
   /** The platform bucket's areas it reads (or reads, writes and deletes in); `{}`: the bucket itself only (a health check). */
-  platformBucket?: Partial<Record<PlatformArea, 'read' | 'readWrite'>>;
+  /** readDelete: reads and deletes objects (a committer removes a staged object it has committed whole). */
+  platformBucket?: Partial<Record<PlatformArea, 'read' | 'readDelete' | 'readWrite'>>;
   /** Tenants' own object stores (their buckets, with their credentials or role): read only, or read, write and delete. */
   tenantStores?: 'read' | 'readWrite';
   /**
@@ -283,7 +285,7 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
     access: {
       table: 'readWrite',
       deletesItems: true,
-      platformBucket: { staging: 'read', claims: 'readWrite' },
+      platformBucket: { staging: 'readDelete', claims: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
       queues: { ingestDeadLetter: 'send', commits: 'send' },
@@ -348,7 +350,7 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     access: {
       table: 'readWrite',
       deletesItems: true,
-      platformBucket: { staging: 'read', claims: 'readWrite' },
+      platformBucket: { staging: 'readDelete', claims: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
       queues: { ingestDeadLetter: 'send', commits: 'send' },

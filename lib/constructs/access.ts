@@ -52,8 +52,11 @@ const tableDeletes = ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 /** How cdk-nag names the platform bucket in its findings: the stateful stack's export of its ARN. */
 const platformBucketFinding = 'TributaryStateful:ExportsOutputFnGetAttPlatformBucket45416B39Arn74244195';
 
-const objectReads = ['s3:GetObject'];
-const objectWrites = ['s3:PutObject', 's3:DeleteObject'];
+const objectActions = {
+  read: ['s3:GetObject'],
+  readDelete: ['s3:GetObject', 's3:DeleteObject'],
+  readWrite: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+};
 
 /**
  * Turns a function's declared Access (shared/routes/, shared/topology.ts) into IAM statements and
@@ -140,12 +143,12 @@ export function bindAccess(
 
   if (access.platformBucket) {
     const bucket = resources.platformBucket;
-    const areas = Object.entries(access.platformBucket) as [PlatformArea, 'read' | 'readWrite'][];
-    for (const mode of ['read', 'readWrite'] as const) {
+    const areas = Object.entries(access.platformBucket) as [PlatformArea, keyof typeof objectActions][];
+    for (const mode of ['read', 'readDelete', 'readWrite'] as const) {
       const prefixes = areas.filter(([, given]) => given === mode).map(([area]) => platformAreas[area]);
       if (prefixes.length === 0) continue;
       allow(
-        mode === 'readWrite' ? [...objectReads, ...objectWrites] : objectReads,
+        objectActions[mode],
         prefixes.map((prefix) => bucket.arnForObjects(`${prefix}*`)),
       );
       // The bucket's key, through S3 only: reading decrypts, writing makes data keys.

@@ -55,6 +55,7 @@ export const committerId = randomUUID();
 
 export const stagingDeps: CommitStagedDeps = {
   records: stagedRecords,
+  objects: stagingObjects,
   triggers: commitTriggers,
   parse: parseStagedSlice,
   freshness,

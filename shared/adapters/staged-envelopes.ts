@@ -4,7 +4,7 @@
  * copy of an envelope still waits for its commit. Reads the table's records, then each slice once.
  */
 import { type EnvelopeMessage, envelopeMessage } from '../domain/ingest/envelope.ts';
-import type { StagedRecord } from '../domain/ingest/staging.ts';
+import { StagedObjectGone, type StagedRecord } from '../domain/ingest/staging.ts';
 import { stagedRecordsOf } from './dynamo/staged-slices.ts';
 import { stagingObjects } from './s3/staging.ts';
 
@@ -29,7 +29,13 @@ export async function stagedSlices(tableId: string): Promise<StagedSliceOf[]> {
 
 /** Whether a copy of the envelope waits staged for its table's commit. */
 export async function isStaged(envelope: Pick<EnvelopeMessage, 'data_set_id' | 'message_id'>): Promise<boolean> {
-  for (const slice of await stagedSlices(envelope.data_set_id))
-    if ((await slice.read()).some((staged) => staged.message_id === envelope.message_id)) return true;
+  for (const slice of await stagedSlices(envelope.data_set_id)) {
+    // An object removed since the records were read held committed records only.
+    const envelopes = await slice.read().catch((error: Error) => {
+      if (error instanceof StagedObjectGone) return [];
+      throw error;
+    });
+    if (envelopes.some((staged) => staged.message_id === envelope.message_id)) return true;
+  }
   return false;
 }

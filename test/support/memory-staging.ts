@@ -8,6 +8,7 @@ import {
   type CommitTrigger,
   type CommitTriggers,
   emptyHead,
+  StagedObjectGone,
   type StagedRecord,
   type StagedRecords,
   type StagingHead,
@@ -120,8 +121,12 @@ export function memoryStaging(clock: () => number = Date.now): MemoryStaging {
     async read(key, offset, length) {
       count('read object');
       const body = stored.get(key);
-      if (!body) throw Object.assign(new Error(`NoSuchKey ${key}`), { name: 'NoSuchKey' });
+      if (!body) throw new StagedObjectGone(key);
       return body.subarray(offset, offset + length);
+    },
+    async remove(keys) {
+      count('remove objects');
+      for (const key of keys) stored.delete(key);
     },
   };
 

@@ -725,6 +725,99 @@ describe('staging a batch', () => {
   });
 });
 
+describe('staged objects', () => {
+  const objectsOf = (w: World) => [...w.staging.stored.keys()];
+
+  it("are removed once the records of the one table they held are committed; one holding several tables' slices stays", async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, A, uuid(2))]);
+    const [alone] = objectsOf(w);
+    await writeEnvelopeBatch(w.deps, [record(w, B, uuid(3)), record(w, C, uuid(4))]);
+    const shared = objectsOf(w).find((key) => key !== alone);
+    expect(objectsOf(w)).toHaveLength(2);
+    await w.deliverUntil(w.clock.now + 6 * minute);
+    expect([w.rowsOf(A), w.rowsOf(B), w.rowsOf(C)]).toEqual([[uuid(1), uuid(2)], [uuid(3)], [uuid(4)]]);
+    // Both tables of the shared object are committed: it stays for the bucket's lifecycle rule all the same.
+    expect(objectsOf(w)).toEqual([shared]);
+  });
+
+  it('stay while the commit that read them is not recorded, so that its retry reads them again', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.clock.now += 6 * minute;
+    const replaceHead = w.staging.records.replaceHead;
+    w.staging.records.replaceHead = async () => {
+      throw new Error('stopped');
+    };
+    const triggers = w.staging.arrived();
+    expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), concurrency: 1 })).toMatchObject({
+      retried: [A],
+    });
+    expect(objectsOf(w)).toHaveLength(1);
+    w.staging.records.replaceHead = replaceHead;
+    expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), concurrency: 1 })).toMatchObject({
+      skipped: 1,
+      failed: [],
+    });
+    expect(objectsOf(w)).toEqual([]);
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
+  });
+
+  it('removed by one committer while another was about to read them count as committed by the first, not as a failure', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.clock.now += 6 * minute;
+    const triggers = w.staging.arrived();
+    // The second committer has read the table's records; its read of the slice waits.
+    let reading: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (reading = resolve));
+    let asked = false;
+    const late = commitTriggered(w.deps, triggers, {
+      ...optionsOf(w),
+      holder: 'late',
+      concurrency: 1,
+      read: async (slice) => {
+        asked = true;
+        await gate;
+        return w.staging.objects.read(slice.key, slice.offset, slice.length);
+      },
+    });
+    await vi.waitFor(() => expect(asked).toBe(true));
+    expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), holder: 'first', concurrency: 1 })).toMatchObject(
+      {
+        committed: [A],
+      },
+    );
+    expect(objectsOf(w)).toEqual([]);
+    reading?.();
+    expect(await late).toMatchObject({ failed: [], written: 0 });
+    expect(w.staging.heads.get(A)?.failure).toBeNull();
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
+    expect(w.commitsOf(A)).toBe(1);
+  });
+
+  it('gone while their records wait (the lifecycle rule) fail the attempt, as any unreadable slice does', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.staging.stored.clear();
+    w.clock.now += 6 * minute;
+    expect(await w.deliver()).toMatchObject({ failed: [A], committed: [] });
+    expect(w.staging.heads.get(A)?.failure).toMatchObject({
+      attempts: 1,
+      lastError: expect.stringMatching(/^StagedObjectGone/),
+    });
+  });
+
+  it('are removed by the writer when every table of its batch was committed at once, and kept when one was staged', async () => {
+    const w = world({ freshness: { [NOW]: 0, [SMALL]: 0 } });
+    await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(1)), record(w, SMALL, uuid(2))]);
+    expect(objectsOf(w)).toEqual([]);
+    await writeEnvelopeBatch(w.deps, [record(w, NOW, uuid(3)), record(w, A, uuid(4))]);
+    expect(objectsOf(w)).toHaveLength(1);
+    expect([w.rowsOf(NOW), w.rowsOf(SMALL)]).toEqual([[uuid(1), uuid(3)], [uuid(2)]]);
+  });
+});
+
 describe('commit triggers', () => {
   it('are sent once per table by a writer instance while one of its own arrives in time, and again when it would not', async () => {
     const w = world({ freshness: { [A]: 10 * minute } });

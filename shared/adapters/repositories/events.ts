@@ -9,7 +9,7 @@ import { type AddFile, parseStats } from '#delta/log.ts';
 import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
 import type { TableStorage } from '#delta/storage.ts';
 import { conflict } from '../../domain/errors.ts';
-import { recordTime } from '../../domain/ingest/staging.ts';
+import { recordTime, StagedObjectGone } from '../../domain/ingest/staging.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
@@ -30,8 +30,8 @@ async function stagedSources(dataSetId: string): Promise<StagedSource[]> {
       try {
         messages = await read();
       } catch (error) {
-        // Removed since the records were read (long committed): listed from the table.
-        if ((error as Error).name === 'NoSuchKey') return [];
+        // Removed since the records were read (committed): listed from the table.
+        if (error instanceof StagedObjectGone) return [];
         throw error;
       }
       return Promise.all(

@@ -15,12 +15,15 @@ import {
   maxCommitAttempts,
   maxTableCommitters,
   recordTime,
+  StagedObjectGone,
   type StagedRecord,
   type StagedRecords,
   type StagedTotals,
   type StagingHead,
+  type StagingObjects,
   type TableFailure,
   totalsOf,
+  wholeObject,
   writerLifetimeMs,
 } from './staging.ts';
 
@@ -61,6 +64,8 @@ export type SliceReader = (record: StagedRecord) => Promise<Buffer>;
 
 export interface CommitStagedDeps extends CommitTableDeps {
   records: StagedRecords;
+  /** The staged objects: a committer removes those that held only the table's records it committed. */
+  objects: StagingObjects;
   triggers: CommitTriggers;
   /** Parses one staged slice: its lines, each a queue message's body (validated when it was staged). */
   parse(slice: Buffer): EnvelopeMessage[];
@@ -165,11 +170,36 @@ function chunksOf(records: StagedRecord[], sizeTarget: number): StagedRecord[][]
   return chunks;
 }
 
-async function readRows(deps: CommitStagedDeps, read: SliceReader, records: StagedRecord[]): Promise<StagedRow[]> {
+/**
+ * The records' rows. A record whose object is gone was committed by another committer meanwhile
+ * (it removes a table's own object only once the record is done): it has no rows left to commit.
+ * One still pending lost its object some other way (the bucket's lifecycle rule): StagedObjectGone.
+ */
+async function readRows(
+  deps: CommitStagedDeps,
+  tableId: string,
+  read: SliceReader,
+  records: StagedRecord[],
+): Promise<StagedRow[]> {
+  const gone: StagedRecord[] = [];
   const slices = await Promise.all(
     // Each slice parsed as it arrives: the rows are kept, not the slice's text.
-    records.map(async (record) => deps.parse(await read(record)).map((message) => ({ batch: record.id, message }))),
+    records.map(async (record) => {
+      try {
+        return deps.parse(await read(record)).map((message) => ({ batch: record.id, message }));
+      } catch (error) {
+        if (!(error instanceof StagedObjectGone)) throw error;
+        gone.push(record);
+        return [];
+      }
+    }),
   );
+  if (gone.length > 0) {
+    const head = await deps.records.head(tableId);
+    const pending = new Set((await deps.records.pending(tableId, head.through)).map((record) => record.id));
+    const lost = gone.find((record) => pending.has(record.id));
+    if (lost) throw new StagedObjectGone(lost.key);
+  }
   return slices.flat();
 }
 
@@ -191,6 +221,8 @@ interface Committed {
   written: number;
   skipped: number;
   expired: number;
+  /** Staged objects that held only done records of this table. */
+  objects: Set<string>;
 }
 
 /**
@@ -212,7 +244,7 @@ async function commitRecords(
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
     try {
-      rows = await readRows(deps, options.read, chunk);
+      rows = await readRows(deps, tableId, options.read, chunk);
       const result = await withinTime(
         (signal) => commitTable(deps, tableId, rows, attempt, signal),
         Math.min(deps.tableTimeMs, until - deps.now()),
@@ -242,7 +274,10 @@ async function commitRecords(
     }
     await deps.settleCounts();
     into.progressed = true;
-    for (const record of chunk) into.done.add(record.id);
+    for (const record of chunk) {
+      into.done.add(record.id);
+      if (wholeObject(record)) into.objects.add(record.key);
+    }
   }
 }
 
@@ -485,6 +520,7 @@ export async function commitStagedTable(
     written: 0,
     skipped: 0,
     expired: 0,
+    objects: new Set(),
   };
   const readFailure = head.failure;
   let watermark = head.through;
@@ -598,6 +634,8 @@ export async function commitStagedTable(
     };
   });
   await removeDone();
+  // Every done record is now past the watermark or deleted: no committer reads it again.
+  await removeObjects(deps, tableId, [...committed.objects]);
   if (unlisted) await relistLate(deps, tableId, through, committed.done, async () => target);
   return {
     outcome: failure
@@ -611,6 +649,24 @@ export async function commitStagedTable(
     skipped: committed.skipped,
     expired: committed.expired,
   };
+}
+
+/**
+ * Removes staged objects nobody reads again: one that held only this table's records, all done. Any
+ * other object stays until the bucket's lifecycle rule removes it (its other tables commit on their
+ * own), as does one whose removal fails (a warning: nothing is lost).
+ */
+export async function removeObjects(
+  deps: Pick<CommitStagedDeps, 'objects' | 'warn'>,
+  tableId: string,
+  keys: string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  await deps.objects
+    .remove(keys)
+    .catch((error: Error) =>
+      deps.warn('Staged objects could not be removed; the lifecycle rule will', { data_set_id: tableId, error }),
+    );
 }
 
 /**

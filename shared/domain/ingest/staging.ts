@@ -145,8 +145,22 @@ export interface StagedRecords {
 
 export interface StagingObjects {
   put(key: string, body: Buffer): Promise<void>;
+  /** A slice of an object; StagedObjectGone when there is no such object. */
   read(key: string, offset: number, length: number): Promise<Buffer>;
+  /** Deletes objects (absent ones are no error). */
+  remove(keys: string[]): Promise<void>;
 }
+
+/** A staged object that is not there: its records were committed and it was removed, or it expired. */
+export class StagedObjectGone extends Error {
+  constructor(key: string) {
+    super(`The staged object ${key} is gone`);
+    this.name = 'StagedObjectGone';
+  }
+}
+
+/** Whether a record's slice is its whole object: the object holds one table's envelopes only. */
+export const wholeObject = (record: StagedRecord) => record.offset === 0 && record.length === record.objectSize;
 
 /** The commits queue: one message per trigger, delayed until it is meant to arrive (at most `maxDelayMs`). */
 export interface CommitTriggers {

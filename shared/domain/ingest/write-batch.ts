@@ -6,6 +6,7 @@ import {
   type CommitReport,
   type CommitStagedDeps,
   emptyReport,
+  removeObjects,
   withinTime,
 } from './commit-staged.ts';
 import { commitTable } from './commit-table.ts';
@@ -145,7 +146,6 @@ export class SentTriggers {
 }
 
 export interface BatchWriterDeps extends CommitStagedDeps {
-  objects: StagingObjects;
   /** Parses a record's body; throws for one that is not an envelope. */
   parseEnvelope(body: string): EnvelopeMessage;
   /** Why records failed, for the dead-letter recorder should they exhaust their receives. */
@@ -241,6 +241,9 @@ export async function writeEnvelopeBatch(
     })),
   );
   const report = dueNow.length > 0 ? await commitAtOnce(deps, batch, dueNow, deadline) : null;
+  // Every table committed at once, none staged: no record points into the object.
+  if (later.length === 0 && report && report.committed.length === dueNow.length)
+    await removeObjects(deps, dueNow[0] as string, [batch.key]);
   return { failedRecordIds: failed, staged: envelopes.length, committed: report };
 }
 
