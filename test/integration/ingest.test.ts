@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
 import { createTenant } from '../support/fixtures.ts';
+import { pollUntil } from '../support/poll.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -218,6 +220,43 @@ describe('a freshness target of seconds', () => {
       Array.from({ length: 14 }, (_, wave) => (wave + 1) * 5),
     );
     expect(writes.length).toBeLessThanOrEqual(28);
+  });
+});
+
+describe('staged objects', () => {
+  /** The staged objects of the platform bucket that hold this table's envelopes, each with the tables it holds. */
+  async function stagedHolding(dataSetId: string) {
+    const s3 = localS3();
+    const found: { key: string; tables: string[] }[] = [];
+    for (const { key } of await listKeys(s3, 'tributary-platform', 'staging/')) {
+      const object = await s3.send(new GetObjectCommand({ Bucket: 'tributary-platform', Key: key })).catch(() => null);
+      const text = (await object?.Body?.transformToString()) ?? '';
+      const tables = [
+        ...new Set(
+          text
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => (JSON.parse(line) as { data_set_id: string }).data_set_id),
+        ),
+      ];
+      if (tables.includes(dataSetId)) found.push({ key, tables });
+    }
+    return found;
+  }
+
+  it("are removed by the committer once they held only one table's envelopes and those are in the table", async () => {
+    const hook = await createWebhook(api);
+    await api.put(`/api/data-sets/${hook.dataSetId}/table-properties`, {
+      json: { properties: { 'tributary.freshness': '2 seconds' } },
+    });
+    for (let i = 0; i < 3; i++) await ingest(api, hook, JSON.stringify({ i }));
+    await waitForRows(api, hook.dataSetId, 3);
+    // Objects that also hold other tables' envelopes (other tests' webhooks in the same batch) stay.
+    await pollUntil(
+      () => stagedHolding(hook.dataSetId),
+      (found) => found.every((object) => object.tables.length > 1),
+      { what: "this table's own staged objects to be removed" },
+    );
   });
 });
 
