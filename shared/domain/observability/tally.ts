@@ -284,22 +284,16 @@ export class TallyWriter {
   /** Resolves (never rejects) once what is due now has been written, or handed back to the tally as failed. */
   flush(): Promise<void> {
     if (this.queued) return this.queued;
-    const run = async () => {
-      this.queued = undefined;
-      if (!this.tally.due()) return;
-      const writes = this.tally.drain();
-      if (writes.length === 0) return;
-      try {
-        await this.write(writes, { partial: false });
-      } catch (error) {
-        for (const write of writes) this.tally.failed(write);
-        this.onError(error as Error);
-      }
-    };
-    this.writing = this.writing.then(run, run);
+    this.writing = this.writing.then(this.next, this.next);
     this.queued = this.writing;
     return this.queued;
   }
+
+  /** The write whose turn came: every count due then. */
+  private readonly next = async () => {
+    this.queued = undefined;
+    if (this.tally.due()) await this.writeDrained(this.tally.drain(), false);
+  };
 
   /**
    * Writes now, after any write under way, the pending totals of the series `only` picks, due or not;
@@ -310,17 +304,21 @@ export class TallyWriter {
     if (this.queuedOnly?.only === only) return this.queuedOnly.run;
     const run = async () => {
       this.queuedOnly = undefined;
-      const writes = this.tally.drain(only);
-      if (writes.length === 0) return;
-      try {
-        await this.write(writes, { partial: true });
-      } catch (error) {
-        for (const write of writes) this.tally.failed(write);
-        this.onError(error as Error);
-      }
+      await this.writeDrained(this.tally.drain(only), true);
     };
     this.writing = this.writing.then(run, run);
     this.queuedOnly = { only, run: this.writing };
     return this.writing;
+  }
+
+  /** Writes drained totals; those it could not write go back to the tally. */
+  private async writeDrained(writes: TotalWrite[], partial: boolean): Promise<void> {
+    if (writes.length === 0) return;
+    try {
+      await this.write(writes, { partial });
+    } catch (error) {
+      for (const write of writes) this.tally.failed(write);
+      this.onError(error as Error);
+    }
   }
 }
