@@ -182,7 +182,8 @@ export interface BatchOutcome {
  *     only while the invocation has time for its whole commit and to stage it after all; one that
  *     fails or finds no time is staged as in 3, its trigger due at once (the committer retries it).
  *     The batch waits for this at most half its visibility timeout, so a slow store never makes the
- *     queue deliver a staged batch again.
+ *     queue deliver a staged batch again. An object whose every table was committed at once is removed:
+ *     no record points into it.
  *  5. Once every table is committed or staged, the batch is acknowledged; if anything before fails,
  *     every record comes back and is staged again (a table's log keeps each row once).
  */
