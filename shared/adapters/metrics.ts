@@ -15,7 +15,7 @@
 import { defaultCounterFlushSeconds, intEnv } from '../config.ts';
 import type { Receipt } from '../domain/ingest/envelope.ts';
 import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
-import { Tally, TallyWriter, type TotalWrite } from '../domain/observability/tally.ts';
+import { type SeriesChoice, Tally, TallyWriter, type TotalWrite } from '../domain/observability/tally.ts';
 import { beforeAnswering, outsideInvocations } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
 import { writeTotals } from './dynamo/counters.ts';
@@ -144,12 +144,15 @@ const writer = new TallyWriter(
 );
 const flush = () => writer.flush();
 
+/** A source's counts due before the invocation answers (a committer's, not the door's deferred ones). */
+const urgentOfSources: SeriesChoice = (series) =>
+  series.urgent && Boolean(series.labels.source_id) && series.labels.source_id !== 'unknown';
+
 /**
- * Writes now every pending total of a source's series (what a committer counted for the tables it
- * just committed), due or not; the platform's own series wait for the invocation's end as before.
+ * Writes now the pending totals of the sources' series due before answering (what a committer counted
+ * for the tables it just committed); the platform's own series wait for the invocation's end as before.
  */
-export const settleSourceCounts = (): Promise<void> =>
-  writer.flushOnly((series) => Boolean(series.labels.source_id) && series.labels.source_id !== 'unknown');
+export const settleSourceCounts = (): Promise<void> => writer.flushOnly(urgentOfSources);
 
 beforeAnswering(async () => {
   if (tally.due()) await flush();

@@ -19,6 +19,9 @@
  */
 import type { MetricKey } from './metric-catalogue.ts';
 
+/** Which pending series a partial write takes: by metric and labels, and whether they are due before answering. */
+export type SeriesChoice = (series: { metric: MetricKey; labels: Record<string, string>; urgent: boolean }) => boolean;
+
 export interface TotalWrite {
   metric: MetricKey;
   labels: Record<string, string>;
@@ -203,7 +206,7 @@ export class Tally {
    * Every series with changes not yet written (or those of them `only` picks), as totals to write;
    * they count as written from now.
    */
-  drain(only?: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean): TotalWrite[] {
+  drain(only?: SeriesChoice): TotalWrite[] {
     const writes: TotalWrite[] = [];
     const now = this.now();
     for (const series of this.series.values()) {
@@ -266,9 +269,7 @@ export class TallyWriter {
   /** The write not begun yet, which will take every count due when it begins. */
   private queued: Promise<void> | undefined;
   /** The partial write not begun yet, and the series it will take. */
-  private queuedOnly:
-    | { only: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean; run: Promise<void> }
-    | undefined;
+  private queuedOnly: { only: SeriesChoice; run: Promise<void> } | undefined;
 
   /**
    * `write` takes the drained totals and hands back (`tally.failed`) any it could not write; a write
@@ -299,7 +300,7 @@ export class TallyWriter {
    * Writes now, after any write under way, the pending totals of the series `only` picks, due or not;
    * resolves (never rejects) once they are written or handed back as failed.
    */
-  flushOnly(only: (series: { metric: MetricKey; labels: Record<string, string> }) => boolean): Promise<void> {
+  flushOnly(only: SeriesChoice): Promise<void> {
     // Asked again with the same choice before the write begins: that write takes these counts too.
     if (this.queuedOnly?.only === only) return this.queuedOnly.run;
     const run = async () => {
