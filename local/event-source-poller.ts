@@ -10,7 +10,8 @@
  * on AWS a queue's visibility timeout is six times its consumer's timeout, so no record reappears
  * while its invocation runs; a local one is seconds, so that failed records come back quickly, and
  * without this a busy machine's slow invocation had its records delivered again beside it (a commit
- * trigger handled twice at once, received five times and dead-lettered while its committers ran).
+ * trigger handled by two committers at once; one received five times would be dead-lettered while
+ * its committers ran).
  *
  * On AWS the mapping's polls cost the function nothing; here they share its thread, a receive and a
  * delete per ten records, so they go through SQS's JSON protocol directly rather than the SDK

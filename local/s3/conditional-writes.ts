@@ -36,6 +36,10 @@ export function currentCondition(): WriteCondition | null {
 
 const unquoted = (etag: string) => etag.trim().replace(/^W\//, '').replace(/"/g, '');
 
+/**
+ * S3's own answer to a conditional write it does not support (If-None-Match other than `*`, or both
+ * headers at once): what a client must see from local mode too, not a feature left out.
+ */
 function notImplemented(header: string): S3Error {
   return new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', {
     Header: header,
