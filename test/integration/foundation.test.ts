@@ -128,6 +128,7 @@ describe('a service whose platform bucket is gone', () => {
       ...env,
       PLATFORM_BUCKET: bucket,
       LOCAL_QUEUE_PREFIX: 'health-',
+      TABLE_NAME: 'health-tributary',
       HEALTH_MAX_AGE_SECONDS: '0',
     });
   });

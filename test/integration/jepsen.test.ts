@@ -40,6 +40,7 @@ describe('nothing accepted is lost or duplicated under faults', () => {
       ...env,
       AWS_ENDPOINT_URL_SQS: queueProxy.url,
       LOCAL_QUEUE_PREFIX: 'jepsen-',
+      TABLE_NAME: 'jepsen-tributary',
     });
     api = apiClient(runtime.url);
     hook = await createWebhook(api, { store: { endpoint: storeProxy.url } });

@@ -467,6 +467,7 @@ describe('a loss between acceptance and the table', () => {
     lossy = await startRuntimeProcess({
       ...env,
       LOCAL_QUEUE_PREFIX: 'lossy-',
+      TABLE_NAME: 'lossy-tributary',
       LOCAL_POLLERS_PER_CONSUMER: '0',
       COUNTER_FLUSH_SECONDS: '1',
     });

@@ -86,6 +86,15 @@ async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void>
   }
 }
 
+/**
+ * Starts another local service on the given stand-ins. Give it its own queues (LOCAL_QUEUE_PREFIX)
+ * and, unless it must share the test service's data, its own table (TABLE_NAME): a service's
+ * table-commits schedule handles every staged table of its table, sending their triggers to its own
+ * queues, and at a graceful stop commits them all. On a shared table, a table of another test that
+ * is waiting after a failed commit would get a trigger that stops with this service, and its own
+ * trigger is then dropped as covered by it: nothing commits it until the overdue check a minute
+ * later.
+ */
 export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
   port ??= await freePort();
   const spawned = spawnMain({ ...env, PORT: String(port), LOCAL_STAND_INS: 'external' }, false);

@@ -1,4 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, inject } from 'vitest';
+import { localCredentials, localRegion } from '../../local/stand-ins.ts';
 import type { ApiClient } from './api.ts';
 import { createTenant, registerStore, unique } from './fixtures.ts';
 
@@ -47,6 +50,34 @@ async function localS3Endpoint(): Promise<string> {
   return inject('runtimeEnv').AWS_ENDPOINT_URL_S3 as string;
 }
 
+/** What the table's staging partition holds (its head whole, its records counted): what a failed wait saw. */
+async function stagingOf(dataSetId: string): Promise<string> {
+  const env = inject('runtimeEnv');
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: localRegion,
+      credentials: localCredentials,
+    }),
+  );
+  try {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: 'tributary',
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `STAGE#${dataSetId}` },
+      }),
+    );
+    const head = Items.find((item) => item.sk === 'HEAD');
+    const records = Items.filter((item) => item.sk !== 'HEAD');
+    return `head ${JSON.stringify(head ?? null)}, ${records.length} records (${records.reduce((sum, item) => sum + Number(item.rows ?? 0), 0)} rows), now ${new Date().toISOString()}`;
+  } catch (error) {
+    return `(not read: ${(error as Error).message})`;
+  } finally {
+    client.destroy();
+  }
+}
+
 export async function ingest(
   api: ApiClient,
   hook: Pick<Webhook, 'sourceId' | 'token'>,
@@ -82,7 +113,10 @@ export async function waitForRows(
         `/api/data-sets/${dataSetId}`,
       );
       const { version, status } = dataSet.body;
-      expect(rows, `rows committed to ${dataSetId} (the data set ${status}, at version ${version})`).toBe(count);
+      const staging = rows === count ? '' : `; staged: ${await stagingOf(dataSetId)}`;
+      expect(rows, `rows committed to ${dataSetId} (the data set ${status}, at version ${version}${staging})`).toBe(
+        count,
+      );
       return dataSet.body.storage_location;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
