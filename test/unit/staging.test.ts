@@ -1224,6 +1224,33 @@ describe('the overdue check', () => {
     expect(w.staging.heads.get(A)?.dueAt).toBeNull();
   });
 
+  it('lists a table back for rows staged during its commit before it removes the staged objects it committed, which may stall', async () => {
+    const w = world({ freshness: { [A]: 10 * minute } });
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(52))]);
+    w.clock.now += minute;
+    const append = w.deps.appendEnvelopes;
+    w.deps.appendEnvelopes = async (...args) => {
+      w.deps.appendEnvelopes = append;
+      const result = await append(...args);
+      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(53))]);
+      return result;
+    };
+    // The removal of the committed object gets no answer until the test lets it.
+    let answer: (() => void) | undefined;
+    const removal = new Promise<void>((resolve) => (answer = resolve));
+    const remove = w.staging.objects.remove;
+    w.staging.objects.remove = async (keys) => {
+      await removal;
+      await remove(keys);
+    };
+    const sweep = w.sweep(true);
+    await vi.waitFor(() => expect(w.staging.heads.get(A)?.dueAt).toBe(w.clock.now + 10 * minute));
+    answer?.();
+    expect((await sweep).committed?.committed).toEqual([A]);
+    // The committed batch's object is gone; the batch staged during the commit keeps its own.
+    expect(w.staging.stored.size).toBe(1);
+  });
+
   it('commits every staged table at a graceful stop, whatever its target', async () => {
     const w = world();
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(30)), record(w, B, uuid(31))]);

@@ -82,10 +82,10 @@ export interface CommitStagedDeps extends CommitTableDeps {
    */
   countReceipts(messages: EnvelopeMessage[]): void;
   /**
-   * Writes now the counts of the sources of what was just committed or dead-lettered (rows written,
-   * expired, dead-lettered; the door's receipts), before the table's records are let go: an
-   * invocation that ends before it answers (a crash, its memory, a timeout) then loses none of them
-   * for the tables it committed before. A retry finds those rows in the table and skips them, so
+   * Writes now the counts of the sources of what was just committed or dead-lettered (rows written
+   * and expired, the door's receipts; the dead-letter recorder counts dead letters), before the
+   * table's records are let go: an invocation that ends before it answers (a crash, its memory, a
+   * timeout) then loses none of them for the tables it committed before. A retry finds those rows in the table and skips them, so
    * counts written only at the invocation's end were never written, and the source's figures showed
    * its rows as missing for good. Never rejects: counts it could not write stay for the next write.
    */
@@ -272,7 +272,8 @@ async function commitRecords(
       deps.countReceipts(rows.map((row) => row.message));
       into.deadLettered = true;
     }
-    await deps.settleCounts();
+    // Within the commit's own time: the reserve after it is for recording the commit.
+    await withinTime(() => deps.settleCounts(), until - deps.now()).catch(() => undefined);
     into.progressed = true;
     for (const record of chunk) {
       into.done.add(record.id);
@@ -634,9 +635,9 @@ export async function commitStagedTable(
     };
   });
   await removeDone();
-  // Every done record is now past the watermark or deleted: no committer reads it again.
-  await removeObjects(deps, tableId, [...committed.objects]);
   if (unlisted) await relistLate(deps, tableId, through, committed.done, async () => target);
+  // Every done record is now past the watermark or deleted: no committer reads it again.
+  await removeObjects(deps, tableId, [...committed.objects], options.deadline);
   return {
     outcome: failure
       ? 'failed'
@@ -651,22 +652,27 @@ export async function commitStagedTable(
   };
 }
 
+/** The longest a committer waits for staged objects to be removed: past it, the lifecycle rule removes them. */
+export const removalMs = 5_000;
+
 /**
  * Removes staged objects nobody reads again: one that held only this table's records, all done. Any
  * other object stays until the bucket's lifecycle rule removes it (its other tables commit on their
- * own), as does one whose removal fails (a warning: nothing is lost).
+ * own), as does one whose removal fails or does not end within `removalMs` and a second before the
+ * deadline (a warning: nothing is lost). The last thing a commit does: a stalled removal must not
+ * hold back what keeps the table's rows on their way.
  */
 export async function removeObjects(
-  deps: Pick<CommitStagedDeps, 'objects' | 'warn'>,
+  deps: Pick<CommitStagedDeps, 'objects' | 'warn' | 'now'>,
   tableId: string,
   keys: string[],
+  deadline: number,
 ): Promise<void> {
-  if (keys.length === 0) return;
-  await deps.objects
-    .remove(keys)
-    .catch((error: Error) =>
-      deps.warn('Staged objects could not be removed; the lifecycle rule will', { data_set_id: tableId, error }),
-    );
+  const ms = Math.min(removalMs, deadline - 1_000 - deps.now());
+  if (keys.length === 0 || ms <= 0) return;
+  await withinTime(() => deps.objects.remove(keys), ms).catch((error: Error) =>
+    deps.warn('Staged objects could not be removed; the lifecycle rule will', { data_set_id: tableId, error }),
+  );
 }
 
 /**

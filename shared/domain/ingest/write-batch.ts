@@ -244,7 +244,7 @@ export async function writeEnvelopeBatch(
   const report = dueNow.length > 0 ? await commitAtOnce(deps, batch, dueNow, deadline) : null;
   // Every table committed at once, none staged: no record points into the object.
   if (later.length === 0 && report && report.committed.length === dueNow.length)
-    await removeObjects(deps, dueNow[0] as string, [batch.key]);
+    await removeObjects(deps, dueNow[0] as string, [batch.key], deadline);
   return { failedRecordIds: failed, staged: envelopes.length, committed: report };
 }
 
