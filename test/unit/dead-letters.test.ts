@@ -17,11 +17,20 @@ const envelope: EnvelopeMessage = {
 };
 
 /** The recorder's ports in memory: what is written, staged, failed; what it records. */
-function world(options: { written?: boolean; staged?: boolean; failure?: DeliveryFailure | null }) {
+function world(options: {
+  written?: boolean;
+  staged?: boolean;
+  failure?: DeliveryFailure | null;
+  /** The staged copy is committed (and its object removed) while the recorder looks for it. */
+  committedMeanwhile?: boolean;
+}) {
   const recorded: FailedDelivery[] = [];
   const deps: DeadLetterDeps = {
     writtenMessageIds: async (_, ids) => new Set(options.written ? ids : []),
-    isStaged: async () => options.staged ?? false,
+    isStaged: async () => {
+      if (options.committedMeanwhile) options.written = true;
+      return options.staged ?? false;
+    },
     lastDeliveryFailure: async () => options.failure ?? null,
     getSource: async () => null,
     connectionOfDataSet: async () => 'connection',
@@ -66,6 +75,12 @@ describe('recording a dead letter', () => {
 
   it('records nothing for an envelope the queue gave up on while a copy of it waits staged', async () => {
     const { deps, recorded } = world({ staged: true });
+    expect(await recordDeadLetter(deps, envelope)).toBeNull();
+    expect(recorded).toEqual([]);
+  });
+
+  it('records nothing for an envelope whose staged copy is committed while the recorder looks for it', async () => {
+    const { deps, recorded } = world({ committedMeanwhile: true });
     expect(await recordDeadLetter(deps, envelope)).toBeNull();
     expect(recorded).toEqual([]);
   });

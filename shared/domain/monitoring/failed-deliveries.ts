@@ -40,10 +40,12 @@ export async function recordDeadLetter(
   now = new Date(),
 ): Promise<FailedDelivery | null> {
   const ingestedAt = Number(BigInt(envelope.ingested_at_us) / 1000n);
+  const failure = await deps.lastDeliveryFailure(envelope.message_id);
+  // Staged, then written: a staged copy committed between the two reads (its object then removed) is
+  // found written by the second.
+  if (!failure && (await deps.isStaged(envelope))) return null;
   const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], ingestedAt);
   if (written.has(envelope.message_id)) return null;
-  const failure = await deps.lastDeliveryFailure(envelope.message_id);
-  if (!failure && (await deps.isStaged(envelope))) return null;
   const payload = envelope.payload ?? (await deps.resolvePayload(envelope));
   const kept: EnvelopeMessage = payload === null ? envelope : { ...envelope, payload, payload_ref: undefined };
   const source = await deps.getSource(envelope.source_id);
