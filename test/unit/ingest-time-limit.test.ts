@@ -51,11 +51,11 @@ function slowQueue(callMs: number) {
 }
 
 /** The ingest route's handler, behind its edge as deployed, over in-memory ports and the given queue. */
-function ingestOver(enqueue: IngestDeps['enqueue']) {
+function ingestOver(enqueue: IngestDeps['enqueue'], findSource?: IngestDeps['findSource']) {
   return httpEdge(
     'POST /api/ingest/{source_id}',
     acceptOver({
-      findSource: async (id) => (id === sourceId ? source : null),
+      findSource: findSource ?? (async (id) => (id === sourceId ? source : null)),
       findTenant: async () => tenant,
       signingSecrets: async () => [],
       takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
@@ -115,5 +115,23 @@ describe('the ingest time limit, through the local front', () => {
       body: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }),
     });
     expect({ calls: queue.calls(), held: queue.held }).toEqual({ calls: 1, held: [first.body.message_id] });
+  });
+
+  it('refuses in its own words, before the function times out, a request whose source lookup gets no answer', async () => {
+    const queue = slowQueue(0);
+    const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1));
+    front = await startHttpFront({
+      port: 0,
+      host: '127.0.0.1',
+      functionTimeoutSeconds: 2,
+      // The table does not answer (a dead connection, each attempt given up after 5 s).
+      loadHandler: async () => ingestOver(enqueue, () => new Promise(() => undefined)),
+    });
+    expect(await post(front)).toEqual({
+      status: 503,
+      retryAfter: '1',
+      body: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }),
+    });
+    expect(queue.calls()).toBe(0);
   });
 });

@@ -128,7 +128,10 @@ function bearerToken(authorization: string | undefined): string | null {
  */
 export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Promise<IngestAnswer> {
   const queueBy = request.timeLeftMs === undefined ? undefined : Date.now() + request.timeLeftMs - queueCallReserveMs;
-  const decision = await decide(deps, request);
+  const decision = await decidedBy(decide(deps, request), queueBy);
+  // A lookup that has not answered in time (DynamoDB tries a stalled call again, 5 s each): nothing
+  // is queued, and the sender hears so in the contract's words rather than the gateway's timeout.
+  if (decision === null) return refuse(deps, request, notQueuedInTime(), null);
   if (!decision.accepted) return refuse(deps, request, decision.error, decision.source?.source_id ?? null);
   if (decision.accepted === 'handshake')
     return { kind: 'handshake', answer: decision.answer, sourceId: decision.sourceId };
@@ -166,6 +169,21 @@ async function refuse(
     });
   }
   throw error;
+}
+
+/** The decision, or null when it is not made by `queueBy`: what it still does after is never queued. */
+async function decidedBy(deciding: Promise<Decision>, queueBy: number | undefined): Promise<Decision | null> {
+  if (queueBy === undefined) return deciding;
+  deciding.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), Math.max(0, queueBy - Date.now()));
+  });
+  try {
+    return await Promise.race([deciding, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function decide(deps: IngestDeps, request: IngestRequest): Promise<Decision> {
