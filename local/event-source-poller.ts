@@ -201,7 +201,10 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
     return visibility;
   };
 
-  /** Keeps the batch hidden until stopped: its visibility timeout extended every half of it. */
+  /**
+   * Keeps the batch hidden until stopped: its visibility timeout extended at once (its first records
+   * were received up to a batching window ago) and every half of it.
+   */
   async function hide(batch: Message[]): Promise<() => void> {
     const seconds = await visibilityOf().catch(() => null);
     if (seconds === null || seconds <= 0) return () => undefined;
@@ -218,6 +221,7 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
           })
           .catch(() => undefined);
     };
+    extend();
     const timer = setInterval(extend, (seconds * 1000) / 2);
     return () => clearInterval(timer);
   }

@@ -152,6 +152,37 @@ describe('the local event-source poller', () => {
     expect(await depthOf(url)).toBe(0);
   });
 
+  it('keeps hidden a record received at the start of its batching window, when the window is over half the visibility timeout', async () => {
+    const { url } = await queuePair(3);
+    await send(url, ['early']);
+    let release: (() => void) | undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    // Received, then held 2 s for more: the invocation starts a second before its visibility ends.
+    start(
+      url,
+      async (event) => {
+        seen.push(...event.Records.map((record) => record.body));
+        await released;
+        return { batchItemFailures: [] };
+      },
+      { window: 2 },
+    );
+    await until(
+      () => seen.length,
+      (count) => count === 1,
+    );
+    const other = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 4 }),
+    );
+    expect(other.Messages ?? []).toEqual([]);
+    release?.();
+    await poller?.stop();
+    poller = undefined;
+    expect(seen).toEqual(['early']);
+    expect(await depthOf(url)).toBe(0);
+  });
+
   it('fills batches from a backlog with several receives at once, never past the batch size, and deletes every record', async () => {
     const { url } = await queuePair(30);
     const bodies = Array.from({ length: 437 }, (_, i) => `m${i}`);
