@@ -61,15 +61,10 @@ describe('nothing accepted is lost or duplicated under faults', () => {
   /**
    * Waits until nothing can change any more: the ingest queue and its dead-letter queues hold no
    * message, visible or in flight, nothing waits staged for the table, and the failed deliveries are
-   * as expected. Both dead-letter queues: the suite's shared service keeps its staging records in the
-   * same DynamoDB table, so its committers and passes may commit this runtime's staged tables too,
-   * and dead-letter what exhausted its attempts into its own queue, whose recorder may still be
-   * recording them.
+   * as expected. This runtime has a table of its own: no other service commits its staged tables.
    */
   async function settle(what: string, expectedFailures: (failedIds: string[]) => boolean) {
-    const [ingestQueue, ...deadLetterQueues] = await Promise.all(
-      ['jepsen-ingest', 'jepsen-ingest-dlq', 'ingest-dlq'].map(queueUrl),
-    );
+    const [ingestQueue, ...deadLetterQueues] = await Promise.all(['jepsen-ingest', 'jepsen-ingest-dlq'].map(queueUrl));
     return pollUntil(
       async () => {
         const [failed, queued, stats, ...deadLetters] = await Promise.all([

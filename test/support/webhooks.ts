@@ -69,7 +69,9 @@ async function stagingOf(dataSetId: string): Promise<string> {
       }),
     );
     const head = Items.find((item) => item.sk === 'HEAD');
-    const records = Items.filter((item) => item.sk !== 'HEAD');
+    // Records up to the head's watermark are done (they stay until their time to live).
+    const through = typeof head?.through === 'string' ? `B#${head.through}` : '';
+    const records = Items.filter((item) => item.sk !== 'HEAD' && item.sk > through);
     return `head ${JSON.stringify(head ?? null)}, ${records.length} records (${records.reduce((sum, item) => sum + Number(item.rows ?? 0), 0)} rows), now ${new Date().toISOString()}`;
   } catch (error) {
     return `(not read: ${(error as Error).message})`;
