@@ -147,6 +147,17 @@ function lambdaCost(
   };
 }
 
+/** What a reading's invocations of one function cost in Lambda (requests and duration). */
+export function functionDollars(
+  deployment: ReturnType<typeof readDeployment>,
+  reading: Reading,
+  entry: string,
+  own: Map<Invocation, number>,
+): number {
+  const invocations = reading.invocations.filter((inv) => inv.entry === entry);
+  return lambdaCost(entry, invocations, deployment.functions.get(entry) as Deployed, own).dollars;
+}
+
 function sampledFraction(perSecond: number): number {
   if (perSecond <= 0) return 1;
   const reservoir = Math.min(1, prices.xRay.defaultReservoirPerSecond / perSecond);
@@ -435,7 +446,9 @@ export interface CommitUnits {
 
 /** What the writer pays per record of a table's slice, and per trigger sent (the table listed as pending). */
 export interface StagingUnits {
+  /** A record's write. */
   perRecord: number;
+  /** A trigger's send and its table's listing, and the writer's time listing it. */
   perTrigger: number;
 }
 
@@ -449,7 +462,7 @@ export function stagingLines(units: StagingUnits, figures: CommitFigures, events
     },
     {
       item: 'Commit triggers (writer)',
-      detail: `${figures.triggersPerEvent.toFixed(4)} per request (a simulated day), each with its table listed as pending, $${(units.perTrigger * 1e6).toFixed(2)} per million`,
+      detail: `${figures.triggersPerEvent.toFixed(4)} per request (a simulated day), each with its table listed as pending (the requests and the writer's time), $${(units.perTrigger * 1e6).toFixed(2)} per million`,
       dollars: (figures.triggersPerEvent * units.perTrigger * 1e6) / eventsPerRequest,
     },
   ];

@@ -34,6 +34,7 @@ import {
   commitLine,
   deliveryDollars,
   fixedMonthly,
+  functionDollars,
   isRecordCall,
   isTriggerCall,
   ownCpuMs,
@@ -376,13 +377,20 @@ async function meteredPass(local: Local): Promise<Reading> {
 }
 
 /**
- * What a quiet table's commit costs: a batch of one envelope for each of `sparseTables` connections
- * is staged and committed twice, the second time measured (the tables exist then, as they do for a
- * connection's every commit but its first). Both rounds' ingest and writer are measured: the writer's
- * batch holds `sparseTables` tables, as it does at sparse traffic, each sent a commit trigger in the
- * first round and none in the second (the first round's are still on their way). Then a trigger for
- * each table, as it arrives at a committer with nothing left to commit: what a trigger's delivery
- * costs (the queue's receive and delete, the committer's invocation and its reads).
+ * What sparse traffic costs the writer and a quiet table's commit, from batches of one envelope for
+ * each of `sparseTables` connections (a writer batch holds that many tables at sparse traffic):
+ *  1. `triggered`: the first batch; each table is sent a commit trigger and listed as pending. A pass
+ *     commits it (the tables exist from then on, as they do for a connection's every commit but its
+ *     first).
+ *  2. `relisted`: a batch whose tables this writer's triggers still cover (they arrive after the
+ *     freshness target), committed meanwhile: each table's head read, and the table listed again.
+ *  3. `ingest`: the next batch, its tables listed and their triggers on their way, as most of a
+ *     sparse table's batches are: each head read, nothing listed. Its writer is the scenario's; what
+ *     the writer spent over it in 2 is its time listing the tables, priced with each trigger.
+ *  4. `pass`: a pass after one more batch, committing one envelope of each table.
+ *  5. `delivered`: a trigger for each table, as it arrives at a committer with nothing left to commit:
+ *     what a trigger's delivery costs (the queue's receive and delete, the committer's invocation and
+ *     its reads).
  */
 async function measureSparse(local: Local) {
   // The connections of one tenant, as `npm run bench zipf` sends; quiet connections of many tenants add a
@@ -411,9 +419,13 @@ async function measureSparse(local: Local) {
   await meteredPass(local);
   meter.take();
   await sendOneEach();
+  const relisted = meter.take();
+  await sendOneEach();
   const ingest = meter.take();
+  await meteredPass(local);
+  await sendOneEach();
   const pass = await meteredPass(local);
-  for (const hook of hooks) await expectRows(local, hook.data_set_id, 2, 'sparse');
+  for (const hook of hooks) await expectRows(local, hook.data_set_id, 4, 'sparse');
   meter.take();
   await local.deliverTriggers(hooks.map((hook) => hook.data_set_id));
   const delivered = meter.take();
@@ -435,6 +447,7 @@ async function measureSparse(local: Local) {
   return {
     background,
     triggered,
+    relisted,
     ingest,
     pass,
     plain,
@@ -573,9 +586,13 @@ export async function benchCost(): Promise<string> {
     const writerCalls = sparseRun.triggered.invocations
       .filter((inv) => inv.entry === consumers['ingest-writer'].entry)
       .flatMap((inv) => inv.calls);
+    const writerEntry = consumers['ingest-writer'].entry;
+    const writerDollars = (reading: Reading) =>
+      functionDollars(deployment, reading, writerEntry, ownCpuMs(reading.invocations, sparseRun.background, 0));
+    const listing = Math.max(0, writerDollars(sparseRun.relisted) - writerDollars(sparseRun.ingest)) / sparseTables;
     stagingUnits = {
       perRecord: callDollars(writerCalls.filter(isRecordCall)) / sparseTables,
-      perTrigger: callDollars(writerCalls.filter(isTriggerCall)) / sparseTables,
+      perTrigger: callDollars(writerCalls.filter(isTriggerCall)) / sparseTables + listing,
     };
     perArrival = deliveryDollars(
       deployment,
@@ -681,7 +698,7 @@ export async function benchCost(): Promise<string> {
       `measured apart (a quiet table's commit of one envelope: $${(single * 1e6).toFixed(1)} per million; what each further envelope adds, ` +
       `from the commit of the scenario's own table; a trigger's arrival at a committer: $${(perArrival * 1e6).toFixed(2)} per million), and how many ` +
       `commits, records (one per table and writer batch) and triggers a scenario makes is simulated over a day of its traffic under the ` +
-      `same rule (bench/commit-model.ts), each priced at what the writer's first batch of the sparse tables paid for it.`,
+      `same rule (bench/commit-model.ts), each priced at what the writer's batches of the sparse tables paid for it (a trigger: its requests, and the writer's time listing its table).`,
     '',
   );
   for (const { scenario, priced, figures } of results) {
