@@ -107,7 +107,8 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
   /** Records received and not deleted, by message id: released on stop so a snapshot can take them. */
   const held = new Map<string, string>();
 
-  async function gather(): Promise<Message[]> {
+  /** A batch of records, and when its first was received (its visibility timeout runs from then). */
+  async function gather(): Promise<{ batch: Message[]; receivedAt: number }> {
     const batch: Message[] = [];
     let bytes = 0;
     let largest = 0;
@@ -142,8 +143,9 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
 
     // The window opens with the first record: until then a long poll waits for one (and a stop
     // waits at most that long).
-    if (stopping || (await receive(room(), idleWaitSeconds)) === 0) return batch;
-    const windowEnds = Date.now() + options.batchingWindowSeconds * 1000;
+    if (stopping || (await receive(room(), idleWaitSeconds)) === 0) return { batch, receivedAt: Date.now() };
+    const receivedAt = Date.now();
+    const windowEnds = receivedAt + options.batchingWindowSeconds * 1000;
     // Within the window, short polls: several at once while the queue has more to give (a full
     // batch then takes a few round trips, not a hundred), one with a pause between once it is empty.
     // No receive starts that could take the batch past its size, or, judged by the largest record
@@ -165,7 +167,7 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
       }
     };
     await Promise.all(Array.from({ length: receivesAtOnce }, lane));
-    return batch;
+    return { batch, receivedAt };
   }
 
   async function deleteRecords(messages: Message[]): Promise<void> {
@@ -202,10 +204,11 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
   };
 
   /**
-   * Keeps the batch hidden until stopped: its visibility timeout extended at once (its first records
-   * were received up to a batching window ago) and every half of it.
+   * Keeps the batch hidden until stopped: its visibility timeout extended half of it after its first
+   * record was received (up to a batching window before the invocation began: at once, if that is
+   * past), and every half of it since. An invocation that ends sooner makes no call.
    */
-  async function hide(batch: Message[]): Promise<() => void> {
+  async function hide(batch: Message[], receivedAt: number): Promise<() => void> {
     const seconds = await visibilityOf().catch(() => null);
     if (seconds === null || seconds <= 0) return () => undefined;
     const extend = () => {
@@ -221,15 +224,20 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
           })
           .catch(() => undefined);
     };
-    extend();
-    const timer = setInterval(extend, (seconds * 1000) / 2);
-    return () => clearInterval(timer);
+    const halfMs = (seconds * 1000) / 2;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const every = () => {
+      extend();
+      timer = setTimeout(every, halfMs);
+    };
+    timer = setTimeout(every, Math.max(0, receivedAt + halfMs - Date.now()));
+    return () => clearTimeout(timer);
   }
 
-  async function invoke(batch: Message[]): Promise<void> {
+  async function invoke(batch: Message[], receivedAt: number): Promise<void> {
     const records = batch.map((message) => toRecord(message, options.queueArn));
     // Hidden while the invocation runs, not past its end or its timeout (a hosted function keeps its own).
-    const shown = await hide(batch);
+    const shown = await hide(batch, receivedAt);
     const invocation = Promise.resolve(
       options.handler({ Records: records }, lambdaContext(options.name, options.timeoutSeconds ?? 900)),
     );
@@ -258,10 +266,10 @@ export function startPoller(access: SqsAccess, options: PollerOptions): Poller {
   async function loop(): Promise<void> {
     while (!stopping) {
       try {
-        const batch = await gather();
+        const { batch, receivedAt } = await gather();
         if (lastError) process.stderr.write(`poller ${options.name}: the queue answers again\n`);
         lastError = null;
-        if (batch.length > 0) await invoke(batch);
+        if (batch.length > 0) await invoke(batch, receivedAt);
       } catch (error) {
         if (stopping) break;
         const message = (error as Error).message;
