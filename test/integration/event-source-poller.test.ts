@@ -125,40 +125,23 @@ describe('the local event-source poller', () => {
     expect(await drainAll(url)).toEqual([]);
   });
 
-  it('keeps a batch hidden while its invocation runs past the visibility timeout, as six times the timeout does on AWS', async () => {
-    const { url } = await queuePair(1);
-    await send(url, ['slow']);
+  // Another consumer's long poll gets nothing while the invocation holds the batch.
+  it.each([
+    [
+      'a batch while its invocation runs past the visibility timeout, as six times the timeout does on AWS',
+      { visibility: 1, window: 0, otherWaits: 3 },
+    ],
+    [
+      // Received, then held 2 s for more: the invocation starts a second before its visibility ends.
+      'a record received at the start of its batching window, when the window is over half the visibility timeout',
+      { visibility: 3, window: 2, otherWaits: 4 },
+    ],
+  ] as const)('keeps hidden %s', async (_, { visibility, window, otherWaits }) => {
+    const { url } = await queuePair(visibility);
+    await send(url, ['held']);
     let release: (() => void) | undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     const seen: string[] = [];
-    start(url, async (event) => {
-      seen.push(...event.Records.map((record) => record.body));
-      await released;
-      return { batchItemFailures: [] };
-    });
-    await until(
-      () => seen.length,
-      (count) => count === 1,
-    );
-    // Three visibility timeouts later the record is still hidden from any other consumer.
-    const other = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 3 }),
-    );
-    expect(other.Messages ?? []).toEqual([]);
-    release?.();
-    await poller?.stop();
-    poller = undefined;
-    expect(seen).toEqual(['slow']);
-    expect(await depthOf(url)).toBe(0);
-  });
-
-  it('keeps hidden a record received at the start of its batching window, when the window is over half the visibility timeout', async () => {
-    const { url } = await queuePair(3);
-    await send(url, ['early']);
-    let release: (() => void) | undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const seen: string[] = [];
-    // Received, then held 2 s for more: the invocation starts a second before its visibility ends.
     start(
       url,
       async (event) => {
@@ -166,20 +149,20 @@ describe('the local event-source poller', () => {
         await released;
         return { batchItemFailures: [] };
       },
-      { window: 2 },
+      { window },
     );
     await until(
       () => seen.length,
       (count) => count === 1,
     );
     const other = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 4 }),
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: otherWaits }),
     );
     expect(other.Messages ?? []).toEqual([]);
     release?.();
     await poller?.stop();
     poller = undefined;
-    expect(seen).toEqual(['early']);
+    expect(seen).toEqual(['held']);
     expect(await depthOf(url)).toBe(0);
   });
 

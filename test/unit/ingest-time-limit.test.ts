@@ -85,6 +85,24 @@ async function post(front: HttpFront) {
   };
 }
 
+/** The route behind the local front, two seconds per request, over the given queue (and source lookup). */
+function frontOver(queue: ReturnType<typeof slowQueue>, findSource?: IngestDeps['findSource']) {
+  const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1));
+  return startHttpFront({
+    port: 0,
+    host: '127.0.0.1',
+    functionTimeoutSeconds: 2,
+    loadHandler: async () => ingestOver(enqueue, findSource),
+  });
+}
+
+/** A request refused for want of time, in the contract's words. */
+const refusedInTime = {
+  status: 503,
+  retryAfter: '1',
+  body: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }),
+};
+
 let front: HttpFront | undefined;
 afterEach(async () => {
   await front?.close();
@@ -96,42 +114,22 @@ describe('the ingest time limit, through the local front', () => {
     // Two seconds per request, one of them kept for the queue call: an envelope must be handed to
     // the queue within a second. Each queue call takes three, one call at a time.
     const queue = slowQueue(3000);
-    const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1));
-    front = await startHttpFront({
-      port: 0,
-      host: '127.0.0.1',
-      functionTimeoutSeconds: 2,
-      loadHandler: async () => ingestOver(enqueue),
-    });
+    front = await frontOver(queue);
     const taken = post(front);
     // Sent while the first call is under way: it waits for the queue until its time is up.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const waiting = post(front);
     const [first, second] = await Promise.all([taken, waiting]);
     expect(first).toEqual({ status: 202, retryAfter: null, body: { message_id: expect.any(String) } });
-    expect(second).toEqual({
-      status: 503,
-      retryAfter: '1',
-      body: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }),
-    });
+    expect(second).toEqual(refusedInTime);
     expect({ calls: queue.calls(), held: queue.held }).toEqual({ calls: 1, held: [first.body.message_id] });
   });
 
   it('refuses in its own words, before the function times out, a request whose source lookup gets no answer', async () => {
     const queue = slowQueue(0);
-    const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1));
-    front = await startHttpFront({
-      port: 0,
-      host: '127.0.0.1',
-      functionTimeoutSeconds: 2,
-      // The table does not answer (a dead connection, each attempt given up after 5 s).
-      loadHandler: async () => ingestOver(enqueue, () => new Promise(() => undefined)),
-    });
-    expect(await post(front)).toEqual({
-      status: 503,
-      retryAfter: '1',
-      body: expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }),
-    });
+    // The table does not answer (a dead connection, each attempt given up after 5 s).
+    front = await frontOver(queue, () => new Promise(() => undefined));
+    expect(await post(front)).toEqual(refusedInTime);
     expect(queue.calls()).toBe(0);
   });
 });

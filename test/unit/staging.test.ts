@@ -728,6 +728,17 @@ describe('staging a batch', () => {
   });
 });
 
+/** The writer stages an envelope of the table right after the next commit's rows are written. */
+function stageDuringCommit(w: World, tableId: string, messageId: string): void {
+  const append = w.deps.appendEnvelopes;
+  w.deps.appendEnvelopes = async (...args) => {
+    w.deps.appendEnvelopes = append;
+    const result = await append(...args);
+    await writeEnvelopeBatch(w.deps, [record(w, tableId, messageId)]);
+    return result;
+  };
+}
+
 describe('staged objects', () => {
   const objectsOf = (w: World) => [...w.staging.stored.keys()];
 
@@ -1209,13 +1220,7 @@ describe('the overdue check', () => {
     w.clock.now += minute;
     // While a stop commits the table, its writer stages more of it: the table is still listed and the
     // writer's own trigger is 9 minutes away, so the writer neither sends one nor lists it again.
-    const append = w.deps.appendEnvelopes;
-    w.deps.appendEnvelopes = async (...args) => {
-      w.deps.appendEnvelopes = append;
-      const result = await append(...args);
-      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(51))]);
-      return result;
-    };
+    stageDuringCommit(w, A, uuid(51));
     expect((await w.sweep(true)).committed?.committed).toEqual([A]);
     expect(w.rowsOf(A)).toEqual([uuid(50)]);
     expect(w.staging.heads.get(A)?.dueAt).toBe(w.clock.now + 10 * minute);
@@ -1228,13 +1233,7 @@ describe('the overdue check', () => {
     const w = world({ freshness: { [A]: 10 * minute } });
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(52))]);
     w.clock.now += minute;
-    const append = w.deps.appendEnvelopes;
-    w.deps.appendEnvelopes = async (...args) => {
-      w.deps.appendEnvelopes = append;
-      const result = await append(...args);
-      await writeEnvelopeBatch(w.deps, [record(w, A, uuid(53))]);
-      return result;
-    };
+    stageDuringCommit(w, A, uuid(53));
     // The removal of the committed object gets no answer until the test lets it.
     let answer: (() => void) | undefined;
     const removal = new Promise<void>((resolve) => (answer = resolve));
