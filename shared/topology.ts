@@ -376,7 +376,8 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     summary:
       'Queues a run of each Active pipeline with on_new_data whose source got rows since its checkpoint (reads nothing while sources are quiet)',
     everyMinutes: 1,
-    access: { table: 'readWrite', queues: { jobs: 'send' } },
+    // It removes the watch of a source nobody watches any more (shared/adapters/dynamo/source-watches.ts).
+    access: { table: 'readWrite', deletesItems: true, queues: { jobs: 'send' } },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
   'counter-upkeep': {

@@ -4,10 +4,12 @@
  * to a Delta table that DuckDB reads back; column suggestions over the same bodies; and runs that
  * start by themselves when new rows arrive (on_new_data).
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type ApiClient, apiClient } from '../support/api.ts';
 import { readDeltaTable } from '../support/delta.ts';
 import { pollUntil } from '../support/poll.ts';
+import { useServiceEnvironment } from '../support/service-env.ts';
 import { createWebhook, ingest, type Webhook, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -304,4 +306,33 @@ describe('runs on new data', () => {
     expect(await outputRows(api, pipelineId, 'n')).toEqual([{ n: '1' }, { n: '2' }, { n: '3' }]);
     expect(await outputRows(api, witnessId, 'n')).toEqual([{ n: '1' }, { n: '2' }, { n: '3' }, { n: '4' }]);
   }, 180_000);
+
+  it('stops watching the source of a deleted pipeline: the schedule removes the watch once new rows come', async () => {
+    useServiceEnvironment();
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const { sourceWatchKeys } = await import('#shared/adapters/dynamo/source-watches.ts');
+    const watchOf = async (dataSetId: string) =>
+      (
+        await db.send(
+          new GetCommand({ TableName: table(), Key: sourceWatchKeys.watch(dataSetId), ConsistentRead: true }),
+        )
+      ).Item ?? null;
+    const hook = await createWebhook(api);
+    const pipelineId = await deployed(hook, {
+      decode: { format: 'json' },
+      on_new_data: true,
+      columns: [{ name: 'n', path: '$.n', type: 'long' }],
+      output: { name: 'gone' },
+    });
+    expect(await watchOf(hook.dataSetId)).toMatchObject({ pipelines: new Set([pipelineId]) });
+    expect((await api.delete(`/api/pipelines/${pipelineId}`)).status).toBe(204);
+    // The commit marks the source; the schedule finds its watcher gone and removes the watch (a
+    // write, then a delete of the item once nobody watches: its function's role must allow both).
+    await send(hook, [['{"n":1}', 'application/json']]);
+    await pollUntil(
+      () => watchOf(hook.dataSetId),
+      (watch) => watch === null,
+      { what: "the deleted pipeline's watch to be removed", timeoutMs: 60_000 },
+    );
+  });
 });
