@@ -16,6 +16,7 @@ import { logger } from '../observability/logger.ts';
 import { appendEnvelopes } from './delta-tables.ts';
 import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
+import { writtenAfterIngest } from './dynamo/delta-log.ts';
 import { stagedRecords } from './dynamo/staging-heads.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
 import { count, countReceipts, settleSourceCounts } from './metrics.ts';
@@ -63,6 +64,7 @@ export const stagingDeps: CommitStagedDeps = {
   fixStorage,
   appendEnvelopes,
   claimExists,
+  writtenAfterIngest,
   checkOut,
   markMaintenanceDue: (dataSet, at) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
   count,

@@ -171,6 +171,8 @@ function world(
       return { ...result, committed };
     },
     claimExists: async (ref) => claims.has(ref.key),
+    // What the table holds, read from its files (the run history records every commit here).
+    writtenAfterIngest: async (tableId, ids) => new Set(ids.filter((id) => rowsOf(tableId).includes(id))),
     async checkOut(keys) {
       for (const key of keys) claims.delete(key);
     },
@@ -551,6 +553,37 @@ describe('staging a batch', () => {
     ]);
     expect(w.claims.size).toBe(0);
     expect(pendingRows(w, A)).toBe(0);
+  });
+
+  it('skips, and does not dead-letter, a claim-checked envelope another committer wrote (and checked out) while this one read it', async () => {
+    const w = world();
+    w.claims.add(`claims/${A}/${uuid(4)}`);
+    // One object for two tables: it stays after A's commit, and the late committer reads A's slice from it.
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(4), { claimChecked: true }), record(w, B, uuid(5))]);
+    w.clock.now += 6 * minute;
+    const triggers = w.staging.arrived().filter((trigger) => trigger.tableId === A);
+    let reading: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (reading = resolve));
+    let asked = false;
+    const late = commitTriggered(w.deps, triggers, {
+      ...optionsOf(w),
+      holder: 'late',
+      concurrency: 1,
+      read: async (slice) => {
+        asked = true;
+        await gate;
+        return w.staging.objects.read(slice.key, slice.offset, slice.length);
+      },
+    });
+    await vi.waitFor(() => expect(asked).toBe(true));
+    expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), holder: 'first', concurrency: 1 })).toMatchObject(
+      { committed: [A], written: 1 },
+    );
+    expect(w.claims.size).toBe(0);
+    reading?.();
+    expect(await late).toMatchObject({ deadLettered: [], failed: [], written: 0, skipped: 1 });
+    expect(w.deadLettered).toEqual([]);
+    expect(w.rowsOf(A)).toEqual([uuid(4)]);
   });
 
   it('leaves out the envelopes of days the data retention no longer keeps, and counts what it writes and leaves out per source', async () => {

@@ -7,7 +7,7 @@ import { askForMaintenance, type MaintenanceRequests } from '../datasets/mainten
 import type { DataSet } from '../datasets/model.ts';
 import type { CommittedVersion, RetainedDays } from '../datasets/table.ts';
 import type { MetricKey } from '../observability/metric-catalogue.ts';
-import type { ClaimCheck, EnvelopeMessage } from './envelope.ts';
+import { type ClaimCheck, type EnvelopeMessage, firstIngestMs } from './envelope.ts';
 
 /** A staged envelope on its way to a commit, with the batch it came from. */
 export interface StagedRow {
@@ -60,6 +60,11 @@ export interface CommitTableDeps extends MaintenanceRequests {
   ): Promise<TableCommitResult & { committed: CommittedVersion[] }>;
   /** Whether a claim-checked body is still in the platform bucket. */
   claimExists(ref: ClaimCheck): Promise<boolean>;
+  /**
+   * Which of these message ids the table's recorded commits hold, of envelopes first ingested at
+   * `ingestedAt` (milliseconds) or later.
+   */
+  writtenAfterIngest(tableId: string, messageIds: string[], ingestedAt: number): Promise<Set<string>>;
   /** Removes claim-checked bodies whose envelopes are in their table. */
   checkOut(keys: string[]): Promise<void>;
   /** Records why the envelopes failed, then moves them to the dead-letter queue. */
@@ -79,7 +84,9 @@ export interface CommitTableDeps extends MaintenanceRequests {
  * stopped waiting. Output: rows written, skipped
  * (in the table already) and expired.
  *  1. The data set must exist; when it is gone, no attempt will ever succeed (TableGone).
- *  2. Envelopes whose claim-checked body is gone are dead-lettered on their own; the others go on.
+ *  2. Envelopes whose claim-checked body is gone are skipped when the table holds them (the commit
+ *     that wrote them removed their bodies: another committer's, or an earlier attempt's whose end
+ *     was not recorded), else dead-lettered on their own; the others go on.
  *  3. The rest are appended to the table, each message id exactly once; an envelope of a day the
  *     table's data retention no longer keeps is left out (maintenance would remove it).
  *  4. Claim checks of the envelopes now in the table are removed (a lifecycle rule is the backstop,
@@ -96,8 +103,8 @@ export async function commitTable(
 ): Promise<TableCommitResult> {
   const found = await deps.getDataSet(tableId);
   if (!found) throw new TableGone(tableId);
-  const rows = await withoutMissingPayloads(deps, tableId, staged);
-  if (rows.length === 0) return { written: 0, skipped: 0, expired: 0 };
+  const { rows, written: before } = await withoutMissingPayloads(deps, tableId, staged);
+  if (rows.length === 0) return { written: 0, skipped: before, expired: 0 };
   const dataSet = await deps.fixStorage(found);
   const result = await deps.appendEnvelopes(dataSet, rows, {
     attempt,
@@ -120,23 +127,33 @@ export async function commitTable(
     deps.info('Staged envelopes past the data retention left out', { data_set_id: tableId, envelopes: result.expired });
   }
   await askForMaintenance(deps, dataSet, result.committed, deps.now());
-  return { written: result.written, skipped: result.skipped, expired: result.expired };
+  return { written: result.written, skipped: result.skipped + before, expired: result.expired };
 }
 
-/** The rows whose body can be read; envelopes whose claim-checked body is gone go to the dead-letter queue. */
-async function withoutMissingPayloads(deps: CommitTableDeps, tableId: string, rows: StagedRow[]): Promise<StagedRow[]> {
+/**
+ * The rows whose body can be read, and how many of those whose body is gone the table holds: a
+ * commit removes the bodies of what it wrote, so a row committed meanwhile finds its body gone.
+ * The others whose body is gone go to the dead-letter queue.
+ */
+async function withoutMissingPayloads(
+  deps: CommitTableDeps,
+  tableId: string,
+  rows: StagedRow[],
+): Promise<{ rows: StagedRow[]; written: number }> {
   const missing = new Set<StagedRow>();
   await Promise.all(
     rows.map(async (row) => {
       if (row.message.payload_ref && !(await deps.claimExists(row.message.payload_ref))) missing.add(row);
     }),
   );
-  if (missing.size === 0) return rows;
-  await deps.deadLetter(
+  if (missing.size === 0) return { rows, written: 0 };
+  const messages = [...missing].map((row) => row.message);
+  const written = await deps.writtenAfterIngest(
     tableId,
-    [...missing].map((row) => row.message),
-    new PayloadMissing(),
-    1,
+    messages.map((message) => message.message_id),
+    Math.min(...messages.map(firstIngestMs)),
   );
-  return rows.filter((row) => !missing.has(row));
+  const lost = messages.filter((message) => !written.has(message.message_id));
+  if (lost.length > 0) await deps.deadLetter(tableId, lost, new PayloadMissing(), 1);
+  return { rows: rows.filter((row) => !missing.has(row)), written: messages.length - lost.length };
 }
