@@ -25,10 +25,10 @@ export class TenantBucketAccess extends Construct {
 
   constructor(scope: Construct, id: string, props: { bucketNames: string[] }) {
     super(scope, id);
-    const partition = Stack.of(this).partition;
+    const { partition, region } = Stack.of(this);
     const objects = props.bucketNames.map((name) => `arn:${partition}:s3:::${name}/*`);
     const buckets = props.bucketNames.map((name) => `arn:${partition}:s3:::${name}`);
-    const role = (name: string, access: 'read' | 'readWrite', actions: string[]) => {
+    const role = (name: string, access: 'read' | 'readWrite', actions: string[], keyActions: string[]) => {
       const created = new Role(this, name, {
         description: `Tributary: ${name === 'Reader' ? 'reads' : 'reads and writes'} tenants' stores in tenantBuckets, one store per session`,
         // Assumed by the stack's functions (their own policies name this role), always with this external
@@ -39,7 +39,21 @@ export class TenantBucketAccess extends Construct {
       });
       created.addToPolicy(new PolicyStatement({ actions, resources: objects }));
       created.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: buckets }));
+      // A bucket encrypted with a customer managed key: S3 asks KMS with the session's credentials, so
+      // the role may use a key through S3 only (and S3 only for the objects above).
+      created.addToPolicy(
+        new PolicyStatement({
+          actions: keyActions,
+          resources: ['*'],
+          conditions: { StringEquals: { 'kms:ViaService': `s3.${region}.amazonaws.com` } },
+        }),
+      );
       Tags.of(created).add(tenantBucketRoleTag.key, tenantBucketRoleTag.value(access));
+      Validations.of(created).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          "The keys of tenant buckets are the operator's and not known to the stack; their use is bounded to S3 (kms:ViaService), which this role reaches for those buckets' objects only.",
+      });
       for (const name of props.bucketNames)
         Validations.of(created).acknowledge({
           id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${name}/*]`,
@@ -48,7 +62,12 @@ export class TenantBucketAccess extends Construct {
         });
       return created;
     };
-    this.reader = role('Reader', 'read', ['s3:GetObject']);
-    this.writer = role('Writer', 'readWrite', ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    this.reader = role('Reader', 'read', ['s3:GetObject'], ['kms:Decrypt']);
+    this.writer = role(
+      'Writer',
+      'readWrite',
+      ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      ['kms:Decrypt', 'kms:GenerateDataKey'],
+    );
   }
 }

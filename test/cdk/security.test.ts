@@ -308,6 +308,14 @@ describe('tenant stores', () => {
     expect(rolePolicies('Reader')).toContain('acme-lake/*');
     expect(rolePolicies('Reader')).not.toContain('s3:PutObject');
     expect(rolePolicies('Writer')).toContain('s3:PutObject');
+    // A bucket's customer managed key, through S3 only: the sessions' policies allow it too
+    // (test/unit/store-session-policies.test.ts).
+    for (const name of ['Reader', 'Writer']) {
+      const policy = rolePolicies(name);
+      expect({ name, decrypts: policy.includes('"kms:Decrypt"') }).toEqual({ name, decrypts: true });
+      expect({ name, encrypts: policy.includes('kms:GenerateDataKey') }).toEqual({ name, encrypts: name === 'Writer' });
+      expect(policy).toMatch(/"kms:ViaService":\{"Fn::Join":\["",\["s3\.",\{"Ref":"AWS::Region"\}/);
+    }
     for (const name of ['Reader', 'Writer'])
       expect(roles[roleId(name) as string]?.Properties.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({
         StringEquals: { 'sts:ExternalId': 'tributary-tenant-buckets' },

@@ -8,13 +8,21 @@ import { describe, expect, it } from 'vitest';
 import { storeSessionPolicy } from '#shared/adapters/s3/session-policies.ts';
 import { maxPrefixLength, parseBaseUrl } from '#shared/domain/tenants/object-stores.ts';
 
-/** The role behind the session: every object action in the whole bucket (as the platform's role for tenant buckets has). */
+/**
+ * The role behind the session: every object action in the whole bucket, and a key through S3 (as
+ * the platform's writer role for tenant buckets has, in eu-west-1: lib/constructs/tenant-bucket-access.ts).
+ */
 const rolePolicy = {
   Version: '2012-10-17',
   Statement: [
     { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: 'arn:aws:s3:::lake/*' },
     { Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::lake' },
-    { Effect: 'Allow', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Resource: '*' },
+    {
+      Effect: 'Allow',
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      Resource: '*',
+      Condition: { StringEquals: { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' } },
+    },
   ],
 };
 
@@ -110,6 +118,22 @@ describe('a store’s session, for a store at s3://lake/tenants/t-abc', () => {
       'arn:aws:kms:eu-west-1:999999999999:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' },
       'Allowed',
+    ],
+    [
+      'encrypts a new object through S3',
+      'readWrite',
+      'kms:GenerateDataKey',
+      'arn:aws:kms:eu-west-1:999999999999:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' },
+      'Allowed',
+    ],
+    [
+      'encrypts a new object when its function only reads',
+      'read',
+      'kms:GenerateDataKey',
+      'arn:aws:kms:eu-west-1:999999999999:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      { 'kms:ViaService': 's3.eu-west-1.amazonaws.com' },
+      'ImplicitlyDenied',
     ],
     [
       'decrypts outside S3',
