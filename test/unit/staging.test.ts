@@ -562,26 +562,12 @@ describe('staging a batch', () => {
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(4), { claimChecked: true }), record(w, B, uuid(5))]);
     w.clock.now += 6 * minute;
     const triggers = w.staging.arrived().filter((trigger) => trigger.tableId === A);
-    let reading: (() => void) | undefined;
-    const gate = new Promise<void>((resolve) => (reading = resolve));
-    let asked = false;
-    const late = commitTriggered(w.deps, triggers, {
-      ...optionsOf(w),
-      holder: 'late',
-      concurrency: 1,
-      read: async (slice) => {
-        asked = true;
-        await gate;
-        return w.staging.objects.read(slice.key, slice.offset, slice.length);
-      },
-    });
-    await vi.waitFor(() => expect(asked).toBe(true));
+    const late = await committerReading(w, triggers);
     expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), holder: 'first', concurrency: 1 })).toMatchObject(
       { committed: [A], written: 1 },
     );
     expect(w.claims.size).toBe(0);
-    reading?.();
-    expect(await late).toMatchObject({ deadLettered: [], failed: [], written: 0, skipped: 1 });
+    expect(await late.finish()).toMatchObject({ deadLettered: [], failed: [], written: 0, skipped: 1 });
     expect(w.deadLettered).toEqual([]);
     expect(w.rowsOf(A)).toEqual([uuid(4)]);
   });
@@ -761,6 +747,33 @@ describe('staging a batch', () => {
   });
 });
 
+/**
+ * A committer handling these triggers that has read its tables' records, its read of a slice held
+ * until `finish`, which lets it go on and answers its report.
+ */
+async function committerReading(w: World, triggers: CommitTrigger[]) {
+  let reading: (() => void) | undefined;
+  const gate = new Promise<void>((resolve) => (reading = resolve));
+  let asked = false;
+  const report = commitTriggered(w.deps, triggers, {
+    ...optionsOf(w),
+    holder: 'late',
+    concurrency: 1,
+    read: async (slice) => {
+      asked = true;
+      await gate;
+      return w.staging.objects.read(slice.key, slice.offset, slice.length);
+    },
+  });
+  await vi.waitFor(() => expect(asked).toBe(true));
+  return {
+    finish() {
+      reading?.();
+      return report;
+    },
+  };
+}
+
 /** The writer stages an envelope of the table right after the next commit's rows are written. */
 function stageDuringCommit(w: World, tableId: string, messageId: string): void {
   const append = w.deps.appendEnvelopes;
@@ -793,29 +806,14 @@ describe('staged objects', () => {
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
     w.clock.now += 6 * minute;
     const triggers = w.staging.arrived();
-    // The second committer has read the table's records; its read of the slice waits.
-    let reading: (() => void) | undefined;
-    const gate = new Promise<void>((resolve) => (reading = resolve));
-    let asked = false;
-    const late = commitTriggered(w.deps, triggers, {
-      ...optionsOf(w),
-      holder: 'late',
-      concurrency: 1,
-      read: async (slice) => {
-        asked = true;
-        await gate;
-        return w.staging.objects.read(slice.key, slice.offset, slice.length);
-      },
-    });
-    await vi.waitFor(() => expect(asked).toBe(true));
+    const late = await committerReading(w, triggers);
     expect(await commitTriggered(w.deps, triggers, { ...optionsOf(w), holder: 'first', concurrency: 1 })).toMatchObject(
       {
         committed: [A],
       },
     );
     expect(objectsOf(w)).toEqual([]);
-    reading?.();
-    expect(await late).toMatchObject({ failed: [], written: 0 });
+    expect(await late.finish()).toMatchObject({ failed: [], written: 0 });
     expect(w.staging.heads.get(A)?.failure).toBeNull();
     expect(w.rowsOf(A)).toEqual([uuid(1)]);
     expect(w.commitsOf(A)).toBe(1);
