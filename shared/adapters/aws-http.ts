@@ -5,8 +5,9 @@
  * (DynamoDB) or fifteen (SQS), longer than most functions' timeouts: one connection that died
  * without a reset (a NAT that dropped it, an instance thawed after a freeze) held a request until
  * its function timed out (the ingest door's at 10 s, API Gateway's own 503 then answering), and a
- * committer's table until its invocation timed out. With these, such an attempt fails as a `TimeoutError`, which the SDK tries again on a new
- * connection (jittered backoff; four attempts for DynamoDB, three for the others).
+ * committer's table until its invocation timed out. With these, such an attempt fails as a
+ * `TimeoutError`, which the SDK tries again on a new connection (jittered backoff; four attempts for
+ * DynamoDB, three for the others).
  *  - connecting: 3 s (a TLS handshake within a region takes milliseconds);
  *  - a call with a small body (DynamoDB, SQS, STS, Secrets Manager): its answer must begin within
  *    5 s of the request, so that every attempt ends inside API Gateway's 29 s (DynamoDB: 4 × 5 s

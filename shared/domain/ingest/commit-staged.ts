@@ -85,9 +85,10 @@ export interface CommitStagedDeps extends CommitTableDeps {
    * Writes now the counts of the sources of what was just committed or dead-lettered (rows written
    * and expired, the door's receipts; the dead-letter recorder counts dead letters), before the
    * table's records are let go: an invocation that ends before it answers (a crash, its memory, a
-   * timeout) then loses none of them for the tables it committed before. A retry finds those rows in the table and skips them, so
-   * counts written only at the invocation's end were never written, and the source's figures showed
-   * its rows as missing for good. Never rejects: counts it could not write stay for the next write.
+   * timeout) then loses none of them for the tables it committed before. A retry finds those rows in
+   * the table and skips them, so counts written only at the invocation's end were never written, and
+   * the source's figures showed its rows as missing for good. Never rejects: counts it could not
+   * write stay for the next write.
    */
   settleCounts(): Promise<void>;
   /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
