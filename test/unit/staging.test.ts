@@ -64,6 +64,8 @@ interface World {
   settled: Map<string, number>;
   /** Maintenance runs asked for: the data set and when. */
   due: { tableId: string; at: string }[];
+  /** The warnings logged, with their fields. */
+  warnings: { message: string; fields: Record<string, unknown> }[];
   rowsOf(tableId: string): string[];
   commitsOf(tableId: string): number;
   /** Delivers the commit triggers that have arrived to a committer (one invocation). */
@@ -99,6 +101,7 @@ function world(
   const settled = new Map<string, number>();
   const pending = new Map<string, number>();
   const due: World['due'] = [];
+  const warnings: World['warnings'] = [];
   const tableOf = (tableId: string) => {
     let table = tables.get(tableId);
     if (!table) {
@@ -189,7 +192,7 @@ function world(
       pending.clear();
     },
     info: () => undefined,
-    warn: () => undefined,
+    warn: (message, fields) => warnings.push({ message, fields }),
     async deadLetter(tableId, messages, error, attempts) {
       deadLettered.push({ tableId, ids: messages.map((m) => m.message_id), error: error.message, attempts });
     },
@@ -242,6 +245,7 @@ function world(
     figures,
     settled,
     due,
+    warnings,
     rowsOf,
     commitsOf,
     deliver,
@@ -829,6 +833,33 @@ describe('staged objects', () => {
       attempts: 1,
       lastError: expect.stringMatching(/^StagedObjectGone/),
     });
+  });
+
+  it('gone while their records wait are set aside at the last attempt, loudly, and the rest of the table goes on', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, A, uuid(2))]);
+    const [lostKey] = objectsOf(w);
+    w.staging.stored.clear();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(3))]);
+    w.clock.now += 6 * minute;
+    const attempts: string[][] = [];
+    for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
+      const report = await w.deliver();
+      attempts.push([...report.failed, ...report.committed.map((id) => `${id} committed`)]);
+      w.clock.now += 10 * minute;
+    }
+    // Four attempts fail, and hold back the object that is still there; the fifth sets the lost one aside.
+    expect(attempts).toEqual([[A], [A], [A], [A], [`${A} committed`]]);
+    expect(w.rowsOf(A)).toEqual([uuid(3)]);
+    expect(w.deadLettered).toEqual([]);
+    expect(w.warnings.filter((warning) => warning.message.startsWith('Staged envelopes lost'))).toEqual([
+      {
+        message: 'Staged envelopes lost: their object is gone; set aside so that the table goes on',
+        fields: { data_set_id: A, key: lostKey, envelopes: 2, attempts: maxCommitAttempts },
+      },
+    ]);
+    expect(pendingRows(w, A)).toBe(0);
+    expect(w.staging.heads.get(A)?.failure).toBeNull();
   });
 
   it('are removed by the writer when every table of its batch was committed at once, and kept when one was staged', async () => {

@@ -174,13 +174,17 @@ function chunksOf(records: StagedRecord[], sizeTarget: number): StagedRecord[][]
 /**
  * The records' rows. A record whose object is gone was committed by another committer meanwhile
  * (it removes a table's own object only once the record is done): it has no rows left to commit.
- * One still pending lost its object some other way (the bucket's lifecycle rule): StagedObjectGone.
+ * One still pending lost its object some other way (a deletion under the bucket's staging prefix, a
+ * shorter lifecycle rule): StagedObjectGone, an attempt failed. At the last attempt its rows are
+ * lost, for good: it is set aside (done with the others, its rows never written), loudly, so that
+ * the rest of the table goes on. They show as unaccounted for (EnvelopesMissing) from then on.
  */
 async function readRows(
   deps: CommitStagedDeps,
   tableId: string,
   read: SliceReader,
   records: StagedRecord[],
+  attempt: number,
 ): Promise<StagedRow[]> {
   const gone: StagedRecord[] = [];
   const slices = await Promise.all(
@@ -198,8 +202,15 @@ async function readRows(
   if (gone.length > 0) {
     const head = await deps.records.head(tableId);
     const pending = new Set((await deps.records.pending(tableId, head.through)).map((record) => record.id));
-    const lost = gone.find((record) => pending.has(record.id));
-    if (lost) throw new StagedObjectGone(lost.key);
+    const lost = gone.filter((record) => pending.has(record.id));
+    if (lost.length > 0 && attempt < maxCommitAttempts) throw new StagedObjectGone((lost[0] as StagedRecord).key);
+    for (const record of lost)
+      deps.warn('Staged envelopes lost: their object is gone; set aside so that the table goes on', {
+        data_set_id: tableId,
+        key: record.key,
+        envelopes: record.rows,
+        attempts: attempt,
+      });
   }
   return slices.flat();
 }
@@ -245,7 +256,7 @@ async function commitRecords(
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
     try {
-      rows = await readRows(deps, tableId, options.read, chunk);
+      rows = await readRows(deps, tableId, options.read, chunk, attempt);
       const result = await withinTime(
         (signal) => commitTable(deps, tableId, rows, attempt, signal),
         Math.min(deps.tableTimeMs, until - deps.now()),
