@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { statsFrom } from '#shared/domain/monitoring/views.ts';
-import { type MetricKey, renderPrometheus, type Sample } from '#shared/domain/observability/metric-catalogue.ts';
+import {
+  type MetricKey,
+  missingEnvelopes,
+  renderPrometheus,
+  type Sample,
+  unaccountedBySource,
+} from '#shared/domain/observability/metric-catalogue.ts';
 
 const samplesOf = (lines: string) => lines.split('\n').filter((line) => line && !line.startsWith('#'));
 
@@ -66,6 +72,37 @@ describe('/metrics', () => {
     ]);
     // lossy: 3 accepted, none written → 3; low: 2 − 9 = −7 → 0, not −4 in all.
     expect(samplesOf(renderPrometheus(samples))).toContain('tributary_envelopes_unaccounted 3');
+  });
+});
+
+describe('envelopes missing', () => {
+  const lossyA = new Map<MetricKey, Sample[]>([
+    ['ingestRequests', [{ labels: { source_id: 'A', status: '202', code: 'ACCEPTED' }, value: 100 }]],
+    ['envelopesWritten', [{ labels: { source_id: 'A' }, value: 90 }]],
+  ]);
+
+  it("sets staged rows against their own source: another source's staged pool hides no loss", () => {
+    // A lost 10; B has 500 staged whose accepted counts have not landed (B's figure reads 0).
+    const waiting = { stagedBySource: new Map([['B', 500]]), elsewhere: 0 };
+    expect(missingEnvelopes(unaccountedBySource(lossyA), waiting)).toBe(10);
+  });
+
+  it("counts a source's own staged rows as waiting, and what waits on the queues against the sum", () => {
+    const bySource = new Map([
+      ['A', 10],
+      ['C', 30],
+    ]);
+    // A: 10 − 4 staged = 6; C: 30 − 50 staged → 0; 6 − 5 on the queues = 1.
+    expect(
+      missingEnvelopes(bySource, {
+        stagedBySource: new Map([
+          ['A', 4],
+          ['C', 50],
+        ]),
+        elsewhere: 5,
+      }),
+    ).toBe(1);
+    expect(missingEnvelopes(bySource, { stagedBySource: new Map(), elsewhere: 45 })).toBe(0);
   });
 });
 

@@ -349,6 +349,19 @@ describe('staging a batch', () => {
     expect(w.staging.written.length).toBe(1000 + 1000 + 2);
   });
 
+  it("names each table's rows by source in its record, for the loss figure", async () => {
+    const w = world();
+    const other = { ...JSON.parse(record(w, A, uuid(4)).body), source_id: 'other-source' };
+    await writeEnvelopeBatch(w.deps, [
+      ...ids(1, 3).map((id) => record(w, A, id)),
+      { recordId: 'other', body: JSON.stringify(other), receiveCount: 1 },
+      record(w, B, uuid(5)),
+    ]);
+    const sourcesOf = (tableId: string) => [...(w.staging.staged.get(tableId)?.values() ?? [])].map((r) => r.sources);
+    expect(sourcesOf(A)).toEqual([{ [`s-${A}`]: 3, 'other-source': 1 }]);
+    expect(sourcesOf(B)).toEqual([{ [`s-${B}`]: 1 }]);
+  });
+
   it("spreads a day's staged objects over 16 prefixes (S3's request rates are per prefix)", async () => {
     const w = world();
     for (let i = 0; i < 400; i++) await writeEnvelopeBatch(w.deps, [record(w, A, uuid(i))]);

@@ -12,6 +12,7 @@ import { MalformedItemError } from '#shared/adapters/dynamo/stored-items.ts';
 import { db } from '#shared/adapters/dynamo/table.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
 import { findUserIdByEmail, getUser } from '#shared/adapters/dynamo/users.ts';
+import { addBySource } from '#shared/domain/ingest/staging.ts';
 
 const saved = { ...process.env };
 beforeAll(() => {
@@ -232,5 +233,43 @@ describe('reading other entities', () => {
     tableAnswers({ Item: { ...head, leases: [{ holder: 'c' }] } });
     const error = await failure(stagedRecords.head('ds-1'));
     expect([error.entity, error.field]).toEqual(['StagingHead', 'leases.0.until']);
+  });
+
+  it("keeps a staged record's rows by source, and reads a record staged before them as rows of no source", async () => {
+    const record = {
+      id: '1800000000000-aaaa0001',
+      key: 'staging/2027-01-15/03/1800000000000-aaaa0001.ndjson',
+      objectSize: 4096,
+      offset: 0,
+      length: 1024,
+      rows: 3,
+      oldest: 1_800_000_000_000,
+      bytes: 900,
+      sources: { '5a9e3c1d-0000-4000-8000-000000000001': 3 },
+    };
+    const send = tableAnswers({});
+    await stagedRecords.write([{ tableId: 'ds-1', record }], Number.POSITIVE_INFINITY);
+    const [batch] = (send.mock.lastCall ?? []) as unknown as [
+      { input: { RequestItems: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> } }?,
+    ];
+    const item = batch?.input.RequestItems.tributary?.[0]?.PutRequest.Item ?? {};
+    expect(item.sources).toEqual({ '5a9e3c1d-0000-4000-8000-000000000001': 3 });
+    // One source's record stays well under a write unit (1 KB).
+    expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(512);
+    const { id, objectSize, sources, ...fields } = record;
+    const stored = { pk: 'STAGE#ds-1', entity: 'StagedSlice', object_size: objectSize, ...fields };
+    tableAnswers({
+      Items: [
+        { ...stored, sk: `B#${id}`, sources },
+        { ...stored, sk: 'B#1800000000001-aaaa0002', rows: 2 },
+      ],
+    });
+    const read = await stagedRecords.pending('ds-1', null);
+    expect(read[0]).toEqual(record);
+    expect(read[1]).not.toHaveProperty('sources');
+    expect(addBySource({ bySource: new Map(), unattributed: 0 }, read)).toEqual({
+      bySource: new Map([['5a9e3c1d-0000-4000-8000-000000000001', 3]]),
+      unattributed: 2,
+    });
   });
 });

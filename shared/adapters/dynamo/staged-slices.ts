@@ -1,7 +1,8 @@
 /**
  * What each table has staged (shared/domain/ingest/staging.ts), in the table's own partition:
  *   pk STAGE#<data_set_id>  sk B#<record id>  a slice of a staged object: key, object_size, offset,
- *                                             length, rows, oldest (ms), bytes; expires_at. Written
+ *                                             length, rows, oldest (ms), bytes, sources (source_id →
+ *                                             rows; absent on older records); expires_at. Written
  *                                             once, never changed; the id begins with when it was
  *                                             written (13-digit ms), so a table's records sort by age
  *   pk STAGE#<data_set_id>  sk HEAD           what is done and what is due (staging-heads.ts)
@@ -29,6 +30,7 @@ const readRecord = /* @__PURE__ */ shapeReader('StagedSlice', () => ({
   rows: z.number(),
   oldest: z.number(),
   bytes: z.number(),
+  sources: z.record(z.string(), z.number()).optional(),
 }));
 
 function toRecord(item: StoredItem): StagedRecord {
@@ -42,6 +44,7 @@ function toRecord(item: StoredItem): StagedRecord {
     rows: parsed.rows,
     oldest: parsed.oldest,
     bytes: parsed.bytes,
+    ...(parsed.sources ? { sources: parsed.sources } : {}),
   };
 }
 
@@ -91,6 +94,7 @@ export async function writeRecords(records: { tableId: string; record: StagedRec
         rows: record.rows,
         oldest: record.oldest,
         bytes: record.bytes,
+        ...(record.sources ? { sources: record.sources } : {}),
         expires_at: expiresAt,
       },
     },

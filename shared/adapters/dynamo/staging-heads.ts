@@ -13,8 +13,10 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import * as z from 'zod';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
+  addBySource,
   emptyHead,
   recordLifetimeMs,
+  type StagedBySource,
   type StagedRecords,
   type StagedTotals,
   type StagingHead,
@@ -230,16 +232,20 @@ export async function stagedFor(tableId: string): Promise<StagedTotals & { failu
 }
 
 /**
- * Rows staged across every table, and the oldest's ingest time (Infinity when none): each table the
- * index lists, read (its work grows with the tables that have rows staged, not with all tables).
+ * Rows staged across every table, the oldest's ingest time (Infinity when none), and the rows by
+ * source: each table the index lists, read (its work grows with the tables that have rows staged,
+ * not with all tables).
  */
-export async function stagedOverall(): Promise<{ rows: number; oldest: number }> {
+export async function stagedOverall(): Promise<{ rows: number; oldest: number } & StagedBySource> {
   let rows = 0;
   let oldest = Number.POSITIVE_INFINITY;
+  const bySource: StagedBySource = { bySource: new Map(), unattributed: 0 };
   await forEachAtMost(await stagedRecords.listed(), 16, async ({ tableId, head }) => {
-    const totals = totalsOf(await recordsAbove(tableId, head.through, false));
+    const records = await recordsAbove(tableId, head.through, false);
+    const totals = totalsOf(records);
     rows += totals.rows;
     oldest = Math.min(oldest, totals.oldest);
+    addBySource(bySource, records);
   });
-  return { rows, oldest };
+  return { rows, oldest, ...bySource };
 }

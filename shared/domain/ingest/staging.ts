@@ -45,6 +45,11 @@ export interface StagedSlice {
   oldest: number;
   /** Raw payload bytes (payload_size) of the rows: what the size target counts. */
   bytes: number;
+  /**
+   * The rows by source (source_id → rows; a table's rows are nearly always one source's): the loss
+   * figure sets staged rows against their own source's count. Absent on records staged before it was kept.
+   */
+  sources?: Record<string, number>;
 }
 
 /** A table's slice of one staged object, as recorded in the table's partition. */
@@ -223,6 +228,25 @@ export function recordId(now: number): string {
 /** The time a record id was minted at. */
 export function recordTime(id: string): number {
   return Number(id.slice(0, 13));
+}
+
+/** Staged rows by source, and those of records that name no sources (staged before they were kept). */
+export interface StagedBySource {
+  bySource: Map<string, number>;
+  unattributed: number;
+}
+
+/** Adds the slices' rows to `into`, by source. */
+export function addBySource(into: StagedBySource, slices: readonly StagedSlice[]): StagedBySource {
+  for (const slice of slices) {
+    if (!slice.sources) {
+      into.unattributed += slice.rows;
+      continue;
+    }
+    for (const [source, rows] of Object.entries(slice.sources))
+      into.bySource.set(source, (into.bySource.get(source) ?? 0) + rows);
+  }
+  return into;
 }
 
 /** Totals of some slices: rows, payload bytes, oldest row. */

@@ -59,6 +59,7 @@ export async function putStagedObject(
       rows: group.length,
       oldest: Math.min(...group.map((envelope) => Number(BigInt(envelope.message.ingested_at_us) / 1000n))),
       bytes: group.reduce((sum, envelope) => sum + envelope.message.payload_size, 0),
+      sources: rowsBySource(group),
     });
     offset += bytes.length;
   }
@@ -67,6 +68,13 @@ export async function putStagedObject(
   const bytes = Buffer.concat(parts);
   await deps.objects.put(key, bytes);
   return { key, bytes, slices };
+}
+
+/** A table's rows of a batch by source: nearly always one entry, and never more than the batch's rows. */
+function rowsBySource(group: { message: EnvelopeMessage }[]): Record<string, number> {
+  const rows: Record<string, number> = {};
+  for (const { message } of group) rows[message.source_id] = (rows[message.source_id] ?? 0) + 1;
+  return rows;
 }
 
 /**
