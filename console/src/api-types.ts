@@ -719,11 +719,13 @@ export interface components {
       written_rows: number;
       /** @description Staged envelopes left out of the table because their day was already past the table's data retention, ever */
       expired_rows: number;
+      /** @description Staged envelopes set aside unwritten because their staged object was gone at their last commit attempt: lost, ever */
+      lost_rows: number;
       /** @description Envelopes that exhausted their deliveries, ever */
       dead_lettered: number;
       /** @description Failed deliveries put back on the ingest queue, ever */
       redriven: number;
-      /** @description accepted − duplicates − written_rows − expired_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing */
+      /** @description accepted − duplicates − written_rows − expired_rows − lost_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing */
       unaccounted: number;
       last_ingest_at: string | null;
       last_write_at: string | null;

@@ -180,6 +180,7 @@ describe('/metrics and connection stats', () => {
       dead_lettered: 0,
       redriven: 0,
       expired_rows: 0,
+      lost_rows: 0,
       unaccounted: 0,
       staged_rows: 0,
       oldest_unwritten_age_seconds: null,

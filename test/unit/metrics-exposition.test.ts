@@ -75,6 +75,20 @@ describe('/metrics', () => {
   });
 });
 
+describe('envelopes lost', () => {
+  it('are shown by source, and taken out of the unaccounted figure: they have a figure of their own', () => {
+    const samples = new Map<MetricKey, Sample[]>([
+      ['ingestRequests', [{ labels: { source_id: 'a', status: '202', code: 'ACCEPTED' }, value: 10 }]],
+      ['envelopesWritten', [{ labels: { source_id: 'a' }, value: 6 }]],
+      ['envelopesLost', [{ labels: { source_id: 'a' }, value: 3 }]],
+    ]);
+    const lines = samplesOf(renderPrometheus(samples));
+    expect(lines).toContain('tributary_envelopes_lost_total{source_id="a"} 3');
+    // 10 accepted − 6 written − 3 lost
+    expect(lines).toContain('tributary_envelopes_unaccounted 1');
+  });
+});
+
 describe('envelopes missing', () => {
   const lossyA = new Map<MetricKey, Sample[]>([
     ['ingestRequests', [{ labels: { source_id: 'A', status: '202', code: 'ACCEPTED' }, value: 100 }]],
@@ -107,13 +121,13 @@ describe('envelopes missing', () => {
 });
 
 describe('connection stats', () => {
-  it('account for every accepted envelope: written, left out past the data retention, failed, or unaccounted', () => {
+  it('account for every accepted envelope: written, left out past the data retention, lost, failed, or unaccounted', () => {
     const stats = statsFrom(
       [
         {
           metric: 'ingestRequests',
           labels: { source_id: 'a', status: '202', code: 'ACCEPTED' },
-          value: 12,
+          value: 13,
           lastAt: '2026-01-01T00:00:02.000Z',
         },
         {
@@ -125,6 +139,7 @@ describe('connection stats', () => {
         { metric: 'ingestDuplicates', labels: { source_id: 'a' }, value: 1, lastAt: null },
         { metric: 'envelopesWritten', labels: { source_id: 'a' }, value: 8, lastAt: '2026-01-01T00:00:03.000Z' },
         { metric: 'envelopesExpired', labels: { source_id: 'a' }, value: 1, lastAt: null },
+        { metric: 'envelopesLost', labels: { source_id: 'a' }, value: 1, lastAt: null },
         { metric: 'deadLettered', labels: { source_id: 'a' }, value: 2, lastAt: null },
         { metric: 'redriven', labels: { source_id: 'a' }, value: 1, lastAt: null },
       ],
@@ -136,14 +151,15 @@ describe('connection stats', () => {
       new Date('2026-01-01T00:01:30.000Z'),
     );
     expect(stats).toEqual({
-      accepted: 12,
+      accepted: 13,
       duplicates: 1,
       rejected: { PAYLOAD_TOO_LARGE: 2 },
       written_rows: 8,
       expired_rows: 1,
+      lost_rows: 1,
       dead_lettered: 2,
       redriven: 1,
-      // 12 accepted − 1 duplicate − 8 written − 1 expired − (2 dead-lettered − 1 redriven): the one staged
+      // 13 accepted − 1 duplicate − 8 written − 1 expired − 1 lost − (2 dead-lettered − 1 redriven): the one staged
       unaccounted: 1,
       last_ingest_at: '2026-01-01T00:00:02.000Z',
       last_write_at: '2026-01-01T00:00:03.000Z',

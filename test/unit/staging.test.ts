@@ -873,6 +873,41 @@ describe('staged objects', () => {
     ]);
     expect(pendingRows(w, A)).toBe(0);
     expect(w.staging.heads.get(A)?.failure).toBeNull();
+    // Counted as lost, by source, once, and written before the committer answers.
+    expect(w.figures.get(`envelopesLost {"source_id":"s-${A}"}`)).toBe(2);
+    expect(w.settled.get(`envelopesLost {"source_id":"s-${A}"}`)).toBe(2);
+    w.clock.now += 10 * minute;
+    await w.deliverUntil(w.clock.now + 30 * minute);
+    expect(w.figures.get(`envelopesLost {"source_id":"s-${A}"}`)).toBe(2);
+  });
+
+  it("gone and set aside count as lost by the sources their record names, or as their table's source when it names none", async () => {
+    const w = world();
+    const other = { ...JSON.parse(record(w, A, uuid(3)).body), source_id: 'other-source' };
+    await writeEnvelopeBatch(w.deps, [
+      record(w, A, uuid(1)),
+      record(w, A, uuid(2)),
+      { recordId: 'other', body: JSON.stringify(other), receiveCount: 1 },
+    ]);
+    await writeEnvelopeBatch(
+      w.deps,
+      ids(4, 4).map((id) => record(w, A, id)),
+    );
+    // The second record was staged before records named their sources.
+    const [, old] = [...(w.staging.staged.get(A)?.values() ?? [])];
+    delete old?.sources;
+    w.staging.stored.clear();
+    w.clock.now += 6 * minute;
+    for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
+      await w.deliver();
+      w.clock.now += 10 * minute;
+    }
+    const lost = [...w.figures].filter(([key]) => key.startsWith('envelopesLost'));
+    expect(lost.sort()).toEqual([
+      ['envelopesLost {"source_id":"other-source"}', 1],
+      [`envelopesLost {"source_id":"s-${A}"}`, 6],
+    ]);
+    expect(pendingRows(w, A)).toBe(0);
   });
 
   it('are removed by the writer when every table of its batch was committed at once, and kept when one was staged', async () => {

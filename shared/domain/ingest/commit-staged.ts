@@ -177,7 +177,7 @@ function chunksOf(records: StagedRecord[], sizeTarget: number): StagedRecord[][]
  * One still pending lost its object some other way (a deletion under the bucket's staging prefix, a
  * shorter lifecycle rule): StagedObjectGone, an attempt failed. At the last attempt its rows are
  * lost, for good: it is set aside (done with the others, its rows never written), loudly, so that
- * the rest of the table goes on. They show as unaccounted for (EnvelopesMissing) from then on.
+ * the rest of the table goes on; the caller counts them (EnvelopesLost) once the chunk is done.
  */
 async function readRows(
   deps: CommitStagedDeps,
@@ -185,6 +185,7 @@ async function readRows(
   read: SliceReader,
   records: StagedRecord[],
   attempt: number,
+  lost: StagedRecord[],
 ): Promise<StagedRow[]> {
   const gone: StagedRecord[] = [];
   const slices = await Promise.all(
@@ -202,9 +203,11 @@ async function readRows(
   if (gone.length > 0) {
     const head = await deps.records.head(tableId);
     const pending = new Set((await deps.records.pending(tableId, head.through)).map((record) => record.id));
-    const lost = gone.filter((record) => pending.has(record.id));
-    if (lost.length > 0 && attempt < maxCommitAttempts) throw new StagedObjectGone((lost[0] as StagedRecord).key);
-    for (const record of lost)
+    const setAside = gone.filter((record) => pending.has(record.id));
+    if (setAside.length > 0 && attempt < maxCommitAttempts)
+      throw new StagedObjectGone((setAside[0] as StagedRecord).key);
+    lost.push(...setAside);
+    for (const record of setAside)
       deps.warn('Staged envelopes lost: their object is gone; set aside so that the table goes on', {
         data_set_id: tableId,
         key: record.key,
@@ -213,6 +216,29 @@ async function readRows(
       });
   }
   return slices.flat();
+}
+
+/**
+ * Counts the rows of records set aside as lost, by source (EnvelopesLost, which the loss account takes
+ * like rows left out past the retention, and an alarm watches). A record staged before records named
+ * their sources counts as its table's source, or 'unknown' when the table has none.
+ */
+async function countLost(deps: CommitStagedDeps, tableId: string, lost: StagedRecord[]): Promise<void> {
+  const bySource = new Map<string, number>();
+  let tableSource: string | undefined;
+  for (const record of lost) {
+    if (!record.sources) {
+      if (tableSource === undefined) {
+        const dataSet = await deps.getDataSet(tableId).catch(() => null);
+        tableSource = dataSet?.origin.type === 'Webhook' ? dataSet.origin.source_id : 'unknown';
+      }
+      bySource.set(tableSource, (bySource.get(tableSource) ?? 0) + record.rows);
+      continue;
+    }
+    for (const [source, rows] of Object.entries(record.sources))
+      bySource.set(source, (bySource.get(source) ?? 0) + rows);
+  }
+  for (const [source, rows] of bySource) deps.count('envelopesLost', { source_id: source }, rows);
 }
 
 /** The trigger's arrival for a table due at `dueAt`: then, or as late as the queue can delay it. */
@@ -255,8 +281,9 @@ async function commitRecords(
   for (const chunk of chunksOf(records, deps.sizeTarget)) {
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
+    const lost: StagedRecord[] = [];
     try {
-      rows = await readRows(deps, tableId, options.read, chunk, attempt);
+      rows = await readRows(deps, tableId, options.read, chunk, attempt, lost);
       const result = await withinTime(
         (signal) => commitTable(deps, tableId, rows, attempt, signal),
         Math.min(deps.tableTimeMs, until - deps.now()),
@@ -284,6 +311,8 @@ async function commitRecords(
       deps.countReceipts(rows.map((row) => row.message));
       into.deadLettered = true;
     }
+    // Set aside with the chunk, which is done now: counted once, with the chunk's other counts.
+    if (lost.length > 0) await countLost(deps, tableId, lost);
     // Within the commit's own time: the reserve after it is for recording the commit.
     await withinTime(() => deps.settleCounts(), until - deps.now()).catch(() => undefined);
     into.progressed = true;

@@ -71,7 +71,7 @@ export interface CommitTableDeps extends MaintenanceRequests {
   deadLetter(tableId: string, messages: EnvelopeMessage[], error: Error, attempts: number): Promise<void>;
   /** Adds to one of the operator's figures. */
   count(
-    figure: Extract<MetricKey, 'envelopesWritten' | 'envelopesExpired' | 'batchesCommitted'>,
+    figure: Extract<MetricKey, 'envelopesWritten' | 'envelopesExpired' | 'envelopesLost' | 'batchesCommitted'>,
     labels: Record<string, string>,
     by: number,
   ): void;

@@ -16,9 +16,11 @@ export interface ConnectionStats {
   written_rows: number;
   /** Staged envelopes left out of the table: their day was already past its data retention. */
   expired_rows: number;
+  /** Staged envelopes set aside unwritten because their staged object was gone: lost, ever. */
+  lost_rows: number;
   dead_lettered: number;
   redriven: number;
-  /** Accepted envelopes neither written nor waiting as failed deliveries (metric-catalogue.ts). */
+  /** Accepted envelopes neither written, waiting as failed deliveries, nor known lost (metric-catalogue.ts). */
   unaccounted: number;
   last_ingest_at: string | null;
   last_write_at: string | null;
@@ -54,6 +56,7 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     rejected: {},
     written_rows: 0,
     expired_rows: 0,
+    lost_rows: 0,
     dead_lettered: 0,
     redriven: 0,
     unaccounted: 0,
@@ -81,6 +84,8 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
       stats.last_write_at = later(reading.lastAt, stats.last_write_at);
     } else if (reading.metric === 'envelopesExpired') {
       stats.expired_rows += reading.value;
+    } else if (reading.metric === 'envelopesLost') {
+      stats.lost_rows += reading.value;
     } else if (reading.metric === 'ingestDuplicates') {
       stats.duplicates += reading.value;
     } else if (reading.metric === 'deadLettered') {
@@ -90,7 +95,13 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     }
   }
   const accountedFor =
-    stats.written_rows + stats.duplicates + stats.expired_rows + stats.dead_lettered - stats.redriven + staged.rows;
+    stats.written_rows +
+    stats.duplicates +
+    stats.expired_rows +
+    stats.lost_rows +
+    stats.dead_lettered -
+    stats.redriven +
+    staged.rows;
   stats.accepted = Math.max(stats.accepted, accountedFor);
   if (staged.rows > 0 && Number.isFinite(staged.oldest))
     stats.last_ingest_at = later(new Date(staged.oldest).toISOString(), stats.last_ingest_at);
@@ -99,6 +110,7 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     duplicates: stats.duplicates,
     written: stats.written_rows,
     expired: stats.expired_rows,
+    lost: stats.lost_rows,
     deadLettered: stats.dead_lettered,
     redriven: stats.redriven,
   });

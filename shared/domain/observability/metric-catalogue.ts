@@ -31,6 +31,11 @@ export const metricCatalogue = {
     name: 'tributary_envelopes_expired_total',
     type: 'counter',
   },
+  envelopesLost: {
+    name: 'tributary_envelopes_lost_total',
+    type: 'counter',
+    cloudWatch: { name: 'EnvelopesLost', dimensions: [] },
+  },
   batchesCommitted: {
     name: 'tributary_batches_committed_total',
     type: 'counter',
@@ -71,6 +76,8 @@ export const metricHelp: Record<MetricKey, string> = {
   envelopesWritten: 'Envelopes written to Delta tables, by source (each message id once)',
   envelopesExpired:
     "Staged envelopes not written because their day was already past the table's data retention, by source",
+  envelopesLost:
+    'Staged envelopes lost, by source: their staged object was gone at their last commit attempt, so they were set aside and never written',
   batchesCommitted: 'Delta commits made by the batch writer',
   batchFailures: 'Envelopes the batch writer could not commit and left for redelivery',
   deadLettered: 'Envelopes recorded as failed deliveries after exhausting their deliveries',
@@ -84,9 +91,9 @@ export interface Sample {
 }
 
 /**
- * Accepted envelopes neither written nor waiting as failed deliveries: accepted − duplicates −
- * written − expired − (dead-lettered − redriven). While the writer works they are on the ingest queue; a
- * figure that stays above zero with the queue idle means envelopes went missing.
+ * Accepted envelopes neither written nor waiting as failed deliveries, nor known lost: accepted −
+ * duplicates − written − expired − lost − (dead-lettered − redriven). While the writer works they are
+ * on the ingest queue or staged; a figure that stays above that means envelopes went missing.
  */
 export interface Accounting {
   accepted: number;
@@ -94,6 +101,8 @@ export interface Accounting {
   written: number;
   /** Left out on their way into the table: their day was past the data retention. */
   expired: number;
+  /** Staged, and set aside unwritten when their staged object was gone: a loss with a figure (and an alarm) of its own. */
+  lost: number;
   deadLettered: number;
   redriven: number;
 }
@@ -104,6 +113,7 @@ export function unaccounted(figures: Accounting): number {
     figures.duplicates -
     figures.written -
     figures.expired -
+    figures.lost -
     (figures.deadLettered - figures.redriven)
   );
 }
@@ -114,6 +124,7 @@ export const accountingMetrics = [
   'ingestDuplicates',
   'envelopesWritten',
   'envelopesExpired',
+  'envelopesLost',
   'deadLettered',
   'redriven',
 ] as const satisfies MetricKey[];
@@ -133,6 +144,7 @@ export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): 
         duplicates: 0,
         written: 0,
         expired: 0,
+        lost: 0,
         deadLettered: 0,
         redriven: 0,
       };
@@ -144,6 +156,7 @@ export function unaccountedBySource(samples: ReadonlyMap<MetricKey, Sample[]>): 
   add('ingestDuplicates', 'duplicates', () => true);
   add('envelopesWritten', 'written', () => true);
   add('envelopesExpired', 'expired', () => true);
+  add('envelopesLost', 'lost', () => true);
   add('deadLettered', 'deadLettered', () => true);
   add('redriven', 'redriven', () => true);
   const figures = new Map<string, number>();
@@ -184,7 +197,7 @@ export function missingEnvelopes(bySource: ReadonlyMap<string, number>, waiting:
 export const derivedMetrics = {
   unaccounted: {
     name: 'tributary_envelopes_unaccounted',
-    help: 'Accepted envelopes neither written nor waiting as failed deliveries: on the ingest queue while the writer works; above zero with the queue idle, missing',
+    help: 'Accepted envelopes neither written, waiting as failed deliveries, nor counted lost: on the ingest queue or staged while the writer works; above that, missing',
     type: 'gauge',
   },
 } as const;

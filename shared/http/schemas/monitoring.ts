@@ -69,11 +69,15 @@ export const connectionStats = z
       description:
         "Staged envelopes left out of the table because their day was already past the table's data retention, ever",
     }),
+    lost_rows: z.number().int().meta({
+      description:
+        'Staged envelopes set aside unwritten because their staged object was gone at their last commit attempt: lost, ever',
+    }),
     dead_lettered: z.number().int().meta({ description: 'Envelopes that exhausted their deliveries, ever' }),
     redriven: z.number().int().meta({ description: 'Failed deliveries put back on the ingest queue, ever' }),
     unaccounted: z.number().int().meta({
       description:
-        'accepted − duplicates − written_rows − expired_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
+        'accepted − duplicates − written_rows − expired_rows − lost_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
     }),
     last_ingest_at: nullableTimestamp,
     last_write_at: nullableTimestamp,
