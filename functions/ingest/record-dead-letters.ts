@@ -1,18 +1,25 @@
 /**
  * The ingest dead-letter queue's consumer: every envelope that exhausted its deliveries becomes a
- * failed delivery of its connection, kept whole with the writer's last error, until redriven.
+ * failed delivery of its connection, kept whole with the writer's last error, until redriven; a
+ * message that is no envelope is kept too (shared/domain/monitoring/failed-deliveries.ts,
+ * recordDeadLetterMessage), so that none goes round the queue unread.
  */
 
+import * as z from 'zod';
 import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
 import { writtenAfterIngest } from '#shared/adapters/dynamo/delta-log.ts';
 import { getSource } from '#shared/adapters/dynamo/sources.ts';
 import { count } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
-import { deadLetterKey, putDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
+import {
+  deadLetterKey,
+  putDeadLetter,
+  putUnreadableDeadLetter,
+  unreadableDeadLetterKey,
+} from '#shared/adapters/s3/dead-letters.ts';
 import { isStaged } from '#shared/adapters/staged-envelopes.ts';
-import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { type DeadLetterDeps, recordDeadLetter } from '#shared/domain/monitoring/failed-deliveries.ts';
+import { type DeadLetterDeps, recordDeadLetterMessage } from '#shared/domain/monitoring/failed-deliveries.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
@@ -21,26 +28,40 @@ const deps: DeadLetterDeps = {
   isStaged,
   lastDeliveryFailure,
   getSource,
-  async connectionOfDataSet(dataSetId) {
+  async originOfDataSet(dataSetId) {
     const dataSet = await getDataSet(dataSetId);
-    return dataSet?.origin.type === 'Webhook' ? dataSet.origin.connection_id : null;
+    return dataSet?.origin.type === 'Webhook'
+      ? { connection_id: dataSet.origin.connection_id, source_id: dataSet.origin.source_id }
+      : null;
   },
   resolvePayload: async (envelope) => (envelope.payload_ref ? claimedPayload(envelope.payload_ref) : null),
-  async keepEnvelope(dataSetId, messageId, envelope) {
+  async keepEnvelope(dataSetId, messageId, kept) {
     const key = deadLetterKey(dataSetId, messageId);
-    await putDeadLetter(key, envelope);
+    await putDeadLetter(key, kept);
+    return key;
+  },
+  async keepUnreadable(body, queueMessageId) {
+    const key = unreadableDeadLetterKey(queueMessageId);
+    await putUnreadableDeadLetter(key, body);
     return key;
   },
   recordFailedDelivery,
   countDeadLettered: async (sourceId) => count('deadLettered', { source_id: sourceId }),
+  countUnreadable: async () => count('unreadableDeadLetters', {}),
 };
 
-export const handler = recordHandler('dead letter', envelopeMessage, async (envelope) => {
-  const failed = await recordDeadLetter(deps, envelope);
-  if (failed)
+// Any body: the recorder reads it itself, and keeps what is no envelope rather than refuse it.
+export const handler = recordHandler('dead letter', z.unknown(), async (_, record) => {
+  const outcome = await recordDeadLetterMessage(deps, record.body, record.messageId);
+  if (outcome.kind === 'recorded')
     logger.warn('Failed delivery recorded', {
-      message_id: failed.message_id,
-      data_set_id: failed.data_set_id,
-      error: failed.last_error,
+      message_id: outcome.failed.message_id,
+      data_set_id: outcome.failed.data_set_id,
+      error: outcome.failed.last_error,
+    });
+  if (outcome.kind === 'unreadable')
+    logger.error('A dead letter names no envelope; kept in the platform bucket', {
+      queue_message_id: record.messageId,
+      key: outcome.key,
     });
 });

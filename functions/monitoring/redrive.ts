@@ -2,18 +2,22 @@ import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dyna
 import { count } from '#shared/adapters/metrics.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { deleteDeadLetters, getDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
-import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
+import { enqueueEnvelope, requeueBody } from '#shared/adapters/sqs/ingest-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
-import { type EnvelopeMessage, envelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
+import { isUnreadable, type KeptMessage, keptMessage, redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
 const deps = {
   allFailedDeliveries,
-  loadEnvelope: async (key: string) => envelopeMessage.parse(await getDeadLetter(key)),
-  async requeue(envelope: EnvelopeMessage) {
+  loadEnvelope: async (key: string) => keptMessage(await getDeadLetter(key)),
+  async requeue(kept: KeptMessage) {
+    if (isUnreadable(kept)) {
+      await requeueBody(kept.unreadable_body);
+      return;
+    }
+    const envelope = kept;
     if (envelope.payload === undefined) {
       await enqueueEnvelope(envelope, null);
       return;

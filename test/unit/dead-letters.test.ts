@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { type DeadLetterDeps, recordDeadLetter } from '#shared/domain/monitoring/failed-deliveries.ts';
+import {
+  type DeadLetterDeps,
+  type KeptMessage,
+  recordDeadLetter,
+  recordDeadLetterMessage,
+} from '#shared/domain/monitoring/failed-deliveries.ts';
 import type { DeliveryFailure, FailedDelivery } from '#shared/domain/monitoring/model.ts';
 
 const envelope: EnvelopeMessage = {
@@ -25,6 +30,8 @@ function world(options: {
   committedMeanwhile?: boolean;
 }) {
   const recorded: FailedDelivery[] = [];
+  const kept = new Map<string, KeptMessage | string>();
+  const counted: string[] = [];
   const deps: DeadLetterDeps = {
     writtenMessageIds: async (_, ids) => new Set(options.written ? ids : []),
     isStaged: async () => {
@@ -33,16 +40,25 @@ function world(options: {
     },
     lastDeliveryFailure: async () => options.failure ?? null,
     getSource: async () => null,
-    connectionOfDataSet: async () => 'connection',
+    originOfDataSet: async () => ({ connection_id: 'connection', source_id: 'src' }),
     resolvePayload: async () => null,
-    keepEnvelope: async (dataSetId, messageId) => `dead-letters/${dataSetId}/${messageId}.json`,
+    async keepEnvelope(dataSetId, messageId, message) {
+      kept.set(`dead-letters/${dataSetId}/${messageId}.json`, message);
+      return `dead-letters/${dataSetId}/${messageId}.json`;
+    },
+    async keepUnreadable(body, queueMessageId) {
+      kept.set(`dead-letters/unreadable/${queueMessageId}.txt`, body);
+      return `dead-letters/unreadable/${queueMessageId}.txt`;
+    },
     recordFailedDelivery: async (failed) => {
+      if (recorded.some((other) => other.message_id === failed.message_id)) return false;
       recorded.push(failed);
       return true;
     },
-    countDeadLettered: async () => undefined,
+    countDeadLettered: async (sourceId) => void counted.push(`deadLettered ${sourceId}`),
+    countUnreadable: async () => void counted.push('unreadable'),
   };
-  return { deps, recorded };
+  return { deps, recorded, kept, counted };
 }
 
 const failure: DeliveryFailure = {
@@ -91,5 +107,80 @@ describe('recording a dead letter', () => {
       last_error: 'No failure was recorded for this envelope',
     });
     expect(recorded).toHaveLength(1);
+  });
+});
+
+describe('a dead letter that is no envelope', () => {
+  const at = new Date('2026-11-23T12:01:00.000Z');
+  // A field this writer does not know: the writer could not read it, and recorded why.
+  const body = JSON.stringify({ ...envelope, v: 2, priority: 'high' });
+  const writerFailure: DeliveryFailure = {
+    message_id: envelope.message_id,
+    data_set_id: envelope.data_set_id,
+    error: 'Unreadable envelope: Unrecognized key: "priority"',
+    store: null,
+    attempt: 5,
+    at: '2026-11-23T12:00:00.000Z',
+  };
+
+  it("is a failed delivery of its connection when it names its ids, its body kept as it was, the writer's reason its error", async () => {
+    const { deps, recorded, kept, counted } = world({ failure: writerFailure });
+    const outcome = await recordDeadLetterMessage(deps, body, 'sqs-1', at);
+    expect(outcome).toEqual({ kind: 'recorded', failed: recorded[0] });
+    expect(recorded).toEqual([
+      {
+        message_id: envelope.message_id,
+        data_set_id: envelope.data_set_id,
+        connection_id: 'connection',
+        source_id: 'src',
+        failed_at: '2026-11-23T12:01:00.000Z',
+        attempts: 5,
+        last_error: 'Unreadable envelope: Unrecognized key: "priority"',
+        body_key: `dead-letters/${envelope.data_set_id}/${envelope.message_id}.json`,
+        dt: '2026-11-23',
+      },
+    ]);
+    expect(kept.get(`dead-letters/${envelope.data_set_id}/${envelope.message_id}.json`)).toEqual({
+      unreadable_body: body,
+    });
+    // Delivered again: recorded and counted once.
+    expect(await recordDeadLetterMessage(deps, body, 'sqs-1', at)).toEqual({ kind: 'nothing' });
+    expect(counted).toEqual(['deadLettered src']);
+  });
+
+  it("names its data set's source when its own does not read, and says why when the writer recorded nothing", async () => {
+    const { deps, recorded } = world({});
+    const noSource = JSON.stringify({
+      message_id: envelope.message_id,
+      data_set_id: envelope.data_set_id,
+      source_id: 7,
+    });
+    await recordDeadLetterMessage(deps, noSource, 'sqs-2', at);
+    expect(recorded[0]).toMatchObject({
+      source_id: 'src',
+      last_error: 'Unreadable envelope: the message is not an envelope this writer reads',
+    });
+    expect(recorded[0]).not.toHaveProperty('dt');
+  });
+
+  it('is kept apart under its queue message id and counted when it names no ids, and ends there', async () => {
+    for (const unreadable of ['not json', '{"message_id":"m-1","data_set_id":"../../x"}', 'null', '[]']) {
+      const { deps, recorded, kept, counted } = world({});
+      expect(await recordDeadLetterMessage(deps, unreadable, 'sqs-3', at)).toEqual({
+        kind: 'unreadable',
+        key: 'dead-letters/unreadable/sqs-3.txt',
+      });
+      expect([...kept]).toEqual([['dead-letters/unreadable/sqs-3.txt', unreadable]]);
+      expect({ recorded, counted }).toEqual({ recorded: [], counted: ['unreadable'] });
+    }
+  });
+
+  it('that is an envelope after all is recorded as one', async () => {
+    const { deps, kept } = world({ failure });
+    expect(await recordDeadLetterMessage(deps, JSON.stringify(envelope), 'sqs-4', at)).toMatchObject({
+      kind: 'recorded',
+      failed: { last_error: `${failure.error} (store s3://lake/datasets/x)` },
+    });
+    expect([...kept.values()]).toEqual([envelope]);
   });
 });

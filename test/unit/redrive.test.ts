@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
-import { errorCategory, type RedriveDeps, redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
+import {
+  errorCategory,
+  isUnreadable,
+  type KeptMessage,
+  keptMessage,
+  type RedriveDeps,
+  redrive,
+} from '#shared/domain/monitoring/failed-deliveries.ts';
 import type { FailedDelivery } from '#shared/domain/monitoring/model.ts';
 
 const record = (messageId: string, failedAt: string, lastError = 'store down'): FailedDelivery => ({
@@ -17,24 +24,26 @@ const record = (messageId: string, failedAt: string, lastError = 'store down'): 
 
 /** The records and the kept envelopes in memory; forgetting a record deletes its kept envelope, as the adapter does. */
 function memory(records: FailedDelivery[]) {
-  const kept = new Map(records.map((failed) => [failed.body_key, { message_id: failed.message_id }]));
+  const kept = new Map<string, KeptMessage>(
+    records.map((failed) => [failed.body_key, { message_id: failed.message_id } as EnvelopeMessage]),
+  );
   const state = { records: [...records], requeued: [] as string[] };
   const deps: RedriveDeps = {
     allFailedDeliveries: async () => [...state.records],
     loadEnvelope: async (key) => {
       const envelope = kept.get(key);
       if (!envelope) throw new Error(`NoSuchKey ${key}`);
-      return envelope as EnvelopeMessage;
+      return envelope;
     },
-    requeue: async (envelope) => {
-      state.requeued.push(envelope.message_id);
+    requeue: async (kept) => {
+      state.requeued.push(isUnreadable(kept) ? kept.unreadable_body : kept.message_id);
     },
     forget: async (failed) => {
       state.records = state.records.filter((other) => other !== failed);
       kept.delete(failed.body_key);
     },
   };
-  return { deps, state };
+  return { deps, state, kept };
 }
 
 describe('redriving failed deliveries', () => {
@@ -51,6 +60,35 @@ describe('redriving failed deliveries', () => {
       requeued: ['b', 'a', 'c'],
       left: [],
     });
+  });
+
+  it('puts a body kept unread back on the queue as it was, beside the envelopes', async () => {
+    const { deps, state, kept } = memory([record('a', '10:00:01'), record('b', '10:00:02', 'Unreadable envelope: v')]);
+    const body = '{"v":2,"message_id":"b","priority":"high"}';
+    // Read back as the recorder wrote it.
+    kept.set('dead-letters/ds/b.json', keptMessage(JSON.parse(JSON.stringify({ unreadable_body: body }))));
+    expect(await redrive(deps, 'ds', {})).toEqual({ redriven: 2, by_category: { OTHER: 2 }, remaining: 0 });
+    expect(state.requeued).toEqual(['a', body]);
+    expect(state.records).toEqual([]);
+  });
+
+  it('reads back a kept envelope, or a body kept unread, and refuses anything else', () => {
+    const envelope = {
+      v: 1,
+      message_id: '00000000-0000-4000-8000-000000000001',
+      data_set_id: '00000000-0000-4000-8000-0000000000d5',
+      dt: '2026-11-23',
+      ingested_at_us: '1795435200000000',
+      source_id: 'src',
+      tenant_id: '00000000-0000-4000-8000-00000000000a',
+      content_type: null,
+      payload_size: 2,
+      payload: 'e30=',
+    };
+    expect(keptMessage(envelope)).toEqual(envelope);
+    expect(keptMessage({ unreadable_body: 'x' })).toEqual({ unreadable_body: 'x' });
+    expect(() => keptMessage({ unreadable_body: 'x', v: 1 })).toThrow();
+    expect(() => keptMessage({ message_id: 'a' })).toThrow();
   });
 
   it('does a bounded amount per call, oldest first, and says how many are left until none is', async () => {

@@ -43,6 +43,11 @@ export function envelopeQueue(sender: BatchingSender) {
   };
 }
 
-export const enqueueEnvelope = envelopeQueue(
-  new BatchingSender(new SqsJsonClient(), () => config.queueUrl(queues.ingest.envVar)),
-);
+const ingestSender = new BatchingSender(new SqsJsonClient(), () => config.queueUrl(queues.ingest.envVar));
+
+export const enqueueEnvelope = envelopeQueue(ingestSender);
+
+/** Puts a message back on the ingest queue exactly as it was (a redrive of one the writer could not read). */
+export async function requeueBody(body: string): Promise<void> {
+  await ingestSender.send(body);
+}

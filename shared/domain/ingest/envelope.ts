@@ -38,6 +38,32 @@ export const envelopeMessage = z.strictObject({
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
 
 /**
+ * What can still be read of a queue message that is not a valid envelope: its message and data set
+ * ids (the writer records its failure under them, the dead-letter recorder keeps it under them), and
+ * its source and day when they read as such. Null when the ids do not.
+ */
+export function envelopeFields(
+  body: string,
+): { message_id: string; data_set_id: string; source_id?: string; dt?: string } | null {
+  const fields = z.object({
+    message_id: z.uuid(),
+    data_set_id: z.uuid(),
+    source_id: z.string().min(1).max(200).optional().catch(undefined),
+    dt: envelopeMessage.shape.dt.optional().catch(undefined),
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  const parsed = fields.safeParse(json);
+  if (!parsed.success) return null;
+  const { message_id, data_set_id, source_id, dt } = parsed.data;
+  return { message_id, data_set_id, ...(source_id ? { source_id } : {}), ...(dt ? { dt } : {}) };
+}
+
+/**
  * The earliest a copy of the envelope's message can have been ingested (milliseconds): every copy of
  * a message id says the same. A deduplicated request carries the first request's message id, a UUID
  * version 7 of that request's ingest time, with its own (later) ingest time: the id's time is the

@@ -10,7 +10,7 @@ import {
   withinTime,
 } from './commit-staged.ts';
 import { commitTable } from './commit-table.ts';
-import type { EnvelopeMessage } from './envelope.ts';
+import { type EnvelopeMessage, envelopeFields } from './envelope.ts';
 import {
   type CommitTrigger,
   largeTableShare,
@@ -371,16 +371,4 @@ async function raiseHeldTooLong(
     (targets.get(message.data_set_id) ?? Number.POSITIVE_INFINITY) > receiptsHeldAtMostMs;
   const early = messages.filter(tooLong);
   if (early.length > 0) deps.countReceipts(early);
-}
-
-/** The ids of a record that is JSON with a message and data set id, though not a valid envelope. */
-function envelopeFields(body: string): { message_id: string; data_set_id: string } | null {
-  try {
-    const parsed = JSON.parse(body) as { message_id?: unknown; data_set_id?: unknown };
-    return typeof parsed.message_id === 'string' && typeof parsed.data_set_id === 'string'
-      ? { message_id: parsed.message_id, data_set_id: parsed.data_set_id }
-      : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,7 +1,24 @@
+import * as z from 'zod';
 import type { Source } from '../connections/model.ts';
 import { invalid, notFound } from '../errors.ts';
-import type { EnvelopeMessage } from '../ingest/envelope.ts';
+import { type EnvelopeMessage, envelopeFields, envelopeMessage } from '../ingest/envelope.ts';
 import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
+
+/**
+ * What a failed delivery keeps: its envelope whole, or the body of a message that named its envelope's
+ * ids but was not an envelope the writer could read, as it was on the queue.
+ */
+export type KeptMessage = EnvelopeMessage | { unreadable_body: string };
+
+export const isUnreadable = (kept: KeptMessage): kept is { unreadable_body: string } => 'unreadable_body' in kept;
+
+const unreadableKept = z.strictObject({ unreadable_body: z.string() });
+
+/** A kept failed delivery as read back for a redrive: its envelope, or a body kept unread. Throws for anything else. */
+export function keptMessage(stored: unknown): KeptMessage {
+  const unreadable = unreadableKept.safeParse(stored);
+  return unreadable.success ? unreadable.data : envelopeMessage.parse(stored);
+}
 
 export interface DeadLetterDeps {
   /**
@@ -13,13 +30,81 @@ export interface DeadLetterDeps {
   isStaged(envelope: EnvelopeMessage): Promise<boolean>;
   lastDeliveryFailure(messageId: string): Promise<DeliveryFailure | null>;
   getSource(sourceId: string): Promise<Source | null>;
-  connectionOfDataSet(dataSetId: string): Promise<string | null>;
+  /** The connection and source a webhook data set is fed by (null for another kind, or none). */
+  originOfDataSet(dataSetId: string): Promise<{ connection_id: string; source_id: string } | null>;
   /** The payload of a claim-checked envelope, when its object still exists. */
   resolvePayload(envelope: EnvelopeMessage): Promise<string | null>;
-  keepEnvelope(dataSetId: string, messageId: string, envelope: EnvelopeMessage): Promise<string>;
+  keepEnvelope(dataSetId: string, messageId: string, kept: KeptMessage): Promise<string>;
+  /** Keeps a message that names no envelope in the platform bucket, under its queue message id; answers its key. */
+  keepUnreadable(body: string, queueMessageId: string): Promise<string>;
   /** False when the envelope is a failed delivery already (the dead-letter queue delivered it again). */
   recordFailedDelivery(failed: FailedDelivery): Promise<boolean>;
   countDeadLettered(sourceId: string): Promise<void>;
+  /** A message kept apart that names no envelope (UnreadableDeadLetters, which an alarm watches). */
+  countUnreadable(): Promise<void>;
+}
+
+/** What the recorder did with a message of the dead-letter queue. */
+export type DeadLetterOutcome =
+  | { kind: 'recorded'; failed: FailedDelivery }
+  /** Written, staged, or a failed delivery already: nothing to record. */
+  | { kind: 'nothing' }
+  | { kind: 'unreadable'; key: string };
+
+/**
+ * Record a message of the ingest dead-letter queue, whatever it holds. Every message ends here, so
+ * that none goes round the dead-letter queue unread (in flight, out of sight) until SQS drops it.
+ * Input: the message's body and its queue message id. Output: what was kept.
+ *  1. An envelope: recordDeadLetter.
+ *  2. A body that is not an envelope but names its message and data set (what the writer recorded
+ *     its failure under): a failed delivery of that data set's connection, its body kept as it was
+ *     (a redrive puts it back on the queue unchanged, for a writer that reads it), the writer's reason
+ *     as its error; counted as dead-lettered for its source like any other.
+ *  3. Anything else: kept in the platform bucket under its queue message id, and counted
+ *     (UnreadableDeadLetters): an operator reads it there.
+ */
+export async function recordDeadLetterMessage(
+  deps: DeadLetterDeps,
+  body: string,
+  queueMessageId: string,
+  now = new Date(),
+): Promise<DeadLetterOutcome> {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    // Not JSON: read below as a body that names nothing.
+  }
+  const envelope = envelopeMessage.safeParse(json);
+  if (envelope.success) {
+    const failed = await recordDeadLetter(deps, envelope.data, now);
+    return failed ? { kind: 'recorded', failed } : { kind: 'nothing' };
+  }
+  const fields = envelopeFields(body);
+  if (!fields) {
+    const key = await deps.keepUnreadable(body, queueMessageId);
+    await deps.countUnreadable();
+    return { kind: 'unreadable', key };
+  }
+  const [failure, origin] = await Promise.all([
+    deps.lastDeliveryFailure(fields.message_id),
+    deps.originOfDataSet(fields.data_set_id),
+  ]);
+  const sourceId = fields.source_id ?? origin?.source_id ?? 'unknown';
+  const failed: FailedDelivery = {
+    message_id: fields.message_id,
+    data_set_id: fields.data_set_id,
+    connection_id: origin?.connection_id ?? null,
+    source_id: sourceId,
+    failed_at: now.toISOString(),
+    attempts: failure?.attempt ?? 5,
+    last_error: failure?.error ?? 'Unreadable envelope: the message is not an envelope this writer reads',
+    body_key: await deps.keepEnvelope(fields.data_set_id, fields.message_id, { unreadable_body: body }),
+    ...(fields.dt ? { dt: fields.dt } : {}),
+  };
+  if (!(await deps.recordFailedDelivery(failed))) return { kind: 'nothing' };
+  await deps.countDeadLettered(sourceId);
+  return { kind: 'recorded', failed };
 }
 
 /**
@@ -52,7 +137,7 @@ export async function recordDeadLetter(
   const failed: FailedDelivery = {
     message_id: envelope.message_id,
     data_set_id: envelope.data_set_id,
-    connection_id: source?.connection_id ?? (await deps.connectionOfDataSet(envelope.data_set_id)),
+    connection_id: source?.connection_id ?? (await deps.originOfDataSet(envelope.data_set_id))?.connection_id ?? null,
     source_id: envelope.source_id,
     failed_at: now.toISOString(),
     attempts: failure?.attempt ?? 5,
@@ -71,9 +156,12 @@ export async function recordDeadLetter(
 
 export interface RedriveDeps {
   allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]>;
-  loadEnvelope(bodyKey: string): Promise<EnvelopeMessage>;
-  /** Puts the envelope back on the ingest queue with its message id (so it can never become a second row). */
-  requeue(envelope: EnvelopeMessage): Promise<void>;
+  loadEnvelope(bodyKey: string): Promise<KeptMessage>;
+  /**
+   * Puts the envelope back on the ingest queue with its message id (so it can never become a second
+   * row); a body kept unread goes back as it was.
+   */
+  requeue(kept: KeptMessage): Promise<void>;
   forget(failed: FailedDelivery): Promise<void>;
 }
 

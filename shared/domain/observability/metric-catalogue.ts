@@ -54,6 +54,12 @@ export const metricCatalogue = {
     exported: [],
     cloudWatch: { name: 'DeadLettered', dimensions: [] },
   },
+  unreadableDeadLetters: {
+    name: 'tributary_unreadable_dead_letters_total',
+    type: 'counter',
+    exported: [],
+    cloudWatch: { name: 'UnreadableDeadLetters', dimensions: [] },
+  },
   redriven: {
     name: 'tributary_redriven_total',
     type: 'counter',
@@ -81,6 +87,8 @@ export const metricHelp: Record<MetricKey, string> = {
   batchesCommitted: 'Delta commits made by the batch writer',
   batchFailures: 'Envelopes the batch writer could not commit and left for redelivery',
   deadLettered: 'Envelopes recorded as failed deliveries after exhausting their deliveries',
+  unreadableDeadLetters:
+    'Messages of the ingest dead-letter queue that named no envelope, kept as they were under dead-letters/unreadable/ in the platform bucket',
   redriven: 'Failed deliveries put back on the ingest queue',
   jobs: 'Jobs by status (every job counted in its current status)',
 };
