@@ -175,6 +175,31 @@ export class Operations extends Construct {
         },
       );
     }
+    // A message the recorder keeps failing on returns to the queue in flight, never visible for long:
+    // the alarm above does not see it. A healthy recorder takes a message in seconds.
+    this.alarm(
+      'DeadLetterRecorderStuck',
+      'Messages of ingestDeadLetter stay in flight for an hour: the dead-letter recorder keeps failing on them (its log says why); they are in no figure until it records them',
+      {
+        metric: queues.ingestDeadLetter.metricApproximateNumberOfMessagesNotVisible({
+          period: fiveMinutes,
+          statistic: 'Maximum',
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 12,
+      },
+    );
+    this.alarm(
+      'UnreadableDeadLetters',
+      "A message of ingestDeadLetter named no envelope: it is kept as it was under dead-letters/unreadable/ in the platform bucket, and is in no connection's figures",
+      {
+        metric: tributaryMetric('UnreadableDeadLetters'),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      },
+    );
     this.alarm(
       'EnvelopesDeadLettered',
       'Envelopes exhausted their deliveries and were recorded as failed deliveries; redrive them once the cause is fixed',
@@ -221,6 +246,16 @@ export class Operations extends Construct {
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 3,
+      },
+    );
+    this.alarm(
+      'EnvelopesLost',
+      'Staged envelopes were lost: their staged object was gone at their last commit attempt (deleted under the staging prefix, or a shorter lifecycle rule); tributary_envelopes_lost_total and connection stats (lost_rows) say which source',
+      {
+        metric: tributaryMetric('EnvelopesLost'),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
       },
     );
     this.alarm(

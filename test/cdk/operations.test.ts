@@ -54,6 +54,36 @@ describe('alarms', () => {
     });
   });
 
+  it('pages when a message of the ingest dead-letter queue stays in flight for an hour: the recorder keeps failing on it', () => {
+    expect(alarmDescribed('Messages of ingestDeadLetter stay in flight for an hour')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesNotVisible',
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Period: 300,
+      EvaluationPeriods: 12,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      // The ingest dead-letter queue, which the stateful stack exports.
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::ImportValue': expect.stringMatching(/Queueingestdlq/) } }],
+    });
+  });
+
+  it('pages on any dead letter that names no envelope, and on any staged envelope lost', () => {
+    for (const [text, metric] of [
+      ['A message of ingestDeadLetter named no envelope', 'UnreadableDeadLetters'],
+      ['Staged envelopes were lost', 'EnvelopesLost'],
+    ])
+      expect(alarmDescribed(text as string)).toMatchObject({
+        MetricName: metric,
+        Namespace: 'Tributary',
+        Statistic: 'Sum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+  });
+
   it('pages when staged envelopes wait past their freshness target for three readings in a row', async () => {
     expect(alarmDescribed('Staged envelopes wait more than 900 s past')).toMatchObject({
       MetricName: 'StagedOverdueSeconds',
