@@ -763,7 +763,6 @@ async function probeCounters(timing: {
       epoch: `${Math.floor(now / 1000).toString(36)}.probe${String(n).padStart(3, '0')}`,
       value: 10_000 + n,
       lastAt: new Date(now).toISOString(),
-      added: 0,
     })),
   );
   const failed = await counters.writeTotals(writes, now);

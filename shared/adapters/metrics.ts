@@ -9,8 +9,10 @@
  *    and the door's series is raised to the receipts as the envelopes are committed (one write per
  *    commit and connection, not per writer batch and connection): the figure is exact once they are
  *    in their table, whether or not the door's instance ever writes its own counts.
- * Each write also emits what this process added, in CloudWatch Embedded Metric Format (one line
- * per metric and dimension set); only low-cardinality labels become dimensions.
+ * Each write also emits how much it grew the shared figures, in CloudWatch Embedded Metric Format
+ * (one line per metric and dimension set; only low-cardinality labels become dimensions): summed over
+ * processes, CloudWatch then reads what the shared figures read, counts a door's instance never wrote
+ * itself (raised from receipts) included, none twice.
  */
 import { defaultCounterFlushSeconds, intEnv } from '../config.ts';
 import type { Receipt } from '../domain/ingest/envelope.ts';
@@ -110,32 +112,39 @@ export function emitGauge(name: string, value: number): void {
   writeEmf(name, { service: service() }, value);
 }
 
-function emitEmf(writes: TotalWrite[]): void {
+/** How much a write grew its series' shared figure. */
+interface Growth {
+  write: TotalWrite;
+  by: number;
+}
+
+function emitEmf(grown: Growth[]): void {
   const lines = new Map<string, { name: string; dimensions: Record<string, string>; value: number }>();
-  for (const write of writes) {
+  for (const { write, by } of grown) {
     const spec = (metricCatalogue[write.metric] as MetricSpec).cloudWatch;
-    if (write.added === 0 || !spec) continue;
+    if (!spec) continue;
     const dimensions: Record<string, string> = { service: service() };
     for (const dimension of spec.dimensions) dimensions[dimension] = write.labels[dimension] ?? 'none';
     const sign = write.labels.change === 'down' ? -1 : 1;
     const key = `${spec.name}|${JSON.stringify(dimensions)}`;
     const line = lines.get(key) ?? { name: spec.name, dimensions, value: 0 };
-    line.value += sign * write.added;
+    line.value += sign * by;
     lines.set(key, line);
   }
   for (const { name, dimensions, value } of lines.values()) writeEmf(name, dimensions, value);
 }
 
-/** What partial writes counted, published to CloudWatch with the next whole write: a line per metric, not per write. */
-const heldForEmf: TotalWrite[] = [];
+/** What partial writes grew, published to CloudWatch with the next whole write: a line per metric, not per write. */
+const heldForEmf: Growth[] = [];
 
 /** Due totals are written one write at a time; a total that fails stays pending for the next. */
 const writer = new TallyWriter(
   tally,
   async (writes, { partial }) => {
-    if (partial) heldForEmf.push(...writes);
-    else emitEmf([...heldForEmf.splice(0), ...writes]);
-    const failed = await writeTotals(writes);
+    const grown: Growth[] = [];
+    const failed = await writeTotals(writes, Date.now(), (write, by) => grown.push({ write, by }));
+    if (partial) heldForEmf.push(...grown);
+    else emitEmf([...heldForEmf.splice(0), ...grown]);
     for (const write of failed) tally.failed(write);
     if (failed.length > 0)
       logger.warn('Could not write counters; they are kept for the next write', { failed: failed.length });

@@ -43,7 +43,6 @@ function total(sourceId: string, epoch: string, value: number, lastAt = new Date
     epoch,
     value,
     lastAt,
-    added: 0,
   };
 }
 
@@ -53,6 +52,26 @@ async function accepted(sourceId: string) {
 }
 
 describe('shared counters', () => {
+  it("tell how much each write grew the stored figure: a total raised from a receipt and its own process's write of it grow it once", async () => {
+    const source = randomUUID();
+    const now = Date.now();
+    const door = epochAt(now, 'door');
+    const grown: [string, number][] = [];
+    const grew = (write: TotalWrite, by: number) => void grown.push([write.epoch, by]);
+    // A committer raises the door's series to the receipt of its fifth envelope, then the door writes
+    // its own total of 8; a late raise to 5 again, and another process's epoch of 2.
+    await counters.writeTotals([total(source, door, 5)], now, grew);
+    await counters.writeTotals([total(source, door, 8)], now, grew);
+    await counters.writeTotals([total(source, door, 5), total(source, epochAt(now, 'other'), 2)], now, grew);
+    expect(grown).toEqual([
+      [door, 5],
+      [door, 3],
+      [epochAt(now, 'other'), 2],
+    ]);
+    // What CloudWatch is sent adds up to the shared figure.
+    expect(await accepted(source)).toEqual([10]);
+  });
+
   it('keep the larger of two totals of an epoch, whatever order they arrive in, and add up epochs', async () => {
     const source = randomUUID();
     const now = Date.now();
@@ -70,8 +89,8 @@ describe('shared counters', () => {
     const epoch = epochAt(now, 'g');
     await counters.writeTotals(
       [
-        { metric: 'jobs', labels: { status }, epoch, value: 4, lastAt: '', added: 0 },
-        { metric: 'jobs', labels: { status, change: 'down' }, epoch, value: 3, lastAt: '', added: 0 },
+        { metric: 'jobs', labels: { status }, epoch, value: 4, lastAt: '' },
+        { metric: 'jobs', labels: { status, change: 'down' }, epoch, value: 3, lastAt: '' },
       ],
       now,
     );
@@ -181,7 +200,6 @@ describe('what /metrics and the upkeep read', () => {
     epoch,
     value,
     lastAt: '',
-    added: 0,
   });
   const sourcesIn = (reading: Awaited<ReturnType<typeof counters.readRecentCounters>>) =>
     [...new Set([...reading.samples.values()].flat().map((sample) => sample.labels.source_id))].sort();
@@ -230,7 +248,7 @@ describe('what /metrics and the upkeep read', () => {
     await counters.writeTotals(
       [
         ...sources.map((source) => total(source, epoch, 1)),
-        { metric: 'jobs', labels: { status }, epoch, value: 1, lastAt: '', added: 0 },
+        { metric: 'jobs', labels: { status }, epoch, value: 1, lastAt: '' },
       ],
       now,
     );
@@ -342,7 +360,6 @@ describe('traffic history from the counters', () => {
       epoch,
       value,
       lastAt: new Date().toISOString(),
-      added: 0,
     });
 
   it('reads the epochs of the last hour per interval, several processes and withdrawals added up', async () => {

@@ -215,13 +215,13 @@ function itemTotal(item: CounterItem): number {
 }
 
 /**
- * Writes a process's total to its slot's item, if larger than the one there. `last_at` is the
- * writer's: a process sharing the slot may set it back to its own last count for a while (a series'
- * figure takes the latest of its items).
+ * Writes a process's total to its slot's item, if larger than the one there; answers how much the
+ * stored total grew (0 when it was as large already). `last_at` is the writer's: a process sharing
+ * the slot may set it back to its own last count for a while (a series' figure takes the latest of its items).
  */
-async function writeTotal({ write, pk, sk, attribute, settled }: Place): Promise<void> {
+async function writeTotal({ write, pk, sk, attribute, settled }: Place): Promise<number> {
   try {
-    await db.send(
+    const { Attributes: before } = await db.send(
       new UpdateCommand({
         TableName: table(),
         Key: { pk, sk },
@@ -239,22 +239,38 @@ async function writeTotal({ write, pk, sk, attribute, settled }: Place): Promise
           ':metric': write.metric,
           ':at': write.lastAt,
         },
+        ReturnValues: 'UPDATED_OLD',
       }),
     );
+    return write.value - Number(before?.[attribute] ?? 0);
   } catch (error) {
     // Already as large (or folded): nothing to add.
     if (!isConditionFailure(error)) throw error;
+    return 0;
   }
 }
 
-/** Writes totals; answers those that could not be written (to be tried again). */
-export async function writeTotals(writes: TotalWrite[], now = Date.now()): Promise<TotalWrite[]> {
+/**
+ * Writes totals; answers those that could not be written (to be tried again). `grew` hears how much
+ * each write grew its stored total: summed over every process, exactly what the shared figures grew
+ * (a total raised from a receipt and the counting process's own write of it grow it once), which is
+ * what CloudWatch is sent.
+ */
+export async function writeTotals(
+  writes: TotalWrite[],
+  now = Date.now(),
+  grew: (write: TotalWrite, by: number) => void = () => undefined,
+): Promise<TotalWrite[]> {
   const failed: TotalWrite[] = [];
   const places = writes.map((write) => placeOf(write, now));
   const unindexed = await indexFirst(places);
   await forEachAtMost(places, counterWritesAtOnce, async (place) => {
     if (unindexed.has(place.key)) failed.push(place.write);
-    else await writeTotal(place).catch(() => void failed.push(place.write));
+    else
+      await writeTotal(place).then(
+        (by) => by > 0 && grew(place.write, by),
+        () => void failed.push(place.write),
+      );
   });
   return failed;
 }

@@ -29,8 +29,6 @@ export interface TotalWrite {
   value: number;
   /** When the series last moved (ISO). */
   lastAt: string;
-  /** What this process itself added since the last drain (raises excluded): CloudWatch sums these. */
-  added: number;
 }
 
 interface Series extends TotalWrite {
@@ -123,7 +121,6 @@ export class Tally {
         value: 0,
         written: 0,
         lastAt: '',
-        added: 0,
         urgent,
         pendingSince: null,
         writtenAt: null,
@@ -163,7 +160,6 @@ export class Tally {
     const urgent = !options.deferred && !held;
     const series = this.entry(metric, labels, epoch, urgent);
     series.value += by;
-    series.added += by;
     if (held) {
       const dueAt = (writtenAt as number) + this.coalesceMs;
       this.coalescedDueAt = Math.min(this.coalescedDueAt ?? dueAt, dueAt);
@@ -217,10 +213,8 @@ export class Tally {
         epoch: series.epoch,
         value: series.value,
         lastAt: series.lastAt,
-        added: series.added,
       });
       series.written = series.value;
-      series.added = 0;
       series.urgent = false;
       series.pendingSince = null;
       series.writtenAt = now;
