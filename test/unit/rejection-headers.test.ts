@@ -1,6 +1,6 @@
 /**
  * A refused ingest request keeps its headers for the tenant to see, but never a signature, a MAC, a
- * signed token or a shared secret: not when it was kept. Every preset in
+ * signed token or a shared secret: not when it was kept, and not when it is read. Every preset in
  * the table is held to a list of its signature headers written out here by hand from the providers'
  * documentation, so that the rule is not checked against itself.
  */
@@ -9,12 +9,15 @@ import { describe, expect, it } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
 import { presets, type SignatureScheme } from '#shared/domain/connections/presets.ts';
 import { defaultSecurity, type SignatureSettings } from '#shared/domain/connections/security.ts';
+import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { acceptIngest, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import type { Rejection } from '#shared/domain/monitoring/model.ts';
+import { connectionRejections } from '#shared/domain/monitoring/rejections.ts';
 import type { Tenant } from '#shared/domain/tenants/model.ts';
+import { createTenant } from '#shared/domain/tenants/use-cases.ts';
 import { hashToken } from '#shared/domain/tokens.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
-import { tenantRecord } from '../support/memory.ts';
+import { memoryStore, platformAdmin, tenantPrincipal, tenantRecord } from '../support/memory.ts';
 
 /** Where each provider puts its signature, MAC, signed JWT or shared secret (none: it is in the body). */
 const signatureHeaders: Record<SignatureScheme, string[]> = {
@@ -215,5 +218,50 @@ describe('the headers a rejection keeps', () => {
       'UNAUTHORIZED',
     );
     expect(kept[0]?.headers).toEqual(harmless);
+  });
+});
+
+describe('the rejections a tenant reads', () => {
+  it('shows a rejection kept under an older rule without its signature headers', async () => {
+    const store = memoryStore();
+    const tenant = await createTenant(store, { name: 'Acme' });
+    const { connection } = await createConnection(store, platformAdmin, tenant.tenant_id, {
+      type: 'Webhook',
+      name: 'h',
+    });
+    await store.setSourceSecurity(
+      connection.source_id,
+      { ...defaultSecurity, auth_mode: 'signature', signature: settingsOf('hmac-sha256', 'X-Payload-Digest') },
+      new Date(),
+    );
+    const older: Rejection = {
+      at: '2026-11-20T10:00:00.000Z',
+      status: 422,
+      code: 'SOURCE_PAUSED',
+      content_type: 'application/json',
+      payload_size: 7,
+      headers: {
+        ...harmless,
+        'x-shopify-hmac-sha256': 'c2hvcGlmeQ==',
+        'x-airtable-content-mac': 'hmac-sha256=ab',
+        'plaid-verification': 'eyJ.eyJ.sig',
+        'x-payload-digest': 'ab12',
+      },
+    };
+    const asked: string[] = [];
+    const page = await connectionRejections(
+      {
+        ...store,
+        listRejections: async (id) => {
+          asked.push(id);
+          return { items: [older], nextCursor: 'next' };
+        },
+      },
+      tenantPrincipal(tenant.tenant_id, 'TenantViewer'),
+      connection.connection_id,
+      { limit: 10 },
+    );
+    expect(asked).toEqual([connection.source_id]);
+    expect(page).toEqual({ items: [{ ...older, headers: harmless }], nextCursor: 'next' });
   });
 });
