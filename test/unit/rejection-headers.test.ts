@@ -11,7 +11,7 @@ import { presets, type SignatureScheme } from '#shared/domain/connections/preset
 import { defaultSecurity, type SignatureSettings } from '#shared/domain/connections/security.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { acceptIngest, type IngestDeps } from '#shared/domain/ingest/accept.ts';
-import type { Rejection } from '#shared/domain/monitoring/model.ts';
+import { type Rejection, safeHeaders } from '#shared/domain/monitoring/model.ts';
 import { connectionRejections } from '#shared/domain/monitoring/rejections.ts';
 import type { Tenant } from '#shared/domain/tenants/model.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
@@ -218,6 +218,18 @@ describe('the headers a rejection keeps', () => {
       'UNAUTHORIZED',
     );
     expect(kept[0]?.headers).toEqual(harmless);
+  });
+});
+
+describe('the size of a rejection', () => {
+  it('keeps 50 headers at most, their names cut at 100 characters and their values at 256', () => {
+    const headers = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`x-${String(i).padStart(2, '0')}-${'n'.repeat(200)}`, 'v'.repeat(1_000)]),
+    );
+    const kept = safeHeaders(headers, new Set());
+    expect(Object.keys(kept)).toHaveLength(50);
+    expect(Object.keys(kept)[0]).toBe(`x-00-${'n'.repeat(95)}`);
+    expect(Object.values(kept).every((value) => value === 'v'.repeat(256))).toBe(true);
   });
 });
 

@@ -167,7 +167,7 @@ async function refuse(
       at: new Date().toISOString(),
       status,
       code: error.code,
-      content_type: request.header('content-type') ?? null,
+      content_type: request.header('content-type')?.slice(0, 256) ?? null,
       payload_size: request.body.length,
       headers: safeHeaders(request.headers, secretHeadersOf(source.security.signature)),
     });

@@ -49,7 +49,8 @@ const secretName =
  * The headers a rejection keeps, and shows: none whose name says it is secret, and none of
  * `secretHeaders` (lowercase: the headers the source's signature settings read, and every preset's).
  * Applied when a refusal is kept and again when rejections are read, so that one kept under an
- * older rule is shown under this one.
+ * older rule is shown under this one. At most 50 headers, names cut at 100 characters and values at
+ * 256: a rejection stays a few KB, whatever a sender sends.
  */
 export function safeHeaders(
   headers: Record<string, string | undefined>,
@@ -59,7 +60,7 @@ export function safeHeaders(
   for (const [name, value] of Object.entries(headers).slice(0, 50)) {
     const lower = name.toLowerCase();
     if (value === undefined || secretName.test(lower) || secretHeaders.has(lower)) continue;
-    kept[lower] = value.slice(0, 256);
+    kept[lower.slice(0, 100)] = value.slice(0, 256);
   }
   return kept;
 }
