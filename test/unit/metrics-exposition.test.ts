@@ -16,6 +16,7 @@ describe('/metrics', () => {
       'tributary_batches_committed_total 0',
       'tributary_batch_failures_total 0',
       'tributary_dead_lettered_total 0',
+      'tributary_unreadable_dead_letters_total 0',
       'tributary_redriven_total 0',
       'tributary_envelopes_unaccounted 0',
     ]);
