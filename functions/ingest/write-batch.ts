@@ -9,14 +9,14 @@ import type { SQSEvent } from 'aws-lambda';
 import { recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
 import { stagingObjects } from '#shared/adapters/s3/staging.ts';
 import { stagingDeps } from '#shared/adapters/staged-commits.ts';
-import { envelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { readEnvelope } from '#shared/domain/ingest/envelope.ts';
 import { type BatchWriterDeps, SentTriggers, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
 import { batchHandler } from '#shared/queue-handler.ts';
 
 const deps: BatchWriterDeps = {
   ...stagingDeps,
   objects: stagingObjects,
-  parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
+  parseEnvelope: readEnvelope,
   recordFailures: recordDeliveryFailures,
   sent: new SentTriggers(),
   // Small tables' commits mostly wait on the store: more at once keep a batch's last table fresh.

@@ -1,4 +1,11 @@
-import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
+import {
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
 import { readEnvelopeTable } from '../support/delta.ts';
@@ -458,6 +465,63 @@ describe('failed deliveries', () => {
         .failed_deliveries,
     ).toEqual([]);
     expect((await redrive({})).body).toEqual({ redriven: 0, by_category: {}, remaining: 0 });
+  });
+});
+
+describe('a message the writer cannot read as an envelope', () => {
+  it("becomes a failed delivery of its connection with the writer's reason, and a redrive puts it back as it was", async () => {
+    const hook = await createWebhook(api);
+    const sqs = new SQSClient({
+      endpoint: env.AWS_ENDPOINT_URL_SQS,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'ingest' }));
+    const messageId = randomUUID();
+    // An envelope with a field this writer does not know (as a newer door would send it).
+    const body = JSON.stringify({
+      v: 1,
+      message_id: messageId,
+      data_set_id: hook.dataSetId,
+      dt: new Date().toISOString().slice(0, 10),
+      ingested_at_us: String(Date.now() * 1000),
+      source_id: hook.sourceId,
+      tenant_id: hook.tenantId,
+      content_type: 'application/json',
+      payload_size: 2,
+      payload: 'e30=',
+      priority: 'high',
+    });
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+    sqs.destroy();
+    const failedDeliveries = () =>
+      api.get<{ failed_deliveries: { message_id: string; last_error: string; attempts: number }[] }>(
+        `/api/connections/${hook.connectionId}/failed-deliveries`,
+      );
+    const listed = await pollUntil(failedDeliveries, (response) => response.body.failed_deliveries.length === 1, {
+      what: 'the unreadable message as a failed delivery',
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    expect(listed.body.failed_deliveries[0]).toMatchObject({
+      message_id: messageId,
+      attempts: 5,
+      last_error: 'Unreadable envelope: envelope: Unrecognized key: "priority"',
+    });
+    const redriven = await api.post<{ redriven: number }>(
+      `/api/connections/${hook.connectionId}/failed-deliveries/redrive`,
+      { json: {} },
+    );
+    expect(redriven.body).toMatchObject({ redriven: 1 });
+    // Still unread by this writer: back as a failed delivery, its body unchanged.
+    const again = await pollUntil(failedDeliveries, (response) => response.body.failed_deliveries.length === 1, {
+      what: 'the redriven message as a failed delivery again',
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
+    expect(again.body.failed_deliveries[0]?.last_error).toBe(
+      'Unreadable envelope: envelope: Unrecognized key: "priority"',
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { type EnvelopeMessage, readEnvelope } from '#shared/domain/ingest/envelope.ts';
 import {
   type DeadLetterDeps,
   type KeptMessage,
@@ -173,6 +173,15 @@ describe('a dead letter that is no envelope', () => {
       expect([...kept]).toEqual([['dead-letters/unreadable/sqs-3.txt', unreadable]]);
       expect({ recorded, counted }).toEqual({ recorded: [], counted: ['unreadable'] });
     }
+  });
+
+  it("carries the writer's reason in one line", () => {
+    expect(() => readEnvelope(body)).toThrow(/^v: Invalid input: expected 1; envelope: Unrecognized key: "priority"$/);
+    expect(() => readEnvelope('{"v":1')).toThrow(/^the message is not JSON$/);
+    expect(() => readEnvelope(JSON.stringify({ ...envelope, dt: 'today', payload_size: -1 }))).toThrow(
+      /^dt: Invalid string: must match pattern .*; payload_size: Too small: expected number to be >=0$/,
+    );
+    expect(readEnvelope(JSON.stringify(envelope))).toEqual(envelope);
   });
 
   it('that is an envelope after all is recorded as one', async () => {

@@ -37,6 +37,24 @@ export const envelopeMessage = z.strictObject({
 
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
 
+/** A queue message's envelope; throws, saying why in one line (what the failed delivery shows), for one that is not. */
+export function readEnvelope(body: string): EnvelopeMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new Error('the message is not JSON');
+  }
+  const parsed = envelopeMessage.safeParse(json);
+  if (parsed.success) return parsed.data;
+  throw new Error(
+    parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join('.') || 'envelope'}: ${issue.message}`)
+      .join('; '),
+  );
+}
+
 /**
  * What can still be read of a queue message that is not a valid envelope: its message and data set
  * ids (the writer records its failure under them, the dead-letter recorder keeps it under them), and
