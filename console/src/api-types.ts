@@ -1030,12 +1030,19 @@ export interface components {
           name: string;
           type: string;
         }[];
-      /** @description This page: at most `limit` rows and about 4 MiB of JSON */
+      /** @description This page: at most `limit` rows and 4 MiB of JSON as the Lambda response carries it */
       rows: ((string | number | boolean | null)[])[];
-      /** @description The query stopped at its row limit */
+      /** @description The query stopped before it read every row (`truncated_by` says why) */
       truncated: boolean;
-      /** @description Cells of this page over 1 MiB, answered as null */
+      /** @description What stopped it: its row limit, or the 16 MiB of JSON a result may hold; null when not truncated */
+      truncated_by: ("limit" | "size") | null;
+      /** @description Cells of this page answered as null because their row alone would not fit a page */
       omitted_cells: number;
+      /** @description Those cells: the row’s index on this page and the column’s name */
+      omitted: {
+          row: number;
+          column: string;
+        }[];
       next_cursor: string | null;
     };
     WikiDocument: {

@@ -291,10 +291,33 @@ describe.concurrent('runQuery', () => {
         ['2026-11-21', 4, '2026-11-18T11:06:40.000000Z'],
       ],
       truncated: true,
+      truncated_by: 'limit',
     });
     // A long beyond 2^53 cannot be read exactly from JSON: the row is rejected, not rounded.
     expect(outcome).toMatchObject({ rows_in: 4, rows_out: 2, rows_rejected: 2 });
     expect(outcome.rejection_samples.map((sample) => sample.message_id)).toEqual(['m2', 'm3']);
+  });
+  it('keeps at most 16 MiB of JSON as the result, and says the size stopped it', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    // 20 rows of ["2026-11-21","<1,000,000 a>"]: 1,000,018 bytes each with its comma; 16 fit in 16,777,216, 17 do not.
+    const text = 'a'.repeat(1_000_000);
+    commit(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`m${i}`, { text }])));
+    const job = await startQuery(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      query: {
+        source: { data_set_id: dataSet.data_set_id },
+        decode: { format: 'json' },
+        columns: [{ name: 'text', path: '$.text', type: 'string' }],
+      },
+      limit: 10_000,
+    });
+    const outcome = await runQuery(deps, job, running);
+    expect(outcome.result.rows.length).toBe(16);
+    expect(outcome.result.rows[15]).toEqual(['2026-11-21', text]);
+    expect([outcome.result.truncated, outcome.result.truncated_by]).toEqual([true, 'size']);
+    expect(Buffer.byteLength(JSON.stringify(outcome.result))).toBeLessThanOrEqual(16 * 1024 * 1024);
+    // The rows left out are not counted as read: in = out + rejected + filtered.
+    expect(outcome).toMatchObject({ rows_in: 16, rows_out: 16, rows_rejected: 0, rows_filtered: 0 });
   });
 });
 

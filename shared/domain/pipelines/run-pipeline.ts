@@ -391,7 +391,17 @@ async function createOutput(
   return created;
 }
 
-/** The rows of a query: the same decoding over the data set's current snapshot, up to `limit` rows. */
+/**
+ * At most this much JSON is kept as a query's result: every page of the result reads and parses it whole, so it stays
+ * well within a function's memory and time however large the rows (10,000 rows of 200 columns could be gigabytes).
+ */
+export const maxQueryResultBytes = 16 * 1024 * 1024;
+
+/**
+ * The rows of a query: the same decoding over the data set's current snapshot, up to `limit` rows and
+ * `maxQueryResultBytes` of JSON; the result says which one stopped it (`truncated_by`). The rows decoded past the
+ * size are not counted in: rows_in = rows_out + rows_rejected + rows_filtered.
+ */
 export async function runQuery(
   deps: SourceReader,
   job: Job,
@@ -404,28 +414,43 @@ export async function runQuery(
   const files = (source.storage_location ? await deps.envelopeFiles(source) : []).sort(
     (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
   );
+  const columns = [
+    { name: 'dt', type: 'string' },
+    ...query.columns.map((column) => ({ name: column.name, type: column.type })),
+  ];
+  const rows: QueryResult['rows'] = [];
+  let bytes = Buffer.byteLength(JSON.stringify({ columns, rows: [], truncated: true, truncated_by: 'limit' }));
+  let truncatedBy: QueryResult['truncated_by'] = null;
   outer: for (const file of files) {
     for (const envelope of await file.readEnvelopes()) {
       decoder.add(envelope, file.partitionValues.dt ?? '');
-      if (decoder.truncated) break outer;
+      for (const decoded of decoder.rows.slice(rows.length)) {
+        const row = [decoded.dt, ...decoded.cells.map((cell, i) => jsonCell(cell, query.columns[i]?.type))];
+        const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+        if (bytes + size > maxQueryResultBytes) {
+          truncatedBy = 'size';
+          break outer;
+        }
+        rows.push(row);
+        bytes += size;
+      }
+      if (decoder.truncated) {
+        truncatedBy = 'limit';
+        break outer;
+      }
     }
     await control.throwIfCancelled();
   }
-  const result: QueryResult = {
-    columns: [
-      { name: 'dt', type: 'string' },
-      ...query.columns.map((column) => ({ name: column.name, type: column.type })),
-    ],
-    rows: decoder.rows.map((row) => [row.dt, ...row.cells.map((cell, i) => jsonCell(cell, query.columns[i]?.type))]),
-    truncated: decoder.truncated,
-  };
-  return { ...decoder.counts(result.rows.length), result };
+  const counts = decoder.counts(rows.length);
+  const result: QueryResult = { columns, rows, truncated: truncatedBy !== null, truncated_by: truncatedBy };
+  return { ...counts, rows_in: counts.rows_in - (decoder.rows.length - rows.length), result };
 }
 
 export interface QueryResult {
   columns: { name: string; type: string }[];
   rows: (string | number | boolean | null)[][];
   truncated: boolean;
+  truncated_by: 'limit' | 'size' | null;
 }
 
 /** JSON has no 64-bit integers: longs beyond 2^53 travel as strings; timestamps as ISO text with microseconds. */
