@@ -194,7 +194,10 @@ export const jobs: JobRepository = {
 };
 
 export const leases: LeaseStore = {
-  async acquireLease(partitionKey, jobId, runnerId, ttlMs, now) {
+  async acquireLease(partitionKey, jobId, runnerId, ttlMs, now, replacing) {
+    // Free, or already this job's (a redelivered message of the same job); or, when named, held by the job whose
+    // runner stopped renewing it (the runner that takes it over has ended that job first).
+    const takeOver = replacing === undefined ? '' : ' OR (job_id = :replacing AND expires_at_ms < :now)';
     return conditionHeld(
       db.send(
         new PutCommand({
@@ -206,12 +209,23 @@ export const leases: LeaseStore = {
             runner_id: runnerId,
             expires_at_ms: now.getTime() + ttlMs,
           },
-          // Free, expired, or already this job's (a redelivered message of the same job).
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at_ms < :now OR job_id = :job',
-          ExpressionAttributeValues: { ':now': now.getTime(), ':job': jobId },
+          ConditionExpression: `attribute_not_exists(pk) OR job_id = :job${takeOver}`,
+          ExpressionAttributeValues: {
+            ':job': jobId,
+            ...(replacing === undefined ? {} : { ':replacing': replacing, ':now': now.getTime() }),
+          },
         }),
       ),
     );
+  },
+
+  async leaseHolder(partitionKey) {
+    const result = await db.send(
+      new GetCommand({ TableName: table(), Key: jobKeys.lease(partitionKey), ConsistentRead: true }),
+    );
+    if (!result.Item) return null;
+    const lease = toLease(result.Item);
+    return { jobId: lease.job_id, expiresAt: new Date(lease.expires_at_ms) };
   },
 
   async renewLease(partitionKey, jobId, ttlMs, now) {
