@@ -962,6 +962,7 @@ export interface components {
           /** @enum {string} */
           format: "json" | "xml" | "form" | "ndjson" | "auto";
         };
+        /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
         where?: {
           path: string;
           equals: components["schemas"]["JsonValue"];
@@ -4973,6 +4974,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
@@ -5193,6 +5195,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
@@ -5559,6 +5562,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description Kept with the job as given: at most 16,384 bytes of JSON */
           parameters?: {
             [key: string]: unknown;
           };
@@ -5711,6 +5715,7 @@ export interface operations {
           pipeline_id: string;
           /** Format: uuid */
           tenant_id?: string;
+          /** @description Kept with the job as given: at most 16,384 bytes of JSON */
           parameters?: {
             [key: string]: unknown;
           };
@@ -5732,6 +5737,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
