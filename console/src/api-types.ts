@@ -274,7 +274,7 @@ export interface paths {
   };
   "/api/connections/{connection_id}/rotate-signing-secret": {
     /**
-     * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)
+     * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)
      * @description Permission `connections.manage`, held by: PlatformAdmin, TenantAdmin.
      */
     post: operations["connectionsRotateSigningSecret"];
@@ -3566,7 +3566,7 @@ export interface operations {
     };
   };
   /**
-   * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)
+   * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)
    * @description Permission `connections.manage`, held by: PlatformAdmin, TenantAdmin.
    */
   connectionsRotateSigningSecret: {
