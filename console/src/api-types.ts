@@ -274,7 +274,7 @@ export interface paths {
   };
   "/api/connections/{connection_id}/rotate-signing-secret": {
     /**
-     * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)
+     * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)
      * @description Permission `connections.manage`, held by: PlatformAdmin, TenantAdmin.
      */
     post: operations["connectionsRotateSigningSecret"];
@@ -962,6 +962,7 @@ export interface components {
           /** @enum {string} */
           format: "json" | "xml" | "form" | "ndjson" | "auto";
         };
+        /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
         where?: {
           path: string;
           equals: components["schemas"]["JsonValue"];
@@ -3572,7 +3573,7 @@ export interface operations {
     };
   };
   /**
-   * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)
+   * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)
    * @description Permission `connections.manage`, held by: PlatformAdmin, TenantAdmin.
    */
   connectionsRotateSigningSecret: {
@@ -4980,6 +4981,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
@@ -5200,6 +5202,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
@@ -5566,6 +5569,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description Kept with the job as given: at most 16,384 bytes of JSON */
           parameters?: {
             [key: string]: unknown;
           };
@@ -5718,6 +5722,7 @@ export interface operations {
           pipeline_id: string;
           /** Format: uuid */
           tenant_id?: string;
+          /** @description Kept with the job as given: at most 16,384 bytes of JSON */
           parameters?: {
             [key: string]: unknown;
           };
@@ -5739,6 +5744,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];

@@ -346,7 +346,13 @@ describe.concurrent('runs on new data', () => {
         );
       }
     };
-    return { ...w, pipelineId, automaticJobs, runQueued, tick: () => startRunsOnNewData(w.store) };
+    return {
+      ...w,
+      pipelineId,
+      automaticJobs,
+      runQueued,
+      tick: () => startRunsOnNewData({ ...w.store, warn: () => undefined }),
+    };
   }
 
   it('queues one run per pipeline when its source commits, none while a run waits, and none while quiet', async () => {
@@ -395,7 +401,8 @@ describe.concurrent('runs on new data', () => {
       definition: { ...w.definition(), on_new_data: true },
     });
     await deployPipeline(w.store, platformAdmin, created.pipeline_id, undefined);
-    expect(await Promise.all([startRunsOnNewData(w.store), startRunsOnNewData(w.store)])).toEqual(
+    const deps = { ...w.store, warn: () => undefined };
+    expect(await Promise.all([startRunsOnNewData(deps), startRunsOnNewData(deps)])).toEqual(
       expect.arrayContaining([1, 0]),
     );
     expect(w.store.state.jobs.size).toBe(1);
@@ -432,6 +439,42 @@ describe.concurrent('runs on new data', () => {
       ['Failed', null],
       ['Succeeded', 2],
     ]);
+  });
+
+  it('queues the runs of the other pipelines watching a source when one of them cannot be looked at', async () => {
+    const w = await world();
+    const pipelineIds: string[] = [];
+    for (const name of ['first', 'second', 'third']) {
+      const { pipeline_id } = await createPipeline(w.store, platformAdmin, {
+        tenant_id: w.tenant.tenant_id,
+        name,
+        definition: { ...w.definition(), on_new_data: true },
+      });
+      await deployPipeline(w.store, platformAdmin, pipeline_id, undefined);
+      pipelineIds.push(pipeline_id);
+    }
+    w.commit({ m1: { action: 'a' } });
+    // The watcher looked at first is the one whose item cannot be written (as one over DynamoDB's 400 KB).
+    const [broken] = await w.store.watchersOf(w.dataSet.data_set_id);
+    const warned: unknown[] = [];
+    const deps = {
+      ...w.store,
+      recordAutomaticRun: async (...args: Parameters<typeof w.store.recordAutomaticRun>) => {
+        if (args[0] === broken) throw new Error('Item size has exceeded the maximum allowed size');
+        return w.store.recordAutomaticRun(...args);
+      },
+      warn: (_: string, fields: Record<string, unknown>) => warned.push(fields.pipeline_id),
+    };
+    await expect(startRunsOnNewData(deps)).rejects.toThrow(
+      '1 pipeline watcher(s) or source(s) failed (2 run(s) queued)',
+    );
+    expect(warned).toEqual([broken]);
+    const queuedFor = [...w.store.state.jobs.values()].map(
+      (job) => (job.source as { pipeline_id: string }).pipeline_id,
+    );
+    expect(queuedFor.sort()).toEqual(pipelineIds.filter((id) => id !== broken).sort());
+    // The source stays marked, so the next schedule run looks at the broken watcher again.
+    expect((await w.store.sourcesWithNewRows()).map((source) => source.dataSetId)).toEqual([w.dataSet.data_set_id]);
   });
 
   it('stops watching a source once the deployed version no longer runs on new data', async () => {

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { jobStatuses, jobTypes } from '../../domain/jobs/model.ts';
 import { maxQueryRows } from '../../domain/jobs/queries.ts';
-import { querySpecification } from '../../domain/pipelines/definition.ts';
+import { querySpecificationInput } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
-import { rerunFields } from './pipelines.ts';
+import { rerunFields, runParameters } from './pipelines.ts';
 
 export const jobIdParams = z.strictObject({ job_id: id });
 
@@ -47,13 +47,13 @@ export const createJobBody = z.discriminatedUnion('type', [
     type: z.literal('pipeline'),
     pipeline_id: id,
     tenant_id: id.optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: runParameters.optional(),
     ...rerunFields,
   }),
   z.strictObject({
     type: z.literal('query'),
     tenant_id: id.optional(),
-    query: querySpecification,
+    query: querySpecificationInput,
     limit: z.number().int().min(1).max(maxQueryRows).optional(),
   }),
 ]);
