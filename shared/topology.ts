@@ -120,7 +120,9 @@ export const parquetAssets = ['node_modules/parquet-wasm/node/parquet_wasm_bg.wa
 
 /**
  * The writer and the table committer: 1769 MB is one full vCPU, which the Parquet encoder (wasm,
- * single-threaded) uses; reserved, so that a flood of ingest requests cannot take their instances.
+ * single-threaded) uses; reserved, so that a flood of ingest requests cannot take their instances
+ * (a deployment's reservedConcurrency context value changes it, or, at 0, leaves it out: Lambda
+ * refuses a reservation that leaves an account fewer than 100 unreserved executions).
  */
 const committingFunction = {
   memoryMb: 1769,
