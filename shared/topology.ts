@@ -327,7 +327,10 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
     queue: 'dashboard',
     entry: 'functions/tenants/provision-dashboard.ts',
     summary: "Hands a tenant's read-only credential to the dashboard tool (DASHBOARD_URL) and records the outcome",
-    batchSize: 10,
+    // One tenant an invocation: records are handled one after another and the tool may take 10 s to
+    // answer each (shared/adapters/dashboard-tool.ts), so a larger batch could outlast the timeout
+    // and send the records it never reached back to the queue, a receive spent each time.
+    batchSize: 1,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 2,
     access: { table: 'readWrite', secretsKey: true, dashboardTool: true },

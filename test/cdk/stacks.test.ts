@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dashboardCallTimeoutMs } from '#shared/adapters/dashboard-tool.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, queues } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedDefaultApp } from './app.ts';
@@ -53,6 +54,15 @@ describe('the stateful stack', () => {
         6 * consumer.function.timeoutSeconds,
       );
     }
+  });
+
+  it('gives the dashboard provisioner time for a whole batch of deliveries the tool answers at its limit', () => {
+    const provisioner = consumers['dashboard-provisioner'];
+    // Records are handled one after another: every delivery of a batch taking the tool's whole time
+    // leaves at least half the timeout for the table and the secrets, or records go back unattempted.
+    expect(provisioner.batchSize * dashboardCallTimeoutMs).toBeLessThanOrEqual(
+      (provisioner.function.timeoutSeconds * 1000) / 2,
+    );
   });
 
   it('keeps the platform bucket private, encrypted and SSL-only', () => {
