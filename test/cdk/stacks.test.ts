@@ -156,6 +156,41 @@ describe('the stateless stack', () => {
     expect(api.filter((fn) => !(fn.timeout <= 29))).toEqual([]);
   });
 
+  it('never tries a scheduled run again: the next run is its retry, and would otherwise run beside it', () => {
+    const template = synthesized.statelessTemplate;
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Metadata?: Record<string, { name: string; kind: string }> }
+    >;
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    const ruleRetries = rules.flatMap((rule) =>
+      (rule.Properties.Targets as { Arn: { 'Fn::GetAtt': [string, string] }; RetryPolicy?: unknown }[]).map(
+        (target) => ({
+          schedule: resources[target.Arn['Fn::GetAtt'][0]]?.Metadata?.['tributary:function']?.name,
+          retryPolicy: target.RetryPolicy,
+        }),
+      ),
+    );
+    const invokeRetries = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')).map((config) => ({
+      schedule: resources[config.Properties.FunctionName.Ref]?.Metadata?.['tributary:function']?.name,
+      retries: config.Properties.MaximumRetryAttempts,
+      qualifier: config.Properties.Qualifier,
+    }));
+    const names = [
+      'table-commits',
+      'job-lease-sweeper',
+      'table-maintenance',
+      'pipeline-runs-on-new-data',
+      'counter-upkeep',
+    ];
+    expect(ruleRetries.sort((a, b) => String(a.schedule).localeCompare(String(b.schedule)))).toEqual(
+      [...names].sort().map((schedule) => ({ schedule, retryPolicy: { MaximumRetryAttempts: 0 } })),
+    );
+    expect(invokeRetries.sort((a, b) => String(a.schedule).localeCompare(String(b.schedule)))).toEqual(
+      [...names].sort().map((schedule) => ({ schedule, retries: 0, qualifier: '$LATEST' })),
+    );
+  });
+
   it('sends unmatched requests to the not-found function', () => {
     synthesized.statelessTemplate.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
   });
