@@ -165,9 +165,10 @@ export interface ScheduleSpec {
   function?: FunctionSettings;
   /**
    * Local mode runs it once more at a graceful stop, after the queues are drained, with
-   * `detail: { stopping: true }` (a Lambda deployment never stops, so this has no meaning on AWS).
+   * `detail: { stopping: true }` and this time limit in place of the function's (a Lambda deployment
+   * never stops, so this has no meaning on AWS, and its function is sized for its runs there).
    */
-  runsAtStop?: boolean;
+  runsAtStop?: { timeoutSeconds: number };
 }
 
 /**
@@ -350,8 +351,8 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     entry: 'functions/ingest/commit-staged.ts',
     summary: 'Reports how overdue staged tables are, and sends another commit trigger where one is overdue',
     everyMinutes: 1,
-    runsAtStop: true,
-    // At a graceful stop of local mode it commits everything staged itself.
+    // At a graceful stop of local mode it commits everything staged itself, in up to five minutes.
+    runsAtStop: { timeoutSeconds: 300 },
     access: {
       table: 'readWrite',
       deletesItems: true,
@@ -360,7 +361,10 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
       secretsKey: true,
       queues: { ingestDeadLetter: 'send', commits: 'send' },
     },
-    function: { memoryMb: 1769, timeoutSeconds: 300, assets: parquetAssets },
+    // On AWS a run reads the overdue tables and sends triggers: no Parquet, so no full vCPU, and
+    // done before the next run starts. Its bundle still ships the Parquet encoder (and loads it) for
+    // local mode's run at a stop.
+    function: { memoryMb: 512, timeoutSeconds: 50, assets: parquetAssets },
   },
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',

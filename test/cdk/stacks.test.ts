@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dashboardCallTimeoutMs } from '#shared/adapters/dashboard-tool.ts';
 import { routes } from '#shared/routes.ts';
-import { consumers, queues } from '#shared/topology.ts';
+import { consumers, queues, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedDefaultApp } from './app.ts';
 
 let synthesized: SynthesizedApp;
@@ -154,6 +154,14 @@ describe('the stateless stack', () => {
     );
     expect(api.length).toBe(Object.keys(routes).length);
     expect(api.filter((fn) => !(fn.timeout <= 29))).toEqual([]);
+  });
+
+  it('ends every scheduled run by the time the next one starts', () => {
+    const runs = Object.entries(schedules).map(([name, schedule]) => ({
+      name,
+      endsInTime: (schedule.function?.timeoutSeconds ?? 10) <= schedule.everyMinutes * 60,
+    }));
+    expect(runs.filter((run) => !run.endsInTime)).toEqual([]);
   });
 
   it('never tries a scheduled run again: the next run is its retry, and would otherwise run beside it', () => {
