@@ -7,7 +7,7 @@
  * tables are whole while it is down.
  */
 import { emitGauge } from '#shared/adapters/metrics.ts';
-import { committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
+import { commitMemory, committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { checkOverdue } from '#shared/domain/ingest/staged-overdue.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
@@ -19,6 +19,7 @@ export const handler = scheduledHandler(async (event, context) => {
     deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
     holder: committerId,
     read: readStagedSlice,
+    memory: commitMemory,
     concurrency: 8,
   });
   emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));

@@ -6,7 +6,7 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { triggerOf } from '#shared/adapters/sqs/commit-triggers.ts';
-import { committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
+import { commitMemory, committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { commitTriggered } from '#shared/domain/ingest/commit-staged.ts';
 import type { CommitTrigger } from '#shared/domain/ingest/staging.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -26,6 +26,7 @@ export const handler = batchHandler(async (event: SQSEvent, context) => {
     deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
     holder: committerId,
     read: readStagedSlice,
+    memory: commitMemory,
     concurrency: 10,
   });
   if (report.committed.length + report.deadLettered.length + report.failed.length + report.retried.length > 0)

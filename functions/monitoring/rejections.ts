@@ -1,7 +1,7 @@
 import { listRejections } from '#shared/adapters/dynamo/rejections.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
+import { connectionRejections } from '#shared/domain/monitoring/rejections.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
@@ -9,8 +9,12 @@ export const handler = apiHandler(
   monitoringRoutes,
   'GET /api/connections/{connection_id}/rejections',
   async ({ principal, params, query }) => {
-    const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');
-    const page = await listRejections(connection.source_id, query);
+    const page = await connectionRejections(
+      { ...connectivity, listRejections },
+      principal,
+      params.connection_id,
+      query,
+    );
     return ok({ rejections: page.items, next_cursor: page.nextCursor });
   },
 );

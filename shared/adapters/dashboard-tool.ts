@@ -1,4 +1,4 @@
-import type { DashboardTool } from '../domain/tenants/dashboard.ts';
+import { type DashboardTool, DashboardToolFailure } from '../domain/tenants/dashboard.ts';
 import { readSecretString } from './key-material.ts';
 
 /**
@@ -12,7 +12,7 @@ async function dashboardToken(): Promise<string | undefined> {
   try {
     return (await readSecretString(arn)).trim() || undefined;
   } catch (error) {
-    throw new Error(`The dashboard token secret could not be read: ${(error as Error).name}`);
+    throw new DashboardToolFailure(`The dashboard token secret could not be read: ${(error as Error).name}`);
   }
 }
 
@@ -41,9 +41,9 @@ export function dashboardToolFromEnv(): DashboardTool | null {
           signal: AbortSignal.timeout(dashboardCallTimeoutMs),
         });
       } catch (error) {
-        throw new Error(`The dashboard tool could not be reached: ${(error as Error).name}`);
+        throw new DashboardToolFailure(`The dashboard tool could not be reached: ${(error as Error).name}`);
       }
-      if (!response.ok) throw new Error(`The dashboard tool answered HTTP ${response.status}`);
+      if (!response.ok) throw new DashboardToolFailure(`The dashboard tool answered HTTP ${response.status}`);
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { config } from '../config.ts';
+import { ByteBudget } from '../domain/at-most.ts';
 import type { CommitStagedDeps, SliceReader } from '../domain/ingest/commit-staged.ts';
 import { StagedReads } from '../domain/ingest/staged-reads.ts';
 import { freshnessKeptMs } from '../domain/ingest/staging.ts';
@@ -50,6 +51,20 @@ async function freshness(tableIds: string[]): Promise<Map<string, number>> {
  */
 const reads = new StagedReads(stagingObjects, { wholeMaxBytes: 1024 * 1024, keptMaxBytes: 64 * 1024 * 1024 });
 export const readStagedSlice: SliceReader = (record) => reads.read(record);
+
+/**
+ * Staged payload bytes the commits of an invocation hold at once: the function's memory less the
+ * table states (a quarter, table-storage.ts), the staged objects kept (64 MB) and the code (150 MB),
+ * at 3 bytes held per payload byte (a commit's rows read back, then its files encoded: the writer
+ * bench peaks at 2.6). At 1,769 MB, 370 MB: five commits of a whole size target side by side, where
+ * ten would run the function out of memory. Unbounded where Lambda does not say (tests, benches).
+ */
+const functionMemoryMb = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0);
+export const commitMemory = new ByteBudget(
+  functionMemoryMb > 0
+    ? Math.max(stagedSizeTargetBytes, (((functionMemoryMb * 3) / 4 - 64 - 150) * 1024 * 1024) / 3)
+    : Number.POSITIVE_INFINITY,
+);
 
 /** Who this function instance is, as the holder of a table's lease. */
 export const committerId = randomUUID();

@@ -23,3 +23,40 @@ export async function forEachAtMost<T>(
   await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
   if (firstError) throw firstError.error;
 }
+
+/**
+ * At most `limit` bytes held at once by work that runs side by side (what an invocation's commits
+ * hold in memory): `hold` runs its work once its bytes fit beside what is held, in the order asked,
+ * and alone when it is larger than the whole limit.
+ */
+export class ByteBudget {
+  private held = 0;
+  private readonly queue: { bytes: number; admit: () => void }[] = [];
+
+  constructor(readonly limit: number) {}
+
+  async hold<T>(bytes: number, work: () => Promise<T>): Promise<T> {
+    const wanted = Math.min(Math.max(0, bytes), this.limit);
+    if (this.queue.length > 0 || !this.fits(wanted))
+      await new Promise<void>((admit) => this.queue.push({ bytes: wanted, admit }));
+    else this.held += wanted;
+    try {
+      return await work();
+    } finally {
+      this.held -= wanted;
+      this.admitWaiting();
+    }
+  }
+
+  private fits(bytes: number): boolean {
+    return this.held === 0 || this.held + bytes <= this.limit;
+  }
+
+  private admitWaiting(): void {
+    while (this.queue.length > 0 && this.fits((this.queue[0] as { bytes: number }).bytes)) {
+      const next = this.queue.shift() as { bytes: number; admit: () => void };
+      this.held += next.bytes;
+      next.admit();
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forEachAtMost } from '#shared/domain/at-most.ts';
+import { ByteBudget, forEachAtMost } from '#shared/domain/at-most.ts';
 
 describe('work on many items, a few at a time', () => {
   it('never has more than the limit under way, and does every item once', async () => {
@@ -30,5 +30,51 @@ describe('work on many items, a few at a time', () => {
 
   it('does nothing for no items', async () => {
     await expect(forEachAtMost([], 8, async () => Promise.reject(new Error('never')))).resolves.toBeUndefined();
+  });
+});
+
+describe('a budget of bytes held at once', () => {
+  /** Work that holds its bytes until released, recording when it starts. */
+  const started: string[] = [];
+  const releases = new Map<string, () => void>();
+  const work = (budget: ByteBudget, name: string, bytes: number) =>
+    budget.hold(bytes, async () => {
+      started.push(name);
+      await new Promise<void>((resolve) => releases.set(name, resolve));
+      return name;
+    });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('runs work side by side while its bytes fit, and the rest in the order asked as bytes come free', async () => {
+    started.length = 0;
+    const budget = new ByteBudget(100);
+    const runs = [work(budget, 'a', 60), work(budget, 'b', 60), work(budget, 'c', 30), work(budget, 'd', 10)];
+    await settle();
+    // b does not fit beside a; c and d would, but wait their turn behind b.
+    expect(started).toEqual(['a']);
+    releases.get('a')?.();
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    for (const name of ['b', 'c', 'd']) releases.get(name)?.();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('runs work larger than the whole budget alone, and gives its bytes back when it fails', async () => {
+    started.length = 0;
+    const budget = new ByteBudget(100);
+    const big = work(budget, 'big', 1_000);
+    const failing = budget.hold(50, async () => {
+      started.push('failing');
+      throw new Error('failed');
+    });
+    const small = work(budget, 'small', 60);
+    await settle();
+    expect(started).toEqual(['big']);
+    releases.get('big')?.();
+    await expect(failing).rejects.toThrow('failed');
+    await settle();
+    expect(started).toEqual(['big', 'failing', 'small']);
+    releases.get('small')?.();
+    expect([await big, await small]).toEqual(['big', 'small']);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { DashboardToolFailure } from '#shared/domain/tenants/dashboard.ts';
 import { provisionDashboard } from '#shared/domain/tenants/provision-dashboard.ts';
 import { retryDashboardConnection, rotateDashboardCredential } from '#shared/domain/tenants/use-cases.ts';
 import { platformAdmin } from '../support/memory.ts';
@@ -67,7 +68,7 @@ describe.concurrent('the dashboard connection', () => {
         ...store,
         dashboardTool: {
           deliverCredential: async () => {
-            throw new Error('The dashboard tool answered HTTP 502');
+            throw new DashboardToolFailure('The dashboard tool answered HTTP 502');
           },
         },
       },
@@ -78,5 +79,62 @@ describe.concurrent('the dashboard connection', () => {
       status: 'Failed',
       last_error: 'The dashboard tool answered HTTP 502',
     });
+  });
+
+  it('shows a fixed INTERNAL reason, never the words of a failure of its own, and throws it to be logged', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    const internal = new Error(
+      'ProvisionedThroughputExceededException: Rate of requests exceeds the allowed throughput',
+    );
+    await expect(
+      provisionDashboard(
+        {
+          ...store,
+          dashboardTool: {
+            deliverCredential: async () => {
+              throw internal;
+            },
+          },
+        },
+        tenantId,
+        now,
+      ),
+    ).rejects.toBe(internal);
+    expect(store.state.dashboards.get(tenantId)).toMatchObject({
+      status: 'Failed',
+      last_error: 'INTERNAL: the credential could not be handed to the dashboard tool; retry',
+    });
+  });
+
+  it('leaves the connection Pending, to be provisioned again, when its Active status cannot be stored', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    const stored: (string | null)[] = [];
+    const failing = {
+      ...store,
+      setDashboardStatus: async (...args: Parameters<typeof store.setDashboardStatus>) => {
+        stored.push(args[2]);
+        if (args[1] === 'Active') throw new Error('ConditionalCheckFailedException: The conditional request failed');
+        return store.setDashboardStatus(...args);
+      },
+    };
+    const delivered: string[] = [];
+    await expect(
+      provisionDashboard(
+        { ...failing, dashboardTool: { deliverCredential: async (input) => void delivered.push(input.tenant_id) } },
+        tenantId,
+        now,
+      ),
+    ).rejects.toThrow('ConditionalCheckFailedException');
+    expect(stored).toEqual([null]);
+    expect(store.state.dashboards.get(tenantId)).toMatchObject({ status: 'Pending', last_error: null });
+    await provisionDashboard(
+      { ...store, dashboardTool: { deliverCredential: async (input) => void delivered.push(input.tenant_id) } },
+      tenantId,
+      now,
+    );
+    expect(delivered).toEqual([tenantId, tenantId]);
+    expect(store.state.dashboards.get(tenantId)?.status).toBe('Active');
   });
 });

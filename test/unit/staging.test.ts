@@ -11,6 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { describe, expect, it, vi } from 'vitest';
 import { committedView, envelopeOutput } from '#shared/adapters/delta-tables.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
+import { ByteBudget } from '#shared/domain/at-most.ts';
 import { newDataSet } from '#shared/domain/datasets/model.ts';
 import type { CommittedVersion } from '#shared/domain/datasets/table.ts';
 import { type CommitReport, commitTriggered } from '#shared/domain/ingest/commit-staged.ts';
@@ -736,6 +737,40 @@ describe('staging a batch', () => {
     expect([w.rowsOf(A), w.rowsOf(B), w.rowsOf(C)]).toEqual([[uuid(1), uuid(4)], [uuid(2), uuid(5)], [uuid(3)]]);
     // Two objects, five slices: two reads.
     expect((w.staging.requests['read object'] ?? 0) - before).toBe(2);
+  });
+
+  it("holds at most the invocation's memory budget in commits at once: a table's commit waits for its share", async () => {
+    const overlapping = async (memory?: ByteBudget) => {
+      const w = world();
+      // Three tables of 4,000 payload bytes each, due together.
+      await writeEnvelopeBatch(
+        w.deps,
+        [A, B, C].flatMap((tableId, t) => ids(10 * t, 4).map((id) => record(w, tableId, id, { bytes: 1_000 }))),
+      );
+      w.clock.now += 6 * minute;
+      let reading = 0;
+      let most = 0;
+      const options = {
+        ...optionsOf(w),
+        concurrency: 3,
+        ...(memory ? { memory } : {}),
+        read: async (record: Parameters<StagedReads['read']>[0]) => {
+          reading++;
+          most = Math.max(most, reading);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          reading--;
+          return w.staging.objects.read(record.key, record.offset, record.length);
+        },
+      };
+      const report = await commitTriggered(w.deps, w.staging.arrived(), options);
+      expect(report.committed.sort()).toEqual([A, C, B].sort());
+      expect([w.rowsOf(A), w.rowsOf(B), w.rowsOf(C)]).toEqual([ids(0, 4), ids(10, 4), ids(20, 4)]);
+      return most;
+    };
+    // Room for two tables' 4,000 bytes, not three; none: all three read side by side.
+    expect(await overlapping(new ByteBudget(8_000))).toBe(2);
+    expect(await overlapping(new ByteBudget(5_000))).toBe(1);
+    expect(await overlapping()).toBe(3);
   });
 
   it('fails only the records that are not envelopes, and stages the rest', async () => {

@@ -9,7 +9,7 @@ import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { intEnv } from '../../config.ts';
 import type { Rejection } from '../../domain/monitoring/model.ts';
-import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { type Page, type PageRequest, withinBytes } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
 import { type AttributesOf, shapeReader } from './stored-items.ts';
 import { db, table } from './table.ts';
@@ -69,7 +69,23 @@ export async function recordRejection(sourceId: string, rejection: Rejection): P
   );
 }
 
-/** Newest first; the cursor is the sequence number to continue below. */
+const rejectionOf = ({
+  at,
+  status,
+  code,
+  content_type,
+  payload_size,
+  headers,
+}: ReturnType<typeof toSlot>): Rejection => ({
+  at,
+  status,
+  code,
+  content_type,
+  payload_size,
+  headers,
+});
+
+/** Newest first, a page by `limit` and by bytes (withinBytes); the cursor is the sequence number to continue below. */
 export async function listRejections(sourceId: string, page: PageRequest): Promise<Page<Rejection>> {
   const list = `rejections|${sourceId}`;
   const before = page.cursor ? Number(await openCursor(list, page.cursor)) : Number.POSITIVE_INFINITY;
@@ -90,17 +106,11 @@ export async function listRejections(sourceId: string, page: PageRequest): Promi
   } while (start);
   const now = Math.floor(Date.now() / 1000);
   const live = items.filter((item) => item.expires_at > now && item.seq < before).sort((a, b) => b.seq - a.seq);
-  const visible = live.slice(0, page.limit);
-  const last = visible[visible.length - 1];
+  // A thousand rejections of 50 long headers each would pass Lambda's 6 MB answer: a page is cut by bytes too.
+  const visible = withinBytes(live.map(rejectionOf), page.limit);
+  const last = live[visible.length - 1];
   return {
-    items: visible.map(({ at, status, code, content_type, payload_size, headers }) => ({
-      at,
-      status,
-      code,
-      content_type,
-      payload_size,
-      headers,
-    })),
-    nextCursor: live.length > page.limit && last ? await sealCursor(list, last.seq) : null,
+    items: visible,
+    nextCursor: live.length > visible.length && last ? await sealCursor(list, last.seq) : null,
   };
 }

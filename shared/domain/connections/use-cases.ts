@@ -89,7 +89,7 @@ export async function listConnections(deps: Deps, principal: Principal, tenantId
   return deps.listConnectionsByTenant(tenantId, page);
 }
 
-/** A new token; the old one stops working at once. */
+/** A new token; the old one stops working on ingest within INGEST_CACHE_SECONDS (docs/ingest.md). */
 export async function regenerateToken(
   deps: Deps,
   principal: Principal,

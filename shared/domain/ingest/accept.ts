@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Source } from '../connections/model.ts';
 import { presetOf } from '../connections/presets.ts';
 import { allowed, allowlistOf, type DedupKey, usesBearer, usesSignature } from '../connections/security.ts';
+import { secretHeadersOf } from '../connections/signature-headers.ts';
 import {
   DomainError,
   type ErrorCode,
@@ -103,7 +104,7 @@ export type IngestAnswer =
   | { kind: 'handshake'; answer: HandshakeAnswer; sourceId: string };
 
 type Decision =
-  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean }
+  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean; source: Source }
   | { accepted: 'handshake'; answer: HandshakeAnswer; sourceId: string }
   /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
   | { accepted: false; error: DomainError; source: Source | null };
@@ -151,40 +152,43 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
   // A lookup that has not answered in time (DynamoDB tries a stalled call again, 5 s each): nothing
   // is queued, and the sender hears so in the contract's words rather than the gateway's timeout.
   if (decision === null) return refuse(deps, request, notQueuedInTime(), null);
-  if (!decision.accepted) return refuse(deps, request, decision.error, decision.source?.source_id ?? null);
+  if (!decision.accepted) return refuse(deps, request, decision.error, decision.source);
   if (decision.accepted === 'handshake')
     return { kind: 'handshake', answer: decision.answer, sourceId: decision.sourceId };
-  const { envelope, duplicate } = decision;
-  if (queueBy !== undefined && Date.now() >= queueBy)
-    return refuse(deps, request, notQueuedInTime(), envelope.source_id);
+  const { envelope, duplicate, source } = decision;
+  if (queueBy !== undefined && Date.now() >= queueBy) return refuse(deps, request, notQueuedInTime(), source);
   const receipt = deps.countAccepted(envelope.source_id, duplicate);
   try {
     await deps.enqueue({ ...envelope, receipt }, request.body, deadline);
   } catch (error) {
     deps.withdrawAccepted(envelope.source_id, duplicate);
-    if (error instanceof DomainError) return refuse(deps, request, error, envelope.source_id);
+    if (error instanceof DomainError) return refuse(deps, request, error, source);
     throw error;
   }
   return { kind: 'accepted', messageId: envelope.message_id, sourceId: envelope.source_id };
 }
 
-/** Counts a refusal, keeps it for its source when the request was matched to one, and throws it. */
+/**
+ * Counts a refusal, keeps it for its source when the request was matched to one, and throws it. The
+ * kept headers leave out every header the source's signature settings read (its own header too):
+ * a request refused for the source's state may carry a valid signature.
+ */
 async function refuse(
   deps: IngestDeps,
   request: IngestRequest,
   error: DomainError,
-  sourceId: string | null,
+  source: Source | null,
 ): Promise<never> {
   const status = deps.statusOf(error.code);
-  deps.countRefused(sourceId ?? 'unknown', status, error.code);
-  if (sourceId) {
-    await deps.recordRejection(sourceId, {
+  deps.countRefused(source?.source_id ?? 'unknown', status, error.code);
+  if (source) {
+    await deps.recordRejection(source.source_id, {
       at: new Date().toISOString(),
       status,
       code: error.code,
-      content_type: request.header('content-type') ?? null,
+      content_type: request.header('content-type')?.slice(0, 256) ?? null,
       payload_size: request.body.length,
-      headers: safeHeaders(request.headers),
+      headers: safeHeaders(request.headers, secretHeadersOf(source.security.signature)),
     });
   }
   throw error;
@@ -361,5 +365,5 @@ async function acceptForSource(
     content_type: request.header('content-type') ?? null,
     payload_size: request.body.length,
   };
-  return { accepted: true, envelope, duplicate: messageId !== ownId };
+  return { accepted: true, envelope, duplicate: messageId !== ownId, source };
 }

@@ -4,7 +4,7 @@
  * as there are triggers; a large table by up to `maxTableCommitters` at once, each on a run of
  * records it leases in the table's head, so that a hot table commits several size targets at a time.
  */
-import { forEachAtMost } from '../at-most.ts';
+import { type ByteBudget, forEachAtMost } from '../at-most.ts';
 import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 import {
@@ -147,6 +147,12 @@ export interface CommitOptions {
   /** Who commits: the holder of the leases it takes (one run of a large table at a time). */
   holder: string;
   read: SliceReader;
+  /**
+   * What the commits running side by side in this invocation may hold in memory at once, in staged
+   * payload bytes (a commit holds its rows and their files while it encodes them): a chunk waits for
+   * its share rather than run the function out of memory. None: its caller holds its bytes already.
+   */
+  memory?: ByteBudget;
 }
 
 /** When rows with these totals are due: their oldest row's freshness target, or now at the size target. */
@@ -255,7 +261,9 @@ async function commitRecords(
   for (const chunk of chunksOf(records, deps.sizeTarget)) {
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
-    try {
+    const commitChunk = async () => {
+      // Its share of memory may have come late: the whole commit must still fit in the time left.
+      if (deps.now() + deps.tableTimeMs > until) return false;
       rows = await readRows(deps, tableId, options.read, chunk, attempt);
       const result = await withinTime(
         (signal) => commitTable(deps, tableId, rows, attempt, signal),
@@ -265,6 +273,11 @@ async function commitRecords(
       into.written += result.written;
       into.skipped += result.skipped;
       into.expired += result.expired;
+      return true;
+    };
+    try {
+      const bytes = totalsOf(chunk).bytes;
+      if (!(await (options.memory ? options.memory.hold(bytes, commitChunk) : commitChunk()))) return;
     } catch (error) {
       const cause = error as Error;
       const rowCount = rows.length || chunk.reduce((sum, record) => sum + record.rows, 0);

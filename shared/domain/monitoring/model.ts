@@ -9,7 +9,7 @@ export interface Rejection {
   code: string;
   content_type: string | null;
   payload_size: number;
-  /** Request headers without credentials or signatures. */
+  /** Request headers without credentials, signatures or MACs (safeHeaders). */
   headers: Record<string, string>;
 }
 
@@ -38,13 +38,29 @@ export interface DeliveryFailure {
   at: string;
 }
 
-/** Headers never recorded with a rejection: credentials, signatures and cookies. */
-export function safeHeaders(headers: Record<string, string | undefined>): Record<string, string> {
-  const secret = /authorization|signature|token|secret|cookie|api-key|apikey|password/i;
+/**
+ * Header names that say they carry a credential, a signature or a MAC, whoever sent them: `mac` and
+ * `sig` only as a whole part of the name (x-mac, x-sig-v1), not inside a word (x-machine).
+ */
+const secretName =
+  /auth|signature|signed|token|secret|cookie|api-?key|password|credential|hmac|verification|(^|[-_.])(mac|sig|jwt)([-_.]|$)/i;
+
+/**
+ * The headers a rejection keeps, and shows: none whose name says it is secret, and none of
+ * `secretHeaders` (lowercase: the headers the source's signature settings read, and every preset's).
+ * Applied when a refusal is kept and again when rejections are read, so that one kept under an
+ * older rule is shown under this one. At most 50 headers, names cut at 100 characters and values at
+ * 256: a rejection stays a few KB, whatever a sender sends.
+ */
+export function safeHeaders(
+  headers: Record<string, string | undefined>,
+  secretHeaders: ReadonlySet<string>,
+): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers).slice(0, 50)) {
-    if (value === undefined || secret.test(name)) continue;
-    kept[name.toLowerCase()] = value.slice(0, 256);
+    const lower = name.toLowerCase();
+    if (value === undefined || secretName.test(lower) || secretHeaders.has(lower)) continue;
+    kept[lower.slice(0, 100)] = value.slice(0, 256);
   }
   return kept;
 }

@@ -40,6 +40,17 @@ export interface DashboardProvisioningQueue {
   requestDashboardProvisioning(tenantId: string): Promise<void>;
 }
 
+/**
+ * The dashboard tool did not take a credential: its message, in our own words (a status, or that it
+ * could not be reached), is what the tenant sees as the connection's last_error.
+ */
+export class DashboardToolFailure extends Error {
+  override name = 'DashboardToolFailure';
+}
+
+/** What the tenant sees when the credential could not be handed over for a reason of our own (the cause is logged). */
+export const internalDashboardFailure = 'INTERNAL: the credential could not be handed to the dashboard tool; retry';
+
 /** The external dashboard tool, when the platform has one configured. */
 export interface DashboardTool {
   deliverCredential(input: {

@@ -1,5 +1,11 @@
 import type { SecretBox } from '../secrets.ts';
-import { type DashboardRepository, type DashboardTool, dashboardCredentialContext } from './dashboard.ts';
+import {
+  type DashboardRepository,
+  type DashboardTool,
+  DashboardToolFailure,
+  dashboardCredentialContext,
+  internalDashboardFailure,
+} from './dashboard.ts';
 import type { TenantRepository } from './ports.ts';
 
 /**
@@ -7,7 +13,11 @@ import type { TenantRepository } from './ports.ts';
  * Input: the tenant id from the provisioning queue. Output: the connection Active or Failed.
  *  1. Only a Pending connection with a credential is provisioned (a stale message changes nothing).
  *  2. Without a configured dashboard tool the connection fails with a reason that says what to set.
- *  3. The tool receives the read-only credential; its answer decides Active or Failed (with the error).
+ *  3. The tool receives the read-only credential; its answer decides Active or Failed (with the
+ *     tool's failure in words of our own). Any other failure in handing it over is Failed with a
+ *     fixed INTERNAL reason, and thrown, so that its cause is logged and never shown to the tenant.
+ *  4. A failure to store the outcome is thrown: the message comes back, still Pending, and the tool
+ *     receives the same credential again.
  */
 export async function provisionDashboard(
   deps: Pick<TenantRepository, 'getTenant'> &
@@ -35,8 +45,16 @@ export async function provisionDashboard(
       tenant_name: tenant.name,
       api_key: apiKey,
     });
-    await deps.setDashboardStatus(tenantId, 'Active', null, now);
   } catch (error) {
-    await deps.setDashboardStatus(tenantId, 'Failed', (error as Error).message.slice(0, 500), now);
+    const toolFailed = error instanceof DashboardToolFailure;
+    await deps.setDashboardStatus(
+      tenantId,
+      'Failed',
+      toolFailed ? error.message.slice(0, 500) : internalDashboardFailure,
+      now,
+    );
+    if (toolFailed) return;
+    throw error;
   }
+  await deps.setDashboardStatus(tenantId, 'Active', null, now);
 }
