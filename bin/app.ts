@@ -18,6 +18,7 @@ tributary(app, {
   dashboardTokenSecret: context('dashboardTokenSecret'),
   ingestMaxBytes: number('ingestMaxBytes'),
   writerBatchingWindowSeconds: number('writerBatchingWindowSeconds'),
+  reservedConcurrency: number('reservedConcurrency'),
   tableFreshnessSeconds: number('tableFreshnessSeconds'),
   dataRetentionDays: number('dataRetentionDays'),
   tenantBuckets: list('tenantBuckets'),

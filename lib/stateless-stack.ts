@@ -1,6 +1,6 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { DeploymentSetting } from '#shared/topology.ts';
+import { consumers, type DeploymentSetting } from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
 import { StackBundles } from './bundling.ts';
 import type { SharedResources } from './constructs/access.ts';
@@ -60,6 +60,14 @@ export interface StatelessStackProps extends StackProps {
    * them later, for fewer writer invocations.
    */
   writerBatchingWindowSeconds?: number;
+  /**
+   * Concurrency reserved for the batch writer and for the table committer, each (default 50, their
+   * event sources' maximum concurrency; 0: none, they share the account's unreserved pool). A
+   * reservation keeps a flood of ingest requests from taking their instances, but Lambda refuses one
+   * that leaves the account fewer than 100 unreserved executions: the default needs an account
+   * concurrency quota of at least 200.
+   */
+  reservedConcurrency?: number;
   /**
    * How long staged envelopes wait at most before their table commits them (0–86,400 s; default
    * 600), unless the table sets `tributary.freshness`: longer means fewer commits and larger files
@@ -150,6 +158,7 @@ export class StatelessStack extends Stack {
         0,
         300,
       ),
+      reservedConcurrency: checkedReservation(props.reservedConcurrency),
     });
     this.jobRunner = new QueueConsumer(this, 'JobRunner', {
       consumer: 'job-runner',
@@ -259,6 +268,19 @@ function sharedResources(scope: Construct, props: StatelessStackProps): SharedRe
 function checkedWhole(name: string, value: number | undefined, min: number, max: number): number | undefined {
   if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
     throw new Error(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+/**
+ * The writer's and committer's reservation: none (0), or at least their event sources' maximum
+ * concurrency (a batch handed to a function at its reserved limit is throttled, and counts a receive).
+ */
+function checkedReservation(value: number | undefined): number | undefined {
+  const least = Math.max(consumers['ingest-writer'].maxConcurrency, consumers['table-committer'].maxConcurrency);
+  if (value !== undefined && !(Number.isInteger(value) && (value === 0 || (value >= least && value <= 10_000))))
+    throw new Error(
+      `reservedConcurrency must be 0 (none) or a whole number from ${least} (the writer's and committer's maximum concurrency) to 10000, got ${value}`,
+    );
   return value;
 }
 

@@ -43,7 +43,8 @@ export type HostedFunction =
       env: Record<string, string>;
       iam: IamSetup;
       intervalSeconds: number;
-      runsAtStop: boolean;
+      /** Runs once more at a graceful stop, with this time limit in place of the function's; null: not. */
+      runsAtStop: { timeoutSeconds: number } | null;
     };
 
 export interface HostedRunning {
@@ -81,8 +82,12 @@ export async function hostFunction(hosted: HostedFunction, report: FunctionRepor
     const schedule: Schedule = startSchedule({
       name: hosted.fn.name,
       intervalSeconds: hosted.intervalSeconds,
-      runsAtStop: hosted.runsAtStop,
-      handler: (event) => lambda.invoke(event),
+      runsAtStop: hosted.runsAtStop !== null,
+      handler: (event) =>
+        lambda.invoke(
+          event,
+          (event.detail as { stopping?: unknown }).stopping === true ? (hosted.runsAtStop ?? {}) : {},
+        ),
     });
     return {
       async stop(options) {

@@ -49,6 +49,8 @@ export function lambdaVariables(fn: LocalFunction, logLevel: string): Record<str
 export interface InvocationOptions {
   /** The context's request id (API Gateway's, for a route). */
   requestId?: string;
+  /** A time limit in place of the function's: a run only local mode makes (a schedule's at a stop). */
+  timeoutSeconds?: number;
 }
 
 export class LocalLambda {
@@ -85,30 +87,32 @@ export class LocalLambda {
 
   /**
    * Invokes the handler; rejects with the handler's error, Lambda's throttle when the function's
-   * reserved concurrency is used up, or a FunctionTimeout at the function's timeout.
+   * reserved concurrency is used up, or a FunctionTimeout at the function's timeout (or the one the
+   * options give).
    */
   async invoke(event: unknown, options: InvocationOptions = {}): Promise<unknown> {
     const reserved = this.fn.reservedConcurrency;
     if (reserved !== null && this.inFlight >= reserved)
       throw Object.assign(new Error('Rate Exceeded.'), { name: 'TooManyRequestsException' });
     this.inFlight++;
+    const timeoutSeconds = options.timeoutSeconds ?? this.fn.timeoutSeconds;
     try {
       const { handler, env } = await this.environment();
       const scope: FunctionScope = { env };
-      const context: Context = lambdaContext(this.fn.name, this.fn.timeoutSeconds, this.fn.memoryMb);
+      const context: Context = lambdaContext(this.fn.name, timeoutSeconds, this.fn.memoryMb);
       if (options.requestId) context.awsRequestId = options.requestId;
       return await withTimeout(
         inScope(scope, () => Promise.resolve().then(() => handler(event, context))),
-        this.fn.timeoutSeconds,
+        timeoutSeconds,
         this.fn.name,
         () => {
-          scope.stopped = `${this.fn.name} timed out after ${this.fn.timeoutSeconds} s`;
+          scope.stopped = `${this.fn.name} timed out after ${timeoutSeconds} s`;
           // Lambda discards an environment whose invocation timed out: the next one starts cold.
           this.instance = null;
           this.onTimeout(
-            `function ${this.fn.name}: Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds (request ${context.awsRequestId}); stopped, as Lambda stops it`,
+            `function ${this.fn.name}: Task timed out after ${timeoutSeconds.toFixed(2)} seconds (request ${context.awsRequestId}); stopped, as Lambda stops it`,
           );
-          return new FunctionTimeout(this.fn.name, this.fn.timeoutSeconds);
+          return new FunctionTimeout(this.fn.name, timeoutSeconds);
         },
       );
     } finally {

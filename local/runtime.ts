@@ -185,10 +185,13 @@ export interface RuntimeOptions {
   deployment?: LocalDeployment;
 }
 
-/** Whether a scheduled function runs once more at a graceful stop: its declaration says so (shared/topology.ts). */
-function runsAtStop(fn: LocalFunction): boolean {
+/**
+ * Whether a scheduled function runs once more at a graceful stop, and its time limit then: its
+ * declaration says so (shared/topology.ts).
+ */
+function runsAtStop(fn: LocalFunction): { timeoutSeconds: number } | null {
   const declared = fn.declared?.kind === 'schedule' ? declaredSchedules[fn.declared.name as ScheduleName] : undefined;
-  return declared?.runsAtStop === true;
+  return declared?.runsAtStop ?? null;
 }
 
 /** Every queue consumer and schedule of the deployment, as the functions to host. */

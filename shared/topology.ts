@@ -120,7 +120,9 @@ export const parquetAssets = ['node_modules/parquet-wasm/node/parquet_wasm_bg.wa
 
 /**
  * The writer and the table committer: 1769 MB is one full vCPU, which the Parquet encoder (wasm,
- * single-threaded) uses; reserved, so that a flood of ingest requests cannot take their instances.
+ * single-threaded) uses; reserved, so that a flood of ingest requests cannot take their instances
+ * (a deployment's reservedConcurrency context value changes it, or, at 0, leaves it out: Lambda
+ * refuses a reservation that leaves an account fewer than 100 unreserved executions).
  */
 const committingFunction = {
   memoryMb: 1769,
@@ -163,9 +165,10 @@ export interface ScheduleSpec {
   function?: FunctionSettings;
   /**
    * Local mode runs it once more at a graceful stop, after the queues are drained, with
-   * `detail: { stopping: true }` (a Lambda deployment never stops, so this has no meaning on AWS).
+   * `detail: { stopping: true }` and this time limit in place of the function's (a Lambda deployment
+   * never stops, so this has no meaning on AWS, and its function is sized for its runs there).
    */
-  runsAtStop?: boolean;
+  runsAtStop?: { timeoutSeconds: number };
 }
 
 /**
@@ -325,7 +328,10 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
     queue: 'dashboard',
     entry: 'functions/tenants/provision-dashboard.ts',
     summary: "Hands a tenant's read-only credential to the dashboard tool (DASHBOARD_URL) and records the outcome",
-    batchSize: 10,
+    // One tenant an invocation: records are handled one after another and the tool may take 10 s to
+    // answer each (shared/adapters/dashboard-tool.ts), so a larger batch could outlast the timeout
+    // and send the records it never reached back to the queue, a receive spent each time.
+    batchSize: 1,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 2,
     access: { table: 'readWrite', secretsKey: true, dashboardTool: true },
@@ -345,8 +351,8 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     entry: 'functions/ingest/commit-staged.ts',
     summary: 'Reports how overdue staged tables are, and sends another commit trigger where one is overdue',
     everyMinutes: 1,
-    runsAtStop: true,
-    // At a graceful stop of local mode it commits everything staged itself.
+    // At a graceful stop of local mode it commits everything staged itself, in up to five minutes.
+    runsAtStop: { timeoutSeconds: 300 },
     access: {
       table: 'readWrite',
       deletesItems: true,
@@ -355,7 +361,10 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
       secretsKey: true,
       queues: { ingestDeadLetter: 'send', commits: 'send' },
     },
-    function: { memoryMb: 1769, timeoutSeconds: 300, assets: parquetAssets },
+    // On AWS a run reads the overdue tables and sends triggers: no Parquet, so no full vCPU, and
+    // done before the next run starts. Its bundle still ships the Parquet encoder (and loads it) for
+    // local mode's run at a stop.
+    function: { memoryMb: 512, timeoutSeconds: 50, assets: parquetAssets },
   },
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',

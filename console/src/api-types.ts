@@ -274,7 +274,7 @@ export interface paths {
   };
   "/api/connections/{connection_id}/rotate-signing-secret": {
     /**
-     * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)
+     * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)
      * @description Permission `connections.manage`, held by: PlatformAdmin, TenantAdmin.
      */
     post: operations["connectionsRotateSigningSecret"];
@@ -964,6 +964,7 @@ export interface components {
           /** @enum {string} */
           format: "json" | "xml" | "form" | "ndjson" | "auto";
         };
+        /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
         where?: {
           path: string;
           equals: components["schemas"]["JsonValue"];
@@ -1032,12 +1033,19 @@ export interface components {
           name: string;
           type: string;
         }[];
-      /** @description This page: at most `limit` rows and about 4 MiB of JSON */
+      /** @description This page: at most `limit` rows and 4 MiB of JSON as the Lambda response carries it */
       rows: ((string | number | boolean | null)[])[];
-      /** @description The query stopped at its row limit */
+      /** @description The query stopped before it read every row (`truncated_by` says why) */
       truncated: boolean;
-      /** @description Cells of this page over 1 MiB, answered as null */
+      /** @description What stopped it: its row limit, or the 16 MiB of JSON a result may hold; null when not truncated */
+      truncated_by: ("limit" | "size") | null;
+      /** @description Cells of this page answered as null because their row alone would not fit a page */
       omitted_cells: number;
+      /** @description Those cells: the row’s index on this page and the column’s name */
+      omitted: {
+          row: number;
+          column: string;
+        }[];
       next_cursor: string | null;
     };
     WikiDocument: {
@@ -3567,7 +3575,7 @@ export interface operations {
     };
   };
   /**
-   * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)
+   * A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)
    * @description Permission `connections.manage`, held by: PlatformAdmin, TenantAdmin.
    */
   connectionsRotateSigningSecret: {
@@ -4975,6 +4983,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
@@ -5195,6 +5204,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];
@@ -5561,6 +5571,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description Kept with the job as given: at most 16,384 bytes of JSON */
           parameters?: {
             [key: string]: unknown;
           };
@@ -5713,6 +5724,7 @@ export interface operations {
           pipeline_id: string;
           /** Format: uuid */
           tenant_id?: string;
+          /** @description Kept with the job as given: at most 16,384 bytes of JSON */
           parameters?: {
             [key: string]: unknown;
           };
@@ -5734,6 +5746,7 @@ export interface operations {
               /** @enum {string} */
               format: "json" | "xml" | "form" | "ndjson" | "auto";
             };
+            /** @description Keeps the rows whose value at `path` equals `equals` (at most 4,096 bytes of JSON) */
             where?: {
               path: string;
               equals: components["schemas"]["JsonValue"];

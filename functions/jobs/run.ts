@@ -79,7 +79,12 @@ const work: JobWork = async (job: Job, control) => {
   return outcome;
 };
 
-const deps = { ...runnerStore, dispatchJob, leaseMs: intEnv('JOB_LEASE_SECONDS', 60) * 1000 };
+const deps = {
+  ...runnerStore,
+  dispatchJob,
+  leaseMs: intEnv('JOB_LEASE_SECONDS', 60) * 1000,
+  reportError: (jobId: string, error: unknown) => logger.error('Job failed', { job_id: jobId, error: error as Error }),
+};
 
 export const handler = recordHandler('job', z.object({ job_id: z.uuid() }), async (message) => {
   const outcome = await runJob(deps, message.job_id, randomUUID(), work);

@@ -23,6 +23,7 @@ const deps = {
   dispatchJob,
   getDataSet,
   getTenant,
+  warn: (message, fields) => logger.warn(message, fields),
 } satisfies NewDataDeps;
 
 export const handler = scheduledHandler(async () => {

@@ -10,6 +10,8 @@ export interface IngestPipelineProps {
   context: FunctionContext;
   /** How long the writer gathers envelopes before it stages them (default: the topology's). */
   writerBatchingWindowSeconds?: number;
+  /** Concurrency reserved for the writer and for the committer, each (default: the topology's; 0: none). */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -34,11 +36,13 @@ export class IngestPipeline extends Construct {
       queue: this.queue,
       context: props.context,
       batchingWindowSeconds: props.writerBatchingWindowSeconds,
+      reservedConcurrency: props.reservedConcurrency,
     });
     this.committer = new QueueConsumer(this, 'Committer', {
       consumer: 'table-committer',
       queue: props.queues.commits,
       context: props.context,
+      reservedConcurrency: props.reservedConcurrency,
     });
     this.deadLetterRecorder = new QueueConsumer(this, 'DeadLetterRecorder', {
       consumer: 'dead-letter-recorder',

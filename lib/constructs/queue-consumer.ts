@@ -12,6 +12,8 @@ export interface QueueConsumerProps {
   context: FunctionContext;
   /** The deployment's batching window for this consumer (default: the topology's). */
   batchingWindowSeconds?: number;
+  /** The deployment's concurrency reserved for this consumer (default: the topology's; 0: none). */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -25,9 +27,20 @@ export class QueueConsumer extends Construct {
 
   constructor(scope: Construct, id: string, props: QueueConsumerProps) {
     super(scope, id);
-    const spec = consumers[props.consumer];
+    const declared = consumers[props.consumer];
+    const reservedConcurrency =
+      props.reservedConcurrency === undefined
+        ? declared.function.reservedConcurrency
+        : props.reservedConcurrency || undefined;
+    const spec = { ...declared, function: { ...declared.function, reservedConcurrency } };
     this.queue = props.queue;
-    this.function = new ServiceFunction(this, 'Function', consumerFunction(props.consumer), props.context);
+    const declaration = consumerFunction(props.consumer);
+    this.function = new ServiceFunction(
+      this,
+      'Function',
+      { ...declaration, settings: { ...declaration.settings, reservedConcurrency } },
+      props.context,
+    );
     const source = eventSourceSettings(spec, props.batchingWindowSeconds ?? spec.maxBatchingWindowSeconds);
     this.function.addEventSource(
       new SqsEventSource(props.queue, {

@@ -17,6 +17,12 @@ async function dashboardToken(): Promise<string | undefined> {
 }
 
 /**
+ * How long the dashboard tool has to answer a delivery. The provisioner's batch (shared/topology.ts)
+ * is small enough for each of its deliveries to take this long within the function's timeout.
+ */
+export const dashboardCallTimeoutMs = 10_000;
+
+/**
  * The dashboard tool at DASHBOARD_URL: it receives each tenant's read-only credential by a JSON POST
  * (with the dashboard token as a bearer token when one is set). Errors name the status, never the credential.
  */
@@ -32,7 +38,7 @@ export function dashboardToolFromEnv(): DashboardTool | null {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
           body: JSON.stringify(input),
-          signal: AbortSignal.timeout(10_000),
+          signal: AbortSignal.timeout(dashboardCallTimeoutMs),
         });
       } catch (error) {
         throw new DashboardToolFailure(`The dashboard tool could not be reached: ${(error as Error).name}`);

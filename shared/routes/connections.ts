@@ -133,7 +133,8 @@ export const connectionRoutes = {
     entry: 'functions/connections/rotate-signing-secret.ts',
     auth: 'apiKey',
     permission: 'connections.manage',
-    summary: 'A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day)',
+    summary:
+      'A new signing secret, shown once; the previous one stays valid for grace_seconds (default 1 day). At most 4 previous secrets are kept in their grace time: a rotation beyond is 409 (grace_seconds 0 ends them all)',
     tag: 'Connections',
     params: connectionIdParams,
     body: rotateSigningSecretBody,

@@ -32,8 +32,8 @@ export type SynthesizedApp = ReturnType<typeof synthesizeApp>;
 
 /**
  * Every setting a deployment can change, in one app: tenant buckets and roles, custom store
- * endpoints, alarm thresholds and email, tracing, the ingest limit, the writer's batching window, the API's
- * throttles, the dashboard tool and its token. The tests of each setting read it (one synthesis
+ * endpoints, alarm thresholds and email, tracing, the ingest limit, the writer's batching window,
+ * the writer's and committer's reserved concurrency, the API's throttles, the dashboard tool and its token. The tests of each setting read it (one synthesis
  * rather than one per setting); the default app shows what a deployment gets without them.
  */
 export const configuredProps: TributaryProps = {
@@ -48,6 +48,8 @@ export const configuredProps: TributaryProps = {
   ingestMaxBytes: 2 * 1024 * 1024,
   // 0: invoke as soon as envelopes arrive, which Lambda allows with batches of at most 10.
   writerBatchingWindowSeconds: 0,
+  // 0: no reservation for the writer and the committer (an account with a small concurrency quota).
+  reservedConcurrency: 0,
   throttleRatePerSecond: 300,
   throttleBurst: 600,
   ingestThrottleRatePerSecond: 5000,

@@ -236,6 +236,48 @@ describe('alarms', () => {
     expect(() => checkedMaxConcurrency('writer', spec(1))).toThrow(/from 2 to 1000/);
   });
 
+  it('reserves 50 for the writer and for the committer by default, none when the deployment says 0', async () => {
+    /** Each function's reserved concurrency, by name, and its event source's maximum concurrency. */
+    const concurrency = async (synthesized: Promise<SynthesizedApp>) => {
+      const app = await synthesized;
+      const resources = app.statelessTemplate.toJSON().Resources as Record<
+        string,
+        { Metadata?: Record<string, { name: string }>; Properties?: Record<string, unknown> }
+      >;
+      const mappings = [app.statelessTemplate, ...app.nestedTemplates].flatMap((one) =>
+        Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
+      );
+      return Object.fromEntries(
+        ['ingest-writer', 'table-committer'].map((name) => {
+          const [id, fn] = Object.entries(resources).find(
+            ([, resource]) => resource.Metadata?.['tributary:function']?.name === name,
+          ) ?? [undefined, undefined];
+          const mapping = mappings.find((one) => one.Properties.FunctionName.Ref === id);
+          return [
+            name,
+            {
+              reserved: fn?.Properties?.ReservedConcurrentExecutions ?? 'none',
+              maxConcurrency: mapping?.Properties.ScalingConfig?.MaximumConcurrency,
+            },
+          ];
+        }),
+      );
+    };
+    expect(await concurrency(synthesizedDefaultApp())).toEqual({
+      'ingest-writer': { reserved: 50, maxConcurrency: 50 },
+      'table-committer': { reserved: 50, maxConcurrency: 50 },
+    });
+    // configuredProps: reservedConcurrency 0, for an account whose quota cannot spare 100 executions.
+    expect(await concurrency(synthesizedConfiguredApp())).toEqual({
+      'ingest-writer': { reserved: 'none', maxConcurrency: 50 },
+      'table-committer': { reserved: 'none', maxConcurrency: 50 },
+    });
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    // Below the event sources' maximum concurrency, batches would be throttled.
+    expect(() => tributary(app(), { reservedConcurrency: 20 })).toThrow(/reservedConcurrency must be 0 \(none\)/);
+    expect(() => tributary(app(), { reservedConcurrency: -1 })).toThrow(/reservedConcurrency/);
+  });
+
   it('deploys only event source mappings Lambda accepts, in every variant', async () => {
     for (const app of [await synthesizedDefaultApp(), await synthesizedConfiguredApp()]) {
       const mappings = [app.statelessTemplate, ...app.nestedTemplates].flatMap((one) =>

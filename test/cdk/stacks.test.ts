@@ -1,7 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dashboardCallTimeoutMs } from '#shared/adapters/dashboard-tool.ts';
 import { routes } from '#shared/routes.ts';
-import { consumers, queues } from '#shared/topology.ts';
+import { consumers, queues, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedDefaultApp } from './app.ts';
 
 let synthesized: SynthesizedApp;
@@ -53,6 +54,15 @@ describe('the stateful stack', () => {
         6 * consumer.function.timeoutSeconds,
       );
     }
+  });
+
+  it('gives the dashboard provisioner time for a whole batch of deliveries the tool answers at its limit', () => {
+    const provisioner = consumers['dashboard-provisioner'];
+    // Records are handled one after another: every delivery of a batch taking the tool's whole time
+    // leaves at least half the timeout for the table and the secrets, or records go back unattempted.
+    expect(provisioner.batchSize * dashboardCallTimeoutMs).toBeLessThanOrEqual(
+      (provisioner.function.timeoutSeconds * 1000) / 2,
+    );
   });
 
   it('keeps the platform bucket private, encrypted and SSL-only', () => {
@@ -144,6 +154,49 @@ describe('the stateless stack', () => {
     );
     expect(api.length).toBe(Object.keys(routes).length);
     expect(api.filter((fn) => !(fn.timeout <= 29))).toEqual([]);
+  });
+
+  it('ends every scheduled run by the time the next one starts', () => {
+    const runs = Object.entries(schedules).map(([name, schedule]) => ({
+      name,
+      endsInTime: (schedule.function?.timeoutSeconds ?? 10) <= schedule.everyMinutes * 60,
+    }));
+    expect(runs.filter((run) => !run.endsInTime)).toEqual([]);
+  });
+
+  it('never tries a scheduled run again: the next run is its retry, and would otherwise run beside it', () => {
+    const template = synthesized.statelessTemplate;
+    const resources = template.toJSON().Resources as Record<
+      string,
+      { Metadata?: Record<string, { name: string; kind: string }> }
+    >;
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    const ruleRetries = rules.flatMap((rule) =>
+      (rule.Properties.Targets as { Arn: { 'Fn::GetAtt': [string, string] }; RetryPolicy?: unknown }[]).map(
+        (target) => ({
+          schedule: resources[target.Arn['Fn::GetAtt'][0]]?.Metadata?.['tributary:function']?.name,
+          retryPolicy: target.RetryPolicy,
+        }),
+      ),
+    );
+    const invokeRetries = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')).map((config) => ({
+      schedule: resources[config.Properties.FunctionName.Ref]?.Metadata?.['tributary:function']?.name,
+      retries: config.Properties.MaximumRetryAttempts,
+      qualifier: config.Properties.Qualifier,
+    }));
+    const names = [
+      'table-commits',
+      'job-lease-sweeper',
+      'table-maintenance',
+      'pipeline-runs-on-new-data',
+      'counter-upkeep',
+    ];
+    expect(ruleRetries.sort((a, b) => String(a.schedule).localeCompare(String(b.schedule)))).toEqual(
+      [...names].sort().map((schedule) => ({ schedule, retryPolicy: { MaximumRetryAttempts: 0 } })),
+    );
+    expect(invokeRetries.sort((a, b) => String(a.schedule).localeCompare(String(b.schedule)))).toEqual(
+      [...names].sort().map((schedule) => ({ schedule, retries: 0, qualifier: '$LATEST' })),
+    );
   });
 
   it('sends unmatched requests to the not-found function', () => {

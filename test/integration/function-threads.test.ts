@@ -186,9 +186,12 @@ describe('the local runtime runs each function in a thread of its own', () => {
     expect({ handled: handled(log), queued: await queueDepth(sqs, url) }).toEqual({ handled: [], queued: 1 });
   });
 
-  it('hands on everything a schedule logged in its run at a stop before the thread ends', async () => {
+  it("hands on everything a schedule logged in its run at a stop, held to the stop run's own time limit, before the thread ends", async () => {
     const { url, arn } = await queue(30);
-    const base = await consumer('test/support/logging-schedule.ts', url, arn, path.join(directory, 'logging'));
+    // A function of 1 s whose run at a stop may take 30 (the table-commits schedule's commit of everything).
+    const base = await consumer('test/support/logging-schedule.ts', url, arn, path.join(directory, 'logging'), {
+      timeoutSeconds: 1,
+    });
     // What the function's thread writes reaches this process's output, as a function's logs reach CloudWatch.
     const written: string[] = [];
     const output = vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
@@ -202,7 +205,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
         env: base.env,
         iam: base.iam,
         intervalSeconds: 3600,
-        runsAtStop: true,
+        runsAtStop: { timeoutSeconds: 30 },
       });
       // A graceful stop: the schedule runs once more, and the thread ends right after.
       await running.stop({ final: true });
@@ -210,6 +213,7 @@ describe('the local runtime runs each function in a thread of its own', () => {
       output.mockRestore();
     }
     const text = written.join('');
+    expect(text.match(/time limit (\d+) s/)?.[1]).toBe('30');
     expect(text.match(/filler \d+ x+/g)).toHaveLength(200);
     expect(text).toContain('last line of the run');
   });

@@ -317,14 +317,14 @@ describe.concurrent('acceptIngest', () => {
     });
   });
 
-  it('gives the queue the time left less the reserve, and takes its refusal back from the count', async () => {
+  it('gives the queue the time left less the reserve, its call all but the last 100 ms, and takes its refusal back from the count', async () => {
     const { deps } = world();
-    const deadlines: (number | undefined)[] = [];
+    const deadlines: ({ queueBy: number; answerBy: number } | undefined)[] = [];
     const withdrawn: string[] = [];
     const refusing: IngestDeps = {
       ...deps,
-      enqueue: async (_, __, queueBy) => {
-        deadlines.push(queueBy);
+      enqueue: async (_, __, deadline) => {
+        deadlines.push(deadline);
         throw new DomainError('SERVICE_UNAVAILABLE', 'not queued in time');
       },
       withdrawAccepted: (sourceId) => void withdrawn.push(sourceId),
@@ -335,8 +335,9 @@ describe.concurrent('acceptIngest', () => {
       recordedFor: '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41',
     });
     const after = Date.now();
-    const queueBy = deadlines[0] ?? 0;
+    const { queueBy = 0, answerBy = 0 } = deadlines[0] ?? {};
     expect(queueBy >= before + 4000 && queueBy <= after + 4000).toBe(true);
+    expect(answerBy - queueBy).toBe(900);
     expect(withdrawn).toEqual(['5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41']);
   });
 });

@@ -210,6 +210,163 @@ describe.concurrent('the API edge', () => {
     },
   );
 
+  /**
+   * Values kept on an item as given, each one DynamoDB would refuse (an item over 400 KB, nesting past
+   * 32 levels, an empty map key, a number it cannot hold) or over the documented bound: 400 naming the
+   * field, before the use case runs. Values at the bounds pass.
+   */
+  const nested = (levels: number): unknown => (levels === 0 ? 'x' : [nested(levels - 1)]);
+  const deepText = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+  const withWhere = (equals: unknown) => ({ ...definition, where: { path: '$.type', equals } });
+  /** 200 columns of 320-character paths: a definition of about 70 KB. */
+  const wideColumns = Array.from({ length: 200 }, (_, i) => ({
+    name: `c${i}`,
+    path: `$.${'k'.repeat(318)}`,
+    type: 'string',
+  }));
+  /** A string of exactly this many bytes of JSON: its quotes, and characters of 2 bytes of UTF-8 but one. */
+  const exactly = (bytes: number) => `${'é'.repeat(Math.floor((bytes - 2) / 2))}${bytes % 2 === 1 ? 'x' : ''}`;
+  it.for([
+    ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { note: 'x'.repeat(600_000) } }, 'parameters'],
+    ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { a: nested(40) } }, 'parameters'],
+    ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { '': 1 } }, 'parameters'],
+    ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { big: 1e20 } }, 'parameters'],
+    ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { tiny: 1e-200 } }, 'parameters'],
+    ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { a: 'x'.repeat(16 * 1024) } }, 'parameters'],
+    [
+      'POST /api/jobs',
+      { type: 'pipeline', pipeline_id: randomUUID(), parameters: { note: 'x'.repeat(600_000) } },
+      'parameters',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: withWhere('x'.repeat(600_000)) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: withWhere('x'.repeat(408_000)) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: withWhere(exactly(4097)) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: withWhere({ '': true }) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: withWhere(2 ** 53 + 2) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: withWhere(nested(17)) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/pipelines',
+      { tenant_id: tenantId, name: 'p', definition: { ...definition, columns: wideColumns } },
+      'definition',
+    ],
+    [
+      'POST /api/pipelines/{pipeline_id}/update-definition',
+      { definition: withWhere('x'.repeat(600_000)) },
+      'definition.where.equals',
+    ],
+    [
+      'POST /api/jobs',
+      { type: 'query', query: { ...withWhere('x'.repeat(600_000)), output: undefined } },
+      'query.where.equals',
+    ],
+  ] as const)(
+    'refuses to %s a value no item could hold or over its bound (%#)',
+    async ([key, body, field], { expect }) => {
+      let ran = 0;
+      const handler = apiHandler({ [key]: routes[key] as RouteSpec }, key, async () => {
+        ran++;
+        return { status: 200, body: {} };
+      });
+      const result = await handler(
+        eventFor(key, { apiKey: adminKey, body: JSON.stringify(body), contentType: 'application/json' }),
+        {
+          functionName: 'test',
+        } as Context,
+      );
+      const answer = JSON.parse(result.body ?? '{}') as { code: string; details: { path: string; message: string }[] };
+      expect({
+        status: result.statusCode,
+        code: answer.code,
+        paths: answer.details.map((detail) => detail.path),
+        ran,
+      }).toEqual({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        paths: [field],
+        ran: 0,
+      });
+    },
+  );
+
+  it.for([
+    ['POST /api/pipelines', deepText(10_000)],
+    ['POST /api/pipelines/{pipeline_id}/update-definition', deepText(100_000)],
+  ] as const)(
+    'refuses to %s a where value nested thousands deep with 400, not a stack overflow',
+    async ([key, equals], { expect }) => {
+      const handler = apiHandler({ [key]: routes[key] as RouteSpec }, key, async () => ({ status: 200, body: {} }));
+      const body = JSON.stringify({ tenant_id: tenantId, name: 'p', definition: withWhere(0) }).replace(
+        '"equals":0',
+        `"equals":${equals}`,
+      );
+      const valid = key === 'POST /api/pipelines' ? body : body.replace(/"tenant_id":"[^"]*","name":"p",/, '');
+      const result = await handler(eventFor(key, { apiKey: adminKey, body: valid, contentType: 'application/json' }), {
+        functionName: 'test',
+      } as Context);
+      const answer = JSON.parse(result.body ?? '{}') as { code: string; details: { path: string }[] };
+      expect({
+        status: result.statusCode,
+        code: answer.code,
+        paths: answer.details.map((detail) => detail.path),
+      }).toEqual({
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        paths: ['definition.where.equals'],
+      });
+    },
+  );
+
+  it('lets through the largest values the bounds allow', async () => {
+    const accepted = [];
+    for (const [key, body] of [
+      ['POST /api/pipelines/{pipeline_id}/trigger', { parameters: { a: exactly(16 * 1024 - 8) } }],
+      ['POST /api/pipelines', { tenant_id: tenantId, name: 'p', definition: withWhere(exactly(4096)) }],
+      ['POST /api/pipelines', { tenant_id: tenantId, name: 'p', definition: withWhere(nested(16)) }],
+      [
+        'POST /api/pipelines',
+        { tenant_id: tenantId, name: 'p', definition: withWhere({ n: [Number.MAX_SAFE_INTEGER, 1e-130, -0.5] }) },
+      ],
+      [
+        'POST /api/pipelines',
+        { tenant_id: tenantId, name: 'p', definition: { ...definition, columns: wideColumns.slice(0, 180) } },
+      ],
+    ] as const) {
+      const handler = apiHandler({ [key]: routes[key] as RouteSpec }, key, async () => ({ status: 200, body: {} }));
+      const result = await handler(
+        eventFor(key, { apiKey: adminKey, body: JSON.stringify(body), contentType: 'application/json' }),
+        {
+          functionName: 'test',
+        } as Context,
+      );
+      accepted.push(result.statusCode);
+    }
+    expect(accepted).toEqual([200, 200, 200, 200, 200]);
+  });
+
   it('refuses a role without the route’s permission with 403 before parsing anything', async () => {
     const key = 'POST /api/tenants';
     let ran = 0;

@@ -4,6 +4,8 @@ import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adap
 
 interface Call {
   entries: { Id: string; MessageBody: string }[];
+  /** When the call is to be given up, as the sender asked. */
+  answerBy: number | undefined;
   release: () => void;
 }
 
@@ -11,12 +13,13 @@ interface Call {
 function fakeSqs(options: { fail?: (body: string) => boolean; throwOnCall?: number } = {}) {
   const calls: Call[] = [];
   const client = {
-    sendBatch: (input: SendMessageBatchInput) =>
+    sendBatch: (input: SendMessageBatchInput, answerBy?: number) =>
       new Promise<SendMessageBatchOutput>((resolve, reject) => {
         const entries = input.Entries;
         const index = calls.length;
         calls.push({
           entries,
+          answerBy,
           release: () => {
             if (options.throwOnCall === index) return reject(new Error('network down'));
             const failed = entries.filter((entry) => options.fail?.(entry.MessageBody));
@@ -122,6 +125,32 @@ describe('the batching SQS sender', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     calls[0]?.release();
     await expect(sent).resolves.toBeUndefined();
+  });
+
+  it('gives a call up at the earliest time its messages must be answered by, and no deadline without one', async () => {
+    const { client, calls } = fakeSqs();
+    const sender = new BatchingSender(client, () => 'queue', 1);
+    const now = Date.now();
+    const first = sender.send('first', now + 60_000, now + 60_500);
+    // These two wait for the first call, and go together in the next.
+    const later = sender.send('later', now + 60_000, now + 90_000);
+    const sooner = sender.send('sooner', now + 60_000, now + 70_000);
+    calls[0]?.release();
+    await first;
+    await settle();
+    calls[1]?.release();
+    await Promise.all([later, sooner]);
+    const unbounded = sender.send('redriven');
+    await settle();
+    calls[2]?.release();
+    await unbounded;
+    expect(
+      calls.map((call) => ({ bodies: call.entries.map((entry) => entry.MessageBody), answerBy: call.answerBy })),
+    ).toEqual([
+      { bodies: ['first'], answerBy: now + 60_500 },
+      { bodies: ['later', 'sooner'], answerBy: now + 70_000 },
+      { bodies: ['redriven'], answerBy: Number.POSITIVE_INFINITY },
+    ]);
   });
 
   it('refuses at once a message whose deadline has passed', async () => {

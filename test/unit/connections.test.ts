@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getSecurity, putSecurity, rotateSigningSecret } from '#shared/domain/connections/security-use-cases.ts';
 import { deleteConnection, moveConnection, regenerateToken } from '#shared/domain/connections/use-cases.ts';
+import { DomainError } from '#shared/domain/errors.ts';
 import { createTenant, suspendTenant } from '#shared/domain/tenants/use-cases.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';
@@ -133,6 +134,52 @@ describe.concurrent('connections', () => {
       { created_at: now.toISOString(), expires_at: null },
       { created_at: now.toISOString(), expires_at: '2026-11-21T10:01:00.000Z' },
     ]);
+  });
+
+  it('keep at most 4 previous signing secrets: a rotation beyond is 409 and changes nothing, until one ends', async () => {
+    const { store, connection } = await withConnection();
+    const id = connection.connection_id;
+    const settings = {
+      auth_mode: 'signature' as const,
+      signature: { scheme: 'standard-webhooks' as const },
+      dedup_window_seconds: 0,
+      rate_limit: null,
+      ip_allowlist: null,
+    };
+    await putSecurity(store, platformAdmin, id, settings, now);
+    const minutes = (n: number) => new Date(now.getTime() + n * 60_000);
+    // Four rotations a minute apart, each with a day's grace: the current secret and four previous ones.
+    for (const minute of [1, 2, 3, 4]) {
+      await rotateSigningSecret(store, platformAdmin, id, { grace_seconds: 86_400 }, minutes(minute));
+    }
+    const secretsNow = () => store.state.sources.get(connection.source_id)?.security.signature?.secrets;
+    const kept = structuredClone(secretsNow());
+    expect(kept?.map((secret) => secret.expires_at)).toEqual([
+      null,
+      '2026-11-22T10:04:00.000Z',
+      '2026-11-22T10:03:00.000Z',
+      '2026-11-22T10:02:00.000Z',
+      '2026-11-22T10:01:00.000Z',
+    ]);
+    const refused = await rotateSigningSecret(store, platformAdmin, id, { grace_seconds: 60 }, minutes(5)).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(DomainError);
+    const { code, message, details } = refused as DomainError;
+    expect({ code, message, details }).toEqual({
+      code: 'CONFLICT',
+      message:
+        'A source keeps at most 4 previous signing secrets in their grace time, and this one has 4; the first of ' +
+        'them ends at 2026-11-22T10:01:00.000Z. Rotate after then, or with grace_seconds 0 to end every previous secret now.',
+      details: null,
+    });
+    expect(secretsNow()).toEqual(kept);
+    // Once the first previous secret has ended, a rotation keeps four again.
+    await rotateSigningSecret(store, platformAdmin, id, { grace_seconds: 86_400 }, minutes(24 * 60 + 1));
+    expect(secretsNow()?.length).toBe(5);
+    // A grace of 0 ends every previous secret at once: only the new one is kept.
+    await rotateSigningSecret(store, platformAdmin, id, { grace_seconds: 0 }, minutes(24 * 60 + 3));
+    expect(secretsNow()?.map((secret) => secret.expires_at)).toEqual([null]);
   });
 
   it('are gone once deleted, while their data set stays; another tenant’s caller gets 404', async () => {

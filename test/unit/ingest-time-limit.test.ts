@@ -1,12 +1,17 @@
 /**
  * The ingest time limit through the local front, with a queue that answers slowly: an envelope the
- * queue took is answered 202 however long the queue takes (past the function's timeout too), so a
- * sender never gets an error for a webhook that was stored; a request still waiting for the queue
- * when its time is up is refused (503, Retry-After) and its envelope never reaches the queue.
+ * queue took is answered by the queue's answer (this queue's slow call is not given up, as the SQS
+ * client's own are at the end of the request's time), so a sender never gets a 503 for a webhook
+ * that was stored; a request still waiting for the queue when its time is up, or for its body's
+ * claim check to be stored, is refused (503, Retry-After) and its envelope never reaches the queue.
  */
 import { createHash } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
+import { S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acceptOver, ingestEdge } from '#functions/ingest/accept.ts';
+import { callLimits, transferLimits } from '#shared/adapters/aws-http.ts';
+import { type CheckIn, claimCheckIn } from '#shared/adapters/s3/claim-check-in.ts';
 import { BatchingSender } from '#shared/adapters/sqs/batching-sender.ts';
 import { envelopeQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import type { SendMessageBatchInput, SendMessageBatchOutput } from '#shared/adapters/sqs/json-client.ts';
@@ -72,11 +77,11 @@ function ingestOver(enqueue: IngestDeps['enqueue'], findSource?: IngestDeps['fin
   );
 }
 
-async function post(front: HttpFront) {
+async function post(front: HttpFront, body = '{"a":1}') {
   const response = await fetch(`${front.url}/api/ingest/${sourceId}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: '{"a":1}',
+    body,
   });
   return {
     status: response.status,
@@ -85,9 +90,12 @@ async function post(front: HttpFront) {
   };
 }
 
-/** The route behind the local front, two seconds per request, over the given queue (and source lookup). */
-function frontOver(queue: ReturnType<typeof slowQueue>, findSource?: IngestDeps['findSource']) {
-  const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1));
+/**
+ * The route behind the local front, two seconds per request, over the given queue (and source
+ * lookup, and claim checks).
+ */
+function frontOver(queue: ReturnType<typeof slowQueue>, findSource?: IngestDeps['findSource'], checkIn?: CheckIn) {
+  const enqueue = envelopeQueue(new BatchingSender(queue.client, () => 'queue', 1), checkIn);
   return startHttpFront({
     port: 0,
     host: '127.0.0.1',
@@ -123,6 +131,38 @@ describe('the ingest time limit, through the local front', () => {
     expect(first).toEqual({ status: 202, retryAfter: null, body: { message_id: expect.any(String) } });
     expect(second).toEqual(refusedInTime);
     expect({ calls: queue.calls(), held: queue.held }).toEqual({ calls: 1, held: [first.body.message_id] });
+  });
+
+  it('refuses in its own words, and queues nothing, when a large body cannot be checked in before its time is up', async () => {
+    const queue = slowQueue(0);
+    // An S3 endpoint whose connection goes silent: it takes the upload and never answers.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const s3 = new S3Client({
+      endpoint: `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      forcePathStyle: true,
+      requestHandler: callLimits(transferLimits),
+    });
+    try {
+      front = await frontOver(
+        queue,
+        undefined,
+        claimCheckIn(s3, () => 'platform'),
+      );
+      // Over 240 KiB: the body goes to the bucket first, as a claim check.
+      expect(await post(front, JSON.stringify({ text: 'x'.repeat(300 * 1024) }))).toEqual(refusedInTime);
+      expect(queue.calls()).toBe(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+      s3.destroy();
+    }
   });
 
   it('refuses in its own words, before the function times out, a request whose source lookup gets no answer', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Job, JobStatus } from '#shared/domain/jobs/model.ts';
-import { type JobWork, type RunnerDeps, runJob, sweepExpiredLeases } from '#shared/domain/jobs/run-job.ts';
+import { JobFailure, type JobWork, type RunnerDeps, runJob, sweepExpiredLeases } from '#shared/domain/jobs/run-job.ts';
 
-function job(status: JobStatus = 'Queued'): Job {
+function job(status: JobStatus = 'Queued', jobId = 'j1'): Job {
   return {
-    job_id: 'j1',
+    job_id: jobId,
     tenant_id: 't',
     job_type: 'Pipeline',
     status,
@@ -29,26 +29,48 @@ function job(status: JobStatus = 'Queued'): Job {
   };
 }
 
-/** In-memory ports; `onMove` lets a test act (e.g. cancel) between two moves of the runner. */
-function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobStatus) => void } = {}) {
+/** The clock of these tests: leases are compared with it, never with the machine's. */
+const now = new Date('2026-11-21T10:00:00.000Z');
+const at = (iso: string) => new Date(iso).getTime();
+
+type Lease = { jobId: string; expires: number; waiting: string[] };
+
+/**
+ * In-memory ports; `onMove` lets a test act (e.g. cancel) between two moves of the runner. The job run is j1
+ * (`state.job`); `others` are further jobs of its partition.
+ */
+function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobStatus) => void; others?: Job[] } = {}) {
+  const jobs = new Map([initial, ...(options.others ?? [])].map((one) => [one.job_id, { ...one }]));
   const state = {
-    job: { ...initial },
+    get job() {
+      return jobs.get('j1') as Job;
+    },
+    set job(value: Job) {
+      jobs.set('j1', value);
+    },
+    jobs,
     offers: [] as [string, number][],
     lease: options.leaseHeld
-      ? { jobId: 'other', expires: Date.now() + 60_000, waiting: [] as string[] }
-      : (null as null | { jobId: string; expires: number; waiting: string[] }),
+      ? ({ jobId: 'other', expires: now.getTime() + 60_000, waiting: [] } as Lease | null)
+      : (null as Lease | null),
   };
   const deps: RunnerDeps = {
     leaseMs: 3000,
+    now: () => now,
     createJob: async () => undefined,
-    getJob: async () => ({ ...state.job }),
+    getJob: async (jobId) => {
+      const found = jobs.get(jobId);
+      return found ? { ...found } : null;
+    },
     listJobsByTenant: async () => ({ items: [], nextCursor: null }),
     listAllJobs: async () => ({ items: [], nextCursor: null }),
-    async moveJob(_, from, changes) {
-      if (!from.includes(state.job.status)) return null;
-      state.job = { ...state.job, ...changes };
+    async moveJob(jobId, from, changes) {
+      const current = jobs.get(jobId);
+      if (!current || !from.includes(current.status)) return null;
+      const moved = { ...current, ...changes };
+      jobs.set(jobId, moved);
       if (changes.status) options.onMove?.(changes.status);
-      return { ...state.job };
+      return { ...moved };
     },
     async requestCancel() {
       if (state.job.status !== 'Running' || state.job.committing_at) return null;
@@ -57,16 +79,21 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
     },
     async beginCommit() {
       if (state.job.status !== 'Running' || state.job.cancel_requested_at) return false;
-      state.job.committing_at = 'now';
+      state.job.committing_at = now.toISOString();
       return true;
     },
     async dispatchJob(jobId, delay = 0) {
       state.offers.push([jobId, delay]);
     },
-    async acquireLease(_, jobId) {
-      if (state.lease && state.lease.jobId !== jobId && state.lease.expires > Date.now()) return false;
-      state.lease = { jobId, expires: Date.now() + 3000, waiting: [] };
+    async acquireLease(_, jobId, _runner, ttlMs, at, replacing) {
+      const free = !state.lease || state.lease.jobId === jobId;
+      const takenOver = state.lease?.jobId === replacing && (state.lease?.expires ?? 0) < at.getTime();
+      if (!free && !takenOver) return false;
+      state.lease = { jobId, expires: at.getTime() + ttlMs, waiting: [] };
       return true;
+    },
+    async leaseHolder() {
+      return state.lease ? { jobId: state.lease.jobId, expiresAt: new Date(state.lease.expires) } : null;
     },
     async renewLease() {
       return true;
@@ -82,9 +109,9 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
       state.lease = null;
       return waiting;
     },
-    async expiredLeases() {
-      return state.lease && state.lease.expires < Date.now()
-        ? [{ partitionKey: 'p1', jobId: state.lease.jobId, expiresAt: 'then' }]
+    async expiredLeases(at) {
+      return state.lease && state.lease.expires < at.getTime()
+        ? [{ partitionKey: 'p1', jobId: state.lease.jobId, expiresAt: new Date(state.lease.expires).toISOString() }]
         : [];
     },
   };
@@ -189,22 +216,134 @@ describe('running a job', () => {
     expect(state.job).toMatchObject({ status: 'Cancelled', committing_at: null });
   });
 
-  it('records a failure with its reason', async () => {
+  it('records a failure its owner can act on with its reason', async () => {
     const { deps, state } = memory(job());
     expect(
       await runJob(deps, 'j1', 'r1', async () => {
-        throw new Error('source vanished');
+        throw new JobFailure('The source data set no longer exists');
       }),
     ).toBe('failed');
-    expect(state.job).toMatchObject({ status: 'Failed', error_message: 'source vanished' });
+    expect(state.job).toMatchObject({ status: 'Failed', error_message: 'The source data set no longer exists' });
+  });
+
+  it('records any other error under a stable category, never its text, and reports the error itself', async () => {
+    const reported: unknown[] = [];
+    const throttled = new Error(
+      'ProvisionedThroughputExceededException: arn:aws:dynamodb:eu-west-1:123456789012:table/x',
+    );
+    for (const [work, message] of [
+      [
+        async () => {
+          throw throttled;
+        },
+        'An internal error stopped the job before its commit; trigger the job again',
+      ],
+      [
+        async (_: Job, control: Parameters<JobWork>[1]) => {
+          await control.beginCommit();
+          throw throttled;
+        },
+        'An internal error stopped the job after it began its commit: what it wrote may stand, and running the job again does not write it twice',
+      ],
+    ] as [JobWork, string][]) {
+      const { deps, state } = memory(job());
+      const report = { ...deps, reportError: (_: string, error: unknown) => reported.push(error) };
+      expect(await runJob(report, 'j1', 'r1', work)).toBe('failed');
+      expect(state.job).toMatchObject({ status: 'Failed', error_message: message });
+      expect(state.lease).toBeNull();
+    }
+    expect(reported).toEqual([throttled, throttled]);
   });
 
   it('fails jobs whose lease expired and frees their partition', async () => {
     const { deps, state } = memory(job('Running'));
-    state.lease = { jobId: 'j1', expires: Date.now() - 1, waiting: [] };
+    state.lease = { jobId: 'j1', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
     expect(await sweepExpiredLeases(deps)).toBe(1);
-    expect(state.job.status).toBe('Failed');
-    expect(state.job.error_message).toMatch(/lease expired/);
+    expect(state.job).toMatchObject({
+      status: 'Failed',
+      error_message:
+        'The runner stopped responding (its lease expired at 2026-11-21T09:59:00.000Z); trigger the job again',
+      completed_at: '2026-11-21T10:00:00.000Z',
+    });
+    expect(state.lease).toBeNull();
+  });
+});
+
+describe('a job whose runner stopped', () => {
+  it('fails before another job of its partition takes over its expired lease', async () => {
+    // j0 timed out while Running; its lease lapsed at 09:59 and j1, waiting behind it, is offered again first.
+    const { deps, state } = memory(job(), { others: [job('Running', 'j0')] });
+    state.lease = { jobId: 'j0', expires: at('2026-11-21T09:59:00.000Z'), waiting: ['j1'] };
+    expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('succeeded');
+    expect(state.jobs.get('j0')).toMatchObject({
+      status: 'Failed',
+      error_message:
+        'The runner stopped responding (its lease expired at 2026-11-21T09:59:00.000Z); trigger the job again',
+      completed_at: '2026-11-21T10:00:00.000Z',
+    });
+    expect(state.job.status).toBe('Succeeded');
+    expect(state.lease).toBeNull();
+  });
+
+  it('leaves a lease that has not expired to its holder', async () => {
+    const { deps, state } = memory(job(), { others: [job('Running', 'j0')] });
+    state.lease = { jobId: 'j0', expires: at('2026-11-21T10:00:30.000Z'), waiting: [] };
+    expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('partition busy');
+    expect([state.jobs.get('j0')?.status, state.job.status, state.lease.jobId]).toEqual(['Running', 'Queued', 'j0']);
+  });
+
+  it('fails even when the runner taking over stops before the lease is its own: the lease still names the job', async () => {
+    const { deps, state } = memory(job(), { others: [job('Dispatched', 'j0')] });
+    state.lease = { jobId: 'j0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
+    const stops = {
+      ...deps,
+      acquireLease: async (...args: Parameters<RunnerDeps['acquireLease']>) => {
+        if (args[5]) throw new Error('the runner was stopped');
+        return deps.acquireLease(...args);
+      },
+    };
+    await expect(runJob(stops, 'j1', 'r1', succeeds)).rejects.toThrow('the runner was stopped');
+    expect(state.jobs.get('j0')?.status).toBe('Failed');
+    expect(state.lease).toMatchObject({ jobId: 'j0' });
+    // Offered again, j1 takes the lease and runs.
+    expect(await runJob(deps, 'j1', 'r2', succeeds)).toBe('succeeded');
+  });
+
+  it('tries its final move again when the write fails after the work committed', async () => {
+    const { deps, state } = memory(job());
+    let failures = 1;
+    const flaky = {
+      ...deps,
+      moveJob: async (...args: Parameters<RunnerDeps['moveJob']>) => {
+        if (args[2].status === 'Succeeded' && failures-- > 0) throw new Error('ThrottlingException');
+        return deps.moveJob(...args);
+      },
+    };
+    expect(await runJob(flaky, 'j1', 'r1', succeeds)).toBe('succeeded');
+    expect(state.job).toMatchObject({ status: 'Succeeded', rows_out: 2, error_message: null });
+    expect(state.lease).toBeNull();
+  });
+
+  it('keeps its lease when the final move keeps failing, and the sweeper says it had begun its commit', async () => {
+    const { deps, state } = memory(job());
+    const down = {
+      ...deps,
+      moveJob: async (...args: Parameters<RunnerDeps['moveJob']>) => {
+        if (args[1].includes('Running')) throw new Error('ThrottlingException');
+        return deps.moveJob(...args);
+      },
+    };
+    await expect(runJob(down, 'j1', 'r1', succeeds)).rejects.toThrow('ThrottlingException');
+    // The job is still Running and the lease still its own: it lapses at 10:00:03, and the sweeper sees it.
+    expect(state.job).toMatchObject({ status: 'Running', committing_at: '2026-11-21T10:00:00.000Z' });
+    expect(state.lease).toMatchObject({ jobId: 'j1', expires: at('2026-11-21T10:00:03.000Z') });
+    const later = new Date('2026-11-21T10:01:00.000Z');
+    expect(await sweepExpiredLeases({ ...deps, now: () => later })).toBe(1);
+    expect(state.job).toMatchObject({
+      status: 'Failed',
+      error_message:
+        'The runner stopped responding after it began its commit at 2026-11-21T10:00:00.000Z (its lease expired at 2026-11-21T10:00:03.000Z): what it wrote may stand, and running the job again does not write it twice',
+    });
     expect(state.lease).toBeNull();
   });
 });

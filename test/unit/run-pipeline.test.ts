@@ -291,10 +291,33 @@ describe.concurrent('runQuery', () => {
         ['2026-11-21', 4, '2026-11-18T11:06:40.000000Z'],
       ],
       truncated: true,
+      truncated_by: 'limit',
     });
     // A long beyond 2^53 cannot be read exactly from JSON: the row is rejected, not rounded.
     expect(outcome).toMatchObject({ rows_in: 4, rows_out: 2, rows_rejected: 2 });
     expect(outcome.rejection_samples.map((sample) => sample.message_id)).toEqual(['m2', 'm3']);
+  });
+  it('keeps at most 16 MiB of JSON as the result, and says the size stopped it', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    // 20 rows of ["2026-11-21","<1,000,000 a>"]: 1,000,018 bytes each with its comma; 16 fit in 16,777,216, 17 do not.
+    const text = 'a'.repeat(1_000_000);
+    commit(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`m${i}`, { text }])));
+    const job = await startQuery(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      query: {
+        source: { data_set_id: dataSet.data_set_id },
+        decode: { format: 'json' },
+        columns: [{ name: 'text', path: '$.text', type: 'string' }],
+      },
+      limit: 10_000,
+    });
+    const outcome = await runQuery(deps, job, running);
+    expect(outcome.result.rows.length).toBe(16);
+    expect(outcome.result.rows[15]).toEqual(['2026-11-21', text]);
+    expect([outcome.result.truncated, outcome.result.truncated_by]).toEqual([true, 'size']);
+    expect(Buffer.byteLength(JSON.stringify(outcome.result))).toBeLessThanOrEqual(16 * 1024 * 1024);
+    // The rows left out are not counted as read: in = out + rejected + filtered.
+    expect(outcome).toMatchObject({ rows_in: 16, rows_out: 16, rows_rejected: 0, rows_filtered: 0 });
   });
 });
 
@@ -323,7 +346,13 @@ describe.concurrent('runs on new data', () => {
         );
       }
     };
-    return { ...w, pipelineId, automaticJobs, runQueued, tick: () => startRunsOnNewData(w.store) };
+    return {
+      ...w,
+      pipelineId,
+      automaticJobs,
+      runQueued,
+      tick: () => startRunsOnNewData({ ...w.store, warn: () => undefined }),
+    };
   }
 
   it('queues one run per pipeline when its source commits, none while a run waits, and none while quiet', async () => {
@@ -372,7 +401,8 @@ describe.concurrent('runs on new data', () => {
       definition: { ...w.definition(), on_new_data: true },
     });
     await deployPipeline(w.store, platformAdmin, created.pipeline_id, undefined);
-    expect(await Promise.all([startRunsOnNewData(w.store), startRunsOnNewData(w.store)])).toEqual(
+    const deps = { ...w.store, warn: () => undefined };
+    expect(await Promise.all([startRunsOnNewData(deps), startRunsOnNewData(deps)])).toEqual(
       expect.arrayContaining([1, 0]),
     );
     expect(w.store.state.jobs.size).toBe(1);
@@ -409,6 +439,42 @@ describe.concurrent('runs on new data', () => {
       ['Failed', null],
       ['Succeeded', 2],
     ]);
+  });
+
+  it('queues the runs of the other pipelines watching a source when one of them cannot be looked at', async () => {
+    const w = await world();
+    const pipelineIds: string[] = [];
+    for (const name of ['first', 'second', 'third']) {
+      const { pipeline_id } = await createPipeline(w.store, platformAdmin, {
+        tenant_id: w.tenant.tenant_id,
+        name,
+        definition: { ...w.definition(), on_new_data: true },
+      });
+      await deployPipeline(w.store, platformAdmin, pipeline_id, undefined);
+      pipelineIds.push(pipeline_id);
+    }
+    w.commit({ m1: { action: 'a' } });
+    // The watcher looked at first is the one whose item cannot be written (as one over DynamoDB's 400 KB).
+    const [broken] = await w.store.watchersOf(w.dataSet.data_set_id);
+    const warned: unknown[] = [];
+    const deps = {
+      ...w.store,
+      recordAutomaticRun: async (...args: Parameters<typeof w.store.recordAutomaticRun>) => {
+        if (args[0] === broken) throw new Error('Item size has exceeded the maximum allowed size');
+        return w.store.recordAutomaticRun(...args);
+      },
+      warn: (_: string, fields: Record<string, unknown>) => warned.push(fields.pipeline_id),
+    };
+    await expect(startRunsOnNewData(deps)).rejects.toThrow(
+      '1 pipeline watcher(s) or source(s) failed (2 run(s) queued)',
+    );
+    expect(warned).toEqual([broken]);
+    const queuedFor = [...w.store.state.jobs.values()].map(
+      (job) => (job.source as { pipeline_id: string }).pipeline_id,
+    );
+    expect(queuedFor.sort()).toEqual(pipelineIds.filter((id) => id !== broken).sort());
+    // The source stays marked, so the next schedule run looks at the broken watcher again.
+    expect((await w.store.sourcesWithNewRows()).map((source) => source.dataSetId)).toEqual([w.dataSet.data_set_id]);
   });
 
   it('stops watching a source once the deployed version no longer runs on new data', async () => {

@@ -4,8 +4,10 @@
  * under that action's command name and with that call's input. No network: the middleware here
  * answers each call itself, as a stub of SQS.
  */
+import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { SqsJsonClient } from '#shared/adapters/sqs/json-client.ts';
+import { SqsCallError } from '#shared/adapters/sqs/json-protocol.ts';
 
 interface Seen {
   command: string | undefined;
@@ -86,5 +88,50 @@ describe('the ingest queue client and the middleware added to it', () => {
     await client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'a' }] });
     await other.client.sendBatch({ QueueUrl: 'http://q/1', Entries: [{ Id: '0', MessageBody: 'b' }] });
     expect([seen.length, other.seen.length]).toEqual([1, 1]);
+  });
+});
+
+/** A server on loopback that takes every request and never answers it (a connection gone silent); it counts them. */
+async function silentServer() {
+  const sockets: Socket[] = [];
+  let requests = 0;
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on('data', (data) => {
+      requests += data.toString('latin1').split('POST / HTTP/1.1').length - 1;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('the ingest queue client against a queue that does not answer', () => {
+  it("gives the call up at its caller's deadline, and starts no attempt after it", async () => {
+    const sqs = await silentServer();
+    try {
+      const client = new SqsJsonClient({
+        endpoint: sqs.url,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      });
+      // Unanswered attempts are tried again (three, 3 s each) unless the deadline comes first.
+      const call = client.sendBatch(
+        { QueueUrl: `${sqs.url}/000000000000/ingest`, Entries: [{ Id: '0', MessageBody: 'a' }] },
+        Date.now() + 300,
+      );
+      await expect(call).rejects.toBeInstanceOf(SqsCallError);
+      await expect(call).rejects.toThrow(/did not answer/);
+      expect(sqs.requests()).toBe(1);
+    } finally {
+      await sqs.close();
+    }
   });
 });

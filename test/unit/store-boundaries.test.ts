@@ -151,6 +151,44 @@ describe('two registrations at the same moment', () => {
   });
 });
 
+describe('many registrations in one bucket at the same moment', () => {
+  it('of stores apart all succeed: each writes the bucket claim, and those that meet another take turns', async () => {
+    // Prepare: twelve tenants read the claims before any writes (a barrier in front of the first reads).
+    const store = memoryStore();
+    const tenants = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => (await createTenant(store, { name: `Tenant ${i}` })).tenant_id),
+    );
+    const waiting: (() => void)[] = [];
+    let reads = 0;
+    const read = store.getStorePathClaims;
+    const deps = {
+      ...store,
+      async getStorePathClaims(bucket: string, paths: string[]) {
+        if (++reads <= tenants.length)
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve);
+            if (waiting.length === tenants.length) for (const release of waiting.splice(0)) release();
+          });
+        return read(bucket, paths);
+      },
+    };
+    // Act
+    const outcomes = await Promise.allSettled(
+      tenants.map((tenantId, i) =>
+        registerObjectStore(deps, platformAdmin, tenantId, {
+          base_url: `s3://lake/t-${i}`,
+          name: 's',
+          options: platformRole,
+        }),
+      ),
+    );
+    // Assess
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    expect(store.state.stores.size).toBe(12);
+    expect(store.state.pathClaims.get('lake/')).toMatchObject({ owner: null, beneath: '*' });
+  });
+});
+
 describe('a table location outside its store', () => {
   // Where no session policy can narrow the credentials (keys, none at all), the adapter itself refuses.
   const connection = (prefix: string): StoreConnection => ({

@@ -5,20 +5,21 @@
  *     gsi2pk JOBS                     gsi2sk <created_at>#<job_id>
  *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type Job, type JobStatus, jobStatuses, jobTypes, type RejectionSample } from '../../domain/jobs/model.ts';
 import type { JobFilters, JobRepository } from '../../domain/jobs/ports.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
 import { countQuietly } from '../metrics.ts';
 import { itemReader, objectOf, orNull, shapeReader, stringSet } from './stored-items.ts';
-import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
+import { conditionHeld, db, isConditionFailure, queryAll, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const jobKeys = {
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' }),
   byTenant: (tenantId: string) => `TENANT#${tenantId}#JOBS`,
   all: 'JOBS',
-  lease: (partitionKey: string) => ({ pk: 'JOB_LEASES', sk: partitionKey }),
+  leases: 'JOB_LEASES',
+  lease: (partitionKey: string) => ({ pk: jobKeys.leases, sk: partitionKey }),
 };
 
 const toJob = /* @__PURE__ */ itemReader<Job>('Job', () => ({
@@ -194,7 +195,10 @@ export const jobs: JobRepository = {
 };
 
 export const leases: LeaseStore = {
-  async acquireLease(partitionKey, jobId, runnerId, ttlMs, now) {
+  async acquireLease(partitionKey, jobId, runnerId, ttlMs, now, replacing) {
+    // Free, or already this job's (a redelivered message of the same job); or, when named, held by the job whose
+    // runner stopped renewing it (the runner that takes it over has ended that job first).
+    const takeOver = replacing === undefined ? '' : ' OR (job_id = :replacing AND expires_at_ms < :now)';
     return conditionHeld(
       db.send(
         new PutCommand({
@@ -206,12 +210,23 @@ export const leases: LeaseStore = {
             runner_id: runnerId,
             expires_at_ms: now.getTime() + ttlMs,
           },
-          // Free, expired, or already this job's (a redelivered message of the same job).
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at_ms < :now OR job_id = :job',
-          ExpressionAttributeValues: { ':now': now.getTime(), ':job': jobId },
+          ConditionExpression: `attribute_not_exists(pk) OR job_id = :job${takeOver}`,
+          ExpressionAttributeValues: {
+            ':job': jobId,
+            ...(replacing === undefined ? {} : { ':replacing': replacing, ':now': now.getTime() }),
+          },
         }),
       ),
     );
+  },
+
+  async leaseHolder(partitionKey) {
+    const result = await db.send(
+      new GetCommand({ TableName: table(), Key: jobKeys.lease(partitionKey), ConsistentRead: true }),
+    );
+    if (!result.Item) return null;
+    const lease = toLease(result.Item);
+    return { jobId: lease.job_id, expiresAt: new Date(lease.expires_at_ms) };
   },
 
   async renewLease(partitionKey, jobId, ttlMs, now) {
@@ -261,16 +276,15 @@ export const leases: LeaseStore = {
   },
 
   async expiredLeases(now) {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'expires_at_ms < :now',
-        ExpressionAttributeValues: { ':pk': 'JOB_LEASES', ':now': now.getTime() },
-        ConsistentRead: true,
-      }),
+    // Every page of the partition: a filter applies after DynamoDB reads a page of at most 1 MB.
+    const expired = await queryAll(
+      {
+        partition: jobKeys.leases,
+        filter: { expression: 'expires_at_ms < :now', values: { ':now': now.getTime() } },
+      },
+      toLease,
     );
-    return (result.Items ?? []).map(toLease).map((lease) => ({
+    return expired.map((lease) => ({
       partitionKey: lease.sk,
       jobId: lease.job_id,
       expiresAt: new Date(lease.expires_at_ms).toISOString(),

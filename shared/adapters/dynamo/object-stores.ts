@@ -133,17 +133,28 @@ export async function listObjectStores(tenantId: string, page: PageRequest): Pro
   );
 }
 
+/** Counted over every page: a page stops at 1 MB, which about 18 stores with long options fill. */
 export async function countObjectStores(tenantId: string): Promise<number> {
-  const result = await db.send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': objectStoreKeys.partition(tenantId), ':prefix': objectStoreKeys.sortPrefix },
-      Select: 'COUNT',
-      ConsistentRead: true,
-    }),
-  );
-  return result.Count ?? 0;
+  let count = 0;
+  let from: Record<string, unknown> | undefined;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': objectStoreKeys.partition(tenantId),
+          ':prefix': objectStoreKeys.sortPrefix,
+        },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ExclusiveStartKey: from,
+      }),
+    );
+    count += result.Count ?? 0;
+    from = result.LastEvaluatedKey;
+  } while (from);
+  return count;
 }
 
 export async function createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean> {

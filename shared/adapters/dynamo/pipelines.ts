@@ -5,7 +5,7 @@
  *     gsi2pk PIPELINES                     gsi2sk <created_at>#<pipeline_id>
  *   pk PIPELINE#<pipeline_id>  sk VERSION#<version, 10 digits>   an immutable deployed definition
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { conflict, notFound } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
@@ -19,7 +19,16 @@ import {
 } from '../../domain/pipelines/model.ts';
 import { watchUpdate } from './source-watches.ts';
 import { itemReader, objectOf, orNull, shapeReader } from './stored-items.ts';
-import { conditionHeld, db, isConditionFailure, queryPage, setFieldsCommand, table, writeOrRefuse } from './table.ts';
+import {
+  conditionHeld,
+  db,
+  isConditionFailure,
+  queryAll,
+  queryPage,
+  setFieldsCommand,
+  table,
+  writeOrRefuse,
+} from './table.ts';
 
 export const pipelineKeys = {
   pipeline: (pipelineId: string) => ({ pk: `PIPELINE#${pipelineId}`, sk: 'PIPELINE' }),
@@ -161,17 +170,9 @@ export async function getDeployedVersion(pipelineId: string, version: number): P
   return result.Item ? toDeployedVersion(result.Item) : null;
 }
 
+/** Every item of the pipeline, however many versions it has (each page of the partition is read). */
 export async function deletePipeline(pipelineId: string): Promise<void> {
-  const items = await db.send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `PIPELINE#${pipelineId}` },
-      ProjectionExpression: 'pk, sk',
-      ConsistentRead: true,
-    }),
-  );
-  const keys = (items.Items ?? []).map(toKey);
+  const keys = await queryAll({ partition: pipelineKeys.pipeline(pipelineId).pk }, toKey);
   for (let i = 0; i < keys.length; i += 100) {
     await db.send(
       new TransactWriteCommand({

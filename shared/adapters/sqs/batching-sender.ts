@@ -7,7 +7,10 @@
  *
  * A caller may give a deadline: a message still waiting for a call then is dropped, and its
  * promise rejects with NotSent; a message already in a call is never dropped, its call's answer
- * settles it. So a caller that refuses its request on NotSent refuses only what SQS never got.
+ * settles it. So a caller that refuses its request on NotSent refuses only what SQS never got. A
+ * caller may also say when it must have its answer: a call is given up (its attempts cut short,
+ * shared/adapters/sqs/json-protocol.ts) at the earliest such time of the messages it carries, and
+ * rejects them with the call's error, their outcome unknown; no caller waits past its own.
  *
  * A Lambda instance handles one request at a time, so there every call carries one message; a
  * process serving many requests at once (the local front) makes several per call, which is what
@@ -32,6 +35,8 @@ export class NotSent extends Error {
 interface Pending {
   body: string;
   bytes: number;
+  /** When its call must have answered (ms since the epoch). */
+  answerBy: number;
   resolve: () => void;
   reject: (error: Error) => void;
   /** Taken into a call: settled by its answer from then on. */
@@ -49,14 +54,17 @@ export class BatchingSender {
     private readonly maxInFlight = 2,
   ) {}
 
-  /** Resolves once SQS holds the message; `sendBy` (ms since the epoch) is its deadline to be sent. */
-  send(body: string, sendBy = Number.POSITIVE_INFINITY): Promise<void> {
+  /**
+   * Resolves once SQS holds the message; `sendBy` (ms since the epoch) is its deadline to be sent,
+   * `answerBy` the time its call is given up.
+   */
+  send(body: string, sendBy = Number.POSITIVE_INFINITY, answerBy = Number.POSITIVE_INFINITY): Promise<void> {
     return new Promise((resolve, reject) => {
       if (Date.now() >= sendBy) {
         reject(new NotSent());
         return;
       }
-      const entry: Pending = { body, bytes: Buffer.byteLength(body), resolve, reject, taken: false };
+      const entry: Pending = { body, bytes: Buffer.byteLength(body), answerBy, resolve, reject, taken: false };
       this.pending.push(entry);
       this.pump();
       // Still waiting for a call: it is dropped if none takes it in time.
@@ -94,10 +102,13 @@ export class BatchingSender {
 
   private async flush(batch: Pending[]): Promise<void> {
     try {
-      const result = await this.sqs.sendBatch({
-        QueueUrl: this.queueUrl(),
-        Entries: batch.map((item, index) => ({ Id: String(index), MessageBody: item.body })),
-      });
+      const result = await this.sqs.sendBatch(
+        {
+          QueueUrl: this.queueUrl(),
+          Entries: batch.map((item, index) => ({ Id: String(index), MessageBody: item.body })),
+        },
+        Math.min(...batch.map((item) => item.answerBy)),
+      );
       const failed = new Map(result.Failed.map((failure) => [failure.Id, failure]));
       batch.forEach((item, index) => {
         const failure = failed.get(String(index));

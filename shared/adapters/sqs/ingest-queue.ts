@@ -1,7 +1,9 @@
 import { config, intEnv } from '../../config.ts';
 import { notQueuedInTime } from '../../domain/errors.ts';
-import type { EnvelopeMessage } from '../../domain/ingest/envelope.ts';
+import type { QueueDeadline } from '../../domain/ingest/accept.ts';
+import type { ClaimCheck, EnvelopeMessage } from '../../domain/ingest/envelope.ts';
 import { queues } from '../../topology.ts';
+import type { CheckIn } from '../s3/claim-check-in.ts';
 import { BatchingSender, NotSent } from './batching-sender.ts';
 import { SqsJsonClient } from './json-client.ts';
 
@@ -15,28 +17,37 @@ import { SqsJsonClient } from './json-client.ts';
 const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
 
 /**
- * Queues envelopes through a sender: the one below in every function, a test's own elsewhere.
- * With `null` for the body, the envelope goes as it is (a claim check it already carries). With
- * `queueBy` (ms since the epoch), an envelope not handed to SQS by then is never queued, and the
- * call rejects with the refusal that says so.
+ * Queues envelopes through a sender (and checks large bodies in): the ones below in every function,
+ * a test's own elsewhere. With `null` for the body, the envelope goes as it is (a claim check it
+ * already carries). With a deadline (shared/domain/ingest/accept.ts), an envelope not handed to SQS
+ * by `queueBy` is never queued, and the call rejects with the refusal that says so; that includes a
+ * body whose claim check is not in the bucket by then (the put is given up). The sender gives up a
+ * call to SQS still unanswered at `answerBy`.
  */
-export function envelopeQueue(sender: BatchingSender) {
+export function envelopeQueue(sender: BatchingSender, checkIn?: CheckIn) {
   return async function enqueueEnvelope(
     envelope: EnvelopeMessage,
     body: Buffer | null,
-    queueBy?: number,
+    deadline?: QueueDeadline,
   ): Promise<void> {
     let message: string;
     if (body === null) message = JSON.stringify(envelope);
     else {
       message = JSON.stringify({ ...envelope, payload: body.toString('base64') });
       if (Buffer.byteLength(message) > inlineMaxBytes) {
-        const { checkIn } = await import('../s3/claim-check-in.ts');
-        message = JSON.stringify({ ...envelope, payload_ref: await checkIn(envelope, body) });
+        const checkingIn = checkIn ?? (await import('../s3/claim-check-in.ts')).checkIn;
+        const late = deadline ? AbortSignal.timeout(Math.max(0, deadline.queueBy - Date.now())) : undefined;
+        let ref: ClaimCheck;
+        try {
+          ref = await checkingIn(envelope, body, late);
+        } catch (error) {
+          throw late?.aborted ? notQueuedInTime() : error;
+        }
+        message = JSON.stringify({ ...envelope, payload_ref: ref });
       }
     }
     try {
-      await sender.send(message, queueBy);
+      await sender.send(message, deadline?.queueBy, deadline?.answerBy);
     } catch (error) {
       throw error instanceof NotSent ? notQueuedInTime() : error;
     }

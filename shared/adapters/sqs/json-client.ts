@@ -24,7 +24,10 @@ export interface SendMessageBatchOutput extends MetadataBearer {
   Failed: { Id: string; Code: string; Message?: string; SenderFault: boolean }[];
 }
 
-type Input = { QueueUrl: string } & Record<string, unknown>;
+/** Where a call's input carries the time it is given up at (ms since the epoch). */
+export const answerByKey = Symbol('answerBy');
+
+type Input = { QueueUrl: string; [answerByKey]?: number } & Record<string, unknown>;
 type Output = MetadataBearer & Record<string, unknown>;
 type Stack = MiddlewareStack<Input, Output>;
 
@@ -41,7 +44,8 @@ interface ClientConfig {
  * handler (the client's middleware, then the call) is resolved once per action and client, as the
  * SDK's `cacheMiddleware` option does, and reused for every call: resolving a middleware stack
  * costs more CPU than signing and sending the call. So it reads everything from its input and the
- * client: how long the call may take by design is SQS's own long poll (`WaitTimeSeconds`).
+ * client: how long the call may take by design is SQS's own long poll (`WaitTimeSeconds`), and
+ * when the caller gives it up is its input's `answerByKey` (a symbol: never sent to SQS).
  * Middleware is added to the client before its first call (the cost bench's meter is).
  */
 abstract class SqsAction {
@@ -53,9 +57,16 @@ abstract class SqsAction {
     const action = this.action;
     return clientStack.resolve(
       async (args: { input: Input }) => {
-        const { QueueUrl, ...rest } = args.input;
+        const { QueueUrl, [answerByKey]: answerBy, ...rest } = args.input;
         const waitMs = Number(rest.WaitTimeSeconds ?? 0) * 1000;
-        const answer = await callSqs<Record<string, unknown>>(config.access(), QueueUrl, action, rest, waitMs);
+        const answer = await callSqs<Record<string, unknown>>(
+          config.access(),
+          QueueUrl,
+          action,
+          rest,
+          waitMs,
+          answerBy,
+        );
         return { output: { ...answer, $metadata: {} }, response: {} };
       },
       { clientName: 'SQSClient', commandName: `${action}Command` },
@@ -94,8 +105,12 @@ export class SqsJsonClient extends Client<object, Input, Output, ClientConfig> {
     return this.send(new Command(input) as never) as Promise<T>;
   }
 
-  async sendBatch(input: SendMessageBatchInput): Promise<SendMessageBatchOutput> {
-    const answer = await this.call<Partial<SendMessageBatchOutput>>('SendMessageBatch', { ...input });
+  /** Sends the entries; `answerBy` (ms since the epoch): the call is given up unanswered then. */
+  async sendBatch(input: SendMessageBatchInput, answerBy?: number): Promise<SendMessageBatchOutput> {
+    const answer = await this.call<Partial<SendMessageBatchOutput>>('SendMessageBatch', {
+      ...input,
+      ...(answerBy === undefined ? {} : { [answerByKey]: answerBy }),
+    });
     return { Successful: answer.Successful ?? [], Failed: answer.Failed ?? [], $metadata: {} };
   }
 }

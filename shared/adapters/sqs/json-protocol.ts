@@ -2,7 +2,8 @@
  * One call of SQS's JSON protocol, without the SDK: the body as JSON, a POST to the endpoint with
  * `x-amz-target: AmazonSQS.<Action>`, signed with SigV4 here (shared/adapters/aws-signature.ts),
  * over kept-alive connections (shared/adapters/http1-post.ts); network errors, timeouts, 5xx and
- * throttling are tried again (three attempts, jittered backoff), anything else is the caller's.
+ * throttling are tried again (three attempts, jittered backoff, none past the caller's deadline),
+ * anything else is the caller's.
  *
  * Why not the SDK: these calls are per webhook (the ingest function's send) or per ten envelopes
  * (the local event-source poller's receives and deletes), and through the SDK's SQS client each
@@ -72,7 +73,14 @@ function targetOf(access: SqsAccess, queueUrl: string): { host: string; target: 
   return found;
 }
 
-function attempt<T>(access: SqsAccess, queueUrl: string, action: string, body: string, waitMs: number): Promise<T> {
+function attempt<T>(
+  access: SqsAccess,
+  queueUrl: string,
+  action: string,
+  body: string,
+  waitMs: number,
+  timeLeftMs: number,
+): Promise<T> {
   const { host, target } = targetOf(access, queueUrl);
   const headers = signJsonPost(
     {
@@ -85,7 +93,7 @@ function attempt<T>(access: SqsAccess, queueUrl: string, action: string, body: s
     },
     access.credentials,
   );
-  const timeoutMs = waitMs + answerTimeoutMs;
+  const timeoutMs = Math.min(waitMs + answerTimeoutMs, timeLeftMs);
   return post(target, headers, body, timeoutMs).then(
     ({ status, body: text }) => {
       if (status === 200) return JSON.parse(text) as T;
@@ -113,7 +121,9 @@ function attempt<T>(access: SqsAccess, queueUrl: string, action: string, body: s
 
 /**
  * Calls an SQS action on a queue and answers its JSON answer. `waitMs` is how long the call itself
- * may take by design (a long poll), added to the time an answer is waited for.
+ * may take by design (a long poll), added to the time an answer is waited for. `answerBy` (ms since
+ * the epoch) is when the caller must have an answer (a request's function ends): no attempt waits
+ * past it and none starts after it, so the last failure is the call's, whatever attempts are left.
  */
 export async function callSqs<T>(
   access: SqsAccess,
@@ -121,15 +131,19 @@ export async function callSqs<T>(
   action: string,
   input: object,
   waitMs = 0,
+  answerBy = Number.POSITIVE_INFINITY,
 ): Promise<T> {
   const body = JSON.stringify({ QueueUrl: queueUrl, ...input });
   for (let attempted = 1; ; attempted++) {
     try {
-      return await attempt<T>(access, queueUrl, action, body, waitMs);
+      const timeLeftMs = Math.max(1, answerBy - Date.now());
+      return await attempt<T>(access, queueUrl, action, body, waitMs, timeLeftMs);
     } catch (error) {
       if (attempted >= maxAttempts || !(error instanceof SqsCallError) || !error.retryable) throw error;
       // Full jitter: a random wait up to the doubling bound.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * backoffBaseMs * 2 ** attempted));
+      const backoffMs = Math.random() * backoffBaseMs * 2 ** attempted;
+      if (Date.now() + backoffMs >= answerBy) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs));
     }
   }
 }

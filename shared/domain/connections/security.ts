@@ -240,8 +240,16 @@ export async function applySecurityUpdate(
 }
 
 /**
+ * Secrets still in their grace time beside the current one. Each is kept on the source item, which
+ * every ingest cache miss reads: a bound keeps it small (a few KB) however often a source rotates.
+ */
+export const maxPreviousSecrets = 4;
+
+/**
  * A new signing secret (given, or generated) becomes the first; the previous ones stay valid for
- * `graceSeconds` so senders can switch without a gap; secrets past their time are dropped.
+ * `graceSeconds` so senders can switch without a gap; secrets past their time are dropped. A rotation
+ * that would keep more than maxPreviousSecrets in their grace time is refused (409), never made by
+ * ending one early: a sender may still sign with it.
  */
 export async function rotateSecret(
   current: SourceSecurity,
@@ -259,9 +267,22 @@ export async function rotateSecret(
     throw invalid(`${label} issues the signing secret: give its new one`, [{ path: 'secret', message: 'Required' }]);
   const secret = given ?? generateSecret(current.signature.scheme);
   const expiry = new Date(now.getTime() + graceSeconds * 1000).toISOString();
-  const previous = current.signature.secrets
-    .filter((old) => !old.expires_at || old.expires_at > now.toISOString())
-    .map((old) => ({ ...old, expires_at: old.expires_at && old.expires_at < expiry ? old.expires_at : expiry }));
+  const inGrace = current.signature.secrets.filter((old) => !old.expires_at || old.expires_at > now.toISOString());
+  // A grace of 0 ends every previous secret now: none is kept.
+  const previous = inGrace
+    .map((old) => ({ ...old, expires_at: old.expires_at && old.expires_at < expiry ? old.expires_at : expiry }))
+    .filter((old) => old.expires_at > now.toISOString());
+  if (previous.length > maxPreviousSecrets) {
+    const soonest = inGrace
+      .map((old) => old.expires_at)
+      .filter((at) => at !== null)
+      .sort()[0];
+    throw conflict(
+      `A source keeps at most ${maxPreviousSecrets} previous signing secrets in their grace time, and this one has ` +
+        `${previous.length - 1}; the first of them ends at ${soonest}. Rotate after then, or with grace_seconds 0 ` +
+        'to end every previous secret now.',
+    );
+  }
   return {
     security: {
       ...current,

@@ -35,10 +35,12 @@ export interface IngestDeps {
   /** The message id to use for a request with this deduplication key (the first request's, inside the window). */
   claimDedupKey(sourceId: string, key: string, messageId: string, windowSeconds: number): Promise<string>;
   /**
-   * Resolves once the envelope is durably on the ingest queue. With `queueBy`, an envelope not
-   * handed to the queue by then never is: it rejects with a DomainError (the refusal to answer).
+   * Resolves once the envelope is durably on the ingest queue. With a deadline, an envelope not
+   * handed to the queue by `queueBy` never is: it rejects with a DomainError (the refusal to answer);
+   * one handed over in time whose queue call has not answered by `answerBy` is given up, its outcome
+   * unknown: it rejects with another error (answered 500, as a queue call that failed).
    */
-  enqueue(envelope: EnvelopeMessage, body: Buffer, queueBy?: number): Promise<void>;
+  enqueue(envelope: EnvelopeMessage, body: Buffer, deadline?: QueueDeadline): Promise<void>;
   maxBodyBytes: number;
   /** Counts a 202 about to be answered; answers the receipt its envelope carries. */
   countAccepted(sourceId: string, duplicate: boolean): Receipt;
@@ -74,14 +76,27 @@ export interface IngestRequest {
    * How long the request may still take (the function's remaining time). Its envelope must be
    * handed to the queue before the last `queueCallReserveMs` of it; past that the request is
    * refused (503) and nothing is kept. An envelope handed over in time is answered by the queue's
-   * outcome, however long that takes, so that a sender never gets an error for an envelope that
-   * was queued (and would be stored twice when it retried).
+   * outcome, so that a sender never gets a 503 for an envelope that was queued (and would be stored
+   * twice when it retried); a queue call still unanswered at the last `answerReserveMs` is given up
+   * and answered 500, its outcome unknown (as when its attempts fail), rather than left for the
+   * function's timeout to end, which the sender would hear as the gateway's bare error.
    */
   timeLeftMs?: number;
 }
 
-/** The last part of a request's time, kept for the queue call itself. */
+/** The last part of a request's time, kept for the queue call itself and the answer after it. */
 export const queueCallReserveMs = 1000;
+/** The end of that reserve, kept to answer once the queue call is over or given up. */
+export const answerReserveMs = 100;
+
+/**
+ * When an envelope must be handed to the queue (`queueBy`), and when its queue call must have
+ * answered (`answerBy`), in ms since the epoch.
+ */
+export interface QueueDeadline {
+  queueBy: number;
+  answerBy: number;
+}
 
 /** A request's outcome: an event accepted (queued), or a provider's handshake answered (nothing stored). */
 export type IngestAnswer =
@@ -120,7 +135,8 @@ function bearerToken(authorization: string | undefined): string | null {
  *   7. malformed feed → 400;  8. over the rate limit → 429 with Retry-After;
  *   9. tenant suspended, source paused, connection inactive, no object store → 422;
  *  10. body too large → 413;  11. no time left to queue the envelope (timeLeftMs) → 503.
- * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows.
+ * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows
+ * (a queue call still unanswered at the end of the request's time is given up: 500, outcome unknown).
  * Inside a deduplication window, a repeated key (where the source's dedup_key says, else its
  * preset's event id, else webhook-id, else Idempotency-Key) gets the first request's message id:
  * the envelope is queued again under it, and the writer keeps one row per message id.
@@ -128,7 +144,10 @@ function bearerToken(authorization: string | undefined): string | null {
  * a refusal of an identified source is also kept for its tenant to see.
  */
 export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Promise<IngestAnswer> {
-  const queueBy = request.timeLeftMs === undefined ? undefined : Date.now() + request.timeLeftMs - queueCallReserveMs;
+  const endsAt = request.timeLeftMs === undefined ? undefined : Date.now() + request.timeLeftMs;
+  const deadline: QueueDeadline | undefined =
+    endsAt === undefined ? undefined : { queueBy: endsAt - queueCallReserveMs, answerBy: endsAt - answerReserveMs };
+  const queueBy = deadline?.queueBy;
   const decision = await decidedBy(decide(deps, request), queueBy);
   // A lookup that has not answered in time (DynamoDB tries a stalled call again, 5 s each): nothing
   // is queued, and the sender hears so in the contract's words rather than the gateway's timeout.
@@ -140,7 +159,7 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
   if (queueBy !== undefined && Date.now() >= queueBy) return refuse(deps, request, notQueuedInTime(), source);
   const receipt = deps.countAccepted(envelope.source_id, duplicate);
   try {
-    await deps.enqueue({ ...envelope, receipt }, request.body, queueBy);
+    await deps.enqueue({ ...envelope, receipt }, request.body, deadline);
   } catch (error) {
     deps.withdrawAccepted(envelope.source_id, duplicate);
     if (error instanceof DomainError) return refuse(deps, request, error, source);

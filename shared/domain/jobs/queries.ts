@@ -39,24 +39,41 @@ export async function startQuery(
 
 /** A page of a query's result: at most this many rows (the contract's list conventions)… */
 export const resultPageRows = 1000;
-/** …and at most about this much JSON, far below Lambda's 6 MB answer (the next page has the rest). */
+/**
+ * …and at most this many bytes of JSON as the Lambda response carries it: the body travels as a JSON string inside
+ * the response, so each `"` and `\\` costs two bytes and a control character seven. Lambda answers at most 6 MB
+ * (6,291,556 bytes); this leaves room for the response's other fields whatever the rows hold.
+ */
 export const resultPageBytes = 4 * 1024 * 1024;
-/** A single cell larger than this is answered as null and counted in `omitted_cells` (its row could not fit a page). */
-export const resultCellBytes = 1024 * 1024;
+
+/** A cell answered as null because its row alone would not fit a page: the row's index on the page, the column's name. */
+export interface OmittedCell {
+  row: number;
+  column: string;
+}
+
+type ResultRow = (string | number | boolean | null)[];
 
 interface StoredResult {
   columns: { name: string; type: string }[];
-  rows: (string | number | boolean | null)[][];
+  rows: ResultRow[];
   truncated: boolean;
+  /** Why the query stopped early: its row limit or the size a result may have (absent in results stored before). */
+  truncated_by?: 'limit' | 'size' | null;
 }
+
+/** Bytes of a JSON text once it is itself a string inside the Lambda response. */
+const escapedBytes = (json: string) => Buffer.byteLength(JSON.stringify(json)) - 2;
 
 /**
  * A query job's result, a page at a time.
- * Input: the job, a page request. Output: the columns, the page's rows, whether the query stopped at its
- * limit (`truncated`), the cursor to the next page, and the cells left out for size.
+ * Input: the job, a page request. Output: the columns, the page's rows, whether and why the query stopped early
+ * (`truncated`, `truncated_by`), the cursor to the next page, and the cells left out for size.
  *  1. The job must be visible, a query, and have succeeded (404 / 409).
- *  2. A page holds at most `limit` rows and about 4 MiB of JSON: an answer never nears Lambda's 6 MB,
- *     whatever the rows hold. A cell over 1 MiB is answered as null and counted in `omitted_cells`.
+ *  2. A page holds at most `limit` rows and at most 4 MiB as the Lambda response carries it, so an answer never
+ *     reaches Lambda's 6 MB whatever the rows hold; the next page has the rest.
+ *  3. A row that alone would pass that has its largest cells answered as null until it fits, each one counted in
+ *     `omitted_cells` and named in `omitted` (so a null left out is told from a null value).
  */
 export async function queryResult(
   deps: Pick<JobRepository, 'getJob'> &
@@ -77,30 +94,50 @@ export async function queryResult(
   }
   const result = (await deps.getResult(jobId)) as StoredResult | null;
   if (!result) throw notFound('Job result');
-  const rows: StoredResult['rows'] = [];
-  let bytes = Buffer.byteLength(JSON.stringify(result.columns));
-  let omitted = 0;
+  const truncatedBy = result.truncated_by ?? (result.truncated ? 'limit' : null);
+  const rows: ResultRow[] = [];
+  const omitted: OmittedCell[] = [];
+  // Everything but the rows and the omitted cells, with room for a cursor (a few hundred bytes).
+  const frame = { columns: result.columns, truncated: true, truncated_by: truncatedBy, omitted_cells: 0 };
+  const frameBytes = escapedBytes(JSON.stringify(frame)) + 1024;
+  let bytes = frameBytes;
   let next = offset;
   for (; next < result.rows.length && rows.length < page.limit; next++) {
-    let cut = 0;
-    const row = (result.rows[next] ?? []).map((cell) => {
-      if (typeof cell === 'string' && Buffer.byteLength(cell) > resultCellBytes) {
-        cut++;
-        return null;
-      }
-      return cell;
-    });
-    const size = Buffer.byteLength(JSON.stringify(row)) + 1;
-    if (rows.length > 0 && bytes + size > resultPageBytes) break;
-    rows.push(row);
-    bytes += size;
-    omitted += cut;
+    const fitted = fitRow(result.rows[next] ?? [], result.columns, resultPageBytes - frameBytes, rows.length);
+    if (rows.length > 0 && bytes + fitted.bytes > resultPageBytes) break;
+    rows.push(fitted.row);
+    omitted.push(...fitted.omitted);
+    bytes += fitted.bytes;
   }
   return {
     columns: result.columns,
     rows,
     truncated: result.truncated,
-    omitted_cells: omitted,
+    truncated_by: truncatedBy,
+    omitted_cells: omitted.length,
+    omitted,
     next_cursor: next < result.rows.length ? await deps.cursors.seal(next) : null,
   };
+}
+
+/**
+ * A row and what it costs on a page (its escaped JSON, a comma, the omitted cells it names). A row over `budget`
+ * loses its largest cells, largest first, until it fits; with only small cells left (dates, numbers, nulls) it does.
+ */
+function fitRow(row: ResultRow, columns: StoredResult['columns'], budget: number, index: number) {
+  const sizes = row.map((cell) => escapedBytes(JSON.stringify(cell)));
+  // `[` and `]`, a comma between cells, and one after the row.
+  let bytes = sizes.reduce((sum, size) => sum + size + 1, 2);
+  if (bytes <= budget) return { row, omitted: [], bytes };
+  const cells = [...row];
+  const omitted: OmittedCell[] = [];
+  const largestFirst = sizes.map((size, i) => ({ size, i })).sort((a, b) => b.size - a.size);
+  for (const { size, i } of largestFirst) {
+    if (bytes <= budget) break;
+    const cell = { row: index, column: columns[i]?.name ?? String(i) };
+    cells[i] = null;
+    omitted.push(cell);
+    bytes += escapedBytes('null') - size + escapedBytes(JSON.stringify(cell)) + 1;
+  }
+  return { row: cells, omitted, bytes };
 }

@@ -1,9 +1,28 @@
+import { DomainError } from '../errors.ts';
 import type { Job, RejectionSample } from './model.ts';
 import type { JobQueue, JobRepository } from './ports.ts';
 
+/** The job holding a partition's lease, and when the lease lapses unless renewed. */
+export interface LeaseHolder {
+  jobId: string;
+  expiresAt: Date;
+}
+
 /** Exclusive right to run the jobs of one partition key, held while its holder keeps renewing it. */
 export interface LeaseStore {
-  acquireLease(partitionKey: string, jobId: string, runnerId: string, ttlMs: number, now: Date): Promise<boolean>;
+  /**
+   * Takes the lease when it is free or already this job's; with `replacing`, also when that job holds it and it
+   * expired before `now` (the caller has ended that job first). False otherwise.
+   */
+  acquireLease(
+    partitionKey: string,
+    jobId: string,
+    runnerId: string,
+    ttlMs: number,
+    now: Date,
+    replacing?: string,
+  ): Promise<boolean>;
+  leaseHolder(partitionKey: string): Promise<LeaseHolder | null>;
   renewLease(partitionKey: string, jobId: string, ttlMs: number, now: Date): Promise<boolean>;
   /** Notes a job waiting behind the current holder; false when the lease is no longer held. */
   waitBehindLease(partitionKey: string, jobId: string): Promise<boolean>;
@@ -17,6 +36,20 @@ export class JobCancelled extends Error {
     super('The job was cancelled before its commit');
   }
 }
+
+/**
+ * A reason a job fails that its owner can act on (a deleted source, a definition that no longer fits): its message
+ * becomes the job's `error_message`. Any other error is recorded under a stable category and logged.
+ */
+export class JobFailure extends Error {}
+
+/** Messages a failed job carries for what its owner cannot act on (the logs have the error, under the job id). */
+export const internalFailure = {
+  beforeCommit: 'An internal error stopped the job before its commit; trigger the job again',
+  afterCommit:
+    'An internal error stopped the job after it began its commit: what it wrote may stand, and running the job ' +
+    'again does not write it twice',
+};
 
 /** What the work of a job may ask of the runner. */
 export interface RunControl {
@@ -43,7 +76,12 @@ export interface RunnerDeps extends JobRepository, JobQueue, LeaseStore {
   /** How long a lease lasts without renewal; the runner renews it at a third of that. */
   leaseMs: number;
   now?: () => Date;
+  /** Where an error that is not a JobFailure goes (the log), since the job only names its category. */
+  reportError?: (jobId: string, error: unknown) => void;
 }
+
+/** Waits between the tries of a job's final move (a write that throttles or times out is tried again). */
+export const finalMoveRetryMs = [200, 1000];
 
 /**
  * Seconds before a job whose partition is busy is offered to a runner again, should the holder
@@ -57,17 +95,21 @@ export const busyPartitionRetrySeconds = 10;
  *  1. Only a Queued job is taken (a stale or repeated message changes nothing).
  *  2. Its partition's lease is acquired, or the job waits behind the holder, which offers it again
  *     when it releases the lease (and a delayed offer covers a holder that stops without releasing):
- *     jobs of one pipeline never run at the same time.
+ *     jobs of one pipeline never run at the same time. A lease whose holder stopped renewing it is
+ *     taken over only once that holder's job has failed (see endStoppedHolder).
  *  3. Queued → Dispatched → Running, each move conditional, so a cancel in between wins.
  *  4. The work runs while the lease is renewed; the commit happens only through beginCommit, which
  *     a requested cancel or a lost lease refuses.
- *  5. Running → Succeeded, Failed (with the reason) or Cancelled; the lease is released.
+ *  5. Running → Succeeded, Failed (with the reason, or the category of an internal error) or Cancelled,
+ *     tried a few times. Only once the job's final status is written is the lease released: should a
+ *     write keep failing, the lease lapses and the sweeper ends the job, saying whether it had begun
+ *     its commit.
  */
 export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, work: JobWork): Promise<string> {
   const now = () => deps.now?.() ?? new Date();
   const job = await deps.getJob(jobId);
   if (job?.status !== 'Queued') return 'stale';
-  if (!(await deps.acquireLease(job.partition_key, jobId, runnerId, deps.leaseMs, now()))) {
+  if (!(await takeLease(deps, job, runnerId, now()))) {
     const waiting = await deps.waitBehindLease(job.partition_key, jobId);
     await deps.dispatchJob(jobId, waiting ? busyPartitionRetrySeconds : 0);
     return 'partition busy';
@@ -81,58 +123,130 @@ export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, 
       })
       .catch(() => undefined);
   }, deps.leaseMs / 3);
+  let outcome: string;
   try {
-    const dispatched = await deps.moveJob(
-      jobId,
-      ['Queued'],
-      { status: 'Dispatched', dispatched_at: now().toISOString(), runner_id: runnerId },
-      now(),
-    );
-    if (!dispatched) return 'stale';
-    const running = await deps.moveJob(
-      jobId,
-      ['Dispatched'],
-      { status: 'Running', started_at: now().toISOString() },
-      now(),
-    );
-    if (!running) return 'cancelled before it ran';
-
-    const control: RunControl = {
-      async throwIfCancelled() {
-        const current = await deps.getJob(jobId);
-        if (leaseLost || current?.status !== 'Running' || current.cancel_requested_at) throw new JobCancelled();
-      },
-      async beginCommit() {
-        if (leaseLost || !(await deps.beginCommit(jobId, now()))) throw new JobCancelled();
-      },
-    };
-    try {
-      const outcome = await work(running, control);
-      await deps.moveJob(
-        jobId,
-        ['Running'],
-        { status: 'Succeeded', completed_at: now().toISOString(), ...outcome },
-        now(),
-      );
-      return 'succeeded';
-    } catch (error) {
-      const at = now().toISOString();
-      if (error instanceof JobCancelled) {
-        await deps.moveJob(jobId, ['Running'], { status: 'Cancelled', cancelled_at: at, completed_at: at }, now());
-        return 'cancelled';
-      }
-      await deps.moveJob(
-        jobId,
-        ['Running'],
-        { status: 'Failed', error_message: (error as Error).message.slice(0, 1000), completed_at: at },
-        now(),
-      );
-      return 'failed';
-    }
+    outcome = await runHeld(deps, jobId, runnerId, work, () => leaseLost);
   } finally {
     clearInterval(heartbeat);
-    for (const waiting of await deps.releaseLease(job.partition_key, jobId)) await deps.dispatchJob(waiting, 0);
   }
+  for (const waiting of await deps.releaseLease(job.partition_key, jobId)) await deps.dispatchJob(waiting, 0);
+  return outcome;
+}
+
+/** Steps 3–5 while the lease is held; returns once the job's final status is written, throws if it could not be. */
+async function runHeld(
+  deps: RunnerDeps,
+  jobId: string,
+  runnerId: string,
+  work: JobWork,
+  leaseLost: () => boolean,
+): Promise<string> {
+  const now = () => deps.now?.() ?? new Date();
+  const dispatched = await deps.moveJob(
+    jobId,
+    ['Queued'],
+    { status: 'Dispatched', dispatched_at: now().toISOString(), runner_id: runnerId },
+    now(),
+  );
+  if (!dispatched) return 'stale';
+  const running = await deps.moveJob(
+    jobId,
+    ['Dispatched'],
+    { status: 'Running', started_at: now().toISOString() },
+    now(),
+  );
+  if (!running) return 'cancelled before it ran';
+
+  let committing = false;
+  const control: RunControl = {
+    async throwIfCancelled() {
+      const current = await deps.getJob(jobId);
+      if (leaseLost() || current?.status !== 'Running' || current.cancel_requested_at) throw new JobCancelled();
+    },
+    async beginCommit() {
+      if (leaseLost() || !(await deps.beginCommit(jobId, now()))) throw new JobCancelled();
+      committing = true;
+    },
+  };
+  let final: Partial<Job>;
+  let outcome: string;
+  try {
+    final = { status: 'Succeeded', completed_at: now().toISOString(), ...(await work(running, control)) };
+    outcome = 'succeeded';
+  } catch (error) {
+    const at = now().toISOString();
+    if (error instanceof JobCancelled) {
+      final = { status: 'Cancelled', cancelled_at: at, completed_at: at };
+      outcome = 'cancelled';
+    } else {
+      if (!(error instanceof JobFailure || error instanceof DomainError)) deps.reportError?.(jobId, error);
+      final = { status: 'Failed', error_message: failureMessage(error, committing), completed_at: at };
+      outcome = 'failed';
+    }
+  }
+  // Not Running any more: the sweeper or the next job of the partition ended it after its lease lapsed.
+  return (await finalMove(deps, jobId, final)) ? outcome : `${outcome}, but already ended as its lease had lapsed`;
+}
+
+function failureMessage(error: unknown, committing: boolean): string {
+  if (error instanceof JobFailure || error instanceof DomainError) return error.message.slice(0, 1000);
+  return committing ? internalFailure.afterCommit : internalFailure.beforeCommit;
+}
+
+/**
+ * Running → its final status, tried again after a throttled or failed write; the last error is thrown. False when
+ * the job was no longer Running.
+ */
+async function finalMove(deps: RunnerDeps, jobId: string, changes: Partial<Job>): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return (await deps.moveJob(jobId, ['Running'], changes, deps.now?.() ?? new Date())) !== null;
+    } catch (error) {
+      const wait = finalMoveRetryMs[attempt];
+      if (wait === undefined) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** The partition's lease: free or already this job's, or taken over from a holder that stopped renewing it. */
+async function takeLease(deps: RunnerDeps, job: Job, runnerId: string, now: Date): Promise<boolean> {
+  if (await deps.acquireLease(job.partition_key, job.job_id, runnerId, deps.leaseMs, now)) return true;
+  const holder = await deps.leaseHolder(job.partition_key);
+  if (!holder || holder.expiresAt.getTime() >= now.getTime()) return false;
+  // The holder's job ends before its lease changes hands: should this runner stop in between, the lease still
+  // names the stopped job, and the next runner or the sweeper ends it (nothing is left Running behind a lease
+  // that names another job).
+  await endStoppedHolder(deps, holder, now);
+  return deps.acquireLease(job.partition_key, job.job_id, runnerId, deps.leaseMs, now, holder.jobId);
+}
+
+/**
+ * The job of a runner that stopped renewing its lease (it crashed, timed out, was killed) fails, saying whether it had
+ * begun its commit: after it, what it wrote may stand, and a new run does not write it twice (a pipeline's commit
+ * carries its run's txn, so the next run starts after it).
+ */
+async function endStoppedHolder(
+  deps: Pick<RunnerDeps, 'getJob' | 'moveJob'>,
+  holder: LeaseHolder,
+  now: Date,
+): Promise<boolean> {
+  const job = await deps.getJob(holder.jobId);
+  if (job?.status !== 'Dispatched' && job?.status !== 'Running') return false;
+  const expired = holder.expiresAt.toISOString();
+  const moved = await deps.moveJob(
+    holder.jobId,
+    ['Dispatched', 'Running'],
+    {
+      status: 'Failed',
+      error_message: job.committing_at
+        ? `The runner stopped responding after it began its commit at ${job.committing_at} (its lease expired at ${expired}): what it wrote may stand, and running the job again does not write it twice`
+        : `The runner stopped responding (its lease expired at ${expired}); trigger the job again`,
+      completed_at: now.toISOString(),
+    },
+    now,
+  );
+  return moved !== null;
 }
 
 /**
@@ -143,17 +257,7 @@ export async function sweepExpiredLeases(deps: Omit<RunnerDeps, 'leaseMs' | 'dis
   const now = deps.now?.() ?? new Date();
   let failed = 0;
   for (const lease of await deps.expiredLeases(now)) {
-    const moved = await deps.moveJob(
-      lease.jobId,
-      ['Dispatched', 'Running'],
-      {
-        status: 'Failed',
-        error_message: `The runner stopped responding (its lease expired at ${lease.expiresAt}); trigger the job again`,
-        completed_at: now.toISOString(),
-      },
-      now,
-    );
-    if (moved) failed++;
+    if (await endStoppedHolder(deps, { jobId: lease.jobId, expiresAt: new Date(lease.expiresAt) }, now)) failed++;
     await deps.releaseLease(lease.partitionKey, lease.jobId);
   }
   return failed;

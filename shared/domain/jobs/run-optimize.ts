@@ -4,7 +4,7 @@ import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
 import type { OptimizePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
-import type { JobOutcome, RunControl } from './run-job.ts';
+import { JobFailure, type JobOutcome, type RunControl } from './run-job.ts';
 
 /** What one maintenance run of a table did (the Delta library's report of it). */
 export interface MaintenanceOutcome {
@@ -84,7 +84,7 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
   const startedAt = deps.now?.() ?? new Date();
   const payload = job.payload as OptimizePayload;
   const dataSet = await deps.getDataSet(payload.data_set_id);
-  if (!dataSet || dataSet.tenant_id !== job.tenant_id) throw new Error('The data set no longer exists');
+  if (!dataSet || dataSet.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const report = await deps.maintain(dataSet, payload.min_files ?? undefined, {
     checkpoint: () => control.throwIfCancelled(),
     beforeFirstCommit: () => control.beginCommit(),

@@ -13,8 +13,12 @@
  * type rejects the row (counted and sampled on the job), as does a payload that does not decode.
  * A row whose value at the `where` path is not the given JSON value is filtered: neither written nor
  * rejected, counted apart. XML and form values are text, converted to the column's type.
+ *
+ * A definition a caller gives is bounded (definitionLimits) so that the items holding it, the
+ * pipeline, its deployed versions and a query's job, stay far under DynamoDB's 400 KB.
  */
 import * as z from 'zod';
+import { storedJsonLimits, storedJsonProblem } from '../stored-json.ts';
 import { decodeFormats } from './decode-formats.ts';
 import { jsonPath } from './json-path.ts';
 
@@ -28,6 +32,12 @@ const jsonValue: z.ZodType<JsonValue> = z
     z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
   )
   .meta({ id: 'JsonValue', description: 'Any JSON value' });
+
+/** A definition's bounds, in bytes of its JSON (UTF-8): no real filter or definition comes near them. */
+export const definitionLimits = {
+  maxWhereValueBytes: 4 * 1024,
+  maxDefinitionBytes: 64 * 1024,
+};
 
 const path = jsonPath;
 
@@ -48,6 +58,9 @@ export const querySpecification = z.strictObject({
       path,
       equals: jsonValue,
     })
+    .meta({
+      description: `Keeps the rows whose value at \`path\` equals \`equals\` (at most ${definitionLimits.maxWhereValueBytes.toLocaleString('en')} bytes of JSON)`,
+    })
     .optional(),
   columns: z
     .array(columnDefinition)
@@ -66,6 +79,31 @@ export const pipelineDefinition = querySpecification.extend({
   /** Runs by itself, once deployed and while Active, within 2 minutes of new rows in its source. */
   on_new_data: z.boolean().optional(),
 });
+
+/**
+ * `shape`, as a caller gives it: its `where` value and the whole definition within definitionLimits,
+ * checked before the shape so that a value nested far too deep never reaches the recursive schema.
+ * Definitions read back from the table go through the shape alone.
+ */
+function withinLimits<T extends z.ZodType>(shape: T) {
+  return z.preprocess((value, context) => {
+    const where = (value as { where?: unknown } | null)?.where;
+    if (typeof where === 'object' && where !== null && 'equals' in where) {
+      const problem = storedJsonProblem(where.equals, definitionLimits.maxWhereValueBytes);
+      if (problem) {
+        context.addIssue({ code: 'custom', message: problem, path: ['where', 'equals'], input: where.equals });
+        return value;
+      }
+    }
+    // The `where` value sits two levels into the definition.
+    const problem = storedJsonProblem(value, definitionLimits.maxDefinitionBytes, storedJsonLimits.maxDepth + 2);
+    if (problem) context.addIssue({ code: 'custom', message: `The definition: ${problem}`, input: value });
+    return value;
+  }, shape);
+}
+
+export const querySpecificationInput = withinLimits(querySpecification);
+export const pipelineDefinitionInput = withinLimits(pipelineDefinition);
 
 export type QuerySpecification = z.infer<typeof querySpecification>;
 export type PipelineDefinition = z.infer<typeof pipelineDefinition>;

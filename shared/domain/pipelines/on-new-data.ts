@@ -14,10 +14,12 @@ export interface NewDataDeps
     JobQueue {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
   getTenant(tenantId: string): Promise<Tenant | null>;
+  /** A watcher that could not be looked at: the others go on, and the schedule run fails at its end. */
+  warn(message: string, fields: Record<string, unknown>): void;
 }
 
-/** What one watcher of a source needs now: nothing more (done), a run under way, or a run queued. */
-type Need = 'done' | 'running' | 'queued';
+/** What one watcher of a source needs now: nothing more (done), a run under way, a run queued, or another look. */
+type Need = 'done' | 'running' | 'queued' | 'failed';
 
 /**
  * Start the runs that new rows ask for (pipelines with on_new_data), from the schedule.
@@ -31,7 +33,9 @@ type Need = 'done' | 'running' | 'queued';
  *     (or someone triggers it). Otherwise a run is queued, recorded first so that two schedule
  *     runs cannot both queue one.
  *  4. A source is settled once every watcher is done, unless a commit marked it meanwhile.
- * Runs stay exactly-once: each reads from the pipeline's checkpoint of source versions.
+ * Runs stay exactly-once: each reads from the pipeline's checkpoint of source versions. A watcher
+ * (or a source) that fails is warned of and holds up no other; its source stays marked, so the next
+ * schedule run tries it again, and this one fails at its end with the count.
  */
 export async function startRunsOnNewData(deps: NewDataDeps, now = new Date()): Promise<number> {
   let queued = 0;
@@ -41,17 +45,35 @@ export async function startRunsOnNewData(deps: NewDataDeps, now = new Date()): P
       const source = await deps.getDataSet(dataSetId);
       const needs: Need[] = [];
       for (const pipelineId of await deps.watchersOf(dataSetId)) {
-        const need = await runIfNeeded(deps, pipelineId, source, dataSetId, now);
-        if (need === 'queued') queued++;
-        needs.push(need);
+        try {
+          const need = await runIfNeeded(deps, pipelineId, source, dataSetId, now);
+          if (need === 'queued') queued++;
+          needs.push(need);
+        } catch (error) {
+          deps.warn('A pipeline watching new rows could not be looked at', {
+            pipeline_id: pipelineId,
+            data_set_id: dataSetId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          failures.push(error);
+          needs.push('failed');
+        }
       }
       if (needs.every((need) => need === 'done')) await deps.settleNewRows(dataSetId, mark);
     } catch (error) {
       // One source failing (its mark stays, so the next schedule run tries again) holds up no other.
+      deps.warn('A source with new rows could not be looked at', {
+        data_set_id: dataSetId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       failures.push(error);
     }
   }
-  if (failures.length > 0) throw failures[0];
+  if (failures.length > 0) {
+    throw new Error(`${failures.length} pipeline watcher(s) or source(s) failed (${queued} run(s) queued)`, {
+      cause: failures[0],
+    });
+  }
   return queued;
 }
 

@@ -4,7 +4,7 @@ import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import type { DayRange, PipelineJobPayload } from '../jobs/pipeline-runs.ts';
-import { JobCancelled, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
+import { JobCancelled, JobFailure, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
 import { type Cell, compileQuery, type RowOutcome } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
@@ -195,13 +195,13 @@ export async function runPipeline(
   };
   const payload = job.payload as PipelineJobPayload | null;
   const pipeline = await deps.getPipeline(pipelineId);
-  if (!pipeline) throw new Error('The pipeline was deleted');
+  if (!pipeline) throw new JobFailure('The pipeline was deleted');
   if (payload?.trigger === 'on_new_data' && pipeline.status !== 'Active') throw new JobCancelled();
   const snapshot = await deps.getDeployedVersion(pipelineId, version);
-  if (!snapshot) throw new Error(`Deployed version ${version} of the pipeline does not exist`);
+  if (!snapshot) throw new JobFailure(`Deployed version ${version} of the pipeline does not exist`);
   const definition = snapshot.definition;
   const source = await deps.getDataSet(definition.source.data_set_id);
-  if (!source || source.tenant_id !== pipeline.tenant_id) throw new Error('The source data set no longer exists');
+  if (!source || source.tenant_id !== pipeline.tenant_id) throw new JobFailure('The source data set no longer exists');
 
   const existing = await existingOutput(deps, pipeline, snapshot);
   const appId = pipelineAppId(pipelineId, source.data_set_id);
@@ -290,7 +290,7 @@ async function rerunDays(
 ): Promise<JobOutcome> {
   const { pipeline, snapshot, source, appId, after } = start;
   if (after < 0)
-    throw new Error(
+    throw new JobFailure(
       'The pipeline has not read its source yet: a re-run rebuilds days from what its runs have read; trigger a run first',
     );
   const inRange = (day: string | null | undefined) => typeof day === 'string' && day >= range.from && day <= range.to;
@@ -301,7 +301,7 @@ async function rerunDays(
   for (const file of files) {
     for (const envelope of await file.readEnvelopes()) decoder.add(envelope, file.partitionValues.dt ?? '');
     if (decoder.truncated)
-      throw new Error(
+      throw new JobFailure(
         `The days ${range.from} to ${range.to} hold more than ${maxRowsPerRun} rows, more than one commit takes; re-run fewer days at a time`,
       );
     await control.throwIfCancelled();
@@ -363,7 +363,7 @@ async function existingOutput(
     JSON.stringify(existing.schema_json.fields.map((f) => [f.name, f.type])) ===
     JSON.stringify(schema.fields.map((f) => [f.name, f.type]));
   if (!same)
-    throw new Error(
+    throw new JobFailure(
       `The columns of version ${snapshot.version} differ from those of output "${existing.name}"; give the output a new name`,
     );
   return existing;
@@ -391,7 +391,17 @@ async function createOutput(
   return created;
 }
 
-/** The rows of a query: the same decoding over the data set's current snapshot, up to `limit` rows. */
+/**
+ * At most this much JSON is kept as a query's result: every page of the result reads and parses it whole, so it stays
+ * well within a function's memory and time however large the rows (10,000 rows of 200 columns could be gigabytes).
+ */
+export const maxQueryResultBytes = 16 * 1024 * 1024;
+
+/**
+ * The rows of a query: the same decoding over the data set's current snapshot, up to `limit` rows and
+ * `maxQueryResultBytes` of JSON; the result says which one stopped it (`truncated_by`). The rows decoded past the
+ * size are not counted in: rows_in = rows_out + rows_rejected + rows_filtered.
+ */
 export async function runQuery(
   deps: SourceReader,
   job: Job,
@@ -399,33 +409,48 @@ export async function runQuery(
 ): Promise<JobOutcome & { result: QueryResult }> {
   const { query, limit } = job.payload as { query: QuerySpecification; limit: number };
   const source = await deps.getDataSet(query.source.data_set_id);
-  if (!source || source.tenant_id !== job.tenant_id) throw new Error('The data set no longer exists');
+  if (!source || source.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const decoder = new Decoder(query, limit);
   const files = (source.storage_location ? await deps.envelopeFiles(source) : []).sort(
     (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
   );
+  const columns = [
+    { name: 'dt', type: 'string' },
+    ...query.columns.map((column) => ({ name: column.name, type: column.type })),
+  ];
+  const rows: QueryResult['rows'] = [];
+  let bytes = Buffer.byteLength(JSON.stringify({ columns, rows: [], truncated: true, truncated_by: 'limit' }));
+  let truncatedBy: QueryResult['truncated_by'] = null;
   outer: for (const file of files) {
     for (const envelope of await file.readEnvelopes()) {
       decoder.add(envelope, file.partitionValues.dt ?? '');
-      if (decoder.truncated) break outer;
+      for (const decoded of decoder.rows.slice(rows.length)) {
+        const row = [decoded.dt, ...decoded.cells.map((cell, i) => jsonCell(cell, query.columns[i]?.type))];
+        const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+        if (bytes + size > maxQueryResultBytes) {
+          truncatedBy = 'size';
+          break outer;
+        }
+        rows.push(row);
+        bytes += size;
+      }
+      if (decoder.truncated) {
+        truncatedBy = 'limit';
+        break outer;
+      }
     }
     await control.throwIfCancelled();
   }
-  const result: QueryResult = {
-    columns: [
-      { name: 'dt', type: 'string' },
-      ...query.columns.map((column) => ({ name: column.name, type: column.type })),
-    ],
-    rows: decoder.rows.map((row) => [row.dt, ...row.cells.map((cell, i) => jsonCell(cell, query.columns[i]?.type))]),
-    truncated: decoder.truncated,
-  };
-  return { ...decoder.counts(result.rows.length), result };
+  const counts = decoder.counts(rows.length);
+  const result: QueryResult = { columns, rows, truncated: truncatedBy !== null, truncated_by: truncatedBy };
+  return { ...counts, rows_in: counts.rows_in - (decoder.rows.length - rows.length), result };
 }
 
 export interface QueryResult {
   columns: { name: string; type: string }[];
   rows: (string | number | boolean | null)[][];
   truncated: boolean;
+  truncated_by: 'limit' | 'size' | null;
 }
 
 /** JSON has no 64-bit integers: longs beyond 2^53 travel as strings; timestamps as ISO text with microseconds. */

@@ -102,8 +102,11 @@ function sortedKeys(options: ObjectStoreOptions): string[] {
   return Object.keys(options).sort();
 }
 
-/** How often a registration that met another at a shared path decides again before giving up (409). */
-const claimAttempts = 5;
+/**
+ * How often a registration that met another at a shared path decides again before giving up (409),
+ * each after a random wait that grows with the attempts.
+ */
+const claimAttempts = 8;
 
 /**
  * Writes a store (new, or with new options) together with the claims on its place in the bucket when
@@ -129,6 +132,8 @@ async function withStoreClaims(
         "The store overlaps another tenant's store in this bucket (the same prefix, one inside the other, or the whole bucket)",
       );
     if (await write(claims)) return;
+    // Every registration in a bucket writes its root claim: those at the same moment take turns.
+    await new Promise((resolve) => setTimeout(resolve, attempt * (25 + Math.random() * 75)));
   }
   throw conflict('Other stores are being registered in this bucket at the same time; try again');
 }

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { jobStatuses, jobTypes } from '../../domain/jobs/model.ts';
 import { maxQueryRows } from '../../domain/jobs/queries.ts';
-import { querySpecification } from '../../domain/pipelines/definition.ts';
+import { querySpecificationInput } from '../../domain/pipelines/definition.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
-import { rerunFields } from './pipelines.ts';
+import { rerunFields, runParameters } from './pipelines.ts';
 
 export const jobIdParams = z.strictObject({ job_id: id });
 
@@ -47,13 +47,13 @@ export const createJobBody = z.discriminatedUnion('type', [
     type: z.literal('pipeline'),
     pipeline_id: id,
     tenant_id: id.optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: runParameters.optional(),
     ...rerunFields,
   }),
   z.strictObject({
     type: z.literal('query'),
     tenant_id: id.optional(),
-    query: querySpecification,
+    query: querySpecificationInput,
     limit: z.number().int().min(1).max(maxQueryRows).optional(),
   }),
 ]);
@@ -66,9 +66,20 @@ export const jobResult = z
     columns: z.array(z.object({ name: z.string(), type: z.string() })),
     rows: z
       .array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])))
-      .meta({ description: 'This page: at most `limit` rows and about 4 MiB of JSON' }),
-    truncated: z.boolean().meta({ description: 'The query stopped at its row limit' }),
-    omitted_cells: z.number().int().meta({ description: 'Cells of this page over 1 MiB, answered as null' }),
+      .meta({ description: 'This page: at most `limit` rows and 4 MiB of JSON as the Lambda response carries it' }),
+    truncated: z
+      .boolean()
+      .meta({ description: 'The query stopped before it read every row (`truncated_by` says why)' }),
+    truncated_by: z.enum(['limit', 'size']).nullable().meta({
+      description: 'What stopped it: its row limit, or the 16 MiB of JSON a result may hold; null when not truncated',
+    }),
+    omitted_cells: z
+      .number()
+      .int()
+      .meta({ description: 'Cells of this page answered as null because their row alone would not fit a page' }),
+    omitted: z
+      .array(z.object({ row: z.number().int(), column: z.string() }))
+      .meta({ description: 'Those cells: the row’s index on this page and the column’s name' }),
     next_cursor: nextCursor,
   })
   .meta({ id: 'QueryResult' });

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { decodeFormats } from '../../domain/pipelines/decode-formats.ts';
-import { columnTypes, pipelineDefinition } from '../../domain/pipelines/definition.ts';
+import { columnTypes, pipelineDefinition, pipelineDefinitionInput } from '../../domain/pipelines/definition.ts';
 import { pipelineStatuses } from '../../domain/pipelines/model.ts';
 import { suggestionLimits } from '../../domain/pipelines/suggestion-limits.ts';
+import { storedJson } from '../../domain/stored-json.ts';
 import { id, name, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const pipelineIdParams = z.strictObject({ pipeline_id: id });
@@ -28,10 +29,10 @@ export const listPipelinesResponse = z.object({ pipelines: z.array(pipeline), ne
 export const createPipelineBody = z.strictObject({
   tenant_id: id.optional(),
   name: name(200),
-  definition: pipelineDefinition.nullable().optional(),
+  definition: pipelineDefinitionInput.nullable().optional(),
 });
 export const createPipelineResponse = z.object({ pipeline_id: id });
-export const updateDefinitionBody = z.strictObject({ definition: pipelineDefinition });
+export const updateDefinitionBody = z.strictObject({ definition: pipelineDefinitionInput });
 export const deployBody = z.strictObject({ version: z.number().int().min(1).optional() });
 export const renameBody = z.strictObject({ name: name(200) });
 /** A day of a ranged re-run: the source's dt (UTC date). */
@@ -45,8 +46,13 @@ export const rerunFields = {
     .meta({ description: 'Re-run from this day: the output’s rows of from…to are replaced in one commit' }),
   to: rerunDay.optional().meta({ description: 'The last day re-run (inclusive)' }),
 };
+/** A run's parameters are kept on its job item, as given. */
+export const maxRunParametersBytes = 16 * 1024;
+export const runParameters = storedJson(z.record(z.string(), z.unknown()), maxRunParametersBytes).meta({
+  description: `Kept with the job as given: at most ${maxRunParametersBytes.toLocaleString('en')} bytes of JSON`,
+});
 export const triggerBody = z.strictObject({
-  parameters: z.record(z.string(), z.unknown()).optional(),
+  parameters: runParameters.optional(),
   ...rerunFields,
 });
 export const triggerResponse = z.object({ job_id: id });
