@@ -347,6 +347,15 @@ export function price(
  * The bench's own commit passes in a reading (the schedule's runs in the meantime find nothing due
  * and put nothing), without the pass's search of the index: a committer is sent its table.
  */
+/**
+ * What a pass is priced as: the table committer, which commits a table on AWS when its trigger arrives
+ * (the bench's pass runs the same commit in the table-commits function, which on AWS only sends
+ * triggers and is sized for that).
+ */
+function committerDeployment(deployment: ReturnType<typeof readDeployment>): Deployed {
+  return deployment.functions.get(committerEntry) as Deployed;
+}
+
 function passRuns(reading: Reading): Invocation[] {
   return reading.invocations
     .filter((inv) => inv.entry === commitEntry && inv.calls.some((call) => call.s3Class === 'put'))
@@ -387,7 +396,7 @@ export function passDollars(
 ) {
   // The schedule's own passes in the meantime find nothing due and put nothing.
   const runs = passRuns(reading);
-  const deployed = deployment.functions.get(commitEntry) as Deployed;
+  const deployed = committerDeployment(deployment);
   const logBytes = runs.reduce((sum, inv) => sum + inv.logBytes, 0);
   return (
     lambdaCost(commitEntry, runs, deployed, own).dollars +
@@ -404,7 +413,7 @@ export function commitItems(
   tables: number,
 ): { item: string; count: number; dollars: number }[] {
   const runs = passRuns(reading);
-  const deployed = deployment.functions.get(commitEntry) as Deployed;
+  const deployed = committerDeployment(deployment);
   const lambda = lambdaCost(commitEntry, runs, deployed, own);
   const items = new Map<string, { item: string; count: number; dollars: number }>();
   for (const call of runs.flatMap((inv) => inv.calls)) {
@@ -417,7 +426,7 @@ export function commitItems(
   const logBytes = runs.reduce((sum, inv) => sum + inv.logBytes, 0);
   return [
     {
-      item: `Lambda table-commits (${deployed.memoryMb} MB), ${Math.round(lambda.billedMs / Math.max(1, runs.length))} ms billed per pass`,
+      item: `Lambda table-committer (${deployed.memoryMb} MB), ${Math.round(lambda.billedMs / Math.max(1, runs.length))} ms billed per pass`,
       count: runs.length / tables,
       dollars: lambda.dollars / tables,
     },

@@ -206,9 +206,9 @@ export async function startLocal(
     },
     /**
      * One table-commits invocation that commits everything staged, as a graceful stop's does, given the
-     * deployed function's time (on a loaded machine a pass of 40 tables can take more than 10 s).
+     * time a stop's run has (on a loaded machine a pass of 40 tables can take more than 10 s).
      */
-    async commitPass(timeoutMs = (schedules['table-commits'].function?.timeoutSeconds ?? 300) * 1000) {
+    async commitPass(timeoutMs = (schedules['table-commits'].runsAtStop?.timeoutSeconds ?? 300) * 1000) {
       const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, commitEntry)).href)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
