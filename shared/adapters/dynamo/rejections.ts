@@ -69,21 +69,11 @@ export async function recordRejection(sourceId: string, rejection: Rejection): P
   );
 }
 
-const rejectionOf = ({
-  at,
-  status,
-  code,
-  content_type,
-  payload_size,
-  headers,
-}: ReturnType<typeof toSlot>): Rejection => ({
-  at,
-  status,
-  code,
-  content_type,
-  payload_size,
-  headers,
-});
+/** A slot's rejection, without the ring's own fields. */
+function rejectionOf(slot: ReturnType<typeof toSlot>): Rejection {
+  const { seq: _seq, expires_at: _expires, ...rejection } = slot;
+  return rejection;
+}
 
 /** Newest first, a page by `limit` and by bytes (withinBytes); the cursor is the sequence number to continue below. */
 export async function listRejections(sourceId: string, page: PageRequest): Promise<Page<Rejection>> {
