@@ -36,16 +36,27 @@ export class ByteBudget {
   constructor(readonly limit: number) {}
 
   async hold<T>(bytes: number, work: () => Promise<T>): Promise<T> {
+    const release = await this.take(bytes);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  /** Takes `bytes` once they fit (as `hold` does); the function returned gives them back, once. */
+  async take(bytes: number): Promise<() => void> {
     const wanted = Math.min(Math.max(0, bytes), this.limit);
     if (this.queue.length > 0 || !this.fits(wanted))
       await new Promise<void>((admit) => this.queue.push({ bytes: wanted, admit }));
     else this.held += wanted;
-    try {
-      return await work();
-    } finally {
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
       this.held -= wanted;
       this.admitWaiting();
-    }
+    };
   }
 
   private fits(bytes: number): boolean {

@@ -686,6 +686,44 @@ describe('staging a batch', () => {
     }
   });
 
+  it('keeps the memory of a commit its committer stopped waiting for until that commit ends: the next waits for it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const w = world();
+      let answer: (() => void) | undefined;
+      w.holding.set(A, new Promise<void>((resolve) => (answer = resolve)));
+      await writeEnvelopeBatch(w.deps, [
+        record(w, A, uuid(1), { bytes: 1_000 }),
+        record(w, B, uuid(2), { bytes: 1_000 }),
+      ]);
+      w.clock.now += 6 * minute;
+      const reads: string[] = [];
+      const options = {
+        ...optionsOf(w),
+        // Room for one table's commit at a time.
+        memory: new ByteBudget(1_000),
+        concurrency: 2,
+        read: async (record: Parameters<StagedReads['read']>[0]) => {
+          reads.push(record.key);
+          return w.staging.objects.read(record.key, record.offset, record.length);
+        },
+      };
+      const delivered = commitTriggered(w.deps, w.staging.arrived(), options);
+      // A's store hangs; its committer stops waiting after a minute, its commit still holding its rows.
+      await vi.advanceTimersByTimeAsync(minute + 1_000);
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(reads).toHaveLength(1);
+      // A's store answers: its commit sees the abort and ends, and B's commit gets the memory.
+      answer?.();
+      expect(await delivered).toMatchObject({ committed: [B], failed: [A] });
+      expect(reads).toHaveLength(2);
+      expect(w.rowsOf(B)).toEqual([uuid(2)]);
+      expect(w.commitsOf(A)).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("raises the door's receipts as envelopes leave staging, and at staging for a target longer than half an hour", async () => {
     const w = world({ freshness: { [NOW]: 0, [LATER]: 31 * minute, [BROKEN]: 30 * minute } });
     w.failing.add(BROKEN);

@@ -288,23 +288,26 @@ async function commitRecords(
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
     const lost: StagedRecord[] = [];
-    const commitChunk = async () => {
+    // The chunk's share of the invocation's memory, given back once its commit has ended: a commit
+    // this committer stopped waiting for still holds its rows and files until it sees the abort.
+    const release = options.memory ? await options.memory.take(totalsOf(chunk).bytes) : () => undefined;
+    const commit: { running?: Promise<unknown> } = {};
+    try {
       // Its share of memory may have come late: the whole commit must still fit in the time left.
-      if (deps.now() + deps.tableTimeMs > until) return false;
+      if (deps.now() + deps.tableTimeMs > until) return;
       rows = await readRows(deps, tableId, options.read, chunk, attempt, lost);
       const result = await withinTime(
-        (signal) => commitTable(deps, tableId, rows, attempt, signal),
+        (signal) => {
+          const running = commitTable(deps, tableId, rows, attempt, signal);
+          commit.running = running;
+          return running;
+        },
         Math.min(deps.tableTimeMs, until - deps.now()),
       );
       deps.countReceipts(rows.map((row) => row.message));
       into.written += result.written;
       into.skipped += result.skipped;
       into.expired += result.expired;
-      return true;
-    };
-    try {
-      const bytes = totalsOf(chunk).bytes;
-      if (!(await (options.memory ? options.memory.hold(bytes, commitChunk) : commitChunk()))) return;
     } catch (error) {
       const cause = error as Error;
       const rowCount = rows.length || chunk.reduce((sum, record) => sum + record.rows, 0);
@@ -323,6 +326,9 @@ async function commitRecords(
       await deps.deadLetter(tableId, [...messages.values()], cause, attempt);
       deps.countReceipts(rows.map((row) => row.message));
       into.deadLettered = true;
+    } finally {
+      if (commit.running) commit.running.then(release, release);
+      else release();
     }
     // Set aside with the chunk, which is done now: counted once, with the chunk's other counts.
     if (lost.length > 0) await countLost(deps, tableId, lost);
