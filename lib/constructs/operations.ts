@@ -91,7 +91,9 @@ export class Operations extends Construct {
     this.topic = this.alarmTopic();
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.action = new SnsAction(this.topic);
-    this.watchDeadLetters(props.queues);
+    const recorder = props.unattended.find((fn) => fn.declaration.name === 'dead-letter-recorder');
+    if (!recorder) throw new Error('The dead-letter recorder is not among the functions to watch');
+    this.watchDeadLetters(props.queues, recorder);
     this.watchIngestPath(props.queues.ingest);
     for (const fn of props.unattended) this.watchErrors(fn);
     const edgeRefusals = this.watchApi(props.httpApi, props.accessLogs);
@@ -162,7 +164,7 @@ export class Operations extends Construct {
     return topic;
   }
 
-  private watchDeadLetters(queues: Record<QueueName, Queue>): void {
+  private watchDeadLetters(queues: Record<QueueName, Queue>, recorder: ServiceFunction): void {
     for (const name of ['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const) {
       this.alarm(
         `DeadLetterQueue-${name}`,
@@ -176,18 +178,28 @@ export class Operations extends Construct {
       );
     }
     // A message the recorder keeps failing on returns to the queue in flight, never visible for long:
-    // the alarm above does not see it. A healthy recorder takes a message in seconds.
+    // the alarm above does not see it, nor its Errors alarm (a failed record is no failed invocation).
+    // Its failures are counted from its log, where each has a line: failing in every quarter of an
+    // hour is a message it cannot record (one comes back every visibility timeout, 6 minutes), where
+    // a passing fault (a throttle) is over sooner. A flood of dead letters recorded well does not count.
+    const recorderFailures = new MetricFilter(this, 'DeadLetterRecordFailuresFilter', {
+      logGroup: recorder.logGroup,
+      metricNamespace: tributaryNamespace,
+      metricName: 'DeadLetterRecordFailures',
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.level', '=', 'ERROR'),
+        FilterPattern.stringValue('$.message', '=', 'dead letter record failed'),
+      ),
+      metricValue: '1',
+    }).metric({ statistic: 'Sum', period: Duration.minutes(15) });
     this.alarm(
       'DeadLetterRecorderStuck',
-      'Messages of ingestDeadLetter stay in flight for an hour: the dead-letter recorder keeps failing on them (its log says why); they are in no figure until it records them',
+      'The dead-letter recorder failed on messages of ingestDeadLetter in every quarter of an hour, for an hour: it keeps failing on them (its log says why); they are in no figure until it records them',
       {
-        metric: queues.ingestDeadLetter.metricApproximateNumberOfMessagesNotVisible({
-          period: fiveMinutes,
-          statistic: 'Maximum',
-        }),
+        metric: recorderFailures,
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 12,
+        evaluationPeriods: 4,
       },
     );
     this.alarm(

@@ -54,18 +54,25 @@ describe('alarms', () => {
     });
   });
 
-  it('pages when a message of the ingest dead-letter queue stays in flight for an hour: the recorder keeps failing on it', () => {
-    expect(alarmDescribed('Messages of ingestDeadLetter stay in flight for an hour')).toMatchObject({
-      MetricName: 'ApproximateNumberOfMessagesNotVisible',
-      Namespace: 'AWS/SQS',
-      Statistic: 'Maximum',
-      Period: 300,
-      EvaluationPeriods: 12,
+  it('pages when the dead-letter recorder fails on messages in every quarter of an hour, for an hour', () => {
+    expect(alarmDescribed('The dead-letter recorder failed on messages of ingestDeadLetter')).toMatchObject({
+      MetricName: 'DeadLetterRecordFailures',
+      Namespace: 'Tributary',
+      Statistic: 'Sum',
+      Period: 900,
+      EvaluationPeriods: 4,
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      // The ingest dead-letter queue, which the stateful stack exports.
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::ImportValue': expect.stringMatching(/Queueingestdlq/) } }],
     });
+    // Counted from the recorder's own log group: the line recordHandler writes for each record it fails on.
+    const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')).filter(
+      (resource) => resource.Properties.MetricTransformations[0].MetricName === 'DeadLetterRecordFailures',
+    );
+    expect(filters).toHaveLength(1);
+    expect(filters[0]?.Properties.FilterPattern).toBe(
+      '{ ($.level = "ERROR") && ($.message = "dead letter record failed") }',
+    );
+    expect(JSON.stringify(filters[0]?.Properties.LogGroupName)).toMatch(/deadletterrecorderLogs/);
   });
 
   it('pages on any dead letter that names no envelope, and on any staged envelope lost', () => {
