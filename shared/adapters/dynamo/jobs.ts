@@ -2,7 +2,7 @@
  * Jobs and the leases that keep the jobs of one partition from running at once.
  *   pk JOB#<job_id>   sk JOB                 the job
  *     gsi1pk TENANT#<tenant_id>#JOBS  gsi1sk <created_at>#<job_id>
- *     gsi2pk JOBS                     gsi2sk <created_at>#<job_id>
+ *     gsi2pk JOBS#<nn>                gsi2sk <created_at>#<job_id>   nn: the job's shard, 00-15 (sharded-lists.ts)
  *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,13 +11,16 @@ import { type Job, type JobStatus, jobStatuses, jobTypes, type RejectionSample }
 import type { JobFilters, JobRepository } from '../../domain/jobs/ports.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
 import { countQuietly } from '../metrics.ts';
+import { queryShardedPage, shardKey } from './sharded-lists.ts';
 import { itemReader, objectOf, orNull, shapeReader, stringSet } from './stored-items.ts';
 import { conditionHeld, db, isConditionFailure, queryAll, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const jobKeys = {
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' }),
   byTenant: (tenantId: string) => `TENANT#${tenantId}#JOBS`,
+  /** The platform-wide list's key: each job is under one of its 16 shards, `JOBS#<nn>` (sharded-lists.ts). */
   all: 'JOBS',
+  shard: (jobId: string) => shardKey(jobKeys.all, jobId),
   leases: 'JOB_LEASES',
   lease: (partitionKey: string) => ({ pk: jobKeys.leases, sk: partitionKey }),
 };
@@ -75,6 +78,9 @@ function filterOf(filters: JobFilters) {
   return clauses.length > 0 ? { expression: clauses.join(' AND '), names, values } : undefined;
 }
 
+/** Every write of a job sets its shard: a job written before the shards leaves the legacy `JOBS` key on its next move. */
+const shardOf = (jobId: string) => ({ gsi2pk: jobKeys.shard(jobId) });
+
 export const jobs: JobRepository = {
   async createJob(job) {
     const order = `${job.created_at}#${job.job_id}`;
@@ -86,7 +92,7 @@ export const jobs: JobRepository = {
           entity: 'Job',
           gsi1pk: jobKeys.byTenant(job.tenant_id),
           gsi1sk: order,
-          gsi2pk: jobKeys.all,
+          gsi2pk: jobKeys.shard(job.job_id),
           gsi2sk: order,
           ...job,
         },
@@ -110,8 +116,8 @@ export const jobs: JobRepository = {
   },
 
   async listAllJobs(filters, page) {
-    return queryPage(
-      { index: 'gsi2', partition: jobKeys.all, filter: filterOf(filters), newestFirst: true },
+    return queryShardedPage(
+      { index: 'gsi2', base: jobKeys.all, filter: filterOf(filters), newestFirst: true },
       page,
       toJob,
     );
@@ -124,7 +130,7 @@ export const jobs: JobRepository = {
         new UpdateCommand({
           ...setFieldsCommand(
             jobKeys.job(jobId),
-            { ...changes, updated_at: now.toISOString() },
+            { ...changes, updated_at: now.toISOString(), ...shardOf(jobId) },
             {
               expression: `#current IN (${Object.keys(statuses).join(', ')})`,
               names: { '#current': 'status' },
@@ -156,7 +162,7 @@ export const jobs: JobRepository = {
         new UpdateCommand({
           ...setFieldsCommand(
             jobKeys.job(jobId),
-            { cancel_requested_at: now.toISOString(), updated_at: now.toISOString() },
+            { cancel_requested_at: now.toISOString(), updated_at: now.toISOString(), ...shardOf(jobId) },
             {
               expression:
                 '#current = :running AND (attribute_not_exists(committing_at) OR attribute_type(committing_at, :null))',
@@ -180,7 +186,7 @@ export const jobs: JobRepository = {
         new UpdateCommand(
           setFieldsCommand(
             jobKeys.job(jobId),
-            { committing_at: now.toISOString() },
+            { committing_at: now.toISOString(), ...shardOf(jobId) },
             {
               expression:
                 '#current = :running AND (attribute_not_exists(cancel_requested_at) OR attribute_type(cancel_requested_at, :null))',

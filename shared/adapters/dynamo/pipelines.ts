@@ -2,7 +2,7 @@
  * Pipelines and their deployed snapshots.
  *   pk PIPELINE#<pipeline_id>  sk PIPELINE              the pipeline (its output, checkpoint and last automatic run)
  *     gsi1pk TENANT#<tenant_id>#PIPELINES  gsi1sk <created_at>#<pipeline_id>
- *     gsi2pk PIPELINES                     gsi2sk <created_at>#<pipeline_id>
+ *     gsi2pk PIPELINES#<nn>                gsi2sk <created_at>#<pipeline_id>   nn: its shard, 00-15 (sharded-lists.ts)
  *   pk PIPELINE#<pipeline_id>  sk VERSION#<version, 10 digits>   an immutable deployed definition
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +17,7 @@ import {
   type PipelineProgress,
   pipelineStatuses,
 } from '../../domain/pipelines/model.ts';
+import { queryShardedPage, shardKey } from './sharded-lists.ts';
 import { watchUpdate } from './source-watches.ts';
 import { itemReader, objectOf, orNull, shapeReader } from './stored-items.ts';
 import {
@@ -37,8 +38,13 @@ export const pipelineKeys = {
     sk: `VERSION#${String(version).padStart(10, '0')}`,
   }),
   byTenant: (tenantId: string) => `TENANT#${tenantId}#PIPELINES`,
+  /** The platform-wide list's key: each pipeline is under one of its 16 shards, `PIPELINES#<nn>` (sharded-lists.ts). */
   all: 'PIPELINES',
+  shard: (pipelineId: string) => shardKey(pipelineKeys.all, pipelineId),
 };
+
+/** Every write of a pipeline sets its shard: one written before the shards leaves the legacy `PIPELINES` key on its next write. */
+const shardOf = (pipelineId: string) => ({ gsi2pk: pipelineKeys.shard(pipelineId) });
 
 /** The definition as it was checked when it was written: read back through the same schema. */
 const toPipeline = /* @__PURE__ */ itemReader<Pipeline & PipelineProgress>('Pipeline', () => ({
@@ -78,7 +84,7 @@ export async function createPipeline(pipeline: Pipeline): Promise<void> {
         entity: 'Pipeline',
         gsi1pk: pipelineKeys.byTenant(pipeline.tenant_id),
         gsi1sk: order,
-        gsi2pk: pipelineKeys.all,
+        gsi2pk: pipelineKeys.shard(pipeline.pipeline_id),
         gsi2sk: order,
         ...pipeline,
         output_data_set_id: null,
@@ -102,7 +108,7 @@ export async function listPipelinesByTenant(tenantId: string, page: PageRequest)
 }
 
 export async function listAllPipelines(page: PageRequest): Promise<Page<Pipeline>> {
-  return queryPage({ index: 'gsi2', partition: pipelineKeys.all }, page, toPipeline);
+  return queryShardedPage({ index: 'gsi2', base: pipelineKeys.all }, page, toPipeline);
 }
 
 /** Optimistic: the change applies only to the working version the caller read. */
@@ -117,7 +123,7 @@ export async function updatePipeline(
       new UpdateCommand(
         setFieldsCommand(
           pipelineKeys.pipeline(pipelineId),
-          { ...changes, updated_at: now.toISOString() },
+          { ...changes, updated_at: now.toISOString(), ...shardOf(pipelineId) },
           { expression: 'working_version = :expected', values: { ':expected': expectedWorkingVersion } },
         ),
       ),
@@ -148,7 +154,12 @@ export async function deployVersion(snapshot: DeployedVersion, now: Date): Promi
           {
             Update: setFieldsCommand(
               pipelineKeys.pipeline(snapshot.pipeline_id),
-              { deployed_version: snapshot.version, deployed_at: snapshot.deployed_at, updated_at: now.toISOString() },
+              {
+                deployed_version: snapshot.version,
+                deployed_at: snapshot.deployed_at,
+                updated_at: now.toISOString(),
+                ...shardOf(snapshot.pipeline_id),
+              },
               { expression: 'working_version = :expected', values: { ':expected': snapshot.version } },
             ),
           },
@@ -198,6 +209,7 @@ export async function saveProgress(
             output_data_set_id: progress.output_data_set_id,
             checkpoint: progress.checkpoint,
             updated_at: now.toISOString(),
+            ...shardOf(pipelineId),
           },
           expected
             ? {
@@ -229,7 +241,7 @@ export async function recordAutomaticRun(
       new UpdateCommand(
         setFieldsCommand(
           pipelineKeys.pipeline(pipelineId),
-          { automatic_run: run },
+          { automatic_run: run, ...shardOf(pipelineId) },
           previousJobId
             ? { expression: 'automatic_run.job_id = :previous', values: { ':previous': previousJobId } }
             : {

@@ -51,6 +51,8 @@ export interface QueryPageInput {
   sortBeginsWith?: string;
   /** Sort keys from the first to the second, both included. */
   sortBetween?: [string, string];
+  /** Sort keys strictly past this one, in the order read (below it when `newestFirst`). */
+  sortPast?: string;
   filter?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   newestFirst?: boolean;
   consistent?: boolean;
@@ -64,7 +66,7 @@ const listOf = (input: QueryPageInput) => `${input.index ?? 'table'}|${input.par
  * from. With a filter, DynamoDB applies `Limit` before filtering, so this keeps reading (a bounded
  * number of rounds) until the page is full.
  */
-async function queryKeys(
+export async function queryKeys(
   input: QueryPageInput,
   limit: number,
   from: Key | undefined,
@@ -84,16 +86,19 @@ async function queryKeys(
         ? '#p = :p AND begins_with(#s, :s)'
         : input.sortBetween
           ? '#p = :p AND #s BETWEEN :s AND :t'
-          : '#p = :p',
+          : input.sortPast !== undefined
+            ? `#p = :p AND #s ${input.newestFirst ? '<' : '>'} :s`
+            : '#p = :p',
       ExpressionAttributeNames: {
         '#p': partitionAttribute,
-        ...(input.sortBeginsWith || input.sortBetween ? { '#s': sortAttribute } : {}),
+        ...(input.sortBeginsWith || input.sortBetween || input.sortPast !== undefined ? { '#s': sortAttribute } : {}),
         ...input.filter?.names,
       },
       ExpressionAttributeValues: {
         ':p': input.partition,
         ...(input.sortBeginsWith ? { ':s': input.sortBeginsWith } : {}),
         ...(input.sortBetween ? { ':s': input.sortBetween[0], ':t': input.sortBetween[1] } : {}),
+        ...(input.sortPast !== undefined ? { ':s': input.sortPast } : {}),
         ...input.filter?.values,
       },
       FilterExpression: input.filter?.expression,

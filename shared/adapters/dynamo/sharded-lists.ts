@@ -1,0 +1,162 @@
+/**
+ * Platform-wide lists whose index partition is spread over shards. One partition key takes at most
+ * 1,000 WCU/s, and a throttled index partition throttles the table writes that feed it: a list of
+ * every job (or pipeline) of the platform under one key would cap every tenant's job moves at what
+ * that one partition takes. So each item is written under `<base>#<nn>`, nn a stable hash of its id
+ * modulo 16, and the list reads the 16 shards and merges them by the index's sort key, in the order
+ * one partition would have answered.
+ *
+ * Items written before the shards keep the bare `<base>` key until their next write (every write of
+ * such an item sets its shard), so the list also reads that legacy partition as a 17th source. Nothing
+ * writes the bare key any more: the legacy partition only shrinks.
+ *
+ * A page's cursor holds where each source continues: past a sort key, or nowhere (read to the end).
+ * It is sealed like every list cursor (shared/adapters/dynamo/cursors.ts); 17 sort keys of a timestamp
+ * and an id keep it well under the API's 4,096 characters.
+ */
+import { createHash } from 'node:crypto';
+import { invalid } from '../../domain/errors.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { openCursor, sealCursor } from './cursors.ts';
+import type { StoredItem } from './stored-items.ts';
+import { type QueryPageInput, queryKeys } from './table.ts';
+import { globalIndexes, type IndexName } from './table-schema.ts';
+
+export const shardCount = 16;
+
+/** The partition an item of a platform-wide list is written under: `<base>#<nn>`, the same for its every write. */
+export function shardKey(base: string, id: string): string {
+  const shard = createHash('sha256').update(id).digest().readUInt32BE(0) % shardCount;
+  return `${base}#${String(shard).padStart(2, '0')}`;
+}
+
+/** Every partition a platform-wide list reads: its 16 shards, then the legacy bare key. */
+export function listPartitions(base: string): string[] {
+  return [...Array.from({ length: shardCount }, (_, shard) => `${base}#${String(shard).padStart(2, '0')}`), base];
+}
+
+/** Up to `limit` items of one source past a sort key (from its start when none), and the sort key to continue past. */
+export type ReadSource = (
+  source: number,
+  past: string | undefined,
+  limit: number,
+) => Promise<{ items: StoredItem[]; next: string | undefined }>;
+
+/** Where each source continues: past this sort key, or null once it was read to the end. */
+export type Positions = (string | null)[];
+
+/**
+ * One page of the merge of `sources` partitions, each already in sort-key order: at most `limit`
+ * items, in the order of `sortOf` (descending when `newestFirst`), and where each source continues,
+ * or null when every source is read to the end. A source is read a few items at a time (its share of
+ * a page, doubling each time it runs dry), so a page reads little more than it answers.
+ */
+export async function mergeSources(input: {
+  sources: number;
+  positions: Positions | undefined;
+  limit: number;
+  sortOf: (item: StoredItem) => string;
+  newestFirst: boolean;
+  read: ReadSource;
+}): Promise<{ items: StoredItem[]; positions: Positions | null }> {
+  const { limit, sortOf, newestFirst, read } = input;
+  const maxChunk = limit + 1;
+  const states = Array.from({ length: input.sources }, (_, source) => {
+    const position = input.positions ? input.positions[source] : undefined;
+    return {
+      past: position ?? undefined,
+      buffer: [] as StoredItem[],
+      exhausted: position === null,
+      chunk: Math.min(maxChunk, Math.ceil(maxChunk / shardCount) + 1),
+    };
+  });
+  const fill = async (state: (typeof states)[number], source: number) => {
+    while (state.buffer.length === 0 && !state.exhausted) {
+      const answer = await read(source, state.past, state.chunk);
+      state.buffer = answer.items;
+      state.past = answer.next;
+      state.exhausted = answer.next === undefined;
+      state.chunk = Math.min(maxChunk, state.chunk * 2);
+    }
+  };
+  const before = (a: StoredItem, b: StoredItem) => (newestFirst ? sortOf(a) > sortOf(b) : sortOf(a) < sortOf(b));
+
+  const items: StoredItem[] = [];
+  let last: string | undefined;
+  for (;;) {
+    await Promise.all(states.map(fill));
+    let best: (typeof states)[number] | undefined;
+    for (const state of states) {
+      const head = state.buffer[0];
+      if (head && (!best?.buffer[0] || before(head, best.buffer[0]))) best = state;
+    }
+    if (!best) return { items, positions: null };
+    // One more item than the page exists: the list continues.
+    if (items.length === limit) break;
+    const item = best.buffer.shift() as StoredItem;
+    items.push(item);
+    last = sortOf(item);
+  }
+  return {
+    items,
+    positions: states.map((state) =>
+      state.buffer.length > 0 ? (last ?? null) : state.exhausted ? null : (state.past ?? null),
+    ),
+  };
+}
+
+export interface ShardedListInput extends Pick<QueryPageInput, 'filter' | 'newestFirst'> {
+  index: IndexName;
+  /** The bare partition key the shards are named after (JOBS, PIPELINES). */
+  base: string;
+}
+
+/** One page of a platform-wide list, every shard and the legacy partition merged; the cursor continues it. */
+export async function queryShardedPage<T>(
+  input: ShardedListInput,
+  page: PageRequest,
+  read: (item: StoredItem) => T,
+): Promise<Page<T>> {
+  const partitions = listPartitions(input.base);
+  const list = `${input.index}|${partitions.join(',')}`;
+  const positions = page.cursor ? positionsOf(await openCursor(list, page.cursor), partitions.length) : undefined;
+  const sortAttribute = globalIndexes.find((index) => index.name === input.index)?.sort;
+  if (!sortAttribute) throw new Error(`Unknown index ${input.index}`);
+  const sortOf = (item: StoredItem) => String(item[sortAttribute]);
+  const merged = await mergeSources({
+    sources: partitions.length,
+    positions,
+    limit: page.limit,
+    sortOf,
+    newestFirst: input.newestFirst ?? false,
+    read: async (source, past, limit) => {
+      const { items, nextKey } = await queryKeys(
+        {
+          index: input.index,
+          partition: partitions[source] as string,
+          filter: input.filter,
+          newestFirst: input.newestFirst,
+          sortPast: past,
+        },
+        limit,
+        undefined,
+      );
+      return { items, next: nextKey?.[sortAttribute] };
+    },
+  });
+  return {
+    items: merged.items.map(read),
+    nextCursor: merged.positions ? await sealCursor(list, merged.positions) : null,
+  };
+}
+
+/** The positions a sealed cursor holds; one of another shape (a list of another build) is refused like a forged one. */
+function positionsOf(value: unknown, sources: number): Positions {
+  if (
+    Array.isArray(value) &&
+    value.length === sources &&
+    value.every((position) => position === null || typeof position === 'string')
+  )
+    return value as Positions;
+  throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+}
