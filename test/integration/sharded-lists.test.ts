@@ -10,6 +10,7 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobType } from '#shared/domain/jobs/model.ts';
+import { newJob } from '#shared/domain/jobs/new-job.ts';
 import type { Pipeline } from '#shared/domain/pipelines/model.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
 
@@ -35,31 +36,10 @@ afterAll(async () => {
 const at = (minute: number, second = 0) =>
   `2026-01-01T00:${String(minute).padStart(2, '0')}:${String(second).padStart(2, '0')}.000Z`;
 
+/** A new job, as the service makes one, with the id and creation time a test names. */
 function job(jobId: string, createdAt: string, jobType: JobType = 'Pipeline'): Job {
-  return {
-    job_id: jobId,
-    tenant_id: 'tenant-1',
-    job_type: jobType,
-    status: 'Queued',
-    partition_key: jobId,
-    payload: null,
-    source: null,
-    runner_id: null,
-    error_message: null,
-    rows_in: null,
-    rows_out: null,
-    rows_rejected: null,
-    rows_filtered: null,
-    rejection_samples: [],
-    cancel_requested_at: null,
-    committing_at: null,
-    created_at: createdAt,
-    dispatched_at: null,
-    started_at: null,
-    completed_at: null,
-    cancelled_at: null,
-    updated_at: createdAt,
-  };
+  const made = newJob({ tenant_id: 'tenant-1', job_type: jobType, payload: null, source: null }, new Date(createdAt));
+  return { ...made, job_id: jobId, partition_key: jobId };
 }
 
 function pipeline(pipelineId: string, createdAt: string): Pipeline {

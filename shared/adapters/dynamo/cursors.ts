@@ -35,9 +35,13 @@ export async function sealCursor(list: string, position: unknown): Promise<strin
   return `${payload}.${(await tagOf(list, payload)).toString('base64url')}`;
 }
 
+/** The 400 VALIDATION_ERROR of a cursor this list did not issue (or that holds what this list cannot continue from). */
+export const refusedCursor = () =>
+  invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+
 /** Where a cursor issued for `list` continues; 400 VALIDATION_ERROR for any cursor this list did not issue. */
 export async function openCursor(list: string, cursor: string): Promise<unknown> {
-  const fail = () => invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+  const fail = refusedCursor;
   const [payload, tag, ...rest] = cursor.split('.');
   if (!payload || !tag || rest.length > 0) throw fail();
   const given = Buffer.from(tag, 'base64url');

@@ -15,9 +15,8 @@
  * and an id keep it well under the API's 4,096 characters.
  */
 import { createHash } from 'node:crypto';
-import { invalid } from '../../domain/errors.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
-import { openCursor, sealCursor } from './cursors.ts';
+import { openCursor, refusedCursor, sealCursor } from './cursors.ts';
 import type { StoredItem } from './stored-items.ts';
 import { type QueryPageInput, queryKeys } from './table.ts';
 import { globalIndexes, type IndexName } from './table-schema.ts';
@@ -158,5 +157,5 @@ function positionsOf(value: unknown, sources: number): Positions {
     value.every((position) => position === null || typeof position === 'string')
   )
     return value as Positions;
-  throw invalid('Invalid cursor', [{ path: 'cursor', message: 'Not a cursor returned by this list' }]);
+  throw refusedCursor();
 }
