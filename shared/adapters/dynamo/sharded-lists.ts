@@ -10,9 +10,8 @@
  * such an item sets its shard), so the list also reads that legacy partition as a 17th source. Nothing
  * writes the bare key any more: the legacy partition only shrinks.
  *
- * A page's cursor holds where each source continues: past a sort key, or nowhere (read to the end).
- * It is sealed like every list cursor (shared/adapters/dynamo/cursors.ts); 17 sort keys of a timestamp
- * and an id keep it well under the API's 4,096 characters.
+ * A page's cursor holds where every source goes on: past the last sort key answered (see mergeSources),
+ * sealed like every list cursor (shared/adapters/dynamo/cursors.ts) and a few dozen characters long.
  */
 import { createHash } from 'node:crypto';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
@@ -41,34 +40,35 @@ export type ReadSource = (
   limit: number,
 ) => Promise<{ items: StoredItem[]; next: string | undefined }>;
 
-/** Where each source continues: past this sort key, or null once it was read to the end. */
-export type Positions = (string | null)[];
-
 /**
  * One page of the merge of `sources` partitions, each already in sort-key order: at most `limit`
- * items, in the order of `sortOf` (descending when `newestFirst`), and where each source continues,
- * or null when every source is read to the end. A source is read a few items at a time (its share of
- * a page, doubling each time it runs dry), so a page reads little more than it answers.
+ * items past the sort key `past` (from the start when none), in the order of `sortOf` (descending when
+ * `newestFirst`), and the sort key the next page goes on past, or null when every source is read to
+ * the end. A source is read a few items at a time (its share of a page, doubling each time it runs
+ * dry), so a page reads little more than it answers.
+ *
+ * Sort keys are unique across the sources (each holds its item's id, and an item is under one key at a
+ * time), so the last key answered is where every source goes on: each source's position at the end of
+ * a page is that same key. Sources read to their end are read again from it too: an item written before
+ * the shards moves from the legacy partition into its shard on its next write, perhaps into a shard
+ * already read to its end, and is still listed once, in its place.
  */
 export async function mergeSources(input: {
   sources: number;
-  positions: Positions | undefined;
+  past: string | undefined;
   limit: number;
   sortOf: (item: StoredItem) => string;
   newestFirst: boolean;
   read: ReadSource;
-}): Promise<{ items: StoredItem[]; positions: Positions | null }> {
+}): Promise<{ items: StoredItem[]; past: string | null }> {
   const { limit, sortOf, newestFirst, read } = input;
   const maxChunk = limit + 1;
-  const states = Array.from({ length: input.sources }, (_, source) => {
-    const position = input.positions ? input.positions[source] : undefined;
-    return {
-      past: position ?? undefined,
-      buffer: [] as StoredItem[],
-      exhausted: position === null,
-      chunk: Math.min(maxChunk, Math.ceil(maxChunk / shardCount) + 1),
-    };
-  });
+  const states = Array.from({ length: input.sources }, () => ({
+    past: input.past,
+    buffer: [] as StoredItem[],
+    exhausted: false,
+    chunk: Math.min(maxChunk, Math.ceil(maxChunk / shardCount) + 1),
+  }));
   const fill = async (state: (typeof states)[number], source: number) => {
     while (state.buffer.length === 0 && !state.exhausted) {
       const answer = await read(source, state.past, state.chunk);
@@ -81,7 +81,6 @@ export async function mergeSources(input: {
   const before = (a: StoredItem, b: StoredItem) => (newestFirst ? sortOf(a) > sortOf(b) : sortOf(a) < sortOf(b));
 
   const items: StoredItem[] = [];
-  let last: string | undefined;
   for (;;) {
     await Promise.all(states.map(fill));
     let best: (typeof states)[number] | undefined;
@@ -89,19 +88,12 @@ export async function mergeSources(input: {
       const head = state.buffer[0];
       if (head && (!best?.buffer[0] || before(head, best.buffer[0]))) best = state;
     }
-    if (!best) return { items, positions: null };
-    // One more item than the page exists: the list continues.
-    if (items.length === limit) break;
-    const item = best.buffer.shift() as StoredItem;
-    items.push(item);
-    last = sortOf(item);
+    if (!best) return { items, past: null };
+    // One more item than the page exists: the list goes on past the last one answered.
+    const last = items[items.length - 1];
+    if (last && items.length === limit) return { items, past: sortOf(last) };
+    items.push(best.buffer.shift() as StoredItem);
   }
-  return {
-    items,
-    positions: states.map((state) =>
-      state.buffer.length > 0 ? (last ?? null) : state.exhausted ? null : (state.past ?? null),
-    ),
-  };
 }
 
 export interface ShardedListInput extends Pick<QueryPageInput, 'filter' | 'newestFirst'> {
@@ -118,13 +110,13 @@ export async function queryShardedPage<T>(
 ): Promise<Page<T>> {
   const partitions = listPartitions(input.base);
   const list = `${input.index}|${partitions.join(',')}`;
-  const positions = page.cursor ? positionsOf(await openCursor(list, page.cursor), partitions.length) : undefined;
+  const past = page.cursor ? positionOf(await openCursor(list, page.cursor)) : undefined;
   const sortAttribute = globalIndexes.find((index) => index.name === input.index)?.sort;
   if (!sortAttribute) throw new Error(`Unknown index ${input.index}`);
   const sortOf = (item: StoredItem) => String(item[sortAttribute]);
   const merged = await mergeSources({
     sources: partitions.length,
-    positions,
+    past,
     limit: page.limit,
     sortOf,
     newestFirst: input.newestFirst ?? false,
@@ -145,17 +137,12 @@ export async function queryShardedPage<T>(
   });
   return {
     items: merged.items.map(read),
-    nextCursor: merged.positions ? await sealCursor(list, merged.positions) : null,
+    nextCursor: merged.past === null ? null : await sealCursor(list, merged.past),
   };
 }
 
-/** The positions a sealed cursor holds; one of another shape (a list of another build) is refused like a forged one. */
-function positionsOf(value: unknown, sources: number): Positions {
-  if (
-    Array.isArray(value) &&
-    value.length === sources &&
-    value.every((position) => position === null || typeof position === 'string')
-  )
-    return value as Positions;
+/** The sort key a sealed cursor holds; anything else (a cursor of another build of the list) is refused like a forged one. */
+function positionOf(value: unknown): string {
+  if (typeof value === 'string') return value;
   throw refusedCursor();
 }
