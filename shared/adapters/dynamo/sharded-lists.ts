@@ -11,7 +11,7 @@
  * writes the bare key any more: the legacy partition only shrinks.
  *
  * A page's cursor holds where every source goes on: past the last sort key answered (see mergeSources),
- * sealed like every list cursor (shared/adapters/dynamo/cursors.ts) and a few dozen characters long.
+ * sealed like every list cursor (shared/adapters/dynamo/cursors.ts) and about 110 characters long.
  */
 import { createHash } from 'node:crypto';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
@@ -22,15 +22,16 @@ import { globalIndexes, type IndexName } from './table-schema.ts';
 
 export const shardCount = 16;
 
+const shardName = (base: string, shard: number) => `${base}#${String(shard).padStart(2, '0')}`;
+
 /** The partition an item of a platform-wide list is written under: `<base>#<nn>`, the same for its every write. */
 export function shardKey(base: string, id: string): string {
-  const shard = createHash('sha256').update(id).digest().readUInt32BE(0) % shardCount;
-  return `${base}#${String(shard).padStart(2, '0')}`;
+  return shardName(base, createHash('sha256').update(id).digest().readUInt32BE(0) % shardCount);
 }
 
 /** Every partition a platform-wide list reads: its 16 shards, then the legacy bare key. */
 export function listPartitions(base: string): string[] {
-  return [...Array.from({ length: shardCount }, (_, shard) => `${base}#${String(shard).padStart(2, '0')}`), base];
+  return [...Array.from({ length: shardCount }, (_, shard) => shardName(base, shard)), base];
 }
 
 /** Up to `limit` items of one source past a sort key (from its start when none), and the sort key to continue past. */
