@@ -5,32 +5,22 @@
  * write puts anything under the bare key. The shard of each id is written out (sha256 of the id, its
  * first four bytes modulo 16, worked out with Python's hashlib).
  */
-import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobType } from '#shared/domain/jobs/model.ts';
 import { newJob } from '#shared/domain/jobs/new-job.ts';
 import type { Pipeline } from '#shared/domain/pipelines/model.ts';
-import { useServiceEnvironment } from '../support/service-env.ts';
+import { useOwnTable } from '../support/own-table.ts';
 
 let tables: typeof import('#shared/adapters/dynamo/table.ts');
 let pipelines: typeof import('#shared/adapters/dynamo/pipelines.ts');
 let jobs: typeof import('#shared/adapters/dynamo/jobs.ts');
-const tableName = `shards-${randomUUID().slice(0, 8)}`;
+const tableName = useOwnTable('shards');
 
 beforeAll(async () => {
-  useServiceEnvironment();
-  process.env.TABLE_NAME = tableName;
   tables = await import('#shared/adapters/dynamo/table.ts');
   pipelines = await import('#shared/adapters/dynamo/pipelines.ts');
   jobs = await import('#shared/adapters/dynamo/jobs.ts');
-  const { createTableInput } = await import('#shared/adapters/dynamo/table-schema.ts');
-  await tables.db.send(new CreateTableCommand(createTableInput(tableName)));
-});
-
-afterAll(async () => {
-  await tables?.db.send(new DeleteTableCommand({ TableName: tableName }));
 });
 
 const at = (minute: number, second = 0) =>

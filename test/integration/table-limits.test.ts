@@ -5,32 +5,23 @@
  * over 400 KB, or nested past 32 levels, as AWS does).
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newJob } from '#shared/domain/jobs/new-job.ts';
 import { createPipelineBody, triggerBody } from '#shared/http/schemas/pipelines.ts';
-import { useServiceEnvironment } from '../support/service-env.ts';
+import { useOwnTable } from '../support/own-table.ts';
 
 let tables: typeof import('#shared/adapters/dynamo/table.ts');
 let pipelines: typeof import('#shared/adapters/dynamo/pipelines.ts');
 let jobs: typeof import('#shared/adapters/dynamo/jobs.ts');
 let stores: typeof import('#shared/adapters/dynamo/object-stores.ts');
-const tableName = `limits-${randomUUID().slice(0, 8)}`;
+const tableName = useOwnTable('limits');
 
 beforeAll(async () => {
-  useServiceEnvironment();
-  process.env.TABLE_NAME = tableName;
   tables = await import('#shared/adapters/dynamo/table.ts');
   pipelines = await import('#shared/adapters/dynamo/pipelines.ts');
   jobs = await import('#shared/adapters/dynamo/jobs.ts');
   stores = await import('#shared/adapters/dynamo/object-stores.ts');
-  const { createTableInput } = await import('#shared/adapters/dynamo/table-schema.ts');
-  await tables.db.send(new CreateTableCommand(createTableInput(tableName)));
-});
-
-afterAll(async () => {
-  await tables?.db.send(new DeleteTableCommand({ TableName: tableName }));
 });
 
 /** Items of about 60 KB each: 17 of them fill a page of 1 MB. */
