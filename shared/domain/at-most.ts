@@ -26,8 +26,8 @@ export async function forEachAtMost<T>(
 
 /**
  * At most `limit` bytes held at once by work that runs side by side (what an invocation's commits
- * hold in memory): `hold` runs its work once its bytes fit beside what is held, in the order asked,
- * and alone when it is larger than the whole limit.
+ * hold in memory): `take` answers once its bytes fit beside what is held, in the order asked, and
+ * alone when they are more than the whole limit.
  */
 export class ByteBudget {
   private held = 0;
@@ -35,16 +35,7 @@ export class ByteBudget {
 
   constructor(readonly limit: number) {}
 
-  async hold<T>(bytes: number, work: () => Promise<T>): Promise<T> {
-    const release = await this.take(bytes);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  }
-
-  /** Takes `bytes` once they fit (as `hold` does); the function returned gives them back, once. */
+  /** Takes `bytes` once they fit; the function returned gives them back, once. */
   async take(bytes: number): Promise<() => void> {
     const wanted = Math.min(Math.max(0, bytes), this.limit);
     if (this.queue.length > 0 || !this.fits(wanted))

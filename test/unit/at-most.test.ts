@@ -37,8 +37,17 @@ describe('a budget of bytes held at once', () => {
   /** Work that holds its bytes until released, recording when it starts. */
   const started: string[] = [];
   const releases = new Map<string, () => void>();
+  /** Runs `run` once its bytes are taken, and gives them back when it ends, as a committer does. */
+  const holding = async <T>(budget: ByteBudget, bytes: number, run: () => Promise<T>): Promise<T> => {
+    const release = await budget.take(bytes);
+    try {
+      return await run();
+    } finally {
+      release();
+    }
+  };
   const work = (budget: ByteBudget, name: string, bytes: number) =>
-    budget.hold(bytes, async () => {
+    holding(budget, bytes, async () => {
       started.push(name);
       await new Promise<void>((resolve) => releases.set(name, resolve));
       return name;
@@ -63,7 +72,7 @@ describe('a budget of bytes held at once', () => {
     started.length = 0;
     const budget = new ByteBudget(100);
     const big = work(budget, 'big', 1_000);
-    const failing = budget.hold(50, async () => {
+    const failing = holding(budget, 50, async () => {
       started.push('failing');
       throw new Error('failed');
     });
