@@ -2,8 +2,8 @@ import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { notFound } from '#shared/domain/errors.ts';
-import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
-import { startQuery } from '#shared/domain/jobs/queries.ts';
+import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { startQuery } from '#shared/domain/pipelines/queries.ts';
 import { created } from '#shared/http/responses.ts';
 import { jobRoutes } from '#shared/routes/jobs.ts';
 

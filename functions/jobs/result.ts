@@ -2,7 +2,7 @@ import { openCursor, sealCursor } from '#shared/adapters/dynamo/cursors.ts';
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { getResult } from '#shared/adapters/s3/job-results.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { queryResult } from '#shared/domain/jobs/queries.ts';
+import { queryResult } from '#shared/domain/pipelines/queries.ts';
 import { ok } from '#shared/http/responses.ts';
 import { jobRoutes } from '#shared/routes/jobs.ts';
 

@@ -1,7 +1,7 @@
 import { pipelineStore } from '#shared/adapters/repositories/pipelines.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
-import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
+import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
 import { created } from '#shared/http/responses.ts';
 import { pipelineRoutes } from '#shared/routes/pipelines.ts';
 

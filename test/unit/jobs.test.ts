@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cancelJob, listJobs } from '#shared/domain/jobs/manage-jobs.ts';
-import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
-import { startQuery } from '#shared/domain/jobs/queries.ts';
+import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { startQuery } from '#shared/domain/pipelines/queries.ts';
 import { deployPipeline } from '#shared/domain/pipelines/use-cases.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';

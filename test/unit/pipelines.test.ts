@@ -3,7 +3,7 @@
  * service checks the wiring of the same routes.
  */
 import { describe, expect, it } from 'vitest';
-import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
+import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
 import {
   createPipeline,
   deletePipeline,

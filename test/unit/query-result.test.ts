@@ -1,7 +1,7 @@
 /** A query job's result answered a page at a time, each page far below Lambda's 6 MB, through the use case's ports. */
 import { describe, expect, it } from 'vitest';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import { queryResult } from '#shared/domain/jobs/queries.ts';
+import { queryResult } from '#shared/domain/pipelines/queries.ts';
 import { ok, toApiGatewayResult } from '#shared/http/responses.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';

@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import { triggerPipeline } from '#shared/domain/jobs/pipeline-runs.ts';
-import { startQuery } from '#shared/domain/jobs/queries.ts';
 import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
 import { startRunsOnNewData } from '#shared/domain/pipelines/on-new-data.ts';
+import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { startQuery } from '#shared/domain/pipelines/queries.ts';
 import { type DecodedRow, type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
 import { suggestColumns } from '#shared/domain/pipelines/suggest-columns.ts';
 import {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSet } from '../datasets/model.ts';
 import { finishedStatuses, type Job } from '../jobs/model.ts';
-import { queueAutomaticRun } from '../jobs/pipeline-runs.ts';
 import type { JobQueue, JobRepository } from '../jobs/ports.ts';
 import type { Tenant } from '../tenants/model.ts';
 import type { Pipeline, PipelineProgress } from './model.ts';
+import { queueAutomaticRun } from './pipeline-runs.ts';
 import type { PipelineRepository, SourceWatch } from './ports.ts';
 
 export interface NewDataDeps

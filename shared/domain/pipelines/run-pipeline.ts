@@ -3,11 +3,11 @@ import { askForMaintenance, type MaintenanceRequests } from '../datasets/mainten
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
-import type { DayRange, PipelineJobPayload } from '../jobs/pipeline-runs.ts';
 import { JobCancelled, JobFailure, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
 import { type Cell, compileQuery, type RowOutcome } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
+import type { DayRange, PipelineJobPayload } from './pipeline-runs.ts';
 import type { PipelineRepository } from './ports.ts';
 
 /** An envelope as read back from a webhook data set's Parquet file. */

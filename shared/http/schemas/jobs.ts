@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { jobStatuses, jobTypes } from '../../domain/jobs/model.ts';
-import { maxQueryRows } from '../../domain/jobs/queries.ts';
 import { querySpecificationInput } from '../../domain/pipelines/definition.ts';
+import { maxQueryRows } from '../../domain/pipelines/queries.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 import { rerunFields, runParameters } from './pipelines.ts';
 

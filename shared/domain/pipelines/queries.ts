@@ -1,14 +1,14 @@
 /** Queries over a data set: the pipeline decoding without writing a table, the rows kept as the job's result. */
 import { conflict, invalid, notFound } from '../errors.ts';
+import { visibleJob } from '../jobs/manage-jobs.ts';
+import type { Job } from '../jobs/model.ts';
+import { enqueue, newJob, type QueueDeps } from '../jobs/new-job.ts';
+import type { JobRepository, JobResults } from '../jobs/ports.ts';
 import type { PageRequest } from '../pagination.ts';
-import type { QuerySpecification } from '../pipelines/definition.ts';
-import { type PipelineDeps, requireSourceInTenant } from '../pipelines/use-cases.ts';
 import { effectiveTenantId, type Principal } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
-import { visibleJob } from './manage-jobs.ts';
-import type { Job } from './model.ts';
-import { enqueue, newJob, type QueueDeps } from './new-job.ts';
-import type { JobRepository, JobResults } from './ports.ts';
+import type { QuerySpecification } from './definition.ts';
+import { type PipelineDeps, requireSourceInTenant } from './use-cases.ts';
 
 /** Query jobs return at most this many rows (default 1000). */
 export const maxQueryRows = 10_000;

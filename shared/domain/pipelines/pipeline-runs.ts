@@ -3,12 +3,12 @@
  * rows in its source.
  */
 import { conflict, invalid } from '../errors.ts';
-import type { Pipeline } from '../pipelines/model.ts';
-import { type PipelineDeps, requireRunnable, visiblePipeline } from '../pipelines/use-cases.ts';
+import type { Job } from '../jobs/model.ts';
+import { enqueue, newJob, type QueueDeps } from '../jobs/new-job.ts';
+import type { JobQueue, JobRepository } from '../jobs/ports.ts';
 import type { Principal } from '../principal.ts';
-import type { Job } from './model.ts';
-import { enqueue, newJob, type QueueDeps } from './new-job.ts';
-import type { JobQueue, JobRepository } from './ports.ts';
+import type { Pipeline } from './model.ts';
+import { type PipelineDeps, requireRunnable, visiblePipeline } from './use-cases.ts';
 
 /** What a trigger may ask: parameters kept with the job, and a range of days to re-run. */
 export interface TriggerRequest {
