@@ -18,7 +18,7 @@ import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { config, intEnv } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
-import type { Job } from '#shared/domain/jobs/model.ts';
+import type { JobType } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { type JobWork, runJob } from '#shared/domain/jobs/run-job.ts';
 import { runOptimize } from '#shared/domain/jobs/run-optimize.ts';
@@ -32,9 +32,10 @@ const maintenanceRequests = {
   warn: (message: string, fields: Record<string, unknown>) => logger.warn(message, fields),
 };
 
-const work: JobWork = async (job: Job, control) => {
-  if (job.job_type === 'Pipeline') {
-    return runPipeline(
+/** Each job type's work; each reads its job's payload with the schema its type declares. */
+const workByType: Record<JobType, JobWork> = {
+  Pipeline: (job, control) =>
+    runPipeline(
       {
         ...source,
         ...maintenanceRequests,
@@ -47,10 +48,9 @@ const work: JobWork = async (job: Job, control) => {
       },
       job,
       control,
-    );
-  }
-  if (job.job_type === 'Optimize') {
-    return runOptimize(
+    ),
+  Optimize: (job, control) =>
+    runOptimize(
       {
         getDataSet,
         maintain: (dataSet, minFiles, runControl) =>
@@ -70,13 +70,14 @@ const work: JobWork = async (job: Job, control) => {
       },
       job,
       control,
-    );
-  }
-  if (job.job_type === 'Delete') return runDelete(dataSetFileStore, job, control);
-  const { result, ...outcome } = await runQuery(source, job, control);
-  await control.beginCommit();
-  await putResult(job.job_id, result);
-  return outcome;
+    ),
+  Delete: (job, control) => runDelete(dataSetFileStore, job, control),
+  Query: async (job, control) => {
+    const { result, ...outcome } = await runQuery(source, job, control);
+    await control.beginCommit();
+    await putResult(job.job_id, result);
+    return outcome;
+  },
 };
 
 const deps = {
@@ -87,6 +88,8 @@ const deps = {
 };
 
 export const handler = recordHandler('job', z.object({ job_id: z.uuid() }), async (message) => {
-  const outcome = await runJob(deps, message.job_id, randomUUID(), work);
+  const outcome = await runJob(deps, message.job_id, randomUUID(), (job, control) =>
+    workByType[job.job_type](job, control),
+  );
   logger.info('job', { job_id: message.job_id, outcome });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job, JobStatus } from '#shared/domain/jobs/model.ts';
-import { JobFailure, type JobWork, type RunnerDeps, runJob, sweepExpiredLeases } from '#shared/domain/jobs/run-job.ts';
+import {
+  JobFailure,
+  type JobWork,
+  type RunnerDeps,
+  readJobField,
+  runJob,
+  sweepExpiredLeases,
+} from '#shared/domain/jobs/run-job.ts';
+import { pipelineJobPayload } from '#shared/domain/pipelines/pipeline-runs.ts';
 
 function job(status: JobStatus = 'Queued', jobId = 'j1'): Job {
   return {
@@ -345,5 +354,30 @@ describe('a job whose runner stopped', () => {
         'The runner stopped responding after it began its commit at 2026-11-21T10:00:00.000Z (its lease expired at 2026-11-21T10:00:03.000Z): what it wrote may stand, and running the job again does not write it twice',
     });
     expect(state.lease).toBeNull();
+  });
+});
+
+describe("A job's payload, read with the schema its type declares", () => {
+  it('gives back a payload that fits, and fails one that does not as an internal fault naming the field', () => {
+    // Prepare
+    const optimize = {
+      ...job(),
+      job_type: 'Optimize' as const,
+      payload: { data_set_id: 'd1', min_files: null, trigger: 'schedule' },
+    };
+    const broken = { ...optimize, payload: { data_set_id: 'd1', min_files: 'two', trigger: 'schedule' } };
+    const old = { ...job(), payload: null };
+
+    // Act, Assess
+    expect(readJobField(optimizePayload, optimize, 'payload')).toEqual({
+      data_set_id: 'd1',
+      min_files: null,
+      trigger: 'schedule',
+    });
+    expect(readJobField(pipelineJobPayload, old, 'payload')).toBeNull();
+    expect(() => readJobField(optimizePayload, broken, 'payload')).toThrow(
+      /^The Optimize job's payload does not fit its type: min_files/,
+    );
+    expect(() => readJobField(optimizePayload, broken, 'payload')).not.toThrow(JobFailure);
   });
 });

@@ -2,6 +2,7 @@
  * Jobs on a data set's table: maintenance runs (compaction, vacuum, log clean-up), asked for through
  * the API or by the schedule, and the deletion of a data set too large to delete within a request.
  */
+import * as z from 'zod';
 import type { DataSet } from '../datasets/model.ts';
 import { notFound } from '../errors.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
@@ -14,12 +15,13 @@ import { enqueue, newJob, type QueueDeps } from './new-job.ts';
 export const optimizePartitionKey = (dataSetId: string) => `optimize:${dataSetId}`;
 
 /** What an Optimize job carries: its data set, and the fewest small files that make a partition worth compacting. */
-export interface OptimizePayload {
-  data_set_id: string;
+export const optimizePayload = z.object({
+  data_set_id: z.string(),
   /** null: the table's `tributary.optimize.minFiles` (scheduled runs); 2 when asked for through the API. */
-  min_files: number | null;
-  trigger: 'api' | 'schedule';
-}
+  min_files: z.number().int().positive().nullable(),
+  trigger: z.enum(['api', 'schedule']),
+});
+export type OptimizePayload = z.infer<typeof optimizePayload>;
 
 /**
  * Start a maintenance run of a data set's table (compaction, vacuum, log clean-up).
@@ -83,9 +85,8 @@ export async function scheduleOptimize(
 }
 
 /** What a Delete job carries: the data set it removes. */
-export interface DeletePayload {
-  data_set_id: string;
-}
+export const deletePayload = z.object({ data_set_id: z.string() });
+export type DeletePayload = z.infer<typeof deletePayload>;
 
 /**
  * Queue the deletion of a data set too large to delete within a request (the caller has checked

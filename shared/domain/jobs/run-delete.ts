@@ -1,7 +1,7 @@
 import { type DataSetDeps, removeDataSet } from '../datasets/use-cases.ts';
-import type { DeletePayload } from './maintenance-jobs.ts';
+import { deletePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
-import type { JobOutcome, RunControl } from './run-job.ts';
+import { type JobOutcome, type RunControl, readJobField } from './run-job.ts';
 
 export type DeleteDeps = Pick<DataSetDeps, 'getDataSet' | 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>;
 
@@ -14,7 +14,7 @@ export type DeleteDeps = Pick<DataSetDeps, 'getDataSet' | 'filesOf' | 'deleteLog
  *  3. Then its log, then the data set itself.
  */
 export async function runDelete(deps: DeleteDeps, job: Job, control: RunControl): Promise<JobOutcome> {
-  const payload = job.payload as DeletePayload;
+  const payload = readJobField(deletePayload, job, 'payload');
   const dataSet = await deps.getDataSet(payload.data_set_id);
   const removed =
     dataSet && dataSet.tenant_id === job.tenant_id

@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import { DomainError } from '../errors.ts';
 import type { Job, RejectionSample } from './model.ts';
 import type { JobQueue, JobRepository } from './ports.ts';
@@ -71,6 +72,20 @@ export interface JobOutcome {
 }
 
 export type JobWork = (job: Job, control: RunControl) => Promise<JobOutcome>;
+
+/**
+ * A job's payload (or source) read with the schema its type declares. Tributary wrote it, so one that
+ * does not fit is a fault, not the owner's to act on: the job fails under the internal category and the
+ * log has the reason.
+ */
+export function readJobField<T>(schema: z.ZodType<T>, job: Job, field: 'payload' | 'source'): T {
+  const parsed = schema.safeParse(job[field]);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(
+    `The ${job.job_type} job's ${field} does not fit its type: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`,
+  );
+}
 
 export interface RunnerDeps extends JobRepository, JobQueue, LeaseStore {
   /** How long a lease lasts without renewal; the runner renews it at a third of that. */

@@ -2,9 +2,9 @@ import { askForMaintenance, type MaintenanceRequests } from '../datasets/mainten
 import type { DataSet } from '../datasets/model.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
-import type { OptimizePayload } from './maintenance-jobs.ts';
+import { optimizePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
-import { JobFailure, type JobOutcome, type RunControl } from './run-job.ts';
+import { JobFailure, type JobOutcome, type RunControl, readJobField } from './run-job.ts';
 
 /** What one maintenance run of a table did (the Delta library's report of it). */
 export interface MaintenanceOutcome {
@@ -82,7 +82,7 @@ export interface OptimizeDeps extends MaintenanceRequests {
  */
 export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunControl): Promise<JobOutcome> {
   const startedAt = deps.now?.() ?? new Date();
-  const payload = job.payload as OptimizePayload;
+  const payload = readJobField(optimizePayload, job, 'payload');
   const dataSet = await deps.getDataSet(payload.data_set_id);
   if (!dataSet || dataSet.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const report = await deps.maintain(dataSet, payload.min_files ?? undefined, {

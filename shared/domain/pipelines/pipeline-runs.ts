@@ -2,6 +2,7 @@
  * Runs of a pipeline: started by a trigger (or POST /api/jobs), a re-run of a range of days, or new
  * rows in its source.
  */
+import * as z from 'zod';
 import { conflict, invalid } from '../errors.ts';
 import type { Job } from '../jobs/model.ts';
 import { enqueue, newJob, type QueueDeps } from '../jobs/new-job.ts';
@@ -20,10 +21,8 @@ export interface TriggerRequest {
 }
 
 /** Days of a pipeline's output a re-run replaces, inclusive. */
-export interface DayRange {
-  from: string;
-  to: string;
-}
+export const dayRange = z.object({ from: z.string(), to: z.string() });
+export type DayRange = z.infer<typeof dayRange>;
 
 /** A ranged re-run rebuilds at most this many days: one commit holds them all (and at most maxRowsPerRun rows). */
 export const maxRerunDays = 31;
@@ -100,13 +99,19 @@ export async function triggerPipeline(
 }
 
 /** What a pipeline job carries: the trigger's parameters, what started it, and the days it re-runs. */
-export interface PipelineJobPayload {
-  parameters: unknown;
-  /** `api`: a trigger or POST /api/jobs; `on_new_data`: new rows in the source. */
-  trigger: 'api' | 'on_new_data';
-  /** A re-run: the output's rows of these days are replaced (absent: a run of the rows not read yet). */
-  range?: DayRange;
-}
+export const pipelineJobPayload = z
+  .object({
+    parameters: z.unknown(),
+    /** `api`: a trigger or POST /api/jobs; `on_new_data`: new rows in the source. */
+    trigger: z.enum(['api', 'on_new_data']),
+    /** A re-run: the output's rows of these days are replaced (absent: a run of the rows not read yet). */
+    range: dayRange.optional(),
+  })
+  .nullable();
+export type PipelineJobPayload = NonNullable<z.infer<typeof pipelineJobPayload>>;
+
+/** Which pipeline, and which of its deployed versions, a pipeline job runs. */
+export const pipelineJobSource = z.object({ pipeline_id: z.string(), pipeline_version: z.number().int() });
 
 /**
  * A run of a pipeline that new rows in its source started (no principal: the platform runs it).

@@ -1,4 +1,5 @@
 /** Queries over a data set: the pipeline decoding without writing a table, the rows kept as the job's result. */
+import * as z from 'zod';
 import { conflict, invalid, notFound } from '../errors.ts';
 import { visibleJob } from '../jobs/manage-jobs.ts';
 import type { Job } from '../jobs/model.ts';
@@ -7,11 +8,14 @@ import type { JobRepository, JobResults } from '../jobs/ports.ts';
 import type { PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
-import type { QuerySpecification } from './definition.ts';
+import { type QuerySpecification, querySpecification } from './definition.ts';
 import { type PipelineDeps, requireSourceInTenant } from './use-cases.ts';
 
 /** Query jobs return at most this many rows (default 1000). */
 export const maxQueryRows = 10_000;
+
+/** What a query job carries: the query, and how many rows its result keeps. */
+export const queryJobPayload = z.object({ query: querySpecification, limit: z.number().int().positive() });
 
 /** A query over a data set: the pipeline decoding, without writing a table; the rows are the job's result. */
 export async function startQuery(

@@ -3,12 +3,13 @@ import { askForMaintenance, type MaintenanceRequests } from '../datasets/mainten
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
-import { JobCancelled, JobFailure, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
+import { JobCancelled, JobFailure, type JobOutcome, type RunControl, readJobField } from '../jobs/run-job.ts';
 import { type Cell, compileQuery, type RowOutcome } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
-import type { DayRange, PipelineJobPayload } from './pipeline-runs.ts';
+import { type DayRange, pipelineJobPayload, pipelineJobSource } from './pipeline-runs.ts';
 import type { PipelineRepository } from './ports.ts';
+import { queryJobPayload } from './queries.ts';
 
 /** An envelope as read back from a webhook data set's Parquet file. */
 export interface StoredEnvelope {
@@ -189,11 +190,8 @@ export async function runPipeline(
   control: RunControl,
   attempt = 1,
 ): Promise<JobOutcome> {
-  const { pipeline_id: pipelineId, pipeline_version: version } = job.source as {
-    pipeline_id: string;
-    pipeline_version: number;
-  };
-  const payload = job.payload as PipelineJobPayload | null;
+  const { pipeline_id: pipelineId, pipeline_version: version } = readJobField(pipelineJobSource, job, 'source');
+  const payload = readJobField(pipelineJobPayload, job, 'payload');
   const pipeline = await deps.getPipeline(pipelineId);
   if (!pipeline) throw new JobFailure('The pipeline was deleted');
   if (payload?.trigger === 'on_new_data' && pipeline.status !== 'Active') throw new JobCancelled();
@@ -407,7 +405,7 @@ export async function runQuery(
   job: Job,
   control: RunControl,
 ): Promise<JobOutcome & { result: QueryResult }> {
-  const { query, limit } = job.payload as { query: QuerySpecification; limit: number };
+  const { query, limit } = readJobField(queryJobPayload, job, 'payload');
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const decoder = new Decoder(query, limit);
