@@ -13,7 +13,7 @@ import { rotate } from './rotation.ts';
 import type { LocalSecretsManager } from './secrets-manager.ts';
 
 export async function settleBootstrapKey(
-  deployment: LocalDeployment,
+  deployment: Pick<LocalDeployment, 'secrets' | 'deploySteps'>,
   secrets: LocalSecretsManager,
   invoke: (functionId: string, event: unknown) => Promise<unknown>,
   named: string | null,
