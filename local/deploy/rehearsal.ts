@@ -160,23 +160,30 @@ async function sendRequest(
       throw new Error(`${where} failed: ${(error as Error).message}`);
     }
     urls.take(request.RequestId);
-    const returned = frameworkResultSchema.parse(result)?.PhysicalResourceId;
+    // The framework reads the PhysicalResourceId of an object returned; anything else answers nothing.
+    const returned = frameworkResultSchema.safeParse(result).data?.PhysicalResourceId;
     const physicalResourceId =
       returned ?? (request.RequestType === 'Create' ? request.RequestId : (request.PhysicalResourceId ?? ''));
     if (request.RequestType === 'Delete' && physicalResourceId !== request.PhysicalResourceId)
       throw new Error(`${where} failed: a Delete cannot change the physical resource id`);
     return physicalResourceId;
   }
-  let invocationError: Error | null = null;
-  await deps.invoke(provider.functionId, event).catch((error: Error) => {
-    invocationError = error;
-  });
+  const invocationError = await deps.invoke(provider.functionId, event).then(
+    () => null,
+    (error: Error) => error,
+  );
   const body = urls.take(request.RequestId);
   if (body === undefined)
     throw new Error(
-      `${where} failed: its function ended without a response at the ResponseURL${invocationError ? ` (${(invocationError as Error).message})` : ''}; CloudFormation would wait for one until the ServiceTimeout`,
+      `${where} failed: its function ended without a response at the ResponseURL${invocationError ? ` (${invocationError.message})` : ''}; CloudFormation would wait for one until the ServiceTimeout`,
     );
-  const parsed = responseSchema.safeParse(JSON.parse(body));
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = null;
+  }
+  const parsed = responseSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${where} failed: its response is not one CloudFormation reads`);
   if (parsed.data.Status === 'FAILED') throw new Error(`${where} failed: ${parsed.data.Reason ?? 'no reason given'}`);
   return parsed.data.PhysicalResourceId ?? request.PhysicalResourceId ?? request.RequestId;

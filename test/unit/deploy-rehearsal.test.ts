@@ -10,13 +10,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { type BootstrapSecret, rotateBootstrapKey } from '#shared/domain/identity/bootstrap-key.ts';
 import { hashToken } from '#shared/domain/tokens.ts';
 import { type DeployStep, readDeployment } from '../../local/cloud-assembly.ts';
 import { settleBootstrapKey } from '../../local/deploy/bootstrap-key.ts';
 import { checkReservedConcurrency } from '../../local/deploy/concurrency.ts';
 import { creationOrder } from '../../local/deploy/order.ts';
-import { type CustomResourceRequest, readDeployed, rehearseDeploy } from '../../local/deploy/rehearsal.ts';
+import { readDeployed, rehearseDeploy } from '../../local/deploy/rehearsal.ts';
 import { LocalSecretsManager } from '../../local/deploy/secrets-manager.ts';
 
 const placement = { tableName: 't', platformBucket: 'b', queuePrefix: '', sqsEndpoint: 'http://127.0.0.1:1' };
@@ -47,6 +48,19 @@ function assembly(resources: Record<string, unknown>): string {
   writeFileSync(path.join(directory, 'Fixture.template.json'), JSON.stringify({ Resources: resources }));
   return directory;
 }
+
+/** CloudFormation's request, as a provider reads it. */
+const requestSchema = z.object({
+  RequestType: z.enum(['Create', 'Update', 'Delete']),
+  ResponseURL: z.string(),
+  StackId: z.string(),
+  RequestId: z.string(),
+  ResourceType: z.string(),
+  LogicalResourceId: z.string(),
+  ResourceProperties: z.record(z.string(), z.unknown()),
+  PhysicalResourceId: z.string().optional(),
+  OldResourceProperties: z.record(z.string(), z.unknown()).optional(),
+});
 
 const stepsOf = (resources: Record<string, unknown>) => readDeployment(assembly(resources), placement).deploySteps;
 
@@ -116,9 +130,9 @@ describe('custom resources across three starts', () => {
 
   /** The providers: the plain one answers at the ResponseURL, the framework's onEvent returns its answer. */
   function providers() {
-    const requests: CustomResourceRequest[] = [];
+    const requests: z.infer<typeof requestSchema>[] = [];
     const invoke = async (functionId: string, event: unknown) => {
-      const request = event as CustomResourceRequest;
+      const request = requestSchema.parse(event);
       requests.push(request);
       if (functionId === 'Fixture/OnEvent')
         return request.RequestType === 'Create' ? { PhysicalResourceId: 'framed-1' } : {};
@@ -245,7 +259,9 @@ describe('a rotation schedule, as Secrets Manager sets it up', () => {
     let installed = hashToken(oldKey);
     const secret: BootstrapSecret = {
       async versionStages() {
-        return secrets.handle('DescribeSecret', { SecretId: secretArn }).VersionIdsToStages as Record<string, string[]>;
+        return z
+          .record(z.string(), z.array(z.string()))
+          .parse(secrets.handle('DescribeSecret', { SecretId: secretArn }).VersionIdsToStages);
       },
       async valueOf(versionId) {
         try {
@@ -272,7 +288,12 @@ describe('a rotation schedule, as Secrets Manager sets it up', () => {
       },
     };
     const invoke = async (_functionId: string, event: unknown) => {
-      const { Step, ClientRequestToken } = event as { Step: 'createSecret'; ClientRequestToken: string };
+      const { Step, ClientRequestToken } = z
+        .object({
+          Step: z.enum(['createSecret', 'setSecret', 'testSecret', 'finishSecret']),
+          ClientRequestToken: z.string(),
+        })
+        .parse(event);
       steps.push(Step);
       await rotateBootstrapKey(
         {
