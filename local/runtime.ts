@@ -445,6 +445,7 @@ export async function startRuntime(
     return lambda.invoke(event);
   };
   let deployed: Deployed;
+  const deployStartedAt = Date.now();
   try {
     const rehearsal = await rehearseDeploy(deployment.deploySteps, {
       stateFile: path.join(deploymentDirectory, 'resources.json'),
@@ -457,7 +458,7 @@ export async function startRuntime(
       bootstrapKey,
       lines: [
         `Reserved concurrency: ${concurrency.reserved} of the account's ${concurrency.accountConcurrency} reserved, ${concurrency.unreserved} unreserved (Lambda keeps at least 100)`,
-        `Deploy: ${rehearsal.done.length > 0 ? rehearsal.done.join('; ') : 'no custom resource or rotation schedule changed since the last start'}`,
+        `Deploy (${((Date.now() - deployStartedAt) / 1000).toFixed(1)} s): ${rehearsal.done.length > 0 ? rehearsal.done.join('; ') : 'no custom resource or rotation schedule changed since the last start'}`,
         ...(rehearsal.notRehearsed.length > 0 ? [`Deploy, not rehearsed: ${rehearsal.notRehearsed.join('; ')}`] : []),
       ],
     };
