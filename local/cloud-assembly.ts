@@ -398,7 +398,7 @@ class AssemblyReader {
     }
   }
 
-  private condition(name: string, stack: Stack): boolean {
+  condition(name: string, stack: Stack): boolean {
     return Boolean(this.resolve(stack.template.Conditions?.[name], stack));
   }
 
@@ -727,6 +727,8 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
       const resource = resources[logicalId] as Resource;
       const isCustom = resource.Type === 'AWS::CloudFormation::CustomResource' || resource.Type.startsWith('Custom::');
       if (!isCustom && resource.Type !== 'AWS::SecretsManager::RotationSchedule') continue;
+      // A resource whose condition is false is not created.
+      if (resource.Condition !== undefined && !reader.condition(resource.Condition, stack)) continue;
       const id = key({ stack, logicalId });
       const properties = (reader.resolve(resource.Properties ?? {}, stack) ?? {}) as Record<string, Json>;
       const step = (action: DeployStep['action']): DeployStep => ({

@@ -45,7 +45,10 @@ function assembly(resources: Record<string, unknown>): string {
       files: { code: { source: { path: 'asset.code' }, destinations: { d: { objectKey: 'code.zip' } } } },
     }),
   );
-  writeFileSync(path.join(directory, 'Fixture.template.json'), JSON.stringify({ Resources: resources }));
+  writeFileSync(
+    path.join(directory, 'Fixture.template.json'),
+    JSON.stringify({ Conditions: { Never: { 'Fn::Equals': ['a', 'b'] } }, Resources: resources }),
+  );
   return directory;
 }
 
@@ -98,6 +101,7 @@ describe('the order a deploy creates resources in', () => {
         Properties: { SecretId: { Ref: 'Key' }, RotationLambdaARN: arnOf('Rotation') },
       },
       Key: { Type: 'AWS::SecretsManager::Secret', Properties: { GenerateSecretString: { PasswordLength: 12 } } },
+      NeverMade: { Type: 'Custom::Off', Condition: 'Never', Properties: { ServiceToken: arnOf('Direct') } },
       Direct: fn(),
       OnEvent: fn(),
       Framework: fn({ Environment: { Variables: { USER_ON_EVENT_FUNCTION_ARN: arnOf('OnEvent') } } }),
