@@ -163,7 +163,7 @@ export async function startLocal(
   await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
   // Every function on this thread, from its source, where the meter sees each invocation.
   await runFunctionsFromSources();
-  const runtime = await startRuntime(settings, env, queueUrls, { functions: 'this-thread' });
+  const runtime = await startRuntime(settings, env, queueUrls, { functions: 'this-thread', bootstrapKey: admin.key });
   const { SQSClient, GetQueueAttributesCommand, SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
   const sqs = new SQSClient({});
   const depth = async (queueUrl: string) => {

@@ -16,19 +16,22 @@
  * Which local resource a template resource is: the one its functions find it by. A function finds
  * the table through TABLE_NAME, the platform bucket through PLATFORM_BUCKET, each queue through the
  * variable shared/topology.ts names for it, the key material through SECRETS_KEY_SECRET_ARN and
- * CURSOR_KEY_SECRET_ARN; a dead-letter queue is the one its queue's redrive policy names. Local
+ * CURSOR_KEY_SECRET_ARN, the bootstrap key's secret through BOOTSTRAP_KEY_SECRET_ARN; a dead-letter queue is the one its queue's redrive policy names. Local
  * names are the local stand-ins' (the table, the platform bucket and the queue prefix of the
  * settings); everything else gets a name from its logical id, which nothing local reaches.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type QueueName, queues } from '#shared/topology.ts';
+import { creationOrder, type TemplateResource } from './deploy/order.ts';
+import type { GeneratedValue } from './deploy/secrets-manager.ts';
 
 export const localAccount = '000000000000';
 export const localRegion = 'us-east-1';
 
 type Json = unknown;
-interface Resource {
+interface Resource extends TemplateResource {
   Type: string;
   Properties?: Record<string, Json>;
   Metadata?: Record<string, Json>;
@@ -54,7 +57,7 @@ export interface ResourceRef {
   logicalId: string;
 }
 
-export type LocalSecret = 'secretsKey' | 'cursorKey';
+export type LocalSecret = 'secretsKey' | 'cursorKey' | 'bootstrapKey';
 
 /** The local resources the template's are placed on. */
 export interface LocalPlacement {
@@ -115,6 +118,34 @@ export interface PolicyDocument {
   Statement: Record<string, Json>[] | Record<string, Json>;
 }
 
+/**
+ * A resource CloudFormation, or the service it creates it in, runs deployed code for while the
+ * stack deploys: a custom resource (its provider function) or a secret's rotation schedule (its
+ * rotation function). local/deploy/rehearsal.ts runs them.
+ */
+export interface DeployStep {
+  /** `stack/logicalId`, unique in the assembly. */
+  id: string;
+  stackId: string;
+  logicalId: string;
+  type: string;
+  /** The resource's properties, resolved onto the local resources (a custom resource's ResourceProperties). */
+  properties: Record<string, Json>;
+  action:
+    | {
+        kind: 'customResource';
+        /** The function that handles the requests. */
+        functionId: string;
+        /**
+         * `lambda`: the ServiceToken's function, which answers at the ResponseURL; `providerFramework`:
+         * CDK's provider framework, whose onEvent handler answers with its return value.
+         */
+        via: 'lambda' | 'providerFramework';
+      }
+    | { kind: 'rotationSchedule'; secretArn: string; functionId: string; rotateImmediately: boolean }
+    | { kind: 'notRehearsed'; why: string };
+}
+
 export interface LocalDeployment {
   functions: Map<string, LocalFunction>;
   routes: LocalRoute[];
@@ -130,12 +161,17 @@ export interface LocalDeployment {
   resourcePolicies: Map<string, PolicyDocument[]>;
   /** The secrets whose values local mode knows, by ARN. */
   secrets: Map<string, LocalSecret>;
+  /** How the template has each secret's first value generated (GenerateSecretString), by ARN. */
+  generatedSecrets: Map<string, GeneratedValue>;
+  /** The resources whose deploy runs deployed code, in the order CloudFormation creates them. */
+  deploySteps: DeployStep[];
   queueUrls: Record<QueueName, string>;
 }
 
 const secretVariables: Record<string, LocalSecret> = {
   SECRETS_KEY_SECRET_ARN: 'secretsKey',
   CURSOR_KEY_SECRET_ARN: 'cursorKey',
+  BOOTSTRAP_KEY_SECRET_ARN: 'bootstrapKey',
 };
 
 type Placed =
@@ -362,7 +398,7 @@ class AssemblyReader {
     }
   }
 
-  private condition(name: string, stack: Stack): boolean {
+  condition(name: string, stack: Stack): boolean {
     return Boolean(this.resolve(stack.template.Conditions?.[name], stack));
   }
 
@@ -670,6 +706,97 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
     ]),
   ) as Record<QueueName, string>;
 
+  const generatedSecrets = new Map<string, GeneratedValue>();
+  for (const secret of reader.resourcesOf('AWS::SecretsManager::Secret')) {
+    const generation = reader.resolve(secret.resource.Properties?.GenerateSecretString, secret.stack) as
+      | Record<string, Json>
+      | undefined;
+    if (!generation) continue;
+    generatedSecrets.set(reader.arnOf(secret), {
+      length: asNumber(generation.PasswordLength, 32),
+      ...(typeof generation.SecretStringTemplate === 'string' && typeof generation.GenerateStringKey === 'string'
+        ? { template: generation.SecretStringTemplate, key: generation.GenerateStringKey }
+        : {}),
+    });
+  }
+
+  const deploySteps: DeployStep[] = [];
+  for (const stack of reader.stacks) {
+    const resources = stack.template.Resources ?? {};
+    for (const logicalId of creationOrder(resources)) {
+      const resource = resources[logicalId] as Resource;
+      const isCustom = resource.Type === 'AWS::CloudFormation::CustomResource' || resource.Type.startsWith('Custom::');
+      if (!isCustom && resource.Type !== 'AWS::SecretsManager::RotationSchedule') continue;
+      // A resource whose condition is false is not created.
+      if (resource.Condition !== undefined && !reader.condition(resource.Condition, stack)) continue;
+      const id = key({ stack, logicalId });
+      const properties = (reader.resolve(resource.Properties ?? {}, stack) ?? {}) as Record<string, Json>;
+      const step = (action: DeployStep['action']): DeployStep => ({
+        id,
+        stackId: `arn:aws:cloudformation:${localRegion}:${localAccount}:stack/${stack.name}/${createHash('sha256').update(stack.name).digest('hex').slice(0, 32)}`,
+        logicalId,
+        type: resource.Type,
+        properties,
+        action,
+      });
+      const localFunction = (value: Json, at: Stack) => {
+        const target = reader.referenced(value, at);
+        return target && functions.has(key(target)) ? { target, id: key(target) } : null;
+      };
+      if (isCustom) {
+        const provider = localFunction(resource.Properties?.ServiceToken, stack);
+        if (!provider) {
+          deploySteps.push(
+            step({ kind: 'notRehearsed', why: 'its ServiceToken is not a Node.js function of the assembly' }),
+          );
+          continue;
+        }
+        const variables = ((
+          reader.resource(provider.target.stack, provider.target.logicalId).Properties?.Environment as
+            | Record<string, Json>
+            | undefined
+        )?.Variables ?? {}) as Record<string, Json>;
+        if (variables.USER_ON_EVENT_FUNCTION_ARN === undefined) {
+          deploySteps.push(step({ kind: 'customResource', functionId: provider.id, via: 'lambda' }));
+          continue;
+        }
+        const onEvent = localFunction(variables.USER_ON_EVENT_FUNCTION_ARN, provider.target.stack);
+        if (variables.USER_IS_COMPLETE_FUNCTION_ARN !== undefined || !onEvent)
+          deploySteps.push(
+            step({
+              kind: 'notRehearsed',
+              why: onEvent
+                ? 'its provider waits with an isComplete handler (a Step Functions waiter), which local mode does not run'
+                : 'its onEvent handler is not a Node.js function of the assembly',
+            }),
+          );
+        else deploySteps.push(step({ kind: 'customResource', functionId: onEvent.id, via: 'providerFramework' }));
+        continue;
+      }
+      const rotation = localFunction(resource.Properties?.RotationLambdaARN, stack);
+      const secret = reader.referenced(resource.Properties?.SecretId, stack);
+      if (!rotation || !secret) {
+        deploySteps.push(
+          step({
+            kind: 'notRehearsed',
+            why: 'its rotation function or secret is not one of the assembly (hosted rotation?)',
+          }),
+        );
+        continue;
+      }
+      deploySteps.push(
+        step({
+          kind: 'rotationSchedule',
+          secretArn: reader.arnOf(secret),
+          functionId: rotation.id,
+          // Secrets Manager's default is to rotate at once.
+          rotateImmediately:
+            properties.RotateImmediatelyOnUpdate !== false && properties.RotateImmediatelyOnUpdate !== 'false',
+        }),
+      );
+    }
+  }
+
   return {
     functions,
     routes,
@@ -680,6 +807,8 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
     roles,
     resourcePolicies,
     secrets,
+    generatedSecrets,
+    deploySteps,
     queueUrls,
   };
 }

@@ -6,8 +6,9 @@
  *     process group of its own, or uses running ones when LOCAL_STAND_INS=external
  *     (AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS).
  *  2. Creates the table, queues and buckets from the same declarations as the stack.
- *  3. Installs the bootstrap key and starts the assembly's functions: the HTTP front with its
- *     routes, the event source mappings' pollers and the schedules.
+ *  3. Rehearses the deploy (local/deploy/: reserved concurrency, custom resources such as the
+ *     bootstrap key's installer, rotation schedules) and starts the assembly's functions: the HTTP
+ *     front with its routes, the event source mappings' pollers and the schedules.
  *  4. On SIGINT/SIGTERM (to this process or its whole group): new requests get 503, requests in
  *     flight finish, accepted envelopes are written until the queues are empty or the drain time
  *     is up (what is left stays in the durable queue under DATA_DIR), then the stand-ins stop.
@@ -18,7 +19,6 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { displayPrefix, hashToken } from '#shared/domain/tokens.ts';
 import { ensureAssembly } from './assembly.ts';
 import { readDeployment } from './cloud-assembly.ts';
 import {
@@ -26,8 +26,9 @@ import {
   ensureQueues,
   ensureTable,
   importQueueSnapshot,
+  keepAdminKey,
+  namedAdminKey,
   type QueueUrls,
-  resolveAdminKey,
   resolveSecretsKey,
   standInQueueUrls,
 } from './provision.ts';
@@ -132,9 +133,7 @@ async function main(): Promise<void> {
   const env = { ...handlerEnvironment(settings, endpoints, queueUrls), SECRETS_KEY: secretsKey };
   Object.assign(process.env, env);
 
-  const admin = resolveAdminKey(settings.dataDir, process.env.ADMIN_API_KEY);
-  const { installBootstrapKey } = await import('#shared/adapters/dynamo/api-keys.ts');
-  await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
+  const namedKey = namedAdminKey(settings.dataDir, process.env.ADMIN_API_KEY);
 
   const snapshot = path.join(settings.dataDir, 'queued-messages.jsonl');
   const imported =
@@ -148,16 +147,21 @@ async function main(): Promise<void> {
     sqsEndpoint: new URL(queueUrls.ingest).origin,
   });
   if (stopping) return;
-  runtime = await startRuntime(settings, env, queueUrls, { deployment, log });
+  // The deploy is rehearsed there (local/deploy/): custom resources, rotation schedules, reservations.
+  runtime = await startRuntime(settings, env, queueUrls, { deployment, log, bootstrapKey: namedKey });
+  const adminKey = runtime.deployed.bootstrapKey;
+  if (adminKey === null) throw new Error('The deploy left no bootstrap key: the template has no secret for it');
+  keepAdminKey(settings.dataDir, adminKey, process.env.ADMIN_API_KEY);
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   log(
     [
       `Tributary is running at ${runtime.url} (ready in ${seconds} s)`,
-      `  Bootstrap API key (PlatformAdmin): ${admin.key}${admin.generated ? `  [generated; kept in ${path.join(settings.dataDir, 'admin-api-key')}]` : ''}`,
+      `  Bootstrap API key (PlatformAdmin): ${adminKey}${process.env.ADMIN_API_KEY ? '' : `  [kept in ${path.join(settings.dataDir, 'admin-api-key')}]`}`,
       `  Local S3: ${endpoints.s3}  access key ${localCredentials.accessKeyId}, secret ${localCredentials.secretAccessKey}; buckets: ${settings.buckets.join(', ')}`,
       `  Register a tenant store with {"name": "demo", "base_url": "s3://${settings.buckets[0] ?? 'demo-bucket'}/demo", "options": {"endpoint": "${endpoints.s3}"}}`,
       `  DynamoDB Local: ${endpoints.dynamodb} (table ${settings.tableName})   SQS: ${endpoints.sqs}`,
       `  State: ${settings.dataDir}${imported > 0 ? `  (${imported} messages an earlier version kept at its stop were queued again)` : ''}`,
+      ...runtime.deployed.lines.map((line) => `  ${line}`),
       '  Every 202 is on disk before it is sent. Ctrl-C stops gracefully: new requests get 503, accepted envelopes are written first.',
     ].join('\n'),
   );

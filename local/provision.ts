@@ -181,6 +181,28 @@ export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): {
 }
 
 /**
+ * The bootstrap key an operator names for local mode's deploy (local/deploy/bootstrap-key.ts):
+ * ADMIN_API_KEY when set, otherwise the one an earlier start kept in DATA_DIR, otherwise none (the
+ * deploy's own stays, as on AWS).
+ */
+export function namedAdminKey(dataDir: string, fromEnv: string | undefined): string | null {
+  if (fromEnv) return resolveAdminKey(dataDir, fromEnv).key;
+  const file = path.join(dataDir, 'admin-api-key');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
+}
+
+/**
+ * Keeps the bootstrap key the deploy left in DATA_DIR (readable by its owner only) when no
+ * ADMIN_API_KEY names it, so that the operator finds it there and the next start keeps it.
+ */
+export function keepAdminKey(dataDir: string, key: string, fromEnv: string | undefined): void {
+  const file = path.join(dataDir, 'admin-api-key');
+  if (fromEnv || (existsSync(file) && readFileSync(file, 'utf8').trim() === key)) return;
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+}
+
+/**
  * The key material that seals stored secrets (object store options, signing secrets): SECRETS_KEY
  * when set, otherwise generated at first start and kept in DATA_DIR. Losing it makes those
  * secrets unreadable, so it lives next to the data it protects.

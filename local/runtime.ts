@@ -14,6 +14,8 @@
  * memory) is started again; the records it held come back after the visibility timeout, as they
  * do when a Lambda invocation dies.
  */
+
+import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -21,6 +23,10 @@ import { keyAttributes } from '#shared/adapters/dynamo/table-schema.ts';
 import { schedules as declaredSchedules, type QueueName, queues, type ScheduleName } from '#shared/topology.ts';
 import { ensureAssembly } from './assembly.ts';
 import { type LocalDeployment, type LocalFunction, readDeployment } from './cloud-assembly.ts';
+import { settleBootstrapKey } from './deploy/bootstrap-key.ts';
+import { checkReservedConcurrency } from './deploy/concurrency.ts';
+import { rehearseDeploy } from './deploy/rehearsal.ts';
+import { LocalSecretsManager, type SecretSource } from './deploy/secrets-manager.ts';
 import { queueDepth } from './event-source-poller.ts';
 import {
   type FromHost,
@@ -171,6 +177,15 @@ export interface Runtime {
   stop(): Promise<{ undrained: number }>;
   /** Ends the drain of a stop now: what is queued stays queued. */
   hurry(): void;
+  /** What the start's deploy checked and did (local/deploy/), and the bootstrap key it left. */
+  deployed: Deployed;
+}
+
+export interface Deployed {
+  /** The bootstrap key secret's current value (null: the template has no such secret). */
+  bootstrapKey: string | null;
+  /** What was checked, done and left out, one line each, for the start's output. */
+  lines: string[];
 }
 
 export interface RuntimeOptions {
@@ -183,6 +198,11 @@ export interface RuntimeOptions {
   log?: (line: string) => void;
   /** The deployment to run (default: the current cloud assembly, synthesised if need be). */
   deployment?: LocalDeployment;
+  /**
+   * The bootstrap key an operator names (ADMIN_API_KEY, or the one kept from an earlier start):
+   * the deploy rotates the secret to it when it holds another (local/deploy/bootstrap-key.ts).
+   */
+  bootstrapKey?: string | null;
 }
 
 /**
@@ -334,24 +354,46 @@ export async function startRuntime(
       sqsEndpoint: new URL(queueUrls.ingest).origin,
     });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Lambda refuses a reservation that leaves less than 100 unreserved: the deploy fails there, first.
+  const concurrency = checkReservedConcurrency(
+    [...deployment.functions.values()].map((fn) => ({
+      functionName: fn.name,
+      reservedConcurrency: fn.reservedConcurrency,
+    })),
+    settings.accountConcurrency,
+  );
 
   // Every function's calls are held to its role where they are made (local/iam/enforcement.ts).
   const figures = new LocalFigures();
+  const deployFunctions = deployment.deploySteps.flatMap((step) =>
+    step.action.kind === 'notRehearsed' ? [] : [step.action.functionId],
+  );
   const hosted = new Set([
     ...deployment.routes.map((route) => route.functionId),
     ...deployment.eventSources.map((source) => source.functionId),
     ...deployment.schedules.map((schedule) => schedule.functionId),
+    ...deployFunctions,
   ]);
   const identities: Record<string, Identity> = {};
   for (const id of hosted) {
     const fn = deployment.functions.get(id) as LocalFunction;
     if (fn.roleArn) identities[accessKeyOf(fn)] = { functionName: fn.name, roleArn: fn.roleArn };
   }
-  const services = await startLocalServices({
-    // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
-    secrets: Object.fromEntries([...deployment.secrets.keys()].map((arn) => [arn, env.SECRETS_KEY ?? ''])),
-    roleArns: [...deployment.roles.keys()],
-  });
+  // A local deployment is its table: the state of its deploy and its secrets are kept per table.
+  const deploymentDirectory = path.join(settings.dataDir, 'deployments', settings.tableName);
+  const secrets = new LocalSecretsManager(
+    new Map(
+      [...deployment.secrets].map(([arn, kind]): [string, SecretSource] => [
+        arn,
+        // Local mode keeps one key material (SECRETS_KEY) for the stored secrets and the cursors.
+        kind === 'bootstrapKey'
+          ? { generate: deployment.generatedSecrets.get(arn) ?? { length: 32 } }
+          : { value: env.SECRETS_KEY ?? '' },
+      ]),
+    ),
+    path.join(deploymentDirectory, 'secrets-manager.json'),
+  );
+  const services = await startLocalServices({ secrets, roleArns: [...deployment.roles.keys()] });
   const endpoints: Record<Service, string> = {
     dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB as string,
     s3: env.AWS_ENDPOINT_URL_S3 as string,
@@ -391,6 +433,39 @@ export async function startRuntime(
   // Routes run on this thread, each function loaded at its first request (its cold start).
   installFunctionScopes();
   const enforcement = enforceIam(iam, (denial) => report.denied(denial));
+
+  // The deploy's own work (custom resources, rotation schedules), before anything serves.
+  const deployLambdas = new Map<string, LocalLambda>();
+  const invoke = (functionId: string, event: unknown) => {
+    const fn = deployment.functions.get(functionId);
+    if (!fn) return Promise.reject(new Error(`no function ${functionId} in the deployment`));
+    const lambda =
+      deployLambdas.get(functionId) ?? new LocalLambda(fn, environment(fn), (line) => report.timedOut(fn.name, line));
+    deployLambdas.set(functionId, lambda);
+    return lambda.invoke(event);
+  };
+  let deployed: Deployed;
+  const deployStartedAt = Date.now();
+  try {
+    const rehearsal = await rehearseDeploy(deployment.deploySteps, {
+      stateFile: path.join(deploymentDirectory, 'resources.json'),
+      invoke,
+      hasFunction: (functionId) => deployment.functions.has(functionId),
+      secrets,
+    });
+    const bootstrapKey = await settleBootstrapKey(deployment, secrets, invoke, options.bootstrapKey ?? null);
+    deployed = {
+      bootstrapKey,
+      lines: [
+        `Reserved concurrency: ${concurrency.reserved} of the account's ${concurrency.accountConcurrency} reserved, ${concurrency.unreserved} unreserved (Lambda keeps at least 100)`,
+        `Deploy (${((Date.now() - deployStartedAt) / 1000).toFixed(1)} s): ${rehearsal.done.length > 0 ? rehearsal.done.join('; ') : 'no custom resource or rotation schedule changed since the last start'}`,
+        ...(rehearsal.notRehearsed.length > 0 ? [`Deploy, not rehearsed: ${rehearsal.notRehearsed.join('; ')}`] : []),
+      ],
+    };
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
   const routeFunctions = new Map<string, LocalLambda>();
   for (const route of deployment.routes) {
     const fn = deployment.functions.get(route.functionId) as LocalFunction;
@@ -433,6 +508,7 @@ export async function startRuntime(
   return {
     url: front.url,
     front,
+    deployed,
     hurry() {
       deadline = 0;
     },

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { intEnv } from '#shared/config.ts';
+import { defaultAccountConcurrency } from './deploy/concurrency.ts';
 
 export interface LocalSettings {
   port: number;
@@ -27,6 +28,8 @@ export interface LocalSettings {
   logLevel: string;
   /** Custom tenant store endpoints the functions accept (default: loopback, where the stand-ins live). */
   allowedStoreEndpoints: string;
+  /** The Lambda account concurrency the functions' reservations are checked against (LOCAL_ACCOUNT_CONCURRENCY). */
+  accountConcurrency: number;
 }
 
 export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSettings {
@@ -56,6 +59,7 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
     scheduleSecondsOverride: schedule ? Number(schedule) : null,
     logLevel: env.LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     allowedStoreEndpoints: env.ALLOWED_STORE_ENDPOINTS ?? 'loopback',
+    accountConcurrency: intEnv('LOCAL_ACCOUNT_CONCURRENCY', defaultAccountConcurrency, env),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The two AWS services local mode serves itself, for the calls functions make to them:
- *  - Secrets Manager's GetSecretValue and DescribeSecret, for the secrets the deployment names
- *    (local mode keeps one key material, SECRETS_KEY, for the stored secrets and the cursors);
+ *  - Secrets Manager, for the secrets the deployment names, by version (local/deploy/secrets-manager.ts:
+ *    GetSecretValue, DescribeSecret, PutSecretValue, UpdateSecretVersionStage);
  *  - STS's AssumeRole: a session of the role, whose credentials' token carries the role and the
  *    session policy it was assumed with (local/iam/enforcement.ts reads it to evaluate the session's
  *    calls against the role's policies and that policy).
@@ -12,7 +12,8 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PolicyDocument } from '../cloud-assembly.ts';
-import { secretNameOf, sessionToken } from './enforcement.ts';
+import { type LocalSecretsManager, SecretsManagerError } from '../deploy/secrets-manager.ts';
+import { sessionToken } from './enforcement.ts';
 import { localAccount } from './policy-evaluator.ts';
 
 export interface LocalServices {
@@ -20,42 +21,26 @@ export interface LocalServices {
   close(): Promise<void>;
 }
 
-function serveSecret(
-  secrets: Record<string, string>,
-  request: IncomingMessage,
-  body: string,
-  response: ServerResponse,
-) {
+function serveSecret(secrets: LocalSecretsManager, request: IncomingMessage, body: string, response: ServerResponse) {
   const operation = String(request.headers['x-amz-target'] ?? '')
     .split('.')
     .pop();
-  let secretId = '';
-  try {
-    secretId = String((JSON.parse(body) as { SecretId?: unknown }).SecretId ?? '');
-  } catch {
-    // Answered below as a secret not found.
-  }
-  const arn = Object.keys(secrets).find((each) => each === secretId || secretNameOf(each) === secretId);
   const answer = (status: number, content: object) => {
     response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': randomUUID() });
     response.end(JSON.stringify(content));
   };
-  if (arn === undefined)
-    return answer(400, {
-      __type: 'ResourceNotFoundException',
-      Message: "Secrets Manager can't find the specified secret.",
-    });
-  if (operation === 'GetSecretValue')
-    return answer(200, {
-      ARN: arn,
-      Name: secretNameOf(arn),
-      VersionId: '00000000-0000-0000-0000-000000000000',
-      SecretString: secrets[arn],
-      VersionStages: ['AWSCURRENT'],
-      CreatedDate: 0,
-    });
-  if (operation === 'DescribeSecret') return answer(200, { ARN: arn, Name: secretNameOf(arn) });
-  return answer(400, { __type: 'InvalidRequestException', Message: `${operation} is not served locally` });
+  try {
+    let input: unknown = {};
+    try {
+      input = JSON.parse(body);
+    } catch {
+      // Refused below as a request that is not valid.
+    }
+    answer(200, secrets.handle(operation ?? '', input));
+  } catch (error) {
+    if (error instanceof SecretsManagerError) answer(400, { __type: error.type, Message: error.message });
+    else answer(500, { __type: 'InternalServiceError', Message: 'An error occurred on the server side.' });
+  }
 }
 
 function assumeRole(roles: Set<string>, body: URLSearchParams, response: ServerResponse) {
@@ -90,8 +75,8 @@ function assumeRole(roles: Set<string>, body: URLSearchParams, response: ServerR
 }
 
 export async function startLocalServices(setup: {
-  /** Each secret's value, by ARN. */
-  secrets: Record<string, string>;
+  /** The deployment's secrets. */
+  secrets: LocalSecretsManager;
   /** The roles a session may be assumed of, by ARN. */
   roleArns: string[];
 }): Promise<LocalServices> {
