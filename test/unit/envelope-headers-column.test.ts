@@ -18,7 +18,7 @@ import { writeParquet } from '#delta/parquet/parquet-files.ts';
 import { envelopeOutput } from '#shared/adapters/delta-tables.ts';
 import { StagedEnvelope } from '#shared/adapters/staged-rows.ts';
 import { type DataSet, envelopeSchema, newDataSet } from '#shared/domain/datasets/model.ts';
-import { envelopeColumns, type EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { type EnvelopeMessage, envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import { memoryTable, writerOf } from '../support/memory-table.ts';
 
 const dt = '2026-12-01';

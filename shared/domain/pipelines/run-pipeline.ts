@@ -5,7 +5,7 @@ import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/tab
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import type { DayRange, PipelineJobPayload } from '../jobs/pipeline-runs.ts';
 import { JobCancelled, JobFailure, type JobOutcome, type RunControl } from '../jobs/run-job.ts';
-import { type Cell, compileQuery, type RowOutcome } from './compile-query.ts';
+import { type Cell, compileQuery } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
 import type { PipelineRepository } from './ports.ts';
@@ -16,6 +16,8 @@ export interface StoredEnvelope {
   /** The Content-Type header as sent (format `auto` decodes by it; absent is none). */
   content_type: string | null;
   payload: Uint8Array;
+  /** The request headers the envelope kept (lowercase names); null or absent for rows stored before they were kept. */
+  headers?: Readonly<Record<string, string>> | null;
 }
 
 export interface DecodedRow {
@@ -131,7 +133,7 @@ export class Decoder {
   readonly samples: RejectionSample[] = [];
   /** Set when a row was left unread because `maxRows` rows were out. */
   truncated = false;
-  private readonly decode: (payload: Uint8Array, contentType: string | null) => RowOutcome[];
+  private readonly decode: ReturnType<typeof compileQuery>;
 
   constructor(
     spec: Pick<QuerySpecification, 'decode' | 'columns' | 'where'>,
@@ -141,7 +143,7 @@ export class Decoder {
   }
 
   add(envelope: StoredEnvelope, dt: string): void {
-    for (const outcome of this.decode(envelope.payload, envelope.content_type ?? null)) {
+    for (const outcome of this.decode(envelope.payload, envelope.content_type ?? null, envelope.headers)) {
       if (this.rows.length >= this.maxRows) {
         this.truncated = true;
         return;
