@@ -133,6 +133,7 @@ function encode(rows: Envelope[]) {
       rows.map(() => 'application/json'),
       rows.map((row) => BigInt(Buffer.byteLength(row.payload, 'base64'))),
       rows.map((row) => row.payload),
+      rows.map(() => null),
     ],
   );
 }

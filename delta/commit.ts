@@ -46,6 +46,7 @@ import {
   type RemoveFile,
   type TableMetadata,
   type Txn,
+  withAddedColumns,
 } from './log.ts';
 import {
   applyActions,
@@ -119,6 +120,12 @@ export interface CommitRequest {
   judge(winner: Winner, commit: Commit): Promise<Verdict>;
   /** Appends: the schema and partitioning the rows are written in, which the table must still accept. */
   expects?: TableMetadata;
+  /**
+   * Appends: the table gains the nullable columns of `expects` it lacks, added at the end of its
+   * schema by a metadata action in this commit (withAddedColumns), made again for each attempt from
+   * the version it goes on top of.
+   */
+  addsColumns?: boolean;
   /** Deletes what the commit wrote ahead of it (its data files), when the table refuses it. */
   discard?(commit: Commit): Promise<void>;
   attempt: number;
@@ -195,7 +202,10 @@ export async function commitNext(
   for (;;) {
     const version = state.version + 1;
     let winner: Winner | null;
-    if (writable(state, request.expects)) {
+    const widened =
+      request.addsColumns && request.expects ? withAddedColumns(state.metadata, request.expects.schema) : null;
+    const target = widened ? { ...state, metadata: widened } : state;
+    if (writable(target, request.expects)) {
       const timestamp = Math.max(now().getTime(), latestTimestamp(state));
       // What the table's features ask of this commit: row ids, the removed files' deletion vectors,
       // an in-commit timestamp (features.ts). Made again at every attempt: the state changed.
@@ -208,7 +218,7 @@ export async function commitNext(
       }
       const content = commitContent({
         version,
-        metadata: commit.metadata,
+        metadata: widened ?? commit.metadata,
         adds: prepared.adds,
         removes: prepared.removes,
         txn: commit.txn,
@@ -239,7 +249,7 @@ export async function commitNext(
       if (!winner) {
         deps.snapshots.keep(tableId, state);
         await request.discard?.(commit);
-        assertWritable(state, request.expects);
+        assertWritable(target, request.expects);
       }
     }
     // What won, and whatever followed it, each judged in order, before the next attempt.
@@ -292,6 +302,8 @@ export interface AppendRequest<Row> {
    * keeps: the others are left out and counted as expired (envelopes of a day past the data retention).
    */
   keeps?: (table: Pick<TableState, 'protocol' | 'metadata'>) => (row: Row) => boolean;
+  /** The table gains the nullable columns of `metadata.schema` it lacks (CommitRequest.addsColumns). */
+  addsColumns?: boolean;
   attempt: number;
   /** Aborted when the caller stopped waiting: no more files are written, and no version (CommitRequest). */
   signal?: AbortSignal;
@@ -397,6 +409,7 @@ export async function appendToTable<Row>(deps: CommitDeps, request: AppendReques
     tableId,
     attempt: request.attempt,
     expects: request.metadata,
+    ...(request.addsColumns ? { addsColumns: true } : {}),
     discard,
     ...(txn ? { readVersion: txn.readVersion } : {}),
     ...(request.signal ? { signal: request.signal } : {}),

@@ -291,6 +291,35 @@ export function metadataAction(table: TableMetadata): Metadata {
   };
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The table's metadata with the nullable columns of `schema` it lacks (by name, case-insensitively)
+ * added at the end of its schema, everything else as it was; null when it lacks none, or its schema
+ * is not one to add to. Adding a nullable column at the end is a metadata change any Delta writer
+ * may make without a new protocol (no column mapping): files written before have no such column,
+ * and readers see null for their rows.
+ */
+export function withAddedColumns(metadata: Metadata | null, schema: TableSchema): Metadata | null {
+  if (!metadata) return null;
+  let table: unknown;
+  try {
+    table = JSON.parse(metadata.schemaString);
+  } catch {
+    return null;
+  }
+  if (!isRecord(table) || table.type !== 'struct' || !Array.isArray(table.fields)) return null;
+  const names = new Set(
+    table.fields.map((field: unknown) =>
+      isRecord(field) && typeof field.name === 'string' ? field.name.toLowerCase() : '',
+    ),
+  );
+  const added = schema.fields.filter((field) => field.nullable && !names.has(field.name.toLowerCase()));
+  if (added.length === 0) return null;
+  return { ...metadata, schemaString: JSON.stringify({ ...table, fields: [...table.fields, ...added] }) };
+}
+
 export interface CommitInput {
   version: number;
   /** Written with version 0 (protocol and metadata), or when the metadata changes. */

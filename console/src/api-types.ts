@@ -796,6 +796,12 @@ export interface components {
       payload_truncated: boolean;
       /** @description Accepted and staged, not yet in a commit of the table: readers of the table do not see it until its next commit */
       pending: boolean;
+      /** @description The request headers as received (names lowercase), without credentials (authorization, cookies, signature headers); null for events stored before headers were kept */
+      headers: {
+        [key: string]: string;
+      } | null;
+      /** @description The provider's event type, where the connection's signature preset says it puts one (GitHub: the X-GitHub-Event header; Stripe: the body's type); else null */
+      event_type: string | null;
     };
     Run: {
       /** Format: uuid */
@@ -4073,6 +4079,7 @@ export interface operations {
         contains?: string;
         json_path?: string;
         json_equals?: string;
+        event_type?: string;
       };
       path: {
         connection_id: string;

@@ -2,7 +2,7 @@ import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { eventsOf } from '#shared/adapters/repositories/events.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
-import { readEvents } from '#shared/domain/monitoring/events.ts';
+import { eventTypeField, readEvents } from '#shared/domain/monitoring/events.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
@@ -11,6 +11,10 @@ export const handler = apiHandler(
   'GET /api/connections/{connection_id}/events',
   async ({ principal, params, query }) => {
     const connection = await visibleConnection(connectivity, principal, params.connection_id, 'read');
-    return ok(await readEvents(await eventsOf(connection.data_set_id), query));
+    const [events, source] = await Promise.all([
+      eventsOf(connection.data_set_id),
+      connectivity.getSource(connection.source_id),
+    ]);
+    return ok(await readEvents({ ...events, eventType: eventTypeField(source) }, query));
   },
 );

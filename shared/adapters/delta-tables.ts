@@ -28,7 +28,7 @@ import { tableProperties } from '#delta/properties.ts';
 import type { TableState } from '#delta/snapshot.ts';
 import type { LogEntry, TableStorage } from '#delta/storage.ts';
 import { config } from '../config.ts';
-import type { DataSet } from '../domain/datasets/model.ts';
+import { type DataSet, envelopeSchema } from '../domain/datasets/model.ts';
 import type { CommittedVersion } from '../domain/datasets/table.ts';
 import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
 import { firstIngestMs, isTimedId } from '../domain/ingest/envelope.ts';
@@ -109,7 +109,10 @@ export function envelopeOutput(
   return (dataSet: DataSet, rows: StagedRow[], request: Parameters<CommitTableDeps['appendEnvelopes']>[2]) =>
     appendToTable(deps, {
       tableId: dataSet.data_set_id,
-      metadata: tableMetadataOf(dataSet),
+      // The columns written now, whatever the data set recorded at its creation: a table made
+      // before a column was added to the envelope gains it with this commit.
+      metadata: { ...tableMetadataOf(dataSet), schema: envelopeSchema },
+      addsColumns: true,
       rows,
       identify: (row) => ({
         messageId: row.message.message_id,

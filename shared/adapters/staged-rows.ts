@@ -29,6 +29,7 @@ export class StagedEnvelope implements EnvelopeMessage {
   readonly payload_size: number;
   readonly payload_ref: EnvelopeMessage['payload_ref'];
   readonly receipt: EnvelopeMessage['receipt'];
+  readonly headers: EnvelopeMessage['headers'];
   /** The body as a one-byte string of its raw bytes (latin1)… */
   readonly #raw: string | null = null;
   /** …or as its base64 text, when decoding would not give back the very same text (Node's decoder is lenient). */
@@ -45,6 +46,7 @@ export class StagedEnvelope implements EnvelopeMessage {
     this.payload_size = message.payload_size;
     this.payload_ref = message.payload_ref;
     this.receipt = message.receipt && { ...message.receipt, epoch: once(message.receipt.epoch) };
+    this.headers = message.headers;
     if (message.payload !== undefined) {
       const raw = Buffer.from(message.payload, 'base64');
       if (raw.toString('base64') === message.payload) this.#raw = raw.toString('latin1');
@@ -72,7 +74,7 @@ export class StagedEnvelope implements EnvelopeMessage {
   }
 
   toJSON(): EnvelopeMessage {
-    const { payload_ref, receipt, payload } = this;
+    const { payload_ref, receipt, headers, payload } = this;
     return {
       v: 1,
       message_id: this.message_id,
@@ -86,6 +88,7 @@ export class StagedEnvelope implements EnvelopeMessage {
       ...(payload === undefined ? {} : { payload }),
       ...(payload_ref === undefined ? {} : { payload_ref }),
       ...(receipt === undefined ? {} : { receipt }),
+      ...(headers === undefined ? {} : { headers }),
     };
   }
 }

@@ -140,6 +140,7 @@ describe('round trip through the Delta table', () => {
       content_type: 'VARCHAR',
       payload_size: 'BIGINT',
       payload: 'VARCHAR',
+      headers: 'VARCHAR',
     });
     const byId = new Map(table.rows.map((row) => [row.message_id, row]));
     sent.forEach((item, index) => {

@@ -144,9 +144,40 @@ describe.concurrent('acceptIngest', () => {
       tenant_id: 'tenant-1',
       content_type: 'Application/JSON; charset=x',
       payload_size: 4,
+      headers: { 'content-type': 'Application/JSON; charset=x' },
       receipt: { epoch: 'e1', accepted: 1, duplicates: 0 },
     });
     expect(BigInt(envelope.ingested_at_us) >= before && BigInt(envelope.ingested_at_us) <= after).toBe(true);
+  });
+
+  it('queues the headers but the credentials: the bearer token and the signature the source checks', async () => {
+    const { deps, queued } = world({
+      security: {
+        auth_mode: 'bearer_and_signature',
+        signature: { scheme: 'github', header: null, encoding: null, tolerance_seconds: null, secrets: [] },
+      },
+    });
+    const body = Buffer.from('{"action":"opened"}');
+    const signature = `sha256=${createHmac('sha256', 'signing-secret').update(body).digest('hex')}`;
+    const outcome = await accept(
+      { ...deps, maxBodyBytes: 1024 },
+      request({
+        body,
+        headers: {
+          'x-github-event': 'pull_request',
+          'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+          'x-hub-signature-256': signature,
+          cookie: 'session=abc',
+          'x-custom-thing': 'kept',
+        },
+      }),
+    );
+    if (!outcome.accepted) throw outcome.error;
+    expect(queued[0]?.envelope.headers).toEqual({
+      'x-github-event': 'pull_request',
+      'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+      'x-custom-thing': 'kept',
+    });
   });
 
   it('keeps content_type null when the header is absent', async () => {

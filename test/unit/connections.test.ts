@@ -67,6 +67,7 @@ describe.concurrent('connections', () => {
       ['content_type', 'string', true],
       ['payload_size', 'long', false],
       ['payload', 'string', false],
+      ['headers', 'string', true],
     ]);
   });
 

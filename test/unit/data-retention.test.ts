@@ -51,6 +51,7 @@ function encode(rows: Envelope[]) {
     rows.map(() => 'application/json'),
     rows.map(() => 2n),
     rows.map(() => Buffer.from('{}').toString('base64')),
+    rows.map(() => null),
   ] as CellValue[][]);
 }
 

@@ -41,6 +41,7 @@ function encode(rows: Envelope[]) {
     rows.map(() => 'application/json'),
     rows.map(() => 700n),
     rows.map((row) => Buffer.from(`{"id":"${row.messageId}","pad":"${'x'.repeat(640)}"}`).toString('base64')),
+    rows.map(() => null),
   ];
   return writeParquet([...envelopeColumns], columns);
 }

@@ -63,6 +63,7 @@ function envelopeFile(messageIds: string[]) {
       messageIds.map(() => 'application/json'),
       messageIds.map(() => 2n),
       messageIds.map((id) => Buffer.from(`{"id":"${id}"}`).toString('base64')),
+      messageIds.map(() => null),
     ],
   );
 }

@@ -23,6 +23,7 @@ function event(n: number, second: number): StoredEvent {
     content_type: 'application/json',
     payload_size: 9,
     payload: Buffer.from(`{"n":${n}}`).toString('base64'),
+    headers: null,
   };
 }
 
@@ -407,8 +408,8 @@ describe('searching the bodies of events', () => {
 
   it('offers its matcher to any source of events: a body at a time, decoded from base64', () => {
     const matcher = eventMatcher({ contains: 'in_123' });
-    expect(matcher?.({ payload: Buffer.from('order in_123').toString('base64') })).toBe(true);
-    expect(matcher?.({ payload: Buffer.from('aW5fMTIz').toString('base64') })).toBe(false);
+    expect(matcher?.({ payload: Buffer.from('order in_123').toString('base64'), headers: null })).toBe(true);
+    expect(matcher?.({ payload: Buffer.from('aW5fMTIz').toString('base64'), headers: null })).toBe(false);
     expect(eventMatcher({})).toBeNull();
   });
 });

@@ -33,6 +33,7 @@ const queued = [
     content_type: 'application/json',
     payload_size: 15,
     receipt: { epoch: 'door-1', accepted: 41, duplicates: 0 },
+    headers: { 'x-github-event': 'push', 'x-github-delivery': 'd-1' },
     payload: 'eyJldmVudCI6InB1c2gifQ==',
   },
   {
@@ -161,10 +162,11 @@ describe('a file of staged envelopes', () => {
         ['content_type', 'VARCHAR'],
         ['payload_size', 'BIGINT'],
         ['payload', 'VARCHAR'],
+        ['headers', 'VARCHAR'],
       ]);
       const read = (
         await connection.runAndReadAll(
-          `SELECT message_id, epoch_us(ingested_at) AS us, source_id, tenant_id, content_type, payload_size, payload
+          `SELECT message_id, epoch_us(ingested_at) AS us, source_id, tenant_id, content_type, payload_size, payload, headers
            FROM read_parquet('${parquet}')`,
         )
       ).getRowObjectsJson();
@@ -178,6 +180,8 @@ describe('a file of staged envelopes', () => {
           content_type: envelope.content_type,
           payload_size: String(envelope.payload_size),
           payload: envelope.payload,
+          // Envelopes queued before headers were kept have none: null.
+          headers: envelope.message_id === id(1) ? '{"x-github-event":"push","x-github-delivery":"d-1"}' : null,
         })),
       );
       // The bodies themselves: what a reader decoding the payload gets back.

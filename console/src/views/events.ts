@@ -68,7 +68,7 @@ export function eventsView(connectionId: string) {
             event.pending
               ? el('span', { class: 'badge pending' }, 'Pending')
               : el('span', { class: 'badge committed' }, 'Committed'),
-            ` · ${when(event.received_at)} · ${event.content_type ?? 'no content type'} · ${bytes(event.payload_size)}`,
+            ` · ${when(event.received_at)}${event.event_type === null ? '' : ` · ${event.event_type}`} · ${event.content_type ?? 'no content type'} · ${bytes(event.payload_size)}`,
           ),
           event.pending
             ? el(

@@ -10,7 +10,13 @@
  * an offset index is read by whole column chunks instead.
  */
 import { decompress } from 'fzstd';
-import { type AsyncBuffer, type FileMetaData, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import {
+  type AsyncBuffer,
+  type FileMetaData,
+  parquetMetadata,
+  parquetMetadataAsync,
+  parquetReadObjects,
+} from 'hyparquet';
 import type { EventGroup, EventKey, StoredEvent } from '../../domain/monitoring/events.ts';
 
 const columns = ['message_id', 'ingested_at', 'content_type', 'payload_size', 'payload'];
@@ -22,10 +28,34 @@ const compressors = { ZSTD: (input: Uint8Array) => decompress(input) };
 // Received times keep their microseconds (the default parser makes a millisecond Date).
 const parsers = { timestampFromMicroseconds: (micros: bigint) => micros };
 
+/** Whether a file has the headers column: files written before envelopes kept headers do not. */
+const hasHeaders = (metadata: FileMetaData) => metadata.schema.some((element) => element.name === 'headers');
+
+/** The headers column's JSON text as an object of strings; null for a row without headers (or an unreadable cell). */
+export function headersOf(text: unknown): Record<string, string> | null {
+  if (typeof text !== 'string') return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    return Object.fromEntries(Object.entries(parsed).filter((entry) => typeof entry[1] === 'string'));
+  } catch {
+    return null;
+  }
+}
+
 export async function readEnvelopeFile(bytes: Uint8Array): Promise<StoredEvent[]> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  const rows = await parquetReadObjects({ file, columns, rowFormat: 'object', compressors, parsers });
-  return rows.map((row) => ({ ...keyOf(row), payload: String(row.payload ?? '') }));
+  const metadata = parquetMetadata(file, { parsers });
+  const withHeaders = hasHeaders(metadata);
+  const rows = await parquetReadObjects({
+    file,
+    metadata,
+    columns: withHeaders ? [...columns, 'headers'] : columns,
+    rowFormat: 'object',
+    compressors,
+    parsers,
+  });
+  return rows.map((row) => ({ ...keyOf(row), payload: String(row.payload ?? ''), headers: headersOf(row.headers) }));
 }
 
 function keyOf(row: Record<string, unknown>): Omit<EventKey, 'row'> {
@@ -75,6 +105,8 @@ export async function envelopeGroups(
 ): Promise<EventGroup[]> {
   const file = asyncBuffer(source);
   const metadata = await parquetMetadataAsync(file, { parsers, initialFetchSize: footerFetchBytes });
+  // Read with the bodies, where the file has them (files written before headers were kept do not).
+  const bodyColumns = hasHeaders(metadata) ? ['payload', 'headers'] : ['payload'];
   const groups: EventGroup[] = [];
   let groupStart = 0;
   for (const rowGroup of metadata.row_groups) {
@@ -87,12 +119,13 @@ export async function envelopeGroups(
     const ids = chunk('message_id')?.statistics;
     const sizes = chunk('payload_size')?.statistics;
     const payload = chunk('payload');
+    const headers = chunk('headers');
     const min = micros(times?.min_value ?? times?.min);
     const max = micros(times?.max_value ?? times?.max);
     const minId = ids?.min_value ?? ids?.min;
     const maxId = ids?.max_value ?? ids?.max;
     const largest = sizes?.max_value ?? sizes?.max;
-    const bodyBytes = Number(payload?.total_uncompressed_size ?? 0);
+    const bodyBytes = Number(payload?.total_uncompressed_size ?? 0) + Number(headers?.total_uncompressed_size ?? 0);
     const rowsPerSlice = Math.max(1, Math.min(rows, Math.floor((rows * bodiesPerSlice) / Math.max(1, bodyBytes))));
     groups.push({
       // Statistics in microseconds, widened by a millisecond as the Delta statistics are.
@@ -102,7 +135,7 @@ export async function envelopeGroups(
       ...(typeof maxId === 'string' ? { maxId } : {}),
       ...(largest !== undefined && largest !== null ? { maxPayloadSize: Number(largest) } : {}),
       size: rowGroup.columns
-        .filter((column) => columns.includes(column.meta_data?.path_in_schema[0] ?? ''))
+        .filter((column) => [...columns, 'headers'].includes(column.meta_data?.path_in_schema[0] ?? ''))
         .reduce((sum, column) => sum + Number(column.meta_data?.total_compressed_size ?? 0), 0),
       async *slices() {
         for (let start = 0; start < rows; start += rowsPerSlice) {
@@ -131,13 +164,16 @@ export async function envelopeGroups(
               const bodies = await parquetReadObjects({
                 file,
                 metadata,
-                columns: ['payload'],
+                columns: bodyColumns,
                 rowStart: first + from,
                 rowEnd: first + to,
                 useOffsetIndex: true,
                 compressors,
               });
-              for (const row of wanted) yield { row, payload: String(bodies[row - from]?.payload ?? '') };
+              for (const row of wanted) {
+                const body = bodies[row - from];
+                yield { row, payload: String(body?.payload ?? ''), headers: headersOf(body?.headers) };
+              }
             },
           };
         }

@@ -10,6 +10,7 @@ import {
   type EnvelopeMessage,
   envelopeColumns,
   envelopeFieldCells,
+  envelopeHeaderCells,
 } from '../../domain/ingest/envelope.ts';
 import { claimedPayload } from '../s3/claim-checks.ts';
 import { StagedEnvelope } from '../staged-rows.ts';
@@ -28,7 +29,7 @@ export const maxPayloadBytesPerFile = 4 * 1024 * 1024;
 export function encodeEnvelopes(envelopes: Envelope[]) {
   return writeParquet(
     [...envelopeColumns],
-    [...envelopeFieldCells(envelopes), envelopes.map((envelope) => envelope.payload)],
+    [...envelopeFieldCells(envelopes), envelopes.map((envelope) => envelope.payload), envelopeHeaderCells(envelopes)],
   );
 }
 
@@ -70,5 +71,8 @@ export async function encodeStaged(rows: readonly StagedRow[]): Promise<ParquetF
     else if (message instanceof StagedEnvelope) message.writePayload(data, at);
     else data.write(message.payload as string, at);
   });
-  return writeParquet([...envelopeColumns], [...envelopeFieldCells(messages), { offsets, data }]);
+  return writeParquet(
+    [...envelopeColumns],
+    [...envelopeFieldCells(messages), { offsets, data }, envelopeHeaderCells(messages)],
+  );
 }

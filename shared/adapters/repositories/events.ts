@@ -42,6 +42,7 @@ async function stagedSources(dataSetId: string): Promise<StagedSource[]> {
           payload_size: message.payload_size,
           // A claim-checked body is in the platform bucket until its envelope is committed.
           payload: message.payload ?? (message.payload_ref ? ((await claimedPayload(message.payload_ref)) ?? '') : ''),
+          headers: message.headers ?? null,
         })),
       );
     },

@@ -37,6 +37,7 @@ function envelopeFile(storage: Pick<TableStorage, 'get' | 'getIfExists'>, add: A
           message_id: event.message_id,
           content_type: event.content_type,
           payload: Buffer.from(event.payload, 'base64'),
+          headers: event.headers,
         }));
     },
   };

@@ -3,8 +3,9 @@
  * names one of a few verification kinds (shared/domain/ingest/signatures.ts carries them out), the
  * headers and encodings that kind reads, its timestamp tolerance, the handshake the provider makes
  * before it sends events (shared/domain/ingest/handshakes.ts), and where the provider puts its own
- * event id (the default deduplication key). Adding a provider is adding a row here, and its words in
- * preset-texts.ts. The ingest function carries this table, so it holds only what a request is checked by.
+ * event id (the default deduplication key) and event type. Adding a provider is adding a row here, and
+ * its words in preset-texts.ts. The ingest function carries this table, so it holds only what a request
+ * is checked by, and the two short facts the views read (event id and type).
  */
 
 import type { SignatureScheme } from './security-names.ts';
@@ -118,7 +119,15 @@ export interface Preset {
   handshake?: Handshake;
   /** The provider's own event id: the default deduplication key (none: webhook-id, else Idempotency-Key). */
   dedupKey?: DedupKey;
+  /**
+   * Where the provider says which kind of event a request is (GitHub's `X-GitHub-Event` header,
+   * Stripe's body `type`): the events view shows and filters by it. Undeclared where it is not certain.
+   */
+  eventType?: EventField;
 }
+
+/** A value a provider puts in a header, or in its JSON body at a pointer. */
+export type EventField = { header: string } | { json_pointer: string };
 
 const hexBody = (header: string, algorithm: 'sha1' | 'sha256' = 'sha256', prefix?: string): HmacVerification => ({
   kind: 'hmac',
@@ -175,16 +184,19 @@ const echoQuery = (method: 'GET' | 'POST', query: string): Handshake => ({
 
 export const presets = {
   'standard-webhooks': {
+    eventType: { json_pointer: '/type' },
     verification: standardWebhooks('webhook'),
     secretFrom: 'either',
     dedupKey: { header: 'webhook-id' },
   },
   github: {
+    eventType: { header: 'x-github-event' },
     verification: hexBody('x-hub-signature-256', 'sha256', 'sha256='),
     secretFrom: 'either',
     dedupKey: { header: 'x-github-delivery' },
   },
   stripe: {
+    eventType: { json_pointer: '/type' },
     verification: stripeLike('stripe-signature', 300),
     dedupKey: { json_pointer: '/id' },
   },
@@ -193,6 +205,7 @@ export const presets = {
     secretFrom: 'either',
   },
   slack: {
+    eventType: { json_pointer: '/event/type' },
     verification: versionZero('x-slack-signature', 'x-slack-request-timestamp'),
     handshake: {
       method: 'POST',
@@ -215,6 +228,7 @@ export const presets = {
     },
   },
   zoom: {
+    eventType: { json_pointer: '/event' },
     verification: versionZero('x-zm-signature', 'x-zm-request-timestamp'),
     handshake: {
       method: 'POST',
@@ -241,6 +255,7 @@ export const presets = {
     dedupKey: { header: 'i-twilio-idempotency-token' },
   },
   square: {
+    eventType: { json_pointer: '/type' },
     verification: {
       kind: 'hmac',
       signature: { header: 'x-square-hmacsha256-signature' },
@@ -259,6 +274,7 @@ export const presets = {
     },
   },
   linear: {
+    eventType: { json_pointer: '/type' },
     verification: {
       kind: 'hmac',
       signature: { header: 'linear-signature' },
@@ -269,6 +285,7 @@ export const presets = {
     dedupKey: { header: 'linear-delivery' },
   },
   paddle: {
+    eventType: { json_pointer: '/event_type' },
     verification: {
       kind: 'hmac',
       signature: { header: 'paddle-signature', pair: 'h1', separator: ';' },
@@ -296,19 +313,23 @@ export const presets = {
     secretFrom: 'public-key',
   },
   shopify: {
+    eventType: { header: 'x-shopify-topic' },
     verification: base64Body('x-shopify-hmac-sha256'),
     dedupKey: { header: 'x-shopify-webhook-id' },
   },
   gitlab: {
+    eventType: { header: 'x-gitlab-event' },
     verification: { kind: 'token', header: 'x-gitlab-token' },
     secretFrom: 'either',
     dedupKey: { header: 'x-gitlab-event-uuid' },
   },
   intercom: {
+    eventType: { json_pointer: '/topic' },
     verification: hexBody('x-hub-signature', 'sha1', 'sha1='),
     dedupKey: { json_pointer: '/id' },
   },
   pagerduty: {
+    eventType: { json_pointer: '/event/event_type' },
     verification: {
       kind: 'hmac',
       signature: { header: 'x-pagerduty-signature' },
@@ -320,15 +341,18 @@ export const presets = {
     dedupKey: { json_pointer: '/event/id' },
   },
   typeform: {
+    eventType: { json_pointer: '/event_type' },
     verification: base64Body('typeform-signature', 'sha256='),
     secretFrom: 'either',
     dedupKey: { json_pointer: '/event_id' },
   },
   calendly: {
+    eventType: { json_pointer: '/event' },
     verification: stripeLike('calendly-webhook-signature', 180),
     secretFrom: 'either',
   },
   mailgun: {
+    eventType: { json_pointer: '/event-data/event' },
     verification: {
       kind: 'hmac',
       signature: { jsonPointer: '/signature/signature' },
@@ -344,10 +368,12 @@ export const presets = {
     handshake: echoQuery('GET', 'challenge'),
   },
   clerk: {
+    eventType: { json_pointer: '/type' },
     verification: standardWebhooks('svix'),
     dedupKey: { header: 'svix-id' },
   },
   resend: {
+    eventType: { json_pointer: '/type' },
     verification: standardWebhooks('svix'),
     dedupKey: { header: 'svix-id' },
   },
@@ -370,16 +396,19 @@ export const presets = {
     dedupKey: { header: 'x-zendesk-webhook-invocation-id' },
   },
   jira: {
+    eventType: { json_pointer: '/webhookEvent' },
     verification: hexBody('x-hub-signature', 'sha256', 'sha256='),
     secretFrom: 'either',
     dedupKey: { header: 'x-atlassian-webhook-identifier' },
   },
   bitbucket: {
+    eventType: { header: 'x-event-key' },
     verification: hexBody('x-hub-signature', 'sha256', 'sha256='),
     secretFrom: 'either',
     dedupKey: { header: 'x-request-uuid' },
   },
   twitch: {
+    eventType: { header: 'twitch-eventsub-subscription-type' },
     verification: {
       kind: 'hmac',
       signature: { header: 'twitch-eventsub-message-signature' },
@@ -416,11 +445,13 @@ export const presets = {
     },
   },
   woocommerce: {
+    eventType: { header: 'x-wc-webhook-topic' },
     verification: base64Body('x-wc-webhook-signature'),
     secretFrom: 'either',
     dedupKey: { header: 'x-wc-webhook-delivery-id' },
   },
   postmark: {
+    eventType: { json_pointer: '/RecordType' },
     verification: { kind: 'token', header: 'authorization', scheme: 'Basic' },
     secretFrom: 'either',
     minSecretLength: 3,
@@ -456,10 +487,12 @@ export const presets = {
     dedupKey: { json_pointer: '/id' },
   },
   vercel: {
+    eventType: { json_pointer: '/type' },
     verification: hexBody('x-vercel-signature', 'sha1'),
     dedupKey: { json_pointer: '/id' },
   },
   sentry: {
+    eventType: { header: 'sentry-hook-resource' },
     verification: hexBody('sentry-hook-signature'),
     dedupKey: { header: 'request-id' },
   },

@@ -62,6 +62,8 @@ export const envelopeSchema: DeltaSchema = {
     field('content_type', 'string', true),
     field('payload_size', 'long'),
     field('payload', 'string'),
+    // Added later: a table made before gains it with its first commit since (a Delta schema change).
+    field('headers', 'string', true),
   ],
 };
 

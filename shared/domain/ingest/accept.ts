@@ -18,7 +18,7 @@ import { textAtPointer } from '../json-pointer.ts';
 import { type Rejection, safeHeaders } from '../monitoring/model.ts';
 import type { Tenant } from '../tenants/model.ts';
 import { hashToken, sameHash } from '../tokens.ts';
-import { type EnvelopeMessage, nowMicros, type Receipt, utcDate } from './envelope.ts';
+import { type EnvelopeMessage, envelopeHeaders, nowMicros, type Receipt, utcDate } from './envelope.ts';
 import { answerHandshake, type HandshakeAnswer, handshakeOf } from './handshakes.ts';
 import { type SignedRequest, verifySignature } from './signatures.ts';
 
@@ -135,7 +135,7 @@ function bearerToken(authorization: string | undefined): string | null {
  *   7. malformed feed → 400;  8. over the rate limit → 429 with Retry-After;
  *   9. tenant suspended, source paused, connection inactive, no object store → 422;
  *  10. body too large → 413;  11. no time left to queue the envelope (timeLeftMs) → 503.
- * Then the envelope (raw body base64, content type exactly as sent) goes on the queue and 202 follows
+ * Then the envelope (raw body base64, content type exactly as sent, the headers but credentials) goes on the queue and 202 follows
  * (a queue call still unanswered at the end of the request's time is given up: 500, outcome unknown).
  * Inside a deduplication window, a repeated key (where the source's dedup_key says, else its
  * preset's event id, else webhook-id, else Idempotency-Key) gets the first request's message id:
@@ -364,6 +364,7 @@ async function acceptForSource(
     tenant_id: source.tenant_id,
     content_type: request.header('content-type') ?? null,
     payload_size: request.body.length,
+    headers: envelopeHeaders(request.headers, secretHeadersOf(security.signature)),
   };
   return { accepted: true, envelope, duplicate: messageId !== ownId, source };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isCredentialHeader } from '../monitoring/model.ts';
 
 /**
  * The ingest door's count of 202s for the envelope's source, as of this envelope (included): the
@@ -18,7 +19,8 @@ export type Receipt = z.infer<typeof receipt>;
  * One accepted webhook request, as it travels on the ingest queue. The payload is the raw body,
  * base64-encoded; a body too large for a queue message travels by claim check instead (the raw
  * bytes in the platform bucket, `payload_ref` here). `ingested_at_us` is microseconds since the
- * epoch, as a decimal string (it does not fit a JSON number).
+ * epoch, as a decimal string (it does not fit a JSON number). `headers` are the request's headers
+ * (envelopeHeaders), at most `envelopeHeadersMaxBytes`, so an envelope stays far inside a queue message.
  */
 export const envelopeMessage = z.strictObject({
   v: z.literal(1),
@@ -33,6 +35,8 @@ export const envelopeMessage = z.strictObject({
   payload: z.string().optional(),
   payload_ref: z.strictObject({ bucket: z.string(), key: z.string() }).optional(),
   receipt: receipt.optional(),
+  /** The request's headers but credentials (envelopeHeaders); absent on envelopes queued before they were kept. */
+  headers: z.record(z.string(), z.string()).optional(),
 });
 
 export type EnvelopeMessage = z.infer<typeof envelopeMessage>;
@@ -97,6 +101,41 @@ export function firstIngestMs(message: Pick<EnvelopeMessage, 'message_id' | 'ing
   return Number.isFinite(idTime) ? Math.min(idTime, own) : own;
 }
 
+/**
+ * The headers an envelope keeps, at most this many bytes (UTF-8 of the names and values): a few times
+ * what providers send (GitHub about 1 KB), and little beside a queue message's 256 KiB.
+ */
+export const envelopeHeadersMaxBytes = 8 * 1024;
+
+const sizeOf = (name: string, value: string) => Buffer.byteLength(name) + Buffer.byteLength(value);
+
+/**
+ * The request's headers as an envelope keeps them: names lowercased, values as received (a header
+ * sent more than once arrives joined with commas, as API Gateway and Node join them), and none that
+ * may carry a credential (isCredentialHeader: the rule rejections keep headers by). Headers are
+ * taken in the order received while they fit in `envelopeHeadersMaxBytes`; one that would not fit
+ * is left out whole, never cut.
+ */
+export function envelopeHeaders(
+  headers: Record<string, string | undefined>,
+  secretHeaders: ReadonlySet<string>,
+): Record<string, string> {
+  // A Map, not an object: a header may be named `__proto__`.
+  const kept = new Map<string, string>();
+  let bytes = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || isCredentialHeader(lower, secretHeaders)) continue;
+    const previous = kept.get(lower);
+    const joined = previous === undefined ? value : `${previous},${value}`;
+    const total = bytes - (previous === undefined ? 0 : sizeOf(lower, previous)) + sizeOf(lower, joined);
+    if (total > envelopeHeadersMaxBytes) continue;
+    bytes = total;
+    kept.set(lower, joined);
+  }
+  return Object.fromEntries(kept);
+}
+
 /** Where a body too large for a queue message waits in the platform bucket until its envelope is written. */
 export type ClaimCheck = NonNullable<EnvelopeMessage['payload_ref']>;
 
@@ -111,9 +150,14 @@ export interface Envelope {
   content_type: string | null;
   payload_size: number;
   payload: string;
+  /** The kept request headers as JSON text; absent or null for an envelope queued before headers were kept. */
+  headers?: string | null;
 }
 
-/** The envelope columns as written to Parquet; dt is the partition column and lives in the path. */
+/**
+ * The envelope columns as written to Parquet; dt is the partition column and lives in the path.
+ * `headers` came later: a Delta table adds a column at the end of its schema.
+ */
 export const envelopeColumns = [
   { name: 'message_id', type: 'string', nullable: false },
   { name: 'ingested_at', type: 'timestamp', nullable: false },
@@ -122,6 +166,7 @@ export const envelopeColumns = [
   { name: 'content_type', type: 'string', nullable: true },
   { name: 'payload_size', type: 'long', nullable: false },
   { name: 'payload', type: 'string', nullable: false, opaque: true },
+  { name: 'headers', type: 'string', nullable: true },
 ] as const;
 
 export type Cell = string | bigint | number | null;
@@ -133,11 +178,12 @@ export type EnvelopeFields = Pick<
 > & { ingested_at_us: bigint | string };
 
 /**
- * Rows as columns, in envelopeColumns' order and types (timestamps in µs, longs as bigint), all but
- * the last, the payload: its column is made apart (of strings, or written straight into one buffer).
+ * Rows as columns, in envelopeColumns' order and types (timestamps in µs, longs as bigint), up to the
+ * payload: its column is made apart (of strings, or written straight into one buffer), and the
+ * headers' column after it (envelopeHeaderCells).
  */
 export function envelopeFieldCells(rows: readonly EnvelopeFields[]): Cell[][] {
-  const columns: Cell[][] = envelopeColumns.slice(0, -1).map(() => new Array<Cell>(rows.length));
+  const columns: Cell[][] = envelopeColumns.slice(0, 6).map(() => new Array<Cell>(rows.length));
   const [messageId, ingestedAt, sourceId, tenantId, contentType, payloadSize] = columns as [
     Cell[],
     Cell[],
@@ -155,6 +201,13 @@ export function envelopeFieldCells(rows: readonly EnvelopeFields[]): Cell[][] {
     payloadSize[i] = BigInt(row.payload_size);
   });
   return columns;
+}
+
+/** The headers' column: each row's kept headers as JSON text, null for an envelope queued without them. */
+export function envelopeHeaderCells(rows: readonly { headers?: Record<string, string> | string | null }[]): Cell[] {
+  return rows.map(({ headers }) =>
+    headers === undefined || headers === null ? null : typeof headers === 'string' ? headers : JSON.stringify(headers),
+  );
 }
 
 /** The server receive time in microseconds (the clock's sub-millisecond part from the monotonic timer). */

@@ -14,16 +14,20 @@
  * (searching every body costs more than listing). What a request could not reach is not lost: the
  * answer then carries a cursor to go on from there, and says how far back it looked.
  */
+import type { Source } from '../connections/model.ts';
+import { type EventField, presetOf } from '../connections/presets.ts';
 import { invalid } from '../errors.ts';
+import { textAtPointer } from '../json-pointer.ts';
 import { parsePath, valueAt } from '../pipelines/json-path.ts';
 
-/** One envelope row as stored (payload: the raw body, base64). */
+/** One envelope row as stored (payload: the raw body, base64; headers: those kept, null on rows stored before). */
 export interface StoredEvent {
   message_id: string;
   ingested_at_us: bigint;
   content_type: string | null;
   payload_size: number;
   payload: string;
+  headers: Record<string, string> | null;
 }
 
 /** Each column's least and greatest value in a file, as its writer recorded them (where it did). */
@@ -41,6 +45,13 @@ export interface EventFile {
   groups(): Promise<EventGroup[]>;
 }
 
+/** A row's body (base64) and the headers its envelope kept (null on rows stored before headers were kept). */
+export interface StoredBody {
+  row: number;
+  payload: string;
+  headers: Record<string, string> | null;
+}
+
 /** A row of a table file without its body: what a listing or a lookup reads first. */
 export interface EventKey {
   /** The row's place in its group (what `bodies` is asked for). */
@@ -54,8 +65,8 @@ export interface EventKey {
 /** Some rows of a row group: their keys, and a reader of the bodies of any of them. */
 export interface EventSlice {
   keys: EventKey[];
-  /** The bodies (base64) of these rows, ascending, read a few pages at a time. */
-  bodies(rows: number[]): AsyncIterable<{ row: number; payload: string }>;
+  /** The bodies (base64) and kept headers of these rows, ascending, read a few pages at a time. */
+  bodies(rows: number[]): AsyncIterable<StoredBody>;
 }
 
 /** A row group of a table file (or a staged batch): read whole or not at all within one request. */
@@ -94,6 +105,8 @@ export interface EventReadDeps {
   clock?: () => number;
   /** Bytes fetched from the store so far, when the reader counts them (else the groups' sizes count). */
   bytesFetched?: () => number;
+  /** Where the connection's provider (its signature preset) says what kind of event a request is; null: it does not. */
+  eventType?: EventField | null;
 }
 
 /** Events held in memory (a staged batch, a test's rows) as one group: one slice, bodies at hand. */
@@ -106,9 +119,12 @@ export function eventsAsGroup(
     async *slices() {
       const events = await read();
       yield {
-        keys: events.map(({ payload: _, ...key }, row) => ({ ...key, row })),
+        keys: events.map(({ payload: _, headers: __, ...key }, row) => ({ ...key, row })),
         async *bodies(rows: number[]) {
-          for (const row of rows) yield { row, payload: (events[row] as StoredEvent).payload };
+          for (const row of rows) {
+            const { payload, headers } = events[row] as StoredEvent;
+            yield { row, payload, headers };
+          }
         },
       };
     },
@@ -128,6 +144,8 @@ export interface EventQuery {
   /** The body is JSON whose value at `json_path` reads `json_equals` (both or neither). */
   json_path?: string | undefined;
   json_equals?: string | undefined;
+  /** The event type (eventTypeOf, by the connection's preset) is exactly this. */
+  event_type?: string | undefined;
 }
 
 export interface EventView {
@@ -140,6 +158,10 @@ export interface EventView {
   payload_truncated: boolean;
   /** Accepted, staged, and not committed to the table yet. */
   pending: boolean;
+  /** The request headers the envelope kept (no credentials); null for one stored before headers were kept. */
+  headers: Record<string, string> | null;
+  /** What kind of event it is, where the connection's preset says (eventTypeOf); null otherwise. */
+  event_type: string | null;
 }
 
 export interface EventPage {
@@ -213,7 +235,13 @@ function mayHoldId(stats: FileStats, messageId: string): boolean {
 }
 
 /** An event as read, its body cut to what the answer shows, and whether it came from a staged batch. */
-type ReadEvent = EventKey & { pending: boolean; preview: Buffer; truncated: boolean };
+type ReadEvent = EventKey & {
+  pending: boolean;
+  preview: Buffer;
+  truncated: boolean;
+  headers: Record<string, string> | null;
+  event_type: string | null;
+};
 
 function view(event: ReadEvent): EventView {
   return {
@@ -224,7 +252,38 @@ function view(event: ReadEvent): EventView {
     payload: event.preview.toString('base64'),
     payload_truncated: event.truncated,
     pending: event.pending,
+    headers: event.headers,
+    event_type: event.event_type,
   };
+}
+
+/** Where a source's provider puts its event type: its signature preset's, null for a source that names none. */
+export function eventTypeField(source: Pick<Source, 'security'> | null): EventField | null {
+  const scheme = source?.security.signature?.scheme;
+  return scheme ? (presetOf(scheme).eventType ?? null) : null;
+}
+
+/**
+ * An event's type where its provider says it (the preset's eventType): a header the envelope kept,
+ * or a string (or number) in its JSON body at a pointer. Null where the preset says nothing, or
+ * the event does not carry it.
+ */
+export function eventTypeOf(
+  field: EventField | null | undefined,
+  event: { body: Buffer; headers: Record<string, string> | null },
+): string | null {
+  if (!field) return null;
+  if ('header' in field) {
+    const name = field.header.toLowerCase();
+    return event.headers && Object.hasOwn(event.headers, name) ? (event.headers[name] ?? null) : null;
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(event.body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  return textAtPointer(document, field.json_pointer) ?? null;
 }
 
 /**
@@ -259,9 +318,10 @@ function scalarText(value: unknown): string | null {
  * bodies or fall between base64's 3-byte groups. Null when the query filters no body.
  */
 export function eventMatcher(
-  query: Pick<EventQuery, 'contains' | 'json_path' | 'json_equals'>,
-): ((event: Pick<StoredEvent, 'payload'>) => boolean) | null {
-  const tests: ((body: Buffer) => boolean)[] = [];
+  query: Pick<EventQuery, 'contains' | 'json_path' | 'json_equals' | 'event_type'>,
+  eventType: EventField | null = null,
+): ((event: Pick<StoredEvent, 'payload' | 'headers'>) => boolean) | null {
+  const tests: ((body: Buffer, headers: Record<string, string> | null) => boolean)[] = [];
   if (query.contains !== undefined) {
     const needle = Buffer.from(query.contains, 'utf8');
     tests.push((body) => body.includes(needle));
@@ -284,10 +344,14 @@ export function eventMatcher(
       return scalarText(valueAt(document, steps)) === wanted;
     });
   }
+  if (query.event_type !== undefined) {
+    const wanted = query.event_type;
+    tests.push((body, headers) => eventTypeOf(eventType, { body, headers }) === wanted);
+  }
   if (tests.length === 0) return null;
   return (event) => {
     const body = Buffer.from(event.payload, 'base64');
-    return tests.every((test) => test(body));
+    return tests.every((test) => test(body, event.headers));
   };
 }
 
@@ -369,7 +433,7 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     (!query.message_id || event.message_id === query.message_id);
   const couldHold = ({ min, max }: { min: bigint; max: bigint }) =>
     (!upper || min <= upper.t) && (lower === null || max >= lower);
-  const matches = eventMatcher(query);
+  const matches = eventMatcher(query, deps.eventType ?? null);
 
   const files: Candidate[] = (await deps.snapshotFiles())
     .filter(
@@ -453,14 +517,16 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
       }
       if (wanted.length === 0) continue;
       const byRow = new Map(wanted.map((key) => [key.row, key]));
-      for await (const { row, payload } of slice.bodies([...byRow.keys()].sort((a, b) => a - b))) {
-        if (matches && !matches({ payload })) continue;
+      for await (const { row, payload, headers } of slice.bodies([...byRow.keys()].sort((a, b) => a - b))) {
+        if (matches && !matches({ payload, headers })) continue;
         const body = Buffer.from(payload, 'base64');
         take({
           ...(byRow.get(row) as EventKey),
           pending,
           preview: body.length > previewBytes ? Buffer.from(body.subarray(0, previewBytes)) : body,
           truncated: body.length > previewBytes,
+          headers,
+          event_type: eventTypeOf(deps.eventType, { body, headers }),
         });
       }
       trim();

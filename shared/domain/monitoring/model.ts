@@ -46,8 +46,16 @@ const secretName =
   /auth|signature|signed|token|secret|cookie|api-?key|password|credential|hmac|verification|(^|[-_.])(mac|sig|jwt)([-_.]|$)/i;
 
 /**
- * The headers a rejection keeps, and shows: none whose name says it is secret, and none of
- * `secretHeaders` (lowercase: the headers the source's signature settings read, and every preset's).
+ * Whether a header (its lowercase name) may carry a credential, and so is never kept: its name says
+ * it is secret, or it is one of `secretHeaders` (lowercase: the headers the source's signature
+ * settings read, and every preset's). The one rule for what a rejection and an envelope leave out.
+ */
+export function isCredentialHeader(lowerName: string, secretHeaders: ReadonlySet<string>): boolean {
+  return secretName.test(lowerName) || secretHeaders.has(lowerName);
+}
+
+/**
+ * The headers a rejection keeps, and shows: none that may carry a credential (isCredentialHeader).
  * Applied when a refusal is kept and again when rejections are read, so that one kept under an
  * older rule is shown under this one. At most 50 headers, names cut at 100 characters and values at
  * 256: a rejection stays a few KB, whatever a sender sends.
@@ -59,7 +67,7 @@ export function safeHeaders(
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers).slice(0, 50)) {
     const lower = name.toLowerCase();
-    if (value === undefined || secretName.test(lower) || secretHeaders.has(lower)) continue;
+    if (value === undefined || isCredentialHeader(lower, secretHeaders)) continue;
     kept[lower.slice(0, 100)] = value.slice(0, 256);
   }
   return kept;

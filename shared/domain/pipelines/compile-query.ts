@@ -4,7 +4,14 @@
  */
 import type { DecodeFormat } from './decode-formats.ts';
 import { decodePayload } from './decoding.ts';
-import { type ColumnDefinition, parsePath, type QuerySpecification, valueAt } from './definition.ts';
+import {
+  type ColumnDefinition,
+  headerValue,
+  parseValuePath,
+  type QuerySpecification,
+  type ValuePath,
+  valueAt,
+} from './definition.ts';
 
 /** A decoded cell: long and timestamp (microseconds) as bigint, the others as JSON has them. */
 export type Cell = string | bigint | number | boolean | null;
@@ -152,25 +159,41 @@ export function matchesFilter(value: unknown, equals: unknown, textValues: boole
 /** What a query makes of one decoded document: a row, a row the filter leaves out, or a rejection. */
 export type RowOutcome = { cells: Cell[] } | { filtered: true } | { rejected: string };
 
+/** A path's value in a row: a header's (text), or the document's at its steps; and whether it is text. */
+function read(path: ValuePath, document: unknown, headers: Headers, textValues: boolean) {
+  return 'header' in path
+    ? { value: headerValue(headers, path.header), text: true }
+    : { value: valueAt(document, path.steps), text: textValues };
+}
+
+/** The request headers an envelope kept (lowercase names), null for one stored before they were kept. */
+export type Headers = Readonly<Record<string, string>> | null | undefined;
+
 /**
- * A compiled query: one payload (bytes and content type) in, one outcome per row it holds out
- * (one row, or one per NDJSON line). Never throws for what a sender sent.
+ * A compiled query: one payload (bytes, content type and the envelope's headers) in, one outcome
+ * per row it holds out (one row, or one per NDJSON line). Never throws for what a sender sent.
  */
 export function compileQuery(
   spec: Pick<QuerySpecification, 'decode' | 'columns' | 'where'>,
-): (payload: Uint8Array, contentType: string | null) => RowOutcome[] {
+): (payload: Uint8Array, contentType: string | null, headers?: Headers) => RowOutcome[] {
   const format: DecodeFormat = spec.decode.format;
-  const compiled = spec.columns.map((column) => ({ column, steps: parsePath(column.path) }));
-  const where = spec.where ? { steps: parsePath(spec.where.path), equals: spec.where.equals } : null;
-  return (payload, contentType) => {
+  const compiled = spec.columns.map((column) => ({ column, path: parseValuePath(column.path) }));
+  const where = spec.where ? { path: parseValuePath(spec.where.path), equals: spec.where.equals } : null;
+  return (payload, contentType, headers) => {
     const decoded = decodePayload(format, payload, contentType);
-    const convert = decoded.textValues ? convertText : convertJson;
     return decoded.documents.map((document): RowOutcome => {
       if ('rejected' in document) return document;
-      if (where && !matchesFilter(valueAt(document.value, where.steps), where.equals, decoded.textValues))
-        return { filtered: true };
+      if (where) {
+        const { value, text } = read(where.path, document.value, headers, decoded.textValues);
+        if (!matchesFilter(value, where.equals, text)) return { filtered: true };
+      }
       try {
-        return { cells: compiled.map(({ column, steps }) => convert(valueAt(document.value, steps), column)) };
+        return {
+          cells: compiled.map(({ column, path }) => {
+            const { value, text } = read(path, document.value, headers, decoded.textValues);
+            return (text ? convertText : convertJson)(value, column);
+          }),
+        };
       } catch (error) {
         if (error instanceof RowRejected) return { rejected: error.message };
         throw error;

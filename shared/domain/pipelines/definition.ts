@@ -9,7 +9,10 @@
  *     "output": { "name": "pull_requests" },
  *     "on_new_data": true }                                             (optional)
  *
- * Paths: `$` then `.key`, `["key"]` or `[index]` steps. A missing value is null; a value of the wrong
+ * Paths: `$` then `.key`, `["key"]` or `[index]` steps into the decoded body, or
+ * `$headers["name"]` for a request header the envelope kept (name case-insensitive; the value is
+ * text, converted as XML and form text is; null where the envelope has no such header, as on rows
+ * stored before headers were kept). A missing value is null; a value of the wrong
  * type rejects the row (counted and sampled on the job), as does a payload that does not decode.
  * A row whose value at the `where` path is not the given JSON value is filtered: neither written nor
  * rejected, counted apart. XML and form values are text, converted to the column's type.
@@ -20,9 +23,9 @@
 import * as z from 'zod';
 import { storedJsonLimits, storedJsonProblem } from '../stored-json.ts';
 import { decodeFormats } from './decode-formats.ts';
-import { jsonPath } from './json-path.ts';
+import { valuePath } from './json-path.ts';
 
-export { parsePath, valueAt } from './json-path.ts';
+export { headerValue, parsePath, parseValuePath, type ValuePath, valueAt } from './json-path.ts';
 
 export const columnTypes = ['string', 'long', 'double', 'boolean', 'timestamp'] as const;
 
@@ -39,7 +42,7 @@ export const definitionLimits = {
   maxDefinitionBytes: 64 * 1024,
 };
 
-const path = jsonPath;
+const path = valuePath;
 
 export const columnDefinition = z.strictObject({
   name: z

@@ -1,7 +1,9 @@
 /**
  * The path language of pipeline columns and of the Events view's JSON filter (`$.a.b`, `$["a b"]`,
  * `$.list[0]`), apart from the definitions and decoders that use it: a reader of one JSON value
- * needs none of them (nor the XML parser they bring).
+ * needs none of them (nor the XML parser they bring). Pipeline paths may also read a request header
+ * the envelope kept: `$headers["x-github-event"]` (also `$headers['…']` or `$headers.x-github-event`),
+ * its name case-insensitive.
  */
 import * as z from 'zod';
 
@@ -40,4 +42,33 @@ export function valueAt(document: unknown, steps: Step[]): unknown {
     }
   }
   return current;
+}
+
+const headerPathPattern = /^\$headers(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\["((?:[^"\\]|\\.)*)"\]|\['([^'\\]*)'\])$/;
+
+/** A pipeline's path: into the decoded body (jsonPath), or to one of the headers the envelope kept. */
+export const valuePath = z
+  .string()
+  .max(512)
+  .regex(
+    new RegExp(`(?:${pathPattern.source})|(?:${headerPathPattern.source})`),
+    'A path is $ followed by .key, ["key"] or [index] steps, or $headers["name"]',
+  );
+
+/** Where a pipeline's path reads: a header (its name lowercased), or steps into the body's document. */
+export type ValuePath = { header: string } | { steps: Step[] };
+
+export function parseValuePath(path: string): ValuePath {
+  const header = headerPathPattern.exec(path);
+  if (!header) return { steps: parsePath(path) };
+  const name = header[1] ?? (header[2] === undefined ? header[3] : (JSON.parse(`"${header[2]}"`) as string));
+  return { header: (name ?? '').toLowerCase() };
+}
+
+/** A kept header's value, its name already lowercase; undefined when the envelope has none of that name (or no headers). */
+export function headerValue(
+  headers: Readonly<Record<string, string>> | null | undefined,
+  name: string,
+): string | undefined {
+  return headers && Object.hasOwn(headers, name) ? headers[name] : undefined;
 }

@@ -4,7 +4,7 @@ import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
 import type { Job, RejectionSample } from '../jobs/model.ts';
 import { JobCancelled, JobFailure, type JobOutcome, type RunControl, readJobField } from '../jobs/run-job.ts';
-import { type Cell, compileQuery, type RowOutcome } from './compile-query.ts';
+import { type Cell, compileQuery } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
 import { type DayRange, pipelineJobPayload, pipelineJobSource } from './pipeline-runs.ts';
@@ -17,6 +17,8 @@ export interface StoredEnvelope {
   /** The Content-Type header as sent (format `auto` decodes by it; absent is none). */
   content_type: string | null;
   payload: Uint8Array;
+  /** The request headers the envelope kept (lowercase names); null or absent for rows stored before they were kept. */
+  headers?: Readonly<Record<string, string>> | null;
 }
 
 export interface DecodedRow {
@@ -132,7 +134,7 @@ export class Decoder {
   readonly samples: RejectionSample[] = [];
   /** Set when a row was left unread because `maxRows` rows were out. */
   truncated = false;
-  private readonly decode: (payload: Uint8Array, contentType: string | null) => RowOutcome[];
+  private readonly decode: ReturnType<typeof compileQuery>;
 
   constructor(
     spec: Pick<QuerySpecification, 'decode' | 'columns' | 'where'>,
@@ -142,7 +144,7 @@ export class Decoder {
   }
 
   add(envelope: StoredEnvelope, dt: string): void {
-    for (const outcome of this.decode(envelope.payload, envelope.content_type ?? null)) {
+    for (const outcome of this.decode(envelope.payload, envelope.content_type ?? null, envelope.headers)) {
       if (this.rows.length >= this.maxRows) {
         this.truncated = true;
         return;

@@ -171,6 +171,10 @@ export const eventsQuery = z.strictObject({
       description:
         'With json_path: the value it must hold, as text (a string itself; a number, true, false or null as JSON writes it)',
     }),
+  event_type: z.string().min(1).max(200).optional().meta({
+    description:
+      "Only events of this type, as `event_type` reads it (where the connection's signature preset says the provider puts it), exactly",
+  }),
 });
 
 export const event = z
@@ -187,6 +191,14 @@ export const event = z
     pending: z.boolean().meta({
       description:
         'Accepted and staged, not yet in a commit of the table: readers of the table do not see it until its next commit',
+    }),
+    headers: z.record(z.string(), z.string()).nullable().meta({
+      description:
+        'The request headers as received (names lowercase), without credentials (authorization, cookies, signature headers); null for events stored before headers were kept',
+    }),
+    event_type: z.string().nullable().meta({
+      description:
+        "The provider's event type, where the connection's signature preset says it puts one (GitHub: the X-GitHub-Event header; Stripe: the body's type); else null",
     }),
   })
   .meta({ id: 'Event' });
