@@ -123,8 +123,8 @@ export function pipelineEditorView(pipelineId: string | null): View {
           };
           savedId = (await api<Answer<'/api/pipelines', 'post'>>('api/pipelines', { method: 'POST', body }))
             .pipeline_id;
-          name.disabled = true;
-          // The address names the pipeline now (without reloading the view): further saves are new versions.
+          // The address and the heading name the pipeline now (without reloading the view): further
+          // saves are new versions of it, and its name is changed no more here.
           history.replaceState(null, '', `#/pipelines/${savedId}`);
           heading.textContent = `Pipeline ${body.name}`;
           name.closest('.field')?.remove();
