@@ -531,11 +531,11 @@ describe('the operator console', () => {
     const today = new Date().toISOString().slice(5, 10);
     const chart = page.locator('svg.chart');
     await waitForText(page.locator('.chart-summary'), /^Last 24 hours, per 15 minutes \(UTC\): 2 accepted, 1 written/);
-    const [chartBox, figureBox] = await Promise.all([
-      chart.boundingBox(),
-      page.locator('figure.chart-figure').boundingBox(),
-    ]);
-    expect(chartBox?.width).toBeGreaterThanOrEqual((figureBox?.width ?? Number.POSITIVE_INFINITY) - 1);
+    // Measured in one go: the chart is drawn anew at each poll.
+    const [chartWidth, figureWidth] = (await page.evaluate(
+      "[document.querySelector('svg.chart'), document.querySelector('figure.chart-figure')].map((node) => node.getBoundingClientRect().width)",
+    )) as number[];
+    expect(chartWidth).toBeGreaterThanOrEqual((figureWidth ?? Number.POSITIVE_INFINITY) - 1);
     const hours = await chart.locator('text.tick').allTextContents();
     expect(hours).toHaveLength(8);
     for (const label of hours) expect(label).toMatch(/^(\d{2}-\d{2} )?(00|03|06|09|12|15|18|21):00$/);
