@@ -58,8 +58,9 @@ async function openTab(): Promise<Tab> {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    // A refused request (the wrong key at sign-in) is logged by the browser as a failed resource load.
-    if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text()))
+    // A refused request (the wrong key at sign-in, a run of a pipeline not deployed) is logged by the
+    // browser as a failed resource load.
+    if (message.type() === 'error' && !/status of 4[0-9]{2}/.test(message.text()))
       problems.push(`console: ${message.text()}`);
   });
   return { context, page, problems };
@@ -311,6 +312,8 @@ describe('the operator console', () => {
       /^This pipeline has no deployed version yet, so there is nothing to run: deploy it first \(“Save and deploy”\)\.PIPELINE_NOT_DEPLOYED: The pipeline has no deployed version; deploy it first/,
     );
     await checkAccessibility(page, 'pipeline-not-deployed');
+    await page.getByRole('link', { name: '← pipelines and jobs' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Pipelines and jobs' }).waitFor();
     expect(tab.problems).toEqual([]);
   });
 
