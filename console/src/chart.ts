@@ -152,6 +152,8 @@ export function trafficChart(path: string, title: string, signal: AbortSignal) {
     );
   };
 
+  /** The range whose whole history was read: until it is, a poll reads the whole range again (not only its end). */
+  let loaded: Range | null = null;
   /** Reads from `from` on in the range's step; an answer for a range no longer shown is dropped. */
   const read = async (from: number, whole: boolean) => {
     const asked = range;
@@ -161,7 +163,10 @@ export function trafficChart(path: string, title: string, signal: AbortSignal) {
         { signal },
       );
       if (asked !== range) return;
-      if (whole) byStart.clear();
+      if (whole) {
+        byStart.clear();
+        loaded = asked;
+      }
       for (const interval of history.intervals) byStart.set(interval.start, interval);
       draw();
     } catch (error) {
@@ -171,8 +176,8 @@ export function trafficChart(path: string, title: string, signal: AbortSignal) {
 
   /** The whole range, at once. */
   const load = () => read(Date.now() - ranges[range].slots * ranges[range].stepMs, true);
-  /** The current and the previous interval, which may still move. */
-  const follow = () => read(Date.now() - ranges[range].stepMs, false);
+  /** The current and the previous interval, which may still move; or the whole range, if its first read failed. */
+  const follow = () => (loaded === range ? read(Date.now() - ranges[range].stepMs, false) : load());
 
   return { element, load, follow };
 }
