@@ -33,8 +33,14 @@ export function whenUnauthorized(handler: (message: string) => void): void {
   onUnauthorized = handler;
 }
 
-/** Paths are relative ("api/…", "health"), so the console works under any base path the API has. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/**
+ * Paths are relative ("api/…", "health"), so the console works under any base path the API has.
+ * `signal`: the view's (view.ts), so that a request of a view the operator left is abandoned.
+ */
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
   const headers: Record<string, string> = { 'x-api-key': session.key() ?? '' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
@@ -44,8 +50,10 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       cache: 'no-store',
+      signal: init.signal,
     });
-  } catch {
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
     throw new ApiError(0, 'NETWORK', 'Tributary could not be reached', null);
   }
   const text = await response.text();

@@ -27,21 +27,55 @@ function svg(tag: string, attributes: Record<string, string | number>, ...childr
   return element;
 }
 
-const clock = (iso: string) => iso.slice(11, 16);
-const day = (iso: string) => iso.slice(5, 10);
+const hourMs = 60 * 60_000;
+/** Where the axis is marked, by range: every 3 hours over a day, every midnight (UTC) over a week. */
+const ticks = { day: 3 * hourMs, week: 24 * hourMs } as const;
 
-function picture(intervals: HistoryInterval[], range: Range, summary: string): SVGElement {
-  const width = 600;
-  const height = 140;
-  const bottom = height - 24;
-  const slot = (width - 20) / ranges[range].slots;
+/** A tick's label: the hour (and the date at midnight) over a day, the weekday and date over a week. */
+function tickLabel(at: number, range: Range): string {
+  const iso = new Date(at).toISOString();
+  const date = iso.slice(5, 10);
+  if (range === 'week')
+    return `${new Date(at).toLocaleDateString('en', { weekday: 'short', timeZone: 'UTC' })} ${date}`;
+  const clock = iso.slice(11, 16);
+  return clock === '00:00' ? `${date} ${clock}` : clock;
+}
+
+/**
+ * The chart, `width` wide (the width it is shown at, so that its text keeps its size): each
+ * interval at its place in time from `oldest`, three bars each, and the axis marked with times.
+ */
+function picture(intervals: HistoryInterval[], range: Range, oldest: number, width: number, summary: string) {
+  const height = 150;
+  const left = 10;
+  const right = width - 10;
+  const bottom = height - 30;
+  const { slots, stepMs, per } = ranges[range];
+  const slot = (right - left) / slots;
+  const xOf = (at: number) => left + ((at - oldest) / stepMs) * slot;
   const top = Math.max(1, ...intervals.flatMap((interval) => series.map((s) => s.value(interval))));
-  const drawing = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': summary });
-  drawing.append(svg('line', { x1: 10, x2: width - 10, y1: bottom, y2: bottom, class: 'axis' }));
-  drawing.append(svg('text', { x: 10, y: 12, class: 'label' }, `${top} ${ranges[range].per} at most`));
-  // Oldest on the left, the current interval on the right; three bars per interval.
-  intervals.forEach((interval, index) => {
-    const x = 10 + index * slot;
+  const drawing = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    class: 'chart',
+    role: 'img',
+    'aria-label': summary,
+  });
+  drawing.append(svg('line', { x1: left, x2: right, y1: bottom, y2: bottom, class: 'axis' }));
+  drawing.append(svg('text', { x: left, y: 12, class: 'label' }, `${top} ${per} at most`));
+  drawing.append(svg('text', { x: right, y: 12, class: 'label', 'text-anchor': 'end' }, 'times in UTC'));
+  for (let at = Math.ceil(oldest / ticks[range]) * ticks[range]; at < oldest + slots * stepMs; at += ticks[range]) {
+    const x = xOf(at);
+    drawing.append(svg('line', { x1: x, x2: x, y1: bottom, y2: bottom + 5, class: 'axis' }));
+    // Kept inside the drawing: a mark near either end is labelled a little inward.
+    const labelX = Math.min(Math.max(x, left + 36), right - 36);
+    drawing.append(
+      svg('text', { x: labelX, y: bottom + 18, class: 'label tick', 'text-anchor': 'middle' }, tickLabel(at, range)),
+    );
+  }
+  for (const interval of intervals) {
+    const x = xOf(Date.parse(interval.start));
     const bars = series.map((s, k) => {
       const h = (s.value(interval) / top) * (bottom - 20);
       return svg('rect', {
@@ -54,15 +88,6 @@ function picture(intervals: HistoryInterval[], range: Range, summary: string): S
     });
     const tip = `${interval.start.replace('T', ' ').slice(0, 16)} UTC: ${interval.accepted} accepted, ${interval.written_rows} written, ${rejectedOf(interval)} rejected, ${interval.dead_lettered} dead-lettered`;
     drawing.append(svg('g', {}, svg('title', {}, tip), ...bars));
-  });
-  const first = intervals[0];
-  const last = intervals.at(-1);
-  if (first && last) {
-    const when = range === 'day' ? clock : day;
-    drawing.append(svg('text', { x: 10, y: height - 6, class: 'label' }, `${when(first.start)} UTC`));
-    drawing.append(
-      svg('text', { x: width - 10, y: height - 6, class: 'label', 'text-anchor': 'end' }, `${when(last.start)} UTC`),
-    );
   }
   return drawing;
 }
@@ -70,8 +95,9 @@ function picture(intervals: HistoryInterval[], range: Range, summary: string): S
 /**
  * A traffic chart of `path` (a connection's or a tenant's history route). `load` reads the whole
  * range (at first and when the range changes); `follow` re-reads the last two intervals, for polls.
+ * `signal`: the view's, which abandons a read once the operator has left it.
  */
-export function trafficChart(path: string, title: string) {
+export function trafficChart(path: string, title: string, signal: AbortSignal) {
   let range: Range = 'day';
   const byStart = new Map<string, HistoryInterval>();
   const body = el('div');
@@ -107,9 +133,11 @@ export function trafficChart(path: string, title: string) {
     const intervals = [...byStart.values()].sort((a, b) => a.start.localeCompare(b.start));
     const sum = (value: (i: HistoryInterval) => number) => intervals.reduce((total, i) => total + value(i), 0);
     const summary = `${label}, ${per} (UTC): ${sum((i) => i.accepted)} accepted, ${sum((i) => i.written_rows)} written, ${sum(rejectedOf)} rejected, ${sum((i) => i.dead_lettered)} dead-lettered.`;
+    // As wide as the page gives it (read again at each draw, so a resized window is followed at the next poll).
+    const width = Math.max(320, Math.round(body.clientWidth) || 600);
     replace(
       body,
-      picture(intervals, range, summary),
+      picture(intervals, range, oldest, width, summary),
       el(
         'figcaption',
         {},
@@ -124,26 +152,32 @@ export function trafficChart(path: string, title: string) {
     );
   };
 
+  /** The range whose whole history was read: until it is, a poll reads the whole range again (not only its end). */
+  let loaded: Range | null = null;
   /** Reads from `from` on in the range's step; an answer for a range no longer shown is dropped. */
   const read = async (from: number, whole: boolean) => {
     const asked = range;
     try {
       const history = await api<TrafficHistory>(
         `${path}${qs({ step: ranges[asked].step, from: new Date(from).toISOString() })}`,
+        { signal },
       );
       if (asked !== range) return;
-      if (whole) byStart.clear();
+      if (whole) {
+        byStart.clear();
+        loaded = asked;
+      }
       for (const interval of history.intervals) byStart.set(interval.start, interval);
       draw();
     } catch (error) {
-      replace(body, errorBox(error));
+      if (!signal.aborted) replace(body, errorBox(error));
     }
   };
 
   /** The whole range, at once. */
   const load = () => read(Date.now() - ranges[range].slots * ranges[range].stepMs, true);
-  /** The current and the previous interval, which may still move. */
-  const follow = () => read(Date.now() - ranges[range].stepMs, false);
+  /** The current and the previous interval, which may still move; or the whole range, if its first read failed. */
+  const follow = () => (loaded === range ? read(Date.now() - ranges[range].stepMs, false) : load());
 
   return { element, load, follow };
 }

@@ -64,12 +64,19 @@ export const notice = (...children: Child[]): HTMLElement => el('p', { class: 'n
 /** Where an action's outcome is told: politely, once it is known. */
 export const outcomeRegion = (): HTMLElement => el('div', { 'aria-live': 'polite' });
 
-/** Runs an operator's action and shows in `region` what it came to: what it answers, or the API's error. */
-export async function showOutcome(region: HTMLElement, action: () => Promise<Child>): Promise<void> {
+/**
+ * Runs an operator's action and shows in `region` what it came to: what it answers, or the API's
+ * error (led by the plain words `explained` gives its code, where it gives any).
+ */
+export async function showOutcome(
+  region: HTMLElement,
+  action: () => Promise<Child>,
+  explained: Explained = {},
+): Promise<void> {
   try {
     replace(region, await action());
   } catch (error) {
-    replace(region, errorBox(error));
+    replace(region, errorBox(error, explained));
   }
 }
 
@@ -136,6 +143,9 @@ export const when = (iso: string | null | undefined): string =>
         .replace(/\.\d+Z$/, ' UTC')
     : '—';
 
+/** A count and what it counts, singular or plural as the count asks: `counted(1, 'tenant')` is "1 tenant". */
+export const counted = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
+
 export function bytes(count: number): string {
   if (count < 1024) return `${count} B`;
   if (count < 1024 * 1024) return `${(count / 1024).toFixed(1)} KiB`;
@@ -149,17 +159,22 @@ export function age(seconds: number | null): string {
   return `${Math.round(seconds / 3600)} h`;
 }
 
-/** An error as the API words it, with the fields its details name. */
-export function errorBox(error: unknown): HTMLElement {
+/** What an API error code means for the operator, in plain words, where a page knows better than the code. */
+export type Explained = Partial<Record<string, string>>;
+
+/** An error as the API words it, with the fields its details name; led by its plain words when `explained` has them. */
+export function errorBox(error: unknown, explained: Explained = {}): HTMLElement {
   const { code, message, requestId, details } = error as {
     code?: string;
     message?: string;
     requestId?: string | null;
     details?: Issue[];
   };
+  const plain = code ? explained[code] : undefined;
   return el(
     'div',
     { class: 'error', role: 'alert' },
+    plain ? el('p', { class: 'plain' }, plain) : null,
     el('strong', {}, code ?? 'ERROR'),
     ': ',
     message ?? String(error),

@@ -1,13 +1,14 @@
 /**
  * Tributary's operator console: a hash-routed page over the same API, signed in with an API key
- * that lives in sessionStorage only. Each view renders into <main> and may return a stop function
- * (for its polling), called when the operator goes elsewhere (view.ts).
+ * that lives in sessionStorage only. Each view renders into <main> with a signal of its own, which
+ * the router aborts when the operator goes elsewhere: it ends the view's timers and requests (view.ts).
  */
 import { api, type Caller, session, whenUnauthorized } from './api.ts';
 import { el, errorBox, replace } from './dom.ts';
-import type { Stop, View } from './view.ts';
+import { type View, whenLeft } from './view.ts';
 import { connectionView } from './views/connection.ts';
 import { eventsView } from './views/events.ts';
+import { jobView } from './views/job.ts';
 import { overviewView, tenantView } from './views/overview.ts';
 import { pipelineEditorView } from './views/pipeline-editor.ts';
 import { pipelinesView } from './views/pipelines.ts';
@@ -20,16 +21,23 @@ const routes: [RegExp, (match: RegExpExecArray) => View][] = [
   [/^#\/pipelines\/new$/, () => pipelineEditorView(null)],
   [/^#\/pipelines\/([\w-]+)$/, (match) => pipelineEditorView(match[1] as string)],
   [/^#\/pipelines$/, () => pipelinesView],
+  [/^#\/jobs\/([\w-]+)$/, (match) => jobView(match[1] as string)],
   [/^(#\/?)?$/, () => overviewView],
 ];
 
 const root = document.getElementById('app') as HTMLElement;
-let stop: Stop | undefined;
+/** The view shown: aborted when it is left, the one place a view's timers and requests end. */
+let shown: AbortController | null = null;
 let caller: Caller | null = null;
 
+function leaveView(): AbortSignal {
+  shown?.abort();
+  shown = new AbortController();
+  return shown.signal;
+}
+
 function showSignIn(message?: { text: string; error: boolean }): void {
-  stop?.();
-  stop = undefined;
+  leaveView();
   caller = null;
   replace(
     root,
@@ -71,25 +79,26 @@ function navigation(current: Caller): HTMLElement {
 }
 
 async function render(): Promise<void> {
-  stop?.();
-  stop = undefined;
+  const signal = leaveView();
   if (!session.key()) return showSignIn();
   try {
-    caller ??= await api<Caller>('api/me');
+    caller ??= await api<Caller>('api/me', { signal });
   } catch (error) {
-    if (!session.key()) return; // a 401 already went back to the sign-in
+    if (!session.key() || signal.aborted) return; // a 401 already went back to the sign-in; or the operator went on
     replace(root, el('main', {}, errorBox(error)));
     return;
   }
+  if (signal.aborted) return;
   const main = el('main', { id: 'main' });
   replace(root, navigation(caller), main);
   const [pattern, viewOf] =
     routes.find(([pattern]) => pattern.test(location.hash)) ?? (routes.at(-1) as (typeof routes)[number]);
   const view = viewOf(pattern.exec(location.hash) as RegExpExecArray);
   try {
-    stop = (await view(main, caller)) ?? undefined;
+    const stop = await view(main, caller, signal);
+    if (stop) whenLeft(signal, stop);
   } catch (error) {
-    if (session.key()) replace(main, errorBox(error));
+    if (session.key() && !signal.aborted) replace(main, errorBox(error));
   }
 }
 

@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '#local/free-port.ts';
 import { buildConsole } from '../../console/build.ts';
@@ -58,8 +58,9 @@ async function openTab(): Promise<Tab> {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    // A refused request (the wrong key at sign-in) is logged by the browser as a failed resource load.
-    if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text()))
+    // A refused request (the wrong key at sign-in, a run of a pipeline not deployed) is logged by the
+    // browser as a failed resource load.
+    if (message.type() === 'error' && !/status of 4[0-9]{2}/.test(message.text()))
       problems.push(`console: ${message.text()}`);
   });
   return { context, page, problems };
@@ -110,6 +111,8 @@ async function checkAccessibility(page: Page, view: string): Promise<void> {
 const row = (page: Page, linkName: string) => page.locator('tr', { has: page.getByRole('link', { name: linkName }) });
 const cell = (container: Locator, label: string) => container.locator(`td[data-label="${label}"]`);
 const figures = (page: Page) => page.getByRole('table', { name: /Since the connection/ });
+/** The staged rows' column: named so that they read as waiting, not as missing. */
+const staged = 'Staged (awaiting commit)';
 
 /** Sets a table property as an operator's script would, through the API. */
 async function setFreshness(dataSetId: string, value: string): Promise<void> {
@@ -298,6 +301,20 @@ describe('the operator console', () => {
       new RegExp(`${name}.*not deployed`),
     );
     await checkAccessibility(page, 'pipelines');
+
+    // Never deployed: a run is refused, and the page says so in plain words (with the API's own).
+    await page.getByRole('link', { name }).click();
+    await page.getByRole('heading', { level: 1, name: `Pipeline ${name}` }).waitFor();
+    expect(await page.locator('#pipeline-deployed').textContent()).toBe('none: not deployed yet');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitForText(
+      page.getByRole('alert'),
+      /^This pipeline has no deployed version yet, so there is nothing to run: deploy it first \(“Save and deploy”\)\.PIPELINE_NOT_DEPLOYED: The pipeline has no deployed version; deploy it first/,
+    );
+    await checkAccessibility(page, 'pipeline-not-deployed');
+    await page.getByRole('link', { name: '← pipelines and jobs' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Pipelines and jobs' }).waitFor();
+    expect(tab.problems).toEqual([]);
   });
 
   it('builds a pipeline from suggested columns, previews its rows, and deploys it', async () => {
@@ -343,6 +360,39 @@ describe('the operator console', () => {
 
     await page.getByRole('button', { name: 'Save and deploy' }).click();
     await waitForText(page.locator('.notice'), /^Saved and deployed\.$/);
+    // Saved, the page is the pipeline's: its name heads it, with its state and what to do with it.
+    await page.getByRole('heading', { level: 1, name: `Pipeline ${name}` }).waitFor();
+    expect(await page.getByRole('heading', { level: 1, name: 'New pipeline' }).count()).toBe(0);
+    await waitForText(page.locator('#pipeline-deployed'), /^1, at \d{4}-\d{2}-\d{2} /);
+    expect(await page.locator('#pipeline-status').textContent()).toBe('Active');
+
+    // Disabled, a run is refused in plain words; enabled again, it runs, and the new job is linked.
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await waitForText(page.locator('#pipeline-status'), /^Disabled$/);
+    await waitForText(page.locator('.notice'), /^Disabled: it does not run/);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitForText(
+      page.getByRole('alert'),
+      /^This pipeline is disabled, so it does not run: enable it first\.PIPELINE_DISABLED: The pipeline is disabled/,
+    );
+    await checkAccessibility(page, 'pipeline-disabled');
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await waitForText(page.locator('#pipeline-status'), /^Active$/);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await waitForText(page.locator('.notice'), /^Run started: job [0-9a-f]{8}\.$/);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    const jobId = ((await page.locator('#started-job').getAttribute('href')) ?? '').replace('#/jobs/', '');
+    await page.locator('#started-job').click();
+    await page.getByRole('heading', { level: 1, name: `Job ${jobId.slice(0, 8)}` }).waitFor();
+    // Of the three orders, the one unpaid is filtered out and the one whose id is not a number rejected.
+    await waitForText(page.locator('#job-status'), /^Succeeded$/, 90_000);
+    expect(await page.locator('#job-rows-in').textContent()).toBe('3');
+    expect(await page.locator('#job-rows-out').textContent()).toBe('1');
+    expect((await api.get<{ status: string; rows_out: number }>(`/api/jobs/${jobId}`)).body).toMatchObject({
+      status: 'Succeeded',
+      rows_out: 1,
+    });
+    await checkAccessibility(page, 'job');
     const listed = await api.get<{ pipelines: { name: string; deployed_version: number; definition: unknown }[] }>(
       `/api/pipelines?tenant_id=${tenant.tenantId}`,
     );
@@ -375,7 +425,7 @@ describe('the operator console', () => {
 
     await page.goto(`${baseUrl}/console#/connections/${slow.connectionId}`);
     await page.getByRole('heading', { level: 1, name: `Connection ${slowName}` }).waitFor();
-    await waitForText(cell(figures(page), 'Staged'), /^2$/);
+    await waitForText(cell(figures(page), staged), /^2$/);
     expect(await cell(figures(page), 'Accepted').textContent()).toBe('2');
     expect(await cell(figures(page), 'Written').textContent()).toBe('0');
     expect(await cell(figures(page), 'Oldest staged').textContent()).toMatch(/^\d+ s$/);
@@ -423,10 +473,146 @@ describe('the operator console', () => {
     expect(table.rows.map((stored) => stored.message_id).sort()).toEqual([first, second].sort());
     await page.getByRole('link', { name: '← the connection' }).click();
     await waitForText(cell(figures(page), 'Written'), /^2$/);
-    expect(await cell(figures(page), 'Staged').textContent()).toBe('0');
+    expect(await cell(figures(page), staged).textContent()).toBe('0');
     expect(await cell(figures(page), 'Oldest staged').textContent()).toBe('—');
     expect(tab.problems).toEqual([]);
   }, 150_000);
+
+  it('accounts for every accepted request in terms that add up, draws the traffic across the page with dated times, and picks no provider unasked', async () => {
+    const { page } = tab;
+    const repeated = await createWebhook(api, { tenantId: tenant.tenantId });
+    const repeatedName = (await api.get<{ name: string }>(`/api/connections/${repeated.connectionId}`)).body.name;
+    const deduplicating = await api.put(`/api/connections/${repeated.connectionId}/security`, {
+      json: { auth_mode: 'bearer', dedup_window_seconds: 3600, rate_limit: null, ip_allowlist: null, signature: null },
+    });
+    expect(deduplicating.status, deduplicating.text).toBe(200);
+    // A sender's retry: the same request twice, both answered 202, one row.
+    const headers = { 'content-type': 'application/json', 'idempotency-key': 'order-1' };
+    const first = await ingest(api, repeated, '{"a":1}', headers);
+    const retry = await ingest(api, repeated, '{"a":1}', headers);
+    expect([first.status, retry.status]).toEqual([202, 202]);
+    expect(retry.body.message_id).toBe(first.body.message_id);
+    await waitForRows(api, repeated.dataSetId, 1);
+
+    await page.goto(`${baseUrl}/console#/connections/${repeated.connectionId}`);
+    await page.getByRole('heading', { level: 1, name: `Connection ${repeatedName}` }).waitFor();
+    await waitForText(cell(figures(page), 'Accepted'), /^2$/);
+    await waitForText(cell(figures(page), 'Duplicates'), /^1$/);
+    expect(await cell(figures(page), 'Written').textContent()).toBe('1');
+    expect(await cell(figures(page), staged).textContent()).toBe('0');
+    expect(await cell(figures(page), 'Lost').textContent()).toBe('0');
+    // Where the two accepted are: written 1 + duplicates 1, nothing waiting, nothing lost.
+    const account = Object.fromEntries(
+      await Promise.all(
+        ['accepted', 'written', 'duplicates', 'staged', 'queued', 'failed', 'expired', 'lost'].map(
+          async (term) => [term, await page.locator(`#account-${term}`).textContent()] as const,
+        ),
+      ),
+    );
+    expect(account).toEqual({
+      accepted: '2',
+      written: '1',
+      duplicates: '1',
+      staged: '0',
+      queued: '0',
+      failed: '0 (0 dead-lettered, 0 redriven)',
+      expired: '0',
+      lost: '0',
+    });
+
+    // No provider is picked for a connection that has none: the bearer token is what it checks.
+    const provider = page.getByLabel('Provider', { exact: true });
+    expect(await provider.inputValue()).toBe('');
+    expect(await provider.locator('option:checked').textContent()).toBe('None: the bearer token only');
+    expect(await page.getByLabel('Signing secret').isVisible()).toBe(false);
+    expect(await page.getByRole('form', { name: 'Point a provider at this connection' }).textContent()).toContain(
+      'Authorization: Bearer',
+    );
+
+    // The chart takes the width it is given, and its axis says when: every 3 hours over a day (the
+    // date at midnight), every day over a week, the last of them today (UTC).
+    const today = new Date().toISOString().slice(5, 10);
+    const chart = page.locator('svg.chart');
+    await waitForText(page.locator('.chart-summary'), /^Last 24 hours, per 15 minutes \(UTC\): 2 accepted, 1 written/);
+    // Measured in one go: the chart is drawn anew at each poll.
+    const [chartWidth, figureWidth] = (await page.evaluate(
+      "[document.querySelector('svg.chart'), document.querySelector('figure.chart-figure')].map((node) => node.getBoundingClientRect().width)",
+    )) as number[];
+    expect(chartWidth).toBeGreaterThanOrEqual((figureWidth ?? Number.POSITIVE_INFINITY) - 1);
+    const hours = await chart.locator('text.tick').allTextContents();
+    expect(hours).toHaveLength(8);
+    for (const label of hours) expect(label).toMatch(/^(\d{2}-\d{2} )?(00|03|06|09|12|15|18|21):00$/);
+    expect(hours.filter((label) => label.includes('-'))).toEqual([`${today} 00:00`]);
+    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    await waitForText(page.locator('.chart-summary'), /^Last 7 days, per hour \(UTC\): 2 accepted/);
+    const days = await chart.locator('text.tick').allTextContents();
+    expect(days).toHaveLength(7);
+    for (const label of days) expect(label).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{2}-\d{2}$/);
+    expect(days.at(-1)).toMatch(new RegExp(`${today}$`));
+    await checkAccessibility(page, 'connection-duplicates');
+
+    // A count of one reads in the singular.
+    await page.goto(`${baseUrl}/console#/pipelines/new`);
+    await page.getByLabel('Source data set').selectOption(repeated.dataSetId);
+    await page.getByLabel('Decode as').selectOption('json');
+    await page.getByRole('button', { name: 'Suggest columns' }).click();
+    await waitForText(
+      page.locator('.notice'),
+      /^Suggested 1 column from 1 row of the newest payload \(1 json\); 0 did not decode\.$/,
+    );
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('ends a view’s requests when the operator leaves it, even one left while it still loads', async () => {
+    const { page } = tab;
+    const connectionPath = `/api/connections/${hook.connectionId}`;
+    // Asked only by the connection's own page (the overview asks for its stats, not its rejections).
+    const ofConnectionView: string[] = [];
+    const overviewPolls: string[] = [];
+    const listen = (request: Request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname === `${connectionPath}/rejections`) ofConnectionView.push(pathname);
+      if (pathname === `/api/tenants/${tenant.tenantId}/connections`) overviewPolls.push(pathname);
+    };
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The connection's page loads until released: its security settings do not answer before.
+    await page.route(`**${connectionPath}/security`, async (route) => {
+      await held;
+      await route.continue().catch(() => {}); // the page may have abandoned it
+    });
+    page.on('request', listen);
+    try {
+      const asked = page.waitForRequest((request) => request.url().endsWith(`${connectionPath}/security`));
+      await page.goto(`${baseUrl}/console#/connections/${hook.connectionId}`);
+      await asked;
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+      release();
+      // Three polls of the overview later, the page it left has asked nothing.
+      const before = overviewPolls.length;
+      await expect.poll(() => overviewPolls.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(before + 3);
+      expect(ofConnectionView).toEqual([]);
+
+      // A page left once loaded stops as well.
+      await page.getByRole('link', { name: hookName }).click();
+      await page.getByRole('heading', { level: 1, name: `Connection ${hookName}` }).waitFor();
+      await expect.poll(() => ofConnectionView.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+      const left = ofConnectionView.length;
+      const polled = overviewPolls.length;
+      await expect.poll(() => overviewPolls.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(polled + 3);
+      expect(ofConnectionView).toHaveLength(left);
+      expect(tab.problems).toEqual([]);
+    } finally {
+      page.off('request', listen);
+      release();
+      await page.unroute(`**${connectionPath}/security`);
+    }
+  });
 
   it('lets a tenant admin set the freshness target, in the API’s words when refused; a viewer only sees it', async () => {
     const { page } = tab;
@@ -577,15 +763,15 @@ describe('the operator console', () => {
       expect(await alert.textContent()).toContain(
         '1 row accepted and staged waits for the table, kept safe, and is tried again shortly.',
       );
-      await waitForText(cell(figures(admin.page), 'Staged'), /^1, commit failing$/);
-      await waitForText(cell(row(overview.page, flakyName), 'Staged'), /^1, commit failing$/);
+      await waitForText(cell(figures(admin.page), staged), /^1, commit failing$/);
+      await waitForText(cell(row(overview.page, flakyName), staged), /^1, commit failing$/);
       await checkAccessibility(admin.page, 'connection-commit-failing');
       await checkAccessibility(overview.page, 'overview-commit-failing');
 
       // The store recovers: the waiting attempt goes through, and the warning goes.
       proxy.holdWhen(null);
       await waitForText(cell(figures(admin.page), 'Written'), /^1$/, 90_000);
-      await waitForText(cell(figures(admin.page), 'Staged'), /^0$/);
+      await waitForText(cell(figures(admin.page), staged), /^0$/);
       expect(await alert.count()).toBe(0);
       await waitForText(cell(row(overview.page, flakyName), 'Written'), /^1$/);
       expect(await overview.page.getByRole('alert').count()).toBe(0);

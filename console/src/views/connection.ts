@@ -7,7 +7,7 @@
 import { api, type Caller, type Connection, type SourceSecurity } from '../api.ts';
 import { trafficChart } from '../chart.ts';
 import { notice, outcomeRegion, replace, section, showOutcome } from '../dom.ts';
-import { type Act, pollMs, type View } from '../view.ts';
+import { type Act, every, pollMs, type View } from '../view.ts';
 import { dataSetFiles, dataSetRuns } from './connection/data-set.ts';
 import { failedDeliveries } from './connection/failed-deliveries.ts';
 import { connectionFigures } from './connection/figures.ts';
@@ -19,9 +19,12 @@ import { senderSetupSection } from './connection/sender-setup.ts';
 import { tryIt } from './connection/try-it.ts';
 
 export function connectionView(connectionId: string): View {
-  return async (main, caller) => {
+  return async (main, caller, signal) => {
     const base = `api/connections/${connectionId}`;
-    const [connection, security] = await Promise.all([api<Connection>(base), api<SourceSecurity>(`${base}/security`)]);
+    const [connection, security] = await Promise.all([
+      api<Connection>(base, { signal }),
+      api<SourceSecurity>(`${base}/security`, { signal }),
+    ]);
     const ingestUrl = new URL(`api/ingest/${connection.source_id}`, location.href).href;
     const may = (permission: Caller['permissions'][number]) => caller.permissions.includes(permission);
 
@@ -33,7 +36,7 @@ export function connectionView(connectionId: string): View {
     const head = connectionHead(connection, ingestUrl, may('connections.operate'), act);
     const figures = connectionFigures(base);
     const freshness = freshnessTarget(connection.data_set_id, may('data-sets.delete'));
-    const traffic = trafficChart(`${base}/stats/history`, 'Traffic of this connection');
+    const traffic = trafficChart(`${base}/stats/history`, 'Traffic of this connection', signal);
     const settings = securitySettings(security);
     const senders = senderSetupSection(base, ingestUrl, security, may('connections.manage'), settings.show);
     const failed = failedDeliveries(base, may('connections.operate'), act);
@@ -64,13 +67,12 @@ export function connectionView(connectionId: string): View {
       section('Files', 'files-title', files.element),
     );
 
-    // Not awaited: a part whose answer is slow (a store that hangs) must not hold the others, nor the
-    // stop function the console calls when the operator goes elsewhere.
+    // Not awaited: a part whose answer is slow (a store that hangs) must not hold the others.
     void Promise.all([refresh(), traffic.load(), freshness.load()]);
-    const timer = setInterval(() => {
+    every(signal, pollMs, () => {
       // A poll would redraw the rows under an open confirmation.
       if (!main.querySelector('dialog[open]')) void Promise.all([refresh(), traffic.follow()]);
-    }, pollMs);
-    return () => clearInterval(timer);
+    });
+    return undefined;
   };
 }

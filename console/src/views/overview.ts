@@ -1,7 +1,7 @@
-import { type Answer, api, type Caller, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
+import { type Answer, api, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
 import { trafficChart } from '../chart.ts';
-import { el, errorBox, replace, replaceOnChange, section, table } from '../dom.ts';
-import { pollMs, type Stop } from '../view.ts';
+import { counted, el, errorBox, replace, replaceOnChange, section, table } from '../dom.ts';
+import { every, pollMs, type View } from '../view.ts';
 import { commitAttempts, commitFailureText, statsCells } from './figures.ts';
 
 interface Row {
@@ -36,8 +36,8 @@ function commitFailures(rows: Row[]): HTMLElement | null {
   );
 }
 
-async function healthSection(): Promise<HTMLElement> {
-  const report = await api<Health>('health');
+async function healthSection(signal: AbortSignal): Promise<HTMLElement> {
+  const report = await api<Health>('health', { signal });
   return el(
     'section',
     { 'aria-labelledby': 'health-title' },
@@ -58,13 +58,13 @@ async function healthSection(): Promise<HTMLElement> {
 }
 
 /** A tenant's connections with their figures, polled, and its traffic of the last day or week. */
-export function tenantView(tenantId: string) {
-  return async (main: HTMLElement): Promise<Stop> => {
-    const tenant = await api<Tenant>(`api/tenants/${tenantId}`);
+export function tenantView(tenantId: string): View {
+  return async (main, _caller, signal) => {
+    const tenant = await api<Tenant>(`api/tenants/${tenantId}`, { signal });
     const health = el('div');
     const failures = el('div');
     const figures = el('div');
-    const traffic = trafficChart(`api/tenants/${tenantId}/stats/history`, `Traffic of ${tenant.name}`);
+    const traffic = trafficChart(`api/tenants/${tenantId}/stats/history`, `Traffic of ${tenant.name}`, signal);
     replace(
       main,
       el('h1', {}, `Overview of ${tenant.name}`),
@@ -76,14 +76,15 @@ export function tenantView(tenantId: string) {
       try {
         const { connections } = await api<Answer<'/api/tenants/{tenant_id}/connections'>>(
           `api/tenants/${tenantId}/connections${qs({ limit: 100 })}`,
+          { signal },
         );
         const [report, rows] = await Promise.all([
-          healthSection(),
+          healthSection(signal),
           Promise.all(
             connections.map(
               async (connection): Promise<Row> => ({
                 connection,
-                stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`),
+                stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`, { signal }),
               }),
             ),
           ),
@@ -115,21 +116,21 @@ export function tenantView(tenantId: string) {
           ),
         );
       } catch (error) {
-        replace(figures, errorBox(error));
+        if (!signal.aborted) replace(figures, errorBox(error));
       }
     };
     await Promise.all([refresh(), traffic.load()]);
-    const timer = setInterval(() => void Promise.all([refresh(), traffic.follow()]), pollMs);
-    return () => clearInterval(timer);
+    every(signal, pollMs, () => void Promise.all([refresh(), traffic.follow()]));
+    return undefined;
   };
 }
 
 /** A tenant key sees its tenant; a PlatformAdmin the tenants, each a link to its own overview. */
-export async function overviewView(main: HTMLElement, caller: Caller): Promise<Stop | undefined> {
-  if (caller.tenant_id) return tenantView(caller.tenant_id)(main);
+export const overviewView: View = async (main, caller, signal) => {
+  if (caller.tenant_id) return tenantView(caller.tenant_id)(main, caller, signal);
   const [health, { tenants }] = await Promise.all([
-    healthSection(),
-    api<Answer<'/api/tenants'>>(`api/tenants${qs({ limit: 1000 })}`),
+    healthSection(signal),
+    api<Answer<'/api/tenants'>>(`api/tenants${qs({ limit: 1000 })}`, { signal }),
   ]);
   replace(
     main,
@@ -137,7 +138,7 @@ export async function overviewView(main: HTMLElement, caller: Caller): Promise<S
     health,
     el('h2', {}, 'Tenants'),
     table<Tenant>(
-      `${tenants.length} tenants`,
+      counted(tenants.length, 'tenant'),
       [
         { label: 'Tenant', header: true, cell: (t) => el('a', { href: `#/tenants/${t.tenant_id}` }, t.name) },
         { label: 'Slug', cell: (t) => t.slug },
@@ -148,4 +149,4 @@ export async function overviewView(main: HTMLElement, caller: Caller): Promise<S
     ),
   );
   return undefined;
-}
+};

@@ -3,12 +3,15 @@
  * the API for the paths and types of recent payloads and fills the column table (./pipeline-editor/columns.ts);
  * "Preview" runs the definition as a query job and shows its first rows and counts (./pipeline-editor/preview.ts);
  * "Save" creates the pipeline or writes a new working version, "Save and deploy" deploys it too.
+ * Once saved, the page heads with the pipeline's name and its state, with Run, Disable and Enable
+ * (./pipeline-editor/state.ts).
  */
 import { type Answer, api, type Body, qs, type Schemas } from '../api.ts';
 import { chosen, el, notice, outcomeRegion, replace, section, select, showOutcome } from '../dom.ts';
 import type { View } from '../view.ts';
 import { columnTable, type Definition } from './pipeline-editor/columns.ts';
 import { queryPreview } from './pipeline-editor/preview.ts';
+import { pipelineState } from './pipeline-editor/state.ts';
 
 const formats = ['auto', 'json', 'xml', 'form', 'ndjson'] as const;
 
@@ -60,10 +63,10 @@ function definitionFields(definition: Definition | null, sources: Schemas['DataS
 }
 
 export function pipelineEditorView(pipelineId: string | null): View {
-  return async (main, caller) => {
+  return async (main, caller, signal) => {
     const [existing, { data_sets: dataSets }] = await Promise.all([
-      pipelineId ? api<Answer<'/api/pipelines/{pipeline_id}'>>(`api/pipelines/${pipelineId}`) : null,
-      api<Answer<'/api/data-sets'>>(`api/data-sets${qs({ tenant_id: caller.tenant_id, limit: 1000 })}`),
+      pipelineId ? api<Answer<'/api/pipelines/{pipeline_id}'>>(`api/pipelines/${pipelineId}`, { signal }) : null,
+      api<Answer<'/api/data-sets'>>(`api/data-sets${qs({ tenant_id: caller.tenant_id, limit: 1000 })}`, { signal }),
     ]);
     const sources = dataSets.filter((dataSet) => dataSet.origin.type === 'Webhook');
     const name = el('input', {
@@ -77,8 +80,22 @@ export function pipelineEditorView(pipelineId: string | null): View {
       sources,
     );
     const columns = columnTable(existing?.definition?.columns ?? []);
-    const preview = queryPreview();
+    const preview = queryPreview(signal);
     const outcome = outcomeRegion();
+    const heading = el('h1', {}, existing ? `Pipeline ${existing.name}` : 'New pipeline');
+    const may = {
+      run: caller.permissions.includes('jobs.write'),
+      write: caller.permissions.includes('pipelines.write'),
+    };
+    /** The saved pipeline's state and actions: shown once there is a pipeline. */
+    const stateSlot = el('div');
+    let state: ReturnType<typeof pipelineState> | null = null;
+    const showState = (id: string) => {
+      state = pipelineState(id, may, signal);
+      replace(stateSlot, section('State and runs', 'state-title', state.element));
+      return state;
+    };
+    if (existing) showState(existing.pipeline_id).draw(existing);
 
     const definition = (): Definition => ({
       source: { data_set_id: source.value },
@@ -106,22 +123,25 @@ export function pipelineEditorView(pipelineId: string | null): View {
           };
           savedId = (await api<Answer<'/api/pipelines', 'post'>>('api/pipelines', { method: 'POST', body }))
             .pipeline_id;
-          name.disabled = true;
-          // The address names the pipeline now (without reloading the view): further saves are new versions.
+          // The address and the heading name the pipeline now (without reloading the view): further
+          // saves are new versions of it, and its name is changed no more here.
           history.replaceState(null, '', `#/pipelines/${savedId}`);
+          heading.textContent = `Pipeline ${body.name}`;
+          name.closest('.field')?.remove();
+          showState(savedId);
         }
         if (deploy) await api(`api/pipelines/${savedId}/deploy`, { method: 'POST', body: {} });
+        await state?.load();
         return notice(deploy ? 'Saved and deployed.' : 'Saved as the working version.');
       });
 
     const button = (label: string, onclick: () => void, primary = false) =>
       el('button', { type: 'button', class: primary ? 'primary' : null, onclick }, label);
-    const mayWrite = caller.permissions.includes('pipelines.write');
-    const mayQuery = caller.permissions.includes('jobs.write');
     replace(
       main,
-      el('h1', {}, existing ? `Pipeline ${existing.name}` : 'New pipeline'),
+      heading,
       el('p', {}, el('a', { href: '#/pipelines' }, '← pipelines and jobs')),
+      stateSlot,
       sources.length === 0
         ? el('p', { class: 'muted' }, 'No webhook data set to read from yet: create a connection first.')
         : null,
@@ -154,14 +174,14 @@ export function pipelineEditorView(pipelineId: string | null): View {
         el(
           'div',
           { class: 'actions' },
-          mayQuery
+          may.run
             ? button('Preview', () => {
                 const { output: _output, on_new_data: _onNewData, ...query } = definition();
                 void preview.run(tenantOfSource(), query);
               })
             : null,
-          mayWrite ? button('Save', () => void save(false)) : null,
-          mayWrite ? button('Save and deploy', () => void save(true), true) : null,
+          may.write ? button('Save', () => void save(false)) : null,
+          may.write ? button('Save and deploy', () => void save(true), true) : null,
         ),
       ),
       outcome,

@@ -1,5 +1,6 @@
-import { type Answer, api, type Caller, qs, type Schemas } from '../api.ts';
+import { type Answer, api, qs, type Schemas } from '../api.ts';
 import { el, replace, table, when } from '../dom.ts';
+import type { View } from '../view.ts';
 
 type Pipeline = Schemas['Pipeline'];
 type Job = Schemas['Job'];
@@ -10,11 +11,11 @@ const startedByNewData = (payload: unknown) =>
 
 const count = (value: number | null) => (value === null ? '—' : value);
 
-export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<undefined> {
+export const pipelinesView: View = async (main, caller, signal) => {
   const scope = qs({ tenant_id: caller.tenant_id, limit: 100 });
   const [{ pipelines }, { jobs }] = await Promise.all([
-    api<Answer<'/api/pipelines'>>(`api/pipelines${scope}`),
-    api<Answer<'/api/jobs'>>(`api/jobs${qs({ tenant_id: caller.tenant_id, limit: 50 })}`),
+    api<Answer<'/api/pipelines'>>(`api/pipelines${scope}`, { signal }),
+    api<Answer<'/api/jobs'>>(`api/jobs${qs({ tenant_id: caller.tenant_id, limit: 50 })}`, { signal }),
   ]);
   replace(
     main,
@@ -40,7 +41,11 @@ export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<
     table<Job>(
       'Recent jobs, newest first',
       [
-        { label: 'Job', header: true, cell: (j) => el('code', {}, j.job_id.slice(0, 8)) },
+        {
+          label: 'Job',
+          header: true,
+          cell: (j) => el('a', { href: `#/jobs/${j.job_id}` }, el('code', {}, j.job_id.slice(0, 8))),
+        },
         { label: 'Type', cell: (j) => j.job_type },
         { label: 'Status', cell: (j) => j.status },
         { label: 'Rows in', cell: (j) => count(j.rows_in) },
@@ -60,4 +65,4 @@ export async function pipelinesView(main: HTMLElement, caller: Caller): Promise<
     ),
   );
   return undefined;
-}
+};

@@ -4,7 +4,7 @@
  * confirmation: they go back on the ingest queue.
  */
 import { type Answer, api, type Body, qs, type Schemas } from '../../api.ts';
-import { type Column, el, replace, replaceOnChange, table, when } from '../../dom.ts';
+import { type Column, counted, el, replace, replaceOnChange, table, when } from '../../dom.ts';
 import { type Act, type PolledPart, polledPart } from '../../view.ts';
 
 type FailedDelivery = Schemas['FailedDelivery'];
@@ -58,7 +58,7 @@ export function failedDeliveries(base: string, mayOperate: boolean, act: Act): P
       el(
         'p',
         {},
-        `${count} failed ${count === 1 ? 'delivery goes' : 'deliveries go'} back on the ingest queue and will be written to the data set (a message already written is never written twice).`,
+        `${counted(count, 'failed delivery', 'failed deliveries')} ${count === 1 ? 'goes' : 'go'} back on the ingest queue and will be written to the data set (a message already written is never written twice).`,
       ),
       el(
         'div',

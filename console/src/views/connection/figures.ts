@@ -1,11 +1,12 @@
 /**
- * A connection's figures since it was created, polled; and, above everything on the page, a
- * failing commit: its rows wait in staging and become failed deliveries after the last attempt.
+ * A connection's figures since it was created, polled, with where its accepted requests are (in
+ * terms that add up); and, above everything on the page, a failing commit: its rows wait in
+ * staging and become failed deliveries after the last attempt.
  */
 import { api, type Stats } from '../../api.ts';
-import { el, replace, replaceOnChange, table } from '../../dom.ts';
+import { el, facts, replace, replaceOnChange, table } from '../../dom.ts';
 import { polledPart } from '../../view.ts';
-import { commitFailureAlert, statsCells } from '../figures.ts';
+import { accountOf, commitFailureAlert, statsCells } from '../figures.ts';
 
 export function connectionFigures(base: string) {
   const alert = el('div');
@@ -13,7 +14,12 @@ export function connectionFigures(base: string) {
     () => api<Stats>(`${base}/stats`),
     (element, stats) => {
       replaceOnChange(alert, JSON.stringify([stats.commit_failure, stats.staged_rows]), commitFailureAlert(stats));
-      replace(element, table<{ stats: Stats }>('Since the connection was created', statsCells(), [{ stats }]));
+      replace(
+        element,
+        table<{ stats: Stats }>('Since the connection was created', statsCells(), [{ stats }]),
+        el('h3', { id: 'account-title' }, 'Where the accepted requests are'),
+        el('div', { 'aria-labelledby': 'account-title', role: 'group' }, facts(...accountOf(stats))),
+      );
     },
   );
   return {
@@ -25,7 +31,7 @@ export function connectionFigures(base: string) {
       el(
         'p',
         { class: 'muted' },
-        'Staged: accepted, kept safe and waiting for the table’s next commit (within its freshness target, below); they are listed as pending events meanwhile. Oldest staged: how long the oldest of them has waited since its 202.',
+        'Staged: accepted, kept safe and waiting for the table’s next commit (within its freshness target, below); they are listed as pending events meanwhile. Oldest staged: how long the oldest of them has waited since its 202. Only lost rows are a loss.',
       ),
     ),
     refresh: figures.refresh,

@@ -28,6 +28,17 @@ function presetFacts(preset: Preset, text: PresetText, ingestUrl: string) {
   );
 }
 
+/** The picker's first choice, and what it shows when the connection has no provider: the bearer token alone. */
+const bearerOnly = { value: '', label: 'None: the bearer token only' } as const;
+
+/** What senders do without a provider. */
+const bearerFacts = (ingestUrl: string) =>
+  facts(
+    ['URL to paste', el('code', {}, ingestUrl)],
+    ['Senders send', el('code', {}, 'Authorization: Bearer <the connection’s ingest token>')],
+    ['Deduplicated by', 'webhook-id, else Idempotency-Key (within the deduplication window)'],
+  );
+
 /** A control on a line of its own, after its label. */
 const line = (id: string, label: string, control: HTMLElement) =>
   el('p', {}, el('label', { for: id }, label), ' ', control);
@@ -71,11 +82,14 @@ function providerForm(
   const outcome = outcomeRegion();
   const current = security.signature?.scheme as Scheme | undefined;
   const guide = el('div');
+  // No provider until one is picked: the first of an alphabetical list would be a guess.
   const scheme = el(
     'select',
     { id: 'sender-scheme', name: 'sender-scheme' },
+    el('option', { value: bearerOnly.value, selected: !current }, bearerOnly.label),
     schemes.map((name) => el('option', { value: name, selected: name === current }, presetTexts[name].label)),
   );
+  const picked = (): Scheme | null => schemes.find((name) => name === scheme.value) ?? null;
   const secret = el('input', {
     id: 'sender-secret',
     name: 'sender-secret',
@@ -99,8 +113,16 @@ function providerForm(
   const verifyTokenLine = line('sender-verify-token', 'Verify token', verifyToken);
 
   const show = () => {
-    const preset: Preset = presets[scheme.value as Scheme];
-    replace(guide, presetFacts(preset, presetTexts[scheme.value as Scheme], ingestUrl));
+    const name = picked();
+    if (!name) {
+      replace(guide, bearerFacts(ingestUrl));
+      secretLine.hidden = true;
+      publicKeyLine.hidden = true;
+      verifyTokenLine.hidden = true;
+      return;
+    }
+    const preset: Preset = presets[name];
+    replace(guide, presetFacts(preset, presetTexts[name], ingestUrl));
     secretLine.hidden = preset.secretFrom === 'public-key';
     publicKeyLine.hidden = preset.secretFrom !== 'public-key';
     verifyTokenLine.hidden = !preset.handshake?.verifyTokenParam;
@@ -111,16 +133,17 @@ function providerForm(
 
   const save = () =>
     showOutcome(outcome, async () => {
-      const signature: NonNullable<SecurityBody['signature']> = { scheme: scheme.value as Scheme };
-      for (const [name, input] of [
+      const name = picked();
+      const signature: SecurityBody['signature'] = name ? { scheme: name } : null;
+      for (const [field, input] of [
         ['secret', secret],
         ['public_key', publicKey],
         ['verify_token', verifyToken],
       ] as const) {
-        if (!input.closest('p')?.hidden && input.value.trim()) signature[name] = input.value.trim();
+        if (signature && !input.closest('p')?.hidden && input.value.trim()) signature[field] = input.value.trim();
       }
       const body: SecurityBody = {
-        auth_mode: 'signature',
+        auth_mode: name ? 'signature' : 'bearer',
         signature,
         dedup_window_seconds: Number(dedupWindow.value) || 0,
         dedup_key: security.dedup_key,
@@ -132,7 +155,7 @@ function providerForm(
       verifyToken.value = '';
       onSaved(saved);
       return [
-        notice(`Senders now sign as ${presetTexts[scheme.value as Scheme].label}.`),
+        notice(name ? `Senders now sign as ${presetTexts[name].label}.` : 'Senders now send the bearer token only.'),
         saved.signing_secret
           ? facts([
               'Signing secret to paste (shown once)',

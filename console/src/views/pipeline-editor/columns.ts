@@ -4,7 +4,7 @@
  * set's recent payloads hold: their paths, the type each looks like, and how often each was seen.
  */
 import { type Answer, api, type Body, type Schemas } from '../../api.ts';
-import { type Child, chosen, el, errorBox, replace, select, table } from '../../dom.ts';
+import { type Child, chosen, counted, el, errorBox, replace, select, table } from '../../dom.ts';
 
 export type Definition = Body<'/api/pipelines/{pipeline_id}/update-definition', 'post'>['definition'];
 type SuggestBody = Body<'/api/data-sets/{data_set_id}/suggest-columns', 'post'>;
@@ -20,9 +20,10 @@ function suggestionText(suggestion: Answer<'/api/data-sets/{data_set_id}/suggest
     .map(([decoded, count]) => `${count} ${decoded}`)
     .join(', ');
   return (
-    `Suggested ${suggestion.columns.length} columns from ${suggestion.sampled_rows} rows of the ${suggestion.sampled_envelopes} newest payloads` +
+    `Suggested ${counted(suggestion.columns.length, 'column')} from ${counted(suggestion.sampled_rows, 'row')} of the ` +
+    `${suggestion.sampled_envelopes === 1 ? 'newest payload' : `${suggestion.sampled_envelopes} newest payloads`}` +
     `${seen ? ` (${seen})` : ''}; ${suggestion.rows_rejected} did not decode` +
-    `${suggestion.more_paths ? `; ${suggestion.more_paths} more paths left out` : ''}.`
+    `${suggestion.more_paths ? `; ${counted(suggestion.more_paths, 'more path')} left out` : ''}.`
   );
 }
 

@@ -4,19 +4,22 @@
  */
 import { type Answer, api, type Body, type Schemas } from '../../api.ts';
 import { el, errorBox, replace, table } from '../../dom.ts';
+import { pause } from '../../view.ts';
 
 type Job = Schemas['Job'];
 type QueryJob = Extract<Body<'/api/jobs', 'post'>, { type: 'query' }>;
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const finished: Job['status'][] = ['Succeeded', 'Failed', 'Cancelled'];
 
-/** Asks for the job until it has finished, for a minute at most (it is then shown as still running). */
-async function jobWhenDone(jobId: string): Promise<Job> {
-  let job = await api<Job>(`api/jobs/${jobId}`);
+/**
+ * Asks for the job until it has finished, for a minute at most (it is then shown as still
+ * running), or until the operator leaves the page (`signal`).
+ */
+async function jobWhenDone(jobId: string, signal: AbortSignal): Promise<Job> {
+  let job = await api<Job>(`api/jobs/${jobId}`, { signal });
   for (let polls = 0; !finished.includes(job.status) && polls < 120; polls++) {
-    await wait(500);
-    job = await api<Job>(`api/jobs/${jobId}`);
+    await pause(signal, 500);
+    job = await api<Job>(`api/jobs/${jobId}`, { signal });
   }
   return job;
 }
@@ -51,14 +54,14 @@ function jobResult(job: Job, result: Answer<'/api/jobs/{job_id}/result'>) {
   ];
 }
 
-export function queryPreview() {
+export function queryPreview(signal: AbortSignal) {
   const element = el('div', { 'aria-live': 'polite' });
   const run = async (tenantId: string | undefined, query: QueryJob['query']) => {
     replace(element, el('p', { class: 'muted' }, 'Running a query over the data set…'));
     try {
       const body: QueryJob = { type: 'query', tenant_id: tenantId, query, limit: 20 };
       const started = await api<Answer<'/api/jobs', 'post'>>('api/jobs', { method: 'POST', body });
-      const job = await jobWhenDone(started.job_id);
+      const job = await jobWhenDone(started.job_id, signal);
       if (job.status !== 'Succeeded') {
         replace(
           element,
@@ -72,7 +75,7 @@ export function queryPreview() {
       }
       replace(element, jobResult(job, await api<Answer<'/api/jobs/{job_id}/result'>>(`api/jobs/${job.job_id}/result`)));
     } catch (error) {
-      replace(element, errorBox(error));
+      if (!signal.aborted) replace(element, errorBox(error));
     }
   };
   return { element, run };
