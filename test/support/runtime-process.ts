@@ -102,7 +102,8 @@ async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void>
 export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
   port ??= await freePort();
   const spawned = spawnMain({ ...env, PORT: String(port), LOCAL_STAND_INS: 'external' }, false);
-  await waitForBanner(spawned, 60_000);
+  // Bounds that only end a start that is stuck: on a busy two-core machine a start took minutes.
+  await waitForBanner(spawned, 180_000);
   const { child } = spawned;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -190,7 +191,7 @@ export async function startLocalService(
   env: Record<string, string> = {},
 ): Promise<LocalService> {
   const spawned = spawnMain(localServiceEnv(dataDir, ports, env), true);
-  await waitForBanner(spawned, 120_000);
+  await waitForBanner(spawned, 240_000);
   const pid = spawned.child.pid as number;
   return {
     url: `http://127.0.0.1:${ports.port}`,
