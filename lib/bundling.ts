@@ -26,6 +26,7 @@ import {
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { reportSynthProgress } from './synth-context.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -196,7 +197,16 @@ export class StackBundles {
           .map((source) => [StackBundles.key(source), { ...source, assets: [] }]),
       ).values(),
     ];
-    const bundles = keptBuild(missing) ?? freshBuild(missing);
+    const kept = keptBuild(missing);
+    if (kept)
+      reportSynthProgress(
+        `Bundles of ${missing.length} functions reused: their sources are unchanged since they were built`,
+      );
+    else reportSynthProgress(`Bundling ${missing.length} functions with esbuild (once: later synths reuse them)…`);
+    const started = Date.now();
+    const bundles = kept ?? freshBuild(missing);
+    if (!kept)
+      reportSynthProgress(`Bundled ${missing.length} functions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     for (const [index, bundle] of bundles.entries())
       StackBundles.built.set(StackBundles.key(missing[index] as BundleSource), bundle);
   }

@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { policyChecksContext } from '#lib/synth-context.ts';
+import { policyChecksContext, synthProgressPrefix, synthProgressVariable } from '#lib/synth-context.ts';
 
 /** The repository: the nearest folder above this module with cdk.json (this module may run from a build). */
 function repositoryRoot(): string {
@@ -100,19 +100,30 @@ function synthEnvironment(outdir: string, context: Record<string, unknown>): Nod
   };
 }
 
-/** Synthesises the app into `outdir` in a process of its own, as `cdk synth` runs bin/app.ts. */
-function synthesise(outdir: string, context: Record<string, unknown>): Promise<void> {
+/**
+ * Synthesises the app into `outdir` in a process of its own, as `cdk synth` runs bin/app.ts, and
+ * logs the steps it reports (lib/synth-context.ts).
+ */
+function synthesise(outdir: string, context: Record<string, unknown>, log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin', 'app.ts')], {
       cwd: root,
-      env: synthEnvironment(outdir, context),
+      env: { ...synthEnvironment(outdir, context), [synthProgressVariable]: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-20_000);
     };
-    child.stdout.on('data', keep);
+    let partial = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line.startsWith(synthProgressPrefix)) log(`  ${line.slice(synthProgressPrefix.length)}`);
+        else keep(Buffer.from(`${line}\n`));
+      }
+    });
     child.stderr.on('data', keep);
     // A start that fails meanwhile (a port in use) ends the synthesis with it: left running, it would
     // go on writing the kept bundles under the next start's feet.
@@ -178,12 +189,12 @@ export async function ensureAssembly(options: AssemblyOptions): Promise<Assembly
   return whileLocked(path.join(parent, 'lock'), async () => {
     if (current()) return done(false);
     options.log?.(
-      'Building every function as `cdk deploy` does (first start, or the sources changed); later starts reuse it…',
+      'Synthesising the cloud assembly `cdk deploy` would deploy (first start, or the sources changed; later starts reuse it)…',
     );
     const building = `${directory}.building`;
     rmSync(building, { recursive: true, force: true });
     try {
-      await synthesise(building, synthContext(options));
+      await synthesise(building, synthContext(options), options.log ?? (() => undefined));
       writeFileSync(path.join(building, stampFile), `${hash}\n`);
       renameSync(building, directory);
     } finally {
@@ -196,7 +207,9 @@ export async function ensureAssembly(options: AssemblyOptions): Promise<Assembly
       .sort((a, b) => b.at - a.at);
     for (const { name } of older.slice(1)) rmSync(path.join(parent, name), { recursive: true, force: true });
     const result = done(true);
-    options.log?.(`Built the cloud assembly in ${result.seconds.toFixed(1)} s (${path.relative(root, directory)})`);
+    options.log?.(
+      `Synthesised the cloud assembly in ${result.seconds.toFixed(1)} s (${path.relative(root, directory)})`,
+    );
     return result;
   });
 }

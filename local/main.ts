@@ -12,6 +12,9 @@
  *  4. On SIGINT/SIGTERM (to this process or its whole group): new requests get 503, requests in
  *     flight finish, accepted envelopes are written until the queues are empty or the drain time
  *     is up (what is left stays in the durable queue under DATA_DIR), then the stand-ins stop.
+ *     Under `npm start` this process is npm's child (the script `exec`s node, so no shell or tsx
+ *     relay stands between them): npm passes SIGINT and SIGTERM on to it, and if npm goes away
+ *     without doing so (killed), this process stops as if signalled.
  *
  * Every envelope is on disk in the SQS stand-in's journal before its 202, so a crash, a kill -9 or
  * a power cut loses nothing either: the next start writes what was queued.
@@ -39,26 +42,56 @@ import { type Endpoints, localCredentials, type StandIns, standInEndpoints, star
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /**
- * A terminal, npm and tsx each pass a Ctrl-C on, so one stop can bring the same signal a few times
- * within a moment; a signal well after the first means "stop now" and ends the drain.
+ * Ctrl-C signals npm and this process both, and npm passes its own on, so one stop can bring the
+ * same signal twice within a moment; a signal well after the first means "stop now" and ends the
+ * drain.
  */
 const repeatAfterMs = 2000;
 let firstSignalAt: number | null = null;
 let onSignal: ((signal: string) => void) | null = null;
 let onRepeat: (() => void) | null = null;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (firstSignalAt === null) {
-      firstSignalAt = Date.now();
-      onSignal?.(signal);
-    } else if (Date.now() - firstSignalAt > repeatAfterMs) {
-      onRepeat?.();
-    }
-  });
+const stopRequested = (reason: string) => {
+  if (firstSignalAt === null) {
+    firstSignalAt = Date.now();
+    onSignal?.(reason);
+  } else if (Date.now() - firstSignalAt > repeatAfterMs) {
+    onRepeat?.();
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stopRequested(signal));
+
+/**
+ * npm stands for the service: whoever stops npm means to stop the service. npm passes SIGINT and
+ * SIGTERM on; when it is killed outright (SIGKILL, SIGHUP) this process is handed to another
+ * parent, which is seen here within a second.
+ */
+if (process.env.npm_lifecycle_event === 'start') {
+  const npm = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === npm) return;
+    clearInterval(watch);
+    stopRequested('npm exited');
+  }, 1000);
+  watch.unref();
+}
+
+/**
+ * The AWS SDK warns of Node versions it will stop supporting once per copy of itself, and every
+ * function's bundle has its own: one line here says it once.
+ */
+function warnOfNodeVersionOnce(): void {
+  const variable = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
+  if (process.env[variable] !== undefined) return;
+  process.env[variable] = 'true';
+  if (Number(process.versions.node.split('.')[0]) < 22)
+    log(
+      `Node ${process.versions.node}: the deployed functions run on Node 22 (Lambda's nodejs22.x), and AWS SDK releases after the first week of January 2027 need Node 22.`,
+    );
 }
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
+  warnOfNodeVersionOnce();
   const settings = readLocalSettings();
   const external = process.env.LOCAL_STAND_INS === 'external';
 
@@ -123,6 +156,7 @@ async function main(): Promise<void> {
       log,
     });
     if (stopping) return;
+    log('Provisioning the table, the queues and the buckets…');
     await ensureTable(endpoints.dynamodb, settings.tableName);
     const created = await ensureQueues(endpoints.sqs, prefix, settings.visibilityTimeoutSeconds);
     if ((Object.keys(queueUrls) as (keyof QueueUrls)[]).some((name) => created[name] !== queueUrls[name]))
@@ -147,6 +181,9 @@ async function main(): Promise<void> {
     sqsEndpoint: new URL(queueUrls.ingest).origin,
   });
   if (stopping) return;
+  log(
+    `Starting the functions: ${deployment.eventSources.filter((source) => source.enabled).length} queue consumers and ${deployment.schedules.filter((schedule) => schedule.enabled).length} schedules, each in a thread of its own, and the HTTP front for ${deployment.routes.length} routes…`,
+  );
   // The deploy is rehearsed there (local/deploy/): custom resources, rotation schedules, reservations.
   runtime = await startRuntime(settings, env, queueUrls, { deployment, log, bootstrapKey: namedKey });
   const adminKey = runtime.deployed.bootstrapKey;

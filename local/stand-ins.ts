@@ -207,6 +207,8 @@ export async function startStandIns(options: StandInOptions): Promise<StandIns> 
   mkdirSync(dataDir, { recursive: true });
   requireJava();
   await stopLeftovers(dataDir, log);
+  const startedAt = Date.now();
+  log('Starting the stand-ins: DynamoDB Local (on Java), S3 and SQS…');
   // Bounded heap: DynamoDB Local is a test double, not worth a quarter of the machine.
   // C1 only: the JVM starts in half the time on a busy machine, and a stand-in needs no peak speed.
   process.env.JAVA_TOOL_OPTIONS ??= '-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1';
@@ -223,7 +225,8 @@ export async function startStandIns(options: StandInOptions): Promise<StandIns> 
     throw failed.reason;
   }
   const endpoints = standInEndpoints(options);
-  log(`DynamoDB Local on ${endpoints.dynamodb}, S3 on ${endpoints.s3}, SQS on ${endpoints.sqs}`);
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  log(`DynamoDB Local on ${endpoints.dynamodb}, S3 on ${endpoints.s3}, SQS on ${endpoints.sqs} (up in ${seconds} s)`);
   return {
     endpoints,
     async stop() {

@@ -3488,19 +3488,23 @@ export interface operations {
         "application/json": {
           /** @enum {string} */
           auth_mode: "bearer" | "signature" | "bearer_and_signature";
-          dedup_window_seconds: number;
-          rate_limit: {
+          /** @description Left out: 0 (no deduplication) */
+          dedup_window_seconds?: number;
+          /** @description Left out: off (null) */
+          rate_limit?: {
             requests_per_second: number;
             burst: number;
           } | null;
-          ip_allowlist: string[] | null;
+          /** @description Left out: off (null) */
+          ip_allowlist?: string[] | null;
           /** @description A header or a JSON pointer; null: the preset’s event id, else webhook-id, else Idempotency-Key */
           dedup_key?: ({
             header: string;
           } | {
             json_pointer: string;
           }) | null;
-          signature: ({
+          /** @description Left out: off (null); required by the signature modes */
+          signature?: ({
             /** @enum {string} */
             scheme: "standard-webhooks" | "github" | "stripe" | "hmac-sha256" | "slack" | "meta" | "zoom" | "microsoft-graph" | "twilio" | "square" | "hubspot" | "linear" | "paddle" | "sendgrid" | "shopify" | "gitlab" | "intercom" | "pagerduty" | "typeform" | "calendly" | "mailgun" | "dropbox" | "clerk" | "resend" | "svix" | "zendesk" | "jira" | "bitbucket" | "twitch" | "discord" | "woocommerce" | "postmark" | "mailchimp" | "airtable" | "notion" | "vercel" | "sentry" | "okta" | "plaid" | "x" | "box" | "netlify";
             /** @description The signing secret (write-only); at least 16 characters, fewer where the provider issues shorter ones */

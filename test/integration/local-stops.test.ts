@@ -2,12 +2,14 @@
  * A 202 is a promise on one machine too. The whole of `npm start` runs in a process group of its own
  * and is stopped the ways a machine stops it — SIGKILL of the group (with or without its stand-ins)
  * during a burst, during a batch write and during a graceful stop; SIGINT to the group (Ctrl-C) and
- * SIGTERM to every process (systemd) during a burst — and restarted on the same DATA_DIR. After each restart the ingest queue drains and
+ * SIGTERM to every process (systemd) during a burst; SIGINT, SIGTERM and SIGKILL to `npm start`'s own
+ * pid — and restarted on the same DATA_DIR. After each restart the ingest queue drains and
  * DuckDB counts the rows of the table's live files by message id: every message id ever answered 202
  * must be there exactly once. The scenarios share one DATA_DIR and one restart between each other.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -20,7 +22,9 @@ import {
   type LocalService,
   type LocalServicePorts,
   localServicePorts,
+  standInPids,
   startLocalService,
+  startWithNpm,
 } from '../support/runtime-process.ts';
 import { createWebhook, type Webhook } from '../support/webhooks.ts';
 
@@ -51,7 +55,7 @@ interface BurstResult {
  * at its first 503 or network error (a sender told to come back later), as webhook senders do.
  */
 function burst(
-  service: LocalService,
+  service: { url: string },
   hook: Webhook,
   total: number,
   onAccepted: (count: number) => void = () => undefined,
@@ -159,6 +163,25 @@ async function queued(service: LocalService): Promise<number> {
   }
 }
 
+/** Whether a process, or with a negative pid a process group, still exists. */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether nothing listens on 127.0.0.1:port: a server of ours can take it. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 let duck: Awaited<ReturnType<typeof DuckDBInstance.create>> | undefined;
 
 /** Rows per message id over the table's live files (the Delta log's adds less its removes), read by DuckDB. */
@@ -228,6 +251,7 @@ describe('a local service stopped or killed at any moment keeps every 202', () =
   let hook: Webhook;
   let location = '';
   const accepted: string[] = [];
+  let npmGroup = 0;
 
   async function start(): Promise<LocalService> {
     service = await startLocalService(dataDir, ports, serviceEnv);
@@ -282,13 +306,16 @@ describe('a local service stopped or killed at any moment keeps every 202', () =
     }
   }
 
+  // A whole service's start: on a busy machine it takes longer than the suite's hook timeout.
   beforeAll(async () => {
     ports = await localServicePorts();
     const running = await start();
     hook = await createWebhook(apiClient(running.url, adminKey), { store: { endpoint: running.s3Endpoint } });
-  });
+  }, 300_000);
   afterAll(async () => {
     if (service) await service.killGroup({ everything: true });
+    // A test that failed while `npm start` ran.
+    for (const pid of [-npmGroup, ...standInPids(dataDir)]) if (pid !== 0 && exists(pid)) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -357,6 +384,59 @@ describe('a local service stopped or killed at any moment keeps every 202', () =
         exit: { code: 0, signal: null },
         failed: false,
       });
+      await expectEveryAcceptedRowOnce(await start(), sent.accepted);
+    });
+  }
+
+  // `npm start` stopped as people stop it: Ctrl-C signals the group (above), `kill` or a supervisor
+  // signals npm's pid alone, `docker stop` sends SIGTERM to the container's PID 1, which is npm; and
+  // npm killed outright leaves the service to notice and stop by itself.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGKILL'] as const) {
+    it(`${signal} to npm start's own pid during a burst: the service drains and stops, nothing lost, nothing left running`, {
+      timeout: 360_000,
+    }, async () => {
+      const previous = service as LocalService;
+      previous.signalGroup('SIGINT');
+      await previous.exited;
+      service = undefined;
+      const npm = await startWithNpm(dataDir, ports, serviceEnv);
+      npmGroup = npm.pid;
+      const started = [npm.pid, ...standInPids(dataDir)];
+      let signalled = false;
+      const sent = await burst(npm, hook, 300, (count) => {
+        if (count === 80 && !signalled) {
+          signalled = true;
+          process.kill(npm.pid, signal);
+        }
+      });
+      const exit = await npm.exited;
+      // npm's group holds npm and the service; each stand-in leads a group of its own.
+      const left = await until(
+        'processes npm start ran',
+        () => [-npm.pid, ...started].filter(exists),
+        (pids) => pids.length === 0,
+        60_000,
+      );
+      const busyPorts = [];
+      for (const port of Object.values(ports)) if (!(await portIsFree(port))) busyPorts.push(port);
+      expect.soft(sent.unclean).toEqual([]);
+      expect.soft(Object.keys(sent.statuses).filter((status) => status !== '202' && status !== '503')).toEqual([]);
+      expect.soft(Object.keys(sent.errors).filter((code) => code !== 'ECONNREFUSED')).toEqual([]);
+      expect
+        .soft({
+          exit,
+          left,
+          busyPorts,
+          stopped: npm.output().includes('Stopped.'),
+          failed: /Stop failed|ECONNREFUSED/.test(npm.output()),
+        })
+        .toEqual({
+          exit: signal === 'SIGKILL' ? { code: null, signal: 'SIGKILL' } : { code: 0, signal: null },
+          left: [],
+          busyPorts: [],
+          stopped: true,
+          failed: false,
+        });
       await expectEveryAcceptedRowOnce(await start(), sent.accepted);
     });
   }

@@ -147,6 +147,8 @@ describe('/metrics and connection stats', () => {
     await ingest(api, hook, '{}', {}, '?feed=.bad');
     await waitForRows(api, hook.dataSetId, 7);
 
+    // Each figure is its own item, written one after the other and read one after the other: a
+    // scrape may see the rows written before it sees the commit that wrote them counted.
     const after = await pollUntil(
       async () => (await api.get('/metrics')).text,
       (text) =>
@@ -154,7 +156,9 @@ describe('/metrics and connection stats', () => {
           code: 'ACCEPTED',
           source_id: hook.sourceId,
           status: '202',
-        }) === 7 && sampleOf(text, 'tributary_envelopes_written_total', { source_id: hook.sourceId }) === 7,
+        }) === 7 &&
+        sampleOf(text, 'tributary_envelopes_written_total', { source_id: hook.sourceId }) === 7 &&
+        sampleOf(text, 'tributary_batches_committed_total', {}) > batchesBefore,
     );
     expect(
       sampleOf(after, 'tributary_ingest_requests_total', { code: 'ACCEPTED', source_id: hook.sourceId, status: '202' }),

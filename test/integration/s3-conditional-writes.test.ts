@@ -4,7 +4,9 @@
  * for what it does not implement, and racing writers of one key, of which exactly one wins.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import path from 'node:path';
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
@@ -16,6 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { localS3 } from '../support/delta.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const bucket = 'demo-bucket';
 let s3: S3Client;
@@ -144,14 +147,18 @@ describe('conditional writes on the S3 stand-in', () => {
       );
       slow.on('error', reject);
       slow.write('the slow writer, part one; ');
-      setTimeout(async () => {
-        try {
+      // The stand-in opens the upload's temporary file once its condition held and it watches the key.
+      const objectDirectory = path.join(inject('runtimeEnv').DATA_DIR ?? '', 's3', bucket, path.dirname(objectKey));
+      pollUntil(
+        async () => existsSync(objectDirectory) && readdirSync(objectDirectory).some((name) => name.endsWith('.tmp')),
+        (underWay) => underWay,
+        { what: 'the slow upload under way in the stand-in', intervalMs: 20 },
+      )
+        .then(async () => {
           expect(await put(objectKey, 'the fast writer', {})).toMatchObject({ ok: true });
           slow.end('part two');
-        } catch (error) {
-          reject(error);
-        }
-      }, 300);
+        })
+        .catch(reject);
     });
     const { status, body } = await answer;
     expect(status).toBe(409);

@@ -48,9 +48,13 @@ function spawnMain(env: Record<string, string>, ownGroup: boolean): Spawned {
   const childEnv = { ...process.env, ...env };
   // From the suite's build when TRIBUTARY_LOCAL_BUILD names one (test/support/global-setup.ts).
   const main = localModule('local/main.ts', childEnv);
-  const child = spawn(process.execPath, [...main.execArgv, main.file], {
+  return spawnLogged(process.execPath, [...main.execArgv, main.file], childEnv, ownGroup);
+}
+
+function spawnLogged(command: string, args: string[], env: NodeJS.ProcessEnv, ownGroup: boolean): Spawned {
+  const child = spawn(command, args, {
     cwd: repositoryRoot,
-    env: childEnv,
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: ownGroup,
   });
@@ -98,7 +102,8 @@ async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void>
 export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
   port ??= await freePort();
   const spawned = spawnMain({ ...env, PORT: String(port), LOCAL_STAND_INS: 'external' }, false);
-  await waitForBanner(spawned, 60_000);
+  // Bounds that only end a start that is stuck: on a busy two-core machine a start took minutes.
+  await waitForBanner(spawned, 180_000);
   const { child } = spawned;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -162,29 +167,31 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
 
 /** The processes the service's pid files in DATA_DIR name. */
 export function standInPids(dataDir: string): number[] {
-  return readdirSync(dataDir)
-    .filter((name) => name.endsWith('.pid'))
-    .map((name) => Number(readFileSync(path.join(dataDir, name), 'utf8').trim()))
-    .filter((pid) => Number.isInteger(pid) && pid > 0);
+  return (
+    readdirSync(dataDir)
+      .filter((name) => name.endsWith('.pid'))
+      // DynamoDB Local's names its JVM on a line after its own.
+      .flatMap((name) => readFileSync(path.join(dataDir, name), 'utf8').split(/\s+/).filter(Boolean).map(Number))
+      .filter((pid) => Number.isInteger(pid) && pid > 0)
+  );
 }
+
+const localServiceEnv = (dataDir: string, ports: LocalServicePorts, env: Record<string, string>) => ({
+  ...env,
+  DATA_DIR: dataDir,
+  PORT: String(ports.port),
+  LOCAL_DYNAMODB_PORT: String(ports.dynamodb),
+  LOCAL_S3_PORT: String(ports.s3),
+  LOCAL_SQS_PORT: String(ports.sqs),
+});
 
 export async function startLocalService(
   dataDir: string,
   ports: LocalServicePorts,
   env: Record<string, string> = {},
 ): Promise<LocalService> {
-  const spawned = spawnMain(
-    {
-      ...env,
-      DATA_DIR: dataDir,
-      PORT: String(ports.port),
-      LOCAL_DYNAMODB_PORT: String(ports.dynamodb),
-      LOCAL_S3_PORT: String(ports.s3),
-      LOCAL_SQS_PORT: String(ports.sqs),
-    },
-    true,
-  );
-  await waitForBanner(spawned, 120_000);
+  const spawned = spawnMain(localServiceEnv(dataDir, ports, env), true);
+  await waitForBanner(spawned, 240_000);
   const pid = spawned.child.pid as number;
   return {
     url: `http://127.0.0.1:${ports.port}`,
@@ -207,5 +214,39 @@ export async function startLocalService(
       }
       await spawned.exited;
     },
+  };
+}
+
+export interface NpmStart {
+  url: string;
+  /** npm's own pid, which leads the process group everything `npm start` runs in. */
+  pid: number;
+  output(): string;
+  /** npm's exit. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * `npm start` itself, in a process group of its own, as a terminal or a container runs it. Its
+ * `prestart` (the console's build) is skipped: it rewrites dist/console, which the suite's service
+ * serves meanwhile, and has nothing to do with how the service starts and stops.
+ */
+export async function startWithNpm(
+  dataDir: string,
+  ports: LocalServicePorts,
+  env: Record<string, string> = {},
+): Promise<NpmStart> {
+  const spawned = spawnLogged(
+    'npm',
+    ['start', '--ignore-scripts'],
+    { ...process.env, ...localServiceEnv(dataDir, ports, env) },
+    true,
+  );
+  await waitForBanner(spawned, 240_000);
+  return {
+    url: `http://127.0.0.1:${ports.port}`,
+    pid: spawned.child.pid as number,
+    output: spawned.output,
+    exited: spawned.exited,
   };
 }

@@ -9,6 +9,7 @@ import {
   type SignatureSettings,
 } from '#shared/domain/connections/security.ts';
 import { type SignedRequest, verifySignature } from '#shared/domain/ingest/signatures.ts';
+import { putSecurityBody } from '#shared/http/schemas/connections.ts';
 
 describe('the IP allowlist', () => {
   it('matches IPv4 and IPv6 networks and single addresses, including IPv4-mapped IPv6', () => {
@@ -106,6 +107,49 @@ describe('security settings', () => {
     );
     expect(same.generatedSecret).toBeNull();
     expect(same.security.signature?.secrets).toEqual(first.security.signature?.secrets);
+  });
+
+  it('takes a body of auth_mode alone, and a PUT that leaves a setting out turns it off', async () => {
+    // Prepare: a source with every protection on.
+    const guarded = await applySecurityUpdate(
+      defaultSecurity,
+      {
+        auth_mode: 'signature',
+        signature: { scheme: 'github', secret: 'a-secret-of-16-ch' },
+        dedup_window_seconds: 600,
+        dedup_key: { header: 'X-GitHub-Delivery' },
+        rate_limit: { requests_per_second: 5, burst: 10 },
+        ip_allowlist: ['192.30.252.0/22'],
+      },
+      seal,
+      now,
+    );
+    const minimal = { auth_mode: 'bearer' };
+
+    // Act
+    const parsed = putSecurityBody.safeParse(minimal);
+    const updated = await applySecurityUpdate(guarded.security, { auth_mode: 'bearer' }, seal, now);
+
+    // Assess
+    expect(parsed).toEqual({ success: true, data: minimal });
+    expect(updated.security).toEqual({
+      auth_mode: 'bearer',
+      signature: null,
+      dedup_window_seconds: 0,
+      dedup_key: null,
+      rate_limit: null,
+      ip_allowlist: null,
+    });
+  });
+
+  it('refuses what it refused before when a setting is given: a null auth_mode, an empty allowlist', () => {
+    for (const body of [
+      {},
+      { auth_mode: null },
+      { auth_mode: 'bearer', ip_allowlist: [] },
+      { auth_mode: 'bearer', rate_limit: {} },
+    ])
+      expect(putSecurityBody.safeParse(body).success, JSON.stringify(body)).toBe(false);
   });
 
   it('gives previous secrets the grace time on rotation and drops the expired ones', async () => {

@@ -21,6 +21,7 @@ import { httpEdge } from '#shared/http/api-handler.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
 import { type HttpFront, startHttpFront } from '../../local/http-front.ts';
 import { tenantRecord } from '../support/memory.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const token = 'trb_ing_good-token-0000000000000000000000000000';
 const sourceId = '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41';
@@ -124,8 +125,12 @@ describe('the ingest time limit, through the local front', () => {
     const queue = slowQueue(3000);
     front = await frontOver(queue);
     const taken = post(front);
-    // Sent while the first call is under way: it waits for the queue until its time is up.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Sent once the first call is under way: it waits for the queue until its time is up.
+    await pollUntil(
+      async () => queue.calls(),
+      (calls) => calls === 1,
+      { what: 'the first queue call', intervalMs: 5 },
+    );
     const waiting = post(front);
     const [first, second] = await Promise.all([taken, waiting]);
     expect(first).toEqual({ status: 202, retryAfter: null, body: { message_id: expect.any(String) } });

@@ -169,21 +169,25 @@ export function allowed(list: BlockList, sourceIp: string): boolean {
   return family !== 0 && list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
 }
 
+/** What a PUT sets: the whole of the settings, each one left out being off. */
 export interface SecurityUpdate {
   auth_mode: AuthMode;
-  signature: {
-    scheme: SignatureScheme;
-    secret?: string | undefined;
-    header?: string | undefined;
-    encoding?: 'hex' | 'base64' | undefined;
-    tolerance_seconds?: number | undefined;
-    public_key?: string | undefined;
-    verify_token?: string | undefined;
-  } | null;
-  dedup_window_seconds: number;
+  signature?:
+    | {
+        scheme: SignatureScheme;
+        secret?: string | undefined;
+        header?: string | undefined;
+        encoding?: 'hex' | 'base64' | undefined;
+        tolerance_seconds?: number | undefined;
+        public_key?: string | undefined;
+        verify_token?: string | undefined;
+      }
+    | null
+    | undefined;
+  dedup_window_seconds?: number | undefined;
   dedup_key?: DedupKey | null | undefined;
-  rate_limit: { requests_per_second: number; burst: number } | null;
-  ip_allowlist: string[] | null;
+  rate_limit?: { requests_per_second: number; burst: number } | null | undefined;
+  ip_allowlist?: string[] | null | undefined;
 }
 
 /**
@@ -230,10 +234,10 @@ export async function applySecurityUpdate(
     security: {
       auth_mode: update.auth_mode,
       signature,
-      dedup_window_seconds: update.dedup_window_seconds,
+      dedup_window_seconds: update.dedup_window_seconds ?? 0,
       dedup_key: update.dedup_key ? normalisedDedupKey(update.dedup_key) : null,
-      rate_limit: update.rate_limit,
-      ip_allowlist: update.ip_allowlist,
+      rate_limit: update.rate_limit ?? null,
+      ip_allowlist: update.ip_allowlist ?? null,
     },
     generatedSecret,
   };

@@ -57,8 +57,14 @@ const securitySettings = {
     .describe('A header or a JSON pointer; null: the preset’s event id, else webhook-id, else Idempotency-Key'),
 };
 
+/** A PUT sets the whole: a setting left out is off, as if given as null (the dedup window as 0). */
+const leftOutIsOff = 'Left out: off (null)';
+
 export const putSecurityBody = z.strictObject({
   ...securitySettings,
+  dedup_window_seconds: securitySettings.dedup_window_seconds.optional().describe('Left out: 0 (no deduplication)'),
+  rate_limit: securitySettings.rate_limit.optional().describe(leftOutIsOff),
+  ip_allowlist: securitySettings.ip_allowlist.optional().describe(leftOutIsOff),
   signature: z
     .strictObject({
       scheme: z.enum(signatureSchemes),
@@ -79,7 +85,9 @@ export const putSecurityBody = z.strictObject({
       encoding: z.enum(['hex', 'base64']).optional(),
       tolerance_seconds: z.number().int().min(1).max(86_400).optional(),
     })
-    .nullable(),
+    .nullable()
+    .optional()
+    .describe(`${leftOutIsOff}; required by the signature modes`),
 });
 
 export const securityView = z
