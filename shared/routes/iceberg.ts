@@ -35,7 +35,7 @@ export const icebergRoutes = {
     summary: 'The catalog’s configuration: no defaults or overrides, and the endpoints it serves',
     tag: 'Iceberg catalog',
     responses: { 200: catalogConfig },
-    access: {},
+    access: table,
   },
   'POST /iceberg/v1/oauth/tokens': {
     entry: 'functions/iceberg/tokens.ts',
@@ -46,8 +46,7 @@ export const icebergRoutes = {
     tag: 'Iceberg catalog',
     body: tokenForm,
     responses: { 200: tokenResponse },
-    // Authenticating the key notes its use, as on every API-key route.
-    access: { table: 'read', recordsKeyUse: true },
+    access: table,
   },
   'GET /iceberg/v1/namespaces': {
     entry: 'functions/iceberg/list-namespaces.ts',
@@ -130,6 +129,6 @@ export const icebergRoutes = {
     tag: 'Iceberg catalog',
     params: catalogPathParams,
     responses: {},
-    access: {},
+    access: table,
   },
 } as const satisfies Record<string, RouteSpec>;
