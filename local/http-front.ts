@@ -101,13 +101,14 @@ export function compileRoutes(given: FrontRoute[] = routeTable()): CompiledRoute
       const difference = (a.rank[i] ?? -1) - (b.rank[i] ?? -1);
       if (difference !== 0) return difference;
     }
-    return 0;
+    // The same path: a route naming the method wins over `ANY`, as in API Gateway.
+    return Number(a.method === 'ANY') - Number(b.method === 'ANY');
   });
 }
 
 function matchRoute(compiled: CompiledRoute[], method: string, rawPath: string) {
   for (const route of compiled) {
-    if (route.method !== method) continue;
+    if (route.method !== method && route.method !== 'ANY') continue;
     const match = route.pattern.exec(rawPath);
     if (!match) continue;
     const pathParameters: Record<string, string> = {};

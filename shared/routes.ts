@@ -8,6 +8,7 @@
 import { connectionRoutes } from './routes/connections.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { dataSetRoutes } from './routes/data-sets.ts';
+import { icebergRoutes } from './routes/iceberg.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { monitoringRoutes } from './routes/monitoring.ts';
@@ -34,6 +35,7 @@ export const routeGroups = {
   pipelineRoutes,
   jobRoutes,
   wikiRoutes,
+  icebergRoutes,
 };
 
 export const routes = {
@@ -49,4 +51,5 @@ export const routes = {
   ...pipelineRoutes,
   ...jobRoutes,
   ...wikiRoutes,
+  ...icebergRoutes,
 };

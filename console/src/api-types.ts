@@ -522,6 +522,72 @@ export interface paths {
      */
     delete: operations["wikiDelete"];
   };
+  "/iceberg/v1/config": {
+    /**
+     * The catalog’s configuration: no defaults or overrides, and the endpoints it serves
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["icebergConfig"];
+  };
+  "/iceberg/v1/oauth/tokens": {
+    /** OAuth2 client credentials: the client secret is a Tributary API key, and the access token is that key (it stops working the moment the key is revoked) */
+    post: operations["icebergTokens"];
+  };
+  "/iceberg/v1/namespaces": {
+    /**
+     * The namespaces the key sees: its tenant’s (a PlatformAdmin’s: every tenant’s), each named by its slug
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["icebergListNamespaces"];
+  };
+  "/iceberg/v1/namespaces/{namespace}": {
+    /**
+     * A namespace (a tenant, by its slug)
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["icebergGetNamespace"];
+    /**
+     * Whether the namespace exists for the key: 204, else 404
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    head: operations["icebergNamespaceExists"];
+  };
+  "/iceberg/v1/namespaces/{namespace}/tables": {
+    /**
+     * The namespace’s tables: its data sets that have a first commit, each named by its data_set_id
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["icebergListTables"];
+  };
+  "/iceberg/v1/namespaces/{namespace}/tables/{table}": {
+    /**
+     * Load a table: its latest metadata (the data set’s latest Delta version) and, with `X-Iceberg-Access-Delegation: vended-credentials`, read access to its files
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["icebergLoadTable"];
+    /**
+     * Whether the table exists for the key (loadable): 204, else 404
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    head: operations["icebergTableExists"];
+  };
+  "/iceberg/{path}": {
+    /**
+     * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    put: operations["icebergRefusePut"];
+    /**
+     * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    post: operations["icebergRefusePost"];
+    /**
+     * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    delete: operations["icebergRefuseDelete"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -537,6 +603,19 @@ export interface components {
           message: string;
         }[] | null;
       request_id: string;
+    };
+    IcebergError: {
+      error: {
+        message: string;
+        /** @description The exception a client raises: `NoSuchTableException` … */
+        type: string;
+        code: number;
+      };
+    };
+    OAuthError: {
+      /** @enum {string} */
+      error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "server_error";
+      error_description: string;
     };
     HealthReport: {
       /** @enum {string} */
@@ -6281,6 +6360,647 @@ export interface operations {
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The catalog’s configuration: no defaults or overrides, and the endpoints it serves
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergConfig: {
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            defaults: {
+              [key: string]: string;
+            };
+            overrides: {
+              [key: string]: string;
+            };
+            endpoints: string[];
+          };
+        };
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /** OAuth2 client credentials: the client secret is a Tributary API key, and the access token is that key (it stops working the moment the key is revoked) */
+  icebergTokens: {
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          grant_type: string;
+          client_id?: string;
+          client_secret?: string;
+          subject_token?: string;
+          subject_token_type?: string;
+          scope?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            access_token: string;
+            /** @constant */
+            token_type: "bearer";
+            expires_in: number;
+            issued_token_type: string;
+            scope?: string;
+          };
+        };
+      };
+      /** @description `invalid_request` (no client secret, a body that is not a form) or `unsupported_grant_type` */
+      400: {
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description `invalid_client`: the client secret is not a working Tributary API key */
+      401: {
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+      /** @description The service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["OAuthError"];
+        };
+      };
+    };
+  };
+  /**
+   * The namespaces the key sees: its tenant’s (a PlatformAdmin’s: every tenant’s), each named by its slug
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergListNamespaces: {
+    parameters: {
+      query?: {
+        parent?: string;
+        pageToken?: string;
+        pageSize?: number;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            namespaces: string[][];
+            "next-page-token": string | null;
+          };
+        };
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * A namespace (a tenant, by its slug)
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergGetNamespace: {
+    parameters: {
+      path: {
+        namespace: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            namespace: string[];
+            properties: {
+              [key: string]: string;
+            };
+          };
+        };
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Whether the namespace exists for the key: 204, else 404
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergNamespaceExists: {
+    parameters: {
+      path: {
+        namespace: string;
+      };
+    };
+    responses: {
+      /** @description No content */
+      204: {
+        content: never;
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * The namespace’s tables: its data sets that have a first commit, each named by its data_set_id
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergListTables: {
+    parameters: {
+      query?: {
+        pageToken?: string;
+        pageSize?: number;
+      };
+      path: {
+        namespace: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            identifiers: {
+                namespace: string[];
+                name: string;
+              }[];
+            "next-page-token": string | null;
+          };
+        };
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Load a table: its latest metadata (the data set’s latest Delta version) and, with `X-Iceberg-Access-Delegation: vended-credentials`, read access to its files
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergLoadTable: {
+    parameters: {
+      query?: {
+        snapshots?: "all" | "refs";
+      };
+      path: {
+        namespace: string;
+        table: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            "metadata-location": string;
+            /** @description The table metadata (Iceberg format version 2) */
+            metadata: {
+              [key: string]: unknown;
+            };
+            /** @description With `X-Iceberg-Access-Delegation: vended-credentials`: `client.region`, `s3.endpoint`, `s3.path-style-access` where known, and short-lived read-only `s3.access-key-id`, `s3.secret-access-key`, `s3.session-token` where the store is reached through the tenant’s role (else `tributary.vended-credentials` says why none) */
+            config: {
+              [key: string]: string;
+            };
+            "storage-credentials"?: {
+                prefix: string;
+                config: {
+                  [key: string]: string;
+                };
+              }[];
+          };
+        };
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Whether the table exists for the key (loadable): 204, else 404
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergTableExists: {
+    parameters: {
+      path: {
+        namespace: string;
+        table: string;
+      };
+    };
+    responses: {
+      /** @description No content */
+      204: {
+        content: never;
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergRefusePut: {
+    parameters: {
+      path: {
+        /** @description May contain `/`: everything after the prefix, as one value. */
+        path: string;
+      };
+    };
+    responses: {
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description Always an error: this route serves none */
+      default: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergRefusePost: {
+    parameters: {
+      path: {
+        /** @description May contain `/`: everything after the prefix, as one value. */
+        path: string;
+      };
+    };
+    responses: {
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description Always an error: this route serves none */
+      default: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergRefuseDelete: {
+    parameters: {
+      path: {
+        /** @description May contain `/`: everything after the prefix, as one value. */
+        path: string;
+      };
+    };
+    responses: {
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description Always an error: this route serves none */
+      default: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
         };
       };
     };

@@ -18,9 +18,10 @@ import { authenticate, type CredentialLookup } from '../domain/identity/authenti
 import { type Principal, requirePermission } from '../domain/principal.ts';
 import { type EdgeOptions, functionEdge } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
-import { header, parseJsonBody, parseWith } from './request.ts';
+import { protocolErrorResult } from './protocol-errors.ts';
+import { bearerToken, header, parseFormBody, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
-import type { RouteSpec } from './route-spec.ts';
+import type { Protocol, RouteSpec } from './route-spec.ts';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -51,7 +52,13 @@ export function requestIdOf(event: APIGatewayProxyEventV2): string {
 export function httpEdge(
   routeKey: string,
   inner: LambdaHandler,
-  options: Pick<EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>, 'handlerKeepsTime'> = {},
+  {
+    protocol,
+    ...options
+  }: Pick<EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>, 'handlerKeepsTime'> & {
+    /** The error body of a route that follows another protocol (RouteSpec.protocol). */
+    protocol?: Protocol | undefined;
+  } = {},
 ): LambdaHandler {
   return functionEdge<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(inner, {
     ...options,
@@ -63,11 +70,21 @@ export function httpEdge(
         logger.debug('request', { status: request.response?.statusCode });
       },
       onError: (request) => {
-        request.response = errorResult(request.error, requestIdOf(request.event));
+        const requestId = requestIdOf(request.event);
+        request.response = protocol
+          ? protocolErrorResult(protocol, request.error, requestId)
+          : errorResult(request.error, requestId);
         logger.debug('request', { status: request.response.statusCode });
       },
     },
   });
+}
+
+/** The request body as the route's protocol sends it; the catalog reads none (it refuses every write). */
+function bodyOf(route: RouteSpec, event: APIGatewayProxyEventV2): unknown {
+  if (route.protocol === 'oauth2') return parseFormBody(event, route.body);
+  if (route.protocol === 'iceberg') return undefined;
+  return parseJsonBody(event, route.body);
 }
 
 /**
@@ -82,25 +99,34 @@ export function apiEdge(loadCredentials: () => Promise<CredentialLookup>) {
     handle: (request: ApiRequest<T[K]>) => Promise<HttpResult>,
   ): LambdaHandler {
     const route: RouteSpec = group[routeKey] as RouteSpec;
-    return httpEdge(routeKey, async (event) => {
-      const requestId = requestIdOf(event);
-      let principal: Principal | null = null;
-      if (route.auth === 'apiKey') {
-        credentials ??= loadCredentials();
-        principal = await authenticate(await credentials, header(event, 'x-api-key'));
-        logger.appendKeys({
-          principal_role: principal.role,
-          ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
-        });
-        if (route.permission) requirePermission(principal, route.permission);
-      }
-      const params = route.params
-        ? parseWith(route.params, event.pathParameters ?? {}, 'path')
-        : (event.pathParameters ?? {});
-      const query = route.query ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string') : undefined;
-      const body = parseJsonBody(event, route.body);
-      const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
-      return toApiGatewayResult(result, requestId);
-    });
+    return httpEdge(
+      routeKey,
+      async (event) => {
+        const requestId = requestIdOf(event);
+        let principal: Principal | null = null;
+        if (route.auth === 'apiKey') {
+          credentials ??= loadCredentials();
+          principal = await authenticate(
+            await credentials,
+            route.protocol === 'iceberg' ? bearerToken(event) : header(event, 'x-api-key'),
+          );
+          logger.appendKeys({
+            principal_role: principal.role,
+            ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
+          });
+          if (route.permission) requirePermission(principal, route.permission);
+        }
+        const params = route.params
+          ? parseWith(route.params, event.pathParameters ?? {}, 'path')
+          : (event.pathParameters ?? {});
+        const query = route.query
+          ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string')
+          : undefined;
+        const body = bodyOf(route, event);
+        const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
+        return toApiGatewayResult(result, requestId);
+      },
+      { protocol: route.protocol },
+    );
   };
 }

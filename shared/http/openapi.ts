@@ -7,8 +7,9 @@
 import * as z from 'zod';
 import { grants, type Permission, roles } from '../domain/authorization.ts';
 import { statusOfCode } from './error-status.ts';
-import { type MediaBodies, type MediaBody, type RouteSpec, routeKeyParts } from './route-spec.ts';
+import { type HttpMethod, type MediaBodies, type MediaBody, type RouteSpec, routeKeyParts } from './route-spec.ts';
 import { errorBody } from './schemas/common.ts';
+import { icebergError, oauthError } from './schemas/iceberg.ts';
 
 type JsonSchema = Record<string, unknown>;
 type Io = 'input' | 'output';
@@ -28,7 +29,17 @@ const tagDescriptions: Record<string, string> = {
     'Pipeline definitions: a working version to edit and a deployed version that runs (triggered, or on new data), decoding JSON, XML, form or NDJSON payloads into typed columns.',
   Jobs: 'Runs of pipelines, and queries over data sets.',
   Wiki: 'Markdown documents, global or per tenant, addressed by path.',
+  'Iceberg catalog':
+    'The Apache Iceberg REST catalog over the data sets, read-only (docs/lake.md): the API key as `Authorization: Bearer` (or exchanged at the token endpoint), errors in Iceberg’s error model.',
 };
+
+/**
+ * The document's methods of a route: `ANY` (the catalog's refusal of everything it does not serve) is
+ * documented as the writes it refuses.
+ */
+export function documentedMethods(method: HttpMethod): string[] {
+  return method === 'ANY' ? ['post', 'put', 'delete'] : [method.toLowerCase()];
+}
 
 /** JSON Schema with its `$defs` moved into the document's components. */
 class Components {
@@ -36,8 +47,10 @@ class Components {
   private readonly sources = new Map<string, string>();
 
   constructor() {
-    // Every error response refers to it; it has an id, so it lands in `schemas` as `Error`.
+    // Every error response refers to one of them; each has an id, so it lands in `schemas` by its id.
     this.schema(errorBody, 'output');
+    this.schema(icebergError, 'output');
+    this.schema(oauthError, 'output');
   }
 
   schema(schema: z.ZodType, io: Io): JsonSchema {
@@ -119,8 +132,39 @@ function errorResponse(status: number | string, description: string) {
   };
 }
 
+/** The error body of a route's protocol (RouteSpec.protocol). */
+export const errorSchemaOf = (spec: RouteSpec): string =>
+  spec.protocol === 'iceberg' ? 'IcebergError' : spec.protocol === 'oauth2' ? 'OAuthError' : 'Error';
+
+/** The errors of a route of the Iceberg catalog or its token endpoint, in their own error models. */
+function protocolErrorResponses(spec: RouteSpec): Record<string, unknown> {
+  const schema = { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaOf(spec)}` } } };
+  const described = (description: string) => ({ description, content: schema });
+  if (spec.protocol === 'oauth2')
+    return {
+      400: described('`invalid_request` (no client secret, a body that is not a form) or `unsupported_grant_type`'),
+      401: described('`invalid_client`: the client secret is not a working Tributary API key'),
+      '5XX': described('The service failed'),
+    };
+  return {
+    400: described('`BadRequestException`: the path or query string does not match the schema'),
+    401: described('`NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work'),
+    403: described('`ForbiddenException`: a write (the catalog is read-only)'),
+    404: described(
+      '`NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route',
+    ),
+    422: described('The tenant’s object store failed (its category and S3 error code in the message)'),
+    '5XX': described('`ServiceFailureException`: the service failed'),
+    // A route that never succeeds (the refusal of writes) still says what it answers.
+    ...(Object.keys(spec.responses).length === 0
+      ? { default: described('Always an error: this route serves none') }
+      : {}),
+  };
+}
+
 /** The errors a route can answer, each in the error shape; `code` tells them apart. */
 function errorResponses(spec: RouteSpec, method: string): Record<string, unknown> {
+  if (spec.protocol) return protocolErrorResponses(spec);
   const responses: Record<string, unknown> = {};
   const add = (status: number | string, description: string) => {
     responses[status] = errorResponse(status, description);
@@ -176,7 +220,7 @@ function successResponse(components: Components, status: number, body: z.ZodType
   return { description, content: { 'application/json': { schema: components.schema(body, 'output') } } };
 }
 
-function operation(components: Components, key: string, spec: RouteSpec) {
+function operation(components: Components, key: string, spec: RouteSpec, documentedMethod: string) {
   const { method, path } = routeKeyParts(key);
   const responses: Record<string, unknown> = {};
   for (const [status, body] of Object.entries(spec.responses)) {
@@ -184,7 +228,11 @@ function operation(components: Components, key: string, spec: RouteSpec) {
   }
   Object.assign(responses, errorResponses(spec, method));
   const security =
-    spec.auth === 'apiKey' ? [{ ApiKey: [] }] : spec.auth === 'ingestToken' ? [{ IngestToken: [] }, {}] : [];
+    spec.auth === 'apiKey'
+      ? [spec.protocol === 'iceberg' ? { CatalogToken: [] } : { ApiKey: [] }]
+      : spec.auth === 'ingestToken'
+        ? [{ IngestToken: [] }, {}]
+        : [];
   const description = [
     spec.permission ? `Permission \`${spec.permission}\`, held by: ${rolesHolding(spec.permission)}.` : '',
     spec.auth === 'ingestToken'
@@ -194,7 +242,10 @@ function operation(components: Components, key: string, spec: RouteSpec) {
     .filter(Boolean)
     .join('\n\n');
   return {
-    operationId: operationIdOf(spec),
+    operationId:
+      method === 'ANY'
+        ? `${operationIdOf(spec)}${documentedMethod.charAt(0).toUpperCase()}${documentedMethod.slice(1)}`
+        : operationIdOf(spec),
     summary: spec.summary,
     ...(description ? { description } : {}),
     tags: [spec.tag],
@@ -204,7 +255,11 @@ function operation(components: Components, key: string, spec: RouteSpec) {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: components.schema(spec.body, 'input') } },
+            content: {
+              [spec.protocol === 'oauth2' ? 'application/x-www-form-urlencoded' : 'application/json']: {
+                schema: components.schema(spec.body, 'input'),
+              },
+            },
           },
         }
       : {}),
@@ -242,7 +297,8 @@ export function openApiDocument(routes: Record<string, RouteSpec>, serverUrl = '
     const { method, path } = routeKeyParts(key);
     tags.add(spec.tag);
     const documentPath = openApiPath(path);
-    paths[documentPath] = { ...paths[documentPath], [method.toLowerCase()]: operation(components, key, spec) };
+    for (const documented of documentedMethods(method))
+      paths[documentPath] = { ...paths[documentPath], [documented]: operation(components, key, spec, documented) };
   }
   return {
     openapi: '3.1.0',
@@ -264,6 +320,12 @@ export function openApiDocument(routes: Record<string, RouteSpec>, serverUrl = '
           in: 'header',
           name: 'X-API-Key',
           description: 'A user’s API key; the user’s role decides which routes it may call.',
+        },
+        CatalogToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The Iceberg catalog’s: a user’s API key as the bearer token, as the token endpoint hands it out (OAuth2 client credentials, the key as the client secret).',
         },
         IngestToken: {
           type: 'http',

@@ -65,6 +65,29 @@ export function parseJsonBody<T>(event: APIGatewayProxyEventV2, schema: ZodType<
   return parseWith(schema, value, 'request body');
 }
 
+/** The token of an `Authorization: Bearer …` header (the scheme is case-insensitive, RFC 7235). */
+export function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(header(event, 'authorization') ?? '');
+  return match?.[1];
+}
+
+/**
+ * A form-encoded body (application/x-www-form-urlencoded, as OAuth2's token endpoint takes it), at
+ * most 1 MiB, valid against the route's schema.
+ */
+export function parseFormBody<T>(event: APIGatewayProxyEventV2, schema: ZodType<T> | undefined): T | undefined {
+  if (!schema) return undefined;
+  const bytes = rawBody(event);
+  if (bytes.length > maxManagementBodyBytes) {
+    throw tooLarge(`Request bodies are limited to ${maxManagementBodyBytes} bytes`);
+  }
+  const mediaType = header(event, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/x-www-form-urlencoded') {
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'The body must be a form (application/x-www-form-urlencoded)');
+  }
+  return parseWith(schema, Object.fromEntries(new URLSearchParams(bytes.toString('utf8'))), 'form');
+}
+
 /**
  * The API's public base URL: the deployment's edge (PUBLIC_BASE_URL, set by the stack when the API sits
  * behind CloudFront, which reaches API Gateway under API Gateway's own host name), else as the caller

@@ -47,20 +47,21 @@ export function zodDetails(error: ZodError): ErrorDetail[] {
   });
 }
 
+/** A failure as the domain error it is, or says it is: anything else is logged and becomes INTERNAL. */
+export function domainErrorOf(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  if (error instanceof ZodError)
+    return new DomainError('VALIDATION_ERROR', 'The request is not valid', zodDetails(error));
+  logger.error('Unhandled error', { error: error as Error });
+  return new DomainError('INTERNAL', 'Internal error; the request id identifies it in the logs');
+}
+
 /**
  * Every failure becomes the contract's error body. Domain errors say what went wrong; anything
  * else is logged with its stack and answered as a bare 500 that exposes nothing.
  */
 export function errorResult(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  let domainError: DomainError;
-  if (error instanceof DomainError) {
-    domainError = error;
-  } else if (error instanceof ZodError) {
-    domainError = new DomainError('VALIDATION_ERROR', 'The request is not valid', zodDetails(error));
-  } else {
-    logger.error('Unhandled error', { error: error as Error });
-    domainError = new DomainError('INTERNAL', 'Internal error; the request id identifies it in the logs');
-  }
+  const domainError = domainErrorOf(error);
   const status = statusOfCode[domainError.code];
   return toApiGatewayResult(
     {

@@ -8,7 +8,17 @@ import type { Permission } from '../domain/authorization.ts';
 import type { Access, FunctionSettings } from '../topology.ts';
 
 export type AuthKind = 'public' | 'apiKey' | 'ingestToken';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** `ANY`: every method that no route of the same path names (API Gateway's `ANY`). */
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'ANY';
+
+/**
+ * Whose conventions a route follows. Absent: Tributary's own (the key in `X-API-Key`, JSON bodies, the
+ * contract's error body). `iceberg`: the Apache Iceberg REST catalog's: the API key comes as
+ * `Authorization: Bearer`, every error is in Iceberg's error model `{error: {message, type, code}}`, and a
+ * request body is never read (the catalog is read-only: a route that would take one refuses the request).
+ * `oauth2`: the catalog's token endpoint (RFC 6749): a form-encoded body, errors as `{error, error_description}`.
+ */
+export type Protocol = 'iceberg' | 'oauth2';
 
 /** A response body that is not JSON, e.g. Prometheus text or an HTML page. */
 export interface MediaBody {
@@ -41,6 +51,7 @@ export interface RouteSpec {
    */
   responses: Partial<Record<200 | 201 | 202 | 204 | 503, z.ZodType | MediaBody | MediaBodies | null>>;
   access: Access;
+  protocol?: Protocol;
   function?: FunctionSettings;
   /**
    * A throttle of the deployment's own for this route (`ingest`: the ingestThrottle values, which

@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { IcebergRestCatalog } from 'iceberg-js';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '#local/free-port.ts';
@@ -211,6 +212,39 @@ describe('the operator console', () => {
     expect((await ingest(api, hook, '{"n":5}')).body).toMatchObject({ code: 'SOURCE_PAUSED' });
     await page.getByRole('button', { name: 'Resume source' }).click();
     await waitForText(page.locator('dl.facts dd'), /source Active/);
+    await checkAccessibility(page, 'connection');
+    expect(tab.problems).toEqual([]);
+  });
+
+  it('shows how other engines read the data set, with coordinates the Iceberg catalog answers to', async () => {
+    const { page } = tab;
+    await page.goto(`${baseUrl}/console`);
+    await page.getByRole('heading', { level: 1, name: /^Overview/ }).waitFor();
+    await page.getByRole('link', { name: hookName }).click();
+    await page.getByRole('heading', { level: 1, name: `Connection ${hookName}` }).waitFor();
+    const slug = (await api.get<{ slug: string }>(`/api/tenants/${tenant.tenantId}`)).body.slug;
+    await waitForText(page.locator('#lake-table'), new RegExp(`^${hook.dataSetId}$`));
+    const shown = {
+      uri: await page.locator('#lake-catalog-uri').textContent(),
+      namespace: await page.locator('#lake-namespace').textContent(),
+      table: await page.locator('#lake-table').textContent(),
+    };
+    expect(shown).toEqual({ uri: `${baseUrl}/iceberg`, namespace: slug, table: hook.dataSetId });
+    const lake = page.getByRole('region', { name: 'Read it with other engines' });
+    expect(await lake.locator('figure', { hasText: 'Spark' }).locator('code').textContent()).toContain(
+      `spark.sql.catalog.tributary.uri=${baseUrl}/iceberg`,
+    );
+    // The page never shows the session's key in a snippet, only a placeholder.
+    expect(await lake.textContent()).not.toContain(tenant.users.TenantAdmin.key);
+    // What the page shows is what a client of the catalog (not the console's code) finds there.
+    const catalog = new IcebergRestCatalog({
+      baseUrl: shown.uri ?? '',
+      auth: { type: 'bearer', token: tenant.users.TenantViewer.key },
+    });
+    expect((await catalog.listTables({ namespace: [shown.namespace ?? ''] })).identifiers).toContainEqual({
+      namespace: [slug],
+      name: shown.table,
+    });
     await checkAccessibility(page, 'connection');
     expect(tab.problems).toEqual([]);
   });

@@ -109,6 +109,17 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'GET /api/wiki-documents/{path+}': [200, 200, 200, 200],
   'PUT /api/wiki-documents/{path+}': [201, 201, 201, 403],
   'DELETE /api/wiki-documents/{path+}': [204, 204, 204, 403],
+  // The Iceberg catalog: every role reads it, within its own tenant's namespace.
+  'GET /iceberg/v1/config': [200, 200, 200, 200],
+  'GET /iceberg/v1/namespaces': [200, 200, 200, 200],
+  'GET /iceberg/v1/namespaces/{namespace}': [200, 200, 200, 200],
+  'HEAD /iceberg/v1/namespaces/{namespace}': [204, 204, 204, 204],
+  'GET /iceberg/v1/namespaces/{namespace}/tables': [200, 200, 200, 200],
+  // The fixture's data set has no commit yet, so it is no table (test/integration/iceberg-catalog.test.ts loads one).
+  'GET /iceberg/v1/namespaces/{namespace}/tables/{table}': [404, 404, 404, 404],
+  'HEAD /iceberg/v1/namespaces/{namespace}/tables/{table}': [404, 404, 404, 404],
+  // The catalog is read-only: every write is refused, whatever the role.
+  'ANY /iceberg/{path+}': [403, 403, 403, 403],
 };
 
 const api = apiClient();
@@ -179,12 +190,27 @@ describe.concurrent('every role on every route', () => {
       helpers: { createTenant, createUser, password, unique },
     });
     const callerKey = role === 'PlatformAdmin' ? inject('adminKey') : own.tenant.users[role as TenantRole].key;
-    const { method } = routeKeyParts(key);
-    const response = await api.call(method, request.path, { key: callerKey, json: request.body });
+    const method = request.method ?? routeKeyParts(key).method;
+    // The Iceberg catalog's routes take the key as a bearer token and answer in Iceberg's error model.
+    const iceberg = (routes[key as keyof typeof routes] as RouteSpec).protocol === 'iceberg';
+    const response = await api.call(
+      method,
+      request.path,
+      iceberg
+        ? { key: null, headers: { authorization: `Bearer ${callerKey}` } }
+        : { key: callerKey, json: request.body },
+    );
 
     const status = expectedStatus(key, role, target);
-    const code = (response.body as { code?: string } | undefined)?.code;
-    const expected = { 403: 'FORBIDDEN', 404: 'NOT_FOUND' }[status];
+    const body = response.body as { code?: string; error?: { type?: string } } | undefined;
+    const code = iceberg ? body?.error?.type : body?.code;
+    const hidden = target === 'other' && role !== 'PlatformAdmin';
+    const expected =
+      method === 'HEAD'
+        ? undefined // A HEAD answer has no body.
+        : iceberg
+          ? { 403: 'ForbiddenException', 404: hidden ? 'NoSuchNamespaceException' : 'NoSuchTableException' }[status]
+          : { 403: 'FORBIDDEN', 404: 'NOT_FOUND' }[status];
     expect({ status: response.status, ...(expected ? { code } : {}) }).toEqual({
       status,
       ...(expected ? { code: expected } : {}),

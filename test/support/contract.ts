@@ -107,6 +107,8 @@ export function contractChecker(document: Document) {
     const response = operation.responses[responseKey];
     const seen = `${operation.operationId} ${status}`;
     if (!response) return { seen, violations: [`${what}: status not documented for ${operation.operationId}`] };
+    // A HEAD answer has headers only (HTTP sends no body, whatever the status).
+    if (observed.method === 'HEAD') return { seen, violations: observed.text === '' ? [] : [`${what}: a body`] };
     if (!response.content) {
       return { seen, violations: observed.text === '' ? [] : [`${what}: documented without a body, answered one`] };
     }

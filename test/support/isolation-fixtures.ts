@@ -28,7 +28,8 @@ export interface FixtureContext {
 
 export interface IsolationFixture {
   scope: 'global' | 'tenant';
-  build(context: FixtureContext): Promise<{ path: string; body?: unknown }>;
+  /** `method`: for a route of any method (`ANY`), the one to send. */
+  build(context: FixtureContext): Promise<{ path: string; body?: unknown; method?: string }>;
 }
 
 /** One resource per target tenant for the routes that only read it, built by the first case that needs it. */
@@ -43,6 +44,12 @@ function shared<T>(make: (context: FixtureContext) => Promise<T>): (context: Fix
     return resource;
   };
 }
+
+/** The target tenant's slug: its namespace in the Iceberg catalog. */
+const slugOf = shared(
+  async ({ api, world }: FixtureContext) =>
+    (await api.get<{ slug: string }>(`/api/tenants/${world.tenant.tenantId}`)).body.slug,
+);
 
 const freshUser = async ({ api, world, helpers }: FixtureContext) =>
   helpers.createUser(api, world.tenant.tenantId, 'TenantViewer');
@@ -460,5 +467,38 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       );
       return { path: `/api/users/${user.userId}/api-keys/${listed.body.api_keys[0]?.api_key_id}` };
     },
+  },
+  'GET /iceberg/v1/config': { scope: 'global', build: async () => ({ path: '/iceberg/v1/config' }) },
+  'GET /iceberg/v1/namespaces': { scope: 'global', build: async () => ({ path: '/iceberg/v1/namespaces' }) },
+  'GET /iceberg/v1/namespaces/{namespace}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/iceberg/v1/namespaces/${await slugOf(context)}` }),
+  },
+  'HEAD /iceberg/v1/namespaces/{namespace}': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/iceberg/v1/namespaces/${await slugOf(context)}` }),
+  },
+  'GET /iceberg/v1/namespaces/{namespace}/tables': {
+    scope: 'tenant',
+    build: async (context) => ({ path: `/iceberg/v1/namespaces/${await slugOf(context)}/tables` }),
+  },
+  'GET /iceberg/v1/namespaces/{namespace}/tables/{table}': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/iceberg/v1/namespaces/${await slugOf(context)}/tables/${(await readConnection(context)).data_set_id}`,
+    }),
+  },
+  'HEAD /iceberg/v1/namespaces/{namespace}/tables/{table}': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/iceberg/v1/namespaces/${await slugOf(context)}/tables/${(await readConnection(context)).data_set_id}`,
+    }),
+  },
+  'ANY /iceberg/{path+}': {
+    scope: 'tenant',
+    build: async (context) => ({
+      method: 'DELETE',
+      path: `/iceberg/v1/namespaces/${await slugOf(context)}/tables/${(await readConnection(context)).data_set_id}`,
+    }),
   },
 };

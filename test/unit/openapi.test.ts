@@ -21,12 +21,26 @@ interface Operation {
 }
 const operations = Object.values(document.paths).flatMap((item) => Object.values(item)) as unknown as Operation[];
 
-/** Where the route table's `GET /a/{b}/{c+}` sits in the document: `get` of `/a/{b}/{c}`. */
-function operationOf(key: string): Operation | undefined {
-  const [method = '', path = ''] = key.split(' ');
+/** The writes an `ANY` route (the Iceberg catalog's refusal) is documented as. */
+const anyMethods = ['post', 'put', 'delete'];
+
+/**
+ * Where the route table's `GET /a/{b}/{c+}` sits in the document: `get` of `/a/{b}/{c}` (an `ANY`
+ * route: under each write it refuses; `method` picks one).
+ */
+function operationOf(key: string, method = key.split(' ')[0] ?? ''): Operation | undefined {
+  const [, path = ''] = key.split(' ');
   const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
-  return paths[path.replace(/\{(\w+)\+\}/g, '{$1}')]?.[method.toLowerCase()];
+  return paths[path.replace(/\{(\w+)\+\}/g, '{$1}')]?.[method === 'ANY' ? 'post' : method.toLowerCase()];
 }
+
+/** The operations of a route: one, or one per write for an `ANY` route. */
+const operationsOf = (key: string): (Operation | undefined)[] =>
+  key.startsWith('ANY ') ? anyMethods.map((method) => operationOf(key, method)) : [operationOf(key)];
+
+/** The error body each route's protocol answers (RouteSpec.protocol). */
+const errorSchemaOf = (spec: RouteSpec) =>
+  ({ iceberg: 'IcebergError', oauth2: 'OAuthError', none: 'Error' })[spec.protocol ?? 'none'];
 
 describe('the OpenAPI document', () => {
   it.each(entries)(
@@ -44,14 +58,21 @@ describe('the OpenAPI document', () => {
       for (const status of Object.keys(spec.responses))
         expect(Object.keys(operation?.responses ?? {})).toContain(status);
       expect(operation?.security).toEqual(
-        // The ingest token is optional: a source may authenticate by signature alone.
-        { apiKey: [{ ApiKey: [] }], ingestToken: [{ IngestToken: [] }, {}], public: [] }[spec.auth],
+        spec.protocol === 'iceberg'
+          ? [{ CatalogToken: [] }]
+          : // The ingest token is optional: a source may authenticate by signature alone.
+            { apiKey: [{ ApiKey: [] }], ingestToken: [{ IngestToken: [] }, {}], public: [] }[spec.auth],
       );
     },
   );
 
-  it('has one operation per route, each with its own id', () => {
-    expect(operations.length).toBe(entries.length);
+  it('has one operation per route (an `ANY` route: one per write), each with its own id', () => {
+    expect(operations.length).toBe(entries.flatMap(([key]) => operationsOf(key)).length);
+    expect(operationsOf('ANY /iceberg/{path+}').map((operation) => operation?.operationId)).toEqual([
+      'icebergRefusePost',
+      'icebergRefusePut',
+      'icebergRefuseDelete',
+    ]);
     const ids = operations.map((operation) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -87,16 +108,25 @@ describe('the OpenAPI document', () => {
     });
   });
 
-  it('gives every error response the error shape', () => {
-    for (const operation of operations) {
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (/^[45]/.test(status) && status !== '503')
-          expect({ status, content: response.content }).toEqual({
-            status,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-          });
+  it('gives every error response the error shape of its protocol', () => {
+    for (const [key, spec] of entries) {
+      for (const operation of operationsOf(key)) {
+        for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+          if (/^[45]/.test(status) && status !== '503')
+            expect({ key, status, content: response.content }).toEqual({
+              key,
+              status,
+              content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaOf(spec)}` } } },
+            });
+        }
       }
     }
+    expect(Object.keys(operationOf('GET /iceberg/v1/namespaces/{namespace}/tables/{table}')?.responses ?? {})).toEqual(
+      expect.arrayContaining(['200', '400', '401', '403', '404', '5XX']),
+    );
+    expect(operationOf('POST /iceberg/v1/oauth/tokens')?.requestBody?.content).toEqual({
+      'application/x-www-form-urlencoded': expect.any(Object),
+    });
   });
 
   it('passes the Redocly linter’s recommended rules', async () => {

@@ -8,7 +8,7 @@ import { api, type Caller, type Connection, type SourceSecurity } from '../api.t
 import { trafficChart } from '../chart.ts';
 import { notice, outcomeRegion, replace, section, showOutcome } from '../dom.ts';
 import { type Act, every, pollMs, type View } from '../view.ts';
-import { dataSetFiles, dataSetRuns } from './connection/data-set.ts';
+import { dataSetFiles, dataSetReading, dataSetRuns } from './connection/data-set.ts';
 import { failedDeliveries } from './connection/failed-deliveries.ts';
 import { connectionFigures } from './connection/figures.ts';
 import { freshnessTarget } from './connection/freshness.ts';
@@ -43,7 +43,8 @@ export function connectionView(connectionId: string): View {
     const rejections = recentRejections(base);
     const runs = dataSetRuns(connection.data_set_id);
     const files = dataSetFiles(connection.data_set_id);
-    const polled = [figures, rejections, failed, runs, files];
+    const reading = dataSetReading(connection.data_set_id);
+    const polled = [figures, rejections, failed, runs, files, reading];
     const refresh = () => Promise.all(polled.map((part) => part.refresh()));
 
     replace(
@@ -65,6 +66,7 @@ export function connectionView(connectionId: string): View {
       section('Recent rejections', 'rejections-title', rejections.element),
       section('Runs', 'runs-title', runs.element),
       section('Files', 'files-title', files.element),
+      section('Read it with other engines', 'lake-title', reading.element),
     );
 
     // Not awaited: a part whose answer is slow (a store that hangs) must not hold the others.

@@ -20,7 +20,7 @@ import {
 } from '../../domain/datasets/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
-import { batchGetAll, db, isConditionFailure, queryPage, setFieldsCommand, table } from './table.ts';
+import { batchGetAll, db, isConditionFailure, queryAll, queryPage, setFieldsCommand, table } from './table.ts';
 
 export const dataSetKeys = {
   dataSet: (dataSetId: string) => ({ pk: `DATA_SET#${dataSetId}`, sk: 'DATA_SET' }),
@@ -168,6 +168,11 @@ export async function listDataSetsByTenant(
     readDataSet,
   );
   return { items: await withVersions(result.items), nextCursor: result.nextCursor };
+}
+
+/** Every data set of a tenant, with its latest version (the Iceberg catalog's tables of a namespace). */
+export async function everyDataSetOfTenant(tenantId: string): Promise<DataSet[]> {
+  return withVersions(await queryAll({ index: 'gsi1', partition: dataSetKeys.byTenant(tenantId) }, readDataSet));
 }
 
 export async function listAllDataSets(filters: DataSetFilters, page: PageRequest): Promise<Page<DataSet>> {

@@ -11,7 +11,7 @@ import { type Tenant, type TenantStatus, tenantStatuses } from '../../domain/ten
 import { externalIdOfEarlierTenant } from '../../domain/tenants/object-stores.ts';
 import { tenantCache } from './ingest-cache.ts';
 import { itemReader, orNull, type StoredItem } from './stored-items.ts';
-import { db, putWithUniqueClaim, queryPage, table, writeOrRefuse } from './table.ts';
+import { db, putWithUniqueClaim, queryAll, queryPage, table, writeOrRefuse } from './table.ts';
 
 export const tenantKeys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
@@ -57,6 +57,20 @@ export async function getTenant(tenantId: string, consistent = true): Promise<Te
     new GetCommand({ TableName: table(), Key: tenantKeys.tenant(tenantId), ConsistentRead: consistent }),
   );
   return result.Item ? toTenant(result.Item) : null;
+}
+
+/** The tenant a slug names, through its slug claim (the Iceberg catalog names namespaces by slug). */
+export async function findTenantBySlug(slug: string): Promise<Tenant | null> {
+  const claim = await db.send(
+    new GetCommand({ TableName: table(), Key: tenantKeys.slugClaim(slug), ConsistentRead: true }),
+  );
+  const tenantId = claim.Item?.tenant_id;
+  return typeof tenantId === 'string' ? getTenant(tenantId) : null;
+}
+
+/** Every tenant, oldest first (the catalog lists every namespace to a PlatformAdmin). */
+export async function everyTenant(): Promise<Tenant[]> {
+  return queryAll({ index: 'gsi1', partition: tenantKeys.all }, toTenant);
 }
 
 export async function listTenants(page: PageRequest): Promise<Page<Tenant>> {
