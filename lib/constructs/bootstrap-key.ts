@@ -16,9 +16,10 @@ export interface BootstrapKeyProps {
 
 /**
  * The operator's bootstrap API key: installed as a valid PlatformAdmin key at the first deploy (a
- * custom resource), and rotated on demand: `aws secretsmanager rotate-secret` on its secret makes a
- * new key, installs it and retires the old one (functions/platform/rotate-bootstrap-key.ts). Only on
- * demand: the key is an operator's emergency key, read from the secret when needed.
+ * custom resource), then rotated once by the rotation schedule's creation, and after that on demand:
+ * `aws secretsmanager rotate-secret` on its secret makes a new key, installs it and retires the old
+ * one (functions/platform/rotate-bootstrap-key.ts). Only on demand: the key is an operator's
+ * emergency key, read from the secret when needed.
  */
 export class BootstrapKey extends Construct {
   readonly installer: ServiceFunction;
@@ -65,11 +66,19 @@ export class BootstrapKey extends Construct {
       'lambda_function_public_access_prohibited_check',
       'Secrets Manager may invoke the rotation function for the bootstrap key secret of this account only (SourceArn and SourceAccount, references the rule does not read).',
     );
+    // Rotated at once when the schedule is made (the first deploy) or changed: all four steps run, so
+    // the key in the secret afterwards is a new, installed one. Not rotating at once would make
+    // Secrets Manager test the configuration instead, by running the testSecret step against an
+    // AWSPENDING version it creates and removes (RotateImmediately in
+    // https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_RotateSecret.html): a
+    // version holding no key, which testSecret refuses, failing the deploy. The key must be installed
+    // first, so that the secret the rotation starts from holds one.
     this.rotationSchedule = new CfnRotationSchedule(this, 'RotationSchedule', {
       secretId: props.secret.secretArn,
       rotationLambdaArn: this.rotation.functionArn,
-      rotateImmediatelyOnUpdate: false,
+      rotateImmediatelyOnUpdate: true,
     });
     this.rotationSchedule.node.addDependency(this.rotation.permissionsNode.findChild(permission));
+    this.rotationSchedule.node.addDependency(this.installation);
   }
 }

@@ -458,7 +458,11 @@ describe('the bootstrap key', () => {
     expect(schedules).toHaveLength(1);
     const schedule = schedules[0]?.Properties as Record<string, unknown>;
     expect(text(schedule.SecretId)).toMatch(/BootstrapApiKey/);
-    expect(schedule.RotateImmediatelyOnUpdate).toBe(false);
+    // All four steps at once, after the key is installed: never Secrets Manager's test of testSecret
+    // alone, on a pending version that holds no key (which fails the deploy).
+    expect(schedule.RotateImmediatelyOnUpdate).toBe(true);
+    expect(Object.keys(template.findResources('AWS::CloudFormation::CustomResource'))).toContain('BootstrapKey');
+    expect(schedules[0]?.DependsOn).toEqual(expect.arrayContaining(['BootstrapKey']));
     const rotatorId = (schedule.RotationLambdaARN as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] as string;
     expect(template.toJSON().Resources[rotatorId].Properties.Description).toBe(bootstrapKeyRotation.summary);
     const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter((permission) =>
