@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { consumers, type DeploymentSetting } from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
@@ -28,8 +28,12 @@ export interface StatelessStackProps extends StackProps {
   throttleRatePerSecond?: number;
   throttleBurst?: number;
   /**
-   * The ingest route's own throttle (default: the same as every route's). Every tenant's webhooks share
-   * it; the per-source limit is each connection's `rate_limit` (shared/domain/ingest/rate-limit.ts).
+   * The ingest route's own throttle (default: every route's rate, and a burst of 500). Every tenant's
+   * webhooks share it; the per-source limit is each connection's `rate_limit`
+   * (shared/domain/ingest/rate-limit.ts). It is also what bounds the ingest function's concurrency
+   * (its rate times the time a request takes, plus at most the burst at once), so that a flood of
+   * webhooks leaves the queue consumers their instances in an account's pool of 1,000 when their
+   * concurrency is not reserved.
    */
   ingestThrottleRatePerSecond?: number;
   ingestThrottleBurst?: number;
@@ -61,11 +65,12 @@ export interface StatelessStackProps extends StackProps {
    */
   writerBatchingWindowSeconds?: number;
   /**
-   * Concurrency reserved for the batch writer and for the table committer, each (default 50, their
-   * event sources' maximum concurrency; 0: none, they share the account's unreserved pool). A
-   * reservation keeps a flood of ingest requests from taking their instances, but Lambda refuses one
-   * that leaves the account fewer than 100 unreserved executions: the default needs an account
-   * concurrency quota of at least 200.
+   * Concurrency reserved for the batch writer and for the table committer, each: at least their
+   * event sources' maximum concurrency (50). None by default (or 0): they share the account's
+   * unreserved pool, and the synth warns. Lambda refuses a reservation that leaves the account fewer
+   * than 100 unreserved executions, so 50 needs an account concurrency quota of at least 200; a new
+   * account's starts far below. Without a reservation, the ingest route's throttle bounds how much of
+   * the pool a flood of webhooks can take.
    */
   reservedConcurrency?: number;
   /**
@@ -110,6 +115,13 @@ export interface StatelessStackProps extends StackProps {
 export const maxIngestBytes = 4 * 1024 * 1024;
 
 /**
+ * The ingest route's burst unless the deployment sets one: the most webhooks API Gateway lets in at
+ * one instant. With the queue consumers' maximum concurrency (114) it stays well inside Lambda's
+ * default account quota of 1,000 executions, leaving the other routes room.
+ */
+export const defaultIngestBurst = 500;
+
+/**
  * What a deployment replaces: the HTTP API with one function per route, the ingest pipeline, the
  * job runner, dashboard provisioning, the schedules, the bootstrap key's functions, and the alarms.
  * Every function is built from its declaration (lib/functions.ts), in one bundle build.
@@ -146,7 +158,7 @@ export class StatelessStack extends Stack {
       ingestThrottle: checkedThrottle(
         'ingestThrottle',
         props.ingestThrottleRatePerSecond ?? throttle.rateLimit,
-        props.ingestThrottleBurst ?? throttle.burstLimit,
+        props.ingestThrottleBurst ?? Math.min(throttle.burstLimit, defaultIngestBurst),
       ),
     });
     this.ingest = new IngestPipeline(this, 'Ingest', {
@@ -160,6 +172,11 @@ export class StatelessStack extends Stack {
       ),
       reservedConcurrency: checkedReservation(props.reservedConcurrency),
     });
+    if (!props.reservedConcurrency)
+      Annotations.of(this).addWarningV2(
+        'tributary:no-reserved-concurrency',
+        'The batch writer and the table committer reserve no concurrency: they share the account’s unreserved pool with the API’s functions, and only the ingest route’s throttle keeps a flood of webhooks from taking their instances. With a Lambda concurrency quota of at least 200 in the region, deploy with -c reservedConcurrency=50 (docs/deploying.md).',
+      );
     this.jobRunner = new QueueConsumer(this, 'JobRunner', {
       consumer: 'job-runner',
       queue: stateful.queues.jobs,

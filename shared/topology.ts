@@ -120,16 +120,16 @@ export const parquetAssets = ['node_modules/parquet-wasm/node/parquet_wasm_bg.wa
 
 /**
  * The writer and the table committer: 1769 MB is one full vCPU, which the Parquet encoder (wasm,
- * single-threaded) uses; reserved, so that a flood of ingest requests cannot take their instances
- * (a deployment's reservedConcurrency context value changes it, or, at 0, leaves it out: Lambda
- * refuses a reservation that leaves an account fewer than 100 unreserved executions).
+ * single-threaded) uses. No reservation by default: Lambda refuses one that leaves an account fewer
+ * than 100 unreserved executions, and a new account's quota starts far below that. A deployment's
+ * reservedConcurrency context value reserves their maximum concurrency or more; without it the
+ * ingest route's API Gateway throttle is what keeps an ingest flood from taking their instances.
  */
 const committingFunction = {
   memoryMb: 1769,
   timeoutSeconds: 120,
   assets: parquetAssets,
   tracesSdkCalls: true,
-  reservedConcurrency: 50,
 };
 
 export interface ConsumerSpec {

@@ -48,8 +48,8 @@ export const configuredProps: TributaryProps = {
   ingestMaxBytes: 2 * 1024 * 1024,
   // 0: invoke as soon as envelopes arrive, which Lambda allows with batches of at most 10.
   writerBatchingWindowSeconds: 0,
-  // 0: no reservation for the writer and the committer (an account with a small concurrency quota).
-  reservedConcurrency: 0,
+  // The writer's and the committer's maximum concurrency, reserved (an account with a quota of at least 200).
+  reservedConcurrency: 50,
   throttleRatePerSecond: 300,
   throttleBurst: 600,
   ingestThrottleRatePerSecond: 5000,

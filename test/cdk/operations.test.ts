@@ -1,9 +1,11 @@
 import { App } from 'aws-cdk-lib';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tributary } from '#lib/app.ts';
+import { type TributaryProps, tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
 import { checkedMaxConcurrency } from '#lib/constructs/queue-consumer.ts';
+import { defaultIngestBurst } from '#lib/stateless-stack.ts';
+import { policyChecksContext } from '#lib/synth-context.ts';
 import { recordLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
@@ -220,13 +222,14 @@ describe('alarms', () => {
       'job-runner': 10,
       'dashboard-provisioner': 2,
     });
-    // The writer and the committers keep their instances whatever the API takes.
+    // Given a reservation (configuredProps), the writer and the committer keep their instances whatever the API takes.
+    const configured = (await synthesizedConfiguredApp()).statelessTemplate;
     type Resource = {
       Metadata?: Record<string, { name: string }>;
       Properties?: { ReservedConcurrentExecutions?: number };
     };
     const reserved = Object.fromEntries(
-      (Object.values(resources) as Resource[])
+      (Object.values(configured.toJSON().Resources) as Resource[])
         .filter((resource) => Number.isInteger(resource.Properties?.ReservedConcurrentExecutions))
         .map((resource) => [
           resource.Metadata?.['tributary:function']?.name,
@@ -243,7 +246,7 @@ describe('alarms', () => {
     expect(() => checkedMaxConcurrency('writer', spec(1))).toThrow(/from 2 to 1000/);
   });
 
-  it('reserves 50 for the writer and for the committer by default, none when the deployment says 0', async () => {
+  it('reserves nothing by default (a new account’s quota cannot spare it), and what the deployment says', async () => {
     /** Each function's reserved concurrency, by name, and its event source's maximum concurrency. */
     const concurrency = async (synthesized: Promise<SynthesizedApp>) => {
       const app = await synthesized;
@@ -271,18 +274,45 @@ describe('alarms', () => {
       );
     };
     expect(await concurrency(synthesizedDefaultApp())).toEqual({
-      'ingest-writer': { reserved: 50, maxConcurrency: 50 },
-      'table-committer': { reserved: 50, maxConcurrency: 50 },
-    });
-    // configuredProps: reservedConcurrency 0, for an account whose quota cannot spare 100 executions.
-    expect(await concurrency(synthesizedConfiguredApp())).toEqual({
       'ingest-writer': { reserved: 'none', maxConcurrency: 50 },
       'table-committer': { reserved: 'none', maxConcurrency: 50 },
+    });
+    const functions = (await synthesizedDefaultApp()).statelessTemplate.findResources('AWS::Lambda::Function');
+    const nestedFunctions = (await synthesizedDefaultApp()).nestedTemplates.flatMap((one) =>
+      Object.values(one.findResources('AWS::Lambda::Function')),
+    );
+    expect(
+      [...Object.values(functions), ...nestedFunctions].filter(
+        (fn) => fn.Properties.ReservedConcurrentExecutions !== undefined,
+      ),
+    ).toEqual([]);
+    // configuredProps: reservedConcurrency 50, for an account with a quota of at least 200.
+    expect(await concurrency(synthesizedConfiguredApp())).toEqual({
+      'ingest-writer': { reserved: 50, maxConcurrency: 50 },
+      'table-committer': { reserved: 50, maxConcurrency: 50 },
     });
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     // Below the event sources' maximum concurrency, batches would be throttled.
     expect(() => tributary(app(), { reservedConcurrency: 20 })).toThrow(/reservedConcurrency must be 0 \(none\)/);
     expect(() => tributary(app(), { reservedConcurrency: -1 })).toThrow(/reservedConcurrency/);
+  });
+
+  it('says at synth what it left out without a reservation, and what keeps an ingest flood off the consumers', async () => {
+    const warnings = (props: TributaryProps) => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], [policyChecksContext]: 'skip' } });
+      const { stateless } = tributary(app, props);
+      return Annotations.fromStack(stateless)
+        .findWarning('*', Match.stringLikeRegexp('reserve no concurrency'))
+        .map((warning) => String(warning.entry.data));
+    };
+    expect(warnings({})).toEqual([expect.stringContaining('-c reservedConcurrency=50')]);
+    expect(warnings({ reservedConcurrency: 50 })).toEqual([]);
+    // Without a reservation, what bounds the ingest function: at most its burst at one instant, which
+    // with every consumer at its maximum concurrency stays inside Lambda's default quota of 1,000
+    // with room for the other routes.
+    const consumersAtMost = Object.values(consumers).reduce((sum, consumer) => sum + consumer.maxConcurrency, 0);
+    expect(consumersAtMost).toBe(114);
+    expect(defaultIngestBurst + consumersAtMost).toBeLessThanOrEqual(1000 / 2);
   });
 
   it('deploys only event source mappings Lambda accepts, in every variant', async () => {
@@ -408,8 +438,9 @@ describe('the API stage', () => {
       ThrottlingRateLimit: 1000,
       ThrottlingBurstLimit: 2000,
     });
+    // The ingest route's burst is its own: 500 webhooks at one instant at most.
     expect(stage(template).RouteSettings).toEqual({
-      'POST /api/ingest/{source_id}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 },
+      'POST /api/ingest/{source_id}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 500 },
     });
     // configuredProps: throttle 300/600, ingest 5000/8000.
     const configured = stage((await synthesizedConfiguredApp()).statelessTemplate);
