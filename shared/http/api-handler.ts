@@ -18,6 +18,7 @@ import { authenticate, type CredentialLookup } from '../domain/identity/authenti
 import { type Principal, requirePermission } from '../domain/principal.ts';
 import { type EdgeOptions, functionEdge } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
+import { clientAddress, type EdgeOriginOptions, edgeOriginCheck, originSecretEnv } from './edge-origin.ts';
 import { header, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
 import type { RouteSpec } from './route-spec.ts';
@@ -42,22 +43,43 @@ export function requestIdOf(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId ?? 'unknown';
 }
 
+export type HttpEdgeOptions = Pick<
+  EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
+  'handlerKeepsTime'
+> & {
+  /** Where the edge's origin secret is read (default: the deployment's, EDGE_ORIGIN_SECRET_ARN, if set). */
+  origin?: EdgeOriginOptions;
+};
+
+/** The deployment's origin secret, when it has the edge on; its client is loaded only then. */
+function deployedOrigin(): EdgeOriginOptions {
+  const secretId = process.env[originSecretEnv];
+  if (!secretId) return {};
+  return {
+    secretValues: async () => (await import('../adapters/edge-origin-secret.ts')).originSecretValues(secretId),
+  };
+}
+
 /**
  * The edge every HTTP function shares: the function edge (logger context, deferred work done before
- * answering), the request id and route in every log line, and the error body for every failure.
+ * answering), the check that the request came through the deployment's edge when it has one
+ * (shared/http/edge-origin.ts, before anything reads), the request id, route and client address in
+ * every log line, and the error body for every failure.
  * API Gateway's access log has a line per request; the function adds one at DEBUG, and logs a 5xx
  * with its cause. The handler is the last thing attached.
  */
-export function httpEdge(
-  routeKey: string,
-  inner: LambdaHandler,
-  options: Pick<EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>, 'handlerKeepsTime'> = {},
-): LambdaHandler {
+export function httpEdge(routeKey: string, inner: LambdaHandler, options: HttpEdgeOptions = {}): LambdaHandler {
+  const { origin, ...edgeOptions } = options;
+  let originCheck: ReturnType<typeof edgeOriginCheck> | undefined;
   return functionEdge<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(inner, {
-    ...options,
+    ...edgeOptions,
     middleware: {
-      before: (request) => {
+      before: async (request) => {
         logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
+        // First of all: a request that walked around the deployment's edge goes no further.
+        originCheck ??= edgeOriginCheck(origin ?? deployedOrigin());
+        await originCheck(request.event);
+        logger.appendKeys({ client_address: clientAddress(request.event) });
       },
       after: (request) => {
         logger.debug('request', { status: request.response?.statusCode });
@@ -74,7 +96,7 @@ export function httpEdge(
  * The API edge over a key store. `loadCredentials` runs with the first authenticated request, so
  * that a public route (/live, /docs, /openapi.json) never loads what the store needs.
  */
-export function apiEdge(loadCredentials: () => Promise<CredentialLookup>) {
+export function apiEdge(loadCredentials: () => Promise<CredentialLookup>, origin?: EdgeOriginOptions) {
   let credentials: Promise<CredentialLookup> | undefined;
   return function apiHandler<T extends Record<string, RouteSpec>, K extends keyof T & string>(
     group: T,
@@ -82,25 +104,31 @@ export function apiEdge(loadCredentials: () => Promise<CredentialLookup>) {
     handle: (request: ApiRequest<T[K]>) => Promise<HttpResult>,
   ): LambdaHandler {
     const route: RouteSpec = group[routeKey] as RouteSpec;
-    return httpEdge(routeKey, async (event) => {
-      const requestId = requestIdOf(event);
-      let principal: Principal | null = null;
-      if (route.auth === 'apiKey') {
-        credentials ??= loadCredentials();
-        principal = await authenticate(await credentials, header(event, 'x-api-key'));
-        logger.appendKeys({
-          principal_role: principal.role,
-          ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
-        });
-        if (route.permission) requirePermission(principal, route.permission);
-      }
-      const params = route.params
-        ? parseWith(route.params, event.pathParameters ?? {}, 'path')
-        : (event.pathParameters ?? {});
-      const query = route.query ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string') : undefined;
-      const body = parseJsonBody(event, route.body);
-      const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
-      return toApiGatewayResult(result, requestId);
-    });
+    return httpEdge(
+      routeKey,
+      async (event) => {
+        const requestId = requestIdOf(event);
+        let principal: Principal | null = null;
+        if (route.auth === 'apiKey') {
+          credentials ??= loadCredentials();
+          principal = await authenticate(await credentials, header(event, 'x-api-key'));
+          logger.appendKeys({
+            principal_role: principal.role,
+            ...(principal.kind === 'tenant' ? { tenant_id: principal.tenantId } : {}),
+          });
+          if (route.permission) requirePermission(principal, route.permission);
+        }
+        const params = route.params
+          ? parseWith(route.params, event.pathParameters ?? {}, 'path')
+          : (event.pathParameters ?? {});
+        const query = route.query
+          ? parseWith(route.query, event.queryStringParameters ?? {}, 'query string')
+          : undefined;
+        const body = parseJsonBody(event, route.body);
+        const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
+        return toApiGatewayResult(result, requestId);
+      },
+      origin && { origin },
+    );
   };
 }
