@@ -213,6 +213,11 @@ export class StatelessStack extends Stack {
       alarmEmail: props.alarmEmail,
       thresholds: props.thresholds,
     });
+    if (!props.alarmEmail)
+      Annotations.of(this).addWarningV2(
+        'tributary:no-alarm-email',
+        'No alarmEmail: the alarms go to the AlarmTopic SNS topic, which nobody is subscribed to. Deploy with -c alarmEmail=oncall@example.com, or subscribe to the AlarmTopic output.',
+      );
     keepDeployedLogicalIds(this, {
       httpApi: this.api.httpApi,
       stage: this.api.stage,

@@ -132,9 +132,15 @@ describe('what outlives the stacks', () => {
     synthesized.statefulTemplate.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
   });
 
-  it('keeps nothing that holds data in the stateless stack, which can be replaced freely', () => {
-    for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates])
+  it('keeps nothing that holds data in the stateless stack, which can be replaced freely, and leaves nothing behind', () => {
+    for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates]) {
       expect(policiesOf(template)).toEqual([]);
+      // Its keys included: a retained one would be orphaned, and billed, whenever the stack is replaced.
+      const retained = Object.entries(template.toJSON().Resources as Record<string, { DeletionPolicy?: string }>)
+        .filter(([, resource]) => resource.DeletionPolicy === 'Retain')
+        .map(([id]) => id);
+      expect(retained).toEqual([]);
+    }
   });
 });
 
