@@ -158,6 +158,36 @@ export function functionDollars(
   return lambdaCost(entry, invocations, deployment.functions.get(entry) as Deployed, own).dollars;
 }
 
+/**
+ * What refused ingest requests cost each, from a reading of nothing but them: API Gateway's request,
+ * the function's invocation and duration, its calls, and its log lines with the access log's.
+ */
+export function refusalDollars(deployment: ReturnType<typeof readDeployment>, reading: Reading) {
+  const invocations = reading.invocations.filter((inv) => inv.entry === ingestEntry);
+  const count = invocations.length;
+  if (count === 0) throw new Error('No refused request was metered');
+  const deployed = deployment.functions.get(ingestEntry) as Deployed;
+  const own = new Map(invocations.map((inv) => [inv, inv.cpuMicros / 1000]));
+  const lambda = lambdaCost(ingestEntry, invocations, deployed, own);
+  const calls = invocations.flatMap((inv) => inv.calls);
+  const platformBytes =
+    deployed.systemLogLevel === 'WARN'
+      ? 0
+      : assumptions.platformRecords.reduce((bytes, record) => bytes + Buffer.byteLength(record) + 1, 0);
+  const logBytes = lambda.logBytes / count + platformBytes + accessLogBytes(deployment.accessLogFormat);
+  const perRequest =
+    prices.apiGateway.httpApiPerMillion / 1e6 +
+    lambda.dollars / count +
+    callDollars(calls) / count +
+    (logBytes / 1024 ** 3) * prices.cloudWatch.logsPerGb;
+  return {
+    perMillion: perRequest * 1e6,
+    dynamoRequests: calls.filter((call) => call.service === 'DynamoDB').length / count,
+    billedMs: lambda.billedMs / count,
+    logBytes,
+  };
+}
+
 function sampledFraction(perSecond: number): number {
   if (perSecond <= 0) return 1;
   const reservoir = Math.min(1, prices.xRay.defaultReservoirPerSecond / perSecond);

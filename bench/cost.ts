@@ -40,6 +40,7 @@ import {
   ownCpuMs,
   passDollars,
   price,
+  refusalDollars,
   type Scenario,
   type StagingUnits,
   scheduleEntries,
@@ -472,32 +473,7 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
   sqs.destroy();
   const consumedQueue = process.env.INGEST_QUEUE_URL;
   process.env.INGEST_QUEUE_URL = queueUrl;
-  const event = () => ({
-    version: '2.0',
-    routeKey: ingestRoute,
-    rawPath: `/api/ingest/${hook.source_id}`,
-    rawQueryString: '',
-    headers: {
-      authorization: `Bearer ${hook.ingest_token}`,
-      'content-type': 'application/json',
-      host: '127.0.0.1',
-    },
-    pathParameters: { source_id: hook.source_id },
-    requestContext: {
-      // As API Gateway sends it: the host the request came to (the ingest URL a sender signs is built from it).
-      domainName: '127.0.0.1',
-      requestId: randomUUID(),
-      http: {
-        method: 'POST',
-        path: `/api/ingest/${hook.source_id}`,
-        protocol: 'HTTP/1.1',
-        sourceIp: '127.0.0.1',
-        userAgent: 'cost',
-      },
-    },
-    body,
-    isBase64Encoded: false,
-  });
+  const event = () => ingestEvent(hook.source_id, hook.ingest_token, body);
   try {
     for (let i = 0; i < 20; i++) await handler(event(), lambdaContextFor('replay'));
     const cpu = process.cpuUsage();
@@ -511,6 +487,68 @@ async function replayIngest(hook: { source_id: string; ingest_token: string }, b
     process.env.INGEST_QUEUE_URL = consumedQueue;
     meter.take();
   }
+}
+
+/** An ingest request as API Gateway hands it to the function. */
+function ingestEvent(sourceId: string, token: string, body: string) {
+  return {
+    version: '2.0',
+    routeKey: ingestRoute,
+    rawPath: `/api/ingest/${sourceId}`,
+    rawQueryString: '',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      host: '127.0.0.1',
+    },
+    pathParameters: { source_id: sourceId },
+    requestContext: {
+      // As API Gateway sends it: the host the request came to (the ingest URL a sender signs is built from it).
+      domainName: '127.0.0.1',
+      requestId: randomUUID(),
+      http: {
+        method: 'POST',
+        path: `/api/ingest/${sourceId}`,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'cost',
+      },
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+/**
+ * What refused webhooks cost, as a flood sends them: `count` requests for one unknown source, and
+ * `count` with a wrong token for a known one, each kind replayed through the ingest handler (metered:
+ * its CPU, its calls, its log lines) once the runtime has stopped.
+ */
+async function replayRefusals(
+  deployment: ReturnType<typeof readDeployment>,
+  hook: { source_id: string },
+  count: number,
+) {
+  const { handler } = (await import(pathToFileURL(path.join(repositoryRoot, ingestEntry)).href)) as {
+    handler: (event: unknown, context: unknown) => Promise<{ statusCode: number }>;
+  };
+  const wrongToken = `trb_ing_${'A'.repeat(43)}`;
+  const kinds = [
+    { name: 'unknown source', status: 404, event: (id: string) => ingestEvent(id, wrongToken, '{"a":1}') },
+    { name: 'wrong token', status: 401, event: () => ingestEvent(hook.source_id, wrongToken, '{"a":1}') },
+  ];
+  const unknownSource = randomUUID();
+  const priced = [];
+  for (const kind of kinds) {
+    meter.take();
+    for (let i = 0; i < count; i++) {
+      const result = await handler(kind.event(unknownSource), lambdaContextFor('refusals'));
+      if (result.statusCode !== kind.status)
+        throw new Error(`A refused request (${kind.name}) was answered ${result.statusCode}`);
+    }
+    priced.push({ name: kind.name, ...refusalDollars(deployment, meter.take()) });
+  }
+  return priced;
 }
 
 function lambdaContextFor(name: string, timeoutMs = 10_000) {
@@ -567,6 +605,7 @@ export async function benchCost(): Promise<string> {
   let perArrival = 0;
   let stagingUnits: StagingUnits = { perRecord: 0, perTrigger: 0 };
   let quietCommit: { item: string; count: number; dollars: number }[] = [];
+  let refusals: Awaited<ReturnType<typeof replayRefusals>> = [];
   const perRead = prices.s3.getPerThousand / 1000;
   const stagedReads = (reading: Reading) =>
     reading.invocations
@@ -683,6 +722,7 @@ export async function benchCost(): Promise<string> {
         ),
       });
     }
+    refusals = await replayRefusals(deployment, sparseRun.hook, 300);
   } finally {
     await local.stop();
   }
@@ -774,6 +814,25 @@ export async function benchCost(): Promise<string> {
     }
     out.push('');
   }
+  if (refusals.length > 0) {
+    out.push(
+      '#### A million refused webhooks (a flood of one unknown source, or of one wrong token)',
+      '',
+      'An unknown source is read once per cache window (INGEST_CACHE_SECONDS) however often it is sent; a wrong token for a known source is kept as a rejection of that source (a write, capped per source).',
+      '',
+    );
+    row('refusal', 'DynamoDB requests/request', 'ms billed/request', 'log bytes/request', '$ per million requests');
+    row('---', '---:', '---:', '---:', '---:');
+    for (const refusal of refusals)
+      row(
+        refusal.name,
+        refusal.dynamoRequests.toFixed(4),
+        refusal.billedMs.toFixed(1),
+        Math.round(refusal.logBytes),
+        money(refusal.perMillion),
+      );
+    out.push('');
+  }
   const fixed = fixedMonthly(deployment, scheduleRuns, scheduleCpu);
   out.push('#### Fixed monthly cost, whatever the traffic', '');
   row('item', 'what', '$ per month');
@@ -785,6 +844,8 @@ export async function benchCost(): Promise<string> {
     'Not included: DynamoDB point-in-time recovery ($0.20 per GB of table a month), log storage after ingestion, free tiers.',
     '',
   );
+  for (const refusal of refusals)
+    out.push(`cost per million refused requests, ${refusal.name}: $${refusal.perMillion.toFixed(2)}`);
   for (const { scenario, priced, figures } of results) {
     out.push(
       `cost per million 1 KB events, ${scenario.name}: $${priced.total.toFixed(2)} ` +

@@ -30,7 +30,10 @@ tributary(app, {
   ingestThrottleRatePerSecond: number('ingestThrottleRate'),
   ingestThrottleBurst: number('ingestThrottleBurst'),
   tracing: String(app.node.tryGetContext('tracing')) === 'true',
-  edge: String(app.node.tryGetContext('edge')) === 'true' ? { rateLimitPerMinute: number('edgeRateLimit') } : undefined,
+  edge:
+    String(app.node.tryGetContext('edge')) === 'true'
+      ? { rateLimitPerMinute: number('edgeRateLimit'), originSecretVersion: context('edgeOriginSecretVersion') }
+      : undefined,
   thresholds: {
     oldestIngestMessageSeconds: number('oldestIngestMessageSeconds'),
     stagedOverdueSeconds: number('stagedOverdueSeconds'),

@@ -8,12 +8,14 @@ import { policyChecksContext } from './synth-context.ts';
 export { checkedByCdkNag, checkedByControlTower } from './policy-checks.ts';
 
 export type TributaryProps = StatefulStackProps &
-  Omit<StatelessStackProps, 'stateful' | 'edgeWebAclArn'> & {
+  Omit<StatelessStackProps, 'stateful' | 'edgeWebAclArn' | 'edgeOriginSecretVersion'> & {
     /**
      * Put the API behind CloudFront with AWS WAF (off by default): a rate limit per client address
-     * (requests per minute) and AWS's managed rule groups. Needs the deployment's region.
+     * (requests per minute) and AWS's managed rule groups. Needs the deployment's region. Every
+     * function then refuses requests that did not come through CloudFront (its origin secret, of
+     * which `originSecretVersion` names the version CloudFront sends: docs/deploying.md).
      */
-    edge?: { rateLimitPerMinute?: number };
+    edge?: { rateLimitPerMinute?: number; originSecretVersion?: string };
   };
 
 /**
@@ -42,7 +44,13 @@ export function tributary(app: App, props: TributaryProps = {}) {
     env,
     stateful,
     ...stateless,
-    ...(firewall ? { edgeWebAclArn: firewall.webAcl.attrArn, crossRegionReferences: true } : {}),
+    ...(firewall
+      ? {
+          edgeWebAclArn: firewall.webAcl.attrArn,
+          edgeOriginSecretVersion: edge?.originSecretVersion,
+          crossRegionReferences: true,
+        }
+      : {}),
   });
   if (firewall)
     // CDK adds the function that passes the web ACL's ARN between regions (its cross-region

@@ -13,10 +13,12 @@
  *    after the new one is made turns rotation off;
  *  - the log groups of the functions outside the route stacks: deleting them loses their history.
  * Constructs are free to move; this table keeps what deploys where it was. A new resource needs no
- * entry: only one that already exists in deployments does.
+ * entry: only one that already exists in deployments does. The stateful stack's data-holding
+ * resources are kept the same way (statefulLogicalIds), each of them.
  */
 import { type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import type { QueueName } from '#shared/topology.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 
 export const keptLogicalIds = {
@@ -58,6 +60,51 @@ export const keptLogicalIds = {
     'bootstrap-key-rotation': 'BootstrapKeyRotationLogs56D7C14E',
   } as Record<string, string>,
 };
+
+/**
+ * The stateful stack's resources that hold data, by what they are: a changed logical id would make
+ * CloudFormation create an empty one and orphan the old (every one is retained), so the deployment
+ * would lose its table, its queued envelopes, its buckets, the key that opens them or its secrets.
+ */
+export const statefulLogicalIds = {
+  table: 'TableCD117FA1',
+  queues: {
+    ingest: 'Queueingest1876D252',
+    ingestDeadLetter: 'Queueingestdlq7998330D',
+    commits: 'QueuecommitsB3F83CA2',
+    commitsDeadLetter: 'QueuecommitsdlqEC0072F8',
+    dashboard: 'Queuedashboard92B9E20F',
+    dashboardDeadLetter: 'Queuedashboarddlq7D448739',
+    jobs: 'Queuejobs1E61891D',
+    jobsDeadLetter: 'QueuejobsdlqCF05E1C6',
+  } satisfies Record<QueueName, string>,
+  platformBucketKey: 'PlatformBucketKeyFEA50ABE',
+  accessLogs: 'AccessLogs8B620ECA',
+  platformBucket: 'PlatformBucket45416B39',
+  bootstrapKey: 'BootstrapApiKeyBFEE3333',
+  secretsKey: 'SecretsKey317DCF94',
+  cursorKey: 'CursorKey255E8F8A',
+};
+
+export interface StatefulResources {
+  table: IConstruct;
+  queues: Record<QueueName, IConstruct>;
+  platformBucketKey: IConstruct;
+  accessLogs: IConstruct;
+  platformBucket: IConstruct;
+  bootstrapKey: IConstruct;
+  secretsKey: IConstruct;
+  cursorKey: IConstruct;
+}
+
+/** Gives the stateful stack's resources the logical ids deployments already have. */
+export function keepStatefulLogicalIds(resources: StatefulResources): void {
+  const { queues, ...single } = resources;
+  for (const [name, construct] of Object.entries(single) as [Exclude<keyof StatefulResources, 'queues'>, IConstruct][])
+    keep(construct, statefulLogicalIds[name]);
+  for (const [name, queue] of Object.entries(queues) as [QueueName, IConstruct][])
+    keep(queue, statefulLogicalIds.queues[name]);
+}
 
 function keep(construct: IConstruct, logicalId: string): void {
   (construct.node.defaultChild as CfnResource).overrideLogicalId(logicalId);

@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { globalIndexes, keyAttributes, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
 import { type QueueName, queues, stagedObjectDays } from '#shared/topology.ts';
 import { serviceKey } from './constructs/service-key.ts';
+import { keepStatefulLogicalIds } from './kept-ids.ts';
 import { acknowledgeControl } from './policy-checks.ts';
 
 export interface StatefulStackProps extends StackProps {
@@ -87,6 +88,17 @@ export class StatefulStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'A new value only ends the paging of lists in progress (their next cursor is refused with 400); an operator may put one at any time, and nothing else depends on it.',
+    });
+    // What holds data keeps the logical id deployments have, wherever its construct moves.
+    keepStatefulLogicalIds({
+      table: this.table,
+      queues: this.queues,
+      platformBucketKey: this.platformBucketKey,
+      accessLogs: this.node.findChild('AccessLogs'),
+      platformBucket: this.platformBucket,
+      bootstrapKey: this.bootstrapKey,
+      secretsKey: this.secretsKey,
+      cursorKey: this.cursorKey,
     });
   }
 

@@ -110,6 +110,8 @@ export interface StatelessStackProps extends StackProps {
   tracing?: boolean;
   /** The web ACL (EdgeFirewallStack) of a CloudFront distribution to put in front of the API; none: no edge. */
   edgeWebAclArn?: string;
+  /** With the edge, the version of its origin secret CloudFront sends (none: the current one). */
+  edgeOriginSecretVersion?: string;
 }
 
 export const maxIngestBytes = 4 * 1024 * 1024;
@@ -154,6 +156,7 @@ export class StatelessStack extends Stack {
     this.api = new Api(this, 'Api', {
       context,
       edgeWebAclArn: props.edgeWebAclArn,
+      edgeOriginSecretVersion: props.edgeOriginSecretVersion,
       throttle,
       ingestThrottle: checkedThrottle(
         'ingestThrottle',
@@ -210,6 +213,11 @@ export class StatelessStack extends Stack {
       alarmEmail: props.alarmEmail,
       thresholds: props.thresholds,
     });
+    if (!props.alarmEmail)
+      Annotations.of(this).addWarningV2(
+        'tributary:no-alarm-email',
+        'No alarmEmail: the alarms go to the AlarmTopic SNS topic, which nobody is subscribed to. Deploy with -c alarmEmail=oncall@example.com, or subscribe to the AlarmTopic output.',
+      );
     keepDeployedLogicalIds(this, {
       httpApi: this.api.httpApi,
       stage: this.api.stage,

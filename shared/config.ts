@@ -65,8 +65,8 @@ export function dataRetentionMs(env: NodeJS.ProcessEnv = process.env): number | 
 export const config = {
   tableFreshnessMs: lazy(() => intEnv('TABLE_FRESHNESS_SECONDS', defaultFreshnessSeconds) * 1000),
   dataRetentionMs: lazy(() => dataRetentionMs()),
-  /** How long a table whose staged commit failed waits before the next attempt: the ingest queue's visibility timeout. */
-  commitRetryMs: lazy(() => intEnv('COMMIT_RETRY_SECONDS', queues.ingest.visibilityTimeoutSeconds) * 1000),
+  /** How long a table whose staged commit failed waits before the next attempt: the commits queue's visibility timeout. */
+  commitRetryMs: lazy(() => intEnv('COMMIT_RETRY_SECONDS', queues.commits.visibilityTimeoutSeconds) * 1000),
   tableName: lazy(() => requiredEnv('TABLE_NAME')),
   platformBucket: lazy(() => requiredEnv('PLATFORM_BUCKET')),
   /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */
@@ -74,10 +74,12 @@ export const config = {
   queueUrl: (envName: string) => requiredEnv(envName),
   /**
    * What the function does with tenants' stores, as it declares (TENANT_STORES_ACCESS, set by the
-   * stack): a function that only reads opens every store session read-only. Unset (local mode, where
-   * one process runs every route): read and write.
+   * stack and by local mode from the template): only a function that declares it writes opens store
+   * sessions that may write. Unset, or anything else: read-only, so a function that forgot to
+   * declare its access cannot write by default.
    */
-  tenantStoreAccess: (): 'read' | 'readWrite' => (process.env.TENANT_STORES_ACCESS === 'read' ? 'read' : 'readWrite'),
+  tenantStoreAccess: (): 'read' | 'readWrite' =>
+    process.env.TENANT_STORES_ACCESS === 'readWrite' ? 'readWrite' : 'read',
   /** The platform's own role for tenant buckets (the stack's, for this function's access); unset locally. */
   tenantBucketRole: () => process.env.TENANT_BUCKET_ROLE_ARN || undefined,
   /**

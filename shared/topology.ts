@@ -197,7 +197,9 @@ export const queues: Record<QueueName, QueueSpec> = {
   ingest: {
     envVar: 'INGEST_QUEUE_URL',
     name: 'ingest',
-    visibilityTimeoutSeconds: 6 * 120,
+    // Six times the writer's timeout plus the longest batching window a deployment may set (300 s),
+    // as Lambda asks of a queue it polls (lib/constructs/queue-consumer.ts checks it at synth).
+    visibilityTimeoutSeconds: 6 * 120 + 300,
     retentionDays: 4,
     deadLetter: { queue: 'ingestDeadLetter', maxReceiveCount },
   },

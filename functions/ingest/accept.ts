@@ -9,6 +9,7 @@ import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
 import { intEnv } from '#shared/config.ts';
 import { acceptIngest, type IngestAnswer, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import { httpEdge, type LambdaHandler, requestIdOf } from '#shared/http/api-handler.ts';
+import { clientAddress } from '#shared/http/edge-origin.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
 import { header, publicBaseUrl, rawBody } from '#shared/http/request.ts';
 import { accepted, type HttpResult, noContent, ok, toApiGatewayResult } from '#shared/http/responses.ts';
@@ -65,7 +66,8 @@ export function acceptOver(ports: IngestDeps): LambdaHandler {
       query: event.queryStringParameters ?? {},
       rawQuery: event.rawQueryString,
       baseUrl: publicBaseUrl(event),
-      sourceIp: event.requestContext.http.sourceIp,
+      // The viewer's address when the request proved it came through the edge, else API Gateway's.
+      sourceIp: clientAddress(event),
       body: rawBody(event),
       timeLeftMs: context.getRemainingTimeInMillis(),
     });

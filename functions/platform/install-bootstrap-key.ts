@@ -8,7 +8,8 @@ import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { callLimits, smallCallLimits } from '#shared/adapters/aws-http.ts';
 import { installBootstrapKey } from '#shared/adapters/dynamo/api-keys.ts';
 import { requiredEnv } from '#shared/config.ts';
-import { displayPrefix, hashToken, issueToken, tokenPrefixes } from '#shared/domain/tokens.ts';
+import { isApiKey } from '#shared/domain/identity/bootstrap-key.ts';
+import { displayPrefix, hashToken, issueToken } from '#shared/domain/tokens.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { customResourceHandler } from '#shared/queue-handler.ts';
 
@@ -20,7 +21,7 @@ export const handler = customResourceHandler(async (event: CloudFormationCustomR
   const secretId = requiredEnv('BOOTSTRAP_KEY_SECRET_ARN');
   const current = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
   let key = current.SecretString ?? '';
-  if (!key.startsWith(tokenPrefixes.apiKey) || key.length < tokenPrefixes.apiKey.length + 32) {
+  if (!isApiKey(key)) {
     key = issueToken('apiKey').token;
     await secrets.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: key }));
     logger.info('Generated a new bootstrap key');

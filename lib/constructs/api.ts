@@ -4,6 +4,7 @@ import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-c
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { originSecretEnv } from '#shared/http/edge-origin.ts';
 import { notFoundFunction, type RouteKey, routeKeys, routeSpec } from '../functions.ts';
 import { acknowledgeControl } from '../policy-checks.ts';
 import { ApiRoutes } from './api-routes.ts';
@@ -20,6 +21,8 @@ export interface ApiProps {
   context: FunctionContext;
   /** The web ACL (EdgeFirewallStack) of a CloudFront distribution to put in front of the API; none: no edge. */
   edgeWebAclArn?: string;
+  /** The origin secret's version CloudFront sends (none: its current one); see ApiEdge. */
+  edgeOriginSecretVersion?: string;
   /** Every route's throttle, each route with a bucket of its own. */
   throttle: Throttle;
   /** The throttle of the routes that declare `throttle: 'ingest'` (shared/http/route-spec.ts). */
@@ -107,8 +110,17 @@ export class Api extends Construct {
     if (Object.keys(routeSettings).length > 0) (this.stage.node.defaultChild as CfnStage).routeSettings = routeSettings;
     this.publicUrl = this.httpApi.apiEndpoint;
     if (props.edgeWebAclArn) {
-      this.edge = new ApiEdge(this, 'Edge', { api: this.httpApi, webAclArn: props.edgeWebAclArn });
+      this.edge = new ApiEdge(this, 'Edge', {
+        api: this.httpApi,
+        webAclArn: props.edgeWebAclArn,
+        originSecretVersion: props.edgeOriginSecretVersion,
+      });
       this.publicUrl = `https://${this.edge.distribution.distributionDomainName}`;
+      for (const fn of [this.notFound, ...this.functions.values()]) {
+        // Every function refuses a request that did not come through the edge (shared/http/edge-origin.ts).
+        fn.addEnvironment(originSecretEnv, this.edge.originSecret.secretArn);
+        this.edge.originSecret.grantRead(fn);
+      }
       // Ingest URLs and the API reference name the edge, not the API's own address.
       for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', this.publicUrl);
     }

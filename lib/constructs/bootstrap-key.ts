@@ -1,12 +1,13 @@
-import { CustomResource, Stack, Validations } from 'aws-cdk-lib';
+import { CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { bootstrapKeyFunctions } from '../functions.ts';
 import { acknowledgeControl } from '../policy-checks.ts';
-import { type FunctionContext, outsideVpc, ServiceFunction } from './service-function.ts';
+import { type FunctionContext, logRetention, outsideVpc, ServiceFunction } from './service-function.ts';
 
 export interface BootstrapKeyProps {
   /** The secret holding the bootstrap API key (the stateful stack's). */
@@ -30,7 +31,15 @@ export class BootstrapKey extends Construct {
   constructor(scope: Construct, id: string, props: BootstrapKeyProps) {
     super(scope, id);
     this.installer = new ServiceFunction(this, 'Installer', bootstrapKeyFunctions.installer, props.context);
-    const provider = new Provider(this, 'Provider', { onEventHandler: this.installer });
+    const provider = new Provider(this, 'Provider', {
+      onEventHandler: this.installer,
+      // CDK's framework function logs as every function of the stack does: a year, under the logs key.
+      logGroup: new LogGroup(this, 'ProviderLogs', {
+        retention: logRetention,
+        encryptionKey: props.context.logsKey,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+    });
     const stack = Stack.of(this);
     Validations.of(provider).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.installer.node.defaultChild as CfnFunction)}.Arn>:*]`,

@@ -1,4 +1,4 @@
-import { Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -9,8 +9,10 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { originHeader } from '#shared/http/edge-origin.ts';
 import { acknowledgeControl } from '../policy-checks.ts';
 
 /**
@@ -89,22 +91,57 @@ export class EdgeFirewallStack extends Stack {
   }
 }
 
+export interface ApiEdgeProps {
+  api: HttpApi;
+  webAclArn: string;
+  /**
+   * The version of the origin secret CloudFront sends (the edgeOriginSecretVersion context value);
+   * none: its current one. Naming the version a rotation made is what makes CloudFormation give
+   * CloudFront the new value (docs/deploying.md).
+   */
+  originSecretVersion?: string;
+}
+
 /**
  * CloudFront in front of the HTTP API, with the firewall's web ACL: nothing cached, every method,
- * every viewer header but Host forwarded (API Gateway answers to its own host name).
+ * every viewer header but Host forwarded (API Gateway answers to its own host name), with CloudFront's
+ * own headers (CloudFront-Viewer-Address among them).
+ *
+ * API Gateway's execute-api address keeps answering, so CloudFront also sends `x-tributary-origin`
+ * with the origin secret, and every function refuses a request without it (shared/http/edge-origin.ts):
+ * a request sent around CloudFront never passes the firewall, nor reaches anything behind the API.
  */
 export class ApiEdge extends Construct {
   readonly distribution: Distribution;
+  /** The value CloudFront proves its requests with; the functions read it (EDGE_ORIGIN_SECRET_ARN). */
+  readonly originSecret: Secret;
 
-  constructor(scope: Construct, id: string, props: { api: HttpApi; webAclArn: string }) {
+  constructor(scope: Construct, id: string, props: ApiEdgeProps) {
     super(scope, id);
     const region = Stack.of(this).region;
+    this.originSecret = new Secret(this, 'OriginSecret', {
+      description:
+        'Tributary: the value CloudFront sends the API in x-tributary-origin; the functions refuse requests without it',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      // Replaced with the stack: CloudFront and the functions are replaced with it.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(this.originSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotated by the operator in two steps (put a new value, then deploy with edgeOriginSecretVersion): the functions accept the current and the previous value meanwhile, and CloudFront takes the new one only through a deployment, which a rotation function cannot make.',
+    });
+    const originValue = SecretValue.secretsManager(this.originSecret.secretArn, {
+      ...(props.originSecretVersion ? { versionId: props.originSecretVersion } : {}),
+    });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Tributary API behind AWS WAF',
       webAclId: props.webAclArn,
       defaultBehavior: {
         origin: new HttpOrigin(`${props.api.apiId}.execute-api.${region}.${Stack.of(this).urlSuffix}`, {
           protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+          // The value is in the distribution's configuration, which only the account can read.
+          customHeaders: { [originHeader]: originValue.unsafeUnwrap() },
         }),
         allowedMethods: AllowedMethods.ALLOW_ALL,
         cachePolicy: CachePolicy.CACHING_DISABLED,

@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -128,7 +128,9 @@ export class Operations extends Construct {
    * account and region (no other account's alarm can use them).
    */
   private alarmTopic(): Topic {
-    const key = serviceKey(this, 'AlarmsKey', 'Encrypts the Tributary alarms topic');
+    // Deleted with the stack (after KMS's 30-day waiting period), never left behind: it encrypts only
+    // the topic, which is replaced with the stack.
+    const key = serviceKey(this, 'AlarmsKey', 'Encrypts the Tributary alarms topic', RemovalPolicy.DESTROY);
     const topic = new Topic(this, 'Alarms', { displayName: 'Tributary alarms', masterKey: key, enforceSSL: true });
     const stack = Stack.of(this);
     const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type ConsumerName, type ConsumerSpec, consumers, eventSourceSettings } from '#shared/topology.ts';
+import { type ConsumerName, type ConsumerSpec, consumers, eventSourceSettings, queues } from '#shared/topology.ts';
 import { consumerFunction } from '../functions.ts';
 import { type FunctionContext, ServiceFunction } from './service-function.ts';
 
@@ -42,6 +42,7 @@ export class QueueConsumer extends Construct {
       props.context,
     );
     const source = eventSourceSettings(spec, props.batchingWindowSeconds ?? spec.maxBatchingWindowSeconds);
+    checkedVisibilityTimeout(props.consumer, spec, source.windowSeconds);
     this.function.addEventSource(
       new SqsEventSource(props.queue, {
         batchSize: source.batchSize,
@@ -51,6 +52,25 @@ export class QueueConsumer extends Construct {
       }),
     );
   }
+}
+
+/**
+ * A queue's visibility timeout must be at least six times its consumer's timeout plus the batching
+ * window, as Lambda's guidance for SQS event sources asks: shorter, a batch still being handled
+ * (or still being gathered) becomes visible again and is handed out twice, and its messages count a
+ * receive towards the dead-letter queue each time. Checked at synth: the deploy stops instead.
+ */
+export function checkedVisibilityTimeout(
+  name: string,
+  spec: Pick<ConsumerSpec, 'queue' | 'function'>,
+  windowSeconds: number,
+): void {
+  const needed = 6 * spec.function.timeoutSeconds + windowSeconds;
+  const visibility = queues[spec.queue].visibilityTimeoutSeconds;
+  if (visibility < needed)
+    throw new Error(
+      `${name}: the ${spec.queue} queue's visibility timeout ${visibility} s is below six times the function's timeout plus its batching window (${needed} s)`,
+    );
 }
 
 /**

@@ -27,6 +27,18 @@ export function issueToken(kind: TokenKind): IssuedToken {
   return { token, hash: hashToken(token), displayPrefix: displayPrefix(token) };
 }
 
+/** The random part of every issued token: 32 bytes, base64url, unpadded. */
+const randomPart = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether `value` has the shape of a token of this kind as issueToken makes them (its prefix and 43
+ * base64url characters): anything else cannot be one, and is refused without a lookup.
+ */
+export function isWellFormedToken(kind: TokenKind, value: string | null | undefined): value is string {
+  const prefix = tokenPrefixes[kind];
+  return typeof value === 'string' && value.startsWith(prefix) && randomPart.test(value.slice(prefix.length));
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }

@@ -18,6 +18,7 @@ import { authenticate, type CredentialLookup } from '../domain/identity/authenti
 import { type Principal, requirePermission } from '../domain/principal.ts';
 import { type EdgeOptions, functionEdge } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
+import { clientAddress, type EdgeOriginOptions, edgeOriginCheck, originSecretEnv } from './edge-origin.ts';
 import { protocolErrorResult } from './protocol-errors.ts';
 import { bearerToken, header, parseFormBody, parseJsonBody, parseWith } from './request.ts';
 import { errorResult, type HttpResult, toApiGatewayResult } from './responses.ts';
@@ -43,28 +44,45 @@ export function requestIdOf(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId ?? 'unknown';
 }
 
+export type HttpEdgeOptions = Pick<
+  EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
+  'handlerKeepsTime'
+> & {
+  /** Where the edge's origin secret is read (default: the deployment's, EDGE_ORIGIN_SECRET_ARN, if set). */
+  origin?: EdgeOriginOptions;
+  /** The error body of a route that follows another protocol (RouteSpec.protocol). */
+  protocol?: Protocol | undefined;
+};
+
+/** The deployment's origin secret, when it has the edge on; its client is loaded only then. */
+function deployedOrigin(): EdgeOriginOptions {
+  const secretId = process.env[originSecretEnv];
+  if (!secretId) return {};
+  return {
+    secretValues: async () => (await import('../adapters/edge-origin-secret.ts')).originSecretValues(secretId),
+  };
+}
+
 /**
  * The edge every HTTP function shares: the function edge (logger context, deferred work done before
- * answering), the request id and route in every log line, and the error body for every failure.
+ * answering), the check that the request came through the deployment's edge when it has one
+ * (shared/http/edge-origin.ts, before anything reads), the request id, route and client address in
+ * every log line, and the error body for every failure.
  * API Gateway's access log has a line per request; the function adds one at DEBUG, and logs a 5xx
  * with its cause. The handler is the last thing attached.
  */
-export function httpEdge(
-  routeKey: string,
-  inner: LambdaHandler,
-  {
-    protocol,
-    ...options
-  }: Pick<EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>, 'handlerKeepsTime'> & {
-    /** The error body of a route that follows another protocol (RouteSpec.protocol). */
-    protocol?: Protocol | undefined;
-  } = {},
-): LambdaHandler {
+export function httpEdge(routeKey: string, inner: LambdaHandler, options: HttpEdgeOptions = {}): LambdaHandler {
+  const { origin, protocol, ...edgeOptions } = options;
+  let originCheck: ReturnType<typeof edgeOriginCheck> | undefined;
   return functionEdge<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(inner, {
-    ...options,
+    ...edgeOptions,
     middleware: {
-      before: (request) => {
+      before: async (request) => {
         logger.appendKeys({ request_id: requestIdOf(request.event), route: routeKey });
+        // First of all: a request that walked around the deployment's edge goes no further.
+        originCheck ??= edgeOriginCheck(origin ?? deployedOrigin());
+        await originCheck(request.event);
+        logger.appendKeys({ client_address: clientAddress(request.event) });
       },
       after: (request) => {
         logger.debug('request', { status: request.response?.statusCode });
@@ -91,7 +109,7 @@ function bodyOf(route: RouteSpec, event: APIGatewayProxyEventV2): unknown {
  * The API edge over a key store. `loadCredentials` runs with the first authenticated request, so
  * that a public route (/live, /docs, /openapi.json) never loads what the store needs.
  */
-export function apiEdge(loadCredentials: () => Promise<CredentialLookup>) {
+export function apiEdge(loadCredentials: () => Promise<CredentialLookup>, origin?: EdgeOriginOptions) {
   let credentials: Promise<CredentialLookup> | undefined;
   return function apiHandler<T extends Record<string, RouteSpec>, K extends keyof T & string>(
     group: T,
@@ -126,7 +144,7 @@ export function apiEdge(loadCredentials: () => Promise<CredentialLookup>) {
         const result = await handle({ principal, params, query, body, event, requestId } as ApiRequest<T[K]>);
         return toApiGatewayResult(result, requestId);
       },
-      { protocol: route.protocol },
+      { protocol: route.protocol, ...(origin && { origin }) },
     );
   };
 }

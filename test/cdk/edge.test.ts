@@ -7,6 +7,7 @@ import { App, NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tributary } from '#lib/app.ts';
+import { policyChecksContext } from '#lib/synth-context.ts';
 import { synthesizedDefaultApp } from './app.ts';
 
 const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -87,6 +88,40 @@ describe('the edge setting', () => {
     );
     expect(addresses.length).toBeGreaterThan(70);
     expect(addresses.filter((address) => address === undefined)).toEqual([]);
+  });
+
+  it('sends the API the origin secret from CloudFront, and tells every function where it is, so none answers a request sent around it', () => {
+    const config = Object.values(stateless.findResources('AWS::CloudFront::Distribution'))[0]?.Properties
+      .DistributionConfig;
+    const headers = config.Origins[0].OriginCustomHeaders as { HeaderName: string; HeaderValue: unknown }[];
+    expect(headers.map((one) => one.HeaderName)).toEqual(['x-tributary-origin']);
+    const secrets = Object.keys(stateless.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets).toHaveLength(1);
+    // CloudFormation resolves the value at deploy time: the template holds a reference, never the value.
+    expect(JSON.stringify(headers[0]?.HeaderValue)).toMatch(/\{\{resolve:secretsmanager:/);
+    expect(JSON.stringify(headers[0]?.HeaderValue)).toContain(secrets[0]);
+    const functions = [stateless, ...routeFunctions].flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')).filter(
+        (fn) =>
+          fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL !== undefined ||
+          fn.Metadata?.['tributary:function']?.name === '$default',
+      ),
+    );
+    expect(functions.length).toBeGreaterThan(70);
+    expect(
+      functions.filter((fn) => fn.Properties.Environment?.Variables?.EDGE_ORIGIN_SECRET_ARN === undefined),
+    ).toEqual([]);
+  });
+
+  it('names the origin secret version CloudFront sends when the deployment gives one (a rotation)', () => {
+    // The policy checks are the first synth's (beforeAll); this one only reads the header.
+    const unchecked = new App({ context: { 'aws:cdk:bundling-stacks': [], [policyChecksContext]: 'skip' } });
+    const built = tributary(unchecked, { env, edge: { originSecretVersion: 'c0ffee00-1111-2222-3333-444455556666' } });
+    const config = Object.values(Template.fromStack(built.stateless).findResources('AWS::CloudFront::Distribution'))[0]
+      ?.Properties.DistributionConfig;
+    expect(JSON.stringify(config.Origins[0].OriginCustomHeaders[0].HeaderValue)).toMatch(
+      /SecretString:::c0ffee00-1111-2222-3333-444455556666\}\}/,
+    );
   });
 
   it('is off by default, and refuses a rate limit WAF does not take or a deployment without a region', async () => {

@@ -42,6 +42,29 @@ describe('logging, as deployed', () => {
   });
 });
 
+describe('log groups, as deployed', () => {
+  it('gives every function, CDK’s custom resource framework’s too, a log group kept a year under the logs key', () => {
+    const functions = Object.entries(functionsOf([standard.statelessTemplate, ...standard.nestedTemplates]));
+    const groups = [standard.statelessTemplate, ...standard.nestedTemplates].map((template) =>
+      template.findResources('AWS::Logs::LogGroup'),
+    );
+    const groupOf = (ref: unknown) => {
+      const id = (ref as { Ref?: string } | undefined)?.Ref ?? '';
+      return groups.find((within) => within[id])?.[id]?.Properties as Record<string, unknown> | undefined;
+    };
+    const unkept = functions
+      .map(([id, fn]) => {
+        const group = groupOf((fn.Properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup);
+        return { id, retention: group?.RetentionInDays, encrypted: group?.KmsKeyId !== undefined };
+      })
+      .filter((fn) => fn.retention !== 365 || !fn.encrypted);
+    expect(functions.some(([, fn]) => String(fn.Properties.Description).startsWith('AWS CDK resource provider'))).toBe(
+      true,
+    );
+    expect(unkept).toEqual([]);
+  });
+});
+
 describe('tracing', () => {
   it('is off by default: no function traces, and no role may write to X-Ray', () => {
     for (const [id, fn] of all(standard))

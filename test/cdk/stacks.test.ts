@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { checkedVisibilityTimeout } from '#lib/constructs/queue-consumer.ts';
 import { dashboardCallTimeoutMs } from '#shared/adapters/dashboard-tool.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, queues, schedules } from '#shared/topology.ts';
@@ -48,12 +49,20 @@ describe('the stateful stack', () => {
     });
   });
 
-  it('keeps each queue visibility timeout at least six times the timeout of its consumer', () => {
+  it('keeps each queue visibility timeout at least six times the timeout of its consumer plus its batching window', () => {
     for (const consumer of Object.values(consumers)) {
+      // The writer's window is a deployment's to set, up to 300 s.
+      const window = consumer.queue === 'ingest' ? 300 : consumer.maxBatchingWindowSeconds;
       expect(queues[consumer.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
-        6 * consumer.function.timeoutSeconds,
+        6 * consumer.function.timeoutSeconds + window,
       );
     }
+    // And the synth stops on a consumer that would break it.
+    const slow = { queue: 'commits' as const, function: { memoryMb: 256, timeoutSeconds: 121 } };
+    expect(() => checkedVisibilityTimeout('slow', slow, 0)).toThrow(/below six times the function's timeout/);
+    const gathering = { queue: 'commits' as const, function: { memoryMb: 256, timeoutSeconds: 120 } };
+    expect(() => checkedVisibilityTimeout('gathering', gathering, 1)).toThrow(/\(721 s\)/);
+    expect(() => checkedVisibilityTimeout('fits', gathering, 0)).not.toThrow();
   });
 
   it('gives the dashboard provisioner time for a whole batch of deliveries the tool answers at its limit', () => {
@@ -123,9 +132,15 @@ describe('what outlives the stacks', () => {
     synthesized.statefulTemplate.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
   });
 
-  it('keeps nothing that holds data in the stateless stack, which can be replaced freely', () => {
-    for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates])
+  it('keeps nothing that holds data in the stateless stack, which can be replaced freely, and leaves nothing behind', () => {
+    for (const template of [synthesized.statelessTemplate, ...synthesized.nestedTemplates]) {
       expect(policiesOf(template)).toEqual([]);
+      // Its keys included: a retained one would be orphaned, and billed, whenever the stack is replaced.
+      const retained = Object.entries(template.toJSON().Resources as Record<string, { DeletionPolicy?: string }>)
+        .filter(([, resource]) => resource.DeletionPolicy === 'Retain')
+        .map(([id]) => id);
+      expect(retained).toEqual([]);
+    }
   });
 });
 

@@ -45,7 +45,41 @@ const deployed: [string, string][] = [
   ['BootstrapKeyRotationLogs56D7C14E', 'AWS::Logs::LogGroup'],
 ];
 
+/**
+ * Every resource of the stateful stack that holds data, with the logical id deployments have
+ * (lib/kept-ids.ts pins them). A changed id would make CloudFormation create an empty resource and
+ * orphan the retained one: the deployment would lose its table, queued envelopes, buckets, the
+ * platform bucket's key or its secrets. A new stateful resource is added here on purpose.
+ */
+const statefulDeployed: [string, string][] = [
+  ['TableCD117FA1', 'AWS::DynamoDB::Table'],
+  ['Queueingest1876D252', 'AWS::SQS::Queue'],
+  ['Queueingestdlq7998330D', 'AWS::SQS::Queue'],
+  ['QueuecommitsB3F83CA2', 'AWS::SQS::Queue'],
+  ['QueuecommitsdlqEC0072F8', 'AWS::SQS::Queue'],
+  ['Queuedashboard92B9E20F', 'AWS::SQS::Queue'],
+  ['Queuedashboarddlq7D448739', 'AWS::SQS::Queue'],
+  ['Queuejobs1E61891D', 'AWS::SQS::Queue'],
+  ['QueuejobsdlqCF05E1C6', 'AWS::SQS::Queue'],
+  ['PlatformBucketKeyFEA50ABE', 'AWS::KMS::Key'],
+  ['AccessLogs8B620ECA', 'AWS::S3::Bucket'],
+  ['PlatformBucket45416B39', 'AWS::S3::Bucket'],
+  ['BootstrapApiKeyBFEE3333', 'AWS::SecretsManager::Secret'],
+  ['SecretsKey317DCF94', 'AWS::SecretsManager::Secret'],
+  ['CursorKey255E8F8A', 'AWS::SecretsManager::Secret'],
+];
+const statefulTypes = new Set(statefulDeployed.map(([, type]) => type));
+
 describe('an upgrade of a deployed stack', () => {
+  it('replaces no table, queue, bucket, key or secret of the stateful stack: each keeps its logical id', () => {
+    const resources = synthesized.statefulTemplate.toJSON().Resources as Record<string, { Type: string }>;
+    const synthesizedStateful = Object.entries(resources)
+      .filter(([, resource]) => statefulTypes.has(resource.Type))
+      .map(([id, resource]) => [id, resource.Type])
+      .sort();
+    expect(synthesizedStateful).toEqual([...statefulDeployed].sort());
+  });
+
   it('keeps the logical id of every resource whose replacement would break the deployment', () => {
     const resources = synthesized.statelessTemplate.toJSON().Resources as Record<string, { Type: string }>;
     const missing = deployed.filter(([id, type]) => resources[id]?.Type !== type);

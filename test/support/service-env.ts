@@ -16,5 +16,7 @@ export function useServiceEnvironment(): void {
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'WARN',
     ALLOWED_STORE_ENDPOINTS: 'loopback',
+    // The tests that commit to a table in this process act as the committer does, which declares it writes.
+    TENANT_STORES_ACCESS: 'readWrite',
   });
 }

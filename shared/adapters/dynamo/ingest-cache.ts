@@ -3,7 +3,8 @@
  * so that a busy source costs one table read per instance every two seconds instead of two per
  * request. Unknown sources are cached too, so a flood of random ids cannot turn into table reads.
  * Writes through the management API evict their entry in the instance that made them; other
- * instances see a regenerated token, a pause or a suspension within the cache time.
+ * instances see a regenerated token, a pause or a suspension within the cache time. The API key
+ * path keeps only its misses (rememberingMisses).
  */
 import type { Source } from '../../domain/connections/model.ts';
 import type { Tenant } from '../../domain/tenants/model.ts';
@@ -43,3 +44,37 @@ export class TtlCache<T> {
 
 export const sourceCache = new TtlCache<Source | null>();
 export const tenantCache = new TtlCache<Tenant | null>();
+
+/**
+ * A lookup that remembers which keys it found nothing for, for INGEST_CACHE_SECONDS: the same
+ * unknown key asked again within that window is answered null without a read, however often it is
+ * sent, and lookups of it that miss together share one read. What it finds is never kept (an API key
+ * revoked must stop working on the very next request), and nothing found can become unknown.
+ */
+export function rememberingMisses<T>(
+  lookup: (key: string) => Promise<T | null>,
+  now: () => number = Date.now,
+): (key: string) => Promise<T | null> {
+  const misses = new Map<string, number>();
+  const reading = new Map<string, Promise<T | null>>();
+  return (key) => {
+    const until = misses.get(key);
+    if (until !== undefined) {
+      if (until > now()) return Promise.resolve(null);
+      misses.delete(key);
+    }
+    const pending = reading.get(key);
+    if (pending) return pending;
+    const read = lookup(key)
+      .then((value) => {
+        if (value === null) {
+          if (misses.size >= maxEntries) misses.delete(misses.keys().next().value as string);
+          misses.set(key, now() + ttlMs());
+        }
+        return value;
+      })
+      .finally(() => reading.delete(key));
+    reading.set(key, read);
+    return read;
+  };
+}

@@ -1,6 +1,6 @@
 import { unauthorized } from '../errors.ts';
 import type { Principal } from '../principal.ts';
-import { hashToken, sameHash, tokenPrefixes } from '../tokens.ts';
+import { hashToken, isWellFormedToken, sameHash } from '../tokens.ts';
 import type { ApiKeyRecord, User } from './model.ts';
 
 export interface CredentialLookup {
@@ -16,7 +16,7 @@ const touchIntervalMs = 60_000;
  * Resolve the caller of a management route from its X-API-Key header.
  *
  * Input: the header value. Output: the Principal, or 401 UNAUTHORIZED.
- *  1. A missing or malformed key is refused without a lookup.
+ *  1. A missing or malformed key (not trb_key_ and 43 base64url characters) is refused without a lookup.
  *  2. The key's SHA-256 is looked up (strongly consistent, no cache: a revoked key or a deactivated
  *     user stops working on the very next request).
  *  3. The bootstrap key (no user, no tenant) is a PlatformAdmin; a service credential (no user, one
@@ -28,7 +28,7 @@ export async function authenticate(
   apiKey: string | undefined,
   now = new Date(),
 ): Promise<Principal> {
-  if (!apiKey?.startsWith(tokenPrefixes.apiKey) || apiKey.length > 200) throw unauthorized();
+  if (!isWellFormedToken('apiKey', apiKey)) throw unauthorized();
   const hash = hashToken(apiKey);
   const key = await deps.findApiKeyByHash(hash);
   if (!key || !sameHash(key.hash, hash)) throw unauthorized();

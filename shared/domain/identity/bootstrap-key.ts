@@ -5,7 +5,7 @@
  * Until that last step the old key works and the secret holds it; after it, only the new one does.
  * Each step may run again (Secrets Manager retries a failed step): each is idempotent.
  */
-import { displayPrefix, hashToken, issueToken, tokenPrefixes } from '../tokens.ts';
+import { displayPrefix, hashToken, issueToken, isWellFormedToken } from '../tokens.ts';
 
 export type RotationStep = 'createSecret' | 'setSecret' | 'testSecret' | 'finishSecret';
 
@@ -27,11 +27,8 @@ export interface BootstrapRotationDeps {
   installBootstrapKey(hash: string, prefix: string): Promise<void>;
 }
 
-/** A value that is a Tributary API key (trb_key_ and at least 32 characters). */
-export const isApiKey = (value: string | null): value is string =>
-  typeof value === 'string' &&
-  value.startsWith(tokenPrefixes.apiKey) &&
-  value.length >= tokenPrefixes.apiKey.length + 32;
+/** A value that is a Tributary API key, as authentication accepts them (trb_key_ and 43 base64url characters). */
+export const isApiKey = (value: string | null): value is string => isWellFormedToken('apiKey', value);
 
 /**
  * Run one step of a rotation.
