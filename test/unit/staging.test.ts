@@ -208,6 +208,7 @@ function world(
     parseEnvelope: (body) => envelopeMessage.parse(JSON.parse(body)),
     countReceipts: (messages) => raised.push(...messages.map((message) => message.message_id)),
     recordFailures: async () => undefined,
+    backoffFirstSeconds: 30,
   };
   const rowsOf = (tableId: string) => {
     const table = tables.get(tableId);
@@ -544,6 +545,31 @@ describe('staging a batch', () => {
     const [again] = await w.deliverUntil(w.clock.now + 10 * minute);
     expect(again).toMatchObject({ committed: [A], retried: [] });
     expect(w.rowsOf(A)).toEqual([uuid(1)]);
+  });
+
+  it('defers a batch it could not stage, each record by a wait that grows with its receives, and stages it when it comes back', async () => {
+    const w = world();
+    const write = w.staging.records.write.bind(w.staging.records);
+    w.staging.records.write = async () => {
+      throw new Error('ProvisionedThroughputExceededException: Throughput exceeds the current capacity');
+    };
+    const batch = [1, 2, 3, 4, 5, 6].map((receives, i) => ({ ...record(w, A, uuid(i)), receiveCount: receives }));
+    const unreadable = { recordId: 'not-an-envelope', body: '{"v":1}', receiveCount: 1 };
+    const outcome = await writeEnvelopeBatch(w.deps, [...batch, unreadable]);
+    expect(outcome.failedRecordIds.sort()).toEqual([...batch.map((r) => r.recordId), 'not-an-envelope'].sort());
+    // 30 s after the first receive, doubling to at most 240 s: the fifth receive comes 450 s after the first.
+    expect(outcome.deferred).toEqual(
+      batch.map((r, i) => ({ recordId: r.recordId, seconds: [30, 60, 120, 240, 240, 240][i] })),
+    );
+    expect(outcome.staged).toBe(0);
+    expect(w.warnings.map((warning) => warning.message)).toContain(
+      'The batch could not be staged; its records come back after a wait that grows with their receives',
+    );
+
+    w.staging.records.write = write;
+    const again = await writeEnvelopeBatch(w.deps, batch);
+    expect(again).toMatchObject({ failedRecordIds: [], deferred: [], staged: 6 });
+    expect(pendingRows(w, A)).toBe(6);
   });
 
   it('dead-letters at once the envelopes of a data set that no longer exists', async () => {
