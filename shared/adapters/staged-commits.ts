@@ -15,6 +15,7 @@ import type { DeliveryFailure } from '../domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
 import { appendEnvelopes } from './delta-tables.ts';
+import { dependencyFailed } from './dependency-failures.ts';
 import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { writtenAfterIngest } from './dynamo/delta-log.ts';
@@ -110,6 +111,7 @@ export const stagingDeps: CommitStagedDeps = {
     count('batchFailures', { reason: failureReason(error) }, rows);
   },
   describe: describeFailure,
+  dependencyFailed,
   countReceipts: (messages) =>
     countReceipts(
       messages.map((message) => ({

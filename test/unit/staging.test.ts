@@ -199,6 +199,7 @@ function world(
     },
     failed: () => undefined,
     describe: (error) => `${error.name}: ${error.message}`,
+    dependencyFailed: (error) => error.name === 'ProvisionedThroughputExceededException',
     now: () => clock.now,
     retryMs: 10 * minute,
     sizeTarget: 10_000,
@@ -522,6 +523,32 @@ describe('staging a batch', () => {
     expect(pendingRows(w, BROKEN)).toBe(0);
     expect(w.staging.queue).toEqual([]);
     expect(w.rowsOf(FINE)).toEqual([uuid(2)]);
+  });
+
+  it('counts no attempt for the platform’s own table throttling: a slowdown longer than five retry delays dead-letters nothing', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1))]);
+    w.clock.now += 5 * minute;
+    const getDataSet = w.deps.getDataSet;
+    const throttled = Object.assign(new Error('Throughput exceeds the current capacity'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
+    w.deps.getDataSet = async () => {
+      throw throttled;
+    };
+    const reports = [await w.deliver()];
+    for (let i = 0; i < 2 * maxCommitAttempts; i++) reports.push(...(await w.deliverUntil(w.clock.now + 10 * minute)));
+    expect(reports.map((report) => report.failed)).toEqual(Array(reports.length).fill([A]));
+    expect(w.deadLettered).toEqual([]);
+    expect(w.staging.heads.get(A)?.failure).toMatchObject({
+      attempts: 0,
+      lastError: 'ProvisionedThroughputExceededException: Throughput exceeds the current capacity',
+    });
+
+    w.deps.getDataSet = getDataSet;
+    const [after] = await w.deliverUntil(w.clock.now + 10 * minute);
+    expect(after).toMatchObject({ committed: [A], deadLettered: [] });
+    expect(w.rowsOf(A)).toEqual([uuid(1)]);
   });
 
   it("goes on with a batch's other tables when one table's staging fails, and sends that one's trigger again for the retry delay", async () => {

@@ -76,6 +76,11 @@ export interface CommitStagedDeps extends CommitTableDeps {
   /** A failure as a tenant may read it (a category or code, never what a store said). */
   describe(error: Error): string;
   /**
+   * Whether a failure is one of the platform's own dependencies (the table, the queues, the platform
+   * bucket) slow, throttling or failing for a while: it costs the envelopes no attempt.
+   */
+  dependencyFailed(error: Error): boolean;
+  /**
    * Raises the ingest door's counts to the receipts these envelopes carry (shared/adapters/metrics.ts):
    * called as envelopes leave staging (committed, dead-lettered), and at staging for tables whose
    * target is longer than `receiptsHeldAtMostMs`.
@@ -312,10 +317,13 @@ async function commitRecords(
       const cause = error as Error;
       const rowCount = rows.length || chunk.reduce((sum, record) => sum + record.rows, 0);
       deps.failed(tableId, rowCount, cause, attempt);
-      const exhausted = attempt >= maxCommitAttempts || cause instanceof TableGone;
+      // The platform's own dependency failing is no fault of the envelopes or their store: the table
+      // waits the retry delay as after an attempt, and a minutes-long slowdown dead-letters nothing.
+      const counted = !deps.dependencyFailed(cause);
+      const exhausted = counted && (attempt >= maxCommitAttempts || cause instanceof TableGone);
       if (rows.length === 0 || !exhausted) {
         into.failure = {
-          attempts: attempt,
+          attempts: counted ? attempt : attempt - 1,
           lastError: deps.describe(cause).slice(0, 1000),
           nextAttemptAt: deps.now() + deps.retryMs,
         };
