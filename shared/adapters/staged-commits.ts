@@ -21,7 +21,7 @@ import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { writtenAfterIngest } from './dynamo/delta-log.ts';
 import { stagedRecords } from './dynamo/staging-heads.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
-import { count, countReceipts, settleSourceCounts } from './metrics.ts';
+import { count, countOnce, countReceipts, settleSourceCounts } from './metrics.ts';
 import { checkOut, claimExists } from './s3/claim-checks.ts';
 import { stagingObjects } from './s3/staging.ts';
 import { commitTriggers } from './sqs/commit-triggers.ts';
@@ -84,6 +84,7 @@ export const stagingDeps: CommitStagedDeps = {
   checkOut,
   markMaintenanceDue: (dataSet, at) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
   count,
+  countOnce,
   info: (message, fields) => logger.info(message, fields),
   warn: (message, fields) => logger.warn(message, fields),
   async deadLetter(tableId, messages, error, attempts) {
