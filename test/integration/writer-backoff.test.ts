@@ -41,22 +41,27 @@ describe('a slow table and a throttling bucket for two minutes', () => {
   beforeAll(async () => {
     tableProxy = await startFaultProxy(env.AWS_ENDPOINT_URL_DYNAMODB as string);
     bucketProxy = await startFaultProxy(env.AWS_ENDPOINT_URL_S3 as string);
-    runtime = await startRuntimeProcess({
-      ...env,
-      AWS_ENDPOINT_URL_DYNAMODB: tableProxy.url,
-      AWS_ENDPOINT_URL_S3: bucketProxy.url,
-      LOCAL_QUEUE_PREFIX: 'bend-',
-      TABLE_NAME: 'bend-tributary',
-      // The same backoff as deployed, scaled down: 10, 20, 40, 80 s between the five receives.
-      WRITER_BACKOFF_SECONDS: '10',
-      // Ingest reads its source once, before the slowdown: a 202 needs only the queue.
-      INGEST_CACHE_SECONDS: '3600',
-      LOG_LEVEL: 'WARN',
-    });
+    runtime = await startRuntimeProcess(
+      {
+        ...env,
+        AWS_ENDPOINT_URL_DYNAMODB: tableProxy.url,
+        AWS_ENDPOINT_URL_S3: bucketProxy.url,
+        LOCAL_QUEUE_PREFIX: 'bend-',
+        TABLE_NAME: 'bend-tributary',
+        // The same backoff as deployed, scaled down: 10, 20, 40, 80 s between the five receives.
+        WRITER_BACKOFF_SECONDS: '10',
+        // Ingest reads its source once, before the slowdown: a 202 needs only the queue.
+        INGEST_CACHE_SECONDS: '3600',
+        LOG_LEVEL: 'WARN',
+      },
+      undefined,
+      // A second service on a machine the suite keeps busy.
+      180_000,
+    );
     api = apiClient(runtime.url);
     // The tenant's store is reached directly: only the platform's own dependencies are slow.
     hook = await createWebhook(api);
-  });
+  }, 240_000);
   afterAll(async () => {
     await runtime?.stop();
     await tableProxy?.close();

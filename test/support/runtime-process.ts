@@ -95,10 +95,14 @@ async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void>
  * trigger is then dropped as covered by it: nothing commits it until the overdue check a minute
  * later.
  */
-export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
+export async function startRuntimeProcess(
+  env: Record<string, string>,
+  port?: number,
+  startWithinMs = 60_000,
+): Promise<RuntimeProcess> {
   port ??= await freePort();
   const spawned = spawnMain({ ...env, PORT: String(port), LOCAL_STAND_INS: 'external' }, false);
-  await waitForBanner(spawned, 60_000);
+  await waitForBanner(spawned, startWithinMs);
   const { child } = spawned;
   return {
     url: `http://127.0.0.1:${port}`,
