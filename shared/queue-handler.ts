@@ -19,7 +19,7 @@ import type {
   SQSRecord,
 } from 'aws-lambda';
 import type * as z from 'zod';
-import { functionEdge, type LambdaHandler, settle } from './observability/invocation.ts';
+import { functionEdge, type LambdaHandler, lastly } from './observability/invocation.ts';
 import { logger } from './observability/logger.ts';
 
 export function recordHandler<S extends z.ZodType>(
@@ -62,15 +62,9 @@ export function batchHandler(
     lastly: (work: () => Promise<void>) => void,
   ) => Promise<SQSBatchResponse>,
 ): LambdaHandler<SQSEvent, SQSBatchResponse> {
-  return functionEdge<SQSEvent, SQSBatchResponse>(async (event, context) => {
-    const last: (() => Promise<void>)[] = [];
-    const response = await processBatch(event, context, (work) => last.push(work));
-    if (last.length > 0) {
-      await settle();
-      for (const work of last) await work();
-    }
-    return response;
-  });
+  return functionEdge<SQSEvent, SQSBatchResponse>((event, context) =>
+    processBatch(event, context, (work) => lastly(context, work)),
+  );
 }
 
 export function scheduledHandler(
