@@ -21,6 +21,8 @@ tributary(app, {
   reservedConcurrency: number('reservedConcurrency'),
   tableFreshnessSeconds: number('tableFreshnessSeconds'),
   dataRetentionDays: number('dataRetentionDays'),
+  unreadableDeadLetterDays: number('unreadableDeadLetterDays'),
+  jobResultDays: number('jobResultDays'),
   tenantBuckets: list('tenantBuckets'),
   tenantRoleArns: list('tenantRoleArns'),
   allowedStoreEndpoints: list('allowedStoreEndpoints'),

@@ -25,8 +25,13 @@ export type TributaryProps = StatefulStackProps &
  * acknowledged beside the resource, with the reason.
  */
 export function tributary(app: App, props: TributaryProps = {}) {
-  const { env, removalPolicy, edge, ...stateless } = props;
-  const stateful = new StatefulStack(app, 'TributaryStateful', { env, removalPolicy });
+  const { env, removalPolicy, edge, unreadableDeadLetterDays, jobResultDays, ...stateless } = props;
+  const stateful = new StatefulStack(app, 'TributaryStateful', {
+    env,
+    removalPolicy,
+    unreadableDeadLetterDays,
+    jobResultDays,
+  });
   let firewall: EdgeFirewallStack | undefined;
   if (edge) {
     if (!env?.region || !env.account)

@@ -6,7 +6,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption, RedrivePermission } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { globalIndexes, keyAttributes, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
-import { type QueueName, queues, stagedObjectDays } from '#shared/topology.ts';
+import { platformAreas, platformExpiryDays, type QueueName, queues, stagedObjectDays } from '#shared/topology.ts';
 import { serviceKey } from './constructs/service-key.ts';
 import { keepStatefulLogicalIds } from './kept-ids.ts';
 import { acknowledgeControl } from './policy-checks.ts';
@@ -19,6 +19,10 @@ export interface StatefulStackProps extends StackProps {
    * which the table's sealed secrets and bootstrap key are useless). DESTROY is for throw-away stacks only.
    */
   removalPolicy?: RemovalPolicy;
+  /** Days before the platform bucket removes a dead letter that named no envelope (default 30). */
+  unreadableDeadLetterDays?: number;
+  /** Days before the platform bucket removes a query job's result (default 7). */
+  jobResultDays?: number;
 }
 
 /**
@@ -66,7 +70,10 @@ export class StatefulStack extends Stack {
       "Encrypts the Tributary platform bucket (webhook bodies, staged envelopes, dead letters, jobs' results)",
       removalPolicy,
     );
-    this.platformBucket = this.platformBucketWithLogs(this.platformBucketKey, removalPolicy);
+    this.platformBucket = this.platformBucketWithLogs(this.platformBucketKey, removalPolicy, {
+      unreadableDeadLetters: expiryDays('unreadableDeadLetterDays', props.unreadableDeadLetterDays),
+      jobResults: expiryDays('jobResultDays', props.jobResultDays),
+    });
     this.bootstrapKey = this.bootstrapKeySecret(removalPolicy);
     this.secretsKey = new Secret(this, 'SecretsKey', {
       description: 'Tributary key material that seals stored secrets (object store options, signing secrets)',
@@ -128,7 +135,11 @@ export class StatefulStack extends Stack {
   }
 
   /** The platform bucket, encrypted with its own key, and the bucket its access logs go to. */
-  private platformBucketWithLogs(key: Key, removalPolicy: RemovalPolicy): Bucket {
+  private platformBucketWithLogs(
+    key: Key,
+    removalPolicy: RemovalPolicy,
+    days: { unreadableDeadLetters: number | undefined; jobResults: number | undefined },
+  ): Bucket {
     const accessLogs = new Bucket(this, 'AccessLogs', {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -166,6 +177,17 @@ export class StatefulStack extends Stack {
         // target, and five attempts), then left to this rule. It outlives the records that point into
         // them (recordLifetimeMs, 7 days): an object is never gone while a record of it can be read.
         { prefix: 'staging/', expiration: Duration.days(stagedObjectDays) },
+        // Dead letters that named no envelope: kept for an operator to read, never redriven (failed
+        // deliveries, elsewhere under dead-letters/, stay until redriven or the data retention).
+        {
+          prefix: `${platformAreas.deadLetters}unreadable/`,
+          expiration: Duration.days(days.unreadableDeadLetters ?? platformExpiryDays.unreadableDeadLetters),
+        },
+        // A query's result is read soon after its job, if at all; past this its job answers 404.
+        {
+          prefix: platformAreas.jobResults,
+          expiration: Duration.days(days.jobResults ?? platformExpiryDays.jobResults),
+        },
       ],
       removalPolicy,
     });
@@ -199,6 +221,12 @@ export class StatefulStack extends Stack {
     });
     return secret;
   }
+}
+
+function expiryDays(name: string, value: number | undefined): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 1 && value <= 36_500))
+    throw new Error(`${name} must be a whole number from 1 to 36500, got ${value}`);
+  return value;
 }
 
 function acknowledgeBucketControls(bucket: Bucket, reasons: Record<string, string>): void {

@@ -67,6 +67,19 @@ export const config = {
   dataRetentionMs: lazy(() => dataRetentionMs()),
   /** How long a table whose staged commit failed waits before the next attempt: the commits queue's visibility timeout. */
   commitRetryMs: lazy(() => intEnv('COMMIT_RETRY_SECONDS', queues.commits.visibilityTimeoutSeconds) * 1000),
+  /**
+   * The first wait of a writer batch's records after it could not be staged (WRITER_BACKOFF_SECONDS,
+   * default 30; it doubles with each receive up to eight times this: shared/domain/ingest/write-batch.ts).
+   */
+  writerBackoffSeconds: lazy(() => {
+    const seconds = intEnv('WRITER_BACKOFF_SECONDS', 30);
+    // Eight times it must stay within SQS's 12-hour visibility timeout.
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 5400)
+      throw new Error(
+        `Environment variable WRITER_BACKOFF_SECONDS must be a whole number from 0 to 5400, got "${seconds}"`,
+      );
+    return seconds;
+  }),
   tableName: lazy(() => requiredEnv('TABLE_NAME')),
   platformBucket: lazy(() => requiredEnv('PLATFORM_BUCKET')),
   /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */

@@ -19,7 +19,7 @@ import type {
   SQSRecord,
 } from 'aws-lambda';
 import type * as z from 'zod';
-import { functionEdge, type LambdaHandler } from './observability/invocation.ts';
+import { functionEdge, type LambdaHandler, lastly } from './observability/invocation.ts';
 import { logger } from './observability/logger.ts';
 
 export function recordHandler<S extends z.ZodType>(
@@ -49,10 +49,22 @@ export function recordHandler<S extends z.ZodType>(
   });
 }
 
+/**
+ * `lastly` registers work done after the invocation's deferred work, just before it answers: a
+ * visibility timeout the function sets on its records (ChangeMessageVisibility) is then the last
+ * word on them, not one a slow counter write delays until after the local poller (which keeps a
+ * running invocation's records hidden) has set its own.
+ */
 export function batchHandler(
-  processBatch: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>,
+  processBatch: (
+    event: SQSEvent,
+    context: Context,
+    lastly: (work: () => Promise<void>) => void,
+  ) => Promise<SQSBatchResponse>,
 ): LambdaHandler<SQSEvent, SQSBatchResponse> {
-  return functionEdge<SQSEvent, SQSBatchResponse>(processBatch);
+  return functionEdge<SQSEvent, SQSBatchResponse>((event, context) =>
+    processBatch(event, context, (work) => lastly(context, work)),
+  );
 }
 
 export function scheduledHandler(

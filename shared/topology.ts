@@ -50,6 +50,13 @@ export type PlatformArea = keyof typeof platformAreas;
  */
 export const stagedObjectDays = 8;
 
+/**
+ * Days the platform bucket keeps what nothing removes by itself, unless a deployment says otherwise
+ * (context values `unreadableDeadLetterDays`, `jobResultDays`): dead letters that named no envelope
+ * (read by an operator, never redriven) and query jobs' results (read soon after the job, if ever).
+ */
+export const platformExpiryDays = { unreadableDeadLetters: 30, jobResults: 7 } as const;
+
 /** What a function may touch. The stack turns it into IAM grants and environment variables. */
 export interface Access {
   table?: 'read' | 'readWrite';
@@ -274,7 +281,8 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
       platformBucket: { staging: 'readWrite', claims: 'readWrite' },
       tenantStores: 'readWrite',
       secretsKey: true,
-      queues: { ingestDeadLetter: 'send', commits: 'send' },
+      // ingest: a batch that could not be staged defers its records (ChangeMessageVisibility).
+      queues: { ingest: 'consume', ingestDeadLetter: 'send', commits: 'send' },
     },
     // One full vCPU for the Parquet encoder when the writer commits a table at once.
     function: committingFunction,

@@ -10,7 +10,7 @@ import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
 import { writtenAfterIngest } from '#shared/adapters/dynamo/delta-log.ts';
 import { getSource } from '#shared/adapters/dynamo/sources.ts';
-import { count } from '#shared/adapters/metrics.ts';
+import { count, countOnce } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import {
   deadLetterKey,
@@ -47,7 +47,10 @@ const deps: DeadLetterDeps = {
   },
   recordFailedDelivery,
   countDeadLettered: async (sourceId) => count('deadLettered', { source_id: sourceId }),
-  countUnreadable: async () => count('unreadableDeadLetters', {}),
+  countUnreadable: async (queueMessageId) =>
+    void (await countOnce(`unreadable-dead-letter#${queueMessageId}`, [
+      { metric: 'unreadableDeadLetters', labels: {}, by: 1 },
+    ])),
 };
 
 // Any body: the recorder reads it itself, and keeps what is no envelope rather than refuse it.

@@ -3,14 +3,19 @@
  * platform bucket, a record of each table's slice), committed at once for the tables it made due,
  * and a commit trigger sent for the others (functions/ingest/commit-tables.ts commits them when due).
  * Records that are not envelopes are reported as batch item failures, so only they come back (and
- * move to the dead-letter queue on their fifth receive).
+ * move to the dead-letter queue on their fifth receive). A batch that could not be staged (a
+ * dependency slow, throttling or failing) comes back whole, each record after a wait that grows with
+ * its receives (shared/domain/ingest/write-batch.ts says why the queue waits, not the invocation).
  */
 import type { SQSEvent } from 'aws-lambda';
 import { recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
 import { stagingObjects } from '#shared/adapters/s3/staging.ts';
+import { deferMessages } from '#shared/adapters/sqs/deferred-records.ts';
 import { stagingDeps } from '#shared/adapters/staged-commits.ts';
+import { config } from '#shared/config.ts';
 import { readEnvelope } from '#shared/domain/ingest/envelope.ts';
 import { type BatchWriterDeps, SentTriggers, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
+import { logger } from '#shared/observability/logger.ts';
 import { batchHandler } from '#shared/queue-handler.ts';
 
 const deps: BatchWriterDeps = {
@@ -21,9 +26,10 @@ const deps: BatchWriterDeps = {
   sent: new SentTriggers(),
   // Small tables' commits mostly wait on the store: more at once keep a batch's last table fresh.
   concurrency: 16,
+  backoffFirstSeconds: config.writerBackoffSeconds(),
 };
 
-export const handler = batchHandler(async (event: SQSEvent, context) => {
+export const handler = batchHandler(async (event: SQSEvent, context, lastly) => {
   const outcome = await writeEnvelopeBatch(
     deps,
     event.Records.map((record) => ({
@@ -33,5 +39,19 @@ export const handler = batchHandler(async (event: SQSEvent, context) => {
     })),
     deps.now() + context.getRemainingTimeInMillis(),
   );
+  if (outcome.deferred.length > 0) {
+    const handles = new Map(event.Records.map((record) => [record.messageId, record.receiptHandle]));
+    // After everything else the invocation does (its counts written): the last act before it answers.
+    lastly(async () => {
+      const refused = await deferMessages(
+        'ingest',
+        outcome.deferred.map(({ recordId, seconds }) => ({ receiptHandle: handles.get(recordId) ?? '', seconds })),
+      ).catch((error: Error) => {
+        logger.warn('Could not defer the records; they come back after the queue’s visibility timeout', { error });
+        return 0;
+      });
+      if (refused > 0) logger.warn('SQS refused to defer some records', { refused });
+    });
+  }
   return { batchItemFailures: outcome.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
 });

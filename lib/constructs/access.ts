@@ -112,7 +112,8 @@ export function bindAccess(
     const queue = resources.queues[name];
     if (mode === 'send') queue.grantSendMessages(fn);
     if (mode === 'inspect') queue.grant(fn, 'sqs:GetQueueAttributes');
-    // 'consume' is granted by the event source mapping itself.
+    // 'consume' is granted by the event source mapping itself (receive, delete, and
+    // ChangeMessageVisibility, with which a consumer defers the records it received).
     fn.addEnvironment(queues[name].envVar, queue.queueUrl);
   }
 

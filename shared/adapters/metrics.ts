@@ -20,7 +20,7 @@ import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/obse
 import { type SeriesChoice, Tally, TallyWriter, type TotalWrite } from '../domain/observability/tally.ts';
 import { beforeAnswering, outsideInvocations } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
-import { writeTotals } from './dynamo/counters.ts';
+import { countOnce as countOnceInTable, writeTotals } from './dynamo/counters.ts';
 
 const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', defaultCounterFlushSeconds) * 1000 });
 
@@ -106,6 +106,27 @@ function writeEmf(name: string, dimensions: Record<string, string>, value: numbe
 }
 
 const service = () => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary';
+
+/**
+ * Counts once per key, at once (not at the invocation's end): false when the key was counted before.
+ * What it adds goes to CloudWatch too, once, like any growth of the shared figures.
+ */
+export async function countOnce(
+  key: string,
+  counts: { metric: MetricKey; labels: Record<string, string>; by: number }[],
+): Promise<boolean> {
+  const positive = counts.filter((entry) => entry.by > 0);
+  if (positive.length === 0) return false;
+  const counted = await countOnceInTable(key, positive);
+  if (counted)
+    emitEmf(
+      positive.map(({ metric, labels, by }) => ({
+        write: { metric, labels, epoch: 'once', value: by, lastAt: new Date().toISOString() },
+        by,
+      })),
+    );
+  return counted;
+}
 
 /** A figure read now rather than counted (CloudWatch keeps it as a metric like the counts). */
 export function emitGauge(name: string, value: number): void {

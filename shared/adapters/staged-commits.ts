@@ -15,12 +15,13 @@ import type { DeliveryFailure } from '../domain/monitoring/model.ts';
 import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
 import { appendEnvelopes } from './delta-tables.ts';
+import { dependencyFailed } from './dependency-failures.ts';
 import { freshnessTargets, getDataSet } from './dynamo/data-sets.ts';
 import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { writtenAfterIngest } from './dynamo/delta-log.ts';
 import { stagedRecords } from './dynamo/staging-heads.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
-import { count, countReceipts, settleSourceCounts } from './metrics.ts';
+import { count, countOnce, countReceipts, settleSourceCounts } from './metrics.ts';
 import { checkOut, claimExists } from './s3/claim-checks.ts';
 import { stagingObjects } from './s3/staging.ts';
 import { commitTriggers } from './sqs/commit-triggers.ts';
@@ -83,6 +84,7 @@ export const stagingDeps: CommitStagedDeps = {
   checkOut,
   markMaintenanceDue: (dataSet, at) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
   count,
+  countOnce,
   info: (message, fields) => logger.info(message, fields),
   warn: (message, fields) => logger.warn(message, fields),
   async deadLetter(tableId, messages, error, attempts) {
@@ -110,6 +112,7 @@ export const stagingDeps: CommitStagedDeps = {
     count('batchFailures', { reason: failureReason(error) }, rows);
   },
   describe: describeFailure,
+  dependencyFailed,
   countReceipts: (messages) =>
     countReceipts(
       messages.map((message) => ({

@@ -30,11 +30,30 @@ async function settle(): Promise<void> {
   await Promise.all(settlers.map((work) => work()));
 }
 
+/** Work an invocation does after its deferred work, by the invocation's context. */
+const lastWork = new WeakMap<Context, (() => Promise<void>)[]>();
+
+/**
+ * Registers work the invocation does last, after its deferred work (which may take long: counter
+ * writes to a slow table), just before it answers (it must not throw).
+ */
+export function lastly(context: Context, work: () => Promise<void>): void {
+  const registered = lastWork.get(context);
+  if (registered) registered.push(work);
+  else lastWork.set(context, [work]);
+}
+
+async function settleThenLast(context: Context): Promise<void> {
+  await settle();
+  for (const work of lastWork.get(context) ?? []) await work();
+  lastWork.delete(context);
+}
+
 /** The last middleware an edge adds before its own: deferred work done, escaped errors logged. */
 const settling: MiddlewareObj = {
-  after: settle,
+  after: (request) => settleThenLast(request.context),
   onError: async (request) => {
-    await settle();
+    await settleThenLast(request.context);
     if (request.response === undefined) logger.error('Invocation failed', { error: request.error as Error });
   },
 };

@@ -44,6 +44,8 @@ export const configuredProps: TributaryProps = {
   thresholds: { oldestIngestMessageSeconds: 60, api5xxPercent: 5, stagedOverdueSeconds: 120 },
   tableFreshnessSeconds: 900,
   dataRetentionDays: 400,
+  unreadableDeadLetterDays: 90,
+  jobResultDays: 2,
   tracing: true,
   ingestMaxBytes: 2 * 1024 * 1024,
   // 0: invoke as soon as envelopes arrive, which Lambda allows with batches of at most 10.

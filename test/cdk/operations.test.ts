@@ -522,4 +522,34 @@ describe('staged commits', () => {
     // Records are kept 7 days: past the longest freshness target (a day) and five failed attempts.
     expect(recordLifetimeMs).toBe(7 * 86_400_000);
   });
+
+  it('expires unreadable dead letters and query results after the days a deployment sets (30 and 7 by default)', async () => {
+    const rulesOf = (template: Template) =>
+      Object.values(template.findResources('AWS::S3::Bucket'))
+        .flatMap((bucket) => bucket.Properties.LifecycleConfiguration?.Rules ?? [])
+        .filter(
+          (rule: { Prefix?: string }) => rule.Prefix === 'dead-letters/unreadable/' || rule.Prefix === 'job-results/',
+        )
+        .map((rule: { Prefix: string; ExpirationInDays: number; Status: string }) => [
+          rule.Prefix,
+          rule.ExpirationInDays,
+          rule.Status,
+        ]);
+    expect(rulesOf((await synthesizedDefaultApp()).statefulTemplate)).toEqual([
+      ['dead-letters/unreadable/', 30, 'Enabled'],
+      ['job-results/', 7, 'Enabled'],
+    ]);
+    expect(rulesOf((await synthesizedConfiguredApp()).statefulTemplate)).toEqual([
+      ['dead-letters/unreadable/', 90, 'Enabled'],
+      ['job-results/', 2, 'Enabled'],
+    ]);
+    // Failed deliveries (dead-letters/<data set>/…) wait for their redrive: no rule takes the whole prefix.
+    const all = Object.values((await synthesizedDefaultApp()).statefulTemplate.findResources('AWS::S3::Bucket'))
+      .flatMap((bucket) => bucket.Properties.LifecycleConfiguration?.Rules ?? [])
+      .map((rule: { Prefix?: string }) => rule.Prefix);
+    expect(all).not.toContain('dead-letters/');
+    const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => tributary(app(), { jobResultDays: 0 })).toThrow(/jobResultDays/);
+    expect(() => tributary(app(), { unreadableDeadLetterDays: 1.5 })).toThrow(/unreadableDeadLetterDays/);
+  });
 });

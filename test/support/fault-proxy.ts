@@ -1,7 +1,8 @@
 /**
- * A real HTTP proxy in front of a real endpoint (the S3 or SQS stand-in) that fails requests on
- * demand, to inject the faults the service must survive: a tenant store that is down, an
- * acknowledgement (DeleteMessageBatch) that never reaches the queue.
+ * A real HTTP proxy in front of a real endpoint (the DynamoDB, S3 or SQS stand-in) that fails or
+ * slows requests on demand, to inject the faults the service must survive: a tenant store that is
+ * down, an acknowledgement (DeleteMessageBatch) that never reaches the queue, a table that answers
+ * past its callers' timeouts.
  */
 import {
   createServer,
@@ -21,6 +22,12 @@ export interface FaultProxy {
   /** Requests matching the rule wait, unanswered, until the rule is lifted (null), then go through. */
   holdWhen(rule: FaultRule | null): void;
   held(): number;
+  /**
+   * Requests matching the rule go through `ms` late (a caller that gave up meanwhile may still see
+   * its request applied, as with a slow AWS endpoint); null lets everything through at once.
+   */
+  delayWhen(rule: FaultRule | null, ms?: number): void;
+  delayed(): number;
   failed(): number;
   close(): Promise<void>;
 }
@@ -32,7 +39,19 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let failedCount = 0;
   let waiting: (() => void)[] = [];
   let heldCount = 0;
+  let delayRule: FaultRule | null = null;
+  let delayMs = 0;
+  let delayedCount = 0;
   const server: Server = createServer((incoming, outgoing) => {
+    if (delayRule?.(incoming)) {
+      delayedCount++;
+      // The caller may give up meanwhile: its closed connection is no error of the proxy's.
+      incoming.on('error', () => undefined);
+      outgoing.on('error', () => undefined);
+      incoming.pause();
+      setTimeout(() => forward(incoming, outgoing), delayMs);
+      return;
+    }
     if (holdRule?.(incoming)) {
       heldCount++;
       incoming.pause();
@@ -63,7 +82,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       },
     );
     forwarded.on('error', () => {
-      outgoing.writeHead(502).end();
+      if (!outgoing.headersSent) outgoing.writeHead(502);
+      outgoing.end();
     });
     incoming.pipe(forwarded);
     incoming.resume();
@@ -83,6 +103,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       }
     },
     held: () => heldCount,
+    delayWhen(next, ms = 0) {
+      delayRule = next;
+      delayMs = ms;
+    },
+    delayed: () => delayedCount,
     failed: () => failedCount,
     close: () =>
       new Promise<void>((resolve) => {

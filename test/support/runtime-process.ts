@@ -99,11 +99,15 @@ async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void>
  * trigger is then dropped as covered by it: nothing commits it until the overdue check a minute
  * later.
  */
-export async function startRuntimeProcess(env: Record<string, string>, port?: number): Promise<RuntimeProcess> {
+export async function startRuntimeProcess(
+  env: Record<string, string>,
+  port?: number,
+  startWithinMs = 180_000,
+): Promise<RuntimeProcess> {
   port ??= await freePort();
   const spawned = spawnMain({ ...env, PORT: String(port), LOCAL_STAND_INS: 'external' }, false);
-  // Bounds that only end a start that is stuck: on a busy two-core machine a start took minutes.
-  await waitForBanner(spawned, 180_000);
+  // A bound that only ends a start that is stuck: on a busy two-core machine a start took minutes.
+  await waitForBanner(spawned, startWithinMs);
   const { child } = spawned;
   return {
     url: `http://127.0.0.1:${port}`,

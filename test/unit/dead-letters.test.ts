@@ -56,7 +56,7 @@ function world(options: {
       return true;
     },
     countDeadLettered: async (sourceId) => void counted.push(`deadLettered ${sourceId}`),
-    countUnreadable: async () => void counted.push('unreadable'),
+    countUnreadable: async (queueMessageId) => void counted.push(`unreadable ${queueMessageId}`),
   };
   return { deps, recorded, kept, counted };
 }
@@ -171,7 +171,7 @@ describe('a dead letter that is no envelope', () => {
         key: 'dead-letters/unreadable/sqs-3.txt',
       });
       expect([...kept]).toEqual([['dead-letters/unreadable/sqs-3.txt', unreadable]]);
-      expect({ recorded, counted }).toEqual({ recorded: [], counted: ['unreadable'] });
+      expect({ recorded, counted }).toEqual({ recorded: [], counted: ['unreadable sqs-3'] });
     }
   });
 

@@ -74,3 +74,30 @@ describe('log context per invocation', () => {
     ]);
   });
 });
+
+describe('work an invocation does last', () => {
+  it("runs after the invocation's deferred work, however long that takes, and before it answers", async () => {
+    const { beforeAnswering } = await import('#shared/observability/invocation.ts');
+    const { batchHandler } = await import('#shared/queue-handler.ts');
+    const order: string[] = [];
+    let slow = false;
+    // Deferred work such as a counter write to a slow table: it ends after the handler's body.
+    beforeAnswering(async () => {
+      if (!slow) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      order.push('deferred work');
+    });
+    const handler = batchHandler(async (_event, _context, lastly) => {
+      slow = true;
+      lastly(async () => void order.push('last'));
+      order.push('body');
+      return { batchItemFailures: [] };
+    });
+    const answer = await handler({ Records: [] }, context('ingest-write-batch', 'req-last'));
+    order.push('answered');
+    expect({ answer, order }).toEqual({
+      answer: { batchItemFailures: [] },
+      order: ['body', 'deferred work', 'last', 'answered'],
+    });
+  });
+});

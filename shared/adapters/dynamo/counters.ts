@@ -25,6 +25,8 @@
  *   pk COUNTER#UPKEEP               sk FOLDED         through: epochs starting before it are folded (ms)
  *   pk COUNTER#UNACCOUNTED          sk <source_id>    unaccounted: a settled source's figure, kept only
  *                                                     while it is not 0 (a loss stays visible for good)
+ *   pk COUNTED_ONCE#<key>           sk ONCE           a count made once per key (countOnce): what it counts
+ *                                                     (a lost staged record, a dead letter), expires_at
  * A series' figure is the sum of its items. A total is written as "the larger of the stored value
  * and this one", so a retried or late write never counts twice (shared/domain/observability/tally.ts
  * says why counting works this way). Epochs start on the clock's quarter hours, so each lies in one
@@ -48,7 +50,7 @@ import {
 } from '../../domain/monitoring/history.ts';
 import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
-import { batchGetAll, db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
+import { batchGetAll, conditionHeld, db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
 import { ttlAttribute } from './table-schema.ts';
 
 const foldedSuffix = 'folded';
@@ -611,4 +613,66 @@ export async function readSourceHistory(
       readings.push({ interval, figure: share.figure, value: share.sign * itemTotal(item) });
   }
   return readings;
+}
+
+/** How long a count's key is kept: past the life of anything counted once (a staged record: 7 days). */
+const countedOnceDays = 31;
+
+/**
+ * Adds to series once per `key`, however often it is asked: a loss counted by an invocation that
+ * then ends before recording what it counted (a crash, a timeout) is counted again by its retry,
+ * and a doubled figure offsets a later real loss in the unaccounted figure. One transaction puts the
+ * key's item (only where none is) and adds to each series' folded total, so that the count and its
+ * key are written together or not at all. Answers false, adding nothing, when the key was counted.
+ * A platform series (no source) goes to the folded total of one of its shards, chosen by the key.
+ */
+export async function countOnce(
+  key: string,
+  counts: { metric: MetricKey; labels: Record<string, string>; by: number }[],
+  now = Date.now(),
+): Promise<boolean> {
+  const at = new Date(now).toISOString();
+  return conditionHeld(
+    db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: {
+                pk: `COUNTED_ONCE#${key}`,
+                sk: 'ONCE',
+                entity: 'CountedOnce',
+                counts: counts.map(({ metric, labels, by }) => ({ metric, labels, by })),
+                [ttlAttribute]: Math.floor(now / 1000) + countedOnceDays * 86_400,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          ...counts.map(({ metric, labels, by }) => {
+            const source = sourceOf(labels);
+            return {
+              Update: {
+                TableName: table(),
+                Key: {
+                  pk: source ? counterKeys.source(source) : counterKeys.platform(shardOf(key, platformShards)),
+                  sk: counterKeys.sort(metric, labels, foldedSuffix),
+                },
+                UpdateExpression:
+                  'ADD #value :by SET entity = :entity, labels = :labels, metric = :metric, last_at = :at',
+                ExpressionAttributeNames: { '#value': 'value' },
+                ExpressionAttributeValues: {
+                  ':by': by,
+                  ':entity': 'Counter',
+                  ':labels': labels,
+                  ':metric': metric,
+                  ':at': at,
+                },
+              },
+            };
+          }),
+        ],
+      }),
+    ),
+  );
 }

@@ -5,6 +5,7 @@
  * records it leases in the table's head, so that a hot table commits several size targets at a time.
  */
 import { type ByteBudget, forEachAtMost } from '../at-most.ts';
+import type { MetricKey } from '../observability/metric-catalogue.ts';
 import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 import {
@@ -76,11 +77,25 @@ export interface CommitStagedDeps extends CommitTableDeps {
   /** A failure as a tenant may read it (a category or code, never what a store said). */
   describe(error: Error): string;
   /**
+   * Whether a failure is one of the platform's own dependencies (the table, the queues, the platform
+   * bucket) slow, throttling or failing for a while: it costs the envelopes no attempt.
+   */
+  dependencyFailed(error: Error): boolean;
+  /**
    * Raises the ingest door's counts to the receipts these envelopes carry (shared/adapters/metrics.ts):
    * called as envelopes leave staging (committed, dead-lettered), and at staging for tables whose
    * target is longer than `receiptsHeldAtMostMs`.
    */
   countReceipts(messages: EnvelopeMessage[]): void;
+  /**
+   * Counts once per key, at once, however often asked for the same key (a retry after a crash counts
+   * nothing twice); resolves false when the key was counted before. For what an invocation finds
+   * again on its retry: a lost record.
+   */
+  countOnce(
+    key: string,
+    counts: { metric: Extract<MetricKey, 'envelopesLost'>; labels: Record<string, string>; by: number }[],
+  ): Promise<boolean>;
   /**
    * Writes now the counts of the sources of what was just committed or dead-lettered (rows written
    * and expired, the door's receipts; the dead-letter recorder counts dead letters), before the
@@ -226,25 +241,32 @@ async function readRows(
 
 /**
  * Counts the rows of records set aside as lost, by source (EnvelopesLost, which the loss account takes
- * like rows left out past the retention, and an alarm watches). A record staged before records named
- * their sources counts as its table's source, or 'unknown' when the table has none.
+ * like rows left out past the retention, and an alarm watches), once per record whatever retries
+ * follow: a committer that ends after counting and before its head's write leaves the record to the
+ * next, which finds it lost again. A record staged before records named their sources counts as its
+ * table's source, or 'unknown' when the table has none. A count that fails fails the table's handling
+ * (its trigger sent again): the record stays, to be counted by the retry.
  */
 async function countLost(deps: CommitStagedDeps, tableId: string, lost: StagedRecord[]): Promise<void> {
-  const bySource = new Map<string, number>();
   let tableSource: string | undefined;
   for (const record of lost) {
-    if (!record.sources) {
+    let sources = record.sources;
+    if (!sources) {
       if (tableSource === undefined) {
         const dataSet = await deps.getDataSet(tableId).catch(() => null);
         tableSource = dataSet?.origin.type === 'Webhook' ? dataSet.origin.source_id : 'unknown';
       }
-      bySource.set(tableSource, (bySource.get(tableSource) ?? 0) + record.rows);
-      continue;
+      sources = { [tableSource]: record.rows };
     }
-    for (const [source, rows] of Object.entries(record.sources))
-      bySource.set(source, (bySource.get(source) ?? 0) + rows);
+    await deps.countOnce(
+      `lost#${tableId}#${record.id}`,
+      Object.entries(sources).map(([source, rows]) => ({
+        metric: 'envelopesLost',
+        labels: { source_id: source },
+        by: rows,
+      })),
+    );
   }
-  for (const [source, rows] of bySource) deps.count('envelopesLost', { source_id: source }, rows);
 }
 
 /** The trigger's arrival for a table due at `dueAt`: then, or as late as the queue can delay it. */
@@ -312,10 +334,13 @@ async function commitRecords(
       const cause = error as Error;
       const rowCount = rows.length || chunk.reduce((sum, record) => sum + record.rows, 0);
       deps.failed(tableId, rowCount, cause, attempt);
-      const exhausted = attempt >= maxCommitAttempts || cause instanceof TableGone;
+      // The platform's own dependency failing is no fault of the envelopes or their store: the table
+      // waits the retry delay as after an attempt, and a minutes-long slowdown dead-letters nothing.
+      const counted = !deps.dependencyFailed(cause);
+      const exhausted = counted && (attempt >= maxCommitAttempts || cause instanceof TableGone);
       if (rows.length === 0 || !exhausted) {
         into.failure = {
-          attempts: attempt,
+          attempts: counted ? attempt : attempt - 1,
           lastError: deps.describe(cause).slice(0, 1000),
           nextAttemptAt: deps.now() + deps.retryMs,
         };

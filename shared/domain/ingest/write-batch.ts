@@ -98,6 +98,17 @@ export interface QueueRecord {
 }
 
 /**
+ * How long a record waits before its next receive after its batch could not be staged: `first`
+ * seconds after its first receive, doubling with each receive, at most eight times `first`. With the
+ * default 30 s, its five receives span 30 + 60 + 120 + 240 = 450 s, well over the minutes a slow or
+ * throttled dependency (DynamoDB on-demand past twice its previous peak, S3 slowing down a prefix)
+ * takes to recover, where the queue's own timeout (locally seconds) spent them in under a minute.
+ */
+export function backoffSeconds(receiveCount: number, first: number): number {
+  return first * 2 ** Math.min(3, Math.max(0, receiveCount - 1));
+}
+
+/**
  * The commit triggers one writer instance sent, so that it sends no other for a table while one
  * of its own arrives in time: a table its batches hold every few seconds costs one trigger per
  * freshness target, not one per batch. Bounded: entries whose trigger arrived are forgotten first.
@@ -162,6 +173,8 @@ export interface BatchWriterDeps extends CommitStagedDeps {
   sent: SentTriggers;
   /** Tables the writer commits at the same time. */
   concurrency: number;
+  /** The first wait of a record whose batch could not be staged (backoffSeconds). */
+  backoffFirstSeconds: number;
 }
 
 /** Kept at the very end of the writer's invocation to answer the queue (which records it failed, else). */
@@ -170,6 +183,11 @@ const answerMs = 1000;
 export interface BatchOutcome {
   /** Records to return to the queue (their receive count grows; the fifth moves them to the dead-letter queue). */
   failedRecordIds: string[];
+  /**
+   * Of those, the records to keep off the queue for a while (backoffSeconds) because a dependency
+   * failed: the caller sets their visibility timeout (SQS ChangeMessageVisibility) as its last act.
+   */
+  deferred: { recordId: string; seconds: number }[];
   staged: number;
   /** What the writer committed at once: the tables whose freshness target this batch reached. */
   committed: CommitReport | null;
@@ -192,8 +210,23 @@ export interface BatchOutcome {
  *     The batch waits for this at most half its visibility timeout, so a slow store never makes the
  *     queue deliver a staged batch again. An object whose every table was committed at once is removed:
  *     no record points into it.
- *  5. Once every table is committed or staged, the batch is acknowledged; if anything before fails,
- *     every record comes back and is staged again (a table's log keeps each row once).
+ *  5. Once every table is committed or staged, the batch is acknowledged. If anything before fails (a
+ *     dependency timed out, throttled or answered 5xx), every envelope's record comes back and is
+ *     staged again (a table's log keeps each row once), but not at once: each is deferred by a wait
+ *     that grows with its receives (backoffSeconds), so that a dependency slow for minutes costs a
+ *     record a few receives, not all five in seconds.
+ *
+ * Why the wait is the queue's and not the invocation's: a writer that waited and retried inside its
+ * invocation would hold one of its reserved instances idle, and could wait at most its timeout
+ * (120 s, less the time to stage), no longer than a dependency's slowdown. SQS lets a consumer set a
+ * received message's visibility timeout, from now, up to 12 hours
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html),
+ * and Lambda leaves a record reported in `batchItemFailures` on the queue until it is visible again
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html, partial batch
+ * responses and backoff), counting one receive: the waits stay far inside the ingest queue's 4 days of
+ * retention, and the queue's visibility timeout (six times the writer's timeout, as
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html asks) still keeps a record
+ * hidden while its invocation runs.
  */
 export async function writeEnvelopeBatch(
   deps: BatchWriterDeps,
@@ -227,8 +260,33 @@ export async function writeEnvelopeBatch(
     await deps
       .recordFailures(failures)
       .catch((error: Error) => deps.warn('Could not record delivery failures', { error }));
-  if (envelopes.length === 0) return { failedRecordIds: failed, staged: 0, committed: null };
+  if (envelopes.length === 0) return { failedRecordIds: failed, deferred: [], staged: 0, committed: null };
+  try {
+    return await stageAndCommit(deps, envelopes, failed, deadline);
+  } catch (error) {
+    const unreadable = new Set(failed);
+    const deferred = records
+      .filter((record) => !unreadable.has(record.recordId))
+      .map((record) => ({
+        recordId: record.recordId,
+        seconds: backoffSeconds(record.receiveCount, deps.backoffFirstSeconds),
+      }));
+    deps.warn('The batch could not be staged; its records come back after a wait that grows with their receives', {
+      error,
+      records: deferred.length,
+      seconds: Math.max(...deferred.map((record) => record.seconds)),
+    });
+    return { failedRecordIds: records.map((record) => record.recordId), deferred, staged: 0, committed: null };
+  }
+}
 
+/** Steps 2 to 5 of writeEnvelopeBatch: stage the envelopes, commit the tables due, acknowledge. */
+async function stageAndCommit(
+  deps: BatchWriterDeps,
+  envelopes: { body: string; message: EnvelopeMessage }[],
+  failed: string[],
+  deadline: number,
+): Promise<BatchOutcome> {
   const batch = await putStagedObject(deps, envelopes);
   const targets = await deps.freshness([...batch.slices.keys()]);
   await raiseHeldTooLong(deps, envelopes, targets);
@@ -253,7 +311,7 @@ export async function writeEnvelopeBatch(
   // Every table committed at once, none staged: no record points into the object.
   if (later.length === 0 && report && report.committed.length === dueNow.length)
     await removeObjects(deps, dueNow[0] as string, [batch.key], deadline);
-  return { failedRecordIds: failed, staged: envelopes.length, committed: report };
+  return { failedRecordIds: failed, deferred: [], staged: envelopes.length, committed: report };
 }
 
 /**

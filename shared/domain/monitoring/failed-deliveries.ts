@@ -40,8 +40,11 @@ export interface DeadLetterDeps {
   /** False when the envelope is a failed delivery already (the dead-letter queue delivered it again). */
   recordFailedDelivery(failed: FailedDelivery): Promise<boolean>;
   countDeadLettered(sourceId: string): Promise<void>;
-  /** A message kept apart that names no envelope (UnreadableDeadLetters, which an alarm watches). */
-  countUnreadable(): Promise<void>;
+  /**
+   * A message kept apart that names no envelope (UnreadableDeadLetters, which an alarm watches),
+   * counted once per queue message id: the same message delivered again adds nothing.
+   */
+  countUnreadable(queueMessageId: string): Promise<void>;
 }
 
 /** What the recorder did with a message of the dead-letter queue. */
@@ -83,7 +86,7 @@ export async function recordDeadLetterMessage(
   const fields = envelopeFields(body);
   if (!fields) {
     const key = await deps.keepUnreadable(body, queueMessageId);
-    await deps.countUnreadable();
+    await deps.countUnreadable(queueMessageId);
     return { kind: 'unreadable', key };
   }
   const [failure, origin] = await Promise.all([
