@@ -22,7 +22,7 @@ async function build(entry: string, sdkCalls: boolean) {
     path.join(directory, String(sdkCalls)),
   );
   const tracer = Object.keys(bundle?.inputs ?? {}).some((input) => input.includes('aws-xray-sdk-core'));
-  // Beside the AWS SDK every bundle carries: the size the 300 KB of an API function is about.
+  // Beside the AWS SDK every bundle carries: the size the budget of an API function is about.
   return { bytes: bundle?.bytesBesideSdk ?? 0, tracer, directory: bundle?.directory ?? '' };
 }
 
@@ -33,10 +33,11 @@ describe('SDK tracing in the bundles', () => {
     expect((await build('functions/ingest/write-batch.ts', true)).tracer).toBe(true);
   }, 120_000);
 
-  it('keeps the ingest function under 300 KB beside the AWS SDK with the tracer built in', async () => {
+  it('keeps the ingest function under 320 KB beside the AWS SDK with the tracer built in', async () => {
     const traced = await build('functions/ingest/accept.ts', true);
     expect(traced.tracer).toBe(true);
-    expect(traced.bytes).toBeLessThanOrEqual(300 * 1024);
+    // 300 KB before it kept the request's headers (zod's record schema) and checked the edge's origin secret.
+    expect(traced.bytes).toBeLessThanOrEqual(320 * 1024);
   }, 120_000);
 
   it('loads alone as Lambda loads it with the tracer built in, as a traced deployment runs it', async () => {
