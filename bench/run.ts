@@ -254,7 +254,17 @@ if (want('table')) {
     '',
   );
   row('replaying every JSON commit', open.withoutCheckpoint.objectsRead, open.withoutCheckpoint.ms.toFixed(0), '');
-  lines.push('', `same live files both ways: ${open.sameFiles ? 'yes' : 'NO'}`, '');
+  row(
+    `through its Iceberg metadata (hint, metadata, manifest list, ${open.iceberg.manifests} manifests)`,
+    open.iceberg.objectsRead,
+    open.iceberg.ms.toFixed(0),
+    '≤ 12 objects',
+  );
+  lines.push(
+    '',
+    `same live files both ways: ${open.sameFiles ? 'yes' : 'NO'}; through Iceberg: ${open.iceberg.sameFiles ? 'yes' : 'NO'} (its metadata written in ${open.iceberg.writeMs.toFixed(0)} ms)`,
+    '',
+  );
   const compaction = result.compaction;
   row('day', 'files before', 'bytes before', 'files after', 'bytes after', 'target: ≤ ceil(bytes / 128 MiB) + 1');
   row('---', '---', '---', '---', '---', '---');

@@ -5,7 +5,9 @@
  *   1. The DynamoDB read and write units the commit path consumes per event (ReturnConsumedCapacity
  *      on every call), for batches of 1,000, 100 and 10 envelopes, a warm writer.
  *   2. A table of BENCH_TABLE_COMMITS commits (default 10,000), four day partitions.
- *   3. Opening its latest snapshot from the last checkpoint, and by replaying every JSON commit.
+ *   3. Opening its latest snapshot from the last checkpoint, and by replaying every JSON commit; its
+ *      Iceberg metadata written (iceberg/), and the objects opening the table through Iceberg reads
+ *      (version hint, metadata file, manifest list, manifests) as a file-system catalog reader does.
  *   4. One maintenance run: files per day partition and bytes before and after compaction.
  * Prints JSON on stdout (the runner formats it).
  */
@@ -63,6 +65,8 @@ const { writeDailyFiles } = await import('#delta/daily-files.ts');
 const { maintainTable } = await import('#delta/maintenance.ts');
 const { openSnapshot, SnapshotCache } = await import('#delta/snapshot.ts');
 const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
+const { mirrorDeltaVersion } = await import('#iceberg/mirror.ts');
+const { decodeManifest, decodeManifestList } = await import('#iceberg/avro.ts');
 const { parseStats } = await import('#delta/log.ts');
 const { envelopeColumns } = await import('../shared/domain/ingest/envelope.ts');
 
@@ -251,6 +255,43 @@ const sameFiles =
   withCheckpoint.state.files.size === withoutCheckpoint.state.files.size &&
   [...withCheckpoint.state.files.keys()].every((key) => withoutCheckpoint.state.files.has(key));
 
+// The same snapshot through Iceberg: its metadata written, then opened as a reader of a file-system
+// catalog opens it (version-hint.text, the metadata file, the manifest list, each manifest), counting
+// the objects read; its data files must be the Delta snapshot's live files.
+const location = `s3://bench-lake/datasets/${tableId}`;
+const mirrorStarted = performance.now();
+const mirrored = await mirrorDeltaVersion(table.storage, {
+  root: location,
+  state: withCheckpoint.state,
+  now: Date.now(),
+});
+const mirrorMs = performance.now() - mirrorStarted;
+if (mirrored.status !== 'Current') throw new Error(`Iceberg metadata not written: ${mirrored.reason}`);
+const icebergOpenStarted = performance.now();
+let icebergObjectsRead = 0;
+const readObject = async (key: string) => {
+  icebergObjectsRead++;
+  const bytes = await table.storage.getIfExists(key);
+  if (!bytes) throw new Error(`Iceberg object ${key} missing`);
+  return bytes;
+};
+const keyOf = (at: string) => at.slice(location.length + 1);
+const hint = (await readObject('metadata/version-hint.text')).toString('utf8');
+const icebergMetadata = JSON.parse((await readObject(`metadata/v${hint}.metadata.json`)).toString('utf8'));
+const icebergSnapshot = icebergMetadata.snapshots.find(
+  (snapshot: { 'snapshot-id': number }) => snapshot['snapshot-id'] === icebergMetadata['current-snapshot-id'],
+);
+const manifests = await decodeManifestList(await readObject(keyOf(icebergSnapshot['manifest-list'])));
+const icebergFiles = (
+  await Promise.all(manifests.map(async (manifest) => decodeManifest(await readObject(keyOf(manifest.manifest_path)))))
+)
+  .flat()
+  .map((entry) => keyOf(entry.data_file.file_path));
+const icebergOpenMs = performance.now() - icebergOpenStarted;
+const icebergSameFiles =
+  icebergFiles.length === withCheckpoint.state.files.size &&
+  icebergFiles.every((key) => withCheckpoint.state.files.has(key));
+
 // 4. One maintenance run at the default target (128 MiB).
 const perDay = (files: Iterable<{ partitionValues: Record<string, string | null>; size: number }>) => {
   const summary: Record<string, { files: number; bytes: number }> = {};
@@ -292,6 +333,13 @@ process.stdout.write(
       },
       withoutCheckpoint: { objectsRead: withoutCheckpoint.objectsRead, ms: withoutMs },
       sameFiles,
+      iceberg: {
+        objectsRead: icebergObjectsRead,
+        ms: icebergOpenMs,
+        manifests: manifests.length,
+        writeMs: mirrorMs,
+        sameFiles: icebergSameFiles,
+      },
     },
     compaction: {
       targetBytes: 128 * 1024 * 1024,

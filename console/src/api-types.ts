@@ -954,6 +954,21 @@ export interface components {
           }[];
       };
       version: number | null;
+      /** @description The same table as Apache Iceberg v2 metadata; null before the first sync */
+      iceberg: ({
+        /** @description The latest Iceberg metadata file (`<storage_location>/metadata/v<N>.metadata.json`) */
+        metadata_location: string | null;
+        /** @description The Delta version that metadata mirrors */
+        delta_version: number | null;
+        /**
+         * @description Current: mirrors delta_version, the latest; Behind: a newer Delta version is synced within minutes; Unsupported: the table has a feature Iceberg cannot express (reason); Failed: the last sync failed (reason: a stable category), the next one tries again
+         * @enum {string}
+         */
+        status: "Current" | "Behind" | "Unsupported" | "Failed";
+        reason: string | null;
+        /** Format: date-time */
+        synced_at: string;
+      }) | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */

@@ -4,10 +4,13 @@
  * as a stopped schedule), and sends another commit trigger for a table whose own is overdue (a
  * committer that crashed on it). Commit triggers do the committing (functions/ingest/commit-tables.ts).
  * At a graceful stop of local mode (`detail.stopping`) it commits everything staged itself, so the
- * tables are whole while it is down.
+ * tables are whole while it is down. Each run also syncs the Iceberg metadata of the tables marked
+ * due (shared/domain/datasets/iceberg.ts), so that it trails their Delta version by minutes at most.
  */
+import { icebergCatchUpDeps } from '#shared/adapters/iceberg-tables.ts';
 import { emitGauge } from '#shared/adapters/metrics.ts';
 import { commitMemory, committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
+import { catchUpIceberg } from '#shared/domain/datasets/iceberg.ts';
 import { checkOverdue } from '#shared/domain/ingest/staged-overdue.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
@@ -37,4 +40,9 @@ export const handler = scheduledHandler(async (event, context) => {
       dead_lettered: committed.deadLettered.length,
       failed: committed.failed.length,
     });
+  const iceberg = await catchUpIceberg(icebergCatchUpDeps, {
+    deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
+    concurrency: 4,
+  });
+  if (iceberg.synced + iceberg.failed > 0) logger.info('Iceberg metadata caught up', iceberg);
 });

@@ -10,6 +10,7 @@ import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts'
 import { allFailedDeliveries, removeFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
 import { finishMaintenance, markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
+import { icebergSyncDeps } from '#shared/adapters/iceberg-tables.ts';
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { pipelineSources as source } from '#shared/adapters/repositories/pipeline-sources.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
@@ -26,10 +27,11 @@ import { runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts'
 import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 
-/** Where the writers of a job ask for a table's maintenance run. */
+/** Where the writers of a job ask for a table's maintenance run, and keep its Iceberg metadata in step. */
 const maintenanceRequests = {
   markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
   warn: (message: string, fields: Record<string, unknown>) => logger.warn(message, fields),
+  iceberg: icebergSyncDeps,
 };
 
 /** Each job type's work; each reads its job's payload with the schema its type declares. */

@@ -1,25 +1,84 @@
 /**
- * A data set's Iceberg table as its metadata directory holds it: `<storage_location>/metadata/`,
- * read with the store's own credentials (table-storage.ts). `version-hint.text` names the current
- * `v<N>.metadata.json`, as readers of file-system catalogs find it. null: no metadata there yet.
+ * Data sets' Iceberg metadata (shared/domain/datasets/iceberg.ts) written with the Iceberg library
+ * (iceberg/) into the table's own directory of the tenant's store, from the Delta table at the
+ * version the data set records (a writer's cached state when it just committed it: no read).
+ * `icebergTables.load` is what the Iceberg REST catalog answers a table with.
  */
-import type { DataSet } from '../domain/datasets/model.ts';
-import { tableFiles } from './table-storage.ts';
 
+import { mirrorDeltaVersion } from '#iceberg/mirror.ts';
+import {
+  type IcebergCatchUpDeps,
+  type IcebergSyncDeps,
+  type MirrorOutcome,
+  syncIceberg,
+} from '../domain/datasets/iceberg.ts';
+import type { DataSet } from '../domain/datasets/model.ts';
+import { failureReason } from '../domain/tenants/store-failures.ts';
+import { logger } from '../observability/logger.ts';
+import { asServiceErrors } from './delta-errors.ts';
+import { getDataSet, recordDataSetIceberg } from './dynamo/data-sets.ts';
+import { clearIcebergSyncDue, dueIcebergSyncs, markIcebergSyncDue } from './dynamo/iceberg-syncs.ts';
+import { snapshots, tableReader } from './table-storage.ts';
+
+/** The data set's table at the version it records (its latest), mirrored as Iceberg metadata. */
+const mirrorLatest = (dataSet: DataSet): Promise<MirrorOutcome> =>
+  asServiceErrors(async () => {
+    const root = dataSet.storage_location;
+    if (!root) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
+    const reader = await tableReader(dataSet);
+    const state = await snapshots.source(reader).current(dataSet.data_set_id, dataSet.version ?? undefined);
+    const result = await mirrorDeltaVersion(reader.storage, {
+      root,
+      state,
+      now: Date.now(),
+      known: dataSet.iceberg?.metadata_location ?? null,
+    });
+    if (result.status === 'Current' && result.wrote)
+      logger.info('Iceberg metadata written', {
+        data_set_id: dataSet.data_set_id,
+        delta_version: result.deltaVersion,
+        metadata_location: result.metadataLocation,
+      });
+    return result;
+  });
+
+export const icebergSyncDeps: IcebergSyncDeps = {
+  mirrorLatest,
+  recordIceberg: recordDataSetIceberg,
+  markIcebergDue: (dataSet, at) => markIcebergSyncDue(dataSet.data_set_id, dataSet.tenant_id, at),
+  failureCategory: failureReason,
+  now: () => Date.now(),
+  warn: (message, fields) => logger.warn(message, fields),
+};
+
+export const icebergCatchUpDeps: IcebergCatchUpDeps = {
+  ...icebergSyncDeps,
+  dueIcebergSyncs,
+  clearIcebergDue: clearIcebergSyncDue,
+  getDataSet,
+};
+
+/** A sync that failed: the catalog answers it as a server error, and the next load tries again. */
+export class IcebergSyncFailed extends Error {
+  constructor(readonly reason: string) {
+    super(`The table's Iceberg metadata could not be brought up to date (${reason})`);
+    this.name = 'IcebergSyncFailed';
+  }
+}
+
+/**
+ * The data set's Iceberg metadata brought up to date (synced) and read: its latest metadata file's
+ * location and content. null before the data set's first commit, and for a table Iceberg cannot
+ * express (its status says why); a failed sync throws IcebergSyncFailed.
+ */
 export const icebergTables: {
   load(dataSet: DataSet): Promise<{ metadata_location: string; metadata: object } | null>;
 } = {
   async load(dataSet) {
-    if (!dataSet.storage_location || !dataSet.object_store_id) return null;
-    const files = await tableFiles(dataSet);
-    const hint = await files.getIfExists('metadata/version-hint.text');
-    const version = hint?.toString('utf8').trim();
-    if (!version || !/^\d{1,19}$/.test(version)) return null;
-    const name = `metadata/v${version}.metadata.json`;
-    const bytes = await files.getIfExists(name);
-    if (!bytes) return null;
-    const metadata: unknown = JSON.parse(bytes.toString('utf8'));
-    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return null;
-    return { metadata_location: `${dataSet.storage_location}/${name}`, metadata };
+    const result = await syncIceberg(icebergSyncDeps, dataSet);
+    if (!result) return null;
+    if (result.iceberg.status === 'Failed') throw new IcebergSyncFailed(result.iceberg.reason ?? 'unknown');
+    if (result.iceberg.status !== 'Current' || !result.metadata || !result.iceberg.metadata_location) return null;
+    return { metadata_location: result.iceberg.metadata_location, metadata: result.metadata };
   },
 };

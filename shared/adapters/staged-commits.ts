@@ -21,6 +21,7 @@ import { recordDeliveryFailures } from './dynamo/deliveries.ts';
 import { writtenAfterIngest } from './dynamo/delta-log.ts';
 import { stagedRecords } from './dynamo/staging-heads.ts';
 import { markMaintenanceDue } from './dynamo/table-maintenance.ts';
+import { icebergSyncDeps } from './iceberg-tables.ts';
 import { count, countOnce, countReceipts, settleSourceCounts } from './metrics.ts';
 import { checkOut, claimExists } from './s3/claim-checks.ts';
 import { stagingObjects } from './s3/staging.ts';
@@ -71,6 +72,7 @@ export const commitMemory = new ByteBudget(
 export const committerId = randomUUID();
 
 export const stagingDeps: CommitStagedDeps = {
+  ...icebergSyncDeps,
   records: stagedRecords,
   objects: stagingObjects,
   triggers: commitTriggers,

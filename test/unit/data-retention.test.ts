@@ -30,6 +30,7 @@ import type { Job } from '#shared/domain/jobs/model.ts';
 import { runOptimize } from '#shared/domain/jobs/run-optimize.ts';
 import type { FailedDelivery } from '#shared/domain/monitoring/model.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
+import { icebergUntouched } from '../support/iceberg-untouched.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
 import { memoryTable, writerOf } from '../support/memory-table.ts';
 
@@ -529,6 +530,7 @@ describe('an Optimize job with a data retention', { timeout: 60_000 }, () => {
         retention: retentionCalendar,
         markMaintenanceDue: async () => undefined,
         warn: () => undefined,
+        iceberg: icebergUntouched,
         failedDeliveries: {
           allFailedDeliveries: async () => [...failed],
           async forgetExpired(expired) {

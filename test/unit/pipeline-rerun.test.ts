@@ -24,6 +24,7 @@ import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
 import { type PipelineRunDeps, pipelineAppId, runPipeline } from '#shared/domain/pipelines/run-pipeline.ts';
 import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
+import { icebergUntouched } from '../support/iceberg-untouched.ts';
 import { memoryStore, platformAdmin } from '../support/memory.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
@@ -95,6 +96,7 @@ async function world() {
   const hooks = { beforeRead: async () => undefined };
   const deps: PipelineRunDeps = {
     ...store,
+    iceberg: icebergUntouched,
     snapshotOf: async (dataSet) =>
       snapshotView((await openSnapshot({ storage: tableOf(dataSet).storage, decodeCheckpoint })).state),
     envelopeFiles: async (dataSet, version) =>

@@ -21,6 +21,7 @@ import {
   updateDefinition,
 } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
+import { icebergUntouched } from '../support/iceberg-untouched.ts';
 import { memoryStore, platformAdmin, tenantPrincipal } from '../support/memory.ts';
 
 const columns = [
@@ -78,6 +79,7 @@ async function world() {
   };
   const deps: PipelineRunDeps = {
     ...store,
+    iceberg: icebergUntouched,
     async appendRows(target, _, rows) {
       appended.push(...rows);
       let written = 0;

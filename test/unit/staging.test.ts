@@ -26,6 +26,7 @@ import {
   SentTriggers,
   writeEnvelopeBatch,
 } from '#shared/domain/ingest/write-batch.ts';
+import { icebergUntouched } from '../support/iceberg-untouched.ts';
 import { type MemoryStaging, memoryStaging } from '../support/memory-staging.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
@@ -205,6 +206,10 @@ function world(
     },
     info: () => undefined,
     warn: (message, fields) => warnings.push({ message, fields }),
+    mirrorLatest: icebergUntouched.mirrorLatest,
+    recordIceberg: icebergUntouched.recordIceberg,
+    markIcebergDue: icebergUntouched.markIcebergDue,
+    failureCategory: icebergUntouched.failureCategory,
     async deadLetter(tableId, messages, error, attempts) {
       deadLettered.push({ tableId, ids: messages.map((m) => m.message_id), error: error.message, attempts });
     },

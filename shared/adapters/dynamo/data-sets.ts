@@ -8,15 +8,20 @@
  *                                          property sets one. Kept apart from the data set item:
  *                                          every commit writes it, and an item without index keys
  *                                          is one small write instead of three of the whole data set.
+ *                                          Also its Iceberg metadata (iceberg): written by each sync,
+ *                                          read with the version at no extra request.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type DataSet,
+  type DataSetIceberg,
   type DataSetOrigin,
   type DeltaField,
   type DeltaSchema,
   dataSetStatuses,
+  icebergAsOf,
+  icebergStatuses,
 } from '../../domain/datasets/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
@@ -28,6 +33,15 @@ export const dataSetKeys = {
   byTenant: (tenantId: string) => `TENANT#${tenantId}#DATA_SETS`,
   all: 'DATA_SETS',
 };
+
+const icebergShape = () =>
+  objectOf<DataSetIceberg>({
+    metadata_location: orNull(z.string()),
+    delta_version: orNull(z.number()),
+    status: z.enum(icebergStatuses),
+    reason: orNull(z.string()),
+    synced_at: z.string(),
+  });
 
 type WebhookOrigin = Extract<DataSetOrigin, { type: 'Webhook' }>;
 type PipelineOrigin = Extract<DataSetOrigin, { type: 'Pipeline' }>;
@@ -59,6 +73,8 @@ const readDataSet = /* @__PURE__ */ itemReader<DataSet>('DataSet', () => ({
     ),
   }),
   version: orNull(z.number()),
+  // Kept on the version item; the data set item holds none.
+  iceberg: orNull(icebergShape()),
   created_at: z.string(),
   updated_at: z.string(),
 }));
@@ -69,6 +85,7 @@ const readVersion = /* @__PURE__ */ shapeReader('DataSetVersion', () => ({
   version: z.number().optional(),
   updated_at: z.string().optional(),
   freshness_ms: z.number().optional(),
+  iceberg: icebergShape().optional(),
 }));
 type VersionItem = ReturnType<typeof readVersion>;
 
@@ -78,12 +95,14 @@ function toDataSet(item: StoredItem, versionItem?: StoredItem): DataSet {
 }
 
 function withVersion(dataSet: DataSet, version: VersionItem | undefined): DataSet {
+  if (version?.iceberg) dataSet.iceberg = version.iceberg;
   if (version?.version !== undefined && (dataSet.version === null || version.version > dataSet.version)) {
     dataSet.version = version.version;
     dataSet.status = 'Active';
     if (version.updated_at !== undefined && version.updated_at > dataSet.updated_at)
       dataSet.updated_at = version.updated_at;
   }
+  dataSet.iceberg = icebergAsOf(dataSet.iceberg, dataSet.version);
   return dataSet;
 }
 
@@ -253,6 +272,29 @@ export async function recordDataSetVersion(dataSetId: string, version: number, n
           },
         ),
       ),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Records how the data set's Iceberg metadata stands after a sync; a sync of an older version never wins. */
+export async function recordDataSetIceberg(dataSetId: string, iceberg: DataSetIceberg): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: dataSetKeys.version(dataSetId),
+        UpdateExpression: 'SET entity = :entity, iceberg = :iceberg',
+        ConditionExpression:
+          'attribute_not_exists(iceberg) OR attribute_type(iceberg.delta_version, :null) OR iceberg.delta_version <= :version',
+        ExpressionAttributeValues: {
+          ':entity': 'DataSetVersion',
+          ':iceberg': iceberg,
+          ':null': 'NULL',
+          ':version': iceberg.delta_version ?? Number.MAX_SAFE_INTEGER,
+        },
+      }),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

@@ -21,6 +21,33 @@ export interface DeltaSchema {
   fields: DeltaField[];
 }
 
+/**
+ * How a data set's Iceberg metadata stands (shared/domain/datasets/iceberg.ts):
+ *   Current      it mirrors `delta_version`, the table's latest version when last synced
+ *   Behind       the table has a newer version; a sync is due within minutes
+ *   Unsupported  the table has a feature Iceberg cannot express (`reason`); it keeps working as Delta
+ *   Failed       the last sync failed (`reason`: a stable category); the next one tries again
+ */
+export const icebergStatuses = ['Current', 'Behind', 'Unsupported', 'Failed'] as const;
+export type IcebergStatus = (typeof icebergStatuses)[number];
+
+export interface DataSetIceberg {
+  /** The latest `v<N>.metadata.json`, absolute; null until a sync wrote one. */
+  metadata_location: string | null;
+  /** The Delta version the metadata mirrors; null until a sync wrote one. */
+  delta_version: number | null;
+  status: IcebergStatus;
+  reason: string | null;
+  /** When the last sync ran. */
+  synced_at: string;
+}
+
+/** The Iceberg state as of the table's `version`: Current only while it mirrors that version. */
+export function icebergAsOf(iceberg: DataSetIceberg | null, version: number | null): DataSetIceberg | null {
+  if (iceberg?.status !== 'Current' || version === null || (iceberg.delta_version ?? -1) >= version) return iceberg;
+  return { ...iceberg, status: 'Behind' };
+}
+
 export interface DataSet {
   data_set_id: string;
   tenant_id: string;
@@ -39,6 +66,8 @@ export interface DataSet {
   schema_json: DeltaSchema;
   /** The table's latest Delta version; null before the first commit. */
   version: number | null;
+  /** Its Iceberg metadata; null before the first sync. */
+  iceberg: DataSetIceberg | null;
   created_at: string;
   updated_at: string;
 }
@@ -86,6 +115,7 @@ export function newDataSet(
     status: 'Pending',
     partitioning: dailyPartitioning,
     version: null,
+    iceberg: null,
     created_at: at,
     updated_at: at,
   };

@@ -3,6 +3,7 @@
  * with each table it found due. How the due tables are found, read and retired is the pass's
  * business; this is the table's.
  */
+import { type IcebergSyncDeps, syncIcebergAfterCommit } from '../datasets/iceberg.ts';
 import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import type { DataSet } from '../datasets/model.ts';
 import type { CommittedVersion, RetainedDays } from '../datasets/table.ts';
@@ -38,7 +39,7 @@ export class PayloadMissing extends Error {
   }
 }
 
-export interface CommitTableDeps extends MaintenanceRequests {
+export interface CommitTableDeps extends MaintenanceRequests, IcebergSyncDeps {
   now(): number;
   getDataSet(dataSetId: string): Promise<DataSet | null>;
   /** The data set with its store fixed: the tenant's default store at its table's first write. */
@@ -93,6 +94,8 @@ export interface CommitTableDeps extends MaintenanceRequests {
  *     so a failure here only warns).
  *  5. Counted: envelopes written (per source), versions committed, envelopes expired (per source).
  *  6. A maintenance run is asked for when the new version makes one due.
+ *  7. The table's Iceberg metadata is synced, or marked due, to stay within its interval (it never
+ *     fails the commit).
  */
 export async function commitTable(
   deps: CommitTableDeps,
@@ -127,6 +130,7 @@ export async function commitTable(
     deps.info('Staged envelopes past the data retention left out', { data_set_id: tableId, envelopes: result.expired });
   }
   await askForMaintenance(deps, dataSet, result.committed, deps.now());
+  await syncIcebergAfterCommit(deps, dataSet, result.committed);
   return { written: result.written, skipped: result.skipped + before, expired: result.expired };
 }
 

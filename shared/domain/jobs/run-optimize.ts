@@ -1,3 +1,4 @@
+import { type IcebergSyncDeps, syncIcebergAfterCommit } from '../datasets/iceberg.ts';
 import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import type { DataSet } from '../datasets/model.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
@@ -50,6 +51,8 @@ export interface RetentionCalendar {
 
 export interface OptimizeDeps extends MaintenanceRequests {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
+  /** The table's Iceberg metadata, kept in step with the versions a run commits. */
+  iceberg: IcebergSyncDeps;
   /**
    * Retention, compaction (partitions with at least `minFiles` small files), vacuum, log clean-up;
    * null for a table not written yet.
@@ -100,6 +103,7 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
     if (expiry.oldestDay) due.push(deps.retention.dayExpiresAt(expiry.oldestDay, retentionMs));
   }
   await askForMaintenance(deps, dataSet, report?.committed ?? [], (deps.now?.() ?? new Date()).getTime());
+  await syncIcebergAfterCommit(deps.iceberg, dataSet, report?.committed ?? []);
   await deps.finish(dataSet, due.length > 0 ? new Date(Math.min(...due)) : null, startedAt);
   return {
     rows_in: report?.rowsRewritten ?? 0,

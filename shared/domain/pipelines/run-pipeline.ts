@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type IcebergSyncDeps, syncIcebergAfterCommit } from '../datasets/iceberg.ts';
 import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
@@ -58,6 +59,8 @@ export interface PipelineRunDeps
     Pick<PipelineRepository, 'getPipeline' | 'getDeployedVersion' | 'saveProgress'> {
   /** The output table's latest snapshot: its version, and how far each pipeline's rows got. */
   snapshotOf(dataSet: DataSet): Promise<TableSnapshot>;
+  /** The output table's Iceberg metadata, kept in step with the versions a run commits. */
+  iceberg: IcebergSyncDeps;
   createDataSet(dataSet: DataSet): Promise<void>;
   /**
    * Appends rows to the output table with the run's txn: exactly once, even when a run that
@@ -252,6 +255,7 @@ export async function runPipeline(
         })
       : { written: 0, committed: [] };
   await askForMaintenance(deps, output, written.committed, Date.now());
+  await syncIcebergAfterCommit(deps.iceberg, output, written.committed);
   await saveCheckpoint(deps, pipeline, output, source, lastVersion);
   return { ...outcome, rows_out: written.written };
 }
@@ -314,6 +318,7 @@ async function rerunDays(
     expected: start.recorded,
   });
   await askForMaintenance(deps, output, replaced.committed, Date.now());
+  await syncIcebergAfterCommit(deps.iceberg, output, replaced.committed);
   // The output's id for the next run (a new output), and the checkpoint where it already was.
   await saveCheckpoint(deps, pipeline, output, source, after);
   return {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { dataSetStatuses } from '../../domain/datasets/model.ts';
+import { dataSetStatuses, icebergStatuses } from '../../domain/datasets/model.ts';
 import { id, nextCursor, pageQuery, timestamp } from './common.ts';
 
 export const dataSetIdParams = z.strictObject({ data_set_id: id });
@@ -25,6 +25,22 @@ export const dataSet = z
       fields: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean(), metadata: z.object({}) })),
     }),
     version: z.number().int().nullable(),
+    iceberg: z
+      .object({
+        metadata_location: z
+          .string()
+          .nullable()
+          .meta({ description: 'The latest Iceberg metadata file (`<storage_location>/metadata/v<N>.metadata.json`)' }),
+        delta_version: z.number().int().nullable().meta({ description: 'The Delta version that metadata mirrors' }),
+        status: z.enum(icebergStatuses).meta({
+          description:
+            'Current: mirrors delta_version, the latest; Behind: a newer Delta version is synced within minutes; Unsupported: the table has a feature Iceberg cannot express (reason); Failed: the last sync failed (reason: a stable category), the next one tries again',
+        }),
+        reason: z.string().nullable(),
+        synced_at: timestamp,
+      })
+      .nullable()
+      .meta({ description: 'The same table as Apache Iceberg v2 metadata; null before the first sync' }),
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -1,0 +1,532 @@
+/**
+ * A Delta table's version as an Iceberg v2 table over the same Parquet files (spec: iceberg.apache.org/spec):
+ * `metadata/v<N>.metadata.json`, a manifest list per snapshot, manifests, and `version-hint.text`
+ * (N) for readers of file-system catalogs. Each snapshot mirrors one Delta version (summary
+ * `delta-version`); its data files are exactly that version's live add files.
+ *
+ * One manifest per partition (a day, for Tributary's tables), named by a hash of its file set: a
+ * mirror after an append rewrites only the manifests of the partitions whose files changed and
+ * lists the others as the previous snapshot did. A file the previous snapshot had keeps its entry
+ * (EXISTING, with the snapshot and sequence numbers that added it), so readers of incremental
+ * changes see only what the Delta versions changed.
+ *
+ * Snapshots, metadata files and manifests older than the Delta table's own log retention
+ * (`delta.logRetentionDuration`) are expired, in batches: once the oldest snapshot is a day past it.
+ */
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { ConditionalWritesUnsupported } from '#delta/errors.ts';
+import { type AddFile, hasRecordCount, isAbsolutePath, parseStats } from '#delta/log.ts';
+import { tableProperties } from '#delta/properties.ts';
+import { latestTimestamp, type TableState } from '#delta/snapshot.ts';
+import {
+  decodeManifest,
+  decodeManifestList,
+  encodeManifest,
+  encodeManifestList,
+  entryStatus,
+  type FieldSummary,
+  type ManifestEntry,
+  type ManifestFile,
+} from './avro.ts';
+import {
+  deltaColumns,
+  type IcebergSchema,
+  icebergSchema,
+  identitySpec,
+  nameMapping,
+  type PartitionSpec,
+} from './schema.ts';
+import type { IcebergStorage } from './storage.ts';
+
+export interface Snapshot {
+  'snapshot-id': number;
+  'parent-snapshot-id'?: number;
+  'sequence-number': number;
+  'timestamp-ms': number;
+  'manifest-list': string;
+  summary: Record<string, string>;
+  'schema-id': number;
+}
+
+/** A table metadata file (spec "Table Metadata"), format version 2. */
+export interface TableMetadata {
+  'format-version': 2;
+  'table-uuid': string;
+  location: string;
+  'last-sequence-number': number;
+  'last-updated-ms': number;
+  'last-column-id': number;
+  'current-schema-id': number;
+  schemas: IcebergSchema[];
+  'default-spec-id': number;
+  'partition-specs': PartitionSpec[];
+  'last-partition-id': number;
+  'default-sort-order-id': number;
+  'sort-orders': { 'order-id': number; fields: never[] }[];
+  properties: Record<string, string>;
+  'current-snapshot-id': number;
+  refs: Record<string, { 'snapshot-id': number; type: 'branch' }>;
+  snapshots: Snapshot[];
+  'snapshot-log': { 'timestamp-ms': number; 'snapshot-id': number }[];
+  'metadata-log': { 'timestamp-ms': number; 'metadata-file': string }[];
+}
+
+export type MirrorResult =
+  | {
+      status: 'Current';
+      deltaVersion: number;
+      /** Absolute, under the table's location. */
+      metadataLocation: string;
+      metadata: TableMetadata;
+      /** Whether this call wrote the metadata file (false: it was up to date already). */
+      wrote: boolean;
+    }
+  | { status: 'Unsupported'; deltaVersion: number; reason: string };
+
+export interface MirrorRequest {
+  /** The table's location (`s3://bucket/prefix`): where metadata says its files are. */
+  root: string;
+  /** The Delta table at the version to mirror. */
+  state: TableState;
+  /** Milliseconds. */
+  now: number;
+  /**
+   * The metadata file last recorded (its location): read instead of `version-hint.text`. A newer
+   * one written meanwhile is found when writing the next one fails.
+   */
+  known?: string | null;
+}
+
+export const versionHintKey = 'metadata/version-hint.text';
+const metadataKey = (n: number) => `metadata/v${n}.metadata.json`;
+const manifestName = (snapshotId: number, hash: string) => `metadata/manifest-${snapshotId}-${hash}.avro`;
+const manifestPattern = /manifest-(\d+)-([0-9a-f]{16})\.avro$/;
+const manifestListPattern = /snap-(\d+)-\d+-[0-9a-f-]+\.avro$/;
+const metadataPattern = /v(\d+)\.metadata\.json$/;
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** Why Iceberg cannot express the Delta table as it stands, or null. */
+export function unsupportedReason(state: TableState): string | null {
+  const configuration = state.metadata?.configuration ?? {};
+  const mapping = (configuration['delta.columnMapping.mode'] ?? 'none').toLowerCase();
+  if (mapping !== 'none') return 'column mapping';
+  for (const file of state.files.values()) {
+    if (file.deletionVector) return 'deletion vectors';
+    if (!hasRecordCount(file.stats)) return 'files without a record count';
+  }
+  return null;
+}
+
+/**
+ * Brings the table's Iceberg metadata to `state`'s Delta version.
+ *  1. A table Iceberg cannot express (unsupportedReason, a column type it does not mirror) is left as it is.
+ *  2. The current metadata (the recorded location, else `version-hint.text`); at or past the version: done.
+ *  3. The snapshot: unchanged partitions keep their manifests, changed ones get a new manifest.
+ *  4. Its manifest list, then `v<N+1>.metadata.json` written only if absent (two mirrors racing:
+ *     the second reads the first's and starts again), then `version-hint.text`.
+ *  5. Expired snapshots and metadata files dropped, and their objects deleted.
+ */
+export async function mirrorDeltaVersion(storage: IcebergStorage, request: MirrorRequest): Promise<MirrorResult> {
+  const { state } = request;
+  const reason = unsupportedReason(state);
+  const columns = state.metadata ? deltaColumns(state.metadata.schemaString) : { unsupported: 'no table metadata' };
+  if (reason !== null) return { status: 'Unsupported', deltaVersion: state.version, reason };
+  if ('unsupported' in columns)
+    return { status: 'Unsupported', deltaVersion: state.version, reason: columns.unsupported };
+  let known = request.known ?? null;
+  for (let attempt = 0; ; attempt++) {
+    const current = await readCurrent(storage, request.root, known);
+    if (current && mirroredVersion(current.metadata) >= state.version)
+      return {
+        status: 'Current',
+        deltaVersion: mirroredVersion(current.metadata),
+        metadataLocation: `${request.root}/${metadataKey(current.n)}`,
+        metadata: current.metadata,
+        wrote: false,
+      };
+    const next = await nextMetadata(storage, request, columns.columns, current);
+    if ('unsupported' in next) return { status: 'Unsupported', deltaVersion: state.version, reason: next.unsupported };
+    const key = metadataKey((current?.n ?? 0) + 1);
+    if (await putIfAbsent(storage, key, JSON.stringify(next.metadata))) {
+      await storage.put(versionHintKey, String((current?.n ?? 0) + 1), 'text/plain');
+      if (next.expired.length > 0) await storage.delete(next.expired);
+      return {
+        status: 'Current',
+        deltaVersion: state.version,
+        metadataLocation: `${request.root}/${key}`,
+        metadata: next.metadata,
+        wrote: true,
+      };
+    }
+    if (attempt >= 3) throw new Error(`Iceberg metadata ${key} kept being written by another writer`);
+    known = null;
+  }
+}
+
+async function putIfAbsent(storage: IcebergStorage, key: string, body: string): Promise<boolean> {
+  try {
+    return await storage.putIfAbsent(key, body, 'application/json');
+  } catch (error) {
+    if (!(error instanceof ConditionalWritesUnsupported)) throw error;
+    // Without the condition the last of two racing mirrors wins; both describe the same Delta files.
+    await storage.put(key, body, 'application/json');
+    return true;
+  }
+}
+
+/** The Delta version a metadata file's current snapshot mirrors (-1 for none). */
+export function mirroredVersion(metadata: TableMetadata): number {
+  const snapshot = metadata.snapshots.find((s) => s['snapshot-id'] === metadata['current-snapshot-id']);
+  return Number(snapshot?.summary['delta-version'] ?? -1);
+}
+
+/** The key of a location under the table's root. */
+function keyOf(root: string, location: string): string {
+  return location.startsWith(`${root}/`) ? location.slice(root.length + 1) : location;
+}
+
+async function readCurrent(
+  storage: IcebergStorage,
+  root: string,
+  known: string | null,
+): Promise<{ n: number; metadata: TableMetadata } | null> {
+  let n = known ? Number(metadataPattern.exec(known)?.[1] ?? Number.NaN) : Number.NaN;
+  if (!Number.isSafeInteger(n)) {
+    const hint = await storage.getIfExists(versionHintKey);
+    if (!hint) return null;
+    n = Number.parseInt(hint.toString('utf8').trim(), 10);
+    if (!Number.isSafeInteger(n)) return null;
+  }
+  const body = await storage.getIfExists(metadataKey(n));
+  if (!body) return known ? readCurrent(storage, root, null) : null;
+  const metadata: TableMetadata = JSON.parse(body.toString('utf8'));
+  return { n, metadata };
+}
+
+/** Where a file is, as an absolute location (Delta paths are relative to the table root, or absolute). */
+const locationOf = (root: string, file: AddFile) => (isAbsolutePath(file.path) ? file.path : `${root}/${file.path}`);
+
+/** A partition tuple as a map key. */
+const partitionKey = (values: (string | null)[]) => JSON.stringify(values);
+
+/** A manifest list entry's partition tuple, when all its files share one (lower bound = upper bound, or all null). */
+function manifestPartition(manifest: ManifestFile): string | null {
+  const values: (string | null)[] = [];
+  for (const summary of manifest.partitions ?? []) {
+    if (summary.lower_bound === null && summary.upper_bound === null && summary.contains_null) values.push(null);
+    else if (summary.lower_bound && summary.upper_bound?.equals(summary.lower_bound) && !summary.contains_null)
+      values.push(summary.lower_bound.toString('utf8'));
+    else return null;
+  }
+  return partitionKey(values);
+}
+
+interface PartitionGroup {
+  values: (string | null)[];
+  files: { location: string; add: AddFile; records: number }[];
+  hash: string;
+}
+
+function groupByPartition(root: string, files: Iterable<AddFile>, columns: string[]): Map<string, PartitionGroup> {
+  const groups = new Map<string, PartitionGroup>();
+  for (const add of files) {
+    const values = columns.map((column) => add.partitionValues[column] ?? null);
+    const key = partitionKey(values);
+    const group = groups.get(key) ?? { values, files: [], hash: '' };
+    group.files.push({ location: locationOf(root, add), add, records: parseStats(add.stats).numRecords });
+    groups.set(key, group);
+  }
+  for (const group of groups.values()) {
+    group.files.sort((a, b) => (a.location < b.location ? -1 : a.location > b.location ? 1 : 0));
+    const hash = createHash('sha256');
+    for (const file of group.files) hash.update(`${file.location}\u0000${file.add.size}\u0000${file.records}\n`);
+    group.hash = hash.digest('hex').slice(0, 16);
+  }
+  return groups;
+}
+
+function summaryOf(values: (string | null)[]): FieldSummary[] {
+  return values.map((value) => ({
+    contains_null: value === null,
+    contains_nan: null,
+    lower_bound: value === null ? null : Buffer.from(value, 'utf8'),
+    upper_bound: value === null ? null : Buffer.from(value, 'utf8'),
+  }));
+}
+
+interface NextMetadata {
+  metadata: TableMetadata;
+  /** Keys of objects the expired snapshots and metadata files leave unreferenced. */
+  expired: string[];
+}
+
+/** The next metadata file: the new snapshot (its manifests and manifest list written), expired ones dropped. */
+async function nextMetadata(
+  storage: IcebergStorage,
+  request: MirrorRequest,
+  columns: Parameters<typeof icebergSchema>[0],
+  current: { n: number; metadata: TableMetadata } | null,
+): Promise<NextMetadata | { unsupported: string }> {
+  const { root, state } = request;
+  const deltaMetadata = state.metadata;
+  if (!deltaMetadata) return { unsupported: 'no table metadata' };
+  const previous = current?.metadata ?? null;
+  const previousSchema = previous?.schemas.find((s) => s['schema-id'] === previous['current-schema-id']) ?? null;
+  const { schema, lastColumnId } = icebergSchema(
+    columns,
+    previousSchema && previous ? { schema: previousSchema, lastColumnId: previous['last-column-id'] } : null,
+  );
+  const partitionColumns = deltaMetadata.partitionColumns;
+  for (const name of partitionColumns) {
+    const field = schema.fields.find((f) => f.name === name);
+    if (!field) return { unsupported: `partition column ${name} missing from the schema` };
+    if (field.type !== 'string') return { unsupported: `partition column ${name} of type ${field.type}` };
+  }
+  const spec = identitySpec(schema, partitionColumns);
+  const table = { schema, spec };
+
+  const snapshotId = randomInt(1, 2 ** 47);
+  const sequenceNumber = (previous?.['last-sequence-number'] ?? 0) + 1;
+  const parent = previous?.snapshots.find((s) => s['snapshot-id'] === previous['current-snapshot-id']) ?? null;
+  const previousManifests = parent ? await readManifestList(storage, root, parent['manifest-list']) : [];
+  const byHash = new Map<string, ManifestFile>();
+  const byPartition = new Map<string, ManifestFile[]>();
+  for (const manifest of previousManifests) {
+    const hash = manifestPattern.exec(manifest.manifest_path)?.[2];
+    if (hash) byHash.set(hash, manifest);
+    const key = manifestPartition(manifest) ?? '';
+    byPartition.set(key, [...(byPartition.get(key) ?? []), manifest]);
+  }
+  // A schema change rewrites every manifest: each carries the schema it was written with.
+  const schemaChanged = previousSchema !== null && previousSchema['schema-id'] !== schema['schema-id'];
+
+  const groups = groupByPartition(root, state.files.values(), partitionColumns);
+  const manifests: ManifestFile[] = [];
+  const counts = { addedFiles: 0, addedRecords: 0, addedSize: 0, deletedFiles: 0, deletedRecords: 0, deletedSize: 0 };
+  const changedPartitions = new Set<string>();
+  let allAddedQuiet = true;
+  await Promise.all(
+    [...groups.entries()].map(async ([key, group]) => {
+      const same = byHash.get(group.hash);
+      if (same && !schemaChanged) {
+        manifests.push(same);
+        return;
+      }
+      const before = new Map<string, ManifestEntry>();
+      for (const old of byPartition.get(key) ?? [])
+        for (const entry of await readManifest(storage, root, old.manifest_path))
+          if (entry.status !== 2) before.set(entry.data_file.file_path, entry);
+      const entries: ManifestEntry[] = group.files.map((file) => {
+        const existing = before.get(file.location);
+        before.delete(file.location);
+        if (!existing) {
+          counts.addedFiles++;
+          counts.addedRecords += file.records;
+          counts.addedSize += file.add.size;
+          if (file.add.dataChange !== false) allAddedQuiet = false;
+        }
+        return {
+          status: existing ? entryStatus.existing : entryStatus.added,
+          snapshot_id: existing?.snapshot_id ?? snapshotId,
+          sequence_number: existing?.sequence_number ?? sequenceNumber,
+          file_sequence_number: existing?.file_sequence_number ?? sequenceNumber,
+          data_file: {
+            content: 0,
+            file_path: file.location,
+            file_format: 'PARQUET',
+            partition: Object.fromEntries(spec.fields.map((field, i) => [field.name, group.values[i] ?? null])),
+            record_count: file.records,
+            file_size_in_bytes: file.add.size,
+          },
+        };
+      });
+      for (const gone of before.values()) {
+        counts.deletedFiles++;
+        counts.deletedRecords += gone.data_file.record_count;
+        counts.deletedSize += gone.data_file.file_size_in_bytes;
+      }
+      if (entries.some((entry) => entry.status === entryStatus.added) || before.size > 0) changedPartitions.add(key);
+      const path = manifestName(snapshotId, group.hash);
+      const bytes = await encodeManifest(entries, table);
+      await storage.put(path, bytes, 'application/octet-stream');
+      const added = entries.filter((entry) => entry.status === entryStatus.added);
+      const existing = entries.filter((entry) => entry.status === entryStatus.existing);
+      manifests.push({
+        manifest_path: `${root}/${path}`,
+        manifest_length: bytes.length,
+        partition_spec_id: spec['spec-id'],
+        content: 0,
+        sequence_number: sequenceNumber,
+        min_sequence_number: Math.min(...entries.map((entry) => entry.sequence_number ?? sequenceNumber)),
+        added_snapshot_id: snapshotId,
+        added_files_count: added.length,
+        existing_files_count: existing.length,
+        deleted_files_count: 0,
+        added_rows_count: added.reduce((sum, entry) => sum + entry.data_file.record_count, 0),
+        existing_rows_count: existing.reduce((sum, entry) => sum + entry.data_file.record_count, 0),
+        deleted_rows_count: 0,
+        partitions: summaryOf(group.values),
+        key_metadata: null,
+      });
+    }),
+  );
+  // Partitions with no file left (a day past the data retention): their manifests' files are gone.
+  for (const [key, old] of byPartition)
+    if (!groups.has(key))
+      for (const manifest of old) {
+        changedPartitions.add(key);
+        counts.deletedFiles += manifest.added_files_count + manifest.existing_files_count;
+        counts.deletedRecords += manifest.added_rows_count + manifest.existing_rows_count;
+      }
+  manifests.sort((a, b) => (a.manifest_path < b.manifest_path ? -1 : 1));
+  const manifestList = `metadata/snap-${snapshotId}-1-${randomUUID()}.avro`;
+  await storage.put(
+    manifestList,
+    await encodeManifestList(manifests, {
+      snapshotId,
+      parentSnapshotId: parent?.['snapshot-id'] ?? null,
+      sequenceNumber,
+    }),
+    'application/octet-stream',
+  );
+
+  const files = [...groups.values()].flatMap((group) => group.files);
+  const operation =
+    counts.addedFiles === 0 && counts.deletedFiles > 0
+      ? 'delete'
+      : counts.deletedFiles === 0 && counts.addedFiles > 0
+        ? 'append'
+        : counts.deletedFiles > 0 && !allAddedQuiet
+          ? 'overwrite'
+          : 'replace';
+  const timestamp = Math.max(latestTimestamp(state) || request.now, (previous?.['last-updated-ms'] ?? 0) + 1);
+  const snapshot: Snapshot = {
+    'snapshot-id': snapshotId,
+    ...(parent ? { 'parent-snapshot-id': parent['snapshot-id'] } : {}),
+    'sequence-number': sequenceNumber,
+    'timestamp-ms': timestamp,
+    'manifest-list': `${root}/${manifestList}`,
+    summary: {
+      operation,
+      'delta-version': String(state.version),
+      'added-data-files': String(counts.addedFiles),
+      'deleted-data-files': String(counts.deletedFiles),
+      'added-records': String(counts.addedRecords),
+      'deleted-records': String(counts.deletedRecords),
+      'added-files-size': String(counts.addedSize),
+      'removed-files-size': String(counts.deletedSize),
+      'changed-partition-count': String(changedPartitions.size),
+      'total-records': String(files.reduce((sum, file) => sum + file.records, 0)),
+      'total-files-size': String(files.reduce((sum, file) => sum + file.add.size, 0)),
+      'total-data-files': String(files.length),
+      'total-delete-files': '0',
+      'total-position-deletes': '0',
+      'total-equality-deletes': '0',
+    },
+    'schema-id': schema['schema-id'],
+  };
+
+  const schemas = previous?.schemas.some((s) => s['schema-id'] === schema['schema-id'])
+    ? previous.schemas
+    : [...(previous?.schemas ?? []), schema];
+  const metadata: TableMetadata = {
+    'format-version': 2,
+    'table-uuid': previous?.['table-uuid'] ?? tableUuid(deltaMetadata.id),
+    location: root,
+    'last-sequence-number': sequenceNumber,
+    'last-updated-ms': timestamp,
+    'last-column-id': lastColumnId,
+    'current-schema-id': schema['schema-id'],
+    schemas,
+    'default-spec-id': spec['spec-id'],
+    'partition-specs': [spec],
+    'last-partition-id': Math.max(999, ...spec.fields.map((field) => field['field-id'])),
+    'default-sort-order-id': 0,
+    'sort-orders': [{ 'order-id': 0, fields: [] }],
+    properties: {
+      ...previous?.properties,
+      'schema.name-mapping.default': nameMapping(schema),
+      'write.parquet.compression-codec': 'zstd',
+    },
+    'current-snapshot-id': snapshotId,
+    refs: { main: { 'snapshot-id': snapshotId, type: 'branch' } },
+    snapshots: [...(previous?.snapshots ?? []), snapshot],
+    'snapshot-log': [...(previous?.['snapshot-log'] ?? []), { 'timestamp-ms': timestamp, 'snapshot-id': snapshotId }],
+    'metadata-log': [
+      ...(previous?.['metadata-log'] ?? []),
+      ...(previous && current
+        ? [{ 'timestamp-ms': previous['last-updated-ms'], 'metadata-file': `${root}/${metadataKey(current.n)}` }]
+        : []),
+    ],
+  };
+  const retentionMs = tableProperties(deltaMetadata.configuration).logRetentionMs;
+  const expired = await expire(storage, root, metadata, manifests, {
+    cutoff: request.now - retentionMs,
+    previousMetadata: current?.n ?? 0,
+  });
+  return { metadata, expired };
+}
+
+/** Delta's table id when it is a UUID (Iceberg's table-uuid must be one), else a new one. */
+function tableUuid(id: string): string {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id.toLowerCase() : randomUUID();
+}
+
+async function readManifestList(storage: IcebergStorage, root: string, location: string): Promise<ManifestFile[]> {
+  const bytes = await storage.getIfExists(keyOf(root, location));
+  if (!bytes) throw new Error(`Iceberg manifest list ${keyOf(root, location)} is missing`);
+  return decodeManifestList(bytes);
+}
+
+async function readManifest(storage: IcebergStorage, root: string, location: string): Promise<ManifestEntry[]> {
+  const bytes = await storage.getIfExists(keyOf(root, location));
+  if (!bytes) throw new Error(`Iceberg manifest ${keyOf(root, location)} is missing`);
+  return decodeManifest(bytes);
+}
+
+/**
+ * Drops snapshots and metadata-log entries older than `cutoff` (never the current snapshot) from
+ * `metadata`, in place, once the oldest is a day past it; answers the objects under `metadata/`
+ * older than the cutoff that nothing kept refers to (a mirror that lost a race leaves such too).
+ * A manifest a kept snapshot lists was added by a kept snapshot, or is listed by the oldest kept
+ * one (a manifest is only ever carried from one snapshot to the next).
+ */
+async function expire(
+  storage: IcebergStorage,
+  root: string,
+  metadata: TableMetadata,
+  currentManifests: ManifestFile[],
+  { cutoff, previousMetadata }: { cutoff: number; previousMetadata: number },
+): Promise<string[]> {
+  const oldest = metadata.snapshots[0];
+  if (!oldest || oldest['timestamp-ms'] >= cutoff - dayMs) return [];
+  const current = metadata['current-snapshot-id'];
+  metadata.snapshots = metadata.snapshots.filter((s) => s['timestamp-ms'] >= cutoff || s['snapshot-id'] === current);
+  const kept = new Set(metadata.snapshots.map((s) => s['snapshot-id']));
+  metadata['snapshot-log'] = metadata['snapshot-log'].filter((entry) => kept.has(entry['snapshot-id']));
+  metadata['metadata-log'] = metadata['metadata-log'].filter((entry) => entry['timestamp-ms'] >= cutoff);
+  const oldestKept = metadata.snapshots[0];
+  const listed =
+    oldestKept && oldestKept['snapshot-id'] !== current
+      ? await readManifestList(storage, root, oldestKept['manifest-list'])
+      : [];
+  const referenced = new Set<string>([
+    versionHintKey,
+    ...metadata['metadata-log'].map((entry) => keyOf(root, entry['metadata-file'])),
+    ...metadata.snapshots.map((s) => keyOf(root, s['manifest-list'])),
+    ...[...listed, ...currentManifests].map((manifest) => keyOf(root, manifest.manifest_path)),
+  ]);
+  return (await storage.list('metadata/'))
+    .filter((object) => object.lastModified < cutoff && !referenced.has(object.key))
+    .filter((object) => {
+      const manifest = manifestPattern.exec(object.key);
+      if (manifest) return !kept.has(Number(manifest[1]));
+      const list = manifestListPattern.exec(object.key);
+      if (list) return !kept.has(Number(list[1]));
+      // The previous metadata file stays whatever its age: a reader may have just found it in the hint.
+      return metadataPattern.test(object.key) && metadataNumber(object.key) < previousMetadata;
+    })
+    .map((object) => object.key);
+}
+
+const metadataNumber = (location: string) => Number(metadataPattern.exec(location)?.[1] ?? -1);

@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import {
+  catchUpIceberg,
+  type IcebergCatchUpDeps,
+  type MirrorOutcome,
+  syncIceberg,
+  syncIcebergAfterCommit,
+} from '#shared/domain/datasets/iceberg.ts';
+import { type DataSet, type DataSetIceberg, icebergAsOf, newDataSet } from '#shared/domain/datasets/model.ts';
+import type { CommittedVersion } from '#shared/domain/datasets/table.ts';
+import { StoreFailure } from '#shared/domain/tenants/store-failures.ts';
+
+const t0 = Date.parse('2026-12-01T10:00:00.000Z');
+const minute = 60_000;
+
+function table(version: number | null, iceberg: DataSetIceberg | null = null): DataSet {
+  return {
+    ...newDataSet(
+      {
+        data_set_id: 'ds-1',
+        tenant_id: 'tenant-1',
+        tenant_slug: 'acme',
+        name: 'orders',
+        origin: { type: 'Webhook', connection_id: 'c', source_id: 's' },
+        schema_json: { type: 'struct', fields: [] },
+      },
+      new Date(t0).toISOString(),
+    ),
+    storage_location: 's3://lake/datasets/ds-1',
+    object_store_id: 'store-1',
+    version,
+    iceberg,
+  };
+}
+
+const committed = (version: number): CommittedVersion => ({
+  version,
+  checkpoint: false,
+  partitionsToCompact: () => 0,
+  oldestDayExpiresAt: () => null,
+});
+
+/** In-memory ports: the mirror answers what `outcome` says for the version it is asked for. */
+function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) => current(dataSet.version ?? -1)) {
+  const clock = { now: t0 };
+  const recorded: DataSetIceberg[] = [];
+  const mirrored: (number | null)[] = [];
+  const due = new Map<string, string>();
+  const cleared: string[] = [];
+  const warnings: Record<string, unknown>[] = [];
+  const dataSets = new Map<string, DataSet>();
+  const deps: IcebergCatchUpDeps = {
+    async mirrorLatest(dataSet) {
+      mirrored.push(dataSet.version);
+      const answer = outcome(dataSet);
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+    async recordIceberg(id, iceberg) {
+      recorded.push(iceberg);
+      const found = dataSets.get(id);
+      if (found) dataSets.set(id, { ...found, iceberg });
+    },
+    async markIcebergDue(dataSet, at) {
+      const before = due.get(dataSet.data_set_id);
+      if (!before || before > at.toISOString()) due.set(dataSet.data_set_id, at.toISOString());
+    },
+    failureCategory: (error) => (error instanceof StoreFailure ? error.category : error.name),
+    now: () => clock.now,
+    warn: (_, fields) => warnings.push(fields),
+    async dueIcebergSyncs(now) {
+      return [...due].filter(([, at]) => at <= now.toISOString()).map(([dataSetId, dueAt]) => ({ dataSetId, dueAt }));
+    },
+    async clearIcebergDue(id, at) {
+      if (due.get(id) === at) due.delete(id);
+      cleared.push(id);
+    },
+    async getDataSet(id) {
+      return dataSets.get(id) ?? null;
+    },
+  };
+  return { deps, clock, recorded, mirrored, due, cleared, warnings, dataSets };
+}
+
+const current = (version: number): MirrorOutcome => ({
+  status: 'Current',
+  deltaVersion: version,
+  metadataLocation: `s3://lake/datasets/ds-1/metadata/v${version + 1}.metadata.json`,
+  metadata: { 'format-version': 2 },
+});
+
+describe('keeping a data set’s Iceberg metadata in step with its Delta commits', () => {
+  it('syncs after the first commit, and records where the metadata is', async () => {
+    // Prepare
+    const w = world();
+
+    // Act
+    await syncIcebergAfterCommit(w.deps, table(null), [committed(0)]);
+
+    // Assess
+    expect(w.mirrored).toEqual([0]);
+    expect(w.recorded).toEqual([
+      {
+        metadata_location: 's3://lake/datasets/ds-1/metadata/v1.metadata.json',
+        delta_version: 0,
+        status: 'Current',
+        reason: null,
+        synced_at: '2026-12-01T10:00:00.000Z',
+      },
+    ]);
+  });
+
+  it('marks a table due instead of syncing when its last sync is under five minutes old, and syncs after', async () => {
+    // Prepare
+    const w = world();
+    const synced: DataSetIceberg = {
+      metadata_location: 's3://lake/datasets/ds-1/metadata/v1.metadata.json',
+      delta_version: 0,
+      status: 'Current',
+      reason: null,
+      synced_at: new Date(t0).toISOString(),
+    };
+    w.clock.now = t0 + 2 * minute;
+
+    // Act
+    await syncIcebergAfterCommit(w.deps, table(0, synced), [committed(1)]);
+    await syncIcebergAfterCommit(w.deps, table(1, synced), [committed(2)]);
+    w.clock.now = t0 + 5 * minute;
+    await syncIcebergAfterCommit(w.deps, table(2, synced), [committed(3)]);
+
+    // Assess
+    expect(w.due.get('ds-1')).toBe('2026-12-01T10:05:00.000Z');
+    expect(w.mirrored).toEqual([3]);
+    expect(w.recorded.map((r) => [r.status, r.delta_version])).toEqual([['Current', 3]]);
+  });
+
+  it('never fails the commit: a failed sync is recorded with its category, keeping the last metadata', async () => {
+    // Prepare
+    const w = world(() => new StoreFailure('ACCESS_DENIED', 'AccessDenied'));
+    const before: DataSetIceberg = {
+      metadata_location: 's3://lake/datasets/ds-1/metadata/v4.metadata.json',
+      delta_version: 3,
+      status: 'Current',
+      reason: null,
+      synced_at: new Date(t0 - 10 * minute).toISOString(),
+    };
+
+    // Act
+    await syncIcebergAfterCommit(w.deps, table(3, before), [committed(4)]);
+
+    // Assess
+    expect(w.recorded).toEqual([
+      {
+        metadata_location: 's3://lake/datasets/ds-1/metadata/v4.metadata.json',
+        delta_version: 3,
+        status: 'Failed',
+        reason: 'ACCESS_DENIED',
+        synced_at: '2026-12-01T10:00:00.000Z',
+      },
+    ]);
+    expect(w.warnings).toEqual([{ data_set_id: 'ds-1', version: 4, reason: 'ACCESS_DENIED' }]);
+  });
+
+  it('records why a table Iceberg cannot express is not mirrored', async () => {
+    // Prepare
+    const w = world((dataSet) => ({
+      status: 'Unsupported',
+      deltaVersion: dataSet.version ?? -1,
+      reason: 'deletion vectors',
+    }));
+
+    // Act
+    const result = await syncIceberg(w.deps, table(7));
+
+    // Assess
+    expect(result?.iceberg).toMatchObject({ status: 'Unsupported', reason: 'deletion vectors', delta_version: null });
+    expect(result?.metadata).toBeNull();
+  });
+
+  it('has nothing to sync before the first commit', async () => {
+    const w = world();
+    expect(await syncIceberg(w.deps, table(null))).toBeNull();
+    expect(w.mirrored).toEqual([]);
+  });
+
+  it('catches up the tables marked due: behind ones synced, current ones only cleared, failed ones kept due', async () => {
+    // Prepare
+    const w = world((dataSet) =>
+      dataSet.data_set_id === 'broken' ? new Error('boom') : current(dataSet.version ?? -1),
+    );
+    const at = new Date(t0).toISOString();
+    const upToDate: DataSetIceberg = {
+      metadata_location: 'x',
+      delta_version: 9,
+      status: 'Current',
+      reason: null,
+      synced_at: at,
+    };
+    w.dataSets.set('behind', { ...table(5), data_set_id: 'behind' });
+    w.dataSets.set('current', { ...table(9, upToDate), data_set_id: 'current' });
+    w.dataSets.set('broken', { ...table(2), data_set_id: 'broken' });
+    for (const id of ['behind', 'current', 'broken', 'gone']) w.due.set(id, at);
+    w.due.set('later', new Date(t0 + minute).toISOString());
+
+    // Act
+    const report = await catchUpIceberg(w.deps, { deadline: t0 + minute, concurrency: 2 });
+
+    // Assess
+    expect(report).toEqual({ synced: 1, failed: 1 });
+    expect(w.mirrored.sort()).toEqual([2, 5]);
+    expect([...w.due.keys()].sort()).toEqual(['broken', 'later']);
+    expect(w.dataSets.get('behind')?.iceberg?.delta_version).toBe(5);
+  });
+
+  it('shows a table whose metadata mirrors an older version as Behind', () => {
+    const iceberg: DataSetIceberg = {
+      metadata_location: 'x',
+      delta_version: 3,
+      status: 'Current',
+      reason: null,
+      synced_at: new Date(t0).toISOString(),
+    };
+    expect(icebergAsOf(iceberg, 4)?.status).toBe('Behind');
+    expect(icebergAsOf(iceberg, 3)?.status).toBe('Current');
+    expect(icebergAsOf({ ...iceberg, status: 'Unsupported' }, 9)?.status).toBe('Unsupported');
+    expect(icebergAsOf(null, 9)).toBeNull();
+  });
+});
