@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type EnvelopeMessage, readEnvelope } from '#shared/domain/ingest/envelope.ts';
+import type { DeliveryFailure, FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
 import {
   type DeadLetterDeps,
   type KeptMessage,
   recordDeadLetter,
   recordDeadLetterMessage,
 } from '#shared/domain/monitoring/failed-deliveries.ts';
-import type { DeliveryFailure, FailedDelivery } from '#shared/domain/monitoring/model.ts';
 
 const envelope: EnvelopeMessage = {
   v: 1,

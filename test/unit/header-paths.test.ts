@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SignatureScheme } from '#shared/domain/connections/presets.ts';
+import { parseValuePath, valuePath } from '#shared/domain/json-path.ts';
 import { eventTypeField, eventTypeOf } from '#shared/domain/monitoring/events.ts';
 import { compileQuery } from '#shared/domain/pipelines/compile-query.ts';
-import { parseValuePath, valuePath } from '#shared/domain/pipelines/json-path.ts';
 
 describe('the header path', () => {
   it('is $headers with one name step, in any of the three spellings, the name lowercased', () => {

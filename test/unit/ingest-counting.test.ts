@@ -8,7 +8,7 @@ import type { Source } from '#shared/domain/connections/model.ts';
 import { defaultSecurity } from '#shared/domain/connections/security.ts';
 import { acceptIngest, type IngestDeps, type IngestRequest } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage, Receipt } from '#shared/domain/ingest/envelope.ts';
-import type { Rejection } from '#shared/domain/monitoring/model.ts';
+import type { Rejection } from '#shared/domain/ingest/kept-records.ts';
 import { hashToken } from '#shared/domain/tokens.ts';
 import { tenantRecord } from '../support/memory.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import type { FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
 import {
   errorCategory,
   isUnreadable,
@@ -8,7 +9,6 @@ import {
   type RedriveDeps,
   redrive,
 } from '#shared/domain/monitoring/failed-deliveries.ts';
-import type { FailedDelivery } from '#shared/domain/monitoring/model.ts';
 
 const record = (messageId: string, failedAt: string, lastError = 'store down'): FailedDelivery => ({
   message_id: messageId,

@@ -11,7 +11,8 @@ import { presets, type SignatureScheme } from '#shared/domain/connections/preset
 import { defaultSecurity, type SignatureSettings } from '#shared/domain/connections/security.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import { acceptIngest, type IngestDeps } from '#shared/domain/ingest/accept.ts';
-import { type Rejection, safeHeaders } from '#shared/domain/monitoring/model.ts';
+import { safeHeaders } from '#shared/domain/ingest/credential-headers.ts';
+import type { Rejection } from '#shared/domain/ingest/kept-records.ts';
 import { connectionRejections } from '#shared/domain/monitoring/rejections.ts';
 import type { Tenant } from '#shared/domain/tenants/model.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';

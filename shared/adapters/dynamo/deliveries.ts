@@ -6,7 +6,7 @@
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { DeliveryFailure, FailedDelivery } from '../../domain/monitoring/model.ts';
+import type { DeliveryFailure, FailedDelivery } from '../../domain/ingest/kept-records.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { itemReader, orNull } from './stored-items.ts';
 import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';

@@ -8,7 +8,7 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { intEnv } from '../../config.ts';
-import type { Rejection } from '../../domain/monitoring/model.ts';
+import type { Rejection } from '../../domain/ingest/kept-records.ts';
 import { type Page, type PageRequest, withinBytes } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
 import { type AttributesOf, shapeReader } from './stored-items.ts';

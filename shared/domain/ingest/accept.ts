@@ -15,11 +15,12 @@ import {
   unauthorized,
 } from '../errors.ts';
 import { textAtPointer } from '../json-pointer.ts';
-import { type Rejection, safeHeaders } from '../monitoring/model.ts';
 import type { Tenant } from '../tenants/model.ts';
 import { hashToken, sameHash } from '../tokens.ts';
+import { safeHeaders } from './credential-headers.ts';
 import { type EnvelopeMessage, envelopeHeaders, nowMicros, type Receipt, utcDate } from './envelope.ts';
 import { answerHandshake, type HandshakeAnswer, handshakeOf } from './handshakes.ts';
+import type { Rejection } from './kept-records.ts';
 import { type SignedRequest, verifySignature } from './signatures.ts';
 
 export interface IngestDeps {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isCredentialHeader } from '../monitoring/model.ts';
+import { isCredentialHeader } from './credential-headers.ts';
 
 /**
  * The ingest door's count of 202s for the envelope's source, as of this envelope (included): the

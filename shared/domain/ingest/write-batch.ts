@@ -1,5 +1,4 @@
 import { forEachAtMost } from '../at-most.ts';
-import type { DeliveryFailure } from '../monitoring/model.ts';
 import {
   addToReport,
   arrivalFor,
@@ -11,6 +10,7 @@ import {
 } from './commit-staged.ts';
 import { commitTable } from './commit-table.ts';
 import { type EnvelopeMessage, envelopeFields } from './envelope.ts';
+import type { DeliveryFailure } from './kept-records.ts';
 import {
   type CommitTrigger,
   largeTableShare,

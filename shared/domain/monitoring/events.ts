@@ -17,8 +17,8 @@
 import type { Source } from '../connections/model.ts';
 import { type EventField, presetOf } from '../connections/presets.ts';
 import { invalid } from '../errors.ts';
+import { parsePath, valueAt } from '../json-path.ts';
 import { textAtPointer } from '../json-pointer.ts';
-import { parsePath, valueAt } from '../pipelines/json-path.ts';
 
 /** One envelope row as stored (payload: the raw body, base64; headers: those kept, null on rows stored before). */
 export interface StoredEvent {

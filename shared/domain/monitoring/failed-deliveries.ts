@@ -2,7 +2,13 @@ import * as z from 'zod';
 import type { Source } from '../connections/model.ts';
 import { invalid, notFound } from '../errors.ts';
 import { type EnvelopeMessage, envelopeFields, envelopeMessage } from '../ingest/envelope.ts';
-import { type DeliveryFailure, type FailedDelivery, redriveBatchLimit } from './model.ts';
+import type { DeliveryFailure, FailedDelivery } from '../ingest/kept-records.ts';
+
+/**
+ * One redrive call puts at most this many failed deliveries back on the queue (a few seconds of work,
+ * well inside API Gateway's 30 s), and says how many are left for the next call.
+ */
+export const redriveBatchLimit = 250;
 
 /**
  * What a failed delivery keeps: its envelope whole, or the body of a message that named its envelope's

@@ -6,9 +6,10 @@
 import type { Source } from '../connections/model.ts';
 import { secretHeadersOf } from '../connections/signature-headers.ts';
 import { visibleConnection } from '../connections/use-cases.ts';
+import { safeHeaders } from '../ingest/credential-headers.ts';
+import type { Rejection } from '../ingest/kept-records.ts';
 import type { Page, PageRequest } from '../pagination.ts';
 import type { Principal } from '../principal.ts';
-import { type Rejection, safeHeaders } from './model.ts';
 
 export type RejectionDeps = Parameters<typeof visibleConnection>[0] & {
   getSource(sourceId: string): Promise<Source | null>;

@@ -21,11 +21,11 @@
  * pipeline, its deployed versions and a query's job, stay far under DynamoDB's 400 KB.
  */
 import * as z from 'zod';
+import { valuePath } from '../json-path.ts';
 import { storedJsonLimits, storedJsonProblem } from '../stored-json.ts';
 import { decodeFormats } from './decode-formats.ts';
-import { valuePath } from './json-path.ts';
 
-export { headerValue, parsePath, parseValuePath, type ValuePath, valueAt } from './json-path.ts';
+export { headerValue, parsePath, parseValuePath, type ValuePath, valueAt } from '../json-path.ts';
 
 export const columnTypes = ['string', 'long', 'double', 'boolean', 'timestamp'] as const;
 

@@ -1,8 +1,8 @@
 import * as z from 'zod';
+import { jsonPath } from '../../domain/json-path.ts';
 import { maxSearchBytes } from '../../domain/monitoring/events.ts';
+import { redriveBatchLimit } from '../../domain/monitoring/failed-deliveries.ts';
 import { historyRetentionDays, historySteps } from '../../domain/monitoring/history.ts';
-import { redriveBatchLimit } from '../../domain/monitoring/model.ts';
-import { jsonPath } from '../../domain/pipelines/json-path.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
 
 export const monitoringPageQuery = z.strictObject({ ...pageQuery });
