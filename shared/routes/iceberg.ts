@@ -24,7 +24,8 @@ import { type RouteSpec, table } from './spec.ts';
  * What loading a table touches: the catalog's records, and the tenant's store, where loading brings
  * the table's Iceberg metadata up to date before it answers (and the tenant's role vends credentials).
  */
-const tableAccess = { table: 'read', tenantStores: 'readWrite', secretsKey: true } as const;
+/** Loading a table brings its Iceberg metadata up to date: it writes to the store and records the sync. */
+const tableLoadAccess = { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true } as const;
 
 export const icebergRoutes = {
   'GET /iceberg/v1/config': {
@@ -104,7 +105,7 @@ export const icebergRoutes = {
     params: tableParams,
     query: loadTableQuery,
     responses: { 200: loadTableResult },
-    access: tableAccess,
+    access: tableLoadAccess,
     function: { timeoutSeconds: 29 },
   },
   'HEAD /iceberg/v1/namespaces/{namespace}/tables/{table}': {
@@ -112,11 +113,11 @@ export const icebergRoutes = {
     auth: 'apiKey',
     permission: 'data-sets.read',
     protocol: 'iceberg',
-    summary: 'Whether the table exists for the key (loadable): 204, else 404',
+    summary: 'Whether the table exists for the key (a committed data set Iceberg can express): 204, else 404',
     tag: 'Iceberg catalog',
     params: tableParams,
     responses: { 204: null },
-    access: tableAccess,
+    access: { table: 'read' },
     function: { timeoutSeconds: 29 },
   },
   'ANY /iceberg/{path+}': {

@@ -101,7 +101,7 @@ describe('the bundles', () => {
     expect(Object.keys(tenants?.inputs ?? {}).some((input) => input.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
   });
 
-  it('load apache-arrow and parquet-wasm in the batch writer, the table committer, the table-commits schedule and the job runner only, and keep API functions under 300 KB beside the SDK', () => {
+  it('load apache-arrow and parquet-wasm in the batch writer, the table committer, the table-commits schedule and the job runner only, and keep API functions under 300 KB beside the SDK (the catalog’s table load 400 KB)', () => {
     const heavy = built
       .filter(({ bundle }) =>
         Object.keys(bundle.inputs).some((input) => /node_modules\/(parquet-wasm|apache-arrow)\//.test(input)),
@@ -111,8 +111,11 @@ describe('the bundles', () => {
     const shipped = ({ fn, bundle }: (typeof built)[number]) =>
       bundle.bytesBesideSdk +
       (fn.settings.assets ?? []).reduce((sum, asset) => sum + statSync(path.join(root, asset)).size, 0);
+    // The Iceberg catalog's table load brings the table's Iceberg metadata up to date first (CONTRACT 5a):
+    // it reads the Delta log and writes Avro, so it carries both libraries, within 400 KB.
+    const budget = (entry: string) => (entry === 'functions/iceberg/load-table.ts' ? 400 : 300) * 1024;
     const oversized = built
-      .filter((one) => one.fn.kind === 'api' && shipped(one) > 300 * 1024)
+      .filter((one) => one.fn.kind === 'api' && shipped(one) > budget(one.fn.entry))
       .map((one) => `${one.fn.entry} ${shipped(one)}`);
     expect(heavy.sort()).toEqual([
       'functions/ingest/commit-staged.ts',

@@ -152,15 +152,14 @@ export async function loadTable(
   };
 }
 
-/** Whether the table exists for the caller (HEAD): throws as loading would. */
-export async function requireTable(
-  deps: CatalogRecords & Pick<CatalogDeps, 'loadTable'>,
-  principal: Principal,
-  namespace: string,
-  table: string,
-) {
+/**
+ * Whether the table exists for the caller (HEAD), from its record alone: a committed data set whose
+ * table Iceberg can express. Loading it may still write its metadata; asking whether it is there does
+ * not, so HEAD needs neither the Delta reader nor the tenant's store.
+ */
+export async function requireTable(deps: CatalogRecords, principal: Principal, namespace: string, table: string) {
   const dataSet = await tableOf(deps, principal, namespace, table);
-  if (!(await deps.loadTable(dataSet))) throw noSuchTable(namespace, table);
+  if (dataSet.version === null || dataSet.iceberg?.status === 'Unsupported') throw noSuchTable(namespace, table);
 }
 
 export const accessTokenType = 'urn:ietf:params:oauth:token-type:access_token';
