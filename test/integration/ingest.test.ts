@@ -295,6 +295,7 @@ describe('connections', () => {
       'created_at',
       'data_set_id',
       'data_set_type',
+      'iceberg',
       'name',
       'object_store_id',
       'origin',
@@ -311,6 +312,7 @@ describe('connections', () => {
     expect(dataSet.body).toMatchObject({
       status: 'Pending',
       version: null,
+      iceberg: null,
       storage_location: null,
       object_store_id: null,
       data_set_type: 'Delta',
