@@ -52,10 +52,15 @@ function send(request: FuzzCase): Promise<Answer> {
   });
 }
 
-/** What is wrong with an answer, or null: a 5xx, or an error without the contract's body. */
-function defectOf(answer: Answer): string | null {
+/**
+ * What is wrong with an answer, or null: a 5xx, or an error without the body its route's protocol
+ * gives one (CONTRACT §1; the Iceberg catalog's error model and, at its token endpoint, OAuth2's, §5a).
+ * A HEAD answer has no body, whatever its status.
+ */
+function defectOf(answer: Answer, request: Pick<FuzzCase, 'method' | 'route'>): string | null {
   if (answer.status >= 500) return `${answer.status} ${answer.text.slice(0, 200)}`;
   if (answer.status < 400) return null;
+  if (request.method === 'HEAD') return answer.text === '' ? null : `${answer.status} HEAD with a body`;
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -63,6 +68,21 @@ function defectOf(answer: Answer): string | null {
     return `${answer.status} with a body that is not JSON: ${JSON.stringify(answer.text.slice(0, 80))}`;
   }
   const error = body as Record<string, unknown>;
+  if (request.route === '/iceberg/v1/oauth/tokens') {
+    const oauth =
+      typeof error?.error === 'string' && /^[a-z_]+$/.test(error.error) && typeof error.error_description === 'string';
+    return oauth ? null : `${answer.status} without OAuth2's error shape: ${answer.text.slice(0, 200)}`;
+  }
+  if (request.route.startsWith('/iceberg/')) {
+    const inner = error?.error as Record<string, unknown> | undefined;
+    const iceberg =
+      Object.keys(error ?? {}).join(',') === 'error' &&
+      typeof inner?.message === 'string' &&
+      typeof inner.type === 'string' &&
+      /Exception$/.test(inner.type) &&
+      inner.code === answer.status;
+    return iceberg ? null : `${answer.status} without Iceberg's error model: ${answer.text.slice(0, 200)}`;
+  }
   const shaped =
     typeof error === 'object' &&
     error !== null &&
@@ -171,9 +191,11 @@ describe('hostile input', () => {
       headersFor: (operation: { security?: Record<string, string[]>[] }): Record<string, string> =>
         operation.security?.some((scheme) => 'IngestToken' in scheme)
           ? { authorization: `Bearer ${world.token}` }
-          : operation.security?.some((scheme) => 'ApiKey' in scheme)
-            ? { 'x-api-key': key }
-            : {},
+          : operation.security?.some((scheme) => 'CatalogToken' in scheme)
+            ? { authorization: `Bearer ${key}` }
+            : operation.security?.some((scheme) => 'ApiKey' in scheme)
+              ? { 'x-api-key': key }
+              : {},
     });
     // A real cursor from every list that has a second page: what tampered and foreign cursors start from.
     const cursors = new Map<string, string>();
@@ -205,7 +227,7 @@ describe('hostile input', () => {
     const defects = new Map<string, string[]>();
     answers.forEach((answer, i) => {
       const request = cases[i] as FuzzCase;
-      const defect = defectOf(answer);
+      const defect = defectOf(answer, request);
       if (!defect) return;
       const route = `${request.method} ${request.route}`;
       defects.set(route, [...(defects.get(route) ?? []), `${request.variant} → ${defect}`]);
