@@ -101,7 +101,7 @@ describe('the bundles', () => {
     expect(Object.keys(tenants?.inputs ?? {}).some((input) => input.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
   });
 
-  it('load apache-arrow and parquet-wasm in the batch writer, the table committer, the table-commits schedule and the job runner only, and keep API functions under 300 KB beside the SDK (the catalog’s table load 400 KB)', () => {
+  it('load apache-arrow and parquet-wasm in the batch writer, the table committer, the table-commits schedule and the job runner only, and keep API functions under 320 KB beside the SDK (the catalog’s table load 400 KB)', () => {
     const heavy = built
       .filter(({ bundle }) =>
         Object.keys(bundle.inputs).some((input) => /node_modules\/(parquet-wasm|apache-arrow)\//.test(input)),
@@ -113,7 +113,8 @@ describe('the bundles', () => {
       (fn.settings.assets ?? []).reduce((sum, asset) => sum + statSync(path.join(root, asset)).size, 0);
     // The Iceberg catalog's table load brings the table's Iceberg metadata up to date first (CONTRACT 5a):
     // it reads the Delta log and writes Avro, so it carries both libraries, within 400 KB.
-    const budget = (entry: string) => (entry === 'functions/iceberg/load-table.ts' ? 400 : 300) * 1024;
+    // Every other API function within 320 KB (300 before envelopes kept headers: zod's record schema in the shared code).
+    const budget = (entry: string) => (entry === 'functions/iceberg/load-table.ts' ? 400 : 320) * 1024;
     const oversized = built
       .filter((one) => one.fn.kind === 'api' && shipped(one) > budget(one.fn.entry))
       .map((one) => `${one.fn.entry} ${shipped(one)}`);
