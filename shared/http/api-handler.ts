@@ -50,8 +50,11 @@ export type HttpEdgeOptions = Pick<
 > & {
   /** Where the edge's origin secret is read (default: the deployment's, EDGE_ORIGIN_SECRET_ARN, if set). */
   origin?: EdgeOriginOptions;
-  /** The error body of a route that follows another protocol (RouteSpec.protocol). */
-  protocol?: Protocol | undefined;
+  /**
+   * The error body of a route that follows another protocol (RouteSpec.protocol), or, for the
+   * function that answers every path no route matches, the protocol of the path asked for.
+   */
+  protocol?: Protocol | ((event: APIGatewayProxyEventV2) => Protocol | undefined) | undefined;
 };
 
 /** The deployment's origin secret, when it has the edge on; its client is loaded only then. */
@@ -89,8 +92,9 @@ export function httpEdge(routeKey: string, inner: LambdaHandler, options: HttpEd
       },
       onError: (request) => {
         const requestId = requestIdOf(request.event);
-        request.response = protocol
-          ? protocolErrorResult(protocol, request.error, requestId)
+        const errorProtocol = typeof protocol === 'function' ? protocol(request.event) : protocol;
+        request.response = errorProtocol
+          ? protocolErrorResult(errorProtocol, request.error, requestId)
           : errorResult(request.error, requestId);
         logger.debug('request', { status: request.response.statusCode });
       },

@@ -279,3 +279,21 @@ describe('the client address', () => {
     expect(viewerAddressOf(value)).toBe(address);
   });
 });
+
+describe('A path no route matches', () => {
+  it('is a 404 in the contract’s error shape, and under /iceberg in the catalog’s error model', async () => {
+    // Prepare
+    const { handler } = await import('#functions/status/not-found.ts');
+
+    // Act
+    const api = answerOf(await handler(event({ path: '/api/nothing-here' }), context));
+    const catalog = answerOf(await handler(event({ path: '/iceberg/v2/namespaces' }), context));
+
+    // Assess
+    expect(api.status).toBe(404);
+    expect(api.body).toMatchObject({ code: 'NOT_FOUND', details: null });
+    expect(catalog.status).toBe(404);
+    expect(Object.keys(catalog.body)).toEqual(['error']);
+    expect(catalog.body.error).toMatchObject({ code: 404, type: expect.stringMatching(/Exception$/) });
+  });
+});
