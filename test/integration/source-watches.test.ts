@@ -2,17 +2,19 @@
  * A commit notes its new rows for the pipelines that run on new data, against DynamoDB Local: a data
  * set nobody watches is read, never written (a conditional write that fails is billed as a write, on
  * every commit of every table), one that is watched is marked, and one whose watcher left is not.
+ * In a table of the file's own: the service's on-new-data schedule takes the marks of the table it
+ * runs on, and removes the watches of pipelines that do not exist, such as these.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useServiceEnvironment } from '../support/service-env.ts';
+import { useOwnTable } from '../support/own-table.ts';
 
 let watches: typeof import('#shared/adapters/dynamo/source-watches.ts');
 let tables: typeof import('#shared/adapters/dynamo/table.ts');
 /** What the adapters sent DynamoDB, by command. */
 const sent: string[] = [];
+useOwnTable('source-watches');
 beforeAll(async () => {
-  useServiceEnvironment();
   watches = await import('#shared/adapters/dynamo/source-watches.ts');
   tables = await import('#shared/adapters/dynamo/table.ts');
   tables.db.middlewareStack.add(
