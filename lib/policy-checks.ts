@@ -2,7 +2,9 @@
  * The policy checks every synth runs, as platform teams run them: cdk-nag's AwsSolutions rules and
  * AWS Control Tower's proactive controls (cfn-guard, through @cdklabs/cdk-validator-cfnguard, whose
  * binary runs offline). A finding fails the synth unless it is acknowledged beside the resource it
- * is about, with the reason (acknowledgeControl).
+ * is about, with the reason (acknowledgeNagRule, acknowledgeControl). Both kinds of acknowledgement
+ * reach the assembly's validation report (`validation-report.json`, each plugin's
+ * `suppressedViolations`, with the reason and where it was made): what an auditor reads.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,13 +23,26 @@ import type { IConstruct } from 'constructs';
 
 /** cdk-nag's AwsSolutions rules run on every synth of the app; a finding not acknowledged fails it. */
 export function checkedByCdkNag(app: Stage): void {
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-  Validations.of(app).acknowledge({
-    id: 'AwsSolutions-L1',
-    reason:
-      'Functions run on nodejs22.x, the runtime the service is built, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not a default. CDK picks the custom resource framework’s own runtime.',
-  });
+  const checks = new AwsSolutionsChecks(app, { verbose: true });
+  Validations.of(app).addPlugins(checks);
+  acknowledgeNagRule(
+    app,
+    'AwsSolutions-L1',
+    'Functions run on nodejs22.x, the runtime the service is built, bundled (target node22) and tested for; moving to a newer runtime is a deliberate upgrade, not a default. CDK picks the custom resource framework’s own runtime.',
+  );
 }
+
+/**
+ * Acknowledges a cdk-nag finding (`AwsSolutions-IAM5[Resource::*]` and the like) for `scope` and everything
+ * in it. The id carries the plugin's namespace: cdk-nag then reports the finding and CDK itself sets it
+ * aside as acknowledged, so it is listed in the validation report with its reason, as Control Tower's
+ * are. (An id without the namespace is dropped by cdk-nag before CDK sees it: held, but listed nowhere.)
+ */
+export function acknowledgeNagRule(scope: IConstruct, rule: string, reason: string): void {
+  Validations.of(scope).acknowledge({ id: `${nagPlugin}::${rule}`, reason });
+}
+
+const nagPlugin = 'AwsSolutions';
 
 /** Control Tower's proactive controls run on every synth of the app, nested stacks included. */
 export function checkedByControlTower(app: Stage): void {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -9,7 +9,7 @@ import { globalIndexes, keyAttributes, ttlAttribute } from '#shared/adapters/dyn
 import { platformAreas, platformExpiryDays, type QueueName, queues, stagedObjectDays } from '#shared/topology.ts';
 import { serviceKey } from './constructs/service-key.ts';
 import { keepStatefulLogicalIds } from './kept-ids.ts';
-import { acknowledgeControl } from './policy-checks.ts';
+import { acknowledgeControl, acknowledgeNagRule } from './policy-checks.ts';
 
 export interface StatefulStackProps extends StackProps {
   /**
@@ -86,16 +86,16 @@ export class StatefulStack extends Stack {
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
     });
-    Validations.of(this.secretsKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'This key seals stored secrets; a new value would leave every sealed secret unreadable until resealed, which automatic rotation cannot do. Rotation is a planned operation (see docs/deploying.md).',
-    });
-    Validations.of(this.cursorKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'A new value only ends the paging of lists in progress (their next cursor is refused with 400); an operator may put one at any time, and nothing else depends on it.',
-    });
+    acknowledgeNagRule(
+      this.secretsKey,
+      'AwsSolutions-SMG4',
+      'This key seals stored secrets; a new value would leave every sealed secret unreadable until resealed, which automatic rotation cannot do. Rotation is a planned operation (see docs/deploying.md).',
+    );
+    acknowledgeNagRule(
+      this.cursorKey,
+      'AwsSolutions-SMG4',
+      'A new value only ends the paging of lists in progress (their next cursor is refused with 400); an operator may put one at any time, and nothing else depends on it.',
+    );
     // What holds data keeps the logical id deployments have, wherever its construct moves.
     keepStatefulLogicalIds({
       table: this.table,
@@ -214,11 +214,11 @@ export class StatefulStack extends Stack {
       },
       removalPolicy,
     });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The bootstrap key is an operator’s emergency API key, rotated on demand (`aws secretsmanager rotate-secret`: the stateless stack’s rotation function makes, installs and retires keys), not on a schedule. Day-to-day access uses per-user keys with their own revocation.',
-    });
+    acknowledgeNagRule(
+      secret,
+      'AwsSolutions-SMG4',
+      'The bootstrap key is an operator’s emergency API key, rotated on demand (`aws secretsmanager rotate-secret`: the stateless stack’s rotation function makes, installs and retires keys), not on a schedule. Day-to-day access uses per-user keys with their own revocation.',
+    );
     return secret;
   }
 }

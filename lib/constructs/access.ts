@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -16,6 +16,7 @@ import {
   type QueueName,
   queues,
 } from '#shared/topology.ts';
+import { acknowledgeNagRule } from '../policy-checks.ts';
 import { tenantBucketRoleTag } from './tenant-bucket-access.ts';
 
 export interface SharedResources {
@@ -161,10 +162,11 @@ export function bindAccess(
         },
       );
       for (const prefix of prefixes) {
-        Validations.of(fn.role ?? fn).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${platformBucketFinding}/${prefix}*]`,
-          reason: `The objects under one prefix of the platform bucket (${prefix}), named by key, not any bucket.`,
-        });
+        acknowledgeNagRule(
+          fn.role ?? fn,
+          `AwsSolutions-IAM5[Resource::${platformBucketFinding}/${prefix}*]`,
+          `The objects under one prefix of the platform bucket (${prefix}), named by key, not any bucket.`,
+        );
       }
     }
     // HeadBucket (the health check), and a missing object answered as missing rather than as denied.
@@ -205,11 +207,11 @@ export function bindAccess(
       );
     }
     for (const arn of roleArns.filter((candidate) => candidate.includes('*'))) {
-      Validations.of(fn.role ?? fn).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${arn.replace(stack.partition, '<AWS::Partition>')}]`,
-        reason:
-          "Tenants' roles live in tenants' accounts, unknown at deploy time; each role's trust policy and external id decide whether it may be assumed (narrow with tenantRoleArns). Roles of the platform's own account are denied.",
-      });
+      acknowledgeNagRule(
+        fn.role ?? fn,
+        `AwsSolutions-IAM5[Resource::${arn.replace(stack.partition, '<AWS::Partition>')}]`,
+        "Tenants' roles live in tenants' accounts, unknown at deploy time; each role's trust policy and external id decide whether it may be assumed (narrow with tenantRoleArns). Roles of the platform's own account are denied.",
+      );
     }
   }
   if (access.checksTenantRoles) {

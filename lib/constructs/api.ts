@@ -1,4 +1,4 @@
-import { NestedStack, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { NestedStack, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnStage, HttpApi, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -6,7 +6,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { originSecretEnv } from '#shared/http/edge-origin.ts';
 import { notFoundFunction, type RouteKey, routeKeys, routeSpec } from '../functions.ts';
-import { acknowledgeControl } from '../policy-checks.ts';
+import { acknowledgeControl, acknowledgeNagRule } from '../policy-checks.ts';
 import { ApiRoutes } from './api-routes.ts';
 import { ApiEdge } from './edge.ts';
 import { type FunctionContext, logRetention, ServiceFunction } from './service-function.ts';
@@ -137,7 +137,7 @@ export class Api extends Construct {
   private acknowledgeAuthorisationInFunctions(): void {
     const reason =
       'Every route authorises in its own function, before anything else: an API key checked against its hash in the table and the route’s permission (shared/http/api-handler.ts), or the source’s bearer token or signature over the body on the ingest route (which an authorizer could not see). Public routes (live, health, openapi.json, docs, console) disclose nothing tenant-owned.';
-    Validations.of(this).acknowledge({ id: 'AwsSolutions-APIG4', reason });
+    acknowledgeNagRule(this, 'AwsSolutions-APIG4', reason);
     acknowledgeControl(this, 'api_gw_v2_authorization_type_configured_check', reason);
     acknowledgeControl(
       this,

@@ -1,4 +1,4 @@
-import { CustomResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CustomResource, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -6,7 +6,7 @@ import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanage
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { bootstrapKeyFunctions } from '../functions.ts';
-import { acknowledgeControl } from '../policy-checks.ts';
+import { acknowledgeControl, acknowledgeNagRule } from '../policy-checks.ts';
 import { type FunctionContext, logRetention, outsideVpc, ServiceFunction } from './service-function.ts';
 
 export interface BootstrapKeyProps {
@@ -41,15 +41,16 @@ export class BootstrapKey extends Construct {
       }),
     });
     const stack = Stack.of(this);
-    Validations.of(provider).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.installer.node.defaultChild as CfnFunction)}.Arn>:*]`,
-      reason: 'The CDK custom resource framework invokes the installer function, by whichever version is current.',
-    });
-    Validations.of(provider).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason:
-        'The role of the CDK custom resource framework’s own function, which CDK defines; it runs only during deployments.',
-    });
+    acknowledgeNagRule(
+      provider,
+      `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.installer.node.defaultChild as CfnFunction)}.Arn>:*]`,
+      'The CDK custom resource framework invokes the installer function, by whichever version is current.',
+    );
+    acknowledgeNagRule(
+      provider,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'The role of the CDK custom resource framework’s own function, which CDK defines; it runs only during deployments.',
+    );
     acknowledgeControl(provider, 'lambda_inside_vpc_check', outsideVpc);
     this.installation = new CustomResource(this, 'Installation', {
       serviceToken: provider.serviceToken,

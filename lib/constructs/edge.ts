@@ -1,4 +1,4 @@
-import { RemovalPolicy, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -13,7 +13,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { originHeader } from '#shared/http/edge-origin.ts';
-import { acknowledgeControl } from '../policy-checks.ts';
+import { acknowledgeControl, acknowledgeNagRule } from '../policy-checks.ts';
 
 /**
  * Requests one client address may make in a minute before the firewall blocks it (the edgeRateLimit
@@ -126,11 +126,11 @@ export class ApiEdge extends Construct {
       // Replaced with the stack: CloudFront and the functions are replaced with it.
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    Validations.of(this.originSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'Rotated by the operator in two steps (put a new value, then deploy with edgeOriginSecretVersion): the functions accept the current and the previous value meanwhile, and CloudFront takes the new one only through a deployment, which a rotation function cannot make.',
-    });
+    acknowledgeNagRule(
+      this.originSecret,
+      'AwsSolutions-SMG4',
+      'Rotated by the operator in two steps (put a new value, then deploy with edgeOriginSecretVersion): the functions accept the current and the previous value meanwhile, and CloudFront takes the new one only through a deployment, which a rotation function cannot make.',
+    );
     const originValue = SecretValue.secretsManager(this.originSecret.secretArn, {
       ...(props.originSecretVersion ? { versionId: props.originSecretVersion } : {}),
     });
@@ -149,8 +149,7 @@ export class ApiEdge extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       },
     });
-    const acknowledge = (rule: string, reason: string) =>
-      Validations.of(this.distribution).acknowledge({ id: rule, reason });
+    const acknowledge = (rule: string, reason: string) => acknowledgeNagRule(this.distribution, rule, reason);
     acknowledge(
       'AwsSolutions-CFR1',
       'Webhook senders and operators may be anywhere; the web ACL limits each client address instead.',

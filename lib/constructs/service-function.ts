@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
@@ -18,7 +18,7 @@ import type { Construct } from 'constructs';
 import { deploymentSettings } from '#shared/topology.ts';
 import type { BundleSource, StackBundles } from '../bundling.ts';
 import type { FunctionDeclaration } from '../functions.ts';
-import { acknowledgeControl } from '../policy-checks.ts';
+import { acknowledgeControl, acknowledgeNagRule } from '../policy-checks.ts';
 import { bindAccess, type SharedResources } from './access.ts';
 
 export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
@@ -132,11 +132,11 @@ export class ServiceFunction extends LambdaFunction {
     bindAccess(this, declaration.access, context.resources);
     acknowledgeControl(this, 'lambda_inside_vpc_check', outsideVpc);
     if (context.tracing)
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/security.test.ts).",
-      });
+      acknowledgeNagRule(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; no other action of a function's role has a '*' resource (test/cdk/security.test.ts).",
+      );
   }
 }
 

@@ -1,7 +1,8 @@
-import { Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Stack, Tags } from 'aws-cdk-lib';
 import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { tenantBucketsExternalId } from '#shared/adapters/s3/session-policies.ts';
+import { acknowledgeNagRule } from '../policy-checks.ts';
 
 /**
  * The tag that marks the roles of the platform's own account its functions may assume: the deny on
@@ -49,17 +50,17 @@ export class TenantBucketAccess extends Construct {
         }),
       );
       Tags.of(created).add(tenantBucketRoleTag.key, tenantBucketRoleTag.value(access));
-      Validations.of(created).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          "The keys of tenant buckets are the operator's and not known to the stack; their use is bounded to S3 (kms:ViaService), which this role reaches for those buckets' objects only.",
-      });
+      acknowledgeNagRule(
+        created,
+        'AwsSolutions-IAM5[Resource::*]',
+        "The keys of tenant buckets are the operator's and not known to the stack; their use is bounded to S3 (kms:ViaService), which this role reaches for those buckets' objects only.",
+      );
       for (const name of props.bucketNames)
-        Validations.of(created).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${name}/*]`,
-          reason:
-            'The objects of a tenant bucket the operator listed in tenantBuckets; each session is narrowed to one store by its session policy.',
-        });
+        acknowledgeNagRule(
+          created,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${name}/*]`,
+          'The objects of a tenant bucket the operator listed in tenantBuckets; each session is narrowed to one store by its session policy.',
+        );
       return created;
     };
     this.reader = role('Reader', 'read', ['s3:GetObject'], ['kms:Decrypt']);

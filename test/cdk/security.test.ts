@@ -12,7 +12,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedByCdkNag, checkedByControlTower, tributary } from '#lib/app.ts';
-import { acknowledgeControl } from '#lib/policy-checks.ts';
+import { acknowledgeControl, acknowledgeNagRule } from '#lib/policy-checks.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import {
   type Access,
@@ -50,6 +50,41 @@ describe('cdk-nag AwsSolutions', () => {
     // A bucket without SSL enforcement or access logs: two findings.
     new Bucket(new Stack(app, 'Careless'), 'Careless');
     expect(() => app.synth()).toThrow(/AwsSolutions-S1/);
+  });
+
+  it("lists an acknowledged finding in the validation report with its reason, beside Control Tower's", () => {
+    const app = appInTemporaryDirectory();
+    checkedByCdkNag(app);
+    // Two careless buckets: one's missing access log acknowledged, the other's not.
+    const stack = new Stack(app, 'Careless');
+    acknowledgeNagRule(new Bucket(stack, 'Excused'), 'AwsSolutions-S1', 'A test of the acknowledgement.');
+    new Bucket(stack, 'Careless');
+    expect(() => app.synth()).toThrow();
+    const report = JSON.parse(readFileSync(path.join(app.outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: {
+        pluginName: string;
+        violations: { ruleName: string; violatingConstructs: { constructPath: string }[] }[];
+        suppressedViolations: {
+          ruleName: string;
+          reason: string;
+          acknowledgedAt: string;
+          violatingConstructs: { constructPath: string }[];
+        }[];
+      }[];
+    };
+    const nag = report.pluginReports.find((plugin) => plugin.pluginName === 'AwsSolutions');
+    expect(
+      nag?.suppressedViolations.map((violation) => [
+        violation.ruleName,
+        violation.reason,
+        violation.acknowledgedAt,
+        violation.violatingConstructs.map((construct) => construct.constructPath),
+      ]),
+    ).toEqual([['AwsSolutions-S1', 'A test of the acknowledgement.', 'Careless/Excused', ['Careless/Excused/Resource']]]);
+    const unacknowledged = nag?.violations.find((violation) => violation.ruleName === 'AwsSolutions-S1');
+    expect(unacknowledged?.violatingConstructs.map((construct) => construct.constructPath)).toEqual([
+      'Careless/Careless/Resource',
+    ]);
   });
 });
 
