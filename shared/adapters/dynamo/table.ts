@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -199,25 +199,41 @@ export async function writeOrRefuse<T>(write: Promise<T>, refused: () => Error |
 /**
  * Puts `item` together with `claim`, an item keyed by a value that must be unique (a slug, an
  * email, a message id), in one transaction: of two writers of one value, exactly one wins.
- * Answers false, writing nothing, when the value is taken (or the item exists).
+ * Answers false, writing nothing, when the value is taken (or the item exists): DynamoDB cancelled the
+ * transaction for a condition (`ConditionalCheckFailed`). A cancellation for `TransactionConflict`
+ * only says another transaction held one of the items at that moment; nobody may have won yet, so it
+ * is tried again (with jitter, `claimAttempts` in all) rather than answered as taken.
  */
 export async function putWithUniqueClaim(
   claim: Record<string, unknown>,
   item: Record<string, unknown>,
+  send: (command: TransactWriteCommand) => Promise<unknown> = (command) => db.send(command),
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [claim, item].map((Item) => ({
-          Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
-        })),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isTransactionConflict(error)) return false;
-    throw error;
+  const command = new TransactWriteCommand({
+    TransactItems: [claim, item].map((Item) => ({
+      Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await send(command);
+      return true;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes.includes('ConditionalCheckFailed')) return false;
+      if (!codes.includes('TransactionConflict') || attempt >= claimAttempts) throw error;
+      await pause(Math.random() * 25 * 2 ** attempt);
+    }
   }
+}
+
+const claimAttempts = 6;
+
+/** The code DynamoDB gave each item of a cancelled transaction (`None` for an item that was not the cause). */
+function cancellationCodes(error: unknown): string[] {
+  if (!(error instanceof TransactionCanceledException)) return [];
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 }
 
 /** SET the given fields (names are escaped), optionally under a condition; returns the new item. */
