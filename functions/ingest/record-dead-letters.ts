@@ -10,7 +10,7 @@ import { getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { lastDeliveryFailure, recordFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
 import { writtenAfterIngest } from '#shared/adapters/dynamo/delta-log.ts';
 import { getSource } from '#shared/adapters/dynamo/sources.ts';
-import { count, countOnce } from '#shared/adapters/metrics.ts';
+import { countOnce } from '#shared/adapters/metrics.ts';
 import { claimedPayload } from '#shared/adapters/s3/claim-checks.ts';
 import {
   deadLetterKey,
@@ -46,7 +46,10 @@ const deps: DeadLetterDeps = {
     return key;
   },
   recordFailedDelivery,
-  countDeadLettered: async (sourceId) => count('deadLettered', { source_id: sourceId }),
+  countDeadLettered: async (sourceId, failure) =>
+    void (await countOnce(`dead-lettered#${failure}`, [
+      { metric: 'deadLettered', labels: { source_id: sourceId }, by: 1 },
+    ])),
   countUnreadable: async (queueMessageId) =>
     void (await countOnce(`unreadable-dead-letter#${queueMessageId}`, [
       { metric: 'unreadableDeadLetters', labels: {}, by: 1 },

@@ -452,4 +452,24 @@ describe('traffic history from the counters', () => {
       ['ingestRequests', 12],
     ]);
   });
+
+  it('adds a count made once to its total and to its history interval, once however often it is asked', async () => {
+    // Prepare: a dead letter counted once by its failure's key, asked three times (a retry, a redelivery).
+    const source = randomUUID();
+    const now = Date.now();
+    const interval = Math.floor(now / quarter) * quarter;
+    const counts = [{ metric: 'deadLettered' as const, labels: { source_id: source }, by: 1 }];
+    // Act
+    const answers = [
+      await counters.countOnce(`dead-lettered#${source}#m1`, counts, now),
+      await counters.countOnce(`dead-lettered#${source}#m1`, counts, now),
+      await counters.countOnce(`dead-lettered#${source}#m2`, counts, now),
+    ];
+    // Assess
+    expect(answers).toEqual([true, false, true]);
+    expect((await counters.readSourceCounters(source)).map((s) => [s.metric, s.value])).toEqual([['deadLettered', 2]]);
+    expect(await history(source, interval, interval + quarter, now)).toEqual({
+      [new Date(interval).toISOString()]: { dead_lettered: 2 },
+    });
+  });
 });

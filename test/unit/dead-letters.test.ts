@@ -28,7 +28,11 @@ function world(options: {
   failure?: DeliveryFailure | null;
   /** The staged copy is committed (and its object removed) while the recorder looks for it. */
   committedMeanwhile?: boolean;
+  /** The first count fails, as a recorder that crashed after recording would leave it. */
+  crashOnCount?: boolean;
 }) {
+  /** Counts are kept once per failure, as countOnce keeps them in the table. */
+  const countedFailures = new Set<string>();
   const recorded: FailedDelivery[] = [];
   const kept = new Map<string, KeptMessage | string>();
   const counted: string[] = [];
@@ -51,11 +55,19 @@ function world(options: {
       return `dead-letters/unreadable/${queueMessageId}.txt`;
     },
     recordFailedDelivery: async (failed) => {
-      if (recorded.some((other) => other.message_id === failed.message_id)) return false;
+      const earlier = recorded.find((other) => other.message_id === failed.message_id);
+      if (earlier) return { now: false, failed_at: earlier.failed_at };
       recorded.push(failed);
-      return true;
+      return { now: true, failed_at: failed.failed_at };
     },
-    countDeadLettered: async (sourceId) => void counted.push(`deadLettered ${sourceId}`),
+    countDeadLettered: async (sourceId, failure) => {
+      if (options.crashOnCount) {
+        options.crashOnCount = false;
+        throw new Error('The recorder stopped between the record and the count');
+      }
+      if (!countedFailures.has(failure)) counted.push(`deadLettered ${sourceId}`);
+      countedFailures.add(failure);
+    },
     countUnreadable: async (queueMessageId) => void counted.push(`unreadable ${queueMessageId}`),
   };
   return { deps, recorded, kept, counted };
@@ -99,6 +111,20 @@ describe('recording a dead letter', () => {
     const { deps, recorded } = world({ committedMeanwhile: true });
     expect(await recordDeadLetter(deps, envelope)).toBeNull();
     expect(recorded).toEqual([]);
+  });
+
+  it('counts a failure once when the dead-letter queue delivers it twice, and once when the first count never happened', async () => {
+    const twice = world({ failure });
+    await recordDeadLetter(twice.deps, envelope, new Date('2026-11-23T12:01:00.000Z'));
+    expect(await recordDeadLetter(twice.deps, envelope, new Date('2026-11-23T12:02:00.000Z'))).toBeNull();
+    expect(twice.counted).toEqual(['deadLettered src']);
+
+    const crashed = world({ failure, crashOnCount: true });
+    await expect(recordDeadLetter(crashed.deps, envelope, new Date('2026-11-23T12:01:00.000Z'))).rejects.toThrow();
+    expect([crashed.recorded.length, crashed.counted]).toEqual([1, []]);
+    // SQS delivers the message again: recorded already, counted now, under the first record's failure.
+    expect(await recordDeadLetter(crashed.deps, envelope, new Date('2026-11-23T12:03:00.000Z'))).toBeNull();
+    expect([crashed.recorded.length, crashed.counted]).toEqual([1, ['deadLettered src']]);
   });
 
   it('records an envelope the queue gave up on that nothing else holds', async () => {

@@ -438,6 +438,27 @@ function historyShare(metric: MetricKey, labels: Record<string, string>) {
   return source && figure ? { sourceId: source, figure, sign: labels.change === 'down' ? -1 : 1 } : null;
 }
 
+/** The write that adds `figures` to a source's history item of one interval. */
+function addToHistory(sourceId: string, interval: number, figures: Record<string, number>) {
+  const entries = Object.entries(figures);
+  return {
+    Update: {
+      TableName: table(),
+      Key: { pk: counterKeys.history(sourceId), sk: counterKeys.historySort(interval) },
+      UpdateExpression: `ADD ${entries.map((_, i) => `#f${i} :v${i}`).join(', ')} SET entity = :entity, #expires = :expires`,
+      ExpressionAttributeNames: {
+        ...Object.fromEntries(entries.map(([figure], i) => [`#f${i}`, figure])),
+        '#expires': ttlAttribute,
+      },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+        ':entity': 'CounterHistory',
+        ':expires': Math.floor(interval / 1000) + (historyRetentionDays + 1) * 86_400,
+      },
+    },
+  };
+}
+
 /** Folds one series' items of one interval (at most 98: a transaction holds 100); false when one moved meanwhile. */
 async function foldGroup(items: CounterItem[], interval: number): Promise<boolean> {
   const { pk, metric, labels } = items[0] as CounterItem;
@@ -474,23 +495,7 @@ async function foldGroup(items: CounterItem[], interval: number): Promise<boolea
               },
             },
           },
-          ...(share
-            ? [
-                {
-                  Update: {
-                    TableName: table(),
-                    Key: { pk: counterKeys.history(share.sourceId), sk: counterKeys.historySort(interval) },
-                    UpdateExpression: 'ADD #figure :sum SET entity = :entity, #expires = :expires',
-                    ExpressionAttributeNames: { '#figure': share.figure, '#expires': ttlAttribute },
-                    ExpressionAttributeValues: {
-                      ':sum': share.sign * sum,
-                      ':entity': 'CounterHistory',
-                      ':expires': Math.floor(interval / 1000) + (historyRetentionDays + 1) * 86_400,
-                    },
-                  },
-                },
-              ]
-            : []),
+          ...(share ? [addToHistory(share.sourceId, interval, { [share.figure]: share.sign * sum })] : []),
         ],
       }),
     );
@@ -623,7 +628,8 @@ const countedOnceDays = 31;
  * then ends before recording what it counted (a crash, a timeout) is counted again by its retry,
  * and a doubled figure offsets a later real loss in the unaccounted figure. One transaction puts the
  * key's item (only where none is) and adds to each series' folded total, so that the count and its
- * key are written together or not at all. Answers false, adding nothing, when the key was counted.
+ * key are written together or not at all; a source's series adds to its history item of the interval
+ * the count is made in, as folding adds an epoch's. Answers false, adding nothing, when the key was counted.
  * A platform series (no source) goes to the folded total of one of its shards, chosen by the key.
  */
 export async function countOnce(
@@ -671,8 +677,22 @@ export async function countOnce(
               },
             };
           }),
+          ...historyOfCounts(counts, now),
         ],
       }),
     ),
   );
+}
+
+/** What counts made once add to their sources' history items of the interval they were made in (one write per source). */
+function historyOfCounts(counts: { metric: MetricKey; labels: Record<string, string>; by: number }[], now: number) {
+  const bySource = new Map<string, Record<string, number>>();
+  for (const { metric, labels, by } of counts) {
+    const share = historyShare(metric, labels);
+    if (!share) continue;
+    const figures = bySource.get(share.sourceId) ?? {};
+    figures[share.figure] = (figures[share.figure] ?? 0) + share.sign * by;
+    bySource.set(share.sourceId, figures);
+  }
+  return [...bySource].map(([sourceId, figures]) => addToHistory(sourceId, quarterOf(now), figures));
 }

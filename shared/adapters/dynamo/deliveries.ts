@@ -2,11 +2,13 @@
  * What the writer knows about deliveries that went wrong.
  *   pk DELIVERY_FAILURE#<message_id>   sk LAST          why its latest write failed (kept 15 days)
  *   pk DATA_SET#<data_set_id>#FAILED   sk <failed_at>#<message_id>   an envelope that exhausted its deliveries
- *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once
+ *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once,
+ *                                                      failed_at: the failed delivery it holds
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/ingest/kept-records.ts';
+import type { HeldFailure } from '../../domain/monitoring/failed-deliveries.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { itemReader, orNull } from './stored-items.ts';
 import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
@@ -70,17 +72,24 @@ export async function lastDeliveryFailure(messageId: string): Promise<DeliveryFa
 
 /**
  * Records the failed delivery unless its message is one already: the dead-letter queue delivers at
- * least once, so the same envelope can come twice. Answers whether it was recorded now.
+ * least once, so the same envelope can come twice. Answers the failed delivery holding the message:
+ * this one, or the earlier one by the failed_at its claim keeps (a claim from before claims kept it
+ * answers `earlier`, one key for that failure all the same).
  */
-export async function recordFailedDelivery(failed: FailedDelivery): Promise<boolean> {
-  return putWithUniqueClaim(
-    { ...deliveryKeys.deadLettered(failed.message_id), entity: 'DeadLetterClaim', data_set_id: failed.data_set_id },
+export async function recordFailedDelivery(failed: FailedDelivery): Promise<HeldFailure> {
+  const claim = deliveryKeys.deadLettered(failed.message_id);
+  const recorded = await putWithUniqueClaim(
+    { ...claim, entity: 'DeadLetterClaim', data_set_id: failed.data_set_id, failed_at: failed.failed_at },
     {
       ...deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
       entity: 'FailedDelivery',
       ...failed,
     },
   );
+  if (recorded) return { now: true, failed_at: failed.failed_at };
+  const held = await db.send(new GetCommand({ TableName: table(), Key: claim, ConsistentRead: true }));
+  const failedAt = held.Item?.failed_at;
+  return { now: false, failed_at: typeof failedAt === 'string' ? failedAt : 'earlier' };
 }
 
 export async function listFailedDeliveries(dataSetId: string, page: PageRequest): Promise<Page<FailedDelivery>> {

@@ -43,14 +43,37 @@ export interface DeadLetterDeps {
   keepEnvelope(dataSetId: string, messageId: string, kept: KeptMessage): Promise<string>;
   /** Keeps a message that names no envelope in the platform bucket, under its queue message id; answers its key. */
   keepUnreadable(body: string, queueMessageId: string): Promise<string>;
-  /** False when the envelope is a failed delivery already (the dead-letter queue delivered it again). */
-  recordFailedDelivery(failed: FailedDelivery): Promise<boolean>;
-  countDeadLettered(sourceId: string): Promise<void>;
+  /**
+   * Records the failed delivery unless its message is one already (the dead-letter queue delivered it
+   * again). Answers the failed delivery that holds the message: this one, recorded now, or the one
+   * recorded before, by its failed_at.
+   */
+  recordFailedDelivery(failed: FailedDelivery): Promise<HeldFailure>;
+  /**
+   * Counts a dead-lettered envelope for its source once per `failure` (its message id and the failed_at
+   * of the failed delivery holding it): the recorder's retry after a crash between the record and the
+   * count counts it then, and counts nothing when the first run had; a redrive forgets the failed
+   * delivery, so the same message failing again is a new failure, counted again.
+   */
+  countDeadLettered(sourceId: string, failure: string): Promise<void>;
   /**
    * A message kept apart that names no envelope (UnreadableDeadLetters, which an alarm watches),
    * counted once per queue message id: the same message delivered again adds nothing.
    */
   countUnreadable(queueMessageId: string): Promise<void>;
+}
+
+/** The failed delivery holding a message: recorded by this run (`now`), or before, at `failed_at`. */
+export interface HeldFailure {
+  now: boolean;
+  failed_at: string;
+}
+
+/** Records a failed delivery (or finds it recorded) and counts it, once per failure whatever happens between the two. */
+async function recordAndCount(deps: DeadLetterDeps, failed: FailedDelivery): Promise<boolean> {
+  const held = await deps.recordFailedDelivery(failed);
+  await deps.countDeadLettered(failed.source_id, `${failed.message_id}#${held.failed_at}`);
+  return held.now;
 }
 
 /** What the recorder did with a message of the dead-letter queue. */
@@ -111,9 +134,7 @@ export async function recordDeadLetterMessage(
     body_key: await deps.keepEnvelope(fields.data_set_id, fields.message_id, { unreadable_body: body }),
     ...(fields.dt ? { dt: fields.dt } : {}),
   };
-  if (!(await deps.recordFailedDelivery(failed))) return { kind: 'nothing' };
-  await deps.countDeadLettered(sourceId);
-  return { kind: 'recorded', failed };
+  return (await recordAndCount(deps, failed)) ? { kind: 'recorded', failed } : { kind: 'nothing' };
 }
 
 /**
@@ -126,7 +147,8 @@ export async function recordDeadLetterMessage(
  *     with its own reason.
  *  2. The envelope is kept whole (a claim-checked payload is copied in while its object exists).
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
- *  4. An envelope the dead-letter queue delivers again is recorded and counted once.
+ *  4. An envelope the dead-letter queue delivers again is recorded and counted once, and a crash between
+ *     the record and the count is made good by the next delivery (recordAndCount).
  */
 export async function recordDeadLetter(
   deps: DeadLetterDeps,
@@ -158,9 +180,7 @@ export async function recordDeadLetter(
     body_key: await deps.keepEnvelope(envelope.data_set_id, envelope.message_id, kept),
     dt: envelope.dt,
   };
-  if (!(await deps.recordFailedDelivery(failed))) return null;
-  await deps.countDeadLettered(envelope.source_id);
-  return failed;
+  return (await recordAndCount(deps, failed)) ? failed : null;
 }
 
 export interface RedriveDeps {
