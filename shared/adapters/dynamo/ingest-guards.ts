@@ -5,6 +5,7 @@
  *   pk DEDUP#<source_id>#<key hash>   sk DEDUP   the message id of the first request with that key (expires_at)
  */
 import { createHash } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimiter, type RateShardStore, type ShardReading } from '../../domain/ingest/rate-limit.ts';
 import { db, isConditionFailure, table } from './table.ts';
@@ -42,9 +43,9 @@ async function moveShard(
     );
     return { done: true, arrivalMs: Number(result.Attributes?.arrival_ms) };
   } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
     // The item comes back as DynamoDB's own attribute values: the document client does not convert errors.
-    const found = (error as { Item?: Record<string, { N?: string } | undefined> }).Item?.arrival_ms?.N;
+    const found = error.Item?.arrival_ms?.N;
     return { done: false, arrivalMs: found === undefined ? null : Number(found) };
   }
 }

@@ -20,6 +20,7 @@ import type { StorePathClaim } from '../../domain/tenants/store-claims.ts';
 import { tenantCache } from './ingest-cache.ts';
 import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import {
+  cancellationCodes,
   conditionHeld,
   db,
   isConditionFailure,
@@ -251,8 +252,7 @@ export async function replaceObjectStoreOptions(
   } catch (error) {
     if (!isTransactionConflict(error)) throw error;
     // The store's own condition failing means it is gone; a claim's, that it moved (decide again).
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw notFound('Object store');
+    if (cancellationCodes(error)[0] === 'ConditionalCheckFailed') throw notFound('Object store');
     return false;
   }
 }

@@ -54,6 +54,14 @@ export type ReadSource = (
  * the shards moves from the legacy partition into its shard on its next write, perhaps into a shard
  * already read to its end, and is still listed once, in its place.
  */
+/** Where one source of a merged list stands: what it read and has not answered yet, and where it goes on. */
+interface SourceState {
+  past: string | undefined;
+  buffer: StoredItem[];
+  exhausted: boolean;
+  chunk: number;
+}
+
 export async function mergeSources(input: {
   sources: number;
   past: string | undefined;
@@ -64,13 +72,16 @@ export async function mergeSources(input: {
 }): Promise<{ items: StoredItem[]; past: string | null }> {
   const { limit, sortOf, newestFirst, read } = input;
   const maxChunk = limit + 1;
-  const states = Array.from({ length: input.sources }, () => ({
-    past: input.past,
-    buffer: [] as StoredItem[],
-    exhausted: false,
-    chunk: Math.min(maxChunk, Math.ceil(maxChunk / shardCount) + 1),
-  }));
-  const fill = async (state: (typeof states)[number], source: number) => {
+  const states = Array.from(
+    { length: input.sources },
+    (): SourceState => ({
+      past: input.past,
+      buffer: [],
+      exhausted: false,
+      chunk: Math.min(maxChunk, Math.ceil(maxChunk / shardCount) + 1),
+    }),
+  );
+  const fill = async (state: SourceState, source: number) => {
     while (state.buffer.length === 0 && !state.exhausted) {
       const answer = await read(source, state.past, state.chunk);
       state.buffer = answer.items;
@@ -84,7 +95,7 @@ export async function mergeSources(input: {
   const items: StoredItem[] = [];
   for (;;) {
     await Promise.all(states.map(fill));
-    let best: (typeof states)[number] | undefined;
+    let best: SourceState | undefined;
     for (const state of states) {
       const head = state.buffer[0];
       if (head && (!best?.buffer[0] || before(head, best.buffer[0]))) best = state;
@@ -93,7 +104,8 @@ export async function mergeSources(input: {
     // One more item than the page exists: the list goes on past the last one answered.
     const last = items[items.length - 1];
     if (last && items.length === limit) return { items, past: sortOf(last) };
-    items.push(best.buffer.shift() as StoredItem);
+    const next = best.buffer.shift();
+    if (next) items.push(next);
   }
 }
 

@@ -231,7 +231,7 @@ export async function putWithUniqueClaim(
 const claimAttempts = 6;
 
 /** The code DynamoDB gave each item of a cancelled transaction (`None` for an item that was not the cause). */
-function cancellationCodes(error: unknown): string[] {
+export function cancellationCodes(error: unknown): string[] {
   if (!(error instanceof TransactionCanceledException)) return [];
   return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 }
@@ -297,7 +297,7 @@ export async function batchGetAll(
       const result: BatchGetCommandOutput = await db.send(
         new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: options.consistent } } }),
       );
-      items.push(...((result.Responses?.[table()] ?? []) as StoredItem[]));
+      items.push(...(result.Responses?.[table()] ?? []));
       pending = result.UnprocessedKeys?.[table()]?.Keys;
     }
   }
