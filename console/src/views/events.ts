@@ -1,6 +1,6 @@
 import { type Answer, api, type Connection, qs, type Schemas, type Stats, type TableProperties } from '../api.ts';
 import { bodyView } from '../body.ts';
-import { age, bytes, el, errorBox, replace, when } from '../dom.ts';
+import { age, bytes, counted, el, errorBox, replace, when } from '../dom.ts';
 import { pollMs, type Stop } from '../view.ts';
 
 type StoredEvent = Schemas['Event'];
@@ -15,9 +15,9 @@ interface Scanned {
 
 /** How far a search has looked, in words: a partial answer says so, and how much is left. */
 function scanText(page: EventPage, scanned: Scanned): string {
-  const looked = `${scanned.events} events in ${scanned.files} files (${bytes(scanned.bytes)})`;
+  const looked = `${counted(scanned.events, 'event')} in ${counted(scanned.files, 'file')} (${bytes(scanned.bytes)})`;
   return page.next_cursor
-    ? `Looked at ${looked}, back to ${when(page.scanned_back_to)}; ${page.files_left} files not read yet.`
+    ? `Looked at ${looked}, back to ${when(page.scanned_back_to)}; ${counted(page.files_left, 'file')} not read yet.`
     : `Looked at ${looked}: the whole range.`;
 }
 
@@ -141,7 +141,7 @@ export function eventsView(connectionId: string) {
                 : 'No event with this message id: not accepted, not staged yet (about a second after its 202), or a failed delivery (see the connection).'
             : searching
               ? `${events.length} matching ${events.length === 1 ? 'event' : 'events'}, newest first${ofThem}. ${scanText(page, scanned)}`
-              : `${events.length} events, newest first${ofThem} (read ${page.files_read} ${page.files_read === 1 ? 'file' : 'files'} this time).`,
+              : `${counted(events.length, 'event')}, newest first${ofThem} (read ${counted(page.files_read, 'file')} this time).`,
         );
         const open = new Set(
           [...list.querySelectorAll('li[data-message-id] > details[open]')].map(

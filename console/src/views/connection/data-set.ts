@@ -4,7 +4,7 @@
  * store: while it does not answer, they show its error and the rest of the page goes on.
  */
 import { type Answer, api, qs, type Schemas } from '../../api.ts';
-import { bytes, el, facts, replace, replaceOnChange, table, when } from '../../dom.ts';
+import { bytes, counted, el, facts, replace, replaceOnChange, table, when } from '../../dom.ts';
 import { type PolledPart, polledPart } from '../../view.ts';
 
 type Run = Schemas['Run'];
@@ -36,7 +36,7 @@ export function dataSetRuns(dataSetId: string): PolledPart {
 
 function filesCaption({ version, files, next_cursor }: Answer<'/api/data-sets/{data_set_id}/files'>): string {
   if (version === null) return 'No snapshot yet';
-  return `Latest snapshot, version ${version}: ${next_cursor ? `the newest ${files.length} files` : `${files.length} files`}`;
+  return `Latest snapshot, version ${version}: ${next_cursor ? `the newest ${counted(files.length, 'file')}` : counted(files.length, 'file')}`;
 }
 
 export function dataSetFiles(dataSetId: string): PolledPart {
