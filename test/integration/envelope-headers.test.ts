@@ -4,11 +4,14 @@
  * as DuckDB reads the committed Parquet file; the events route shows the headers and the event type
  * GitHub's preset says where to find, and filters by it.
  */
+
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
 import { readDeltaTable } from '../support/delta.ts';
 import { pollUntil } from '../support/poll.ts';
+import { useServiceEnvironment } from '../support/service-env.ts';
 import { createWebhook, ingest, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
@@ -75,5 +78,33 @@ describe('the headers an envelope keeps', () => {
       );
     expect(await ofType('pull_request')).toEqual([messageId]);
     expect(await ofType('push')).toEqual([]);
+  });
+
+  it('are a column of a webhook data set made before the column was, as its schema says', async () => {
+    // Prepare: a data set item as one made before the headers column was stored it.
+    const hook = await createWebhook(api);
+    useServiceEnvironment();
+    const { getDataSet, dataSetItem } = await import('#shared/adapters/dynamo/data-sets.ts');
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const made = await getDataSet(hook.dataSetId);
+    if (!made) throw new Error('The webhook has no data set');
+    const before = { ...made.schema_json, fields: made.schema_json.fields.filter((field) => field.name !== 'headers') };
+    await db.send(new PutCommand({ TableName: table(), Item: dataSetItem({ ...made, schema_json: before }) }));
+    // Act
+    const answer = await api.get<{ schema_json: { fields: { name: string; type: string; nullable: boolean }[] } }>(
+      `/api/data-sets/${hook.dataSetId}`,
+    );
+    // Assess
+    expect(answer.body.schema_json.fields.map((field) => field.name)).toEqual([
+      'dt',
+      'message_id',
+      'ingested_at',
+      'source_id',
+      'tenant_id',
+      'content_type',
+      'payload_size',
+      'payload',
+      'headers',
+    ]);
   });
 });

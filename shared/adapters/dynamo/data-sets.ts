@@ -20,6 +20,7 @@ import {
   type DeltaField,
   type DeltaSchema,
   dataSetStatuses,
+  envelopeSchema,
   icebergAsOf,
   icebergStatuses,
 } from '../../domain/datasets/model.ts';
@@ -95,6 +96,9 @@ function toDataSet(item: StoredItem, versionItem?: StoredItem): DataSet {
 }
 
 function withVersion(dataSet: DataSet, version: VersionItem | undefined): DataSet {
+  // A webhook table holds the envelope's columns as they are now: one made before a column was added
+  // (headers) gains it with its next commit, and its stored schema says what it was made with.
+  if (dataSet.origin.type === 'Webhook') dataSet.schema_json = envelopeSchema;
   if (version?.iceberg) dataSet.iceberg = version.iceberg;
   if (version?.version !== undefined && (dataSet.version === null || version.version > dataSet.version)) {
     dataSet.version = version.version;
