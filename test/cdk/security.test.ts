@@ -80,7 +80,9 @@ describe('cdk-nag AwsSolutions', () => {
         violation.acknowledgedAt,
         violation.violatingConstructs.map((construct) => construct.constructPath),
       ]),
-    ).toEqual([['AwsSolutions-S1', 'A test of the acknowledgement.', 'Careless/Excused', ['Careless/Excused/Resource']]]);
+    ).toEqual([
+      ['AwsSolutions-S1', 'A test of the acknowledgement.', 'Careless/Excused', ['Careless/Excused/Resource']],
+    ]);
     const unacknowledged = nag?.violations.find((violation) => violation.ruleName === 'AwsSolutions-S1');
     expect(unacknowledged?.violatingConstructs.map((construct) => construct.constructPath)).toEqual([
       'Careless/Careless/Resource',
