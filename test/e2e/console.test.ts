@@ -734,6 +734,13 @@ describe('the operator console', () => {
     await page.getByRole('button', { name: 'Use this provider' }).click();
     await waitForText(page.locator('.notice'), /^Senders now sign as Slack \(Events API\)\.$/);
     await waitForText(page.locator('#signature-scheme'), /^slack, tolerance 300 s$/);
+    // Its bearer token alone is refused now, and "Try it" no longer offers a curl that sends only that.
+    await waitForText(
+      page.locator('#try-signed'),
+      /^This connection takes only requests signed as slack, so a curl with the bearer token alone is refused \(401\)\./,
+    );
+    expect(await page.locator('#curl').count()).toBe(0);
+    expect((await ingest(api, pointed, '{"n":1}')).status).toBe(401);
     const at = String(Math.floor(Date.now() / 1000));
     const event = JSON.stringify({ type: 'event_callback', event_id: 'Ev1' });
     const slackSigned = await api.post(`/api/ingest/${pointed.sourceId}`, {

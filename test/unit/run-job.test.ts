@@ -156,6 +156,32 @@ describe('running a job', () => {
     expect(state.lease).toBeNull();
   });
 
+  it('records completed_at when its work has ended, after its commit began', async () => {
+    const { deps, state } = memory(job());
+    let clock = now;
+    const ticking: RunnerDeps = {
+      ...deps,
+      now: () => clock,
+      beginCommit: async (jobId, at) => {
+        const begun = await deps.beginCommit(jobId, at);
+        state.job.committing_at = at.toISOString();
+        return begun;
+      },
+    };
+    const work: JobWork = async (_, control) => {
+      clock = new Date('2026-11-21T10:00:05.000Z');
+      await control.beginCommit();
+      clock = new Date('2026-11-21T10:00:09.000Z');
+      return { rows_in: 2, rows_out: 2, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
+    };
+    expect(await runJob(ticking, 'j1', 'r1', work)).toBe('succeeded');
+    expect(state.job).toMatchObject({
+      started_at: '2026-11-21T10:00:00.000Z',
+      committing_at: '2026-11-21T10:00:05.000Z',
+      completed_at: '2026-11-21T10:00:09.000Z',
+    });
+  });
+
   it('waits behind another job of its partition, offered again later should that one never release', async () => {
     const { deps, state } = memory(job(), { leaseHeld: true });
     expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('partition busy');

@@ -38,7 +38,11 @@ export function connectionView(connectionId: string): View {
     const freshness = freshnessTarget(connection.data_set_id, may('data-sets.delete'));
     const traffic = trafficChart(`${base}/stats/history`, 'Traffic of this connection', signal);
     const settings = securitySettings(security);
-    const senders = senderSetupSection(base, ingestUrl, security, may('connections.manage'), settings.show);
+    const trial = tryIt(ingestUrl, security, (text) => replace(outcome, notice(text)));
+    const senders = senderSetupSection(base, ingestUrl, security, may('connections.manage'), (saved) => {
+      settings.show(saved);
+      trial.show(saved);
+    });
     const failed = failedDeliveries(base, may('connections.operate'), act);
     const rejections = recentRejections(base);
     const runs = dataSetRuns(connection.data_set_id);
@@ -52,11 +56,7 @@ export function connectionView(connectionId: string): View {
       head,
       outcome,
       figures.alert,
-      section(
-        'Try it',
-        'try-title',
-        tryIt(ingestUrl, (text) => replace(outcome, notice(text))),
-      ),
+      section('Try it', 'try-title', trial.element),
       section('Figures', 'figures-title', figures.element),
       section('Freshness', 'freshness-title', freshness.element),
       section('Traffic', 'traffic-title', traffic.element),

@@ -186,7 +186,8 @@ async function runHeld(
   let final: Partial<Job>;
   let outcome: string;
   try {
-    final = { status: 'Succeeded', completed_at: now().toISOString(), ...(await work(running, control)) };
+    const done = await work(running, control);
+    final = { status: 'Succeeded', completed_at: now().toISOString(), ...done };
     outcome = 'succeeded';
   } catch (error) {
     const at = now().toISOString();
