@@ -20,7 +20,7 @@ import { register } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defaultTableProperties } from '#delta/properties.ts';
+import { defaultTableProperties } from '#delta/kernel/table-config.ts';
 import { receiptsHeldAtMostMs, writerLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules, stagedObjectDays } from '#shared/topology.ts';
 import { freePorts } from '../local/free-port.ts';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CommitDeps } from '#delta/commit.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { freePorts } from '#local/free-port.ts';
 import { ensureBuckets, ensureTable } from '../local/provision.ts';
 import { localCredentials, localRegion, startStandIns } from '../local/stand-ins.ts';
@@ -59,15 +59,15 @@ const { decodeCheckpoint } = await import('#delta/parquet/checkpoint-reader.ts')
 const { encodeCheckpoint } = await import('#delta/parquet/checkpoint-writer.ts');
 const { rewriteFiles } = await import('#delta/parquet/compaction.ts');
 const { writeParquet, maxRowsPerFile } = await import('#delta/parquet/parquet-files.ts');
-const { checkpointDue, writeCheckpoint } = await import('#delta/checkpoint.ts');
-const { appendToTable, conditionalArbiter } = await import('#delta/commit.ts');
-const { writeDailyFiles } = await import('#delta/daily-files.ts');
-const { maintainTable } = await import('#delta/maintenance.ts');
-const { openSnapshot, SnapshotCache } = await import('#delta/snapshot.ts');
+const { checkpointDue, writeCheckpoint } = await import('#delta/operations/checkpoint.ts');
+const { appendToTable, conditionalArbiter } = await import('#delta/operations/transaction.ts');
+const { writeDailyFiles } = await import('#delta/operations/data-files.ts');
+const { maintainTable } = await import('#delta/operations/maintenance.ts');
+const { openSnapshot, SnapshotCache } = await import('#delta/kernel/snapshot.ts');
 const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
 const { mirrorDeltaVersion } = await import('#iceberg/mirror.ts');
 const { decodeManifest, decodeManifestList } = await import('#iceberg/avro.ts');
-const { parseStats } = await import('#delta/log.ts');
+const { parseStats } = await import('#delta/kernel/log.ts');
 const { envelopeColumns } = await import('../shared/domain/ingest/envelope.ts');
 
 /** DynamoDB capacity as billed, from every call's ConsumedCapacity. */

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeDailyFiles } from '#delta/daily-files.ts';
+import { writeDailyFiles } from '#delta/operations/data-files.ts';
 import { encodeStaged, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/parquet/envelope-writer.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
 import type { StagedRow } from '#shared/domain/ingest/commit-table.ts';

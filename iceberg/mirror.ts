@@ -15,9 +15,9 @@
  */
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import { type AddFile, hasRecordCount, isAbsolutePath, parseStats } from '#delta/log.ts';
-import { tableProperties } from '#delta/properties.ts';
-import { latestTimestamp, type TableState } from '#delta/snapshot.ts';
+import { type AddFile, hasRecordCount, isAbsolutePath, parseStats } from '#delta/kernel/log.ts';
+import { latestTimestamp, type TableState } from '#delta/kernel/snapshot.ts';
+import { tableProperties } from '#delta/kernel/table-config.ts';
 import {
   decodeManifest,
   decodeManifestList,

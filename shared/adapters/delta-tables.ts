@@ -7,10 +7,12 @@
  * module (it brings apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
 
-import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, clockMarginMs, replacePartitions } from '#delta/commit.ts';
-import { type DailyFiles, writeDailyFiles } from '#delta/daily-files.ts';
-import { liveRecords } from '#delta/log.ts';
+import { liveRecords } from '#delta/kernel/log.ts';
+import type { TableState } from '#delta/kernel/snapshot.ts';
+import { tableProperties } from '#delta/kernel/table-config.ts';
+import type { LogEntry, TableStorage } from '#delta/log-store/storage.ts';
+import { checkpointDue, writeCheckpoint } from '#delta/operations/checkpoint.ts';
+import { type DailyFiles, writeDailyFiles } from '#delta/operations/data-files.ts';
 import {
   dayExpiresAt,
   firstDayKept,
@@ -20,13 +22,11 @@ import {
   oldestDay,
   planCompaction,
   retentionKeeps,
-} from '#delta/maintenance.ts';
+} from '#delta/operations/maintenance.ts';
+import { appendToTable, type CommitDeps, clockMarginMs, replacePartitions } from '#delta/operations/transaction.ts';
 import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#delta/parquet/parquet-files.ts';
-import { tableProperties } from '#delta/properties.ts';
-import type { TableState } from '#delta/snapshot.ts';
-import type { LogEntry, TableStorage } from '#delta/storage.ts';
 import { config } from '../config.ts';
 import { type DataSet, envelopeSchema } from '../domain/datasets/model.ts';
 import type { CommittedVersion } from '../domain/datasets/table.ts';

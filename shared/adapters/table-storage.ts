@@ -5,18 +5,18 @@
  * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
 
+import { ConditionalWritesUnsupported } from '#delta/errors.ts';
+import { metadataAction, type TableMetadata } from '#delta/kernel/log.ts';
+import { type LogReader, SnapshotCache } from '#delta/kernel/snapshot.ts';
+import type { LogArbiter } from '#delta/log-store/storage.ts';
 import {
   type CommitDeps,
   commitMetadata,
   conditionalArbiter,
   coordinatedArbiter,
   probeConditionalWrites,
-} from '#delta/commit.ts';
-import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import { metadataAction, type TableMetadata } from '#delta/log.ts';
+} from '#delta/operations/transaction.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
-import { type LogReader, SnapshotCache } from '#delta/snapshot.ts';
-import type { LogArbiter } from '#delta/storage.ts';
 import { config } from '../config.ts';
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
 import type { PropertiesCommitter } from '../domain/datasets/table-properties.ts';

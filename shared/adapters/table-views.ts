@@ -2,9 +2,9 @@
  * The Delta library's table states as the use cases' views of a data set's table
  * (shared/domain/datasets/table.ts), and the library's rules for table properties.
  */
-import { type AddFile, liveRecords } from '#delta/log.ts';
-import { tableProperties, validateProperties } from '#delta/properties.ts';
-import type { TableState } from '#delta/snapshot.ts';
+import { type AddFile, liveRecords } from '#delta/kernel/log.ts';
+import type { TableState } from '#delta/kernel/snapshot.ts';
+import { tableProperties, validateProperties } from '#delta/kernel/table-config.ts';
 import type { TableFile, TablePropertyRules, TableSnapshot } from '../domain/datasets/table.ts';
 import { serviceErrorOf } from './delta-errors.ts';
 

@@ -275,9 +275,9 @@ describe('two writers of ours and another engine racing on one table', () => {
     const { commitRecords } = await import('#shared/adapters/dynamo/delta-log.ts');
     const { decodeCheckpoint } = await import('#delta/parquet/checkpoint-reader.ts');
     const { encodeEnvelopes } = await import('#shared/adapters/parquet/envelope-writer.ts');
-    const { appendToTable, conditionalArbiter } = await import('#delta/commit.ts');
-    const { writeDailyFiles } = await import('#delta/daily-files.ts');
-    const { SnapshotCache } = await import('#delta/snapshot.ts');
+    const { appendToTable, conditionalArbiter } = await import('#delta/operations/transaction.ts');
+    const { writeDailyFiles } = await import('#delta/operations/data-files.ts');
+    const { SnapshotCache } = await import('#delta/kernel/snapshot.ts');
 
     const hook = await createWebhook(api);
     const seed = (await ingest(api, hook, '{"seed":true}')).body.message_id;

@@ -6,10 +6,16 @@
  * await, as they do against real services. Each writer gets commit dependencies of its own (its
  * own snapshot cache, as a separate function instance has).
  */
-import { type CommitDeps, type CommitHooks, conditionalArbiter, coordinatedArbiter } from '#delta/commit.ts';
+
 import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import { type CheckpointDecoder, SnapshotCache } from '#delta/snapshot.ts';
-import type { Claim, CommitRecords, LogEntry, TableStorage, VersionClaims } from '#delta/storage.ts';
+import { type CheckpointDecoder, SnapshotCache } from '#delta/kernel/snapshot.ts';
+import type { Claim, CommitRecords, LogEntry, TableStorage, VersionClaims } from '#delta/log-store/storage.ts';
+import {
+  type CommitDeps,
+  type CommitHooks,
+  conditionalArbiter,
+  coordinatedArbiter,
+} from '#delta/operations/transaction.ts';
 
 export interface MemoryTable {
   /** The table's store, which also reads byte ranges (as the tenant store does for the events view). */

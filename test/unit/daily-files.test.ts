@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeDailyFiles } from '#delta/daily-files.ts';
+import { writeDailyFiles } from '#delta/operations/data-files.ts';
 
 describe('the data files of a commit', () => {
   it('writes each day as files of at most maxRowsPerFile rows, in that day partition, with one add per file', async () => {

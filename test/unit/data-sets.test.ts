@@ -3,7 +3,7 @@
  * service checks the wiring of the same routes.
  */
 import { describe, expect, it } from 'vitest';
-import { type Action, type AddFile, metadataAction } from '#delta/log.ts';
+import { type Action, type AddFile, metadataAction } from '#delta/kernel/log.ts';
 import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';

@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { TableNotWritable } from '#delta/errors.ts';
+import { logFileName } from '#delta/kernel/log.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
+import type { TableStorage } from '#delta/log-store/storage.ts';
 import {
   type AppendRequest,
   appendToTable,
@@ -7,11 +11,7 @@ import {
   conditionalArbiter,
   coordinatedArbiter,
   probeConditionalWrites,
-} from '#delta/commit.ts';
-import { TableNotWritable } from '#delta/errors.ts';
-import { logFileName } from '#delta/log.ts';
-import { openSnapshot } from '#delta/snapshot.ts';
-import type { TableStorage } from '#delta/storage.ts';
+} from '#delta/operations/transaction.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
 const schema = {

@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import type { CommitDeps } from '#delta/commit.ts';
-import { deletionVectorFile } from '#delta/deletion-vectors.ts';
 import { TableNotWritable } from '#delta/errors.ts';
-import { logFileName } from '#delta/log.ts';
-import { type MaintenanceDeps, maintainTable } from '#delta/maintenance.ts';
+import { deletionVectorFile } from '#delta/kernel/deletion-vectors.ts';
+import { logFileName } from '#delta/kernel/log.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
+import { type MaintenanceDeps, maintainTable } from '#delta/operations/maintenance.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
-import { openSnapshot } from '#delta/snapshot.ts';
 import { fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { writerOf } from '../support/memory-table.ts';
 

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import type { Action, AddFile } from '#delta/log.ts';
-import { applyActions, emptyState, type TableState } from '#delta/snapshot.ts';
+import type { Action, AddFile } from '#delta/kernel/log.ts';
+import { applyActions, emptyState, type TableState } from '#delta/kernel/snapshot.ts';
 import { mirrorDeltaVersion, type TableMetadata } from '#iceberg/mirror.ts';
 import { memoryTable } from '../support/memory-table.ts';
 

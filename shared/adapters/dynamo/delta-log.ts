@@ -17,9 +17,9 @@
  */
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { clockMarginMs } from '#delta/commit.ts';
-import type { Operation, Txn } from '#delta/log.ts';
-import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/storage.ts';
+import type { Operation, Txn } from '#delta/kernel/log.ts';
+import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/log-store/storage.ts';
+import { clockMarginMs } from '#delta/operations/transaction.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';

@@ -6,8 +6,8 @@
  * writes. The staged-envelope committer and the job runner both write their files this way.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddFile, FileStats } from './log.ts';
-import type { TableStorage } from './storage.ts';
+import type { AddFile, FileStats } from '../kernel/log.ts';
+import type { TableStorage } from '../log-store/storage.ts';
 
 export interface DailyFiles<T> {
   dayOf(row: T): string;

@@ -28,8 +28,8 @@
  * Pipelines append with a Delta `txn` (appId, version) instead: their progress is one number.
  */
 import { randomUUID } from 'node:crypto';
-import { ConditionalWritesUnsupported, MissingVersion, ProgressMoved, TableNotWritable } from './errors.ts';
-import { prepareCommit } from './features.ts';
+import { ConditionalWritesUnsupported, MissingVersion, ProgressMoved, TableNotWritable } from '../errors.ts';
+import { prepareCommit } from '../kernel/features.ts';
 import {
   type AddFile,
   type CommitSummary,
@@ -47,7 +47,7 @@ import {
   type TableMetadata,
   type Txn,
   withAddedColumns,
-} from './log.ts';
+} from '../kernel/log.ts';
 import {
   applyActions,
   applyCommit,
@@ -55,9 +55,9 @@ import {
   latestTimestamp,
   type SnapshotSource,
   type TableState,
-} from './snapshot.ts';
-import type { Claim, CommitRecords, LogArbiter, LogEntry, TableStorage, VersionClaims } from './storage.ts';
-import { assertWritable } from './writable.ts';
+} from '../kernel/snapshot.ts';
+import { assertWritable } from '../kernel/writable.ts';
+import type { Claim, CommitRecords, LogArbiter, LogEntry, TableStorage, VersionClaims } from '../log-store/storage.ts';
 
 export interface CommitHooks {
   /** Runs once per version, for its writer: run history, data set version, counters, checkpoints. */

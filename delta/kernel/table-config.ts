@@ -2,7 +2,7 @@
  * The table properties Tributary honours, read from the table's metaData.configuration (Delta's own
  * names where Delta has one). Anything unset takes the protocol's default.
  */
-import { InvalidTableProperties } from './errors.ts';
+import { InvalidTableProperties } from '../errors.ts';
 
 export interface TableProperties {
   /** A checkpoint every this many versions (`delta.checkpointInterval`, default 10). */

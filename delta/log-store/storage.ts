@@ -5,7 +5,7 @@
  * how a commit becomes a version; the library makes one from storage (conditionalArbiter) or from
  * storage and claims (coordinatedArbiter), and an application may wrap it.
  */
-import type { Operation, Txn } from './log.ts';
+import type { Operation, Txn } from '../kernel/log.ts';
 
 /** Objects under the table's root, by keys relative to it. */
 export interface TableStorage {

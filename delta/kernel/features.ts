@@ -13,7 +13,7 @@
  * classic checkpoints, vacuum and log clean-up. Each feature below is honoured where that writer can
  * do what the protocol asks at little cost, and refused otherwise, with the reason a tenant reads.
  */
-import { CommitNotAllowed } from './errors.ts';
+import { CommitNotAllowed } from '../errors.ts';
 import type { AddFile, DomainMetadata, Metadata, Protocol, RemoveFile, TableSchema } from './log.ts';
 import { hasRecordCount, parseStats } from './log.ts';
 import type { TableState } from './snapshot.ts';

@@ -28,10 +28,9 @@
  *               temporary commits once their version is well behind.
  */
 import { randomUUID } from 'node:crypto';
-import { type CommitDeps, commitRearrangement, replacePartitions } from './commit.ts';
-import { deletionVectorFile } from './deletion-vectors.ts';
-import { CommitNotAllowed } from './errors.ts';
-import { appendOnly, compactionSupport } from './features.ts';
+import { CommitNotAllowed } from '../errors.ts';
+import { deletionVectorFile } from '../kernel/deletion-vectors.ts';
+import { appendOnly, compactionSupport } from '../kernel/features.ts';
 import {
   type AddFile,
   type FileStats,
@@ -42,10 +41,11 @@ import {
   partitionDirectory,
   type RemoveFile,
   versionOfLogFile,
-} from './log.ts';
-import { tableProperties } from './properties.ts';
-import { type LogReader, openSnapshot, type TableState, tableObjectKey } from './snapshot.ts';
-import { assertWritable } from './writable.ts';
+} from '../kernel/log.ts';
+import { type LogReader, openSnapshot, type TableState, tableObjectKey } from '../kernel/snapshot.ts';
+import { tableProperties } from '../kernel/table-config.ts';
+import { assertWritable } from '../kernel/writable.ts';
+import { type CommitDeps, commitRearrangement, replacePartitions } from './transaction.ts';
 
 /**
  * Streams the rows of `sources`, in order, into new files at `newPath()`, starting the next file

@@ -11,8 +11,10 @@
  * UUID-named V2 (`<v>.checkpoint.<uuid>.json|parquet`, with `sidecar` files in `_delta_log/_sidecars/`),
  * and whatever the protocol does not name is ignored.
  */
+
+import { VersionNotFound } from '../errors.ts';
+import type { TableStorage } from '../log-store/storage.ts';
 import { deletionVectorId } from './deletion-vectors.ts';
-import { VersionNotFound } from './errors.ts';
 import {
   type Action,
   type AddFile,
@@ -33,7 +35,6 @@ import {
   sidecarDirectory,
   type Txn,
 } from './log.ts';
-import type { TableStorage } from './storage.ts';
 
 export interface TableState {
   /** -1 before version 0. */

@@ -23,10 +23,10 @@ import {
   type Protocol,
   type RemoveFile,
   type Txn,
-} from './log.ts';
-import { tableProperties } from './properties.ts';
-import type { TableState } from './snapshot.ts';
-import type { TableStorage } from './storage.ts';
+} from '../kernel/log.ts';
+import type { TableState } from '../kernel/snapshot.ts';
+import { tableProperties } from '../kernel/table-config.ts';
+import type { TableStorage } from '../log-store/storage.ts';
 
 export interface CheckpointContent {
   protocol: Protocol;
