@@ -17,8 +17,8 @@
  */
 import { crc32 } from 'node:zlib';
 import { InvalidDeletionVector } from '../errors.ts';
-import type { TableStorage } from '../log-store/storage.ts';
 import { type DeletionVectorDescriptor, decodeLogPath } from './log.ts';
+import type { TableStorage } from './storage.ts';
 
 const z85Alphabet = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
 const z85Values = new Int16Array(128).fill(-1);

@@ -1,10 +1,10 @@
 /**
- * The table properties Tributary honours, read from the table's metaData.configuration (Delta's own
- * names where Delta has one). Anything unset takes the protocol's default.
+ * The table properties the library itself honours, read from the table's metaData.configuration
+ * under Delta's own names; anything unset takes the protocol's default. An application's own
+ * properties live in the same configuration: the library keeps them as they are and reads none.
  */
-import { InvalidTableProperties } from '../errors.ts';
 
-export interface TableProperties {
+export interface TableConfig {
   /** A checkpoint every this many versions (`delta.checkpointInterval`, default 10). */
   checkpointInterval: number;
   /** Removed files stay this long for readers of older snapshots (`delta.deletedFileRetentionDuration`, 7 days). */
@@ -13,30 +13,15 @@ export interface TableProperties {
   logRetentionMs: number;
   /** OPTIMIZE writes files of about this size (`delta.targetFileSize`, 128 MiB). */
   targetFileSize: number;
-  /** Scheduled maintenance compacts a day only when it has this many small files (`tributary.optimize.minFiles`, 50). */
-  optimizeMinFiles: number;
-  /**
-   * Staged rows are committed at the latest this long after they arrived (`tributary.freshness`);
-   * null: the deployment's default (TABLE_FRESHNESS_SECONDS).
-   */
-  freshnessMs: number | null;
-  /**
-   * Whole day partitions older than this are removed by maintenance (`tributary.dataRetention`);
-   * null: the deployment's default (DATA_RETENTION_DAYS), and without one the rows are kept.
-   */
-  dataRetentionMs: number | null;
 }
 
 const day = 86_400_000;
 
-export const defaultTableProperties: TableProperties = {
+export const defaultTableConfig: TableConfig = {
   checkpointInterval: 10,
   deletedFileRetentionMs: 7 * day,
   logRetentionMs: 30 * day,
   targetFileSize: 128 * 1024 * 1024,
-  optimizeMinFiles: 50,
-  freshnessMs: null,
-  dataRetentionMs: null,
 };
 
 const unitMs: Record<string, number> = {
@@ -55,68 +40,38 @@ export function parseInterval(text: string): number | null {
   return Number(match[1]) * (unitMs[(match[2] as string).toLowerCase()] as number);
 }
 
-function positiveInteger(text: string): number | null {
+/** A positive whole number as a property holds it (`delta.checkpointInterval`, `delta.targetFileSize`). */
+export function parsePositiveInteger(text: string): number | null {
   return /^\d{1,15}$/.test(text) && Number(text) > 0 ? Number(text) : null;
 }
 
-/** Each settable property: how to read it, and the smallest value that keeps the table safe to read. */
-export const settableProperties = {
-  'delta.checkpointInterval': { parse: positiveInteger, min: 1, max: 1000 },
-  'delta.deletedFileRetentionDuration': { parse: parseInterval, min: 3_600_000, max: 3650 * day },
-  'delta.logRetentionDuration': { parse: parseInterval, min: day, max: 3650 * day },
-  'delta.targetFileSize': { parse: positiveInteger, min: 1024 * 1024, max: 1024 * 1024 * 1024 },
-  'tributary.optimize.minFiles': { parse: positiveInteger, min: 2, max: 100_000 },
-  'tributary.freshness': { parse: parseInterval, min: 0, max: day },
-  // A day partition is the unit removed, so less than a day would mean nothing more; 100 years is "keep".
-  'tributary.dataRetention': { parse: parseInterval, min: day, max: 36_500 * day },
+/** How each of Delta's properties the library honours reads. */
+export const deltaProperties = {
+  'delta.checkpointInterval': parsePositiveInteger,
+  'delta.deletedFileRetentionDuration': parseInterval,
+  'delta.logRetentionDuration': parseInterval,
+  'delta.targetFileSize': parsePositiveInteger,
 } as const;
 
-export type SettableProperty = keyof typeof settableProperties;
+export type DeltaProperty = keyof typeof deltaProperties;
 
-/**
- * A property without a protocol default: its value, or null when unset or unreadable. A value
- * another writer set beyond the bounds is held to them (a retention of an hour is taken as a day).
- */
-function optional(configuration: Record<string, string>, key: SettableProperty): number | null {
+/** The configuration's value of a property, read; null when unset or unreadable. */
+export function readProperty(
+  configuration: Record<string, string>,
+  key: string,
+  parse: (text: string) => number | null,
+): number | null {
   const raw = configuration[key];
-  const value = raw === undefined ? null : settableProperties[key].parse(raw);
-  const { min, max } = settableProperties[key];
-  return value === null ? null : Math.min(max, Math.max(min, value));
+  return raw === undefined ? null : parse(raw);
 }
 
-export function tableProperties(configuration: Record<string, string>): TableProperties {
-  const read = (key: SettableProperty, fallback: number) => {
-    const raw = configuration[key];
-    const value = raw === undefined ? null : settableProperties[key].parse(raw);
-    return value ?? fallback;
-  };
+export function tableConfig(configuration: Record<string, string>): TableConfig {
+  const read = (key: DeltaProperty, fallback: number) =>
+    readProperty(configuration, key, deltaProperties[key]) ?? fallback;
   return {
-    checkpointInterval: read('delta.checkpointInterval', defaultTableProperties.checkpointInterval),
-    deletedFileRetentionMs: read('delta.deletedFileRetentionDuration', defaultTableProperties.deletedFileRetentionMs),
-    logRetentionMs: read('delta.logRetentionDuration', defaultTableProperties.logRetentionMs),
-    targetFileSize: read('delta.targetFileSize', defaultTableProperties.targetFileSize),
-    optimizeMinFiles: read('tributary.optimize.minFiles', defaultTableProperties.optimizeMinFiles),
-    freshnessMs: configuration['tributary.freshness'] === undefined ? null : read('tributary.freshness', 0),
-    dataRetentionMs: optional(configuration, 'tributary.dataRetention'),
+    checkpointInterval: read('delta.checkpointInterval', defaultTableConfig.checkpointInterval),
+    deletedFileRetentionMs: read('delta.deletedFileRetentionDuration', defaultTableConfig.deletedFileRetentionMs),
+    logRetentionMs: read('delta.logRetentionDuration', defaultTableConfig.logRetentionMs),
+    targetFileSize: read('delta.targetFileSize', defaultTableConfig.targetFileSize),
   };
-}
-
-/** Checks properties a writer wants to set: known names, readable values in bounds (else InvalidTableProperties). */
-export function validateProperties(properties: Record<string, string>): Record<string, string> {
-  const issues: { property: string; message: string }[] = [];
-  for (const [key, value] of Object.entries(properties)) {
-    const spec = settableProperties[key as SettableProperty];
-    if (!spec) {
-      issues.push({
-        property: key,
-        message: `Not a property Tributary sets; one of ${Object.keys(settableProperties).join(', ')}`,
-      });
-      continue;
-    }
-    const parsed = spec.parse(value);
-    if (parsed === null || parsed < spec.min || parsed > spec.max)
-      issues.push({ property: key, message: `Out of range or unreadable: ${value.slice(0, 64)}` });
-  }
-  if (issues.length > 0) throw new InvalidTableProperties(issues);
-  return properties;
 }

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { deletionVectorId } from '#delta/kernel/deletion-vectors.ts';
 import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#delta/kernel/log.ts';
 import { openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
-import { commitMetadata } from '#delta/operations/transaction.ts';
+import { commitMetadata } from '#delta/operations/set-metadata.ts';
 import { fixturesDirectory, fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { type MemoryTable, writerOf } from '../support/memory-table.ts';
 

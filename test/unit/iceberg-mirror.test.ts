@@ -66,7 +66,7 @@ function deltaTable() {
   return {
     commit(actions: Action[], timestamp: number) {
       state = applyActions(state, state.version + 1, actions);
-      state.recent.push({ version: state.version, timestamp, engine: null, txnId: null, ingested: null });
+      state.recent.push({ version: state.version, timestamp, engine: null, txnId: null, info: {} });
       return state;
     },
   };

@@ -386,6 +386,7 @@ describe('what a commit carries for the features a table has', () => {
     const text = commitContent({
       version: 3,
       runId: 'run',
+      engine: 'Tributary',
       metadata: null,
       adds: [{ ...newFile('dt=2026-11-21/a b%.parquet', 1), baseRowId: 10, defaultRowCommitVersion: 3 }],
       removes: [],

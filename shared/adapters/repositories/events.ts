@@ -7,7 +7,7 @@ import { deletedRowsOf } from '#delta/kernel/deletion-vectors.ts';
 import { readSupport } from '#delta/kernel/features.ts';
 import { type AddFile, parseStats } from '#delta/kernel/log.ts';
 import { type LogReader, openSnapshot } from '#delta/kernel/snapshot.ts';
-import type { TableStorage } from '#delta/log-store/storage.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import { recordTime, StagedObjectGone } from '../../domain/ingest/staging.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';

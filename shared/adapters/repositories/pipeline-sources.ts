@@ -9,7 +9,7 @@ import { deletedRowsOf } from '#delta/kernel/deletion-vectors.ts';
 import { readSupport } from '#delta/kernel/features.ts';
 import { type AddFile, appendedFiles } from '#delta/kernel/log.ts';
 import { commitsAfter, openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
-import type { TableStorage } from '#delta/log-store/storage.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { EnvelopeFile, PipelineRunDeps, SourceReader } from '../../domain/pipelines/run-pipeline.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
