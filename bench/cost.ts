@@ -20,7 +20,7 @@ import { register } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defaultTableProperties } from '#delta/properties.ts';
+import { defaultTableConfig } from '#delta/kernel/table-config.ts';
 import { receiptsHeldAtMostMs, writerLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules, stagedObjectDays } from '#shared/topology.ts';
 import { freePorts } from '../local/free-port.ts';
@@ -438,7 +438,7 @@ async function measureSparse(local: Local) {
     reading.invocations.flatMap((inv) => inv.calls).filter((call) => call.s3Class === 'put').length;
   let plain: Reading | null = null;
   let checkpointed: Reading | null = null;
-  for (let round = 0; round <= defaultTableProperties.checkpointInterval && !checkpointed; round++) {
+  for (let round = 0; round <= defaultTableConfig.checkpointInterval && !checkpointed; round++) {
     await sendEach(one);
     const reading = await meteredPass(local);
     if (puts(reading) > 2) checkpointed = reading;
@@ -647,7 +647,7 @@ export async function benchCost(): Promise<string> {
     const passOf = (reading: Reading) =>
       passDollars(deployment, reading, ownCpuMs(reading.invocations, sparseRun.background, 0));
     const checkpoint =
-      Math.max(0, passOf(sparseRun.checkpointed) - passOf(sparseRun.plain)) / defaultTableProperties.checkpointInterval;
+      Math.max(0, passOf(sparseRun.checkpointed) - passOf(sparseRun.plain)) / defaultTableConfig.checkpointInterval;
     single += checkpoint;
     quietCommit = commitItems(
       deployment,
@@ -656,8 +656,8 @@ export async function benchCost(): Promise<string> {
       sparseTables,
     );
     quietCommit.push({
-      item: `A checkpoint every ${defaultTableProperties.checkpointInterval} versions ($${money(checkpoint * defaultTableProperties.checkpointInterval * 1e6)} per million checkpoints)`,
-      count: 1 / defaultTableProperties.checkpointInterval,
+      item: `A checkpoint every ${defaultTableConfig.checkpointInterval} versions ($${money(checkpoint * defaultTableConfig.checkpointInterval * 1e6)} per million checkpoints)`,
+      count: 1 / defaultTableConfig.checkpointInterval,
       dollars: checkpoint,
     });
     const runs = [];

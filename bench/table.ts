@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CommitDeps } from '#delta/commit.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { freePorts } from '#local/free-port.ts';
 import { ensureBuckets, ensureTable } from '../local/provision.ts';
 import { localCredentials, localRegion, startStandIns } from '../local/stand-ins.ts';
@@ -59,15 +59,18 @@ const { decodeCheckpoint } = await import('#delta/parquet/checkpoint-reader.ts')
 const { encodeCheckpoint } = await import('#delta/parquet/checkpoint-writer.ts');
 const { rewriteFiles } = await import('#delta/parquet/compaction.ts');
 const { writeParquet, maxRowsPerFile } = await import('#delta/parquet/parquet-files.ts');
-const { checkpointDue, writeCheckpoint } = await import('#delta/checkpoint.ts');
-const { appendToTable, conditionalArbiter } = await import('#delta/commit.ts');
-const { writeDailyFiles } = await import('#delta/daily-files.ts');
-const { maintainTable } = await import('#delta/maintenance.ts');
-const { openSnapshot, SnapshotCache } = await import('#delta/snapshot.ts');
+const { checkpointDue, writeCheckpoint } = await import('#delta/operations/checkpoint.ts');
+const { appendToTable } = await import('#delta/operations/append.ts');
+const { conditionalArbiter } = await import('#delta/log-store/arbiter.ts');
+const { writePartitionedFiles } = await import('#delta/operations/data-files.ts');
+const { exactlyOncePerMessage, tributaryEngine } = await import('../shared/domain/datasets/exactly-once.ts');
+const { maintainTable } = await import('#delta/operations/maintenance.ts');
+const { openSnapshot, SnapshotCache } = await import('#delta/kernel/snapshot.ts');
 const { envelopeSchema } = await import('../shared/domain/datasets/model.ts');
 const { mirrorDeltaVersion } = await import('#iceberg/mirror.ts');
 const { decodeManifest, decodeManifestList } = await import('#iceberg/avro.ts');
-const { parseStats } = await import('#delta/log.ts');
+const { parseStats } = await import('#delta/kernel/log.ts');
+const { tableSettings } = await import('../shared/domain/datasets/table-settings.ts');
 const { envelopeColumns } = await import('../shared/domain/ingest/envelope.ts');
 
 /** DynamoDB capacity as billed, from every call's ConsumedCapacity. */
@@ -157,15 +160,17 @@ async function writerFor(tableId: string) {
         if (checkpointDue(entry.version, state)) await writeCheckpoint(storage, encodeCheckpoint, state, Date.now());
       },
     },
+    engine: tributaryEngine,
   };
   const append = (rows: Envelope[]) =>
     appendToTable(commitDeps, {
       tableId,
       metadata: { tableId, name: 'bench', schema: envelopeSchema, partitionColumns: ['dt'], createdTime: Date.now() },
       rows,
-      identify: (row) => row,
+      deduplication: exactlyOncePerMessage(commitRecords, tableId, (row: Envelope) => row),
       attempt: 1,
-      writeFiles: (pending) => writeDailyFiles(storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile }),
+      writeFiles: (pending) =>
+        writePartitionedFiles(storage, pending, { partitionOf: (row) => ({ dt: row.dt }), encode, maxRowsPerFile }),
     });
   return { storage, reader, append, commitDeps };
 }
@@ -314,6 +319,10 @@ const report = await maintainTable(
     now: () => new Date(),
   },
   tableId,
+  (state) => ({
+    minFiles: tableSettings(state.metadata?.configuration ?? {}).optimizeMinFiles,
+    expiry: null,
+  }),
 );
 const maintenanceSeconds = (performance.now() - maintenanceStarted) / 1000;
 const after = await openSnapshot(table.reader);

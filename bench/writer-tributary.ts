@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeDailyFiles } from '#delta/daily-files.ts';
+import { writePartitionedFiles } from '#delta/operations/data-files.ts';
 import { encodeStaged, maxPayloadBytesPerFile, maxRowsPerFile } from '#shared/adapters/parquet/envelope-writer.ts';
 import { parseStagedSlice } from '#shared/adapters/staged-rows.ts';
 import type { StagedRow } from '#shared/domain/ingest/commit-table.ts';
@@ -45,7 +45,7 @@ memory.sample();
 const rowsRss = process.memoryUsage().rss;
 let fileBytes = 0;
 let files = 0;
-await writeDailyFiles(
+await writePartitionedFiles(
   {
     async put(_key, body) {
       fileBytes += body.length;
@@ -55,7 +55,7 @@ await writeDailyFiles(
   },
   staged,
   {
-    dayOf: (row) => row.message.dt,
+    partitionOf: (row) => ({ dt: row.message.dt }),
     maxRowsPerFile,
     weight: (row) => row.message.payload_size,
     maxWeightPerFile: maxPayloadBytesPerFile,

@@ -13,8 +13,7 @@ export type DeltaErrorCode =
   | 'VERSION_NOT_FOUND'
   | 'VERSION_MISSING'
   | 'CONDITIONAL_WRITES_UNSUPPORTED'
-  | 'INVALID_DELETION_VECTOR'
-  | 'INVALID_TABLE_PROPERTIES';
+  | 'INVALID_DELETION_VECTOR';
 
 export class DeltaError extends Error {
   constructor(
@@ -97,13 +96,5 @@ export class InvalidDeletionVector extends DeltaError {
   constructor(message: string) {
     super('INVALID_DELETION_VECTOR', `Deletion vector: ${message}`);
     this.name = 'InvalidDeletionVector';
-  }
-}
-
-/** Table properties a writer may not set: unknown names, unreadable values, values out of bounds. */
-export class InvalidTableProperties extends DeltaError {
-  constructor(readonly issues: { property: string; message: string }[]) {
-    super('INVALID_TABLE_PROPERTIES', 'Invalid table properties');
-    this.name = 'InvalidTableProperties';
   }
 }

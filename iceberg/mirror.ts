@@ -15,9 +15,9 @@
  */
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import { type AddFile, hasRecordCount, isAbsolutePath, parseStats } from '#delta/log.ts';
-import { tableProperties } from '#delta/properties.ts';
-import { latestTimestamp, type TableState } from '#delta/snapshot.ts';
+import { type AddFile, hasRecordCount, isAbsolutePath, parseStats } from '#delta/kernel/log.ts';
+import { latestTimestamp, type TableState } from '#delta/kernel/snapshot.ts';
+import { tableConfig } from '#delta/kernel/table-config.ts';
 import {
   decodeManifest,
   decodeManifestList,
@@ -459,7 +459,7 @@ async function nextMetadata(
         : []),
     ],
   };
-  const retentionMs = tableProperties(deltaMetadata.configuration).logRetentionMs;
+  const retentionMs = tableConfig(deltaMetadata.configuration).logRetentionMs;
   const expired = await expire(storage, root, metadata, manifests, {
     cutoff: request.now - retentionMs,
     previousMetadata: current?.n ?? 0,

@@ -10,7 +10,7 @@
  * group without statistics is read whole.
  */
 import { type FileMetaData, parquetMetadata, parquetReadObjects } from 'hyparquet';
-import { type Action, normaliseAction } from '../log.ts';
+import { type Action, normaliseAction } from '../kernel/log.ts';
 
 /** The action columns a checkpoint may have (V2 checkpoints add the last two); any other column is not read. */
 const actionColumns = [

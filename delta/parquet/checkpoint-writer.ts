@@ -29,8 +29,8 @@ import {
   vectorFromArray,
 } from 'apache-arrow';
 import * as parquet from 'parquet-wasm';
-import type { CheckpointContent } from '../checkpoint.ts';
-import { type DeletionVectorDescriptor, encodeLogPath } from '../log.ts';
+import { type DeletionVectorDescriptor, encodeLogPath } from '../kernel/log.ts';
+import type { CheckpointContent } from '../operations/checkpoint.ts';
 
 const field = (name: string, type: DataType) => new Field(name, type, true);
 const string = (name: string) => field(name, new Utf8());

@@ -13,9 +13,9 @@
  */
 import { parquetMetadata } from 'hyparquet';
 import * as parquet from 'parquet-wasm';
-import { type DeletedRows, deletedRowsOf } from '../deletion-vectors.ts';
-import type { AddFile } from '../log.ts';
-import type { TableStorage } from '../storage.ts';
+import { type DeletedRows, deletedRowsOf } from '../kernel/deletion-vectors.ts';
+import type { AddFile } from '../kernel/log.ts';
+import type { TableStorage } from '../kernel/storage.ts';
 import { maxRowsPerFile } from './parquet-files.ts';
 
 /** What makes two Parquet files' rows one stream: their columns' types and the Arrow schema they carry. */

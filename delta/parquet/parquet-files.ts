@@ -27,7 +27,7 @@ import {
   Utf8,
 } from 'apache-arrow';
 import * as parquet from 'parquet-wasm';
-import type { FileStats } from '../log.ts';
+import type { FileStats } from '../kernel/log.ts';
 
 export type ColumnType = 'string' | 'long' | 'double' | 'boolean' | 'timestamp';
 

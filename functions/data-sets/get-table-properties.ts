@@ -1,8 +1,8 @@
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
-import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
 import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 

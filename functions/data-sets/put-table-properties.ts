@@ -3,11 +3,11 @@ import { markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { commitTriggers } from '#shared/adapters/sqs/commit-triggers.ts';
 import { commitTableProperties, fixStorage } from '#shared/adapters/table-storage.ts';
-import { tablePropertyRules } from '#shared/adapters/table-views.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { freshnessKeptMs } from '#shared/domain/ingest/staging.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { appendRows, maintainDataSet, replaceRows, retentionCalendar } from '#shared/adapters/delta-tables.ts';
+import { appendRows, maintainDataSet, replaceRows } from '#shared/adapters/delta-tables.ts';
 import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
 import { allFailedDeliveries, removeFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
@@ -65,7 +65,6 @@ const workByType: Record<JobType, JobWork> = {
           },
         },
         defaultRetentionMs: config.dataRetentionMs(),
-        retention: retentionCalendar,
         ...maintenanceRequests,
         finish: (dataSet, next, startedAt) =>
           finishMaintenance(dataSet.data_set_id, dataSet.tenant_id, next, startedAt),

@@ -1,12 +1,11 @@
 /**
  * The Delta library's refusals (delta/errors.ts) as the service's own errors, where the adapters
  * hand the library's answers to the use cases: a table Tributary may not write is the contract's
- * TABLE_PROTOCOL_UNSUPPORTED or TABLE_SCHEMA_INCOMPATIBLE (422, the features in the way as details),
- * table properties it may not set a VALIDATION_ERROR (400, one detail per property). Anything else
- * passes as it came.
+ * TABLE_PROTOCOL_UNSUPPORTED or TABLE_SCHEMA_INCOMPATIBLE (422, the features in the way as details).
+ * Anything else passes as it came.
  */
-import { InvalidTableProperties, TableNotWritable } from '#delta/errors.ts';
-import { DomainError, invalid } from '../domain/errors.ts';
+import { TableNotWritable } from '#delta/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 
 export function serviceErrorOf(error: unknown): unknown {
   if (error instanceof TableNotWritable)
@@ -14,11 +13,6 @@ export function serviceErrorOf(error: unknown): unknown {
       error.code,
       error.message,
       error.unsupported.map((feature) => ({ path: 'table.protocol', message: feature })),
-    );
-  if (error instanceof InvalidTableProperties)
-    return invalid(
-      error.message,
-      error.issues.map((issue) => ({ path: `properties.${issue.property}`, message: issue.message })),
     );
   return error;
 }

@@ -7,37 +7,34 @@
  * module (it brings apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
 
-import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, clockMarginMs, replacePartitions } from '#delta/commit.ts';
-import { type DailyFiles, writeDailyFiles } from '#delta/daily-files.ts';
-import { liveRecords } from '#delta/log.ts';
-import {
-  dayExpiresAt,
-  firstDayKept,
-  type MaintenanceDeps,
-  type MaintenanceReport,
-  maintainTable,
-  oldestDay,
-  planCompaction,
-  retentionKeeps,
-} from '#delta/maintenance.ts';
+import { liveRecords } from '#delta/kernel/log.ts';
+import type { TableState } from '#delta/kernel/snapshot.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
+import { appendToTable } from '#delta/operations/append.ts';
+import { checkpointDue, writeCheckpoint } from '#delta/operations/checkpoint.ts';
+import { type PartitionedFiles, writePartitionedFiles } from '#delta/operations/data-files.ts';
+import { type MaintenanceDeps, maintainTable } from '#delta/operations/maintenance.ts';
+import { planCompaction } from '#delta/operations/optimize.ts';
+import { replacePartitions } from '#delta/operations/replace-partitions.ts';
+import type { CommitDeps, LogEntry } from '#delta/operations/transaction.ts';
 import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#delta/parquet/parquet-files.ts';
-import { tableProperties } from '#delta/properties.ts';
-import type { TableState } from '#delta/snapshot.ts';
-import type { LogEntry, TableStorage } from '#delta/storage.ts';
 import { config } from '../config.ts';
+import { clockMarginMs, exactlyOncePerMessage, type MessageIdRecords } from '../domain/datasets/exactly-once.ts';
 import { type DataSet, envelopeSchema } from '../domain/datasets/model.ts';
+import { dayExpiresAt, oldestDay, retentionKeeps, retentionOf, retentionPlan } from '../domain/datasets/retention.ts';
 import type { CommittedVersion } from '../domain/datasets/table.ts';
+import { tableSettings } from '../domain/datasets/table-settings.ts';
 import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
 import { firstIngestMs, isTimedId } from '../domain/ingest/envelope.ts';
-import type { RetentionCalendar } from '../domain/jobs/run-optimize.ts';
+import type { MaintenanceOutcome } from '../domain/jobs/run-optimize.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DayRange } from '../domain/pipelines/pipeline-runs.ts';
 import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
+import { commitRecords } from './dynamo/delta-log.ts';
 import { encodeStaged, maxPayloadBytesPerFile } from './parquet/envelope-writer.ts';
 import { fixStorage, recordCommit, tableCommitter, tableMetadataOf, tableReader } from './table-storage.ts';
 
@@ -60,14 +57,14 @@ async function checkpointIfDue(storage: TableStorage, dataSet: DataSet, entry: L
 
 /** A committed version as the use cases ask about it (shared/domain/datasets/table.ts). */
 export function committedView(entry: LogEntry, state: TableState, defaultRetentionMs: number | null): CommittedVersion {
-  const properties = tableProperties(state.metadata?.configuration ?? {});
+  const properties = tableSettings(state.metadata?.configuration ?? {});
   return {
     version: entry.version,
     checkpoint: entry.version > 0 && checkpointDue(entry.version, state),
     partitionsToCompact: () =>
       planCompaction(state.files.values(), properties.targetFileSize, properties.optimizeMinFiles).length,
     oldestDayExpiresAt() {
-      const retentionMs = properties.dataRetentionMs ?? defaultRetentionMs;
+      const retentionMs = retentionOf(state, defaultRetentionMs);
       const oldest = retentionMs === null ? null : oldestDay(state.files.values());
       return oldest === null || retentionMs === null ? null : dayExpiresAt(oldest, retentionMs);
     },
@@ -103,7 +100,7 @@ async function tableWriter(dataSet: DataSet, now?: () => Date) {
  */
 export function envelopeOutput(
   deps: CommitDeps,
-  options: { encode?: DailyFiles<StagedRow>['encode']; defaultRetentionMs: number | null },
+  options: { ids: MessageIdRecords; encode?: PartitionedFiles<StagedRow>['encode']; defaultRetentionMs: number | null },
 ) {
   const encode = options.encode ?? encodeStaged;
   return (dataSet: DataSet, rows: StagedRow[], request: Parameters<CommitTableDeps['appendEnvelopes']>[2]) =>
@@ -114,12 +111,12 @@ export function envelopeOutput(
       metadata: { ...tableMetadataOf(dataSet), schema: envelopeSchema },
       addsColumns: true,
       rows,
-      identify: (row) => ({
+      deduplication: exactlyOncePerMessage(options.ids, dataSet.data_set_id, (row: StagedRow) => ({
         messageId: row.message.message_id,
         ingestedAt: firstIngestMs(row.message),
         // An id that is not a UUID v7 of its first ingest carries no time: its copies' own times differ.
         withinMs: isTimedId(row.message.message_id) ? 0 : clockMarginMs,
-      }),
+      })),
       attempt: request.attempt,
       ...(request.signal ? { signal: request.signal } : {}),
       keeps: (table) =>
@@ -127,8 +124,8 @@ export function envelopeOutput(
           keepsDay: retentionKeeps(table, (deps.now?.() ?? new Date()).getTime(), options.defaultRetentionMs),
         }),
       writeFiles: (pending) =>
-        writeDailyFiles(deps.storage, pending, {
-          dayOf: (row) => row.message.dt,
+        writePartitionedFiles(deps.storage, pending, {
+          partitionOf: (row) => ({ dt: row.message.dt }),
           maxRowsPerFile,
           weight: (row) => row.message.payload_size,
           maxWeightPerFile: maxPayloadBytesPerFile,
@@ -153,11 +150,10 @@ async function recordFound(dataSet: DataSet, deps: CommitDeps): Promise<void> {
 export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, rows, request) =>
   asServiceErrors(async () => {
     const writer = await tableWriter(dataSet);
-    const result = await envelopeOutput(writer.commit, { defaultRetentionMs: config.dataRetentionMs() })(
-      dataSet,
-      rows,
-      request,
-    );
+    const result = await envelopeOutput(writer.commit, {
+      ids: commitRecords,
+      defaultRetentionMs: config.dataRetentionMs(),
+    })(dataSet, rows, request);
     if (writer.committed.length === 0 && result.skipped > 0) await recordFound(dataSet, writer.commit);
     return { written: result.written, skipped: result.skipped, expired: result.expired, committed: writer.committed };
   });
@@ -165,8 +161,8 @@ export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, row
 /** A pipeline's decoded rows as the files of its output table: one file per day and chunk. */
 function writeRowFiles(storage: CommitDeps['storage'], columns: ColumnDefinition[], rows: DecodedRow[]) {
   const specs = columns.map((column) => ({ name: column.name, type: column.type, nullable: true }));
-  return writeDailyFiles(storage, rows, {
-    dayOf: (row) => row.dt,
+  return writePartitionedFiles(storage, rows, {
+    partitionOf: (row) => ({ dt: row.dt }),
     encode: (chunk) =>
       writeParquet(
         specs,
@@ -260,36 +256,50 @@ export const replaceRows: PipelineRunDeps['replaceRows'] = (output, columns, row
     return { ...result, committed: table.committed };
   });
 
-/** The data retention's days as the library's maintenance removes them (shared/domain/jobs/run-optimize.ts). */
-export const retentionCalendar: RetentionCalendar = { firstDayKept, dayExpiresAt };
+/**
+ * The library's maintenance run with the data set's rules (shared/domain/datasets/): the days its
+ * data retention no longer keeps expire first, and a partition is compacted from `minFiles` small
+ * files (the table's `tributary.optimize.minFiles` when absent).
+ */
+export async function maintainWithRetention(
+  deps: MaintenanceDeps,
+  tableId: string,
+  options: { minFiles?: number; defaultRetentionMs: number | null },
+): Promise<Omit<MaintenanceOutcome, 'committed'>> {
+  const now = () => deps.now().getTime();
+  let retention = retentionPlan({ protocol: null, metadata: null }, now(), options.defaultRetentionMs);
+  const report = await maintainTable(deps, tableId, (state) => {
+    retention = retentionPlan(state, now(), options.defaultRetentionMs);
+    const minFiles = options.minFiles ?? tableSettings(state.metadata?.configuration ?? {}).optimizeMinFiles;
+    return { minFiles, expiry: retention.expiry };
+  });
+  return { ...report, retentionMs: retention.retentionMs, keptFrom: retention.keptFrom };
+}
 
 /**
- * One maintenance run of a data set's table: compaction of partitions with at least `minFiles`
- * small files (the table's `tributary.optimize.minFiles` when absent), vacuum, log clean-up; and the
- * versions it committed.
+ * One maintenance run of a data set's table (maintainWithRetention), and the versions it committed.
  */
 export async function maintainDataSet(
   dataSet: DataSet,
   options: { minFiles?: number },
   control: Pick<MaintenanceDeps, 'checkpoint' | 'beforeFirstCommit'> & { now?: () => Date } = {},
-): Promise<(MaintenanceReport & { committed: CommittedVersion[] }) | null> {
+): Promise<MaintenanceOutcome | null> {
   if (!dataSet.storage_location || !dataSet.object_store_id) return null;
   const now = control.now ?? (() => new Date());
   return asServiceErrors(async () => {
     const reader = await tableReader(dataSet);
     const writer = await tableWriter(dataSet, now);
-    const report = await maintainTable(
+    const report = await maintainWithRetention(
       {
         commit: writer.commit,
         reader,
         rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.commit.storage, sources, targetSize, newPath),
         now,
-        defaultRetentionMs: config.dataRetentionMs(),
         ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
         ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
       },
       dataSet.data_set_id,
-      options,
+      { ...options, defaultRetentionMs: config.dataRetentionMs() },
     );
     return { ...report, committed: writer.committed };
   });

@@ -5,19 +5,16 @@
  * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
 
-import {
-  type CommitDeps,
-  commitMetadata,
-  conditionalArbiter,
-  coordinatedArbiter,
-  probeConditionalWrites,
-} from '#delta/commit.ts';
 import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import { metadataAction, type TableMetadata } from '#delta/log.ts';
+import { metadataAction, type TableMetadata } from '#delta/kernel/log.ts';
+import { type LogReader, SnapshotCache } from '#delta/kernel/snapshot.ts';
+import { conditionalArbiter, type LogArbiter, probeConditionalWrites } from '#delta/log-store/arbiter.ts';
+import { coordinatedArbiter } from '#delta/log-store/coordinated.ts';
+import { commitMetadata } from '#delta/operations/set-metadata.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
-import { type LogReader, SnapshotCache } from '#delta/snapshot.ts';
-import type { LogArbiter } from '#delta/storage.ts';
 import { config } from '../config.ts';
+import { tributaryEngine } from '../domain/datasets/exactly-once.ts';
 import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
 import type { PropertiesCommitter } from '../domain/datasets/table-properties.ts';
 import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
@@ -125,6 +122,7 @@ export async function tableCommitter(dataSet: DataSet): Promise<Omit<CommitDeps,
     arbiter: await arbiterFor(store, storage),
     records: commitRecords,
     snapshots: snapshots.source({ storage, decodeCheckpoint }),
+    engine: tributaryEngine,
   };
 }
 

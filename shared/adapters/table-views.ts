@@ -1,12 +1,10 @@
 /**
  * The Delta library's table states as the use cases' views of a data set's table
- * (shared/domain/datasets/table.ts), and the library's rules for table properties.
+ * (shared/domain/datasets/table.ts).
  */
-import { type AddFile, liveRecords } from '#delta/log.ts';
-import { tableProperties, validateProperties } from '#delta/properties.ts';
-import type { TableState } from '#delta/snapshot.ts';
-import type { TableFile, TablePropertyRules, TableSnapshot } from '../domain/datasets/table.ts';
-import { serviceErrorOf } from './delta-errors.ts';
+import { type AddFile, liveRecords } from '#delta/kernel/log.ts';
+import type { TableState } from '#delta/kernel/snapshot.ts';
+import type { TableFile, TableSnapshot } from '../domain/datasets/table.ts';
 
 export function fileView(add: AddFile): TableFile {
   return {
@@ -26,14 +24,3 @@ export function snapshotView(state: TableState): TableSnapshot {
     progress: new Map([...state.txns].map(([appId, txn]) => [appId, txn.version])),
   };
 }
-
-export const tablePropertyRules: TablePropertyRules = {
-  check(properties) {
-    try {
-      validateProperties(properties);
-    } catch (error) {
-      throw serviceErrorOf(error);
-    }
-  },
-  inForce: tableProperties,
-};

@@ -112,7 +112,7 @@ describe('deliveries that repeat', () => {
           },
         },
       },
-      { defaultRetentionMs: null },
+      { ids: (await import('../../shared/adapters/dynamo/delta-log.ts')).commitRecords, defaultRetentionMs: null },
     );
     await expect(
       stopped(dataSet, [{ batch: 'b', message: envelope }], { attempt: 1, keeps: () => () => true }),

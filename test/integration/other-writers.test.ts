@@ -275,9 +275,11 @@ describe('two writers of ours and another engine racing on one table', () => {
     const { commitRecords } = await import('#shared/adapters/dynamo/delta-log.ts');
     const { decodeCheckpoint } = await import('#delta/parquet/checkpoint-reader.ts');
     const { encodeEnvelopes } = await import('#shared/adapters/parquet/envelope-writer.ts');
-    const { appendToTable, conditionalArbiter } = await import('#delta/commit.ts');
-    const { writeDailyFiles } = await import('#delta/daily-files.ts');
-    const { SnapshotCache } = await import('#delta/snapshot.ts');
+    const { appendToTable } = await import('#delta/operations/append.ts');
+    const { conditionalArbiter } = await import('#delta/log-store/arbiter.ts');
+    const { writePartitionedFiles } = await import('#delta/operations/data-files.ts');
+    const { exactlyOncePerMessage, tributaryEngine } = await import('#shared/domain/datasets/exactly-once.ts');
+    const { SnapshotCache } = await import('#delta/kernel/snapshot.ts');
 
     const hook = await createWebhook(api);
     const seed = (await ingest(api, hook, '{"seed":true}')).body.message_id;
@@ -297,6 +299,7 @@ describe('two writers of ours and another engine racing on one table', () => {
       records: commitRecords,
       snapshots: new SnapshotCache().source({ storage, decodeCheckpoint }),
       hooks: { onCompleted: async () => undefined },
+      engine: tributaryEngine,
     });
     // A message is ingested once: every copy of it carries the same ingest time.
     const ingestedAt = new Map<string, bigint>();
@@ -304,8 +307,9 @@ describe('two writers of ours and another engine racing on one table', () => {
       if (!ingestedAt.has(id)) ingestedAt.set(id, BigInt(Date.now()) * 1000n);
       return ingestedAt.get(id) as bigint;
     };
+    type Row = { message_id: string; ingested_at_us: bigint; dt: string };
     const append = (deps: ReturnType<typeof writer>, ids: string[]) =>
-      appendToTable(deps, {
+      appendToTable<Row>(deps, {
         tableId: hook.dataSetId,
         metadata: {
           tableId: hook.dataSetId,
@@ -326,10 +330,17 @@ describe('two writers of ours and another engine racing on one table', () => {
           payload_size: id.length,
           payload: Buffer.from(id).toString('base64'),
         })),
-        identify: (row) => ({ messageId: row.message_id, ingestedAt: Number(row.ingested_at_us / 1000n) }),
+        deduplication: exactlyOncePerMessage(commitRecords, hook.dataSetId, (row) => ({
+          messageId: row.message_id,
+          ingestedAt: Number(row.ingested_at_us / 1000n),
+        })),
         attempt: 1,
         writeFiles: (rows) =>
-          writeDailyFiles(storage, rows, { dayOf: (row) => row.dt, encode: encodeEnvelopes, maxRowsPerFile: 1000 }),
+          writePartitionedFiles(storage, rows, {
+            partitionOf: (row) => ({ dt: row.dt }),
+            encode: encodeEnvelopes,
+            maxRowsPerFile: 1000,
+          }),
       });
 
     const rounds = 12;

@@ -7,10 +7,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { decompress } from 'fzstd';
 import { parquetReadObjects } from 'hyparquet';
-import { deletedRowsOf } from '#delta/deletion-vectors.ts';
-import type { AddFile } from '#delta/log.ts';
+import { deletedRowsOf } from '#delta/kernel/deletion-vectors.ts';
+import type { AddFile } from '#delta/kernel/log.ts';
+import type { LogReader, TableState } from '#delta/kernel/snapshot.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
-import type { LogReader, TableState } from '#delta/snapshot.ts';
 import { type MemoryTable, memoryTable } from './memory-table.ts';
 
 export const fixturesDirectory = path.resolve(import.meta.dirname, '../fixtures/delta-tables');

@@ -6,15 +6,19 @@
  * await, as they do against real services. Each writer gets commit dependencies of its own (its
  * own snapshot cache, as a separate function instance has).
  */
-import { type CommitDeps, type CommitHooks, conditionalArbiter, coordinatedArbiter } from '#delta/commit.ts';
+
 import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import { type CheckpointDecoder, SnapshotCache } from '#delta/snapshot.ts';
-import type { Claim, CommitRecords, LogEntry, TableStorage, VersionClaims } from '#delta/storage.ts';
+import { type CheckpointDecoder, SnapshotCache } from '#delta/kernel/snapshot.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
+import { conditionalArbiter } from '#delta/log-store/arbiter.ts';
+import { type Claim, coordinatedArbiter, type VersionClaims } from '#delta/log-store/coordinated.ts';
+import type { CommitDeps, CommitHooks, CommitRecords, LogEntry } from '#delta/operations/transaction.ts';
+import { type MessageIdRecords, tributaryEngine } from '#shared/domain/datasets/exactly-once.ts';
 
 export interface MemoryTable {
   /** The table's store, which also reads byte ranges (as the tenant store does for the events view). */
   storage: TableStorage & { getRange(key: string, start: number, end: number): Promise<Buffer> };
-  records: CommitRecords;
+  records: CommitRecords & MessageIdRecords;
   claims: VersionClaims;
   /** Tributary's records of its commits, by version. */
   entries: Map<number, LogEntry>;
@@ -46,7 +50,7 @@ export function memoryTable(options: MemoryTableOptions = {}): MemoryTable {
       ? Promise.resolve()
       : new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
 
-  const records: CommitRecords = {
+  const records: MemoryTable['records'] = {
     async holdIds(_, runId, messageIds) {
       await tick();
       runs.set(runId, [...messageIds]);
@@ -159,6 +163,7 @@ export function writerOf(
     arbiter: options.coordinated ? coordinatedArbiter(table.storage, table.claims) : conditionalArbiter(table.storage),
     records: table.records,
     snapshots: cache.source({ storage: table.storage, decodeCheckpoint: options.decodeCheckpoint ?? noCheckpoints }),
+    engine: tributaryEngine,
     hooks: {
       async onCompleted(entry, state) {
         hooks.completed?.push(entry.version);

@@ -5,8 +5,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type Action, type AddFile, appendedFiles } from '#delta/log.ts';
-import { applyActions, emptyState } from '#delta/snapshot.ts';
+import { type Action, type AddFile, appendedFiles } from '#delta/kernel/log.ts';
+import { applyActions, emptyState } from '#delta/kernel/snapshot.ts';
 import { fileView, snapshotView } from '#shared/adapters/table-views.ts';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
 import type { SecurityDeps } from '#shared/domain/connections/security-use-cases.ts';

@@ -10,21 +10,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendToTable, type CommitDeps, commitMetadata, commitRearrangement } from '#delta/commit.ts';
-import { writeDailyFiles } from '#delta/daily-files.ts';
-import { logFileName, metadataAction } from '#delta/log.ts';
-import { firstDayKept, type MaintenanceDeps, maintainTable, retentionKeeps } from '#delta/maintenance.ts';
+import { logFileName, metadataAction } from '#delta/kernel/log.ts';
+import { type LogReader, openSnapshot } from '#delta/kernel/snapshot.ts';
+import { appendToTable } from '#delta/operations/append.ts';
+import { writePartitionedFiles } from '#delta/operations/data-files.ts';
+import type { MaintenanceDeps } from '#delta/operations/maintenance.ts';
+import { commitRearrangement } from '#delta/operations/optimize.ts';
+import { commitMetadata } from '#delta/operations/set-metadata.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, writeParquet } from '#delta/parquet/parquet-files.ts';
-import { tableProperties, validateProperties } from '#delta/properties.ts';
-import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
-import { retentionCalendar } from '#shared/adapters/delta-tables.ts';
-import { tablePropertyRules } from '#shared/adapters/table-views.ts';
+import { maintainWithRetention } from '#shared/adapters/delta-tables.ts';
 import { dataRetentionMs } from '#shared/config.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
+import { exactlyOncePerMessage } from '#shared/domain/datasets/exactly-once.ts';
 import { type DataSet, envelopeSchema } from '#shared/domain/datasets/model.ts';
+import { firstDayKept, retentionKeeps } from '#shared/domain/datasets/retention.ts';
 import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { checkTableProperties, tablePropertyRules, tableSettings } from '#shared/domain/datasets/table-settings.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import type { FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
@@ -67,18 +71,24 @@ function harness(clock: { now: number }, defaultRetentionMs: number | null = nul
       tableId: 't',
       metadata: schema,
       rows,
-      identify: (row) => row,
+      deduplication: exactlyOncePerMessage(table.records, 't', (row: Envelope) => row),
       attempt: 1,
       writeFiles: (pending) =>
-        writeDailyFiles(table.storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile: 1000 }),
+        writePartitionedFiles(table.storage, pending, {
+          partitionOf: (row) => ({ dt: row.dt }),
+          encode,
+          maxRowsPerFile: 1000,
+        }),
     });
   const maintenance = (): MaintenanceDeps => ({
     commit,
     reader,
     rewrite: (sources, targetSize, newPath) => rewriteFiles(table.storage, sources, targetSize, newPath),
     now: () => new Date(clock.now),
-    defaultRetentionMs,
   });
+  /** A maintenance run with the data set's rules (its retention's days expire), as the job runs it. */
+  const maintain = (deps = maintenance(), options: { minFiles?: number } = {}) =>
+    maintainWithRetention(deps, 't', { ...options, defaultRetentionMs });
   const setProperties = (properties: Record<string, string>) =>
     commitMetadata(commit, 't', async (current) => ({
       ...(current ?? metadataAction(schema)),
@@ -90,16 +100,20 @@ function harness(clock: { now: number }, defaultRetentionMs: number | null = nul
       tableId: 't',
       metadata: schema,
       rows,
-      identify: (row) => row,
+      deduplication: exactlyOncePerMessage(table.records, 't', (row: Envelope) => row),
       keeps: (state) => {
         const keepsDay = retentionKeeps(state, clock.now, defaultRetentionMs);
         return (row) => keepsDay(row.dt);
       },
       attempt: 1,
       writeFiles: (pending) =>
-        writeDailyFiles(table.storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile: 1000 }),
+        writePartitionedFiles(table.storage, pending, {
+          partitionOf: (row) => ({ dt: row.dt }),
+          encode,
+          maxRowsPerFile: 1000,
+        }),
     });
-  return { table, reader, writer, commit, append, appendStaged, maintenance, setProperties };
+  return { table, reader, writer, commit, append, appendStaged, maintenance, maintain, setProperties };
 }
 
 /** `count` envelopes of `dt`, received at noon that day. */
@@ -151,20 +165,20 @@ const ids = (rows: Envelope[]) => rows.map((row) => row.messageId).sort();
 
 describe('the retention property', () => {
   it('reads Delta intervals of at least a day, refuses the rest, and holds what another writer set to its bounds', () => {
-    expect(() => validateProperties({ 'tributary.dataRetention': 'interval 30 days' })).not.toThrow();
-    expect(() => validateProperties({ 'tributary.dataRetention': 'interval 2 weeks' })).not.toThrow();
+    expect(() => checkTableProperties({ 'tributary.dataRetention': 'interval 30 days' })).not.toThrow();
+    expect(() => checkTableProperties({ 'tributary.dataRetention': 'interval 2 weeks' })).not.toThrow();
     for (const bad of ['interval 23 hours', 'interval 0 days', 'forever', '30', 'interval 36501 days']) {
-      expect(() => validateProperties({ 'tributary.dataRetention': bad }), bad).toThrow(
+      expect(() => checkTableProperties({ 'tributary.dataRetention': bad }), bad).toThrow(
         expect.objectContaining({
-          code: 'INVALID_TABLE_PROPERTIES',
-          issues: [expect.objectContaining({ property: 'tributary.dataRetention' })],
+          code: 'VALIDATION_ERROR',
+          details: [expect.objectContaining({ path: 'properties.tributary.dataRetention' })],
         }),
       );
     }
-    expect(tableProperties({ 'tributary.dataRetention': 'interval 30 days' }).dataRetentionMs).toBe(30 * day);
-    expect(tableProperties({ 'tributary.dataRetention': 'interval 1 hour' }).dataRetentionMs).toBe(day);
-    expect(tableProperties({ 'tributary.dataRetention': 'a month' }).dataRetentionMs).toBeNull();
-    expect(tableProperties({}).dataRetentionMs).toBeNull();
+    expect(tableSettings({ 'tributary.dataRetention': 'interval 30 days' }).dataRetentionMs).toBe(30 * day);
+    expect(tableSettings({ 'tributary.dataRetention': 'interval 1 hour' }).dataRetentionMs).toBe(day);
+    expect(tableSettings({ 'tributary.dataRetention': 'a month' }).dataRetentionMs).toBeNull();
+    expect(tableSettings({}).dataRetentionMs).toBeNull();
   });
 
   it('takes the deployment default in whole days, none when unset or 0, and refuses anything else at start', () => {
@@ -239,7 +253,7 @@ describe('the retention property', () => {
 describe('maintenance with a data retention', { timeout: 60_000 }, () => {
   it('removes every day older than the retention in one DELETE version, DuckDB reads exactly the days inside it, and the vacuum deletes the files a week later', async () => {
     const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
-    const { table, append, maintenance, setProperties, reader } = harness(clock);
+    const { table, append, setProperties, reader, maintain } = harness(clock);
     const byDay = new Map<string, Envelope[]>();
     for (const [dt, count] of [
       ['2026-11-01', 1],
@@ -262,7 +276,7 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
     );
     expect(expiredFiles).toHaveLength(6);
 
-    const report = await maintainTable(maintenance(), 't');
+    const report = await maintain();
 
     expect(report).toMatchObject({
       retentionMs: 3 * day,
@@ -271,7 +285,7 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
       partitionsExpired: 3,
       filesExpired: 6,
       rowsExpired: 2 + 4 + 6,
-      retentionSkipped: null,
+      expirySkipped: null,
       versions: [],
     });
     const lines = commitLines(table.objects, report.expiredVersion as number);
@@ -303,12 +317,12 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
     // Removed, not yet deleted: readers of older versions still read them for the deleted-file retention.
     expect(expiredFiles.every((file) => table.objects.has(file.path))).toBe(true);
     clock.now += 7 * day - 1;
-    const early = await maintainTable(maintenance(), 't');
+    const early = await maintain();
     expect(early.filesVacuumed).toBe(0);
     // Meanwhile days 11-07 to 11-13 expired in turn: another DELETE version each run, here one for all.
     expect(early.partitionsExpired).toBe(3);
     clock.now += 2;
-    const late = await maintainTable(maintenance(), 't');
+    const late = await maintain();
     expect(late.filesVacuumed).toBe(6);
     expect(expiredFiles.some((file) => table.objects.has(file.path))).toBe(false);
     expect(await liveMessageIds(table.objects)).toEqual([]);
@@ -316,17 +330,17 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
 
   it('applies the deployment default to a table that sets none, and the table’s own over it', async () => {
     const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
-    const { table, append, maintenance } = harness(clock, 2 * day);
+    const { table, append, maintain } = harness(clock, 2 * day);
     const old = envelopes(3, '2026-11-07');
     const recent = envelopes(2, '2026-11-08');
     await append([...old, ...recent]);
-    expect(await maintainTable(maintenance(), 't')).toMatchObject({ keptFrom: '2026-11-08', rowsExpired: 3 });
+    expect(await maintain()).toMatchObject({ keptFrom: '2026-11-08', rowsExpired: 3 });
     expect(await liveMessageIds(table.objects)).toEqual(ids(recent));
 
     const second = harness(clock, 2 * day);
     await second.append([...old, ...recent]);
     await second.setProperties({ 'tributary.dataRetention': 'interval 30 days' });
-    expect(await maintainTable(second.maintenance(), 't')).toMatchObject({
+    expect(await second.maintain()).toMatchObject({
       retentionMs: 30 * day,
       expiredVersion: null,
       rowsExpired: 0,
@@ -335,7 +349,7 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
 
     const none = harness(clock);
     await none.append(old);
-    expect(await maintainTable(none.maintenance(), 't')).toMatchObject({
+    expect(await none.maintain()).toMatchObject({
       retentionMs: null,
       keptFrom: null,
       expiredVersion: null,
@@ -345,13 +359,13 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
 
   it('leaves an append-only table whole and says why, without failing', async () => {
     const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
-    const { table, append, maintenance, setProperties, reader } = harness(clock);
+    const { table, append, setProperties, reader, maintain } = harness(clock);
     const rows = envelopes(4, '2026-10-01');
     await append(rows);
     await setProperties({ 'tributary.dataRetention': 'interval 3 days', 'delta.appendOnly': 'true' });
     const version = (await openSnapshot(reader)).state.version;
-    const report = await maintainTable(maintenance(), 't');
-    expect(report.retentionSkipped).toMatch(/append-only \(delta\.appendOnly = true\)/);
+    const report = await maintain();
+    expect(report.expirySkipped).toMatch(/append-only \(delta\.appendOnly = true\)/);
     expect(report).toMatchObject({ expiredVersion: null, rowsExpired: 0 });
     expect((await openSnapshot(reader)).state.version).toBe(version);
     expect(await liveMessageIds(table.objects)).toEqual(ids(rows));
@@ -359,7 +373,7 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
 
   it('removes what is live when it commits: a file another commit removed first is not removed twice, one added to an expired day meanwhile goes too', async () => {
     const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
-    const { table, append, maintenance, setProperties, writer } = harness(clock);
+    const { table, append, maintenance, setProperties, writer, maintain } = harness(clock);
     const expired = [envelopes(2, '2026-11-01'), envelopes(3, '2026-11-01')];
     const kept = envelopes(4, '2026-11-09');
     for (const rows of expired) await append(rows);
@@ -370,10 +384,14 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
       tableId: 't',
       metadata: schema,
       rows: kept,
-      identify: (row) => row,
+      deduplication: exactlyOncePerMessage(table.records, 't', (row: Envelope) => row),
       attempt: 1,
       writeFiles: (pending) =>
-        writeDailyFiles(table.storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile: 1000 }),
+        writePartitionedFiles(table.storage, pending, {
+          partitionOf: (row) => ({ dt: row.dt }),
+          encode,
+          maxRowsPerFile: 1000,
+        }),
     });
     // Another writer: a compaction of the expired day (its two files into one), then a late envelope of that day.
     const other = writer();
@@ -412,7 +430,7 @@ describe('maintenance with a data retention', { timeout: 60_000 }, () => {
     const late = envelopes(1, '2026-11-01');
     await append(late, other);
 
-    const report = await maintainTable(deps, 't');
+    const report = await maintain(deps);
     const lines = commitLines(table.objects, report.expiredVersion as number);
     const removed = lines.filter((line) => line.remove).map((line) => line.remove.path);
     expect(removed).toHaveLength(2);
@@ -490,7 +508,7 @@ describe('staged envelopes with a data retention', { timeout: 60_000 }, () => {
 describe('an Optimize job with a data retention', { timeout: 60_000 }, () => {
   it('deletes the failed deliveries of expired envelopes with the table’s days, and is due again when the oldest day kept expires', async () => {
     const clock = { now: Date.parse('2026-11-10T12:00:00Z') };
-    const { table, append, maintenance, setProperties } = harness(clock);
+    const { table, append, maintenance, setProperties, maintain } = harness(clock);
     await append([...envelopes(2, '2026-11-02'), ...envelopes(3, '2026-11-08')]);
     await setProperties({ 'tributary.dataRetention': 'interval 3 days' });
     const failure = (id: string, failedAt: string, dt?: string): FailedDelivery => ({
@@ -524,10 +542,9 @@ describe('an Optimize job with a data retention', { timeout: 60_000 }, () => {
       {
         getDataSet: async () => ({ data_set_id: 't', tenant_id: 'tenant', origin: { type: 'Webhook' } }) as DataSet,
         maintain: async (_, minFiles, control) => ({
-          ...(await maintainTable({ ...maintenance(), ...control }, 't', minFiles === undefined ? {} : { minFiles })),
+          ...(await maintain({ ...maintenance(), ...control }, minFiles === undefined ? {} : { minFiles })),
           committed: [],
         }),
-        retention: retentionCalendar,
         markMaintenanceDue: async () => undefined,
         warn: () => undefined,
         iceberg: icebergUntouched,

@@ -3,10 +3,10 @@
  * service checks the wiring of the same routes.
  */
 import { describe, expect, it } from 'vitest';
-import { type Action, type AddFile, metadataAction } from '#delta/log.ts';
-import { tablePropertyRules } from '#shared/adapters/table-views.ts';
+import { type Action, type AddFile, metadataAction } from '#delta/kernel/log.ts';
 import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';

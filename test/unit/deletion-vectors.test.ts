@@ -5,6 +5,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { InvalidDeletionVector } from '#delta/errors.ts';
 import {
   DeletedRows,
   decodeZ85,
@@ -13,9 +14,8 @@ import {
   parseDeletionVectorFile,
   parseRoaringBitmapArray,
   readDeletionVector,
-} from '#delta/deletion-vectors.ts';
-import { InvalidDeletionVector } from '#delta/errors.ts';
-import { openSnapshot } from '#delta/snapshot.ts';
+} from '#delta/kernel/deletion-vectors.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
 import { fixtureTable, parquetRows } from '../support/delta-fixtures.ts';
 
 /** Little-endian bytes of the given widths. */

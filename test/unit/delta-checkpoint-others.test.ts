@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpointContent } from '#delta/checkpoint.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
+import { checkpointContent } from '#delta/operations/checkpoint.ts';
 import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
-import { openSnapshot } from '#delta/snapshot.ts';
 import { fixturesDirectory, fixtureTable } from '../support/delta-fixtures.ts';
 
 let directory: string;

@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AppendRequest,
-  appendToTable,
-  type CommitDeps,
-  commitMetadata,
-  conditionalArbiter,
-  coordinatedArbiter,
-  probeConditionalWrites,
-} from '#delta/commit.ts';
 import { TableNotWritable } from '#delta/errors.ts';
-import { logFileName } from '#delta/log.ts';
-import { openSnapshot } from '#delta/snapshot.ts';
-import type { TableStorage } from '#delta/storage.ts';
+import { logFileName } from '#delta/kernel/log.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
+import { conditionalArbiter, probeConditionalWrites } from '#delta/log-store/arbiter.ts';
+import { coordinatedArbiter } from '#delta/log-store/coordinated.ts';
+import { type AppendRequest, appendToTable as appendRows } from '#delta/operations/append.ts';
+import { commitMetadata } from '#delta/operations/set-metadata.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
+import { exactlyOncePerMessage, type MessageIdentity } from '#shared/domain/datasets/exactly-once.ts';
 import { type MemoryTable, memoryTable, writerOf } from '../support/memory-table.ts';
 
 const schema = {
@@ -21,6 +18,16 @@ const schema = {
     { name: 'dt', type: 'string' as const, nullable: false, metadata: {} },
   ],
 };
+/** An append with a message-id `identify` is exactly once per message id (the domain's rule), on the writer's records. */
+type OnceRequest = AppendRequest<Row> & { identify?: (row: Row) => MessageIdentity };
+function appendToTable(deps: CommitDeps, { identify, ...request }: OnceRequest) {
+  const ids = deps.records as MemoryTable['records'];
+  return appendRows(
+    deps,
+    identify ? { ...request, deduplication: exactlyOncePerMessage(ids, request.tableId, identify) } : request,
+  );
+}
+
 const metadata = { tableId: 't', name: 't', schema, partitionColumns: ['dt'], createdTime: 0 };
 
 interface Row {
@@ -32,7 +39,7 @@ interface Row {
 let fileNumber = 0;
 /** When the rows were ingested, unless a test says otherwise: one time for a message id wherever it comes again. */
 const ingestTime = Date.now();
-function request(ids: string[], files: Map<string, string[]>, ingestedAt = ingestTime): AppendRequest<Row> {
+function request(ids: string[], files: Map<string, string[]>, ingestedAt = ingestTime): OnceRequest {
   return {
     tableId: 't',
     metadata,
@@ -170,7 +177,7 @@ describe('appending to a Delta table whose store arbitrates versions', () => {
     expect(linesOf(table, 1)[0]?.commitInfo?.['tributary.ingested']).toEqual([at + minute, at + minute]);
     // Every commit is within the clock margin of these rows; only version 1's times meet theirs.
     const asked: string[][] = [];
-    const counting: CommitDeps = {
+    const counting: CommitDeps & { records: MemoryTable['records'] } = {
       ...writerOf(table),
       records: {
         ...table.records,
@@ -457,7 +464,7 @@ describe('appending through claims in DynamoDB (stores without conditional write
 });
 
 describe('appending with a txn (pipelines)', () => {
-  const txnRequest = (files: Map<string, string[]>, txn: AppendRequest<Row>['txn']): AppendRequest<Row> => {
+  const txnRequest = (files: Map<string, string[]>, txn: AppendRequest<Row>['txn']): OnceRequest => {
     const { identify: _identify, ...rest } = request(['x', 'y'], files);
     return { ...rest, ...(txn ? { txn } : {}) };
   };

@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import type { CommitDeps } from '#delta/commit.ts';
-import { deletionVectorFile } from '#delta/deletion-vectors.ts';
 import { TableNotWritable } from '#delta/errors.ts';
-import { logFileName } from '#delta/log.ts';
-import { type MaintenanceDeps, maintainTable } from '#delta/maintenance.ts';
+import { deletionVectorFile } from '#delta/kernel/deletion-vectors.ts';
+import { logFileName } from '#delta/kernel/log.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
+import { type MaintenanceDeps, maintainTable } from '#delta/operations/maintenance.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
-import { openSnapshot } from '#delta/snapshot.ts';
 import { fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { writerOf } from '../support/memory-table.ts';
 
@@ -73,7 +73,7 @@ describe('maintenance on tables other engines write', () => {
       .map((file) => file.path);
     expect(withDv.length).toBeGreaterThan(0);
 
-    const report = await maintainTable(deps, 'dv', { minFiles: 2 });
+    const report = await maintainTable(deps, 'dv', () => ({ minFiles: 2, expiry: null }));
     expect(report.versions.length).toBeGreaterThan(0);
     const after = (await openSnapshot(reader)).state;
     expect([...after.files.values()].filter((file) => file.deletionVector && compacted(file))).toEqual([]);
@@ -115,7 +115,7 @@ describe('maintenance on tables other engines write', () => {
       file.path,
       ...(file.deletionVector ? [deletionVectorFile(file.deletionVector) as string] : []),
     ]);
-    const report = await maintainTable(deps, 'dv', { minFiles: 1_000_000 });
+    const report = await maintainTable(deps, 'dv', () => ({ minFiles: 1_000_000, expiry: null }));
     expect(report.filesVacuumed).toBeGreaterThan(0);
     expect(named.filter((key) => !table.objects.has(key))).toEqual([]);
     expect((await liveRows(table, (await openSnapshot(reader)).state)).map((row) => row.col1)).toHaveLength(35);
@@ -137,7 +137,7 @@ describe('maintenance on tables other engines write', () => {
     table.objects.set('birthyear=1995/_staging/part-0.parquet', old);
     table.objects.set('notes/readme.txt', old);
     const changeData = [...table.objects.keys()].filter((key) => key.startsWith('_change_data/'));
-    const report = await maintainTable(deps, 'cdc', { minFiles: 1_000_000 });
+    const report = await maintainTable(deps, 'cdc', () => ({ minFiles: 1_000_000, expiry: null }));
     expect(table.objects.has('birthyear=1995/part-99999-stray.c000.snappy.parquet')).toBe(false);
     expect(
       [
@@ -154,7 +154,9 @@ describe('maintenance on tables other engines write', () => {
   it('refuses to touch a table whose features Tributary does not implement, before deleting anything', async () => {
     const { table, deps } = maintenance('table_with_liquid_clustering', Date.parse('2027-01-01T00:00:00Z') + 30 * day);
     const objects = table.objects.size;
-    await expect(maintainTable(deps, 'liquid', { minFiles: 2 })).rejects.toThrow(TableNotWritable);
+    await expect(maintainTable(deps, 'liquid', () => ({ minFiles: 2, expiry: null }))).rejects.toThrow(
+      TableNotWritable,
+    );
     expect(table.objects.size).toBe(objects);
   });
 });

@@ -9,17 +9,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkpointDue, writeCheckpoint } from '#delta/checkpoint.ts';
-import { appendToTable, type CommitDeps, commitMetadata } from '#delta/commit.ts';
-import { writeDailyFiles } from '#delta/daily-files.ts';
 import { VersionNotFound } from '#delta/errors.ts';
-import { checkpointFileName, logFileName, metadataAction } from '#delta/log.ts';
-import { type MaintenanceDeps, maintainTable } from '#delta/maintenance.ts';
+import { checkpointFileName, logFileName, metadataAction } from '#delta/kernel/log.ts';
+import { type LogReader, openSnapshot } from '#delta/kernel/snapshot.ts';
+import { appendToTable } from '#delta/operations/append.ts';
+import { checkpointDue, writeCheckpoint } from '#delta/operations/checkpoint.ts';
+import { writePartitionedFiles } from '#delta/operations/data-files.ts';
+import { type MaintenanceDeps, maintainTable } from '#delta/operations/maintenance.ts';
+import { commitMetadata } from '#delta/operations/set-metadata.ts';
+import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, writeParquet } from '#delta/parquet/parquet-files.ts';
-import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
+import { exactlyOncePerMessage } from '#shared/domain/datasets/exactly-once.ts';
 import { envelopeSchema } from '#shared/domain/datasets/model.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import { memoryTable, writerOf } from '../support/memory-table.ts';
@@ -65,10 +68,14 @@ function harness(clock: { now: number }) {
       tableId: 't',
       metadata: { tableId: 't', name: 't', schema: envelopeSchema, partitionColumns: ['dt'], createdTime: 0 },
       rows,
-      identify: (row) => row,
+      deduplication: exactlyOncePerMessage(table.records, 't', (row: Envelope) => row),
       attempt: 1,
       writeFiles: (pending) =>
-        writeDailyFiles(table.storage, pending, { dayOf: (row) => row.dt, encode, maxRowsPerFile: 1000 }),
+        writePartitionedFiles(table.storage, pending, {
+          partitionOf: (row) => ({ dt: row.dt }),
+          encode,
+          maxRowsPerFile: 1000,
+        }),
     });
   const maintenance = (): MaintenanceDeps => ({
     commit,
@@ -260,7 +267,7 @@ describe('compaction', { timeout: 60_000 }, () => {
     const before = await openSnapshot(reader);
     const bytesBefore = [...before.state.files.values()].reduce((sum, file) => sum + file.size, 0);
 
-    const report = await maintainTable(maintenance(), 't', { minFiles: 2 });
+    const report = await maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null }));
     expect(report.conflicts).toBe(0);
     expect(report.filesRemoved).toBe(31);
     const after = await openSnapshot(reader);
@@ -299,8 +306,8 @@ describe('compaction', { timeout: 60_000 }, () => {
         return append(batch);
       });
       const [first, second] = await Promise.all([
-        maintainTable(maintenance(), 't', { minFiles: 2 }),
-        maintainTable(maintenance(), 't', { minFiles: 2 }),
+        maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null })),
+        maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null })),
         ...racing,
       ]);
       // Both planned from the same files: exactly one of them may commit them.
@@ -317,7 +324,7 @@ describe('vacuum and log clean-up', { timeout: 60_000 }, () => {
     const clock = { now: Date.parse('2026-10-01T10:00:00Z') };
     const { table, append, maintenance, reader } = harness(clock);
     for (let i = 0; i < 12; i++) await append(envelopes(2, '2026-10-01', clock.now));
-    const compacted = await maintainTable(maintenance(), 't', { minFiles: 2 });
+    const compacted = await maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null }));
     const removed = replayJson(table.objects, 0, new Set()).live;
     expect(compacted.filesRemoved).toBe(12);
     const tombstoned = [...(await openSnapshot(reader)).state.tombstones.keys()];
@@ -325,9 +332,9 @@ describe('vacuum and log clean-up', { timeout: 60_000 }, () => {
     expect(compacted.nextDueAt).toBe(clock.now + 7 * day);
 
     clock.now += 6 * day;
-    expect((await maintainTable(maintenance(), 't', { minFiles: 2 })).filesVacuumed).toBe(0);
+    expect((await maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null }))).filesVacuumed).toBe(0);
     clock.now += 2 * day;
-    const vacuumed = await maintainTable(maintenance(), 't', { minFiles: 2 });
+    const vacuumed = await maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null }));
     expect(vacuumed.filesVacuumed).toBe(12);
     expect(tombstoned.some((key) => table.objects.has(key))).toBe(false);
     expect([...removed].every((key) => table.objects.has(key))).toBe(true);
@@ -337,7 +344,7 @@ describe('vacuum and log clean-up', { timeout: 60_000 }, () => {
     clock.now += 31 * day;
     for (let i = 0; i < 20; i++) await append(envelopes(1, '2026-11-10', clock.now));
     const recent = (await openSnapshot(reader)).state.version - 5;
-    const cleaned = await maintainTable(maintenance(), 't', { minFiles: 50 });
+    const cleaned = await maintainTable(maintenance(), 't', () => ({ minFiles: 50, expiry: null }));
     expect(cleaned.logFilesRemoved).toBeGreaterThan(0);
     expect(table.objects.has(logFileName(0))).toBe(false);
     const remaining = [...table.objects.keys()].filter((key) => /\d{20}\.(json|checkpoint\.parquet)$/.test(key)).sort();

@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { commitMetadata } from '#delta/commit.ts';
-import { deletionVectorId } from '#delta/deletion-vectors.ts';
-import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#delta/log.ts';
-import { openSnapshot, type TableState } from '#delta/snapshot.ts';
+import { deletionVectorId } from '#delta/kernel/deletion-vectors.ts';
+import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#delta/kernel/log.ts';
+import { openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
+import { commitMetadata } from '#delta/operations/set-metadata.ts';
 import { fixturesDirectory, fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { type MemoryTable, writerOf } from '../support/memory-table.ts';
 

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendToTable } from '#delta/commit.ts';
-import { writeDailyFiles } from '#delta/daily-files.ts';
-import { logFileName } from '#delta/log.ts';
+import { logFileName } from '#delta/kernel/log.ts';
+import { appendToTable } from '#delta/operations/append.ts';
+import { writePartitionedFiles } from '#delta/operations/data-files.ts';
 import { writeParquet } from '#delta/parquet/parquet-files.ts';
 import { envelopeOutput } from '#shared/adapters/delta-tables.ts';
 import { StagedEnvelope } from '#shared/adapters/staged-rows.ts';
@@ -89,8 +89,8 @@ describe('the headers column on a table made before it', () => {
       rows: oldIds,
       attempt: 1,
       writeFiles: (rows) =>
-        writeDailyFiles(table.storage, rows, {
-          dayOf: () => dt,
+        writePartitionedFiles(table.storage, rows, {
+          partitionOf: () => ({ dt: dt }),
           maxRowsPerFile: 1000,
           encode: (chunk) =>
             writeParquet(
@@ -110,7 +110,7 @@ describe('the headers column on a table made before it', () => {
 
     const withHeaders = randomUUID();
     const queuedBefore = randomUUID();
-    const result = await envelopeOutput(writer, { defaultRetentionMs: null })(
+    const result = await envelopeOutput(writer, { ids: table.records, defaultRetentionMs: null })(
       dataSet,
       [
         { batch: 'b1', message: new StagedEnvelope(message(withHeaders, { 'x-github-event': 'push' })) },
@@ -130,7 +130,7 @@ describe('the headers column on a table made before it', () => {
     expect(metaData.id).toBe(logLines(table.objects, 0).find((action) => action.metaData)?.metaData.id);
     expect(metaData.partitionColumns).toEqual(['dt']);
     // A later commit changes the schema no more.
-    await envelopeOutput(writer, { defaultRetentionMs: null })(
+    await envelopeOutput(writer, { ids: table.records, defaultRetentionMs: null })(
       dataSet,
       [{ batch: 'b2', message: new StagedEnvelope(message(randomUUID(), { 'x-a': 'b' })) }],
       { attempt: 1, keeps: () => () => true },

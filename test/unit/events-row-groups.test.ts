@@ -11,7 +11,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import * as parquet from 'parquet-wasm';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddFile } from '#delta/log.ts';
+import type { AddFile } from '#delta/kernel/log.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { envelopeGroups } from '#shared/adapters/parquet/envelope-reader.ts';
 import { encodeEnvelopes } from '#shared/adapters/parquet/envelope-writer.ts';

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import type { Action, AddFile } from '#delta/log.ts';
-import { applyActions, emptyState, type TableState } from '#delta/snapshot.ts';
+import type { Action, AddFile } from '#delta/kernel/log.ts';
+import { applyActions, emptyState, type TableState } from '#delta/kernel/snapshot.ts';
 import { mirrorDeltaVersion, type TableMetadata } from '#iceberg/mirror.ts';
 import { memoryTable } from '../support/memory-table.ts';
 
@@ -66,7 +66,7 @@ function deltaTable() {
   return {
     commit(actions: Action[], timestamp: number) {
       state = applyActions(state, state.version + 1, actions);
-      state.recent.push({ version: state.version, timestamp, engine: null, txnId: null, ingested: null });
+      state.recent.push({ version: state.version, timestamp, engine: null, txnId: null, info: {} });
       return state;
     },
   };

@@ -3,7 +3,7 @@
  * many quiet tables fit where a few large ones would not, and the least recently used go first.
  */
 import { describe, expect, it } from 'vitest';
-import { type LogReader, SnapshotCache, stateBytes } from '#delta/snapshot.ts';
+import { type LogReader, SnapshotCache, stateBytes } from '#delta/kernel/snapshot.ts';
 
 /** A table's log in memory: version 0 with protocol, metadata and `files` adds; reads counted. */
 function logOf(files: number, reads: { count: number }): LogReader {

@@ -165,6 +165,7 @@ function world(
       const output = envelopeOutput(
         { ...writer, storage, hooks },
         {
+          ids: table.records,
           defaultRetentionMs: options.retentionMs ?? null,
           encode: (chunk) => ({
             bytes: Buffer.from(chunk.map((row) => row.message.message_id).join('\n')),

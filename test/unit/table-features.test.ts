@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CommitNotAllowed } from '#delta/errors.ts';
-import { compactionSupport, prepareCommit, readSupport, writeSupport } from '#delta/features.ts';
-import { type AddFile, commitContent, type Metadata, metadataAction, type Protocol } from '#delta/log.ts';
-import { emptyState, openSnapshot, type TableState } from '#delta/snapshot.ts';
+import { compactionSupport, prepareCommit, readSupport, writeSupport } from '#delta/kernel/features.ts';
+import { type AddFile, commitContent, type Metadata, metadataAction, type Protocol } from '#delta/kernel/log.ts';
+import { emptyState, openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
 import { envelopeSchema } from '#shared/domain/datasets/model.ts';
 import { fixtureTable } from '../support/delta-fixtures.ts';
 
@@ -386,6 +386,7 @@ describe('what a commit carries for the features a table has', () => {
     const text = commitContent({
       version: 3,
       runId: 'run',
+      engine: 'Tributary',
       metadata: null,
       adds: [{ ...newFile('dt=2026-11-21/a b%.parquet', 1), baseRowId: 10, defaultRowCommitVersion: 3 }],
       removes: [],

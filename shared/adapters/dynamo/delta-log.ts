@@ -1,5 +1,6 @@
 /**
- * What Tributary keeps in DynamoDB about the Delta versions it commits (delta/commit.ts).
+ * What Tributary keeps in DynamoDB about the Delta versions it commits (its run history, and the
+ * message ids of shared/domain/datasets/exactly-once.ts).
  *   pk DELTA#<data_set_id>  sk R#<run id>#<n, 4 digits> the message ids a run's commit holds, in chunks of at
  *                                                      most 48 KB (UUIDs packed as 16 bytes each in `ids`,
  *                                                      any other id in `other_ids`; `chunks`: how many the
@@ -17,10 +18,11 @@
  */
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { clockMarginMs } from '#delta/commit.ts';
-import type { Operation, Txn } from '#delta/log.ts';
-import type { Claim, CommitRecords, LogEntry, VersionClaims } from '#delta/storage.ts';
+import type { Operation, Txn } from '#delta/kernel/log.ts';
+import type { Claim, VersionClaims } from '#delta/log-store/coordinated.ts';
+import type { CommitRecords, LogEntry } from '#delta/operations/transaction.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
+import { clockMarginMs, type MessageIdRecords } from '../../domain/datasets/exactly-once.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
 import { shapeReader } from './stored-items.ts';
@@ -163,7 +165,7 @@ function remember(tableId: string, runId: string, ids: string[]): void {
   }
 }
 
-export const commitRecords: CommitRecords = {
+export const commitRecords: CommitRecords & MessageIdRecords = {
   async holdIds(tableId, runId, messageIds) {
     const chunks = chunkMessageIds(messageIds);
     const expires = expiresAt(Date.now());

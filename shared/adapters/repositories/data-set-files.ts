@@ -1,6 +1,6 @@
 /** Data sets with their Delta tables' files in the tenant's store: for the functions that list or delete files. */
 
-import { openSnapshot } from '#delta/snapshot.ts';
+import { openSnapshot } from '#delta/kernel/snapshot.ts';
 import type { DataSetDeps, FileCursors } from '../../domain/datasets/use-cases.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { tableFiles, tableReader } from '../table-storage.ts';

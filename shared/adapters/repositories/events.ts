@@ -3,11 +3,11 @@
  * store, and the staged batches (platform bucket) holding envelopes not committed yet.
  */
 
-import { deletedRowsOf } from '#delta/deletion-vectors.ts';
-import { readSupport } from '#delta/features.ts';
-import { type AddFile, parseStats } from '#delta/log.ts';
-import { type LogReader, openSnapshot } from '#delta/snapshot.ts';
-import type { TableStorage } from '#delta/storage.ts';
+import { deletedRowsOf } from '#delta/kernel/deletion-vectors.ts';
+import { readSupport } from '#delta/kernel/features.ts';
+import { type AddFile, parseStats } from '#delta/kernel/log.ts';
+import { type LogReader, openSnapshot } from '#delta/kernel/snapshot.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import { recordTime, StagedObjectGone } from '../../domain/ingest/staging.ts';
 import type { EventReadDeps, StagedSource } from '../../domain/monitoring/events.ts';

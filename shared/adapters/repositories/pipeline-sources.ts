@@ -5,11 +5,11 @@
  * vector are left out. Envelope files are read with hyparquet, so API functions (column
  * suggestions) read them as the job runner does.
  */
-import { deletedRowsOf } from '#delta/deletion-vectors.ts';
-import { readSupport } from '#delta/features.ts';
-import { type AddFile, appendedFiles } from '#delta/log.ts';
-import { commitsAfter, openSnapshot, type TableState } from '#delta/snapshot.ts';
-import type { TableStorage } from '#delta/storage.ts';
+import { deletedRowsOf } from '#delta/kernel/deletion-vectors.ts';
+import { readSupport } from '#delta/kernel/features.ts';
+import { type AddFile, appendedFiles } from '#delta/kernel/log.ts';
+import { commitsAfter, openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
 import { conflict } from '../../domain/errors.ts';
 import type { EnvelopeFile, PipelineRunDeps, SourceReader } from '../../domain/pipelines/run-pipeline.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';

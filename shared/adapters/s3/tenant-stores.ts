@@ -27,7 +27,7 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { ConditionalWritesUnsupported } from '#delta/errors.ts';
-import type { TableStorage } from '#delta/storage.ts';
+import type { TableStorage } from '#delta/kernel/storage.ts';
 import { config } from '../../config.ts';
 import { downloadUrlSeconds } from '../../domain/datasets/use-cases.ts';
 import { endpointAllowed, locationParts } from '../../domain/tenants/object-stores.ts';

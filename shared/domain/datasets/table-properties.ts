@@ -5,7 +5,7 @@
 import type { Principal } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
 import type { DataSet } from './model.ts';
-import type { TablePropertyRules } from './table.ts';
+import type { TablePropertyRules } from './table-settings.ts';
 import { type DataSetDeps, type DataSetRecords, visibleDataSet } from './use-cases.ts';
 
 /**

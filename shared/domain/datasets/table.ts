@@ -29,26 +29,6 @@ export interface TableSnapshot {
   progress: Map<string, number>;
 }
 
-/** The table properties in force: each one the table sets, else its default. */
-export interface TableSettings {
-  checkpointInterval: number;
-  deletedFileRetentionMs: number;
-  logRetentionMs: number;
-  targetFileSize: number;
-  optimizeMinFiles: number;
-  /** null: the deployment's default. */
-  freshnessMs: number | null;
-  /** null: the deployment's default (and without one the rows are kept). */
-  dataRetentionMs: number | null;
-}
-
-/** How the table properties read (the Delta library's rules for them). */
-export interface TablePropertyRules {
-  /** Throws a VALIDATION_ERROR (400) naming every property that is unknown, unreadable or out of its bounds. */
-  check(properties: Record<string, string>): void;
-  inForce(properties: Record<string, string>): TableSettings;
-}
-
 /**
  * A version one of Tributary's writers committed, with what maintenance asks of the table as it then
  * stands (shared/domain/datasets/maintenance-due.ts). The questions read every file of the table,

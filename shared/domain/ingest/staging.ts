@@ -31,7 +31,7 @@
  *
  * Exactly once: the table's own log is the record. A commit holds message ids recorded beside it; a
  * commit whose records were not retired (a committer stopped after committing) reads the same
- * records again, and the rows its table holds already are skipped (delta/commit.ts). Leases only
+ * records again, and the rows its table holds already are skipped (shared/domain/datasets/exactly-once.ts). Leases only
  * keep committers from doing the same work twice: two that commit the same rows write them once.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,53 +1,25 @@
+import type { MaintenanceReport } from '#delta/operations/maintenance.ts';
 import { type IcebergSyncDeps, syncIcebergAfterCommit } from '../datasets/iceberg.ts';
 import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import type { DataSet } from '../datasets/model.ts';
+import { dayExpiresAt, firstDayKept } from '../datasets/retention.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
 import { optimizePayload } from './maintenance-jobs.ts';
 import type { Job } from './model.ts';
 import { JobFailure, type JobOutcome, type RunControl, readJobField } from './run-job.ts';
 
-/** What one maintenance run of a table did (the Delta library's report of it). */
-export interface MaintenanceOutcome {
-  readVersion: number;
-  /** Versions committed by the compaction (one per partition), and partitions given up on a conflict. */
-  versions: number[];
-  conflicts: number;
-  filesRemoved: number;
-  filesAdded: number;
-  rowsRewritten: number;
-  bytesRemoved: number;
-  bytesAdded: number;
-  filesVacuumed: number;
-  logFilesRemoved: number;
-  /** Milliseconds: when the next run has something to do (a tombstone expiring); null when nothing waits. */
-  nextDueAt: number | null;
+/**
+ * What one maintenance run of a table did: the Delta library's report, the data retention it
+ * applied (shared/domain/datasets/retention.ts), and every version it committed.
+ */
+export type MaintenanceOutcome = MaintenanceReport & {
   /** The table's data retention (its property, else the deployment's default); null: rows are kept. */
   retentionMs: number | null;
   /** The oldest day the retention keeps (YYYY-MM-DD); every day partition before it was removed. */
   keptFrom: string | null;
-  /** The version that removed the expired day partitions, and what it removed. */
-  expiredVersion: number | null;
-  partitionsExpired: number;
-  filesExpired: number;
-  rowsExpired: number;
-  bytesExpired: number;
-  /** Why expired partitions were left in the table (an append-only table, one not partitioned by day). */
-  retentionSkipped: string | null;
-  /** Every version the run committed. */
   committed: CommittedVersion[];
-}
-
-/**
- * The data retention's calendar, as the table's maintenance keeps it: whole days (UTC), each removed
- * once every row of it has outlived the retention.
- */
-export interface RetentionCalendar {
-  /** The oldest day (YYYY-MM-DD) a retention keeps at `now`. */
-  firstDayKept(now: number, retentionMs: number): string;
-  /** When every row of `day` has outlived the retention. */
-  dayExpiresAt(day: string, retentionMs: number): number;
-}
+};
 
 export interface OptimizeDeps extends MaintenanceRequests {
   getDataSet(dataSetId: string): Promise<DataSet | null>;
@@ -62,7 +34,6 @@ export interface OptimizeDeps extends MaintenanceRequests {
     minFiles: number | undefined,
     control: { checkpoint(): Promise<void>; beforeFirstCommit(): Promise<void> },
   ): Promise<MaintenanceOutcome | null>;
-  retention: RetentionCalendar;
   /** The data sets' failed deliveries, which the data retention deletes as it removes the table's days. */
   failedDeliveries: FailedDeliveryExpiryDeps;
   /** The deployment's data retention, for a data set whose table is not written yet; null: keep. */
@@ -93,14 +64,13 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
     beforeFirstCommit: () => control.beginCommit(),
   });
   const retentionMs = report ? report.retentionMs : deps.defaultRetentionMs;
-  const keptFrom =
-    report?.keptFrom ?? (retentionMs === null ? null : deps.retention.firstDayKept(startedAt.getTime(), retentionMs));
+  const keptFrom = report?.keptFrom ?? (retentionMs === null ? null : firstDayKept(startedAt.getTime(), retentionMs));
   const due = report?.nextDueAt ? [report.nextDueAt] : [];
   let failedExpired = 0;
   if (retentionMs !== null && keptFrom !== null && dataSet.origin.type === 'Webhook') {
     const expiry = await expireFailedDeliveries(deps.failedDeliveries, dataSet.data_set_id, keptFrom);
     failedExpired = expiry.expired;
-    if (expiry.oldestDay) due.push(deps.retention.dayExpiresAt(expiry.oldestDay, retentionMs));
+    if (expiry.oldestDay) due.push(dayExpiresAt(expiry.oldestDay, retentionMs));
   }
   await askForMaintenance(deps, dataSet, report?.committed ?? [], (deps.now?.() ?? new Date()).getTime());
   await syncIcebergAfterCommit(deps.iceberg, dataSet, report?.committed ?? []);
@@ -132,7 +102,7 @@ export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunCont
         rows_removed: report?.rowsExpired ?? 0,
         bytes_removed: report?.bytesExpired ?? 0,
         failed_deliveries_deleted: failedExpired,
-        skipped: report?.retentionSkipped ?? null,
+        skipped: report?.expirySkipped ?? null,
       },
     },
   };

@@ -16,7 +16,7 @@
  * leading format version byte; the descriptor's offset points at the size.
  */
 import { crc32 } from 'node:zlib';
-import { InvalidDeletionVector } from './errors.ts';
+import { InvalidDeletionVector } from '../errors.ts';
 import { type DeletionVectorDescriptor, decodeLogPath } from './log.ts';
 import type { TableStorage } from './storage.ts';
 

@@ -11,8 +11,11 @@
  * UUID-named V2 (`<v>.checkpoint.<uuid>.json|parquet`, with `sidecar` files in `_delta_log/_sidecars/`),
  * and whatever the protocol does not name is ignored.
  */
+
+import * as z from 'zod';
+import { VersionNotFound } from '../errors.ts';
 import { deletionVectorId } from './deletion-vectors.ts';
-import { VersionNotFound } from './errors.ts';
+import { readJson, versionNumber } from './json.ts';
 import {
   type Action,
   type AddFile,
@@ -157,29 +160,29 @@ export interface OpenedSnapshot {
 }
 
 /** `_last_checkpoint` as writers leave it: the version, and how to find that checkpoint's files. */
-interface CheckpointHint {
-  version: number;
-  parts?: number;
+const checkpointHint = z.looseObject({
+  version: versionNumber,
+  parts: versionNumber.optional(),
   /** A V2 checkpoint's file name in `_delta_log/`. */
-  v2Checkpoint?: { path?: string };
-}
+  v2Checkpoint: z.looseObject({ path: z.string().optional() }).optional(),
+});
+type CheckpointHint = z.infer<typeof checkpointHint>;
 
-async function readHint(reader: LogReader): Promise<CheckpointHint | null> {
+/**
+ * The hint, or null when there is none or it cannot be read (a hint being rewritten by a writer
+ * without atomic puts: listing the log finds the checkpoint).
+ */
+export async function readLastCheckpoint(reader: {
+  storage: Pick<TableStorage, 'getIfExists'>;
+}): Promise<CheckpointHint | null> {
   const hint = await reader.storage.getIfExists(lastCheckpointFile);
-  if (!hint) return null;
-  try {
-    const parsed = JSON.parse(hint.toString('utf8')) as CheckpointHint;
-    return Number.isSafeInteger(Number(parsed.version)) ? { ...parsed, version: Number(parsed.version) } : null;
-  } catch {
-    // A hint being rewritten by a writer without atomic puts: listing the log finds the checkpoint.
-    return null;
-  }
+  return hint ? readJson(hint.toString('utf8'), checkpointHint) : null;
 }
 
 /** The files of the checkpoint a hint names. */
 function hintedFiles(hint: CheckpointHint): string[] {
   if (typeof hint.v2Checkpoint?.path === 'string') return [`_delta_log/${hint.v2Checkpoint.path}`];
-  if (hint.parts !== undefined && Number(hint.parts) > 1) return checkpointPartNames(hint.version, Number(hint.parts));
+  if (hint.parts !== undefined && hint.parts > 1) return checkpointPartNames(hint.version, hint.parts);
   return [checkpointFileName(hint.version)];
 }
 
@@ -272,7 +275,7 @@ export async function openSnapshot(
     state = copyState(options.from);
   } else {
     objectsRead++;
-    const hint = await readHint(reader);
+    const hint = await readLastCheckpoint(reader);
     if (hint && (target === undefined || hint.version <= target)) {
       prefetched = { from: hint.version + 1, commits: fetchWindow(hint.version + 1) };
       if (!(await loadCheckpoint(hintedFiles(hint)))) await loadListedCheckpoint();
@@ -362,8 +365,7 @@ export async function commitsAfter(
     const commit = await reader.storage.getIfExists(logFileName(next));
     if (!commit) {
       if (commits.length === 0) {
-        const hint = await reader.storage.getIfExists(lastCheckpointFile);
-        const latest = hint ? Number((JSON.parse(hint.toString('utf8')) as { version: number }).version) : -1;
+        const latest = (await readLastCheckpoint(reader))?.version ?? -1;
         if (latest > version) throw new VersionNotFound(next);
       }
       break;
@@ -388,7 +390,7 @@ export interface SnapshotSource {
  */
 export function stateBytes(state: TableState): number {
   const entry = 320;
-  let bytes = 2048 + (state.metadata ? state.metadata.schemaString.length * 2 : 0) + state.recent.length * 160;
+  let bytes = 2048 + (state.metadata ? state.metadata.schemaString.length * 2 : 0) + state.recent.length * 640;
   for (const file of state.files.values()) bytes += entry + file.path.length + (file.stats?.length ?? 0);
   for (const file of state.tombstones.values()) bytes += entry + file.path.length;
   for (const txn of state.txns.values()) bytes += entry + txn.appId.length;

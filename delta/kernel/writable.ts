@@ -5,7 +5,7 @@
  * "Protocol Evolution"). Which features Tributary honours, and how, is features.ts; the refusal
  * names what is in the way and what the tenant can do.
  */
-import { TableNotWritable } from './errors.ts';
+import { TableNotWritable } from '../errors.ts';
 import { writeSupport } from './features.ts';
 import type { TableMetadata } from './log.ts';
 import type { TableState } from './snapshot.ts';

@@ -23,10 +23,10 @@ import {
   type Protocol,
   type RemoveFile,
   type Txn,
-} from './log.ts';
-import { tableProperties } from './properties.ts';
-import type { TableState } from './snapshot.ts';
-import type { TableStorage } from './storage.ts';
+} from '../kernel/log.ts';
+import { readLastCheckpoint, type TableState } from '../kernel/snapshot.ts';
+import type { TableStorage } from '../kernel/storage.ts';
+import { tableConfig } from '../kernel/table-config.ts';
 
 export interface CheckpointContent {
   protocol: Protocol;
@@ -51,13 +51,13 @@ export interface LastCheckpoint {
 }
 
 export function checkpointDue(version: number, state: Pick<TableState, 'metadata'>): boolean {
-  const interval = tableProperties(state.metadata?.configuration ?? {}).checkpointInterval;
+  const interval = tableConfig(state.metadata?.configuration ?? {}).checkpointInterval;
   return version > 0 && version % interval === 0;
 }
 
 /** How long tombstones stay in checkpoints (see the module comment). */
 export function tombstoneKeepMs(state: Pick<TableState, 'metadata'>): number {
-  return 2 * tableProperties(state.metadata?.configuration ?? {}).deletedFileRetentionMs;
+  return 2 * tableConfig(state.metadata?.configuration ?? {}).deletedFileRetentionMs;
 }
 
 export function checkpointContent(state: TableState, now: number): CheckpointContent {
@@ -100,8 +100,7 @@ export async function writeCheckpoint(
     sizeInBytes: bytes.length,
     numOfAddFiles: content.adds.length,
   };
-  const current = await storage.getIfExists(lastCheckpointFile);
-  const currentVersion = current ? Number((JSON.parse(current.toString('utf8')) as LastCheckpoint).version) : -1;
+  const currentVersion = (await readLastCheckpoint({ storage }))?.version ?? -1;
   if (currentVersion < state.version) await storage.put(lastCheckpointFile, JSON.stringify(last), 'application/json');
   return last;
 }

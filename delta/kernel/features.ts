@@ -13,7 +13,9 @@
  * classic checkpoints, vacuum and log clean-up. Each feature below is honoured where that writer can
  * do what the protocol asks at little cost, and refused otherwise, with the reason a tenant reads.
  */
-import { CommitNotAllowed } from './errors.ts';
+import * as z from 'zod';
+import { CommitNotAllowed } from '../errors.ts';
+import { jsonObject, readJson } from './json.ts';
 import type { AddFile, DomainMetadata, Metadata, Protocol, RemoveFile, TableSchema } from './log.ts';
 import { hasRecordCount, parseStats } from './log.ts';
 import type { TableState } from './snapshot.ts';
@@ -22,21 +24,22 @@ export type Support = { ok: true } | { ok: false; unsupported: string[]; message
 export type WriteSupport = Support;
 
 /** A column of the table's schema (only what the checks below read). */
-interface SchemaField {
-  name: string;
-  type: unknown;
-  nullable?: boolean;
-  metadata?: Record<string, unknown>;
-}
+/** A field of the table's schema (protocol "Schema Serialization Format"), as far as the checks read it. */
+const schemaField = z.looseObject({
+  name: z.string(),
+  type: z.unknown(),
+  nullable: z.boolean().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+type SchemaField = z.infer<typeof schemaField>;
+const schemaJson = z.looseObject({ fields: z.array(schemaField).optional() });
+
+/** A metadata domain's configuration: a JSON object (row tracking's holds its high-water mark). */
+const domainConfiguration = z.looseObject({ rowIdHighWaterMark: z.unknown().optional() });
 
 function schemaFields(metadata: Metadata | null): SchemaField[] {
   if (!metadata) return [];
-  try {
-    const schema = JSON.parse(metadata.schemaString) as { fields?: SchemaField[] };
-    return Array.isArray(schema.fields) ? schema.fields : [];
-  } catch {
-    return [];
-  }
+  return readJson(metadata.schemaString, schemaJson)?.fields ?? [];
 }
 
 /** Every field of the schema, nested ones included, with its dotted path. */
@@ -401,12 +404,8 @@ const rowTrackingDomain = 'delta.rowTracking';
 export function rowIdHighWaterMark(state: Pick<TableState, 'domainMetadata'>): number {
   const domain = state.domainMetadata.get(rowTrackingDomain);
   if (!domain) return -1;
-  try {
-    const value = (JSON.parse(domain.configuration) as { rowIdHighWaterMark?: unknown }).rowIdHighWaterMark;
-    return typeof value === 'number' ? value : -1;
-  } catch {
-    return -1;
-  }
+  const value = readJson(domain.configuration, domainConfiguration)?.rowIdHighWaterMark;
+  return typeof value === 'number' ? value : -1;
 }
 
 /**
@@ -473,12 +472,7 @@ export function prepareCommit(
     });
     if (next - 1 > mark) {
       const current = state.domainMetadata.get(rowTrackingDomain);
-      let configuration: Record<string, unknown> = {};
-      try {
-        configuration = current ? (JSON.parse(current.configuration) as Record<string, unknown>) : {};
-      } catch {
-        configuration = {};
-      }
+      const configuration = (current ? readJson(current.configuration, jsonObject) : null) ?? {};
       domainMetadata.push({
         domain: rowTrackingDomain,
         configuration: JSON.stringify({ ...configuration, rowIdHighWaterMark: next - 1 }),

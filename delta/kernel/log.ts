@@ -5,10 +5,14 @@
  * removes and adds with `dataChange: false` in one version); pipelines record their progress with
  * a `txn` (appId, version) in the same commit as their rows.
  *
- * Tributary's own commits say who made them in their `commitInfo` (`engineInfo: Tributary`), and
+ * A writer says who made a commit in its `commitInfo` (`engineInfo`, the application's name), and
  * `txnId` is the run that wrote the version: a writer whose answer was lost recognises its own
- * commit, and the message ids a version holds are kept under its run (delta/commit.ts).
+ * commit. An application may add fields of its own to the commitInfo (operations/transaction.ts),
+ * and reads them back from the commit's summary.
  */
+
+import * as z from 'zod';
+import { jsonObject, parseJson, readJson } from './json.ts';
 
 export interface FileStats {
   numRecords: number;
@@ -291,6 +295,21 @@ export function metadataAction(table: TableMetadata): Metadata {
   };
 }
 
+/** A live file's remove, naming the logical file as the log has it: with its deletion vector (else that file stays live). */
+export function removeOf(file: AddFile, deletionTimestamp: number, dataChange: boolean): RemoveFile {
+  return {
+    path: file.path,
+    deletionTimestamp,
+    dataChange,
+    extendedFileMetadata: true,
+    partitionValues: file.partitionValues,
+    size: file.size,
+    ...(file.deletionVector ? { deletionVector: file.deletionVector } : {}),
+    ...(file.baseRowId === undefined ? {} : { baseRowId: file.baseRowId }),
+    ...(file.defaultRowCommitVersion === undefined ? {} : { defaultRowCommitVersion: file.defaultRowCommitVersion }),
+  };
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -303,13 +322,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  */
 export function withAddedColumns(metadata: Metadata | null, schema: TableSchema): Metadata | null {
   if (!metadata) return null;
-  let table: unknown;
-  try {
-    table = JSON.parse(metadata.schemaString);
-  } catch {
-    return null;
-  }
-  if (!isRecord(table) || table.type !== 'struct' || !Array.isArray(table.fields)) return null;
+  const table = readJson(metadata.schemaString, jsonObject);
+  if (table?.type !== 'struct' || !Array.isArray(table.fields)) return null;
   const names = new Set(
     table.fields.map((field: unknown) =>
       isRecord(field) && typeof field.name === 'string' ? field.name.toLowerCase() : '',
@@ -329,7 +343,7 @@ export interface CommitInput {
   txn: Txn | null;
   timestamp: number;
   operation: Operation;
-  /** Version 0's protocol; Tributary's own (reader 1, writer 2) when absent. */
+  /** Version 0's protocol; the library's own (reader 1, writer 2) when absent. */
   protocol?: Protocol;
   /** Fields added to the commitInfo, e.g. the inCommitTimestamp a table with in-commit timestamps needs. */
   commitInfo?: Record<string, unknown>;
@@ -337,35 +351,19 @@ export interface CommitInput {
   domainMetadata?: DomainMetadata[];
   /** The run that writes the version: its commitInfo's txnId. */
   runId: string;
+  /** The application writing the version: its commitInfo's engineInfo. */
+  engine: string;
 }
 
-/** What Tributary reads back from a commit's commitInfo: when, by which engine, which run. */
+/** What a commit says of itself in its commitInfo: when, by which engine, which run, and the rest as written. */
 export interface CommitSummary {
   version: number;
   /** Milliseconds (the commit's in-commit timestamp, else its commitInfo's timestamp); null when it has none. */
   timestamp: number | null;
   engine: string | null;
   txnId: string | null;
-  /**
-   * The ingest times (milliseconds) of the rows a Tributary append holds, first and last
-   * (commitInfo `tributary.ingested`); null for any other commit, or one made before it was written.
-   */
-  ingested: IngestedRange | null;
-}
-
-/** The first and last ingest time (milliseconds) of the rows an append holds. */
-export interface IngestedRange {
-  from: number;
-  to: number;
-}
-
-/** The commitInfo field that names the ingest times of an append's rows. */
-export const ingestedField = 'tributary.ingested';
-
-function ingestedRange(value: unknown): IngestedRange | null {
-  if (!Array.isArray(value) || value.length !== 2) return null;
-  const [from, to] = value.map(Number) as [number, number];
-  return Number.isFinite(from) && Number.isFinite(to) && from <= to ? { from, to } : null;
+  /** The commitInfo as the commit holds it (empty when it has none): fields an application added are read here. */
+  info: Record<string, unknown>;
 }
 
 export function commitSummary(version: number, actions: Action[]): CommitSummary {
@@ -378,7 +376,7 @@ export function commitSummary(version: number, actions: Action[]): CommitSummary
     timestamp: Number.isFinite(timestamp) ? timestamp : null,
     engine: typeof info?.engineInfo === 'string' ? info.engineInfo : null,
     txnId: typeof info?.txnId === 'string' ? info.txnId : null,
-    ingested: ingestedRange(info?.[ingestedField]),
+    info: info ?? {},
   };
 }
 
@@ -431,7 +429,7 @@ export function commitContent(input: CommitInput): string {
             ? { predicate: partitionPredicate(input.removes) }
             : { properties: JSON.stringify(input.metadata?.configuration ?? {}) },
     isBlindAppend: input.operation === 'WRITE' && !removesData,
-    engineInfo: 'Tributary',
+    engineInfo: input.engine,
     txnId: input.runId,
     ...input.commitInfo,
   };
@@ -460,23 +458,42 @@ export function liveRecords(file: Pick<AddFile, 'stats' | 'deletionVector'>): nu
   return parseStats(file.stats).numRecords - (file.deletionVector?.cardinality ?? 0);
 }
 
+/** A file's statistics as its add's JSON holds them: each part read only when it has the expected shape. */
+const statsJson = z.object({
+  numRecords: z.unknown().optional(),
+  minValues: z.unknown().optional(),
+  maxValues: z.unknown().optional(),
+  nullCount: z.unknown().optional(),
+});
+
+/** Column bounds a reader can compare: text (strings, dates, times) and numbers; nested or other values are left out. */
+function columnValues<T extends string | number>(
+  value: unknown,
+  keeps: (entry: unknown) => entry is T,
+): Record<string, T> {
+  if (!isRecord(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, T] => keeps(entry[1])));
+}
+const isBound = (value: unknown): value is string | number => typeof value === 'string' || typeof value === 'number';
+const isCount = (value: unknown): value is number => typeof value === 'number';
+
 /** A file's statistics from the JSON text of its add; a file without them counts no records. */
 export function parseStats(stats: unknown): FileStats {
   if (typeof stats !== 'string' || stats === '') return emptyStats();
-  const parsed = JSON.parse(stats) as Partial<FileStats>;
+  const parsed = parseJson(stats, statsJson, "A file's statistics");
   return {
     numRecords: Number(parsed.numRecords ?? 0),
-    minValues: parsed.minValues ?? {},
-    maxValues: parsed.maxValues ?? {},
-    nullCount: parsed.nullCount ?? {},
+    minValues: columnValues(parsed.minValues, isBound),
+    maxValues: columnValues(parsed.maxValues, isBound),
+    nullCount: columnValues(parsed.nullCount, isCount),
   };
 }
 
 /** Statistics present as a number of records (a writer may leave them out: then they are unknown, not 0). */
 export function hasRecordCount(stats: string | null): boolean {
   if (stats === null) return false;
-  const parsed = JSON.parse(stats) as { numRecords?: unknown };
-  return parsed.numRecords !== undefined && parsed.numRecords !== null;
+  const { numRecords } = parseJson(stats, statsJson, "A file's statistics");
+  return numRecords !== undefined && numRecords !== null;
 }
 
 const num = (value: unknown): number => (typeof value === 'bigint' ? Number(value) : Number(value ?? 0));
@@ -713,6 +730,6 @@ export function parseCommit(text: string): Action[] {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => normaliseAction(JSON.parse(line) as Record<string, unknown>))
+    .map((line) => normaliseAction(parseJson(line, jsonObject, 'A line of a commit')))
     .filter((action): action is Action => action !== null);
 }

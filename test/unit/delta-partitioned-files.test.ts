@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeDailyFiles } from '#delta/daily-files.ts';
+import { writePartitionedFiles } from '#delta/operations/data-files.ts';
 
 describe('the data files of a commit', () => {
   it('writes each day as files of at most maxRowsPerFile rows, in that day partition, with one add per file', async () => {
@@ -8,11 +8,11 @@ describe('the data files of a commit', () => {
       id,
       dt: id.startsWith('a') ? '2026-11-20' : '2026-11-21',
     }));
-    const result = await writeDailyFiles(
+    const result = await writePartitionedFiles(
       { put: async (path, body) => void put.push({ path, rows: JSON.parse(String(body)) }) },
       rows,
       {
-        dayOf: (row) => row.dt,
+        partitionOf: (row) => ({ dt: row.dt }),
         encode: (chunk) => ({
           bytes: Buffer.from(JSON.stringify(chunk.map((row) => row.id))),
           stats: { numRecords: chunk.length, minValues: {}, maxValues: {}, nullCount: {} },

@@ -1,16 +1,16 @@
 /**
- * The data files of one commit: rows grouped by their day (the `dt` partition), each day written
- * as one or more Parquet files of at most `maxRowsPerFile` rows (and, when rows are weighed, at most
- * `maxWeightPerFile` of their weight: payload bytes), each file described as a Delta add. Files
- * are encoded one at a time, so a commit's memory is bounded by one file's rows, however many it
- * writes. The staged-envelope committer and the job runner both write their files this way.
+ * The data files of one commit: rows grouped by their partition, each partition written as one or
+ * more Parquet files of at most `maxRowsPerFile` rows (and, when rows are weighed, at most
+ * `maxWeightPerFile` of their weight), each file described as a Delta add. Files are encoded one
+ * at a time, so a commit's memory is bounded by one file's rows, however many it writes.
  */
 import { randomUUID } from 'node:crypto';
-import type { AddFile, FileStats } from './log.ts';
-import type { TableStorage } from './storage.ts';
+import { type AddFile, type FileStats, type PartitionValues, partitionDirectory } from '../kernel/log.ts';
+import type { TableStorage } from '../kernel/storage.ts';
 
-export interface DailyFiles<T> {
-  dayOf(row: T): string;
+export interface PartitionedFiles<T> {
+  /** The row's partition values (its partition directory follows from them: `dt=2026-11-21`). */
+  partitionOf(row: T): PartitionValues;
   /** May fetch what the rows only point at (claim-checked payloads) before encoding them. */
   encode(rows: T[]): { bytes: Uint8Array; stats: FileStats } | Promise<{ bytes: Uint8Array; stats: FileStats }>;
   maxRowsPerFile: number;
@@ -37,28 +37,30 @@ export function chunksOf<T>(rows: T[], maxRows: number, weight?: (row: T) => num
   return chunks;
 }
 
-export async function writeDailyFiles<T>(
+export async function writePartitionedFiles<T>(
   storage: Pick<TableStorage, 'put'>,
   rows: T[],
-  files: DailyFiles<T>,
+  files: PartitionedFiles<T>,
 ): Promise<{ adds: AddFile[]; bytes: number }> {
-  const byDay = new Map<string, T[]>();
+  const byPartition = new Map<string, { values: PartitionValues; rows: T[] }>();
   for (const row of rows) {
-    const day = files.dayOf(row);
-    const dayRows = byDay.get(day);
-    if (dayRows) dayRows.push(row);
-    else byDay.set(day, [row]);
+    const values = files.partitionOf(row);
+    const directory = partitionDirectory(values);
+    const partition = byPartition.get(directory);
+    if (partition) partition.rows.push(row);
+    else byPartition.set(directory, { values, rows: [row] });
   }
   const adds: AddFile[] = [];
   let bytes = 0;
-  for (const [dt, dayRows] of byDay) {
-    for (const chunk of chunksOf(dayRows, files.maxRowsPerFile, files.weight, files.maxWeightPerFile)) {
+  for (const [directory, partition] of byPartition) {
+    for (const chunk of chunksOf(partition.rows, files.maxRowsPerFile, files.weight, files.maxWeightPerFile)) {
       const file = await files.encode(chunk);
-      const path = `dt=${dt}/part-${randomUUID()}.zstd.parquet`;
+      const name = `part-${randomUUID()}.zstd.parquet`;
+      const path = directory === '' ? name : `${directory}/${name}`;
       await storage.put(path, file.bytes, 'application/vnd.apache.parquet');
       adds.push({
         path,
-        partitionValues: { dt },
+        partitionValues: partition.values,
         size: file.bytes.length,
         modificationTime: Date.now(),
         dataChange: true,
