@@ -1,6 +1,41 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Files that run for minutes (they stop and restart whole services, drive a browser through every
+ * scene, or wait out a dependency's slowdown): each starts first within its project, so that none of
+ * them starts last and runs on alone while the other workers sit idle. Vitest orders a project's files
+ * by their last run's duration when it has one, and by size otherwise: a clean clone has none, and
+ * these are not the largest files.
+ */
+const longRunning = [
+  'test/integration/local-stops.test.ts',
+  'test/integration/local-stops-npm.test.ts',
+  'test/e2e/console.test.ts',
+  'test/integration/monitoring.test.ts',
+  'test/integration/writer-backoff.test.ts',
+];
+
+class LongRunningFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const index = longRunning.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      return index === -1 ? longRunning.length : index;
+    };
+    // Vitest's order keeps each project's files together: only their order within it changes.
+    const byProject = new Map<string, TestSpecification[]>();
+    for (const spec of await super.sort(files))
+      byProject.set(spec.project.name, [...(byProject.get(spec.project.name) ?? []), spec]);
+    return [...byProject.values()].flatMap((specs) =>
+      specs
+        .map((spec, position) => ({ spec, position }))
+        .sort((a, b) => rank(a.spec) - rank(b.spec) || a.position - b.position)
+        .map(({ spec }) => spec),
+    );
+  }
+}
 
 /**
  * Three kinds of project in one run, their files side by side in `maxWorkers` workers.
@@ -10,11 +45,13 @@ import { defineConfig } from 'vitest/config';
  *    with hook and test timeouts that hold on a busy two-core machine.
  *  - integration: every file shares the one service global-setup starts (a file may start at most one
  *    more, for a fault it cannot inject otherwise); they mostly wait on it, so they overlap well.
- * Vitest's default on two cores is a single worker, which runs the files one after the other.
+ * Vitest's default on two cores is a single worker, which runs the files one after the other. The files
+ * that take minutes start first (LongRunningFirst).
  */
 export default defineConfig({
   test: {
     maxWorkers: 3,
+    sequence: { sequencer: LongRunningFirst },
     projects: [
       // A unit test runs in milliseconds on a quiet machine; the timeout holds on a loaded one. The unit
       // files of a worker share one process (no fresh one per file: that was 40 % of their CPU); they

@@ -22,6 +22,12 @@ export function synthesizeApp(props: TributaryProps = {}, outdir?: string) {
     assembly: outdir,
     /** What esbuild said of each bundle it built for the assembly (its inputs, what it loads at start). */
     bundles: outdir ? StackBundles.builtSoFar().map(({ directory: _, ...facts }) => facts) : [],
+    /** The warnings the synth gave about the stateless stack (what `cdk synth` prints), as written. */
+    statelessWarnings: app
+      .synth()
+      .getStackArtifact(stateless.artifactId)
+      .messages.filter((message) => message.level === 'warning')
+      .map((message) => String(message.entry.data)),
   };
   return synthesized;
 }
@@ -101,6 +107,7 @@ async function sharedSynthesis(variant: Variant): Promise<SynthesizedApp> {
         stateful: app.statefulTemplate.toJSON(),
         stateless: app.statelessTemplate.toJSON(),
         nested: app.nestedTemplates.map((template) => template.toJSON()),
+        statelessWarnings: app.statelessWarnings,
       };
       writeFileSync(`${file}.partial`, JSON.stringify(json));
       renameSync(`${file}.partial`, file);
@@ -124,6 +131,7 @@ async function sharedSynthesis(variant: Variant): Promise<SynthesizedApp> {
     nestedTemplates: json.nested.map((template: Record<string, unknown>) => Template.fromJSON(template)),
     assembly: json.assembly,
     bundles: json.bundles,
+    statelessWarnings: json.statelessWarnings,
   };
   synthesized.set(variant, app);
   return app;

@@ -1,11 +1,10 @@
 import { App } from 'aws-cdk-lib';
-import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type TributaryProps, tributary } from '#lib/app.ts';
+import { tributary } from '#lib/app.ts';
 import { defaultThresholds } from '#lib/constructs/operations.ts';
 import { checkedMaxConcurrency } from '#lib/constructs/queue-consumer.ts';
 import { defaultIngestBurst } from '#lib/stateless-stack.ts';
-import { policyChecksContext } from '#lib/synth-context.ts';
 import { recordLifetimeMs } from '#shared/domain/ingest/staging.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { type SynthesizedApp, synthesizedConfiguredApp, synthesizedDefaultApp } from './app.ts';
@@ -298,23 +297,18 @@ describe('alarms', () => {
   });
 
   it('says at synth what it left out without a reservation, and what keeps an ingest flood off the consumers', async () => {
-    const warnings = (props: TributaryProps) => {
-      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], [policyChecksContext]: 'skip' } });
-      const { stateless } = tributary(app, props);
-      return Annotations.fromStack(stateless)
-        .findWarning('*', Match.stringLikeRegexp('reserve no concurrency'))
-        .map((warning) => String(warning.entry.data));
-    };
-    expect(warnings({})).toEqual([expect.stringContaining('-c reservedConcurrency=50')]);
-    expect(warnings({ reservedConcurrency: 50 })).toEqual([]);
-    const alarmWarnings = (props: TributaryProps) => {
-      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], [policyChecksContext]: 'skip' } });
-      return Annotations.fromStack(tributary(app, props).stateless)
-        .findWarning('*', Match.stringLikeRegexp('No alarmEmail'))
-        .map((warning) => String(warning.entry.data));
-    };
-    expect(alarmWarnings({})).toEqual([expect.stringContaining('-c alarmEmail=')]);
-    expect(alarmWarnings({ alarmEmail: 'oncall@example.com' })).toEqual([]);
+    // The run's two syntheses: the default app, and the configured one (reservedConcurrency 50,
+    // alarmEmail oncall@example.com).
+    const warnings = async (synthesized: Promise<SynthesizedApp>, about: RegExp) =>
+      (await synthesized).statelessWarnings.filter((warning) => about.test(warning));
+    expect(await warnings(synthesizedDefaultApp(), /reserve no concurrency/)).toEqual([
+      expect.stringContaining('-c reservedConcurrency=50'),
+    ]);
+    expect(await warnings(synthesizedConfiguredApp(), /reserve no concurrency/)).toEqual([]);
+    expect(await warnings(synthesizedDefaultApp(), /No alarmEmail/)).toEqual([
+      expect.stringContaining('-c alarmEmail='),
+    ]);
+    expect(await warnings(synthesizedConfiguredApp(), /No alarmEmail/)).toEqual([]);
     // Without a reservation, what bounds the ingest function: at most its burst at one instant, which
     // with every consumer at its maximum concurrency stays inside Lambda's default quota of 1,000
     // with room for the other routes.

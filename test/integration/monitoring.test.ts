@@ -357,7 +357,9 @@ describe('searching events by what their bodies hold', () => {
   });
 });
 
-describe('failed deliveries', () => {
+// The last three scenes wait on the queue (five receives, twice) or start a service of their own, each
+// with its own connection and queues: they run side by side.
+describe.concurrent('failed deliveries', () => {
   let proxy: FaultProxy;
   beforeAll(async () => {
     proxy = await startFaultProxy(env.AWS_ENDPOINT_URL_S3 as string);
@@ -472,7 +474,7 @@ describe('failed deliveries', () => {
   });
 });
 
-describe('a message the writer cannot read as an envelope', () => {
+describe.concurrent('a message the writer cannot read as an envelope', () => {
   it("becomes a failed delivery of its connection with the writer's reason, and a redrive puts it back as it was", async () => {
     const hook = await createWebhook(api);
     const sqs = new SQSClient({
@@ -529,7 +531,7 @@ describe('a message the writer cannot read as an envelope', () => {
   });
 });
 
-describe('a loss between acceptance and the table', () => {
+describe.concurrent('a loss between acceptance and the table', () => {
   let lossy: RuntimeProcess;
   beforeAll(async () => {
     // Its own queues and no consumers: what is accepted waits on the queue, where the test loses it.

@@ -223,6 +223,8 @@ export async function startLocalService(
 
 export interface NpmStart {
   url: string;
+  s3Endpoint: string;
+  sqsEndpoint: string;
   /** npm's own pid, which leads the process group everything `npm start` runs in. */
   pid: number;
   output(): string;
@@ -249,6 +251,8 @@ export async function startWithNpm(
   await waitForBanner(spawned, 240_000);
   return {
     url: `http://127.0.0.1:${ports.port}`,
+    s3Endpoint: `http://127.0.0.1:${ports.s3}`,
+    sqsEndpoint: `http://127.0.0.1:${ports.sqs}`,
     pid: spawned.child.pid as number,
     output: spawned.output,
     exited: spawned.exited,
