@@ -435,6 +435,13 @@ export function passDollars(
   );
 }
 
+/** Which part of a table an S3 call touched: its Iceberg metadata, its Delta log, or its data files (or a staged object). */
+function s3Part(key: string): string {
+  if (key.includes('/metadata/')) return 'Iceberg metadata';
+  if (key.includes('/_delta_log/')) return 'Delta log';
+  return key.startsWith('staging/') ? 'staging' : 'data files';
+}
+
 /** A pass's cost per table committed, by item: the function's time and each kind of call. */
 export function commitItems(
   deployment: ReturnType<typeof readDeployment>,
@@ -447,7 +454,7 @@ export function commitItems(
   const lambda = lambdaCost(commitEntry, runs, deployed, own);
   const items = new Map<string, { item: string; count: number; dollars: number }>();
   for (const call of runs.flatMap((inv) => inv.calls)) {
-    const item = `${call.service} ${call.operation}${call.entity ? ` ${call.entity}` : ''}`;
+    const item = `${call.service} ${call.operation}${call.service === 'S3' ? ` ${s3Part(call.objectKey)}` : call.entity ? ` ${call.entity}` : ''}`;
     const line = items.get(item) ?? { item, count: 0, dollars: 0 };
     line.count += 1 / tables;
     line.dollars += callDollars([call]) / tables;

@@ -377,6 +377,56 @@ async function meteredPass(local: Local): Promise<Reading> {
   return meter.take();
 }
 
+/** The S3 calls a reading made on tables' Iceberg metadata (`<table>/metadata/`). */
+const metadataCalls = (reading: Reading) =>
+  reading.invocations
+    .flatMap((inv) => inv.calls)
+    .filter((call) => call.service === 'S3' && call.objectKey.includes('/metadata/'));
+/** The DynamoDB calls a reading made on the Iceberg sync marks (pk ICEBERG). */
+const icebergEntityCalls = (reading: Reading) =>
+  reading.invocations.flatMap((inv) => inv.calls).filter((call) => call.entity === 'ICEBERG').length;
+
+/** Sets the tables' last Iceberg sync one sync interval and a second back, as a quiet table's commit finds it. */
+async function ageIcebergSyncs(tableIds: string[]) {
+  const { getDataSet, recordDataSetIceberg } = await import('#shared/adapters/dynamo/data-sets.ts');
+  const { icebergSyncIntervalMs } = await import('#shared/domain/datasets/iceberg.ts');
+  const long = new Date(Date.now() - icebergSyncIntervalMs - 1000).toISOString();
+  for (const id of tableIds) {
+    const iceberg = (await getDataSet(id))?.iceberg;
+    if (!iceberg) throw new Error(`sparse: table ${id} has no Iceberg state after its first commits`);
+    await recordDataSetIceberg(id, { ...iceberg, synced_at: long });
+  }
+}
+
+/**
+ * Runs `work` with the commit path's Iceberg step doing nothing in this process (local mode runs every
+ * function here): no sync, no mark, and no due table found by the schedule's catch-up.
+ */
+async function icebergOff<T>(work: () => Promise<T>): Promise<T> {
+  const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+  const { icebergCatchUpDeps } = await import('#shared/adapters/iceberg-tables.ts');
+  const kept = {
+    mirrorLatest: stagingDeps.mirrorLatest,
+    recordIceberg: stagingDeps.recordIceberg,
+    markIcebergDue: stagingDeps.markIcebergDue,
+    dueIcebergSyncs: icebergCatchUpDeps.dueIcebergSyncs,
+  };
+  stagingDeps.mirrorLatest = () => Promise.reject(new Error('Iceberg is off in this measurement'));
+  stagingDeps.recordIceberg = async () => {};
+  stagingDeps.markIcebergDue = async () => {};
+  icebergCatchUpDeps.dueIcebergSyncs = async () => [];
+  try {
+    return await work();
+  } finally {
+    Object.assign(stagingDeps, {
+      mirrorLatest: kept.mirrorLatest,
+      recordIceberg: kept.recordIceberg,
+      markIcebergDue: kept.markIcebergDue,
+    });
+    icebergCatchUpDeps.dueIcebergSyncs = kept.dueIcebergSyncs;
+  }
+}
+
 /**
  * What sparse traffic costs the writer and a quiet table's commit, from batches of one envelope for
  * each of `sparseTables` connections (a writer batch holds that many tables at sparse traffic):
@@ -425,23 +475,40 @@ async function measureSparse(local: Local) {
   const ingest = meter.take();
   await meteredPass(local);
   await sendOneEach();
+  // A quiet table's commit comes minutes after its last (at least the freshness target after it), so
+  // it finds its Iceberg metadata last synced longer than the sync interval ago and syncs it itself:
+  // the tables' last syncs are set that far back (the bench's passes are seconds apart).
+  await meter.unmetered(() => ageIcebergSyncs(hooks.map((hook) => hook.data_set_id)));
   const pass = await meteredPass(local);
   for (const hook of hooks) await expectRows(local, hook.data_set_id, 4, 'sparse');
   meter.take();
   await local.deliverTriggers(hooks.map((hook) => hook.data_set_id));
   const delivered = meter.take();
 
+  // The same commit without Iceberg: the tables' metadata is left as it is (their last sync is recent and
+  // nothing is marked due), and the schedule's catch-up finds nothing due. `pass` less this is what the
+  // Iceberg side costs a quiet table's commit.
+  await sendOneEach();
+  const withoutIceberg = await icebergOff(() => meteredPass(local));
+  for (const hook of hooks) await expectRows(local, hook.data_set_id, 5, 'sparse');
+  if (metadataCalls(withoutIceberg).length > 0 || icebergEntityCalls(withoutIceberg) > 0)
+    throw new Error('sparse: the commit without Iceberg touched Iceberg metadata');
+  if (metadataCalls(pass).filter((call) => call.s3Class === 'put').length < sparseTables)
+    throw new Error('sparse: a quiet table committed without syncing its Iceberg metadata');
+
   // A commit writes a checkpoint every `delta.checkpointInterval` versions: one table committed until
-  // one does (four PUTs instead of two), the commit before it its baseline.
+  // one does (three Delta log PUTs instead of one), the commit before it its baseline.
   const one = hooks.slice(0, 1);
   const puts = (reading: Reading) =>
-    reading.invocations.flatMap((inv) => inv.calls).filter((call) => call.s3Class === 'put').length;
+    reading.invocations
+      .flatMap((inv) => inv.calls)
+      .filter((call) => call.s3Class === 'put' && call.objectKey.includes('/_delta_log/')).length;
   let plain: Reading | null = null;
   let checkpointed: Reading | null = null;
   for (let round = 0; round <= defaultTableConfig.checkpointInterval && !checkpointed; round++) {
     await sendEach(one);
     const reading = await meteredPass(local);
-    if (puts(reading) > 2) checkpointed = reading;
+    if (puts(reading) > 1) checkpointed = reading;
     else plain = reading;
   }
   if (!plain || !checkpointed) throw new Error('sparse: no commit wrote a checkpoint');
@@ -451,6 +518,7 @@ async function measureSparse(local: Local) {
     relisted,
     ingest,
     pass,
+    withoutIceberg,
     plain,
     checkpointed,
     delivered,
@@ -602,6 +670,7 @@ export async function benchCost(): Promise<string> {
   const scheduleRuns: Invocation[] = [];
   const scheduleCpu = new Map<Invocation, number>();
   let single = 0;
+  let singleWithoutIceberg = 0;
   let perArrival = 0;
   let stagingUnits: StagingUnits = { perRecord: 0, perTrigger: 0 };
   let quietCommit: { item: string; count: number; dollars: number }[] = [];
@@ -649,6 +718,15 @@ export async function benchCost(): Promise<string> {
     const checkpoint =
       Math.max(0, passOf(sparseRun.checkpointed) - passOf(sparseRun.plain)) / defaultTableConfig.checkpointInterval;
     single += checkpoint;
+    singleWithoutIceberg =
+      (passDollars(
+        deployment,
+        sparseRun.withoutIceberg,
+        ownCpuMs(sparseRun.withoutIceberg.invocations, sparseRun.background, 0),
+      ) -
+        stagedReads(sparseRun.withoutIceberg) * perRead) /
+        sparseTables +
+      checkpoint;
     quietCommit = commitItems(
       deployment,
       sparseRun.pass,
@@ -784,6 +862,69 @@ export async function benchCost(): Promise<string> {
     row('---', '---:', '---:');
     for (const line of quietCommit) row(line.item, line.count.toFixed(3), money(line.dollars * 1e6));
     row('**total**', '', `**${money(quietCommit.reduce((sum, line) => sum + line.dollars, 0) * 1e6)}**`);
+    out.push(
+      '',
+      `The same commit without Iceberg (the commit path's Iceberg step doing nothing, measured on the next commit of the same tables): ` +
+        `$${(singleWithoutIceberg * 1e6).toFixed(1)} per million. A quiet table commits minutes apart (at least the freshness target), ` +
+        `so each of its commits finds its last sync older than the sync interval and syncs the metadata itself.`,
+      '',
+    );
+  }
+  // What the Iceberg side would cost at longer sync intervals than the contract's lag allows (10 minutes at
+  // most behind the Delta version). A table committing less often than its interval syncs at every commit,
+  // whatever is batched: the objects of a snapshot (manifest, manifest list, metadata file, version hint)
+  // are what a change costs. One committing more often syncs once per interval, through the schedule.
+  const sparseResultForSyncs = results.find(({ scenario }) => scenario.name.startsWith('sparse'));
+  if (singleWithoutIceberg > 0 && sparseResultForSyncs) {
+    // A sync through the schedule also writes its mark, reads the data set and deletes the mark.
+    const markAndClear = (2 * prices.dynamoDb.writeUnitsPerMillion + prices.dynamoDb.readUnitsPerMillion) / 1e6;
+    const perSync = single - singleWithoutIceberg;
+    const freshness = rule.freshnessSeconds;
+    // The sparse connections' rates (Zipf 1.0), each committing one freshness target after its next event.
+    const harmonic = Array.from({ length: sparseConnections }, (_, k) => 1 / (k + 1)).reduce((a, b) => a + b, 0);
+    const commitRates = Array.from(
+      { length: sparseConnections },
+      (_, k) => 1 / (freshness + (harmonic * (k + 1)) / 20),
+    );
+    const commitsPerSecond = commitRates.reduce((a, b) => a + b, 0);
+    const sparseWithout =
+      sparseResultForSyncs.priced.total -
+      commitLine(sparseResultForSyncs.units, sparseResultForSyncs.figures, 1).dollars +
+      commitLine({ ...sparseResultForSyncs.units, single: singleWithoutIceberg }, sparseResultForSyncs.figures, 1)
+        .dollars;
+    out.push(
+      '#### The Iceberg side at other sync intervals (the contract allows 10 minutes of lag; the deployed interval is 5)',
+      '',
+      `A sync costs $${(perSync * 1e6).toFixed(1)} per million (measured above: the quiet commit with Iceberg less without), ` +
+        `$${((perSync + markAndClear) * 1e6).toFixed(1)} through the schedule (its mark, the data set read, the mark deleted). ` +
+        `A quiet table's commits are at least ${freshness} s apart (its freshness target); the sparse connections commit ${commitsPerSecond.toFixed(2)} times a second in all.`,
+      '',
+    );
+    row(
+      'sync interval',
+      'syncs per quiet commit',
+      'quiet commit, $ per million (vs without)',
+      'syncs per sparse commit',
+      'sparse, $ per million events',
+    );
+    row('---', '---:', '---:', '---:', '---:');
+    for (const interval of [300, 600, 1800, 3600, 7200, 10800, 14400]) {
+      const quietSyncs = Math.min(1, freshness / interval);
+      const quiet = singleWithoutIceberg + quietSyncs * (perSync + (quietSyncs < 1 ? markAndClear : 0));
+      const sparseSyncs = commitRates.reduce((sum, rate) => sum + Math.min(rate, 1 / interval), 0) / commitsPerSecond;
+      const scheduled =
+        commitRates.reduce((sum, rate) => sum + (rate > 1 / interval ? 1 / interval : 0), 0) / commitsPerSecond;
+      const sparse =
+        sparseWithout +
+        sparseResultForSyncs.figures.commitsPerEvent * (sparseSyncs * perSync + scheduled * markAndClear) * 1e6;
+      row(
+        `${interval / 60} min${interval === 300 ? ' (deployed)' : ''}`,
+        quietSyncs.toFixed(3),
+        `${(quiet * 1e6).toFixed(2)} (+${((quiet / singleWithoutIceberg - 1) * 100).toFixed(1)} %)`,
+        sparseSyncs.toFixed(3),
+        money(sparse),
+      );
+    }
     out.push('');
   }
   // The freshness target trades how soon rows reach the table for what quiet connections cost.
@@ -846,9 +987,18 @@ export async function benchCost(): Promise<string> {
   );
   for (const refusal of refusals)
     out.push(`cost per million refused requests, ${refusal.name}: $${refusal.perMillion.toFixed(2)}`);
-  for (const { scenario, priced, figures } of results) {
+  if (singleWithoutIceberg > 0)
     out.push(
-      `cost per million 1 KB events, ${scenario.name}: $${priced.total.toFixed(2)} ` +
+      `cost per million quiet-table commits: $${(single * 1e6).toFixed(2)} with Iceberg, $${(singleWithoutIceberg * 1e6).toFixed(2)} without ` +
+        `(${single >= singleWithoutIceberg ? '+' : ''}${((single / singleWithoutIceberg - 1) * 100).toFixed(1)} %)`,
+    );
+  for (const { scenario, priced, figures, units } of results) {
+    const withoutIceberg =
+      priced.total -
+      commitLine(units, figures, scenario.eventsPerRequest).dollars +
+      commitLine({ ...units, single: singleWithoutIceberg }, figures, scenario.eventsPerRequest).dollars;
+    out.push(
+      `cost per million 1 KB events, ${scenario.name}: $${priced.total.toFixed(2)} (without Iceberg $${withoutIceberg.toFixed(2)}) ` +
         `(${(figures.commitsPerEvent / scenario.eventsPerRequest).toFixed(4)} commits/event, ${figures.rowsPerFile.toFixed(1)} rows/file)`,
     );
   }

@@ -46,6 +46,8 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
   const recorded: DataSetIceberg[] = [];
   const mirrored: (number | null)[] = [];
   const due = new Map<string, string>();
+  /** Every mark written, as [data set, due at]. */
+  const marks: [string, string][] = [];
   const cleared: string[] = [];
   const warnings: Record<string, unknown>[] = [];
   const dataSets = new Map<string, DataSet>();
@@ -62,6 +64,7 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
       if (found) dataSets.set(id, { ...found, iceberg });
     },
     async markIcebergDue(dataSet, at) {
+      marks.push([dataSet.data_set_id, at.toISOString()]);
       const before = due.get(dataSet.data_set_id);
       if (!before || before > at.toISOString()) due.set(dataSet.data_set_id, at.toISOString());
     },
@@ -79,7 +82,7 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
       return dataSets.get(id) ?? null;
     },
   };
-  return { deps, clock, recorded, mirrored, due, cleared, warnings, dataSets };
+  return { deps, clock, recorded, mirrored, due, marks, cleared, warnings, dataSets };
 }
 
 const current = (version: number): MirrorOutcome => ({
@@ -130,6 +133,8 @@ describe('keeping a data set’s Iceberg metadata in step with its Delta commits
 
     // Assess
     expect(w.due.get('ds-1')).toBe('2026-12-01T10:05:00.000Z');
+    // The second commit finds the table behind already (the first marked it): one mark, not one per commit.
+    expect(w.marks).toEqual([['ds-1', '2026-12-01T10:05:00.000Z']]);
     expect(w.mirrored).toEqual([3]);
     expect(w.recorded.map((r) => [r.status, r.delta_version])).toEqual([['Current', 3]]);
   });
@@ -159,6 +164,8 @@ describe('keeping a data set’s Iceberg metadata in step with its Delta commits
       },
     ]);
     expect(w.warnings).toEqual([{ data_set_id: 'ds-1', version: 4, reason: 'ACCESS_DENIED' }]);
+    // Tried again by the schedule an interval on, though no commit comes to sync it.
+    expect(w.marks).toEqual([['ds-1', '2026-12-01T10:05:00.000Z']]);
   });
 
   it('records why a table Iceberg cannot express is not mirrored', async () => {

@@ -100,8 +100,12 @@ export async function syncIceberg(deps: IcebergSyncDeps, dataSet: DataSet): Prom
  * Keep the Iceberg metadata of a table a writer just committed to within the sync interval.
  * Input: the data set (as the commit found it), the versions committed. Output: none; never throws.
  *  1. Nothing committed: nothing to do.
- *  2. Last synced longer than the interval ago (or never): synced now.
- *  3. Else marked due for when the interval ends (the table-commits schedule syncs it then).
+ *  2. Last synced longer than the interval ago (or never): synced now; a sync that failed is marked
+ *     due an interval on, for the table-commits schedule to try again.
+ *  3. Already behind its Delta version before this commit: the commit that put it behind marked it
+ *     due (or its sync failed, and is marked due), so nothing is written. A busy table's commits
+ *     between two syncs write one mark, not one each.
+ *  4. Else marked due for when the interval ends (the table-commits schedule syncs it then).
  */
 export async function syncIcebergAfterCommit(
   deps: IcebergSyncDeps,
@@ -113,15 +117,21 @@ export async function syncIcebergAfterCommit(
   const table = { ...dataSet, version: Math.max(latest.version, dataSet.version ?? -1) };
   const lastSync = dataSet.iceberg ? Date.parse(dataSet.iceberg.synced_at) : Number.NEGATIVE_INFINITY;
   const now = deps.now();
+  const markDue = async (at: number) => {
+    try {
+      await deps.markIcebergDue(table, new Date(at));
+    } catch (error) {
+      deps.warn('Iceberg sync not marked due', { data_set_id: dataSet.data_set_id, error: (error as Error).message });
+    }
+  };
   if (now - lastSync >= icebergSyncIntervalMs) {
-    await syncIceberg(deps, table);
+    const result = await syncIceberg(deps, table);
+    if (result?.iceberg.status === 'Failed') await markDue(now + icebergSyncIntervalMs);
     return;
   }
-  try {
-    await deps.markIcebergDue(table, new Date(lastSync + icebergSyncIntervalMs));
-  } catch (error) {
-    deps.warn('Iceberg sync not marked due', { data_set_id: dataSet.data_set_id, error: (error as Error).message });
-  }
+  const behind = dataSet.version !== null && (dataSet.iceberg?.delta_version ?? -1) < dataSet.version;
+  if (behind) return;
+  await markDue(lastSync + icebergSyncIntervalMs);
 }
 
 export interface IcebergCatchUpDeps extends IcebergSyncDeps {
