@@ -15,10 +15,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { forbidden } from '../domain/errors.ts';
+import { edgeOriginHeader } from '../domain/ingest/credential-headers.ts';
 import { header } from './request.ts';
 
 /** The header CloudFront adds to every request it forwards to the API (lowercase: API Gateway's v2 events carry headers so). */
-export const originHeader = 'x-tributary-origin';
+export const originHeader = edgeOriginHeader;
 
 /** The header CloudFront sets to the viewer's address and port (forwarded by the edge's origin request policy). */
 export const viewerAddressHeader = 'cloudfront-viewer-address';

@@ -24,6 +24,7 @@ const matrix: [header: string, value: string, kept: boolean][] = [
   ['X-Api-Key', 'key-123', false],
   ['X-Gitlab-Token', 'gl-secret', false],
   ['X-Acme-Proof', 'proof-of-the-secret', false],
+  ['X-Tributary-Origin', 'the-edge-origin-secret', false],
   ['X-GitHub-Event', 'pull_request', true],
   ['X-GitHub-Delivery', '72d3162e-cc78-11e3-81ab-4c9367dc0958', true],
   ['X-GitHub-Hook-ID', '292430182', true],

@@ -214,6 +214,7 @@ describe('the headers a rejection keeps', () => {
       'x-client-credential': 'c',
       'x-verification': 'v',
       cookie: 'c=1',
+      'x-tributary-origin': 'the edge secret',
     };
     expect(await refusedWith(deps, { ...harmless, ...signed, ...named, authorization: 'Bearer trb_ing_wrong' })).toBe(
       'UNAUTHORIZED',

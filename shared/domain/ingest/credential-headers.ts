@@ -11,12 +11,18 @@ const secretName =
   /auth|signature|signed|token|secret|cookie|api-?key|password|credential|hmac|verification|(^|[-_.])(mac|sig|jwt)([-_.]|$)/i;
 
 /**
+ * The header by which CloudFront proves a request came through the edge (shared/http/edge-origin.ts):
+ * its value is the deployment's origin secret, so no envelope or rejection ever keeps it.
+ */
+export const edgeOriginHeader = 'x-tributary-origin';
+
+/**
  * Whether a header (its lowercase name) may carry a credential, and so is never kept: its name says
- * it is secret, or it is one of `secretHeaders` (lowercase: the headers the source's signature
+ * it is secret, it is the edge's origin secret, or it is one of `secretHeaders` (lowercase: the headers the source's signature
  * settings read, and every preset's). The one rule for what a rejection and an envelope leave out.
  */
 export function isCredentialHeader(lowerName: string, secretHeaders: ReadonlySet<string>): boolean {
-  return secretName.test(lowerName) || secretHeaders.has(lowerName);
+  return lowerName === edgeOriginHeader || secretName.test(lowerName) || secretHeaders.has(lowerName);
 }
 
 /**
