@@ -13,7 +13,7 @@ import {
   syncIceberg,
 } from '../domain/datasets/iceberg.ts';
 import type { DataSet } from '../domain/datasets/model.ts';
-import { failureReason } from '../domain/tenants/store-failures.ts';
+import { failureReason, StoreFailure, storeFailureCategories } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
 import { getDataSet, recordDataSetIceberg } from './dynamo/data-sets.ts';
@@ -58,12 +58,22 @@ export const icebergCatchUpDeps: IcebergCatchUpDeps = {
   getDataSet,
 };
 
-/** A sync that failed: the catalog answers it as a server error, and the next load tries again. */
+/**
+ * A sync that failed for a reason other than the tenant's store (a fault of ours): the catalog answers
+ * it as a server error, and the next load tries again. A failure of the store is a StoreFailure, answered
+ * 422 with its category, as everywhere else.
+ */
 export class IcebergSyncFailed extends Error {
   constructor(readonly reason: string) {
     super(`The table's Iceberg metadata could not be brought up to date (${reason})`);
     this.name = 'IcebergSyncFailed';
   }
+}
+
+/** What the catalog answers for a failed sync: the store's category (422), or a fault of ours (500). */
+export function syncFailure(reason: string | null): Error {
+  const category = storeFailureCategories.find((known) => known === reason);
+  return category ? new StoreFailure(category) : new IcebergSyncFailed(reason ?? 'unknown');
 }
 
 /**
@@ -77,7 +87,7 @@ export const icebergTables: {
   async load(dataSet) {
     const result = await syncIceberg(icebergSyncDeps, dataSet);
     if (!result) return null;
-    if (result.iceberg.status === 'Failed') throw new IcebergSyncFailed(result.iceberg.reason ?? 'unknown');
+    if (result.iceberg.status === 'Failed') throw syncFailure(result.iceberg.reason);
     if (result.iceberg.status !== 'Current' || !result.metadata || !result.iceberg.metadata_location) return null;
     return { metadata_location: result.iceberg.metadata_location, metadata: result.metadata };
   },

@@ -60,6 +60,16 @@ export const icebergRoutes = {
     responses: { 200: listNamespacesResponse },
     access: table,
   },
+  'HEAD /iceberg/v1/namespaces': {
+    entry: 'functions/iceberg/namespaces-exist.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    protocol: 'iceberg',
+    summary: 'Whether the key may list namespaces: 204 (the catalog answers, and the key reads data sets)',
+    tag: 'Iceberg catalog',
+    responses: { 204: null },
+    access: table,
+  },
   'GET /iceberg/v1/namespaces/{namespace}': {
     entry: 'functions/iceberg/get-namespace.ts',
     auth: 'apiKey',
@@ -87,7 +97,8 @@ export const icebergRoutes = {
     auth: 'apiKey',
     permission: 'data-sets.read',
     protocol: 'iceberg',
-    summary: 'The namespace’s tables: its data sets that have a first commit, each named by its data_set_id',
+    summary:
+      'The namespace’s tables: its data sets that have a first commit and that Iceberg can express, each named by its data_set_id',
     tag: 'Iceberg catalog',
     params: namespaceParams,
     query: listTablesQuery,

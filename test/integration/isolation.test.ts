@@ -112,6 +112,7 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   // The Iceberg catalog: every role reads it, within its own tenant's namespace.
   'GET /iceberg/v1/config': [200, 200, 200, 200],
   'GET /iceberg/v1/namespaces': [200, 200, 200, 200],
+  'HEAD /iceberg/v1/namespaces': [204, 204, 204, 204],
   'GET /iceberg/v1/namespaces/{namespace}': [200, 200, 200, 200],
   'HEAD /iceberg/v1/namespaces/{namespace}': [204, 204, 204, 204],
   'GET /iceberg/v1/namespaces/{namespace}/tables': [200, 200, 200, 200],

@@ -470,6 +470,7 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   },
   'GET /iceberg/v1/config': { scope: 'global', build: async () => ({ path: '/iceberg/v1/config' }) },
   'GET /iceberg/v1/namespaces': { scope: 'global', build: async () => ({ path: '/iceberg/v1/namespaces' }) },
+  'HEAD /iceberg/v1/namespaces': { scope: 'global', build: async () => ({ path: '/iceberg/v1/namespaces' }) },
   'GET /iceberg/v1/namespaces/{namespace}': {
     scope: 'tenant',
     build: async (context) => ({ path: `/iceberg/v1/namespaces/${await slugOf(context)}` }),

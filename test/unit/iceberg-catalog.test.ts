@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { syncFailure } from '#shared/adapters/iceberg-tables.ts';
 import { type DataSet, envelopeSchema, newDataSet } from '#shared/domain/datasets/model.ts';
 import { unauthorized } from '#shared/domain/errors.ts';
 import {
@@ -62,7 +63,18 @@ const acmePending = dataSetOf(acme, null);
 /** Committed, but its Iceberg metadata is not there (yet). */
 const acmeWithoutMetadata = dataSetOf(acme, 1);
 const globexTable = dataSetOf(globex, 0);
-const dataSets = [acmeTable, acmePending, acmeWithoutMetadata, globexTable];
+/** Committed, but another writer gave it a feature Iceberg cannot express: no table of the catalog's. */
+const acmeUnsupported: DataSet = {
+  ...dataSetOf(acme, 4),
+  iceberg: {
+    metadata_location: null,
+    delta_version: null,
+    status: 'Unsupported',
+    reason: 'deletion vectors',
+    synced_at: '2026-01-01T00:00:00.000Z',
+  },
+};
+const dataSets = [acmeTable, acmePending, acmeWithoutMetadata, acmeUnsupported, globexTable];
 
 const metadataOf = (dataSet: DataSet) => ({
   'format-version': 2,
@@ -88,7 +100,7 @@ function catalog(readAccess: TableReadAccess = noAccess): CatalogDeps & { access
     everyDataSetOfTenant: async (tenantId) => dataSets.filter((dataSet) => dataSet.tenant_id === tenantId),
     getDataSet: async (dataSetId) => dataSets.find((dataSet) => dataSet.data_set_id === dataSetId) ?? null,
     loadTable: async (dataSet) =>
-      dataSet === acmeWithoutMetadata || dataSet.storage_location === null
+      dataSet === acmeWithoutMetadata || dataSet.storage_location === null || dataSet.iceberg?.status === 'Unsupported'
         ? null
         : {
             metadata_location: `${dataSet.storage_location}/metadata/v2.metadata.json`,
@@ -182,13 +194,15 @@ describe('who sees what in the catalog', () => {
     }).toEqual(matrix[caller]);
   });
 
-  it('has no table before its first commit nor without metadata, nor one named under another namespace', async () => {
+  it('has no table before its first commit, nor without metadata, nor one Iceberg cannot express, nor one named under another namespace', async () => {
     const deps = catalog();
     const load = (namespace: string, table: string) =>
       outcome(() => loadTable(deps, platformAdmin, { namespace, table, vendCredentials: false }));
     expect({
       pending: await load('acme', acmePending.data_set_id),
       withoutMetadata: await load('acme', acmeWithoutMetadata.data_set_id),
+      unsupported: await load('acme', acmeUnsupported.data_set_id),
+      headUnsupported: await outcome(() => requireTable(deps, platformAdmin, 'acme', acmeUnsupported.data_set_id)),
       otherNamespace: await load('acme', globexTable.data_set_id),
       notAnId: await load('acme', 'events'),
       unknown: await load('acme', randomUUID()),
@@ -198,6 +212,8 @@ describe('who sees what in the catalog', () => {
     }).toEqual({
       pending: noSuchTable,
       withoutMetadata: noSuchTable,
+      unsupported: noSuchTable,
+      headUnsupported: noSuchTable,
       otherNamespace: noSuchTable,
       notAnId: noSuchTable,
       unknown: noSuchTable,
@@ -470,6 +486,26 @@ describe('the edge of the catalog’s routes', () => {
         },
       },
       writeWithoutKey: 401,
+    });
+  });
+
+  it('answers a sync the tenant’s store failed 422 with the store’s category, and one of ours 500', async () => {
+    const headers = { authorization: `Bearer ${viewerKey}` };
+    const route = 'GET /iceberg/v1/namespaces/{namespace}';
+    const store = await call(route, async () => Promise.reject(syncFailure('NO_SUCH_BUCKET')), { headers });
+    const ours = await call(route, async () => Promise.reject(syncFailure('TypeError')), { headers });
+    expect({ store, ours: { status: ours.status, type: ours.body.error.type } }).toEqual({
+      store: {
+        status: 422,
+        body: {
+          error: {
+            message: 'NO_SUCH_BUCKET: The bucket does not exist',
+            type: 'BadRequestException',
+            code: 422,
+          },
+        },
+      },
+      ours: { status: 500, type: 'ServiceFailureException' },
     });
   });
 

@@ -88,13 +88,16 @@ export async function getNamespace(deps: CatalogRecords, principal: Principal, n
   return { namespace: [tenant.slug], properties: {} };
 }
 
-/** The namespace's tables: its tenant's data sets that have a first commit. */
+/**
+ * The namespace's tables: its tenant's data sets that have a first commit, but none Iceberg cannot
+ * express (loading or HEAD of one answers NoSuchTable, so listing it would name a table that is not).
+ */
 export async function listTables(deps: CatalogRecords, principal: Principal, namespace: string) {
   const tenant = await visibleNamespace(deps, principal, namespace);
   const dataSets = await deps.everyDataSetOfTenant(tenant.tenant_id);
   return {
     identifiers: dataSets
-      .filter((dataSet) => dataSet.version !== null)
+      .filter((dataSet) => dataSet.version !== null && dataSet.iceberg?.status !== 'Unsupported')
       .map((dataSet) => ({ namespace: [tenant.slug], name: dataSet.data_set_id })),
     'next-page-token': null,
   };
