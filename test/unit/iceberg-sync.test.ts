@@ -6,7 +6,7 @@ import {
   syncIceberg,
   syncIcebergAfterCommit,
 } from '#shared/domain/datasets/iceberg.ts';
-import { type DataSet, type DataSetIceberg, icebergAsOf, newDataSet } from '#shared/domain/datasets/model.ts';
+import { type DataSet, type DataSetIceberg, icebergAsOf, newDataSet, shownDataSet } from '#shared/domain/datasets/model.ts';
 import type { CommittedVersion } from '#shared/domain/datasets/table.ts';
 import { StoreFailure } from '#shared/domain/tenants/store-failures.ts';
 
@@ -231,5 +231,17 @@ describe('keeping a data set’s Iceberg metadata in step with its Delta commits
     expect(icebergAsOf(iceberg, 3)?.status).toBe('Current');
     expect(icebergAsOf({ ...iceberg, status: 'Unsupported' }, 9)?.status).toBe('Unsupported');
     expect(icebergAsOf(null, 9)).toBeNull();
+  });
+
+  it('shows a committed table that was never synced as Behind, and one never committed as null', () => {
+    const committed = table(0);
+    expect(shownDataSet(committed).iceberg).toEqual({
+      metadata_location: null,
+      delta_version: null,
+      status: 'Behind',
+      reason: null,
+      synced_at: committed.updated_at,
+    });
+    expect(shownDataSet(table(null)).iceberg).toBeNull();
   });
 });

@@ -48,6 +48,24 @@ export function icebergAsOf(iceberg: DataSetIceberg | null, version: number | nu
   return { ...iceberg, status: 'Behind' };
 }
 
+/**
+ * A data set as callers read it (CONTRACT §5a: `iceberg` is null only before the first commit): a
+ * committed table whose first sync has not run, or did not finish, is Behind, due within minutes.
+ */
+export function shownDataSet(dataSet: DataSet): DataSet {
+  if (dataSet.iceberg !== null || dataSet.version === null) return dataSet;
+  return {
+    ...dataSet,
+    iceberg: {
+      metadata_location: null,
+      delta_version: null,
+      status: 'Behind',
+      reason: null,
+      synced_at: dataSet.updated_at,
+    },
+  };
+}
+
 export interface DataSet {
   data_set_id: string;
   tenant_id: string;

@@ -40,7 +40,10 @@ export const dataSet = z
         synced_at: timestamp,
       })
       .nullable()
-      .meta({ description: 'The same table as Apache Iceberg v2 metadata; null before the first sync' }),
+      .meta({
+        description:
+          'The same table as Apache Iceberg v2 metadata; null before the first commit (Behind until its first sync)',
+      }),
     created_at: timestamp,
     updated_at: timestamp,
   })
