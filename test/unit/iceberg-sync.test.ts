@@ -6,7 +6,13 @@ import {
   syncIceberg,
   syncIcebergAfterCommit,
 } from '#shared/domain/datasets/iceberg.ts';
-import { type DataSet, type DataSetIceberg, icebergAsOf, newDataSet, shownDataSet } from '#shared/domain/datasets/model.ts';
+import {
+  type DataSet,
+  type DataSetIceberg,
+  icebergAsOf,
+  newDataSet,
+  shownDataSet,
+} from '#shared/domain/datasets/model.ts';
 import type { CommittedVersion } from '#shared/domain/datasets/table.ts';
 import { StoreFailure } from '#shared/domain/tenants/store-failures.ts';
 
