@@ -539,6 +539,11 @@ export interface paths {
      * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
      */
     get: operations["icebergListNamespaces"];
+    /**
+     * Whether the key may list namespaces: 204 (the catalog answers, and the key reads data sets)
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    head: operations["icebergNamespacesExist"];
   };
   "/iceberg/v1/namespaces/{namespace}": {
     /**
@@ -554,7 +559,7 @@ export interface paths {
   };
   "/iceberg/v1/namespaces/{namespace}/tables": {
     /**
-     * The namespace’s tables: its data sets that have a first commit, each named by its data_set_id
+     * The namespace’s tables: its data sets that have a first commit and that Iceberg can express, each named by its data_set_id
      * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
      */
     get: operations["icebergListTables"];
@@ -566,7 +571,7 @@ export interface paths {
      */
     get: operations["icebergLoadTable"];
     /**
-     * Whether the table exists for the key (loadable): 204, else 404
+     * Whether the table exists for the key (a committed data set Iceberg can express): 204, else 404
      * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
      */
     head: operations["icebergTableExists"];
@@ -954,7 +959,7 @@ export interface components {
           }[];
       };
       version: number | null;
-      /** @description The same table as Apache Iceberg v2 metadata; null before the first sync */
+      /** @description The same table as Apache Iceberg v2 metadata; null before the first commit (Behind until its first sync) */
       iceberg: ({
         /** @description The latest Iceberg metadata file (`<storage_location>/metadata/v<N>.metadata.json`) */
         metadata_location: string | null;
@@ -6546,6 +6551,54 @@ export interface operations {
     };
   };
   /**
+   * Whether the key may list namespaces: 204 (the catalog answers, and the key reads data sets)
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergNamespacesExist: {
+    responses: {
+      /** @description No content */
+      204: {
+        content: never;
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
    * A namespace (a tenant, by its slug)
    * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
    */
@@ -6659,7 +6712,7 @@ export interface operations {
     };
   };
   /**
-   * The namespace’s tables: its data sets that have a first commit, each named by its data_set_id
+   * The namespace’s tables: its data sets that have a first commit and that Iceberg can express, each named by its data_set_id
    * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
    */
   icebergListTables: {
@@ -6799,7 +6852,7 @@ export interface operations {
     };
   };
   /**
-   * Whether the table exists for the key (loadable): 204, else 404
+   * Whether the table exists for the key (a committed data set Iceberg can express): 204, else 404
    * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
    */
   icebergTableExists: {
