@@ -459,10 +459,10 @@ describe.concurrent('failed deliveries', () => {
       (
         await pollUntil(
           () =>
-            api.get<{ written_rows: number; redriven: number; unaccounted: number }>(
+            api.get<{ written_rows: number; staged_rows: number; redriven: number; unaccounted: number }>(
               `/api/connections/${hook.connectionId}/stats`,
             ),
-          (response) => response.body.written_rows === 2,
+          (response) => response.body.written_rows === 2 && response.body.staged_rows === 0,
         )
       ).body,
     ).toMatchObject({ written_rows: 2, dead_lettered: 2, redriven: 2, unaccounted: 0 });

@@ -121,12 +121,17 @@ describe('a slow table and a throttling bucket for a minute', () => {
         queued: await queueDepth(sqs, ingestQueue as string),
         deadLetters: await queueDepth(sqs, deadLetterQueue as string),
         stats: (
-          await api.get<{ accepted: number; written_rows: number; dead_lettered: number; lost_rows: number }>(
-            `/api/connections/${hook.connectionId}/stats`,
-          )
+          await api.get<{
+            accepted: number;
+            written_rows: number;
+            staged_rows: number;
+            dead_lettered: number;
+            lost_rows: number;
+          }>(`/api/connections/${hook.connectionId}/stats`)
         ).body,
       }),
-      (state) => state.queued === 0 && state.stats.written_rows === accepted.length,
+      // staged_rows 0: the last commit has let its records go (until then they read written and staged).
+      (state) => state.queued === 0 && state.stats.written_rows === accepted.length && state.stats.staged_rows === 0,
       { what: 'the ingest queue to drain and the stats to count every row', timeoutMs: 120_000 },
     );
     expect({ deadLetters: settled.deadLetters, stats: settled.stats }).toMatchObject({
