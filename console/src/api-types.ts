@@ -215,7 +215,7 @@ export interface paths {
   };
   "/api/connections/{connection_id}": {
     /**
-     * Get a connection
+     * Get a connection, with the ingest URL its senders were given
      * @description Permission `connections.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
      */
     get: operations["connectionsGet"];
@@ -743,6 +743,29 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    ConnectionDetail: {
+      /** Format: uuid */
+      connection_id: string;
+      /** Format: uuid */
+      tenant_id: string;
+      /** @constant */
+      type: "Webhook";
+      name: string;
+      /** @enum {string} */
+      status: "Active" | "Inactive";
+      source_id: string;
+      /** @enum {string} */
+      source_status: "Active" | "Paused";
+      /** Format: uuid */
+      data_set_id: string;
+      token_prefix: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description The URL its senders were given at creation, which URL-signing providers (Twilio, Square, HubSpot) sign; null for a connection made before it was kept */
+      ingest_url: string | null;
     };
     SourceSecurity: {
       /** @enum {string} */
@@ -3105,7 +3128,7 @@ export interface operations {
     };
   };
   /**
-   * Get a connection
+   * Get a connection, with the ingest URL its senders were given
    * @description Permission `connections.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
    */
   connectionsGet: {
@@ -3118,7 +3141,7 @@ export interface operations {
       /** @description OK */
       200: {
         content: {
-          "application/json": components["schemas"]["Connection"];
+          "application/json": components["schemas"]["ConnectionDetail"];
         };
       };
       /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */

@@ -108,6 +108,7 @@ export type Body<P extends keyof paths, M extends string> =
 export type Caller = Schemas['Caller'];
 export type Tenant = Schemas['Tenant'];
 export type Connection = Schemas['Connection'];
+export type ConnectionDetail = Schemas['ConnectionDetail'];
 export type Stats = Schemas['ConnectionStats'];
 /** How a connection checks its senders (`GET|PUT api/connections/{id}/security`). */
 export type SourceSecurity = Schemas['SourceSecurity'];

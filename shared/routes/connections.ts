@@ -1,6 +1,6 @@
 /** Routes — Connections: webhook sources, their tokens and security. Part of the route table (shared/routes.ts). */
 import {
-  connection,
+  connectionDetail,
   connectionIdParams,
   createConnectionBody,
   createConnectionResponse,
@@ -42,10 +42,10 @@ export const connectionRoutes = {
     entry: 'functions/connections/get.ts',
     auth: 'apiKey',
     permission: 'connections.read',
-    summary: 'Get a connection',
+    summary: 'Get a connection, with the ingest URL its senders were given',
     tag: 'Connections',
     params: connectionIdParams,
-    responses: { 200: connection },
+    responses: { 200: connectionDetail },
     access: table,
   },
   'POST /api/connections/{connection_id}/regenerate-token': {

@@ -285,6 +285,7 @@ describe('connections', () => {
       source_id: created.body.source_id,
       data_set_id: created.body.data_set_id,
       token_prefix: created.body.ingest_token.slice(0, 12),
+      ingest_url: created.body.ingest_url,
     });
     expect(connection.text).not.toContain(created.body.ingest_token);
     const listed = await api.get<{ connections: { connection_id: string }[] }>(`/api/tenants/${tenantId}/connections`);

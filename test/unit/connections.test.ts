@@ -5,7 +5,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getSecurity, putSecurity, rotateSigningSecret } from '#shared/domain/connections/security-use-cases.ts';
-import { deleteConnection, moveConnection, regenerateToken } from '#shared/domain/connections/use-cases.ts';
+import {
+  connectionDetail,
+  deleteConnection,
+  moveConnection,
+  regenerateToken,
+} from '#shared/domain/connections/use-cases.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import { createTenant, suspendTenant } from '#shared/domain/tenants/use-cases.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
@@ -69,6 +74,16 @@ describe.concurrent('connections', () => {
       ['payload', 'string', false],
       ['headers', 'string', true],
     ]);
+  });
+
+  it('show the ingest URL their senders were given, whatever host reads them, and none for a source made before it was kept', async () => {
+    const { store, connection } = await withConnection();
+    expect((await connectionDetail(store, platformAdmin, connection.connection_id)).ingest_url).toBe(
+      `https://tributary.example/api/ingest/${connection.source_id}`,
+    );
+    const source = store.state.sources.get(connection.source_id);
+    if (source) delete source.ingest_url;
+    expect((await connectionDetail(store, platformAdmin, connection.connection_id)).ingest_url).toBeNull();
   });
 
   it('move between states once (409 for the state they are in); reducing ones work while the tenant is suspended', async () => {

@@ -4,7 +4,7 @@
  * refused, and what its data set holds. Each part (./connection/) asks and draws on its own; this
  * view lays them out, tells what the operator's actions came to, and polls.
  */
-import { api, type Caller, type Connection, type SourceSecurity } from '../api.ts';
+import { api, type Caller, type ConnectionDetail, type SourceSecurity } from '../api.ts';
 import { trafficChart } from '../chart.ts';
 import { notice, outcomeRegion, replace, section, showOutcome } from '../dom.ts';
 import { type Act, every, pollMs, type View } from '../view.ts';
@@ -22,10 +22,11 @@ export function connectionView(connectionId: string): View {
   return async (main, caller, signal) => {
     const base = `api/connections/${connectionId}`;
     const [connection, security] = await Promise.all([
-      api<Connection>(base, { signal }),
+      api<ConnectionDetail>(base, { signal }),
       api<SourceSecurity>(`${base}/security`, { signal }),
     ]);
-    const ingestUrl = new URL(`api/ingest/${connection.source_id}`, location.href).href;
+    // The URL its senders were given (URL-signing providers sign it), not one built from this page's host.
+    const ingestUrl = connection.ingest_url ?? new URL(`api/ingest/${connection.source_id}`, location.href).href;
     const may = (permission: Caller['permissions'][number]) => caller.permissions.includes(permission);
 
     const outcome = outcomeRegion();

@@ -84,6 +84,20 @@ export async function visibleConnection(
   return connection;
 }
 
+/**
+ * A connection as its page shows it: with the ingest URL its senders were given (the one URL-signing
+ * providers sign, whatever host the reader came by), or null for a source made before it was kept.
+ */
+export async function connectionDetail(
+  deps: Deps & { getSource(sourceId: string): Promise<Source | null> },
+  principal: Principal,
+  connectionId: string,
+): Promise<Connection & { ingest_url: string | null }> {
+  const connection = await visibleConnection(deps, principal, connectionId, 'read');
+  const source = await deps.getSource(connection.source_id);
+  return { ...connection, ingest_url: source?.ingest_url ?? null };
+}
+
 export async function listConnections(deps: Deps, principal: Principal, tenantId: string, page: PageRequest) {
   await tenantFor(deps, principal, tenantId, 'read');
   return deps.listConnectionsByTenant(tenantId, page);

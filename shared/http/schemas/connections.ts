@@ -21,6 +21,15 @@ export const connection = z
   })
   .meta({ id: 'Connection' });
 
+export const connectionDetail = connection
+  .extend({
+    ingest_url: z.string().nullable().meta({
+      description:
+        'The URL its senders were given at creation, which URL-signing providers (Twilio, Square, HubSpot) sign; null for a connection made before it was kept',
+    }),
+  })
+  .meta({ id: 'ConnectionDetail' });
+
 export const createConnectionBody = z.strictObject({ type: z.literal('Webhook'), name: name(200) });
 export const createConnectionResponse = z.object({
   connection_id: id,
