@@ -1,6 +1,6 @@
 /**
- * Writes that bend under a slow dependency and never break: for a minute every DynamoDB call of a
- * service answers past the SDK's 5 s request timeout (and, for its first quarter, the platform bucket
+ * Writes that bend under a slow dependency and never break: for two minutes every DynamoDB call of a
+ * service answers past the SDK's 5 s request timeout (and, for the first of them, the platform bucket
  * answers 503), while webhooks keep coming. The writer cannot stage, the committer cannot commit; the
  * envelopes wait on the queue, each batch deferred longer at each receive, instead of spending their
  * five receives in seconds. Afterwards nothing is dead-lettered and every 202 is in the table once,
@@ -25,17 +25,13 @@ const sqs = new SQSClient({
 const queueUrl = async (name: string) =>
   (await sqs.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl as string;
 
-/**
- * How long the dependencies stay slow: longer than five receives at the queue's own 4 s timeout (a
- * batch the bucket refuses fails at once: its five receives would take about 25 s), shorter than the
- * waits the backoff puts between them (5 + 10 + 20 + 40 s, below).
- */
-const slowMs = 60_000;
+/** How long the dependencies stay slow: longer than five receives at the queue's own 4 s timeout. */
+const slowMs = 120_000;
 /** Past the SDK's request timeout (shared/adapters/aws-http.ts): every call times out, and is tried again. */
 const lateByMs = 6_000;
 const webhooks = 200;
 
-describe('a slow table and a throttling bucket for a minute', () => {
+describe('a slow table and a throttling bucket for two minutes', () => {
   let tableProxy: FaultProxy;
   let bucketProxy: FaultProxy;
   let runtime: RuntimeProcess;
@@ -52,9 +48,8 @@ describe('a slow table and a throttling bucket for a minute', () => {
         AWS_ENDPOINT_URL_S3: bucketProxy.url,
         LOCAL_QUEUE_PREFIX: 'bend-',
         TABLE_NAME: 'bend-tributary',
-        // The same backoff as deployed, scaled down with the slowdown: 5, 10, 20, 40 s between the five
-        // receives, more than the minute the dependencies stay slow.
-        WRITER_BACKOFF_SECONDS: '5',
+        // The same backoff as deployed, scaled down: 10, 20, 40, 80 s between the five receives.
+        WRITER_BACKOFF_SECONDS: '10',
         // Ingest reads its source once, before the slowdown: a 202 needs only the queue.
         INGEST_CACHE_SECONDS: '3600',
         LOG_LEVEL: 'WARN',
@@ -84,9 +79,8 @@ describe('a slow table and a throttling bucket for a minute', () => {
     const slowUntil = Date.now() + slowMs;
     tableProxy.delayWhen(() => true, lateByMs);
     bucketProxy.failWhen(() => true);
-    // Webhooks spread over the slowdown's first half, so that batches meet it at every stage of their
-    // backoff, and the sends end well before it does on a busy machine.
-    const gapMs = slowMs / 2 / webhooks;
+    // Webhooks spread over the slowdown, so that batches meet it at every stage of their backoff.
+    const gapMs = (slowMs - 20_000) / webhooks;
     for (let i = 0; i < webhooks; i++) {
       const sent = Date.now();
       const response = await ingest(api, hook, JSON.stringify({ i }));
