@@ -5,8 +5,9 @@
  * documented shape: TransactionCanceledException with one CancellationReason per item.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { putWithUniqueClaim } from '#shared/adapters/dynamo/table.ts';
+import { putWithUniqueClaim, transactionHeld } from '#shared/adapters/dynamo/table.ts';
 
 const noPause = async () => undefined;
 
@@ -72,5 +73,32 @@ describe('putWithUniqueClaim', () => {
     const throttled = answering([cancelled('ThrottlingError', 'None')]);
     await expect(putWithUniqueClaim(claim, item, throttled.send, noPause)).rejects.toThrow(/ThrottlingError/);
     expect(throttled.attempts()).toBe(1);
+  });
+});
+
+describe('transactionHeld (a count made once, a store path claimed)', () => {
+  const command = new TransactWriteCommand({ TransactItems: [] });
+  const outcome = async (answers: (Error | 'ok')[]) => {
+    const dynamo = answering(answers);
+    const answer = await transactionHeld(command, dynamo.send, noPause).then(String, (thrown: Error) => thrown.name);
+    return { answer, attempts: dynamo.attempts() };
+  };
+
+  it('answers not written only for a condition, tries a conflict again, and throws anything else', async () => {
+    expect({
+      written: await outcome(['ok']),
+      condition: await outcome([cancelled('None', 'ConditionalCheckFailed')]),
+      conflictThenWritten: await outcome([cancelled('TransactionConflict', 'None'), 'ok']),
+      conflictThenCondition: await outcome([cancelled('TransactionConflict'), cancelled('ConditionalCheckFailed')]),
+      conflictEveryTime: await outcome(Array.from({ length: 6 }, () => cancelled('TransactionConflict'))),
+      throttled: await outcome([cancelled('ThrottlingError')]),
+    }).toEqual({
+      written: { answer: 'true', attempts: 1 },
+      condition: { answer: 'false', attempts: 1 },
+      conflictThenWritten: { answer: 'true', attempts: 2 },
+      conflictThenCondition: { answer: 'false', attempts: 2 },
+      conflictEveryTime: { answer: 'TransactionCanceledException', attempts: 6 },
+      throttled: { answer: 'TransactionCanceledException', attempts: 1 },
+    });
   });
 });

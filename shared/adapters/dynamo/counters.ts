@@ -50,7 +50,15 @@ import {
 } from '../../domain/monitoring/history.ts';
 import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
-import { batchGetAll, conditionHeld, db, isConditionFailure, isTransactionConflict, queryAll, table } from './table.ts';
+import {
+  batchGetAll,
+  db,
+  isConditionFailure,
+  isTransactionConflict,
+  queryAll,
+  table,
+  transactionHeld,
+} from './table.ts';
 import { ttlAttribute } from './table-schema.ts';
 
 const foldedSuffix = 'folded';
@@ -638,49 +646,47 @@ export async function countOnce(
   now = Date.now(),
 ): Promise<boolean> {
   const at = new Date(now).toISOString();
-  return conditionHeld(
-    db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table(),
-              Item: {
-                pk: `COUNTED_ONCE#${key}`,
-                sk: 'ONCE',
-                entity: 'CountedOnce',
-                counts: counts.map(({ metric, labels, by }) => ({ metric, labels, by })),
-                [ttlAttribute]: Math.floor(now / 1000) + countedOnceDays * 86_400,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
+  return transactionHeld(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: table(),
+            Item: {
+              pk: `COUNTED_ONCE#${key}`,
+              sk: 'ONCE',
+              entity: 'CountedOnce',
+              counts: counts.map(({ metric, labels, by }) => ({ metric, labels, by })),
+              [ttlAttribute]: Math.floor(now / 1000) + countedOnceDays * 86_400,
             },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ...counts.map(({ metric, labels, by }) => {
-            const source = sourceOf(labels);
-            return {
-              Update: {
-                TableName: table(),
-                Key: {
-                  pk: source ? counterKeys.source(source) : counterKeys.platform(shardOf(key, platformShards)),
-                  sk: counterKeys.sort(metric, labels, foldedSuffix),
-                },
-                UpdateExpression:
-                  'ADD #value :by SET entity = :entity, labels = :labels, metric = :metric, last_at = :at',
-                ExpressionAttributeNames: { '#value': 'value' },
-                ExpressionAttributeValues: {
-                  ':by': by,
-                  ':entity': 'Counter',
-                  ':labels': labels,
-                  ':metric': metric,
-                  ':at': at,
-                },
+        },
+        ...counts.map(({ metric, labels, by }) => {
+          const source = sourceOf(labels);
+          return {
+            Update: {
+              TableName: table(),
+              Key: {
+                pk: source ? counterKeys.source(source) : counterKeys.platform(shardOf(key, platformShards)),
+                sk: counterKeys.sort(metric, labels, foldedSuffix),
               },
-            };
-          }),
-          ...historyOfCounts(counts, now),
-        ],
-      }),
-    ),
+              UpdateExpression:
+                'ADD #value :by SET entity = :entity, labels = :labels, metric = :metric, last_at = :at',
+              ExpressionAttributeNames: { '#value': 'value' },
+              ExpressionAttributeValues: {
+                ':by': by,
+                ':entity': 'Counter',
+                ':labels': labels,
+                ':metric': metric,
+                ':at': at,
+              },
+            },
+          };
+        }),
+        ...historyOfCounts(counts, now),
+      ],
+    }),
   );
 }
 

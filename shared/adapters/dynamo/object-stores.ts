@@ -21,12 +21,12 @@ import { tenantCache } from './ingest-cache.ts';
 import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import {
   cancellationCodes,
-  conditionHeld,
   db,
   isConditionFailure,
   isTransactionConflict,
   queryPage,
   table,
+  transactionHeld,
   writeOrRefuse,
 } from './table.ts';
 import { tenantKeys } from './tenants.ts';
@@ -159,25 +159,23 @@ export async function countObjectStores(tenantId: string): Promise<number> {
 }
 
 export async function createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean> {
-  const written = await conditionHeld(
-    db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table(),
-              Item: {
-                ...objectStoreKeys.store(store.tenant_id, store.object_store_id),
-                entity: 'ObjectStore',
-                ...store,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
+  const written = await transactionHeld(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: table(),
+            Item: {
+              ...objectStoreKeys.store(store.tenant_id, store.object_store_id),
+              entity: 'ObjectStore',
+              ...store,
             },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ...claimWrites(claims),
-        ],
-      }),
-    ),
+        },
+        ...claimWrites(claims),
+      ],
+    }),
   );
   if (!written) return false;
   // The first store becomes the default; of two concurrent first registrations, the first write wins.

@@ -197,24 +197,17 @@ export async function writeOrRefuse<T>(write: Promise<T>, refused: () => Error |
 }
 
 /**
- * Puts `item` together with `claim`, an item keyed by a value that must be unique (a slug, an
- * email, a message id), in one transaction: of two writers of one value, exactly one wins.
- * Answers false, writing nothing, when the value is taken (or the item exists): DynamoDB cancelled the
- * transaction for a condition (`ConditionalCheckFailed`). A cancellation for `TransactionConflict`
- * only says another transaction held one of the items at that moment; nobody may have won yet, so it
- * is tried again (with jitter, `claimAttempts` in all) rather than answered as taken.
+ * A transaction of conditional writes: true when written, false, writing nothing, when DynamoDB
+ * cancelled it for a condition (`ConditionalCheckFailed`). A cancellation for `TransactionConflict`
+ * only says another transaction held one of the items at that moment (nobody may have won yet), so it
+ * is tried again (with jitter, `claimAttempts` in all) rather than read as the condition's answer: a
+ * claim would be answered as taken, a count made once dropped. Any other cancellation is thrown.
  */
-export async function putWithUniqueClaim(
-  claim: Record<string, unknown>,
-  item: Record<string, unknown>,
-  send: (command: TransactWriteCommand) => Promise<unknown> = (command) => db.send(command),
+export async function transactionHeld(
+  command: TransactWriteCommand,
+  send: (command: TransactWriteCommand) => Promise<unknown> = (sent) => db.send(sent),
   pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<boolean> {
-  const command = new TransactWriteCommand({
-    TransactItems: [claim, item].map((Item) => ({
-      Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
-    })),
-  });
   for (let attempt = 1; ; attempt++) {
     try {
       await send(command);
@@ -226,6 +219,26 @@ export async function putWithUniqueClaim(
       await pause(Math.random() * 25 * 2 ** attempt);
     }
   }
+}
+
+/**
+ * Puts `item` together with `claim`, an item keyed by a value that must be unique (a slug, an
+ * email, a message id), in one transaction: of two writers of one value, exactly one wins.
+ * Answers false, writing nothing, when the value is taken (or the item exists); a conflict with
+ * another transaction is tried again (transactionHeld).
+ */
+export async function putWithUniqueClaim(
+  claim: Record<string, unknown>,
+  item: Record<string, unknown>,
+  send?: (command: TransactWriteCommand) => Promise<unknown>,
+  pause?: (ms: number) => Promise<void>,
+): Promise<boolean> {
+  const command = new TransactWriteCommand({
+    TransactItems: [claim, item].map((Item) => ({
+      Put: { TableName: table(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
+  });
+  return transactionHeld(command, send, pause);
 }
 
 const claimAttempts = 6;
