@@ -118,7 +118,7 @@ export const maxIngestBytes = 4 * 1024 * 1024;
 
 /**
  * The ingest route's burst unless the deployment sets one: the most webhooks API Gateway lets in at
- * one instant. With the queue consumers' maximum concurrency (114) it stays well inside Lambda's
+ * one instant. With the queue consumers' maximum concurrency (178) it stays well inside Lambda's
  * default account quota of 1,000 executions, leaving the other routes room.
  */
 export const defaultIngestBurst = 500;
