@@ -443,8 +443,9 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
       table: 'readWrite',
       queues: { ingest: 'inspect', ingestDeadLetter: 'inspect', upkeep: 'send' },
     },
-    // A run reads its marks and the shards' kept figures (a query each), and sends a message per
-    // piece: no source read, whatever the sources.
+    // A run reads its marks and the shards' kept figures (a query each), looks at a key or so of
+    // each shard's index per window and quarter (pieces only for shards with something to read),
+    // and sends a message per piece: no source read, whatever the sources.
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
 };

@@ -12,7 +12,13 @@
  *     stays in it for good; a figure caught between a count and the queue's own (approximate) depth
  *     lasts a reading or two, which the alarm's three readings in a row ride out.
  */
-import { keptFiguresOf, upkeepMarks, upkeepSettings } from '#shared/adapters/dynamo/counters.ts';
+import {
+  keptFiguresOf,
+  shardOfSource,
+  upkeepMarks,
+  upkeepProbe,
+  upkeepSettings,
+} from '#shared/adapters/dynamo/counters.ts';
 import { emitGauge } from '#shared/adapters/metrics.ts';
 import { queueDepth } from '#shared/adapters/sqs/queue-depth.ts';
 import { sendUpkeepPieces } from '#shared/adapters/sqs/upkeep-queue.ts';
@@ -22,12 +28,15 @@ import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
 
 export const handler = scheduledHandler(async () => {
-  const plan = await planUpkeep({ ...upkeepMarks, send: sendUpkeepPieces }, Date.now(), upkeepSettings());
+  const now = Date.now();
   const [kept, queued, deadLetters] = await Promise.all([
     keptFiguresOf(),
     queueDepth('ingest'),
     queueDepth('ingestDeadLetter'),
   ]);
+  // Pieces only for the shards with something to read: a window's that moved or keep a figure, a quarter's with entries.
+  const probe = upkeepProbe(new Set([...kept.keys()].map(shardOfSource)), now);
+  const plan = await planUpkeep({ ...upkeepMarks, ...probe, send: sendUpkeepPieces }, now, upkeepSettings());
   const missing = missingEnvelopes(new Map([...kept].map(([source, figure]) => [source, figure.unaccounted])), {
     stagedBySource: new Map([...kept].map(([source, figure]) => [source, figure.staged])),
     elsewhere: queued + deadLetters,

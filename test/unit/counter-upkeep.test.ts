@@ -230,4 +230,39 @@ describe("the upkeep's planner", () => {
     await planUpkeep(world.ports, hour + 0.5 * minute, settings);
     expect(world.advanced).toEqual([{}]);
   });
+
+  it('hands pieces only to the shards with something to read, and marks the others folded as they are', async () => {
+    const quarter = hour - 75 * minute;
+    const now = hour + 6.5 * minute;
+    const world = planWorld({ windowsFrom: hour, foldedFrom: quarter }, {});
+    const idle: number[][] = [];
+    world.ports.foldSent = async (at, sentAt, shards = []) => {
+      world.foldSent.push([at, sentAt]);
+      idle.push(shards);
+    };
+    // Window 10:00: shard 2 moved; the quarter: shard 1 lists entries, the next quarter none at all.
+    world.ports.movedShards = async (window) => new Set(window === hour ? [2] : []);
+    world.ports.foldShards = async (at) => new Set(at === quarter ? [1] : []);
+    await planUpkeep(world.ports, now, settings);
+    expect(world.sent).toEqual([
+      { kind: 'moved', at: hour, shard: 2 },
+      { kind: 'fold', at: quarter, shard: 1 },
+    ]);
+    expect(idle).toEqual([
+      [0, 2, 3],
+      [0, 1, 2, 3],
+    ]);
+    // The first quarter waits for shard 1; the second, with nothing anywhere, is done as it is (not past the first).
+    expect(world.advanced).toEqual([{ windowsFrom: hour + 5 * minute }]);
+    // Once the first is done, a quarter with nothing to fold lets the mark past it in the same run.
+    const later = planWorld(
+      { windowsFrom: hour + 5 * minute, foldedFrom: quarter },
+      { [quarter]: { sentAt: now, done: new Set([0, 1, 2, 3]) } },
+    );
+    later.ports.movedShards = async () => new Set();
+    later.ports.foldShards = async () => new Set();
+    await planUpkeep(later.ports, hour + 0.5 * minute, settings);
+    expect(later.sent).toEqual([]);
+    expect(later.advanced).toEqual([{ foldedFrom: quarter + 30 * minute }]);
+  });
 });

@@ -49,7 +49,14 @@
  * a shard of the platform's series, a shard of the current quarter's index.
  * A decrement of a gauge is a series of its own, labelled change=down, subtracted when read.
  */
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { intEnv } from '../../config.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
@@ -713,14 +720,15 @@ export const upkeepMarks = {
       done: new Set([...((Item?.done as Set<number> | undefined) ?? [])].map(Number)),
     };
   },
-  async foldSent(quarter: number, at: number): Promise<void> {
+  async foldSent(quarter: number, at: number, idle: number[] = []): Promise<void> {
     await db.send(
       new UpdateCommand({
         TableName: table(),
         Key: counterKeys.fold(quarter),
-        UpdateExpression: 'SET sent_at = :at, entity = :entity, #expires = :expires',
+        UpdateExpression: `SET sent_at = :at, entity = :entity, #expires = :expires${idle.length > 0 ? ' ADD done :idle' : ''}`,
         ExpressionAttributeNames: { '#expires': ttlAttribute },
         ExpressionAttributeValues: {
+          ...(idle.length > 0 ? { ':idle': new Set(idle) } : {}),
           ':at': at,
           ':entity': 'CounterFold',
           ':expires': Math.floor(quarter / 1000) + indexLifetimeSeconds,
@@ -745,6 +753,68 @@ export const upkeepMarks = {
       );
   },
 };
+
+/** Whether a partition of the index holds an entry (under a sort key prefix): a key read, consistently. */
+async function listsAny(partition: string, prefix?: string): Promise<boolean> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: prefix === undefined ? 'pk = :p' : 'pk = :p AND begins_with(sk, :s)',
+      ExpressionAttributeValues: { ':p': partition, ...(prefix === undefined ? {} : { ':s': prefix }) },
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+      Limit: 1,
+    }),
+  );
+  return Items.length > 0;
+}
+
+/** Index partitions looked at side by side. */
+const probesAtOnce = 16;
+
+/**
+ * The planner's look at which shards have work (one planner run's: each index partition looked at
+ * once a run): a window's shards whose index lists a write in it, or that keep a figure
+ * (`keptShards`, whose sources each window's piece reads again); a quarter's shards whose index
+ * partitions (those its fold reads) hold any entry. A key read each, where a piece for a shard with
+ * nothing was a message sent, received and deleted and a worker's invocation.
+ */
+export function upkeepProbe(keptShards: ReadonlySet<number>, now = Date.now()) {
+  const holds = new Map<string, Promise<boolean>>();
+  const any = (partition: string) => {
+    let held = holds.get(partition);
+    if (!held) {
+      held = listsAny(partition);
+      holds.set(partition, held);
+    }
+    return held;
+  };
+  const shardsWhere = async (test: (shard: number) => Promise<boolean>) => {
+    const busy = new Set<number>();
+    await forEachAtMost(
+      Array.from({ length: indexShards }, (_, shard) => shard),
+      probesAtOnce,
+      async (shard) => {
+        if (await test(shard)) busy.add(shard);
+      },
+    );
+    return busy;
+  };
+  return {
+    movedShards: (window: number) =>
+      shardsWhere(async (shard) => {
+        if (keptShards.has(shard)) return true;
+        const partition = counterKeys.index(quarterOf(window), shard);
+        return (await any(partition)) && listsAny(partition, `${iso(window)}#`);
+      }),
+    foldShards: (quarter: number) =>
+      shardsWhere(async (shard) => {
+        const partitions = [...new Set(foldSteps(quarter, shard, now).map((step) => step.partition))];
+        for (const partition of partitions) if (await any(partition)) return true;
+        return false;
+      }),
+  };
+}
 
 /** The planner's settings, as deployed (the window from COUNTER_WINDOW_SECONDS). */
 export function upkeepSettings(): PlanSettings {

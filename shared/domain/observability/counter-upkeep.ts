@@ -3,8 +3,13 @@
  *  - Every counter write is listed in an index under the window it is made in (five minutes by
  *    default) and its source's shard (shared/adapters/dynamo/counters.ts), before it is made. A
  *    window is settled once it ended `graceMs` ago: a write begun in it has landed by then.
- *  - A planner (a schedule) hands out each settled window as one piece per shard, and each settled
- *    quarter's epochs to fold as one piece per shard, and marks how far it got. It reads no source.
+ *  - A planner (a schedule) hands out each settled window as one piece per shard with something to
+ *    read there (its index lists a write in the window, or it keeps a figure), and each settled
+ *    quarter's epochs to fold as one piece per shard whose index may list them (the others are
+ *    marked done as they are), and marks how far it got. It reads no source: whether a shard has
+ *    anything is a query of a key or so of its index, where a piece for nothing was a message sent,
+ *    received and deleted and a worker's invocation (64 a window whatever moved, and thousands when
+ *    the marks start three hours back).
  *  - A worker takes a piece. A window's piece reads each source the index lists there once, and
  *    the sources of its shard that kept a figure, and keeps each one's envelopes unaccounted for
  *    beyond its staged rows while that is above 0 (a loss, or an envelope still on the queue). A
@@ -91,7 +96,12 @@ export interface PlanPorts {
   /** The first window not handed out yet, and the first quarter not folded yet (null when never recorded). */
   marks(): Promise<{ windowsFrom: number | null; foldedFrom: number | null }>;
   foldState(quarter: number): Promise<FoldState>;
-  foldSent(quarter: number, at: number): Promise<void>;
+  /** Records a quarter's pieces handed out at `at`, and the shards found with nothing to fold as done. */
+  foldSent(quarter: number, at: number, idle?: number[]): Promise<void>;
+  /** The shards with something to read in a window (every shard when not given). */
+  movedShards?(window: number): Promise<Set<number>>;
+  /** The shards whose index may list items of a quarter to fold (every shard when not given). */
+  foldShards?(quarter: number): Promise<Set<number>>;
   /** Moves the marks on (only those given). */
   advance(marks: { windowsFrom?: number; foldedFrom?: number }): Promise<void>;
   send(pieces: UpkeepPiece[]): Promise<void>;
@@ -132,8 +142,11 @@ export async function planUpkeep(
   const pieces: UpkeepPiece[] = [];
   let window = start(marks.windowsFrom, windowMs);
   let windows = 0;
-  for (; windows < windowsPerRun && window + windowMs + settings.graceMs <= now; windows++, window += windowMs)
-    for (let shard = 0; shard < shards; shard++) pieces.push({ kind: 'moved', at: window, shard });
+  const every = new Set(Array.from({ length: shards }, (_, shard) => shard));
+  for (; windows < windowsPerRun && window + windowMs + settings.graceMs <= now; windows++, window += windowMs) {
+    const busy = ports.movedShards ? await ports.movedShards(window) : every;
+    for (const shard of every) if (busy.has(shard)) pieces.push({ kind: 'moved', at: window, shard });
+  }
   let folds = 0;
   let foldedFrom = start(marks.foldedFrom, quarterMs);
   let whole = true;
@@ -147,11 +160,21 @@ export async function planUpkeep(
       if (whole) foldedFrom = quarter + quarterMs;
       continue;
     }
+    if (state.sentAt !== null && now - state.sentAt < settings.resendAfterMs) {
+      whole = false;
+      continue;
+    }
+    const busy = ports.foldShards ? await ports.foldShards(quarter) : every;
+    const left = [...every].filter((shard) => !state.done.has(shard));
+    const idle = left.filter((shard) => !busy.has(shard));
+    for (const shard of left) if (busy.has(shard)) pieces.push({ kind: 'fold', at: quarter, shard });
+    await ports.foldSent(quarter, now, idle);
+    if (idle.length === left.length) {
+      // Nothing to fold in any shard left: the quarter is folded whole as it is.
+      if (whole) foldedFrom = quarter + quarterMs;
+      continue;
+    }
     whole = false;
-    if (state.sentAt !== null && now - state.sentAt < settings.resendAfterMs) continue;
-    for (let shard = 0; shard < shards; shard++)
-      if (!state.done.has(shard)) pieces.push({ kind: 'fold', at: quarter, shard });
-    await ports.foldSent(quarter, now);
     folds++;
   }
   await ports.send(pieces);
