@@ -36,16 +36,16 @@ async function partitionItems(pk: string) {
 }
 
 /**
- * The upkeep's pieces for the shards of these sources, from the window and quarter of `from` to what
- * is settled at `now`, run in this process as its workers run them (every piece a piece hands on
- * too), then the fold's mark moved past the quarters folded. The planner, which hands out every
- * shard's pieces, is test/unit/counter-upkeep.test.ts's: the shards of no source here are empty.
+ * The upkeep's pieces, from the window and quarter of `from` to what is settled at `now`, for the
+ * shards the planner's look at the index finds work in (upkeepProbe: a shard it missed would leave
+ * its sources unfolded, or their figures unkept), run in this process as its workers run them
+ * (every piece a piece hands on too), then the fold's mark moved past the quarters folded. The planner itself is
+ * test/unit/counter-upkeep.test.ts's.
  */
-async function upkeepOf(sources: string[], from: number, now: number) {
+async function upkeepOf(from: number, now: number) {
   const { settleMoved } = await import('#shared/domain/observability/counter-upkeep.ts');
   const { stagedOfSources } = await import('#shared/adapters/dynamo/staged-by-source.ts');
   const settings = counters.upkeepSettings();
-  const shards = [...new Set(sources.map(counters.shardOfSource))];
   const queue: UpkeepPiece[] = [];
   const send = async (pieces: UpkeepPiece[]) => void queue.push(...pieces);
   const ports = {
@@ -57,15 +57,17 @@ async function upkeepOf(sources: string[], from: number, now: number) {
     send,
   };
   const floor = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
+  const kept = await counters.keptFiguresOf();
+  const probe = counters.upkeepProbe(new Set([...kept.keys()].map(counters.shardOfSource)), now);
   for (
     let at = floor(from, settings.windowMs);
     at + settings.windowMs + settings.graceMs <= now;
     at += settings.windowMs
   )
-    for (const shard of shards) queue.push({ kind: 'moved', at, shard });
+    for (const shard of await probe.movedShards(at)) queue.push({ kind: 'moved', at, shard });
   let quarter = floor(from, settings.quarterMs);
   for (; now - quarter > settings.foldAfterMs; quarter += settings.quarterMs)
-    for (const shard of shards) queue.push({ kind: 'fold', at: quarter, shard });
+    for (const shard of await probe.foldShards(quarter)) queue.push({ kind: 'fold', at: quarter, shard });
   for (let piece = queue.shift(); piece; piece = queue.shift())
     if (piece.kind === 'fold') await counters.foldPiece(piece, send, now);
     else await settleMoved(ports, piece);
@@ -153,7 +155,7 @@ describe('shared counters', () => {
     await counters.writeTotals([total(source, current, 1)], now);
     expect(await accepted(source)).toEqual([31]);
 
-    await upkeepOf([source], now - 2 * 3600_000, now);
+    await upkeepOf(now - 2 * 3600_000, now);
     expect(await accepted(source)).toEqual([31]);
     // The folded item and the current epoch's.
     expect(
@@ -237,7 +239,7 @@ describe('items shared by processes', () => {
     await counters.writeTotals([total(source, epochAt(old, 'new'), 3)], old);
     expect(await accepted(source)).toEqual([10]);
 
-    await upkeepOf([source], old, now);
+    await upkeepOf(old, now);
     expect(await accepted(source)).toEqual([10]);
     expect((await partitionItems(pk)).map((item) => String(item.sk).split('#').pop())).toEqual(['folded']);
   });
@@ -270,7 +272,7 @@ describe('what /metrics and the upkeep read', () => {
     await counters.writeTotals([total(recent, epochAt(now, 'a'), 2)], now);
     expect(sourcesIn(await counters.readRecentCounters(now))).toEqual([balanced, lossy, recent].sort());
 
-    await upkeepOf([balanced, lossy, recent], old, now);
+    await upkeepOf(old, now);
     const afterFold = await counters.readRecentCounters(now);
     // The settled sources are read by nobody; the one with envelopes unaccounted for keeps its figure.
     expect(sourcesIn(afterFold)).toEqual([recent]);
@@ -280,7 +282,7 @@ describe('what /metrics and the upkeep read', () => {
     await counters.writeTotals([written(lossy, epochAt(now, 'w2'), 2)], now);
     expect(Object.fromEntries((await counters.readRecentCounters(now)).unaccounted)).toEqual({ [recent]: 2 });
     const later = now + 2 * 3600_000;
-    await upkeepOf([balanced, lossy, recent], now - 5 * 60_000, later);
+    await upkeepOf(now - 5 * 60_000, later);
     const settled = await counters.readRecentCounters(later);
     expect(sourcesIn(settled)).toEqual([]);
     expect(Object.fromEntries(settled.unaccounted)).toEqual({ [recent]: 2 });
@@ -475,7 +477,7 @@ describe('traffic history from the counters', () => {
     );
     await counters.writeTotals([accepted(epochAt(second, 'a'), 2), deadLettered(epochAt(second, 'd'), 1)], second);
     // Act
-    await upkeepOf([source], first, now);
+    await upkeepOf(first, now);
     // Assess: the figures per interval, and the items that hold them now.
     expect(await history(source, first - quarter, second + quarter, now)).toEqual({
       [new Date(first).toISOString()]: { accepted: 10, written_rows: 9 },
