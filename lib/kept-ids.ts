@@ -77,6 +77,8 @@ export const statefulLogicalIds = {
     dashboardDeadLetter: 'Queuedashboarddlq7D448739',
     jobs: 'Queuejobs1E61891D',
     jobsDeadLetter: 'QueuejobsdlqCF05E1C6',
+    upkeep: 'Queueupkeep83AC6D02',
+    upkeepDeadLetter: 'Queueupkeepdlq5011635C',
   } satisfies Record<QueueName, string>,
   platformBucketKey: 'PlatformBucketKeyFEA50ABE',
   accessLogs: 'AccessLogs8B620ECA',

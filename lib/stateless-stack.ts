@@ -118,7 +118,7 @@ export const maxIngestBytes = 4 * 1024 * 1024;
 
 /**
  * The ingest route's burst unless the deployment sets one: the most webhooks API Gateway lets in at
- * one instant. With the queue consumers' maximum concurrency (114) it stays well inside Lambda's
+ * one instant. With the queue consumers' maximum concurrency (178) it stays well inside Lambda's
  * default account quota of 1,000 executions, leaving the other routes room.
  */
 export const defaultIngestBurst = 500;
@@ -132,6 +132,8 @@ export class StatelessStack extends Stack {
   readonly api: Api;
   readonly ingest: IngestPipeline;
   readonly jobRunner: QueueConsumer;
+  /** Takes the counters' upkeep in pieces (shared/domain/observability/counter-upkeep.ts). */
+  readonly upkeepWorker: QueueConsumer;
   readonly dashboardProvisioning: DashboardProvisioning;
   readonly schedules: ScheduledFunctions;
   readonly bootstrapKey: BootstrapKey;
@@ -191,6 +193,11 @@ export class StatelessStack extends Stack {
       dashboardUrl: props.dashboardUrl,
       dashboardTokenSecret: props.dashboardTokenSecret,
     });
+    this.upkeepWorker = new QueueConsumer(this, 'UpkeepWorker', {
+      consumer: 'counter-upkeep-worker',
+      queue: stateful.queues.upkeep,
+      context,
+    });
     this.schedules = new ScheduledFunctions(this, 'Schedules', context);
     this.bootstrapKey = new BootstrapKey(this, 'BootstrapKey', { secret: stateful.bootstrapKey, context });
     this.operations = new Operations(this, 'Operations', {
@@ -207,6 +214,7 @@ export class StatelessStack extends Stack {
           this.ingest.deadLetterRecorder,
           this.jobRunner,
           this.dashboardProvisioning.provisioner,
+          this.upkeepWorker,
         ].map((consumer) => consumer.function),
         ...Object.values(this.schedules.functions),
       ],
@@ -251,6 +259,7 @@ export class StatelessStack extends Stack {
       this.ingest.deadLetterRecorder.function,
       this.jobRunner.function,
       this.dashboardProvisioning.provisioner.function,
+      this.upkeepWorker.function,
       ...Object.values(this.schedules.functions),
       this.bootstrapKey.installer,
       this.bootstrapKey.rotation,

@@ -11,7 +11,9 @@ export type QueueName =
   | 'dashboard'
   | 'dashboardDeadLetter'
   | 'jobs'
-  | 'jobsDeadLetter';
+  | 'jobsDeadLetter'
+  | 'upkeep'
+  | 'upkeepDeadLetter';
 
 export interface QueueSpec {
   /** The environment variable that carries the queue URL to functions that use it. */
@@ -156,7 +158,8 @@ export type ConsumerName =
   | 'table-committer'
   | 'dead-letter-recorder'
   | 'job-runner'
-  | 'dashboard-provisioner';
+  | 'dashboard-provisioner'
+  | 'counter-upkeep-worker';
 export type ScheduleName =
   | 'table-commits'
   | 'job-lease-sweeper'
@@ -260,6 +263,22 @@ export const queues: Record<QueueName, QueueSpec> = {
     visibilityTimeoutSeconds: 6 * 900,
     retentionDays: 14,
   },
+  // The counters' upkeep in pieces (shared/domain/observability/counter-upkeep.ts): each a shard of a
+  // settled window or of a quarter's fold. A piece that keeps failing waits in the dead-letter queue
+  // (alarmed): its window's sources are read again once they move, its quarter handed out again.
+  upkeep: {
+    envVar: 'UPKEEP_QUEUE_URL',
+    name: 'upkeep',
+    visibilityTimeoutSeconds: 6 * 120,
+    retentionDays: 4,
+    deadLetter: { queue: 'upkeepDeadLetter', maxReceiveCount },
+  },
+  upkeepDeadLetter: {
+    envVar: 'UPKEEP_DLQ_URL',
+    name: 'upkeep-dlq',
+    visibilityTimeoutSeconds: 6 * 120,
+    retentionDays: 14,
+  },
 };
 
 export const consumers: Record<ConsumerName, ConsumerSpec> = {
@@ -347,6 +366,22 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
     access: { table: 'readWrite', secretsKey: true, dashboardTool: true },
     function: { memoryMb: 256, timeoutSeconds: 30, tracesSdkCalls: true },
   },
+  'counter-upkeep-worker': {
+    queue: 'upkeep',
+    entry: 'functions/monitoring/counter-upkeep-worker.ts',
+    summary:
+      "Takes a piece of the counters' upkeep: keeps the figures of the sources that moved in a shard of a window, or folds a shard of a settled quarter",
+    // A piece reads at most a page of the index (2,000 entries) and hands the rest on: ten of them
+    // are some 30,000 source reads at most, a few seconds' each at a full vCPU.
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    // A shard each of the index's 64: a piece's work is bounded, so this is what bounds the sources
+    // that move a second (`npm run bench scale`).
+    maxConcurrency: 64,
+    access: { table: 'readWrite', deletesItems: true, queues: { upkeep: 'send' } },
+    // Mostly CPU (each source's items summed), as the whole upkeep was at 2.5 ms a source.
+    function: { memoryMb: 1769, timeoutSeconds: 120 },
+  },
 };
 
 export interface DeployHookSpec {
@@ -401,14 +436,17 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
   },
   'counter-upkeep': {
     entry: 'functions/monitoring/counter-upkeep.ts',
-    summary: 'Folds settled counter epochs, and reports accepted envelopes neither written, failed nor queued',
+    summary:
+      "Hands the counters' upkeep to its workers (settled windows and quarters, a piece per shard), and reports accepted envelopes neither written, failed nor queued",
     everyMinutes: 5,
-    access: { table: 'readWrite', deletesItems: true, queues: { ingest: 'inspect', ingestDeadLetter: 'inspect' } },
-    // A run reads every source that moved within the hour, a query each, mostly CPU: `npm run bench
-    // scale` reads 4.7 ms a source at 256 MB (a seventh of a vCPU), so a run ended at a 60 s timeout
-    // past some 13,000 sources and never reported the missing figure; 2.5 to 2.8 ms at a full vCPU.
-    // The timeout still ends a run before the next one starts.
-    function: { memoryMb: 1769, timeoutSeconds: 280 },
+    access: {
+      table: 'readWrite',
+      queues: { ingest: 'inspect', ingestDeadLetter: 'inspect', upkeep: 'send' },
+    },
+    // A run reads its marks and the shards' kept figures (a query each), looks at a key or so of
+    // each shard's index per window and quarter (pieces only for shards with something to read),
+    // and sends a message per piece: no source read, whatever the sources.
+    function: { memoryMb: 256, timeoutSeconds: 60 },
   },
 };
 

@@ -117,9 +117,9 @@ function failures({ queues, runner }: IngestDashboardProps): IWidget[] {
   return [
     new SingleValueWidget({
       title: 'Dead letters waiting',
-      metrics: (['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const).map(
-        (name) => queues[name].metricApproximateNumberOfMessagesVisible({ period: minute, label: name }),
-      ),
+      metrics: (
+        ['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter', 'upkeepDeadLetter'] as const
+      ).map((name) => queues[name].metricApproximateNumberOfMessagesVisible({ period: minute, label: name })),
       width: 12,
     }),
     new GraphWidget({

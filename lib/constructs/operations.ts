@@ -167,7 +167,13 @@ export class Operations extends Construct {
   }
 
   private watchDeadLetters(queues: Record<QueueName, Queue>, recorder: ServiceFunction): void {
-    for (const name of ['ingestDeadLetter', 'commitsDeadLetter', 'jobsDeadLetter', 'dashboardDeadLetter'] as const) {
+    for (const name of [
+      'ingestDeadLetter',
+      'commitsDeadLetter',
+      'jobsDeadLetter',
+      'dashboardDeadLetter',
+      'upkeepDeadLetter',
+    ] as const) {
       this.alarm(
         `DeadLetterQueue-${name}`,
         `Messages wait in ${name}: they exhausted their deliveries and nothing has taken them`,

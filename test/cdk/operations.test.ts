@@ -143,7 +143,7 @@ describe('alarms', () => {
       ...Object.keys(consumers).map((name) => [name, `The ${name} queue consumer failed`]),
       ...Object.keys(schedules).map((name) => [name, `The ${name} scheduled function failed`]),
     ];
-    expect(watched).toHaveLength(10);
+    expect(watched).toHaveLength(11);
     const resources = template.toJSON().Resources;
     for (const [name, description] of watched) {
       const alarm = alarmDescribed(description as string);
@@ -220,6 +220,7 @@ describe('alarms', () => {
       'dead-letter-recorder': 2,
       'job-runner': 10,
       'dashboard-provisioner': 2,
+      'counter-upkeep-worker': 64,
     });
     // Given a reservation (configuredProps), the writer and the committer keep their instances whatever the API takes.
     const configured = (await synthesizedConfiguredApp()).statelessTemplate;
@@ -313,9 +314,9 @@ describe('alarms', () => {
     // with every consumer at its maximum concurrency stays inside Lambda's default quota of 1,000
     // with room for the other routes.
     const consumersAtMost = Object.values(consumers).reduce((sum, consumer) => sum + consumer.maxConcurrency, 0);
-    expect(consumersAtMost).toBe(114);
-    // 614 of 1,000: 386 left for the other routes' functions.
-    expect(defaultIngestBurst + consumersAtMost).toBe(614);
+    expect(consumersAtMost).toBe(178);
+    // 678 of 1,000: 322 left for the other routes' functions.
+    expect(defaultIngestBurst + consumersAtMost).toBe(678);
     expect(defaultIngestBurst + consumersAtMost).toBeLessThanOrEqual(1000);
   });
 
@@ -324,7 +325,7 @@ describe('alarms', () => {
       const mappings = [app.statelessTemplate, ...app.nestedTemplates].flatMap((one) =>
         Object.values(one.findResources('AWS::Lambda::EventSourceMapping')),
       );
-      expect(mappings.length).toBe(5);
+      expect(mappings.length).toBe(6);
       for (const mapping of mappings) {
         const { BatchSize: batch, MaximumBatchingWindowInSeconds: window = 0 } = mapping.Properties;
         // Lambda's rules for SQS sources, written out: 1–10,000 messages, 0–300 s, over 10 only with a window.

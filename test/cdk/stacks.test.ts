@@ -124,6 +124,8 @@ describe('what outlives the stacks', () => {
       'AWS::SQS::Queue Retain/Retain',
       'AWS::SQS::Queue Retain/Retain',
       'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
+      'AWS::SQS::Queue Retain/Retain',
       // The bootstrap key, the secrets key, the cursor key.
       'AWS::SecretsManager::Secret Retain/Retain',
       'AWS::SecretsManager::Secret Retain/Retain',

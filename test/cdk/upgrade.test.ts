@@ -61,6 +61,8 @@ const statefulDeployed: [string, string][] = [
   ['Queuedashboarddlq7D448739', 'AWS::SQS::Queue'],
   ['Queuejobs1E61891D', 'AWS::SQS::Queue'],
   ['QueuejobsdlqCF05E1C6', 'AWS::SQS::Queue'],
+  ['Queueupkeep83AC6D02', 'AWS::SQS::Queue'],
+  ['Queueupkeepdlq5011635C', 'AWS::SQS::Queue'],
   ['PlatformBucketKeyFEA50ABE', 'AWS::KMS::Key'],
   ['AccessLogs8B620ECA', 'AWS::S3::Bucket'],
   ['PlatformBucket45416B39', 'AWS::S3::Bucket'],

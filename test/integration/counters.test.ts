@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { UpkeepPiece } from '#shared/domain/observability/counter-upkeep.ts';
 import type { TotalWrite } from '#shared/domain/observability/tally.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
 
@@ -32,6 +33,55 @@ async function partitionItems(pk: string) {
     }),
   );
   return items.Items ?? [];
+}
+
+/**
+ * The upkeep's pieces, from the window and quarter of `from` to what is settled at `now`, for the
+ * shards the planner's look at the index finds work in (upkeepProbe: a shard it missed would leave
+ * its sources unfolded, or their figures unkept), run in this process as its workers run them
+ * (every piece a piece hands on too), then the fold's mark moved past the quarters folded. The planner itself is
+ * test/unit/counter-upkeep.test.ts's.
+ */
+async function upkeepOf(from: number, now: number) {
+  const { settleMoved } = await import('#shared/domain/observability/counter-upkeep.ts');
+  const { stagedOfSources } = await import('#shared/adapters/dynamo/staged-by-source.ts');
+  const settings = counters.upkeepSettings();
+  const queue: UpkeepPiece[] = [];
+  const send = async (pieces: UpkeepPiece[]) => void queue.push(...pieces);
+  const ports = {
+    movedPage: counters.movedPage,
+    keptFigures: counters.keptFigures,
+    unaccountedOf: counters.unaccountedOf,
+    stagedOf: stagedOfSources,
+    keep: counters.keepFigure,
+    send,
+  };
+  const floor = (ms: number, unit: number) => Math.floor(ms / unit) * unit;
+  const kept = await counters.keptFiguresOf();
+  const probe = counters.upkeepProbe(new Set([...kept.keys()].map(counters.shardOfSource)), now);
+  for (
+    let at = floor(from, settings.windowMs);
+    at + settings.windowMs + settings.graceMs <= now;
+    at += settings.windowMs
+  )
+    for (const shard of await probe.movedShards(at)) queue.push({ kind: 'moved', at, shard });
+  let quarter = floor(from, settings.quarterMs);
+  for (; now - quarter > settings.foldAfterMs; quarter += settings.quarterMs)
+    for (const shard of await probe.foldShards(quarter)) queue.push({ kind: 'fold', at: quarter, shard });
+  for (let piece = queue.shift(); piece; piece = queue.shift())
+    if (piece.kind === 'fold') await counters.foldPiece(piece, send, now);
+    else await settleMoved(ports, piece);
+  await counters.upkeepMarks.advance({ foldedFrom: quarter });
+}
+
+/**
+ * The quarters from `from`'s to the clock's: an index entry lands in the partition of the quarter
+ * its write was made in by the clock, so writes that straddle a quarter's end are listed in two.
+ */
+function quartersSince(from: number): number[] {
+  const quarters = [Math.floor(from / 900_000) * 900_000];
+  while ((quarters.at(-1) as number) + 900_000 <= Date.now()) quarters.push((quarters.at(-1) as number) + 900_000);
+  return quarters;
 }
 
 const epochAt = (ms: number, process: string) => `${Math.floor(ms / 1000).toString(36)}.${process}`;
@@ -103,18 +153,19 @@ describe('shared counters', () => {
     const now = Date.now();
     const settled = [epochAt(now - 2 * 3600_000, 'x'), epochAt(now - 90 * 60_000, 'y')];
     const current = epochAt(now, 'z');
+    // Each written while its epoch was young.
     await counters.writeTotals(
-      [
-        total(source, settled[0] as string, 10, '2026-01-01T00:00:00.000Z'),
-        total(source, settled[1] as string, 20, '2026-01-01T00:30:00.000Z'),
-        total(source, current, 1),
-      ],
-      // Written while those epochs were young.
+      [total(source, settled[0] as string, 10, '2026-01-01T00:00:00.000Z')],
       now - 2 * 3600_000,
     );
+    await counters.writeTotals(
+      [total(source, settled[1] as string, 20, '2026-01-01T00:30:00.000Z')],
+      now - 90 * 60_000,
+    );
+    await counters.writeTotals([total(source, current, 1)], now);
     expect(await accepted(source)).toEqual([31]);
 
-    await counters.foldSettledEpochs(now);
+    await upkeepOf(now - 2 * 3600_000, now);
     expect(await accepted(source)).toEqual([31]);
     // The folded item and the current epoch's.
     expect(
@@ -179,15 +230,26 @@ describe('items shared by processes', () => {
           labels,
           metric: 'ingestRequests',
           last_at: new Date(old).toISOString(),
-          gsi1pk: counters.counterKeys.index(quarter, 0),
-          gsi1sk: `${pk}#${sk}`,
+        },
+      }),
+    );
+    // Its entry as the index had it before it took windows: in its quarter's partition, by its key alone.
+    await db.send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          pk: counters.counterKeys.index(quarter, counters.shardOfSource(source)),
+          sk: `${pk}#${sk}`,
+          entity: 'CounterIndex',
+          item_pk: pk,
+          item_sk: sk,
         },
       }),
     );
     await counters.writeTotals([total(source, epochAt(old, 'new'), 3)], old);
     expect(await accepted(source)).toEqual([10]);
 
-    await counters.foldSettledEpochs(now);
+    await upkeepOf(old, now);
     expect(await accepted(source)).toEqual([10]);
     expect((await partitionItems(pk)).map((item) => String(item.sk).split('#').pop())).toEqual(['folded']);
   });
@@ -218,21 +280,19 @@ describe('what /metrics and the upkeep read', () => {
       old,
     );
     await counters.writeTotals([total(recent, epochAt(now, 'a'), 2)], now);
-    expect(sourcesIn(await counters.readRecentCounters(now))).toEqual([balanced, lossy, recent].sort());
+    expect(sourcesIn(await counters.readRecentCounters(Date.now()))).toEqual([balanced, lossy, recent].sort());
 
-    const { sources } = await counters.foldSettledEpochs(now);
-    expect([...sources].sort()).toEqual([balanced, lossy].sort());
-    await counters.keepSettledFigures(sources);
-    const afterFold = await counters.readRecentCounters(now);
+    await upkeepOf(old, now);
+    const afterFold = await counters.readRecentCounters(Date.now());
     // The settled sources are read by nobody; the one with envelopes unaccounted for keeps its figure.
     expect(sourcesIn(afterFold)).toEqual([recent]);
     expect(Object.fromEntries(afterFold.unaccounted)).toEqual({ [lossy]: 2, [recent]: 2 });
 
     // The lost two written after all (a redrive): read afresh while it moves, dropped once it settles.
     await counters.writeTotals([written(lossy, epochAt(now, 'w2'), 2)], now);
-    expect(Object.fromEntries((await counters.readRecentCounters(now)).unaccounted)).toEqual({ [recent]: 2 });
+    expect(Object.fromEntries((await counters.readRecentCounters(Date.now())).unaccounted)).toEqual({ [recent]: 2 });
     const later = now + 2 * 3600_000;
-    await counters.keepSettledFigures((await counters.foldSettledEpochs(later)).sources);
+    await upkeepOf(now - 5 * 60_000, later);
     const settled = await counters.readRecentCounters(later);
     expect(sourcesIn(settled)).toEqual([]);
     expect(Object.fromEntries(settled.unaccounted)).toEqual({ [recent]: 2 });
@@ -253,7 +313,7 @@ describe('what /metrics and the upkeep read', () => {
       now,
     );
     const shares = await Promise.all(
-      [0, 1, 2, 3].map((shard) => counters.readRecentCounters(now, { shard, shards: 4 })),
+      [0, 1, 2, 3].map((shard) => counters.readRecentCounters(Date.now(), { shard, shards: 4 })),
     );
     const read = shares.map((share) => sourcesIn(share).filter((source) => sources.includes(source as string)));
     expect(read.flat().sort()).toEqual([...sources].sort());
@@ -277,10 +337,15 @@ describe('what /metrics and the upkeep read', () => {
         now,
       ),
     ).toEqual([]);
-    const quarter = Math.floor(now / 900_000) * 900_000;
+    // A flush that crosses a quarter's end lists its later writes in the next one.
+    const quarters = quartersSince(now);
     const shards = new Map<number, number>();
-    for (let shard = 0; shard < counters.indexShards; shard++)
-      shards.set(shard, (await partitionItems(counters.counterKeys.index(quarter, shard))).length);
+    for (let shard = 0; shard < counters.indexShards; shard++) {
+      let entries = 0;
+      for (const quarter of quarters)
+        entries += (await partitionItems(counters.counterKeys.index(quarter, shard))).length;
+      shards.set(shard, entries);
+    }
     expect(shards.size).toBe(64);
     expect([...shards.values()].reduce((sum, count) => sum + count, 0)).toBe(1280);
     // 64 shards of one quarter: none holds more than twice its even share.
@@ -289,8 +354,24 @@ describe('what /metrics and the upkeep read', () => {
   });
 });
 
-describe('the index of the epochs not folded', () => {
-  it('takes one entry per item and process: totals written again are one write of the item alone', async () => {
+describe('the index of counter writes', () => {
+  it('lists in a window the sources written in it, and a source written again later in that window too', async () => {
+    const { windowMs } = counters.upkeepSettings();
+    const start = Math.floor(Date.now() / windowMs) * windowMs - 4 * windowMs;
+    const [a, b] = [randomUUID(), randomUUID()];
+    const epoch = epochAt(start, 'm');
+    await counters.writeTotals([total(a, epoch, 1), total(b, epoch, 1)], start);
+    await counters.writeTotals([total(a, epoch, 2)], start + windowMs);
+    const listed = async (at: number, source: string) =>
+      (await counters.movedPage({ kind: 'moved', at, shard: counters.shardOfSource(source) })).sources;
+    expect(await listed(start, a)).toContain(a);
+    expect(await listed(start, b)).toContain(b);
+    expect(await listed(start + windowMs, a)).toEqual([a]);
+    expect(await listed(start + windowMs, b)).not.toContain(b);
+    expect(await listed(start + 2 * windowMs, a)).toEqual([]);
+  });
+
+  it('takes one entry per item, process and window: totals written again are one write of the item alone', async () => {
     const now = Date.now();
     const source = randomUUID();
     const epoch = epochAt(now, 'once');
@@ -315,11 +396,12 @@ describe('the index of the epochs not folded', () => {
 
     const pk = counters.counterKeys.source(source);
     const [item] = await partitionItems(pk);
-    const quarter = Math.floor(now / 900_000) * 900_000;
     const entries = (
       await Promise.all(
-        Array.from({ length: counters.indexShards }, (_, shard) =>
-          partitionItems(counters.counterKeys.index(quarter, shard)),
+        quartersSince(now).flatMap((quarter) =>
+          Array.from({ length: counters.indexShards }, (_, shard) =>
+            partitionItems(counters.counterKeys.index(quarter, shard)),
+          ),
         ),
       )
     )
@@ -406,17 +488,12 @@ describe('traffic history from the counters', () => {
     const written = series(source, 'envelopesWritten', {});
     const deadLettered = series(source, 'deadLettered', {});
     await counters.writeTotals(
-      [
-        accepted(epochAt(first, 'a'), 6),
-        accepted(epochAt(first, 'b'), 4),
-        written(epochAt(first, 'w'), 9),
-        accepted(epochAt(second, 'a'), 2),
-        deadLettered(epochAt(second, 'd'), 1),
-      ],
+      [accepted(epochAt(first, 'a'), 6), accepted(epochAt(first, 'b'), 4), written(epochAt(first, 'w'), 9)],
       first,
     );
+    await counters.writeTotals([accepted(epochAt(second, 'a'), 2), deadLettered(epochAt(second, 'd'), 1)], second);
     // Act
-    await counters.foldSettledEpochs(now);
+    await upkeepOf(first, now);
     // Assess: the figures per interval, and the items that hold them now.
     expect(await history(source, first - quarter, second + quarter, now)).toEqual({
       [new Date(first).toISOString()]: { accepted: 10, written_rows: 9 },

@@ -9,22 +9,31 @@
  *                                   per process (n < platformShards)
  *   labels, metric, last_at (when the series last moved), entity Counter; value: a folded total (and
  *   the one process's total of an item written before slots)
- *   pk COUNTED#<quarter start, ISO>#<n>   sk <pk>#<sk>   the index of a quarter's items, until folded: item_pk,
- *                                   item_sk, entity CounterIndex, expires_at (n < indexShards: the item's
- *                                   partition's shard, so that a source's items are in one). Written by each
- *                                   process once per item, before its first total there: a total written
- *                                   again is one write unit, where an index of the table (every attribute
- *                                   projected) took a second unit with every write. Items written before
- *                                   the index moved here carry gsi1pk/gsi1sk (the same keys): the fold
- *                                   reads them there too, so an upgrade loses nothing; for the hour and a
- *                                   quarter until they are folded, a source that counted only before the
- *                                   upgrade is not read as one that moved (its stats hold its figures).
+ *   pk COUNTED#<quarter start, ISO>#<n>   sk <window start, ISO>#<item's quarter start, ISO, or "folded">#<pk>#<sk>
+ *                                   the index of counter writes by when they were made: a quarter's
+ *                                   partition lists what was written in its windows (COUNTER_WINDOW_SECONDS,
+ *                                   5 minutes), each item once per process and window, written before the
+ *                                   process's first total there in that window: item_pk, item_sk, entity
+ *                                   CounterIndex, expires_at (n < indexShards: the item's partition's shard,
+ *                                   so that a source's entries are in one). A total written again in the
+ *                                   window is one write unit. The upkeep reads a settled window's entries
+ *                                   (what moved in it), and folds a quarter from the entries of its items
+ *                                   (each listed in the window it was created in, within 45 minutes of its
+ *                                   epoch's start). Entries written before the index took windows
+ *                                   (sk <pk>#<sk>, in their item's own quarter) are folded too.
  *   pk SOURCE#<source_id>#HISTORY   sk <interval start, ISO>   a source's settled figures in one
  *     15-minute interval: accepted, rejected:<CODE>, written_rows, duplicates, dead_lettered,
  *     redriven (each a number); expires_at (the history's retention), entity CounterHistory
  *   pk COUNTER#UPKEEP               sk FOLDED         through: epochs starting before it are folded (ms)
- *   pk COUNTER#UNACCOUNTED          sk <source_id>    unaccounted: a settled source's figure, kept only
- *                                                     while it is not 0 (a loss stays visible for good)
+ *   pk COUNTER#UPKEEP               sk WINDOWS        from: the first window not handed to the workers yet (ms)
+ *   pk COUNTER#UPKEEP               sk FOLD#<quarter start, ISO>   sent_at, done (the shards that folded
+ *                                                     it whole), expires_at
+ *   pk COUNTER#UNACCOUNTED#<n>      sk <source_id>    unaccounted, staged: a source's envelopes unaccounted
+ *                                                     for and its staged rows when it was last read, kept
+ *                                                     while the first is above the second (a loss stays
+ *                                                     visible for good); n its index shard
+ *   pk COUNTER#UNACCOUNTED          sk <source_id>    the same as kept before shards (unaccounted alone),
+ *                                                     moved to its shard by the first upkeep that reads it
  *   pk COUNTED_ONCE#<key>           sk ONCE           a count made once per key (countOnce): what it counts
  *                                                     (a lost staged record, a dead letter), expires_at
  * A series' figure is the sum of its items. A total is written as "the larger of the stored value
@@ -34,13 +43,21 @@
  * the series' folded total and the source's history item of that interval. Writes to an epoch over
  * 45 minutes old only raise an item that still exists, so a write arriving after its epoch was
  * folded cannot count it again, and no item appears in an epoch the upkeep has passed.
- * The index holds only epochs not yet folded, by when they started: the upkeep finds what to fold,
- * and the sources that moved in the last hour or so, without reading any source that did not.
+ * The index lists writes by when they were made: the upkeep (shared/domain/observability/counter-upkeep.ts)
+ * finds what moved in a window, and what to fold, without reading any source that did not move.
  * Every partition key takes a bounded share of the writes: a source's own (its instances' flushes),
  * a shard of the platform's series, a shard of the current quarter's index.
  * A decrement of a gauge is a series of its own, labelled change=down, subtracted when read.
  */
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { intEnv } from '../../config.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
   type HistoryReading,
@@ -48,6 +65,7 @@ import {
   historyIntervalMs,
   historyRetentionDays,
 } from '../../domain/monitoring/history.ts';
+import type { FoldState, KeptFigure, PlanSettings, UpkeepPiece } from '../../domain/observability/counter-upkeep.ts';
 import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
 import {
@@ -56,6 +74,7 @@ import {
   isConditionFailure,
   isTransactionConflict,
   queryAll,
+  queryKeys,
   table,
   transactionHeld,
 } from './table.ts';
@@ -66,10 +85,9 @@ const guardAfterMs = 45 * 60_000;
 const foldAfterMs = 60 * 60_000;
 /**
  * Shards of the index of one quarter: at most 64,000 counter writes a second in all before one passes
- * 1,000. Each write of a counter item writes its index entry too, and an ingest instance's flush writes
- * a series per source it saw (about 550 per thousand requests over 10,000 sources at Zipf rates): at
- * 50,000 requests a second, some 27,500 writes a second. The upkeep reads every shard of a quarter once
- * a run, a query each.
+ * 1,000. A process's first write of a counter item in a window writes its index entry too, and an
+ * ingest instance's flush writes a series per source it saw (about 550 per thousand requests over
+ * 10,000 sources at Zipf rates). Also the upkeep's shards: a piece of its work is one shard's.
  */
 export const indexShards = 64;
 /**
@@ -85,6 +103,22 @@ export const epochSlots = 32;
 const platformShards = 8;
 /** With no upkeep recorded yet, the index is read from this long ago. */
 const firstLookBackMs = 3 * 60 * 60_000;
+
+/**
+ * The index's window (COUNTER_WINDOW_SECONDS, 5 minutes by default; a divisor of a quarter hour): the
+ * upkeep reads what moved a window at a time, once it is settled (`windowGraceMs` after its end).
+ */
+export function windowMs(): number {
+  const seconds = intEnv('COUNTER_WINDOW_SECONDS', 300);
+  if (!(seconds > 0) || (historyIntervalMs / 1000) % seconds !== 0)
+    throw new Error(`COUNTER_WINDOW_SECONDS must divide ${historyIntervalMs / 1000}, got ${seconds}`);
+  return seconds * 1000;
+}
+/**
+ * How long after its end a window is read: a write begun in it has landed (a call is given up after
+ * 5 s, tried three times), and its index entry is written just before it.
+ */
+export const windowGraceMs = () => Math.min(60_000, windowMs());
 
 /** A string's shard, the same in every process: FNV-1a, its bits mixed (murmur3's finaliser) so that the low ones vary. */
 function shardOf(text: string, shards: number): number {
@@ -109,36 +143,46 @@ export const counterKeys = {
   sort: (metric: MetricKey, labels: Record<string, string>, epoch: string) =>
     `${metric}#${canonicalLabels(labels)}#${epoch}`,
   index: (quarter: number, shard: number) => `COUNTED#${new Date(quarter).toISOString()}#${shard}`,
+  /** An index entry's sort key: the window it was written in first, then its item's quarter. */
+  indexSort: (window: number, quarter: number | null, pk: string, sk: string) =>
+    `${new Date(window).toISOString()}#${quarter === null ? foldedSuffix : new Date(quarter).toISOString()}#${pk}#${sk}`,
   history: (sourceId: string) => `SOURCE#${sourceId}#HISTORY`,
   historySort: (interval: number) => new Date(interval).toISOString(),
   upkeep: { pk: 'COUNTER#UPKEEP', sk: 'FOLDED' },
+  windows: { pk: 'COUNTER#UPKEEP', sk: 'WINDOWS' },
+  fold: (quarter: number) => ({ pk: 'COUNTER#UPKEEP', sk: `FOLD#${new Date(quarter).toISOString()}` }),
   unaccounted: 'COUNTER#UNACCOUNTED',
+  kept: (shard: number) => `COUNTER#UNACCOUNTED#${shard}`,
 };
 
 const quarterOf = (ms: number) => Math.floor(ms / historyIntervalMs) * historyIntervalMs;
 const intervalOf = (epoch: string) => quarterOf(epochStartMs(epoch));
 const epochOf = (sk: string) => sk.slice(sk.lastIndexOf('#') + 1);
 
+const windowOf = (ms: number) => Math.floor(ms / windowMs()) * windowMs();
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
- * How long an index entry is kept: the upkeep folds a quarter within hours, and expiry deletes it for
- * nothing (a delete is a write). Were the upkeep stopped longer, the items of those quarters would stay
- * unfolded: still counted in every figure, though no longer read as a source that moved.
+ * How long an index entry is kept: the upkeep reads it within minutes and folds its quarter within
+ * hours, and expiry deletes it for nothing (a delete is a write). Were the upkeep stopped longer, the
+ * items of those quarters would stay unfolded: still counted in every figure, though no longer read
+ * as a source that moved.
  */
 const indexLifetimeSeconds = 7 * 86_400;
 
 /**
- * An item's index entry. A partition's items are indexed in one shard (a source's all in its own), so
- * that a share of the sources reads a share of the index.
+ * An item's index entry in a window (the item's quarter, or null for a folded total). A partition's
+ * items are indexed in one shard (a source's all in its own), so that a share of the sources reads a
+ * share of the index, and a piece of the upkeep one shard.
  */
-function indexEntry(pk: string, sk: string, epoch: string) {
-  const quarter = intervalOf(epoch);
+function indexEntry(pk: string, sk: string, quarter: number | null, window: number) {
   return {
-    pk: counterKeys.index(quarter, shardOf(pk, indexShards)),
-    sk: `${pk}#${sk}`,
+    pk: counterKeys.index(quarterOf(window), shardOf(pk, indexShards)),
+    sk: counterKeys.indexSort(window, quarter, pk, sk),
     entity: 'CounterIndex',
     item_pk: pk,
     item_sk: sk,
-    [ttlAttribute]: Math.floor(quarter / 1000) + indexLifetimeSeconds,
+    [ttlAttribute]: Math.floor(window / 1000) + indexLifetimeSeconds,
   };
 }
 
@@ -150,8 +194,9 @@ function indexEntry(pk: string, sk: string, epoch: string) {
 const counterWritesAtOnce = 8;
 
 /**
- * Items this process has indexed (`<pk>#<sk>`): it writes an item's index entry once, before its first
- * total there. Forgotten all at once past a bound (each then indexed once more).
+ * Items this process has indexed (`<window>#<pk>#<sk>`): it writes an item's index entry once a window,
+ * before its first total there in that window. Forgotten all at once past a bound (each then indexed
+ * once more).
  */
 const indexed = new Set<string>();
 const indexedAtMost = 100_000;
@@ -174,25 +219,24 @@ function placeOf(write: TotalWrite, now: number) {
 type Place = ReturnType<typeof placeOf>;
 
 /**
- * Indexes the items these totals go to that this process has not indexed yet, before the totals, so
- * that no item is left out of the index; not for a settled epoch, whose item exists (indexed) or is
- * folded. Answers the items whose entry could not be written (their totals wait for the next write).
+ * Indexes the item a total goes to in the window it is written in, unless this process did so in
+ * that window already, just before the total: no write goes unlisted in the window it lands in (or
+ * the one before, which the upkeep reads after its grace). Answers false when the entry could not be
+ * written (the total then waits for the next write).
  */
-async function indexFirst(places: Place[]): Promise<Set<string>> {
-  const entries = new Map<string, ReturnType<typeof indexEntry>>();
-  for (const { pk, sk, key, itemEpoch, settled } of places)
-    if (!settled && !indexed.has(key)) entries.set(key, indexEntry(pk, sk, itemEpoch));
-  const unindexed = new Set<string>();
-  if (indexed.size + entries.size > indexedAtMost) indexed.clear();
-  await forEachAtMost([...entries], counterWritesAtOnce, async ([key, Item]) => {
-    try {
-      await db.send(new PutCommand({ TableName: table(), Item }));
-      indexed.add(key);
-    } catch {
-      unindexed.add(key);
-    }
-  });
-  return unindexed;
+async function indexFirst({ pk, sk, itemEpoch }: Place, window: number): Promise<boolean> {
+  const key = `${window}#${pk}#${sk}`;
+  if (indexed.has(key)) return true;
+  if (indexed.size >= indexedAtMost) indexed.clear();
+  try {
+    await db.send(
+      new PutCommand({ TableName: table(), Item: indexEntry(pk, sk, quarterOf(epochStartMs(itemEpoch)), window) }),
+    );
+    indexed.add(key);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -273,9 +317,10 @@ export async function writeTotals(
 ): Promise<TotalWrite[]> {
   const failed: TotalWrite[] = [];
   const places = writes.map((write) => placeOf(write, now));
-  const unindexed = await indexFirst(places);
+  // The window of each write by the clock, from `now` on (a long flush moves into the next).
+  const started = Date.now();
   await forEachAtMost(places, counterWritesAtOnce, async (place) => {
-    if (unindexed.has(place.key)) failed.push(place.write);
+    if (!(await indexFirst(place, windowOf(now + Date.now() - started)))) failed.push(place.write);
     else
       await writeTotal(place).then(
         (by) => by > 0 && grew(place.write, by),
@@ -339,26 +384,15 @@ async function unfoldedQuarters(now: number): Promise<number[]> {
 }
 
 /**
- * The keys of the items the index lists in one quarter, in the shards of a share; with `before`, also
- * the items written before the index moved into the table (listed by their own index attributes),
- * which the fold reads until none is left (an hour and a quarter after an upgrade).
+ * The keys of the items the index lists as written in one quarter, in the shards of a share: every
+ * item of an epoch not folded yet is listed in its quarter or a later one.
  */
-async function indexedKeys(
-  quarter: number,
-  share = everySource,
-  options: { before?: boolean } = {},
-): Promise<{ pk: string; sk: string }[]> {
+async function indexedKeys(quarter: number, share = everySource): Promise<{ pk: string; sk: string }[]> {
   const shards = await Promise.all(
     Array.from({ length: indexShards / share.shards }, async (_, n) => {
       const partition = counterKeys.index(quarter, share.shard + n * share.shards);
-      const [entries, before] = await Promise.all([
-        queryAll<{ item_pk: string; item_sk: string }>({ partition, consistent: false }),
-        options.before ? queryAll<{ pk: string; sk: string }>({ index: 'gsi1', partition }) : [],
-      ]);
-      return [
-        ...entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk })),
-        ...before.map((item) => ({ pk: item.pk, sk: item.sk })),
-      ];
+      const entries = await queryAll<{ item_pk: string; item_sk: string }>({ partition, consistent: false });
+      return entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk }));
     }),
   );
   return shards.flat();
@@ -376,16 +410,77 @@ async function recentSources(now: number, share: SourceShare): Promise<Set<strin
   for (const quarter of await unfoldedQuarters(now))
     for (const key of await indexedKeys(quarter, share)) {
       const source = sourceOfPartition(key.pk);
-      // Items indexed before a source's were all in its shard sit in any shard: each is read by its own share.
       if (source && inShare(source, share)) sources.add(source);
     }
   return sources;
 }
 
-/** Sources of a share settled with a figure unaccounted for, and that figure. */
-async function settledUnaccounted(share: SourceShare): Promise<Map<string, number>> {
-  const items = await queryAll<{ sk: string; unaccounted: number }>({ partition: counterKeys.unaccounted });
-  return new Map(items.filter((item) => inShare(item.sk, share)).map((item) => [item.sk, Number(item.unaccounted)]));
+/** The shard a source's index entries and kept figure are in. */
+export const shardOfSource = (sourceId: string) => shardOf(counterKeys.source(sourceId), indexShards);
+
+/** The figures a shard keeps (and those kept before shards that belong to it). */
+export async function keptFigures(shard: number): Promise<Map<string, KeptFigure>> {
+  const [kept, before] = await Promise.all([
+    queryAll<{ sk: string; unaccounted: number; staged?: number }>({ partition: counterKeys.kept(shard) }),
+    queryAll<{ sk: string; unaccounted: number }>({ partition: counterKeys.unaccounted }),
+  ]);
+  const figures = new Map<string, KeptFigure>();
+  for (const item of before)
+    if (shardOfSource(item.sk) === shard) figures.set(item.sk, { unaccounted: Number(item.unaccounted), staged: 0 });
+  for (const item of kept)
+    figures.set(item.sk, { unaccounted: Number(item.unaccounted), staged: Number(item.staged ?? 0) });
+  return figures;
+}
+
+/** Keeps a source's figure in its shard, or drops it (and any kept before shards). */
+export async function keepFigure(shard: number, sourceId: string, figure: KeptFigure | null): Promise<void> {
+  const key = { pk: counterKeys.kept(shard), sk: sourceId };
+  if (figure)
+    await db.send(new PutCommand({ TableName: table(), Item: { ...key, entity: 'CounterUnaccounted', ...figure } }));
+  else await db.send(new DeleteCommand({ TableName: table(), Key: key }));
+  await db.send(new DeleteCommand({ TableName: table(), Key: { pk: counterKeys.unaccounted, sk: sourceId } }));
+}
+
+/** Every kept figure, of the shards of a share. */
+export async function keptFiguresOf(share = everySource): Promise<Map<string, KeptFigure>> {
+  const shards = Array.from({ length: indexShards / share.shards }, (_, n) => share.shard + n * share.shards);
+  const figures = new Map<string, KeptFigure>();
+  await forEachAtMost(shards, 16, async (shard) => {
+    for (const [source, figure] of await keptFigures(shard)) figures.set(source, figure);
+  });
+  return figures;
+}
+
+/** A source's envelopes unaccounted for, from its counters. */
+export async function unaccountedOf(sourceId: string): Promise<number> {
+  return unaccountedBySource(samplesOf(sumSeries(await sourceItems(sourceId)))).get(sourceId) ?? 0;
+}
+
+/** Index entries read by a piece of the upkeep at most: a piece's work is bounded, more pieces do the rest. */
+const entriesPerPiece = 2000;
+
+/** One page of a shard's index entries under a sort key prefix, from after `after`. */
+async function entryPage(partition: string, prefix: string, after: string | undefined) {
+  const { items, nextKey } = await queryKeys(
+    { partition, sortBeginsWith: prefix, consistent: false },
+    entriesPerPiece,
+    after === undefined ? undefined : { pk: partition, sk: after },
+  );
+  return {
+    keys: items.map((item) => ({ pk: String(item.item_pk), sk: String(item.item_sk) })),
+    next: nextKey?.sk,
+  };
+}
+
+/** A page of the sources a shard's index lists in a window, and the piece that reads the rest. */
+export async function movedPage(piece: UpkeepPiece): Promise<{ sources: string[]; next: UpkeepPiece | null }> {
+  const page = await entryPage(counterKeys.index(quarterOf(piece.at), piece.shard), `${iso(piece.at)}#`, piece.after);
+  const sources = new Set<string>();
+  for (const key of page.keys) {
+    const source = sourceOfPartition(key.pk);
+    if (source) sources.add(source);
+  }
+  return { sources: [...sources], next: page.next === undefined ? null : { ...piece, step: 0, after: page.next } };
 }
 
 /** Samples of every metric from series' items, by metric. */
@@ -406,11 +501,12 @@ export interface CounterReading {
 }
 
 /**
- * What /metrics and the upkeep read: the platform's series, and the series of the sources that
- * moved since the last epochs were folded (an hour or so), each source read whole; sources quiet
- * since are represented by their unaccounted figure alone, kept when they settled. Work grows with
- * the sources that moved, never with every source there is. A share reads its sources only (and the
- * platform's series with share 0): GET /metrics in shards, each a scrape target of its own.
+ * What /metrics reads: the platform's series, and the series of the sources that moved since the
+ * last epochs were folded (an hour or so), each source read whole; other sources are represented by
+ * their figure unaccounted for alone, as the upkeep keeps it. Work grows with the sources that moved
+ * within the hour (its answer lists each one's series), never with every source there is. A share
+ * reads its sources only (and the platform's series with share 0): GET /metrics in shards, each a
+ * scrape target of its own.
  */
 export async function readRecentCounters(now = Date.now(), share = everySource): Promise<CounterReading> {
   if (indexShards % share.shards !== 0 || share.shard < 0 || share.shard >= share.shards)
@@ -424,7 +520,7 @@ export async function readRecentCounters(now = Date.now(), share = everySource):
         )
       : [],
     recentSources(now, share),
-    settledUnaccounted(share),
+    keptFiguresOf(share),
   ]);
   const samples = samplesOf(sumSeries(platform.flat()));
   const recent = new Map<MetricKey, Sample[]>();
@@ -435,7 +531,7 @@ export async function readRecentCounters(now = Date.now(), share = everySource):
     samplesOf(series, recent);
   });
   const unaccounted = unaccountedBySource(recent);
-  for (const [source, figure] of settled) if (!sources.has(source)) unaccounted.set(source, figure);
+  for (const [source, figure] of settled) if (!sources.has(source)) unaccounted.set(source, figure.unaccounted);
   return { samples, unaccounted };
 }
 
@@ -518,74 +614,219 @@ async function foldGroup(items: CounterItem[], interval: number): Promise<boolea
 const foldsAtOnce = 16;
 
 /**
- * Folds the epochs that started over an hour ago, quarter by quarter from where the last run
- * stopped, as the index lists them (each read by its key): per series and 15-minute interval, one
- * transaction deletes them (each only if unchanged), adds their values to the series' folded total
- * and, for a source's series, to its history item of that interval. A quarter with an item that
- * moved meanwhile (read a moment before its last write) is read again next time. Answers the items
- * folded, and the sources they belonged to.
+ * Windows in which a quarter's items are created: from its start until writes to its epochs only
+ * raise items that exist (45 minutes), with room for a write under way then.
  */
-export async function foldSettledEpochs(now = Date.now()): Promise<{ folded: number; sources: Set<string> }> {
-  const sources = new Set<string>();
-  let folded = 0;
-  let through: number | null = null;
-  // At most two hours of quarters a run (after a pause, the next runs catch up).
-  for (const quarter of (await unfoldedQuarters(now)).slice(0, 8)) {
-    if (now - quarter <= foldAfterMs) break;
-    // The items the index lists, read by key (a hundred a call), by partition and series.
-    const keys = new Map(
-      (await indexedKeys(quarter, everySource, { before: true })).map((key) => [`${key.pk}#${key.sk}`, key]),
-    );
-    const partitions = new Map<string, Map<string, CounterItem[]>>();
-    for (const item of (await batchGetAll([...keys.values()])) as unknown as CounterItem[]) {
-      if (now - epochStartMs(epochOf(item.sk)) <= foldAfterMs) continue;
-      const series = partitions.get(item.pk) ?? new Map<string, CounterItem[]>();
-      const key = `${item.metric}|${canonicalLabels(item.labels)}`;
-      series.set(key, [...(series.get(key) ?? []), item]);
-      partitions.set(item.pk, series);
-    }
-    let whole = true;
-    // Partitions side by side (a quarter holds every source that moved in it: a transaction each, one
-    // after another, would take longer than the five minutes between runs at 100,000 sources); a
-    // partition's series one after another, since they add to the same history item.
-    await forEachAtMost([...partitions.values()], foldsAtOnce, async (series) => {
-      for (const items of series.values())
-        for (let i = 0; i < items.length; i += 98) {
-          const chunk = items.slice(i, i + 98);
-          if (await foldGroup(chunk, quarter)) {
-            folded += chunk.length;
-            const source = sourceOf((chunk[0] as CounterItem).labels);
-            if (source) sources.add(source);
-          } else whole = false;
-        }
+const creationSpanMs = foldAfterMs;
+
+/**
+ * The readings of a quarter's fold for one shard, by step: its entries written before the index took
+ * windows (in the quarter's own partition), then those of each window its items were created in.
+ */
+function foldSteps(quarter: number, shard: number, now: number): { partition: string; prefix: string }[] {
+  const steps = [{ partition: counterKeys.index(quarter, shard), prefix: sourcePrefix }];
+  for (let window = quarter; window < quarter + creationSpanMs && window <= now; window += windowMs())
+    steps.push({
+      partition: counterKeys.index(quarterOf(window), shard),
+      prefix: `${iso(window)}#${iso(quarter)}#`,
     });
-    if (!whole) break;
-    through = quarter + historyIntervalMs;
-  }
-  if (through !== null)
-    await db.send(
-      new PutCommand({ TableName: table(), Item: { ...counterKeys.upkeep, entity: 'CounterUpkeep', through } }),
-    );
-  return { folded, sources };
+  return steps;
 }
 
 /**
- * Keeps the unaccounted figure of sources that settled (none of their epochs left to fold): a
- * source quiet since a loss is read by nobody, so its figure is kept apart while it is not 0, and
- * dropped once it is. Called with the sources whose epochs were just folded.
+ * Folds one shard of a settled quarter, as far as a piece's page of the index goes: the items listed,
+ * read by key (a hundred a call), of epochs that started over an hour ago, per series: one
+ * transaction deletes them (each only if unchanged), adds their values to the series' folded total
+ * and, for a source's series, to its history item of that interval. Hands on the rest first (`send`);
+ * once the last of its readings is done, marks the shard's fold of the quarter done. An item that
+ * moved meanwhile (read a moment before its last write) fails the piece, which is taken again (what
+ * it folded is gone from the items, so nothing is folded twice).
  */
-export async function keepSettledFigures(sources: Iterable<string>): Promise<void> {
-  await forEachAtMost([...sources], 8, async (source) => {
-    const items = await sourceItems(source);
-    if (items.some((item) => epochOf(item.sk) !== foldedSuffix)) return;
-    const figure = unaccountedBySource(samplesOf(sumSeries(items))).get(source) ?? 0;
-    const key = { pk: counterKeys.unaccounted, sk: source };
-    if (figure === 0) await db.send(new DeleteCommand({ TableName: table(), Key: key }));
-    else
-      await db.send(
-        new PutCommand({ TableName: table(), Item: { ...key, entity: 'CounterUnaccounted', unaccounted: figure } }),
-      );
+export async function foldPiece(
+  piece: UpkeepPiece,
+  send: (pieces: UpkeepPiece[]) => Promise<void>,
+  now = Date.now(),
+): Promise<{ folded: number }> {
+  const steps = foldSteps(piece.at, piece.shard, now);
+  const keys: { pk: string; sk: string }[] = [];
+  let step = piece.step ?? 0;
+  let after = piece.after;
+  let next: UpkeepPiece | null = null;
+  for (; step < steps.length; step++, after = undefined) {
+    const { partition, prefix } = steps[step] as { partition: string; prefix: string };
+    const page = await entryPage(partition, prefix, after);
+    keys.push(...page.keys);
+    if (page.next !== undefined) next = { ...piece, step, after: page.next };
+    else if (keys.length >= entriesPerPiece && step + 1 < steps.length) next = { ...piece, step: step + 1 };
+    if (next) break;
+  }
+  if (next) await send([next]);
+  const partitions = new Map<string, Map<string, CounterItem[]>>();
+  const unique = new Map(keys.map((key) => [`${key.pk}#${key.sk}`, key]));
+  for (const item of (await batchGetAll([...unique.values()])) as unknown as CounterItem[]) {
+    const epoch = epochOf(item.sk);
+    if (epoch === foldedSuffix || now - epochStartMs(epoch) <= foldAfterMs) continue;
+    const series = partitions.get(item.pk) ?? new Map<string, CounterItem[]>();
+    const key = `${item.metric}|${canonicalLabels(item.labels)}|${intervalOf(epoch)}`;
+    series.set(key, [...(series.get(key) ?? []), item]);
+    partitions.set(item.pk, series);
+  }
+  let folded = 0;
+  let whole = true;
+  // Partitions side by side; a partition's series one after another, since they add to the same history item.
+  await forEachAtMost([...partitions.values()], foldsAtOnce, async (series) => {
+    for (const items of series.values())
+      for (let i = 0; i < items.length; i += 98) {
+        const chunk = items.slice(i, i + 98);
+        if (await foldGroup(chunk, intervalOf(epochOf(chunk[0]?.sk ?? '')))) folded += chunk.length;
+        else whole = false;
+      }
   });
+  if (!whole) throw new Error('A counter item moved while it was folded; the piece is folded again');
+  if (!next)
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: counterKeys.fold(piece.at),
+        UpdateExpression: 'ADD done :shard SET entity = :entity, #expires = :expires',
+        ExpressionAttributeNames: { '#expires': ttlAttribute },
+        ExpressionAttributeValues: {
+          ':shard': new Set([piece.shard]),
+          ':entity': 'CounterFold',
+          ':expires': Math.floor(piece.at / 1000) + indexLifetimeSeconds,
+        },
+      }),
+    );
+  return { folded };
+}
+
+/** The planner's side of the upkeep's marks, in the table. */
+export const upkeepMarks = {
+  async marks(): Promise<{ windowsFrom: number | null; foldedFrom: number | null }> {
+    const [windows, folded] = await batchGetAll([counterKeys.windows, counterKeys.upkeep], { consistent: true }).then(
+      (items) => [items.find((item) => item.sk === 'WINDOWS'), items.find((item) => item.sk === 'FOLDED')],
+    );
+    return {
+      windowsFrom: windows?.from === undefined ? null : Number(windows.from),
+      foldedFrom: folded?.through === undefined ? null : Number(folded.through),
+    };
+  },
+  async foldState(quarter: number): Promise<FoldState> {
+    const { Item } = await db.send(
+      new GetCommand({ TableName: table(), Key: counterKeys.fold(quarter), ConsistentRead: true }),
+    );
+    return {
+      sentAt: Item?.sent_at === undefined ? null : Number(Item.sent_at),
+      done: new Set([...((Item?.done as Set<number> | undefined) ?? [])].map(Number)),
+    };
+  },
+  async foldSent(quarter: number, at: number, idle: number[] = []): Promise<void> {
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: counterKeys.fold(quarter),
+        UpdateExpression: `SET sent_at = :at, entity = :entity, #expires = :expires${idle.length > 0 ? ' ADD done :idle' : ''}`,
+        ExpressionAttributeNames: { '#expires': ttlAttribute },
+        ExpressionAttributeValues: {
+          ...(idle.length > 0 ? { ':idle': new Set(idle) } : {}),
+          ':at': at,
+          ':entity': 'CounterFold',
+          ':expires': Math.floor(quarter / 1000) + indexLifetimeSeconds,
+        },
+      }),
+    );
+  },
+  async advance(marks: { windowsFrom?: number; foldedFrom?: number }): Promise<void> {
+    if (marks.windowsFrom !== undefined)
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: { ...counterKeys.windows, entity: 'CounterUpkeep', from: marks.windowsFrom },
+        }),
+      );
+    if (marks.foldedFrom !== undefined)
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: { ...counterKeys.upkeep, entity: 'CounterUpkeep', through: marks.foldedFrom },
+        }),
+      );
+  },
+};
+
+/** Whether a partition of the index holds an entry (under a sort key prefix): a key read, consistently. */
+async function listsAny(partition: string, prefix?: string): Promise<boolean> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: prefix === undefined ? 'pk = :p' : 'pk = :p AND begins_with(sk, :s)',
+      ExpressionAttributeValues: { ':p': partition, ...(prefix === undefined ? {} : { ':s': prefix }) },
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+      Limit: 1,
+    }),
+  );
+  return Items.length > 0;
+}
+
+/** Index partitions looked at side by side. */
+const probesAtOnce = 16;
+
+/**
+ * The planner's look at which shards have work (one planner run's: each index partition looked at
+ * once a run): a window's shards whose index lists a write in it, or that keep a figure
+ * (`keptShards`, whose sources each window's piece reads again); a quarter's shards whose index
+ * partitions (those its fold reads) hold any entry. A key read each, where a piece for a shard with
+ * nothing was a message sent, received and deleted and a worker's invocation.
+ */
+export function upkeepProbe(keptShards: ReadonlySet<number>, now = Date.now()) {
+  const holds = new Map<string, Promise<boolean>>();
+  const any = (partition: string) => {
+    let held = holds.get(partition);
+    if (!held) {
+      held = listsAny(partition);
+      holds.set(partition, held);
+    }
+    return held;
+  };
+  const shardsWhere = async (test: (shard: number) => Promise<boolean>) => {
+    const busy = new Set<number>();
+    await forEachAtMost(
+      Array.from({ length: indexShards }, (_, shard) => shard),
+      probesAtOnce,
+      async (shard) => {
+        if (await test(shard)) busy.add(shard);
+      },
+    );
+    return busy;
+  };
+  return {
+    movedShards: (window: number) =>
+      shardsWhere(async (shard) => {
+        if (keptShards.has(shard)) return true;
+        const partition = counterKeys.index(quarterOf(window), shard);
+        return (await any(partition)) && listsAny(partition, `${iso(window)}#`);
+      }),
+    foldShards: (quarter: number) =>
+      shardsWhere(async (shard) => {
+        const partitions = [...new Set(foldSteps(quarter, shard, now).map((step) => step.partition))];
+        for (const partition of partitions) if (await any(partition)) return true;
+        return false;
+      }),
+  };
+}
+
+/** The planner's settings, as deployed (the window from COUNTER_WINDOW_SECONDS). */
+export function upkeepSettings(): PlanSettings {
+  return {
+    shards: indexShards,
+    windowMs: windowMs(),
+    graceMs: windowGraceMs(),
+    foldAfterMs,
+    quarterMs: historyIntervalMs,
+    firstLookBackMs,
+    resendAfterMs: 30 * 60_000,
+  };
 }
 
 const historyItemAttributes = new Set(['pk', 'sk', 'entity', ttlAttribute]);
@@ -637,7 +878,8 @@ const countedOnceDays = 31;
  * and a doubled figure offsets a later real loss in the unaccounted figure. One transaction puts the
  * key's item (only where none is) and adds to each series' folded total, so that the count and its
  * key are written together or not at all; a source's series adds to its history item of the interval
- * the count is made in, as folding adds an epoch's. Answers false, adding nothing, when the key was counted.
+ * the count is made in, as folding adds an epoch's, and its folded total's index entry goes in the
+ * window (the upkeep reads the source again). Answers false, adding nothing, when the key was counted.
  * A platform series (no source) goes to the folded total of one of its shards, chosen by the key.
  */
 export async function countOnce(
@@ -646,6 +888,12 @@ export async function countOnce(
   now = Date.now(),
 ): Promise<boolean> {
   const at = new Date(now).toISOString();
+  const folded = new Map<string, { pk: string; sk: string }>();
+  for (const { metric, labels } of counts) {
+    const source = sourceOf(labels);
+    const key = source && { pk: counterKeys.source(source), sk: counterKeys.sort(metric, labels, foldedSuffix) };
+    if (key) folded.set(key.pk, key);
+  }
   return transactionHeld(
     new TransactWriteCommand({
       TransactItems: [
@@ -685,6 +933,9 @@ export async function countOnce(
           };
         }),
         ...historyOfCounts(counts, now),
+        ...[...folded.values()].map(({ pk, sk }) => ({
+          Put: { TableName: table(), Item: indexEntry(pk, sk, null, windowOf(now)) },
+        })),
       ],
     }),
   );

@@ -13,10 +13,8 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import * as z from 'zod';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
-  addBySource,
   emptyHead,
   recordLifetimeMs,
-  type StagedBySource,
   type StagedRecords,
   type StagedTotals,
   type StagingHead,
@@ -125,7 +123,7 @@ function headItemOf(tableId: string, head: Omit<StagingHead, 'version'>, version
   };
 }
 
-async function headOf(tableId: string, consistent: boolean): Promise<StagingHead> {
+export async function headOf(tableId: string, consistent: boolean): Promise<StagingHead> {
   const result = await db.send(
     new GetCommand({ TableName: table(), Key: stagingKeys.head(tableId), ConsistentRead: consistent }),
   );
@@ -229,23 +227,4 @@ export const stagedRecords: StagedRecords = {
 export async function stagedFor(tableId: string): Promise<StagedTotals & { failure: TableFailure | null }> {
   const head = await headOf(tableId, false);
   return { ...totalsOf(await recordsAbove(tableId, head.through, false)), failure: head.failure };
-}
-
-/**
- * Rows staged across every table, the oldest's ingest time (Infinity when none), and the rows by
- * source: each table the index lists, read (its work grows with the tables that have rows staged,
- * not with all tables).
- */
-export async function stagedOverall(): Promise<{ rows: number; oldest: number } & StagedBySource> {
-  let rows = 0;
-  let oldest = Number.POSITIVE_INFINITY;
-  const bySource: StagedBySource = { bySource: new Map(), unattributed: 0 };
-  await forEachAtMost(await stagedRecords.listed(), 16, async ({ tableId, head }) => {
-    const records = await recordsAbove(tableId, head.through, false);
-    const totals = totalsOf(records);
-    rows += totals.rows;
-    oldest = Math.min(oldest, totals.oldest);
-    addBySource(bySource, records);
-  });
-  return { rows, oldest, ...bySource };
 }
