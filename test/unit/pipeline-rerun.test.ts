@@ -14,6 +14,7 @@ import { logFileName } from '#delta/kernel/log.ts';
 import { openSnapshot } from '#delta/kernel/snapshot.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { pipelineOutput } from '#shared/adapters/delta-tables.ts';
+import { tableMetadataOf } from '#shared/adapters/table-storage.ts';
 import { snapshotView } from '#shared/adapters/table-views.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
@@ -91,7 +92,7 @@ async function world() {
   const written = (output: DataSet) => {
     const stored = store.state.dataSets.get(output.data_set_id) as DataSet;
     store.state.dataSets.set(output.data_set_id, { ...stored, storage_location: `s3://lake/${output.data_set_id}` });
-    return pipelineOutput(writerOf(tableOf(output)), output);
+    return pipelineOutput(writerOf(tableOf(output)), tableMetadataOf(output));
   };
   const hooks = { beforeRead: async () => undefined };
   const deps: PipelineRunDeps = {
