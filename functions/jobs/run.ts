@@ -8,11 +8,9 @@ import * as z from 'zod';
 import { runJob } from '#shared/domain/jobs/run-job.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
-import { runnerDeps, workByType } from './wiring.ts';
+import { runnerDeps, work } from './wiring.ts';
 
 export const handler = recordHandler('job', z.object({ job_id: z.uuid() }), async (message) => {
-  const outcome = await runJob(runnerDeps, message.job_id, randomUUID(), (job, control) =>
-    workByType[job.job_type](job, control),
-  );
+  const outcome = await runJob(runnerDeps, message.job_id, randomUUID(), work);
   logger.info('job', { job_id: message.job_id, outcome });
 });

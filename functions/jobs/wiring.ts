@@ -19,10 +19,13 @@ import { fixStorage, tableMetadataOf } from '#shared/adapters/table-storage.ts';
 import { config, intEnv } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { recordVersionFound } from '#shared/domain/datasets/storage.ts';
+import { deletePayload, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { JobType } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
-import type { JobWork, RunnerDeps } from '#shared/domain/jobs/run-job.ts';
+import { type JobKind, jobKind, type RunnerDeps, workOfKinds } from '#shared/domain/jobs/run-job.ts';
 import { type MaintenanceOutcome, type OptimizeDeps, runOptimize } from '#shared/domain/jobs/run-optimize.ts';
+import { pipelineJobPayload } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { queryJobPayload } from '#shared/domain/pipelines/queries.ts';
 import { type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
 import { logger } from '#shared/observability/logger.ts';
 
@@ -99,18 +102,21 @@ const pipelineDeps: PipelineRunDeps = {
   replaceRows,
 };
 
-/** Each job type's work; each reads its job's payload with the schema its type declares. */
-export const workByType: Record<JobType, JobWork> = {
-  Pipeline: (job, control) => runPipeline(pipelineDeps, job, control),
-  Optimize: (job, control) => runOptimize(optimizeDeps, job, control),
-  Delete: (job, control) => runDelete(dataSetFileStore, job, control),
-  Query: async (job, control) => {
+/** Each job type: the schema its payload is read with as the job enters, and its work. */
+const jobKinds: Record<JobType, JobKind<unknown>> = {
+  Pipeline: jobKind(pipelineJobPayload, (job, control) => runPipeline(pipelineDeps, job, control)),
+  Optimize: jobKind(optimizePayload, (job, control) => runOptimize(optimizeDeps, job, control)),
+  Delete: jobKind(deletePayload, (job, control) => runDelete(dataSetFileStore, job, control)),
+  Query: jobKind(queryJobPayload, async (job, control) => {
     const { result, ...outcome } = await runQuery(source, job, control);
     await control.beginCommit();
     await putResult(job.job_id, result);
     return outcome;
-  },
+  }),
 };
+
+/** What a job's runner runs: its type's work, on its payload as the type's schema reads it. */
+export const work = workOfKinds(jobKinds);
 
 export const runnerDeps: RunnerDeps = {
   ...runnerStore,

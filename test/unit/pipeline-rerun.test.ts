@@ -19,9 +19,9 @@ import { snapshotView } from '#shared/adapters/table-views.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
+import { JobCancelled, type RunControl, readJob } from '#shared/domain/jobs/run-job.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
-import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { pipelineJobPayload, triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
 import { type PipelineRunDeps, pipelineAppId, runPipeline } from '#shared/domain/pipelines/run-pipeline.ts';
 import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
@@ -139,7 +139,7 @@ async function world() {
   };
   const run = async (request: { from?: string; to?: string } | null = null, control = running) => {
     const job = await triggerPipeline(store, platformAdmin, pipelineId, request);
-    return runPipeline(deps, (await store.getJob(job.job_id)) as Job, control);
+    return runPipeline(deps, readJob(pipelineJobPayload, (await store.getJob(job.job_id)) as Job), control);
   };
   const outputId = () => store.state.pipelines.get(pipelineId)?.output_data_set_id as string;
   return { store, source, pipelineId, commit, deps, hooks, definition, redeploy, run, outputId, tables };
