@@ -70,10 +70,11 @@ export async function appendRows(
   ...request: Parameters<PipelineRunDeps['appendRows']> extends [DataSet, ...infer R] ? R : never
 ): ReturnType<PipelineRunDeps['appendRows']> {
   return asServiceErrors(async () => {
-    const table = await writableTable(await fixStorage(output));
-    const written = await table.appendRows(tableMetadataOf(output), ...request);
+    const fixed = await fixStorage(output);
+    const table = await writableTable(fixed);
+    const written = await table.appendRows(tableMetadataOf(fixed), ...request);
     // The run's txn found in the table already: its version may be one whose writer stopped before recording it.
-    if (written.version === null) await recordVersionFound(table.opened, output.version);
+    if (written.version === null) await recordVersionFound(table.opened, fixed.version);
     return written;
   });
 }
@@ -84,9 +85,10 @@ async function replaceRows(
   ...request: Parameters<PipelineRunDeps['replaceRows']> extends [DataSet, ...infer R] ? R : never
 ): ReturnType<PipelineRunDeps['replaceRows']> {
   return asServiceErrors(async () => {
-    const table = await writableTable(await fixStorage(output));
-    const replaced = await table.replaceRows(tableMetadataOf(output), ...request);
-    if (replaced.version === null) await recordVersionFound(table.opened, output.version);
+    const fixed = await fixStorage(output);
+    const table = await writableTable(fixed);
+    const replaced = await table.replaceRows(tableMetadataOf(fixed), ...request);
+    if (replaced.version === null) await recordVersionFound(table.opened, fixed.version);
     return replaced;
   });
 }

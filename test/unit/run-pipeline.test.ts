@@ -73,7 +73,7 @@ async function world() {
       ...(store.state.logs.get(dataSet.data_set_id) ?? []),
       { version, actions: [{ add }] },
     ]);
-    // As every commit does (table-storage's recordCommit).
+    // As every commit does (table-storage's recordTableVersion).
     store.noteNewRows(dataSet.data_set_id);
     version++;
   };
