@@ -7,7 +7,7 @@
  * module (it brings apache-arrow and parquet-wasm); opening snapshots alone is in table-storage.ts.
  */
 
-import { liveRecords } from '#delta/kernel/log.ts';
+import { liveRecords, type TableMetadata } from '#delta/kernel/log.ts';
 import type { TableState } from '#delta/kernel/snapshot.ts';
 import type { TableStorage } from '#delta/kernel/storage.ts';
 import { appendToTable } from '#delta/operations/append.ts';
@@ -24,6 +24,7 @@ import { config } from '../config.ts';
 import { clockMarginMs, exactlyOncePerMessage, type MessageIdRecords } from '../domain/datasets/exactly-once.ts';
 import { type DataSet, envelopeSchema } from '../domain/datasets/model.ts';
 import { dayExpiresAt, oldestDay, retentionKeeps, retentionOf, retentionPlan } from '../domain/datasets/retention.ts';
+import { recordVersionFound } from '../domain/datasets/storage.ts';
 import type { CommittedVersion } from '../domain/datasets/table.ts';
 import { tableSettings } from '../domain/datasets/table-settings.ts';
 import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.ts';
@@ -31,24 +32,24 @@ import { firstIngestMs, isTimedId } from '../domain/ingest/envelope.ts';
 import type { MaintenanceOutcome } from '../domain/jobs/run-optimize.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
 import type { DayRange } from '../domain/pipelines/pipeline-runs.ts';
-import type { DecodedRow, PipelineRunDeps } from '../domain/pipelines/run-pipeline.ts';
+import type { DecodedRow } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
 import { commitRecords } from './dynamo/delta-log.ts';
 import { encodeStaged, maxPayloadBytesPerFile } from './parquet/envelope-writer.ts';
-import { fixStorage, recordCommit, tableCommitter, tableMetadataOf, tableReader } from './table-storage.ts';
+import { type OpenTable, openTable, tableMetadataOf } from './table-storage.ts';
 
 /**
  * A checkpoint when the table's interval asks for one (not at version 0). Never fails the commit:
  * a missed checkpoint only makes readers replay more commits until the next one.
  */
-async function checkpointIfDue(storage: TableStorage, dataSet: DataSet, entry: LogEntry, state: TableState) {
+async function checkpointIfDue(storage: TableStorage, tableId: string, entry: LogEntry, state: TableState) {
   if (entry.version === 0 || !checkpointDue(entry.version, state)) return;
   try {
     await writeCheckpoint(storage, encodeCheckpoint, state, Date.now());
   } catch (error) {
     logger.warn('Checkpoint not written', {
-      data_set_id: dataSet.data_set_id,
+      data_set_id: tableId,
       version: entry.version,
       error: (error as Error).message,
     });
@@ -76,16 +77,16 @@ export function committedView(entry: LogEntry, state: TableState, defaultRetenti
  * version, the pipelines watching it) and checkpointed when due; `committed` collects the versions
  * for the use case that asked.
  */
-async function tableWriter(dataSet: DataSet, now?: () => Date) {
-  const committer = await tableCommitter(dataSet);
+async function tableWriter(table: OpenTable, now?: () => Date) {
+  const committer = await table.committer();
   const committed: CommittedVersion[] = [];
   const commit: CommitDeps = {
     ...committer,
     ...(now ? { now } : {}),
     hooks: {
       async onCompleted(entry, state) {
-        await recordCommit(dataSet, entry.version);
-        await checkpointIfDue(committer.storage, dataSet, entry, state);
+        await table.recordVersion(entry.version);
+        await checkpointIfDue(committer.storage, table.tableId, entry, state);
         committed.push(committedView(entry, state, config.dataRetentionMs()));
       },
     },
@@ -134,27 +135,16 @@ export function envelopeOutput(
     });
 }
 
-/**
- * Rows found in the table already may be a version whose writer stopped between its log entry and
- * recording it (its invocation timed out or crashed): nothing else would record it before the
- * table's next commit, so the data set would list no files and the pipelines watching it would not
- * hear of those rows. The table's latest version is recorded when the data set is behind it
- * (recording only moves forward).
- */
-async function recordFound(dataSet: DataSet, deps: CommitDeps): Promise<void> {
-  const latest = (await deps.snapshots.current(dataSet.data_set_id)).version;
-  if (latest >= 0 && latest > (dataSet.version ?? -1)) await recordCommit(dataSet, latest);
-}
-
 /** Staged envelopes appended to their data set's table in the tenant's store (shared/domain/ingest/commit-table.ts). */
 export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, rows, request) =>
   asServiceErrors(async () => {
-    const writer = await tableWriter(dataSet);
+    const table = await openTable(dataSet);
+    const writer = await tableWriter(table);
     const result = await envelopeOutput(writer.commit, {
       ids: commitRecords,
       defaultRetentionMs: config.dataRetentionMs(),
     })(dataSet, rows, request);
-    if (writer.committed.length === 0 && result.skipped > 0) await recordFound(dataSet, writer.commit);
+    if (writer.committed.length === 0 && result.skipped > 0) await recordVersionFound(table, dataSet.version);
     return { written: result.written, skipped: result.skipped, expired: result.expired, committed: writer.committed };
   });
 
@@ -181,7 +171,7 @@ function writeRowFiles(storage: CommitDeps['storage'], columns: ColumnDefinition
  *            of those days and adds them, carrying the pipeline's txn. Re-running it replaces the
  *            same days again.
  */
-export function pipelineOutput(deps: CommitDeps, table: DataSet) {
+export function pipelineOutput(deps: CommitDeps, metadata: TableMetadata) {
   return {
     async append(
       columns: ColumnDefinition[],
@@ -190,8 +180,8 @@ export function pipelineOutput(deps: CommitDeps, table: DataSet) {
       txn: { appId: string; version: number; after: number; readVersion: number },
     ) {
       const result = await appendToTable(deps, {
-        tableId: table.data_set_id,
-        metadata: tableMetadataOf(table),
+        tableId: metadata.tableId,
+        metadata,
         rows,
         txn,
         attempt,
@@ -208,13 +198,13 @@ export function pipelineOutput(deps: CommitDeps, table: DataSet) {
     ) {
       const files = await writeRowFiles(deps.storage, columns, rows);
       const result = await replacePartitions(deps, {
-        tableId: table.data_set_id,
+        tableId: metadata.tableId,
         replaces: (values) => typeof values.dt === 'string' && values.dt >= range.from && values.dt <= range.to,
         operation: 'WRITE',
         adds: files.adds,
         rows: rows.length,
         bytes: files.bytes,
-        metadata: tableMetadataOf(table),
+        metadata,
         txn,
         attempt,
       });
@@ -228,33 +218,54 @@ export function pipelineOutput(deps: CommitDeps, table: DataSet) {
   };
 }
 
-/** A pipeline's output table in the tenant's store: what a run writes, and the versions it committed. */
-async function outputTable(output: DataSet) {
-  const table = await fixStorage(output);
-  const writer = await tableWriter(table);
-  return {
-    output: pipelineOutput(writer.commit, table),
-    committed: writer.committed,
-    // The run's txn found in the table already: its version may be one whose writer stopped before recording it.
-    found: () => recordFound(table, writer.commit),
-  };
+/**
+ * A data set's table opened once for a run that writes it: the store resolved once (openTable),
+ * and what the run commits through it. `committed` collects the versions of every write.
+ */
+export class WritableTable {
+  constructor(readonly opened: OpenTable) {}
+
+  /** A pipeline's rows appended to its output table, exactly once per run (pipelineOutput). */
+  async appendRows(metadata: TableMetadata, ...request: Parameters<ReturnType<typeof pipelineOutput>['append']>) {
+    const writer = await tableWriter(this.opened);
+    const result = await pipelineOutput(writer.commit, metadata).append(...request);
+    return { ...result, committed: writer.committed };
+  }
+
+  /** A ranged re-run's rows replacing whole days of a pipeline's output table (pipelineOutput). */
+  async replaceRows(metadata: TableMetadata, ...request: Parameters<ReturnType<typeof pipelineOutput>['replace']>) {
+    const writer = await tableWriter(this.opened);
+    const result = await pipelineOutput(writer.commit, metadata).replace(...request);
+    return { ...result, committed: writer.committed };
+  }
+
+  /** One maintenance run of the table (maintainWithRetention). */
+  async maintain(
+    options: { minFiles?: number },
+    control: Pick<MaintenanceDeps, 'checkpoint' | 'beforeFirstCommit'> & { now?: () => Date } = {},
+  ): Promise<MaintenanceOutcome> {
+    const now = control.now ?? (() => new Date());
+    const writer = await tableWriter(this.opened, now);
+    const report = await maintainWithRetention(
+      {
+        commit: writer.commit,
+        reader: this.opened.reader,
+        rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.commit.storage, sources, targetSize, newPath),
+        now,
+        ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
+        ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
+      },
+      this.opened.tableId,
+      { ...options, defaultRetentionMs: config.dataRetentionMs() },
+    );
+    return { ...report, committed: writer.committed };
+  }
 }
 
-export const appendRows: PipelineRunDeps['appendRows'] = (output, columns, rows, attempt, txn) =>
-  asServiceErrors(async () => {
-    const table = await outputTable(output);
-    const result = await table.output.append(columns, rows, attempt, txn);
-    if (result.version === null) await table.found();
-    return { ...result, committed: table.committed };
-  });
-
-export const replaceRows: PipelineRunDeps['replaceRows'] = (output, columns, rows, range, attempt, txn) =>
-  asServiceErrors(async () => {
-    const table = await outputTable(output);
-    const result = await table.output.replace(columns, rows, range, attempt, txn);
-    if (result.version === null) await table.found();
-    return { ...result, committed: table.committed };
-  });
+/** The data set's table opened for writing (its storage fixed already). */
+export async function writableTable(dataSet: DataSet): Promise<WritableTable> {
+  return new WritableTable(await openTable(dataSet));
+}
 
 /**
  * The library's maintenance run with the data set's rules (shared/domain/datasets/): the days its
@@ -274,33 +285,4 @@ export async function maintainWithRetention(
     return { minFiles, expiry: retention.expiry };
   });
   return { ...report, retentionMs: retention.retentionMs, keptFrom: retention.keptFrom };
-}
-
-/**
- * One maintenance run of a data set's table (maintainWithRetention), and the versions it committed.
- */
-export async function maintainDataSet(
-  dataSet: DataSet,
-  options: { minFiles?: number },
-  control: Pick<MaintenanceDeps, 'checkpoint' | 'beforeFirstCommit'> & { now?: () => Date } = {},
-): Promise<MaintenanceOutcome | null> {
-  if (!dataSet.storage_location || !dataSet.object_store_id) return null;
-  const now = control.now ?? (() => new Date());
-  return asServiceErrors(async () => {
-    const reader = await tableReader(dataSet);
-    const writer = await tableWriter(dataSet, now);
-    const report = await maintainWithRetention(
-      {
-        commit: writer.commit,
-        reader,
-        rewrite: (sources, targetSize, newPath) => rewriteFiles(writer.commit.storage, sources, targetSize, newPath),
-        now,
-        ...(control.checkpoint ? { checkpoint: control.checkpoint } : {}),
-        ...(control.beforeFirstCommit ? { beforeFirstCommit: control.beforeFirstCommit } : {}),
-      },
-      dataSet.data_set_id,
-      { ...options, defaultRetentionMs: config.dataRetentionMs() },
-    );
-    return { ...report, committed: writer.committed };
-  });
 }

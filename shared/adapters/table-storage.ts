@@ -1,6 +1,6 @@
 /**
- * Where a data set's Delta table lives and how to read it: fixed at its first write (the tenant's
- * default store then), reached with the store's own credentials. Opening a snapshot needs no
+ * A data set's Delta table opened once per run (openTable): its store resolved and connected once,
+ * with the store's own credentials. Opening a snapshot needs no
  * WebAssembly (checkpoints are read with hyparquet), so API functions read tables through here;
  * writing (commits, checkpoints, compaction) is in delta-tables.ts.
  */
@@ -15,7 +15,8 @@ import type { CommitDeps } from '#delta/operations/transaction.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { config } from '../config.ts';
 import { tributaryEngine } from '../domain/datasets/exactly-once.ts';
-import { type DataSet, storageLocationOf } from '../domain/datasets/model.ts';
+import type { DataSet } from '../domain/datasets/model.ts';
+import { storageAtFirstWrite } from '../domain/datasets/storage.ts';
 import type { PropertiesCommitter } from '../domain/datasets/table-properties.ts';
 import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
 import { connectStore } from '../domain/tenants/store-access.ts';
@@ -37,40 +38,60 @@ import { secretBox } from './secret-box.ts';
 const functionMemoryMb = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0);
 export const snapshots = new SnapshotCache(functionMemoryMb > 0 ? (functionMemoryMb * 1024 * 1024) / 4 : undefined);
 
-/** The data set with its store and location fixed: the tenant's default store at its first write. */
-export async function fixStorage(dataSet: DataSet): Promise<DataSet> {
-  if (dataSet.object_store_id && dataSet.storage_location) return dataSet;
-  const tenant = await getTenant(dataSet.tenant_id);
-  const storeId = tenant?.default_object_store_id;
-  const store = storeId ? await getObjectStore(dataSet.tenant_id, storeId) : null;
-  if (!store)
-    throw new Error(`Tenant ${dataSet.tenant_id} has no object store to write data set ${dataSet.data_set_id} to`);
-  return fixDataSetStorage(
-    dataSet.data_set_id,
-    store.object_store_id,
-    storageLocationOf(store.base_url, dataSet.data_set_id),
-    new Date(),
-  );
+/** The data set with its store and location fixed (shared/domain/datasets/storage.ts), on DynamoDB. */
+export const fixStorage = (dataSet: DataSet): Promise<DataSet> =>
+  storageAtFirstWrite({ getTenant, getObjectStore, fixDataSetStorage }, dataSet);
+
+/**
+ * A data set's table opened for one run: its store looked up and connected once, and what the run
+ * asks of the table handed out from there (a snapshot reader, what committing needs, the record of
+ * its versions in DynamoDB). Capabilities that write Parquet are in delta-tables.ts.
+ */
+export interface OpenTable {
+  tableId: string;
+  storage: TableLocation;
+  /** What opening a snapshot of the table needs (its root: a path in the log may be absolute). */
+  reader: LogReader & { storage: TableLocation };
+  /** What committing to the table needs, but its hooks. */
+  committer(): Promise<Omit<CommitDeps, 'hooks'>>;
+  /** Records a committed version with the data set, and tells the pipelines watching it. */
+  recordVersion(version: number): Promise<void>;
+  /** The table's latest version (-1 before its first commit), as this instance's snapshots know it. */
+  latestVersion(): Promise<number>;
 }
 
-async function tableStore(dataSet: DataSet): Promise<{ store: StoredObjectStore; storage: TableLocation }> {
-  const store = dataSet.object_store_id ? await getObjectStore(dataSet.tenant_id, dataSet.object_store_id) : null;
-  if (!store || !dataSet.storage_location) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
+/** The data set's table, its store resolved once (the data set's storage must be fixed). */
+export async function openTable(dataSet: DataSet): Promise<OpenTable> {
+  const { data_set_id: tableId, tenant_id: tenantId, object_store_id: storeId, storage_location: root } = dataSet;
+  const store = storeId ? await getObjectStore(tenantId, storeId) : null;
+  if (!store || !root) throw new Error(`Data set ${tableId} has no storage yet`);
   const connection = await connectStore({ secrets: secretBox, getTenant }, store, config.tenantStoreAccess());
-  return { store, storage: await tableLocation(connection, dataSet.storage_location) };
+  const storage = await tableLocation(connection, root);
+  const states = snapshots.source({ storage, decodeCheckpoint });
+  const committer = async () => ({
+    storage,
+    arbiter: await arbiterFor(store, storage),
+    records: commitRecords,
+    snapshots: states,
+    engine: tributaryEngine,
+  });
+  return {
+    tableId,
+    storage,
+    reader: { storage, decodeCheckpoint, root },
+    committer,
+    recordVersion: (version) => recordTableVersion(tableId, version),
+    latestVersion: async () => (await states.current(tableId)).version,
+  };
 }
 
 export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
-  return (await tableStore(dataSet)).storage;
+  return (await openTable(dataSet)).storage;
 }
 
-/** What opening a snapshot of the data set's table needs (its root: a path in the log may be absolute). */
+/** What opening a snapshot of the data set's table needs. */
 export async function tableReader(dataSet: DataSet): Promise<LogReader & { storage: TableLocation }> {
-  return {
-    storage: await tableFiles(dataSet),
-    decodeCheckpoint,
-    ...(dataSet.storage_location ? { root: dataSet.storage_location } : {}),
-  };
+  return (await openTable(dataSet)).reader;
 }
 
 /** What probes found, per store and options version, so an instance asks DynamoDB (or the store) once. */
@@ -116,19 +137,13 @@ async function arbiterFor(store: StoredObjectStore, storage: TableLocation): Pro
 
 /** What committing to the data set's table needs, but its hooks. */
 export async function tableCommitter(dataSet: DataSet): Promise<Omit<CommitDeps, 'hooks'>> {
-  const { store, storage } = await tableStore(dataSet);
-  return {
-    storage,
-    arbiter: await arbiterFor(store, storage),
-    records: commitRecords,
-    snapshots: snapshots.source({ storage, decodeCheckpoint }),
-    engine: tributaryEngine,
-  };
+  return (await openTable(dataSet)).committer();
 }
 
-export async function recordCommit(dataSet: DataSet, version: number): Promise<void> {
-  await recordDataSetVersion(dataSet.data_set_id, version, new Date());
-  await noteNewRows(dataSet.data_set_id);
+/** A committed version recorded with its data set; the pipelines watching it hear of new rows. */
+export async function recordTableVersion(tableId: string, version: number): Promise<void> {
+  await recordDataSetVersion(tableId, version, new Date());
+  await noteNewRows(tableId);
 }
 
 /** The table as its data set describes it (its version 0). */
@@ -146,9 +161,9 @@ export const tableMetadataOf = (dataSet: DataSet): TableMetadata => ({
  */
 export const commitTableProperties: PropertiesCommitter = (dataSet, change) =>
   asServiceErrors(async () => {
-    const committer = await tableCommitter(dataSet);
+    const table = await openTable(dataSet);
     const committed = await commitMetadata(
-      { ...committer, hooks: { onCompleted: (entry) => recordCommit(dataSet, entry.version) } },
+      { ...(await table.committer()), hooks: { onCompleted: (entry) => table.recordVersion(entry.version) } },
       dataSet.data_set_id,
       async (current) => {
         const base = current ?? metadataAction(tableMetadataOf(dataSet));

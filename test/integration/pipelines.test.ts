@@ -531,8 +531,9 @@ describe('cancelling and failing jobs', () => {
 
     useServiceEnvironment();
     const { getDataSet } = await import('../../shared/adapters/dynamo/data-sets.ts');
-    const { fixStorage, tableCommitter } = await import('../../shared/adapters/table-storage.ts');
-    const { appendRows, pipelineOutput } = await import('../../shared/adapters/delta-tables.ts');
+    const { fixStorage, tableCommitter, tableMetadataOf } = await import('../../shared/adapters/table-storage.ts');
+    const { pipelineOutput } = await import('../../shared/adapters/delta-tables.ts');
+    const { appendRows } = await import('../../functions/jobs/wiring.ts');
     const { pipelineAppId } = await import('../../shared/domain/pipelines/run-pipeline.ts');
     const found = await getDataSet(output?.data_set_id as string);
     if (!found) throw new Error('The output data set is gone');
@@ -549,7 +550,7 @@ describe('cancelling and failing jobs', () => {
           },
         },
       },
-      table,
+      tableMetadataOf(table),
     );
     await expect(stopped.append(outputColumns, rows, 1, txn)).rejects.toThrow('The invocation ended');
     expect((await outputOf(pipelineId))[0]?.version).toBe(0);

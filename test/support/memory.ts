@@ -432,7 +432,7 @@ export function memoryStore() {
   };
 
   const sourceWatch: SourceWatch & { noteNewRows(dataSetId: string): void } = {
-    /** What a commit of the data set does (table-storage's recordCommit). */
+    /** What a commit of the data set does (table-storage's recordTableVersion). */
     noteNewRows(dataSetId) {
       const watch = watches.get(dataSetId);
       if (watch && watch.pipelines.size > 0)

@@ -31,7 +31,9 @@ import { setTableProperties } from '#shared/domain/datasets/table-properties.ts'
 import { checkTableProperties, tablePropertyRules, tableSettings } from '#shared/domain/datasets/table-settings.ts';
 import { envelopeColumns } from '#shared/domain/ingest/envelope.ts';
 import type { FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
+import { optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
+import { readJob } from '#shared/domain/jobs/run-job.ts';
 import { runOptimize } from '#shared/domain/jobs/run-optimize.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
 import { icebergUntouched } from '../support/iceberg-untouched.ts';
@@ -561,7 +563,7 @@ describe('an Optimize job with a data retention', { timeout: 60_000 }, () => {
         },
         now: () => new Date(clock.now),
       },
-      job,
+      readJob(optimizePayload, job),
       { throwIfCancelled: async () => undefined, beginCommit: async () => undefined },
     );
     expect(deleted.sort()).toEqual(['legacy-old', 'old', 'received-earlier']);

@@ -8,8 +8,10 @@ import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
+import { deletePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
+import { readJob } from '#shared/domain/jobs/run-job.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';
 import { withDataSet } from '../support/use-case-setups.ts';
@@ -204,7 +206,7 @@ describe.concurrent('data sets', () => {
 
     // Act: the job runs; a page at a time, it may stop between pages.
     let pages = 0;
-    const outcome = await runDelete(store, job as Job, {
+    const outcome = await runDelete(store, readJob(deletePayload, job as Job), {
       throwIfCancelled: async () => {
         pages++;
       },

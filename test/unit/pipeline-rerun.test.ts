@@ -14,13 +14,14 @@ import { logFileName } from '#delta/kernel/log.ts';
 import { openSnapshot } from '#delta/kernel/snapshot.ts';
 import { decodeCheckpoint } from '#delta/parquet/checkpoint-reader.ts';
 import { pipelineOutput } from '#shared/adapters/delta-tables.ts';
+import { tableMetadataOf } from '#shared/adapters/table-storage.ts';
 import { snapshotView } from '#shared/adapters/table-views.ts';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
+import { JobCancelled, type RunControl, readJob } from '#shared/domain/jobs/run-job.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
-import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { pipelineJobPayload, triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
 import { type PipelineRunDeps, pipelineAppId, runPipeline } from '#shared/domain/pipelines/run-pipeline.ts';
 import { createPipeline, deployPipeline, updateDefinition } from '#shared/domain/pipelines/use-cases.ts';
 import { createTenant } from '#shared/domain/tenants/use-cases.ts';
@@ -91,7 +92,7 @@ async function world() {
   const written = (output: DataSet) => {
     const stored = store.state.dataSets.get(output.data_set_id) as DataSet;
     store.state.dataSets.set(output.data_set_id, { ...stored, storage_location: `s3://lake/${output.data_set_id}` });
-    return pipelineOutput(writerOf(tableOf(output)), output);
+    return pipelineOutput(writerOf(tableOf(output)), tableMetadataOf(output));
   };
   const hooks = { beforeRead: async () => undefined };
   const deps: PipelineRunDeps = {
@@ -138,7 +139,7 @@ async function world() {
   };
   const run = async (request: { from?: string; to?: string } | null = null, control = running) => {
     const job = await triggerPipeline(store, platformAdmin, pipelineId, request);
-    return runPipeline(deps, (await store.getJob(job.job_id)) as Job, control);
+    return runPipeline(deps, readJob(pipelineJobPayload, (await store.getJob(job.job_id)) as Job), control);
   };
   const outputId = () => store.state.pipelines.get(pipelineId)?.output_data_set_id as string;
   return { store, source, pipelineId, commit, deps, hooks, definition, redeploy, run, outputId, tables };

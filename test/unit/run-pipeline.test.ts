@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import { JobCancelled, type RunControl } from '#shared/domain/jobs/run-job.ts';
+import { JobCancelled, type RunControl, readJob } from '#shared/domain/jobs/run-job.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
 import { startRunsOnNewData } from '#shared/domain/pipelines/on-new-data.ts';
-import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
-import { startQuery } from '#shared/domain/pipelines/queries.ts';
+import { pipelineJobPayload, triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
+import { queryJobPayload, startQuery } from '#shared/domain/pipelines/queries.ts';
 import { type DecodedRow, type PipelineRunDeps, runPipeline, runQuery } from '#shared/domain/pipelines/run-pipeline.ts';
 import { suggestColumns } from '#shared/domain/pipelines/suggest-columns.ts';
 import {
@@ -73,7 +73,7 @@ async function world() {
       ...(store.state.logs.get(dataSet.data_set_id) ?? []),
       { version, actions: [{ add }] },
     ]);
-    // As every commit does (table-storage's recordCommit).
+    // As every commit does (table-storage's recordTableVersion).
     store.noteNewRows(dataSet.data_set_id);
     version++;
   };
@@ -129,7 +129,7 @@ describe.concurrent('runPipeline', () => {
       m5: { pr: { merged: 'yes' } },
     });
     const pipelineId = await deployedPipeline();
-    const outcome = await runPipeline(deps, await trigger(pipelineId), running);
+    const outcome = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
     expect(outcome).toMatchObject({
       rows_in: 5,
       rows_out: 2,
@@ -189,7 +189,7 @@ describe.concurrent('runPipeline', () => {
       },
     });
     await deployPipeline(store, platformAdmin, pipeline.pipeline_id, undefined);
-    const outcome = await runPipeline(deps, await trigger(pipeline.pipeline_id), running);
+    const outcome = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipeline.pipeline_id)), running);
     expect(outcome).toMatchObject({ rows_in: 6, rows_out: 2, rows_filtered: 1, rows_rejected: 3 });
     expect(outcome.rejection_samples).toEqual([
       { message_id: 'm1', reason: 'line 3 is not valid JSON' },
@@ -206,12 +206,15 @@ describe.concurrent('runPipeline', () => {
     const { commit, deps, output, deployedPipeline, trigger, store } = await world();
     commit({ m1: { action: 'a' } });
     const pipelineId = await deployedPipeline();
-    await runPipeline(deps, await trigger(pipelineId), running);
+    await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
     const outputs = store.state.dataSets.size;
-    expect(await runPipeline(deps, await trigger(pipelineId), running)).toMatchObject({ rows_in: 0, rows_out: 0 });
+    expect(await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running)).toMatchObject({
+      rows_in: 0,
+      rows_out: 0,
+    });
     expect(store.state.dataSets.size).toBe(outputs);
     commit({ m2: { action: 'b' }, m3: { action: 'c' } });
-    expect(await runPipeline(deps, await trigger(pipelineId), running)).toMatchObject({
+    expect(await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running)).toMatchObject({
       rows_in: 2,
       rows_out: 2,
       source: { from_version: 1, to_version: 1 },
@@ -225,7 +228,7 @@ describe.concurrent('runPipeline', () => {
     const pipelineId = await deployedPipeline();
     const job = await trigger(pipelineId);
     await updateDefinition(store, platformAdmin, pipelineId, definition('other', columns.slice(0, 1)));
-    await runPipeline(deps, job, running);
+    await runPipeline(deps, readJob(pipelineJobPayload, job), running);
     expect(output.get('m1')?.row.cells).toEqual(['a', 1n, null]);
   });
 
@@ -240,7 +243,9 @@ describe.concurrent('runPipeline', () => {
         throw cancelled;
       },
     };
-    await expect(runPipeline(deps, await trigger(pipelineId), control)).rejects.toBe(cancelled);
+    await expect(runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), control)).rejects.toBe(
+      cancelled,
+    );
     expect(output.size).toBe(0);
     expect(store.state.pipelines.get(pipelineId)?.checkpoint).toBeNull();
   });
@@ -249,11 +254,11 @@ describe.concurrent('runPipeline', () => {
     const { commit, deps, deployedPipeline, trigger, store, definition } = await world();
     commit({ m1: { action: 'a' } });
     const pipelineId = await deployedPipeline();
-    await runPipeline(deps, await trigger(pipelineId), running);
+    await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
     await updateDefinition(store, platformAdmin, pipelineId, definition('pull_requests', columns.slice(0, 2)));
     await deployPipeline(store, platformAdmin, pipelineId, undefined);
     commit({ m2: { action: 'b' } });
-    await expect(runPipeline(deps, await trigger(pipelineId), running)).rejects.toThrow(
+    await expect(runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running)).rejects.toThrow(
       'The columns of version 2 differ from those of output "pull_requests"; give the output a new name',
     );
   });
@@ -281,7 +286,7 @@ describe.concurrent('runQuery', () => {
       },
       limit: 2,
     });
-    const outcome = await runQuery(deps, job, running);
+    const outcome = await runQuery(deps, readJob(queryJobPayload, job), running);
     expect(outcome.result).toEqual({
       columns: [
         { name: 'dt', type: 'string' },
@@ -313,7 +318,7 @@ describe.concurrent('runQuery', () => {
       },
       limit: 10_000,
     });
-    const outcome = await runQuery(deps, job, running);
+    const outcome = await runQuery(deps, readJob(queryJobPayload, job), running);
     expect(outcome.result.rows.length).toBe(16);
     expect(outcome.result.rows[15]).toEqual(['2026-11-21', text]);
     expect([outcome.result.truncated, outcome.result.truncated_by]).toEqual([true, 'size']);
@@ -339,7 +344,8 @@ describe.concurrent('runs on new data', () => {
     const runQueued = async (finish: 'Succeeded' | 'Failed' = 'Succeeded') => {
       for (const job of automaticJobs().filter((candidate) => candidate.status === 'Queued')) {
         const at = new Date().toISOString();
-        const outcome = finish === 'Succeeded' ? await runPipeline(w.deps, job, running) : {};
+        const outcome =
+          finish === 'Succeeded' ? await runPipeline(w.deps, readJob(pipelineJobPayload, job), running) : {};
         await w.store.moveJob(
           job.job_id,
           ['Queued'],
@@ -416,7 +422,9 @@ describe.concurrent('runs on new data', () => {
     expect(await tick()).toBe(1);
     await setPipelineStatus(store, platformAdmin, pipelineId, 'Disabled');
     const [queued] = automaticJobs();
-    await expect(runPipeline(deps, queued as Job, running)).rejects.toBeInstanceOf(JobCancelled);
+    await expect(runPipeline(deps, readJob(pipelineJobPayload, queued as Job), running)).rejects.toBeInstanceOf(
+      JobCancelled,
+    );
     expect(output.size).toBe(0);
     await store.moveJob(queued?.job_id as string, ['Queued'], { status: 'Cancelled' }, new Date());
 

@@ -1,7 +1,6 @@
 import { type DataSetDeps, removeDataSet } from '../datasets/use-cases.ts';
-import { deletePayload } from './maintenance-jobs.ts';
-import type { Job } from './model.ts';
-import { type JobOutcome, type RunControl, readJobField } from './run-job.ts';
+import type { DeletePayload } from './maintenance-jobs.ts';
+import type { JobOf, JobOutcome, RunControl } from './run-job.ts';
 
 export type DeleteDeps = Pick<DataSetDeps, 'getDataSet' | 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>;
 
@@ -13,8 +12,8 @@ export type DeleteDeps = Pick<DataSetDeps, 'getDataSet' | 'filesOf' | 'deleteLog
  *     data set stays listed, and deleting it again goes on).
  *  3. Then its log, then the data set itself.
  */
-export async function runDelete(deps: DeleteDeps, job: Job, control: RunControl): Promise<JobOutcome> {
-  const payload = readJobField(deletePayload, job, 'payload');
+export async function runDelete(deps: DeleteDeps, job: JobOf<DeletePayload>, control: RunControl): Promise<JobOutcome> {
+  const payload = job.payload;
   const dataSet = await deps.getDataSet(payload.data_set_id);
   const removed =
     dataSet && dataSet.tenant_id === job.tenant_id

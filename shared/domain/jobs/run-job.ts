@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { DomainError } from '../errors.ts';
-import type { Job, RejectionSample } from './model.ts';
+import type { Job, JobType, RejectionSample } from './model.ts';
 import type { JobQueue, JobRepository } from './ports.ts';
 
 /** The job holding a partition's lease, and when the lease lapses unless renewed. */
@@ -85,6 +85,33 @@ export function readJobField<T>(schema: z.ZodType<T>, job: Job, field: 'payload'
   throw new Error(
     `The ${job.job_type} job's ${field} does not fit its type: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`,
   );
+}
+
+/** A job whose payload was read with its type's schema as it entered the runner. */
+export type JobOf<P> = Omit<Job, 'payload'> & { payload: P };
+
+/** A job type: the schema its payload is read with where the job enters the runner, and its work. */
+export interface JobKind<P> {
+  payload: z.ZodType<P>;
+  work(job: JobOf<P>, control: RunControl): Promise<JobOutcome>;
+}
+
+/** A job type, its work typed by its payload's schema. */
+export function jobKind<P>(payload: z.ZodType<P>, work: JobKind<P>['work']): JobKind<P> {
+  return { payload, work };
+}
+
+/** The job with its payload read with its type's schema (readJobField). */
+export function readJob<P>(schema: z.ZodType<P>, job: Job): JobOf<P> {
+  return { ...job, payload: readJobField(schema, job, 'payload') };
+}
+
+/** The work of every job: its type's, on the job with its payload read with the type's schema. */
+export function workOfKinds(kinds: Record<JobType, JobKind<unknown>>): JobWork {
+  return (job, control) => {
+    const kind = kinds[job.job_type];
+    return kind.work(readJob(kind.payload, job), control);
+  };
 }
 
 export interface RunnerDeps extends JobRepository, JobQueue, LeaseStore {

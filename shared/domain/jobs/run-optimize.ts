@@ -5,9 +5,8 @@ import type { DataSet } from '../datasets/model.ts';
 import { dayExpiresAt, firstDayKept } from '../datasets/retention.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
-import { optimizePayload } from './maintenance-jobs.ts';
-import type { Job } from './model.ts';
-import { JobFailure, type JobOutcome, type RunControl, readJobField } from './run-job.ts';
+import type { OptimizePayload } from './maintenance-jobs.ts';
+import { JobFailure, type JobOf, type JobOutcome, type RunControl } from './run-job.ts';
 
 /**
  * What one maintenance run of a table did: the Delta library's report, the data retention it
@@ -54,9 +53,13 @@ export interface OptimizeDeps extends MaintenanceRequests {
  *  4. Record when the table next needs maintenance (its tombstones' expiry, its oldest day's), and
  *     ask for a run now when one of its own versions makes one due.
  */
-export async function runOptimize(deps: OptimizeDeps, job: Job, control: RunControl): Promise<JobOutcome> {
+export async function runOptimize(
+  deps: OptimizeDeps,
+  job: JobOf<OptimizePayload>,
+  control: RunControl,
+): Promise<JobOutcome> {
   const startedAt = deps.now?.() ?? new Date();
-  const payload = readJobField(optimizePayload, job, 'payload');
+  const payload = job.payload;
   const dataSet = await deps.getDataSet(payload.data_set_id);
   if (!dataSet || dataSet.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const report = await deps.maintain(dataSet, payload.min_files ?? undefined, {

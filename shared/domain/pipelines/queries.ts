@@ -16,6 +16,7 @@ export const maxQueryRows = 10_000;
 
 /** What a query job carries: the query, and how many rows its result keeps. */
 export const queryJobPayload = z.object({ query: querySpecification, limit: z.number().int().positive() });
+export type QueryJobPayload = z.infer<typeof queryJobPayload>;
 
 /** A query over a data set: the pipeline decoding, without writing a table; the rows are the job's result. */
 export async function startQuery(

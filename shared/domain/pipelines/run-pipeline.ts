@@ -3,14 +3,21 @@ import { type IcebergSyncDeps, syncIcebergAfterCommit } from '../datasets/iceber
 import { askForMaintenance, type MaintenanceRequests } from '../datasets/maintenance-due.ts';
 import { type DataSet, type DeltaSchema, newDataSet } from '../datasets/model.ts';
 import type { CommittedVersion, TableFile, TableSnapshot } from '../datasets/table.ts';
-import type { Job, RejectionSample } from '../jobs/model.ts';
-import { JobCancelled, JobFailure, type JobOutcome, type RunControl, readJobField } from '../jobs/run-job.ts';
+import type { RejectionSample } from '../jobs/model.ts';
+import {
+  JobCancelled,
+  JobFailure,
+  type JobOf,
+  type JobOutcome,
+  type RunControl,
+  readJobField,
+} from '../jobs/run-job.ts';
 import { type Cell, compileQuery } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
-import { type DayRange, pipelineJobPayload, pipelineJobSource } from './pipeline-runs.ts';
+import { type DayRange, type PipelineJobPayload, pipelineJobSource } from './pipeline-runs.ts';
 import type { PipelineRepository } from './ports.ts';
-import { queryJobPayload } from './queries.ts';
+import type { QueryJobPayload } from './queries.ts';
 
 /** An envelope as read back from a webhook data set's Parquet file. */
 export interface StoredEnvelope {
@@ -191,12 +198,12 @@ export class Decoder {
  */
 export async function runPipeline(
   deps: PipelineRunDeps,
-  job: Job,
+  job: JobOf<PipelineJobPayload | null>,
   control: RunControl,
   attempt = 1,
 ): Promise<JobOutcome> {
   const { pipeline_id: pipelineId, pipeline_version: version } = readJobField(pipelineJobSource, job, 'source');
-  const payload = readJobField(pipelineJobPayload, job, 'payload');
+  const payload = job.payload;
   const pipeline = await deps.getPipeline(pipelineId);
   if (!pipeline) throw new JobFailure('The pipeline was deleted');
   if (payload?.trigger === 'on_new_data' && pipeline.status !== 'Active') throw new JobCancelled();
@@ -409,10 +416,10 @@ export const maxQueryResultBytes = 16 * 1024 * 1024;
  */
 export async function runQuery(
   deps: SourceReader,
-  job: Job,
+  job: JobOf<QueryJobPayload>,
   control: RunControl,
 ): Promise<JobOutcome & { result: QueryResult }> {
-  const { query, limit } = readJobField(queryJobPayload, job, 'payload');
+  const { query, limit } = job.payload;
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const decoder = new Decoder(query, limit);
