@@ -102,11 +102,12 @@ function isoMillis(micros: bigint, round: 'floor' | 'ceil'): string {
   return new Date(Number(millis)).toISOString();
 }
 
-function buildColumn(
-  spec: ColumnSpec,
-  field: Field,
-  values: CellValue[] | Utf8Column,
-): { data: ReturnType<typeof makeData>; stats: ColumnStats } {
+type BuiltColumn = { data: ReturnType<typeof makeData>; stats: ColumnStats };
+
+/** A column's length and nulls: how many, and the Arrow validity bitmap marking them. */
+type Validity = ReturnType<typeof validityBitmap> & { length: number };
+
+function buildColumn(spec: ColumnSpec, field: Field, values: CellValue[] | Utf8Column): BuiltColumn {
   if (!Array.isArray(values)) {
     if (spec.type !== 'string') throw new Error(`Column ${spec.name} is not a string column`);
     const { offsets, data } = values;
@@ -121,107 +122,128 @@ function buildColumn(
       stats: { nulls: 0 },
     };
   }
-  const length = values.length;
-  const { bitmap, nulls } = validityBitmap(values);
-  if (!spec.nullable && nulls > 0) throw new Error(`Column ${spec.name} is not nullable but has ${nulls} nulls`);
+  const validity = { ...validityBitmap(values), length: values.length };
+  if (!spec.nullable && validity.nulls > 0)
+    throw new Error(`Column ${spec.name} is not nullable but has ${validity.nulls} nulls`);
+  if (spec.type === 'string') return stringColumn(field, values, validity);
+  if (spec.type === 'long' || spec.type === 'timestamp')
+    return longColumn(field, values, validity, spec.type === 'timestamp');
+  if (spec.type === 'double') return doubleColumn(field, values, validity);
+  return booleanColumn(field, values, validity);
+}
+
+/** UTF-8 text, with bounds in its statistics unless a value is longer than a statistic may be. */
+function stringColumn(field: Field, values: CellValue[], { length, nulls, bitmap }: Validity): BuiltColumn {
   const stats: ColumnStats = { nulls };
-
-  if (spec.type === 'string') {
-    let bytes = 0;
-    let longest = 0;
-    for (const value of values) {
-      if (value === null) continue;
-      const text = value as string;
-      bytes += Buffer.byteLength(text, 'utf8');
-      if (text.length > longest) longest = text.length;
-    }
-    const data = Buffer.allocUnsafe(bytes);
-    const offsets = new Int32Array(length + 1);
-    let position = 0;
-    let min: string | undefined;
-    let max: string | undefined;
-    const withStats = longest <= maxStatStringLength;
-    for (let i = 0; i < length; i++) {
-      const value = values[i];
-      if (value !== null) {
-        const text = value as string;
-        position += data.write(text, position, 'utf8');
-        if (withStats) {
-          if (min === undefined || text < min) min = text;
-          if (max === undefined || text > max) max = text;
-        }
-      }
-      offsets[i + 1] = position;
-    }
-    if (min !== undefined) stats.min = min;
-    if (max !== undefined) stats.max = max;
-    return {
-      data: makeData({
-        type: field.type as Utf8,
-        length,
-        nullCount: nulls,
-        nullBitmap: bitmap,
-        valueOffsets: offsets,
-        data,
-      }),
-      stats,
-    };
+  let bytes = 0;
+  let longest = 0;
+  for (const value of values) {
+    if (value === null) continue;
+    const text = value as string;
+    bytes += Buffer.byteLength(text, 'utf8');
+    if (text.length > longest) longest = text.length;
   }
+  const data = Buffer.allocUnsafe(bytes);
+  const offsets = new Int32Array(length + 1);
+  let position = 0;
+  let min: string | undefined;
+  let max: string | undefined;
+  const withStats = longest <= maxStatStringLength;
+  for (let i = 0; i < length; i++) {
+    const value = values[i];
+    if (value !== null) {
+      const text = value as string;
+      position += data.write(text, position, 'utf8');
+      if (withStats) {
+        if (min === undefined || text < min) min = text;
+        if (max === undefined || text > max) max = text;
+      }
+    }
+    offsets[i + 1] = position;
+  }
+  if (min !== undefined) stats.min = min;
+  if (max !== undefined) stats.max = max;
+  return {
+    data: makeData({
+      type: field.type as Utf8,
+      length,
+      nullCount: nulls,
+      nullBitmap: bitmap,
+      valueOffsets: offsets,
+      data,
+    }),
+    stats,
+  };
+}
 
-  if (spec.type === 'long' || spec.type === 'timestamp') {
-    const data = new BigInt64Array(length);
-    let min: bigint | undefined;
-    let max: bigint | undefined;
-    for (let i = 0; i < length; i++) {
-      const value = values[i];
-      if (value === null) continue;
-      const number = value as bigint;
-      data[i] = number;
+/** 64-bit integers: a timestamp's bounds as ISO text (to the millisecond, widened), a long's as numbers when safe. */
+function longColumn(
+  field: Field,
+  values: CellValue[],
+  { length, nulls, bitmap }: Validity,
+  timestamp: boolean,
+): BuiltColumn {
+  const stats: ColumnStats = { nulls };
+  const data = new BigInt64Array(length);
+  let min: bigint | undefined;
+  let max: bigint | undefined;
+  for (let i = 0; i < length; i++) {
+    const value = values[i];
+    if (value === null) continue;
+    const number = value as bigint;
+    data[i] = number;
+    if (min === undefined || number < min) min = number;
+    if (max === undefined || number > max) max = number;
+  }
+  if (min !== undefined && max !== undefined) {
+    if (timestamp) {
+      stats.min = isoMillis(min, 'floor');
+      stats.max = isoMillis(max, 'ceil');
+    } else if (min >= BigInt(Number.MIN_SAFE_INTEGER) && max <= BigInt(Number.MAX_SAFE_INTEGER)) {
+      stats.min = Number(min);
+      stats.max = Number(max);
+    }
+  }
+  return {
+    data: makeData({ type: field.type as Int64, length, nullCount: nulls, nullBitmap: bitmap, data }),
+    stats,
+  };
+}
+
+/** Doubles, bounded by their finite values. */
+function doubleColumn(field: Field, values: CellValue[], { length, nulls, bitmap }: Validity): BuiltColumn {
+  const stats: ColumnStats = { nulls };
+  const data = new Float64Array(length);
+  let min: number | undefined;
+  let max: number | undefined;
+  for (let i = 0; i < length; i++) {
+    const value = values[i];
+    if (value === null) continue;
+    const number = value as number;
+    data[i] = number;
+    if (Number.isFinite(number)) {
       if (min === undefined || number < min) min = number;
       if (max === undefined || number > max) max = number;
     }
-    if (min !== undefined && max !== undefined) {
-      if (spec.type === 'timestamp') {
-        stats.min = isoMillis(min, 'floor');
-        stats.max = isoMillis(max, 'ceil');
-      } else if (min >= BigInt(Number.MIN_SAFE_INTEGER) && max <= BigInt(Number.MAX_SAFE_INTEGER)) {
-        stats.min = Number(min);
-        stats.max = Number(max);
-      }
-    }
-    return {
-      data: makeData({ type: field.type as Int64, length, nullCount: nulls, nullBitmap: bitmap, data }),
-      stats,
-    };
   }
-
-  if (spec.type === 'double') {
-    const data = new Float64Array(length);
-    let min: number | undefined;
-    let max: number | undefined;
-    for (let i = 0; i < length; i++) {
-      const value = values[i];
-      if (value === null) continue;
-      const number = value as number;
-      data[i] = number;
-      if (Number.isFinite(number)) {
-        if (min === undefined || number < min) min = number;
-        if (max === undefined || number > max) max = number;
-      }
-    }
-    if (min !== undefined && max !== undefined) {
-      stats.min = min;
-      stats.max = max;
-    }
-    return {
-      data: makeData({ type: field.type as Float64, length, nullCount: nulls, nullBitmap: bitmap, data }),
-      stats,
-    };
+  if (min !== undefined && max !== undefined) {
+    stats.min = min;
+    stats.max = max;
   }
+  return {
+    data: makeData({ type: field.type as Float64, length, nullCount: nulls, nullBitmap: bitmap, data }),
+    stats,
+  };
+}
 
+/** Booleans, one bit each. */
+function booleanColumn(field: Field, values: CellValue[], { length, nulls, bitmap }: Validity): BuiltColumn {
   const data = new Uint8Array(((length + 63) >> 6) << 3);
   for (let i = 0; i < length; i++) if (values[i] === true) data[i >> 3] = (data[i >> 3] as number) | (1 << (i & 7));
-  return { data: makeData({ type: field.type as Bool, length, nullCount: nulls, nullBitmap: bitmap, data }), stats };
+  return {
+    data: makeData({ type: field.type as Bool, length, nullCount: nulls, nullBitmap: bitmap, data }),
+    stats: { nulls },
+  };
 }
 
 export interface ParquetFile {

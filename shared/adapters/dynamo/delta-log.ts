@@ -138,7 +138,7 @@ async function queryAll(input: QueryCommandInput): Promise<Record<string, unknow
   let start: Record<string, unknown> | undefined;
   do {
     const result = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...((result.Items ?? []) as Record<string, unknown>[]));
+    items.push(...(result.Items ?? []));
     start = result.LastEvaluatedKey;
   } while (start);
   return items;
@@ -159,9 +159,10 @@ function remember(tableId: string, runId: string, ids: string[]): void {
   runIds.set(key, ids);
   cachedIds += ids.length;
   while (cachedIds > maxCachedIds && runIds.size > 1) {
-    const oldest = runIds.keys().next().value as string;
-    cachedIds -= runIds.get(oldest)?.length ?? 0;
-    runIds.delete(oldest);
+    const oldest = runIds.keys().next();
+    if (oldest.done) break;
+    cachedIds -= runIds.get(oldest.value)?.length ?? 0;
+    runIds.delete(oldest.value);
   }
 }
 

@@ -12,6 +12,12 @@ import type { Tenant } from '../../domain/tenants/model.ts';
 const ttlMs = () => Number(process.env.INGEST_CACHE_SECONDS ?? 2) * 1000;
 const maxEntries = 10_000;
 
+/** Drops a map's oldest entry (the first inserted). */
+function dropOldest(map: Map<string, unknown>): void {
+  const oldest = map.keys().next();
+  if (!oldest.done) map.delete(oldest.value);
+}
+
 export class TtlCache<T> {
   private readonly entries = new Map<string, { value: Promise<T>; expires: number }>();
 
@@ -23,7 +29,7 @@ export class TtlCache<T> {
   get(key: string, load: () => Promise<T>): Promise<T> {
     const hit = this.entries.get(key);
     if (hit && hit.expires > Date.now()) return hit.value;
-    if (this.entries.size >= maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    if (this.entries.size >= maxEntries) dropOldest(this.entries);
     const entry = { value: load(), expires: Number.POSITIVE_INFINITY };
     this.entries.set(key, entry);
     entry.value.then(
@@ -68,7 +74,7 @@ export function rememberingMisses<T>(
     const read = lookup(key)
       .then((value) => {
         if (value === null) {
-          if (misses.size >= maxEntries) misses.delete(misses.keys().next().value as string);
+          if (misses.size >= maxEntries) dropOldest(misses);
           misses.set(key, now() + ttlMs());
         }
         return value;

@@ -110,6 +110,7 @@ export async function claimDedupKey(
     const first = await db.send(
       new GetCommand({ TableName: table(), Key: guardKeys.dedup(sourceId, key), ConsistentRead: true }),
     );
-    return (first.Item?.message_id as string | undefined) ?? messageId;
+    const firstId = first.Item?.message_id;
+    return typeof firstId === 'string' ? firstId : messageId;
   }
 }

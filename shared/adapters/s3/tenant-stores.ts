@@ -173,6 +173,85 @@ function insideScope(scope: StoreConnection['scope'], bucket: string, prefix: st
   );
 }
 
+/** Where a table location's requests go: its client and bucket, and its keys under the table root. */
+interface Place {
+  client: S3Client;
+  bucket: string;
+  prefix: string;
+  keyOf(relative: string): string;
+}
+
+/**
+ * TableStorage.putIfAbsent: a conditional write (If-None-Match), tried again a few times while another
+ * conditional write of the key is in flight.
+ */
+async function putObjectIfAbsent(
+  { client, bucket, keyOf }: Place,
+  relativeKey: string,
+  body: Uint8Array | string,
+  contentType: string,
+): Promise<boolean> {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(relativeKey),
+          Body: bytes,
+          ContentType: contentType,
+          ContentLength: bytes.length,
+          IfNoneMatch: '*',
+        }),
+      );
+      return true;
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const name = (error as Error).name;
+      if (status === 412 || name === 'PreconditionFailed') return false;
+      // Another conditional write of the key is in flight: S3 asks to try again, and then one has won.
+      if ((status === 409 || name === 'ConditionalRequestConflict') && attempt < 6) {
+        await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+        continue;
+      }
+      if (status === 501 || name === 'NotImplemented') throw new ConditionalWritesUnsupported();
+      throw storeFailureOf(error);
+    }
+  }
+}
+
+/** TableStorage.list: keys under a prefix, relative to the table root, page after page up to `limit`. */
+async function listObjects(
+  { client, bucket, prefix, keyOf }: Place,
+  relativePrefix: string,
+  options: { startAfter?: string; limit?: number },
+): Promise<{ key: string; size: number; lastModified: number }[]> {
+  const found: { key: string; size: number; lastModified: number }[] = [];
+  let token: string | undefined;
+  do {
+    const result = await reach(() =>
+      client.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: keyOf(relativePrefix),
+          ContinuationToken: token,
+          StartAfter: options.startAfter === undefined ? undefined : keyOf(options.startAfter),
+          MaxKeys: options.limit === undefined ? undefined : Math.min(1000, options.limit - found.length),
+        }),
+      ),
+    );
+    for (const object of result.Contents ?? []) {
+      found.push({
+        key: (object.Key ?? '').slice(prefix ? prefix.length + 1 : 0),
+        size: Number(object.Size ?? 0),
+        lastModified: object.LastModified?.getTime() ?? 0,
+      });
+    }
+    token = result.IsTruncated ? result.NextContinuationToken : undefined;
+  } while (token && (options.limit === undefined || found.length < options.limit));
+  return found;
+}
+
 /**
  * A Delta table's directory in a tenant store, addressed by keys relative to the table root. The
  * table must lie in the store: where no session policy can say so (keys, no credentials), this does.
@@ -183,6 +262,7 @@ export async function tableLocation(connection: StoreConnection, location: strin
     throw new Error(`Table location ${location} lies outside object store ${connection.objectStoreId}`);
   const { client, anonymous } = clientFor(connection);
   const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
+  const place: Place = { client, bucket, prefix, keyOf };
   const get = (relativeKey: string) =>
     reach(async () =>
       objectBytes(await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(relativeKey) }))),
@@ -202,35 +282,7 @@ export async function tableLocation(connection: StoreConnection, location: strin
         ),
       );
     },
-    async putIfAbsent(relativeKey, body, contentType) {
-      const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: bucket,
-              Key: keyOf(relativeKey),
-              Body: bytes,
-              ContentType: contentType,
-              ContentLength: bytes.length,
-              IfNoneMatch: '*',
-            }),
-          );
-          return true;
-        } catch (error) {
-          const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-          const name = (error as Error).name;
-          if (status === 412 || name === 'PreconditionFailed') return false;
-          // Another conditional write of the key is in flight: S3 asks to try again, and then one has won.
-          if ((status === 409 || name === 'ConditionalRequestConflict') && attempt < 6) {
-            await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-            continue;
-          }
-          if (status === 501 || name === 'NotImplemented') throw new ConditionalWritesUnsupported();
-          throw storeFailureOf(error);
-        }
-      }
-    },
+    putIfAbsent: (relativeKey, body, contentType) => putObjectIfAbsent(place, relativeKey, body, contentType),
     get,
     getRange: (relativeKey, start, end) =>
       reach(async () =>
@@ -252,32 +304,7 @@ export async function tableLocation(connection: StoreConnection, location: strin
       // Throws (a store failure) unless every key is gone: S3 answers a partial delete with 200.
       await reach(() => deleteObjects(client, bucket, relativeKeys.map(keyOf)));
     },
-    async list(relativePrefix, options = {}) {
-      const found: { key: string; size: number; lastModified: number }[] = [];
-      let token: string | undefined;
-      do {
-        const result = await reach(() =>
-          client.send(
-            new ListObjectsV2Command({
-              Bucket: bucket,
-              Prefix: keyOf(relativePrefix),
-              ContinuationToken: token,
-              StartAfter: options.startAfter === undefined ? undefined : keyOf(options.startAfter),
-              MaxKeys: options.limit === undefined ? undefined : Math.min(1000, options.limit - found.length),
-            }),
-          ),
-        );
-        for (const object of result.Contents ?? []) {
-          found.push({
-            key: (object.Key ?? '').slice(prefix ? prefix.length + 1 : 0),
-            size: Number(object.Size ?? 0),
-            lastModified: object.LastModified?.getTime() ?? 0,
-          });
-        }
-        token = result.IsTruncated ? result.NextContinuationToken : undefined;
-      } while (token && (options.limit === undefined || found.length < options.limit));
-      return found;
-    },
+    list: (relativePrefix, options = {}) => listObjects(place, relativePrefix, options),
     async presignGet(relativeKey, expiresInSeconds) {
       const url = new URL(
         await reach(() =>

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Source } from '../connections/model.ts';
-import { presetOf } from '../connections/presets.ts';
+import { type Handshake, presetOf } from '../connections/presets.ts';
 import { allowed, allowlistOf, type DedupKey, usesBearer, usesSignature } from '../connections/security.ts';
 import { secretHeadersOf } from '../connections/signature-headers.ts';
 import {
@@ -281,39 +281,66 @@ async function acceptForSource(
       { path: 'signature', message: 'MISSING_SIGNATURE' },
     ]);
   // Events, and the handshakes a provider signs, are authenticated as every request of the source.
-  let secrets: string[] | null = null;
-  if (!handshake || handshake.authenticated) {
-    if (usesBearer(security) && !sameHash(source.token_hash, hashToken(token ?? ''))) {
-      throw unauthorized('The ingest token is not valid for this source');
-    }
-    if (usesSignature(security)) {
-      secrets = security.signature ? await deps.signingSecrets(source) : [];
-      const failure = security.signature ? verifySignature(security.signature, secrets, signed) : 'INVALID_SIGNATURE';
-      if (failure)
-        throw unauthorized('The request signature is missing, wrong or too old', [
-          { path: 'signature', message: failure },
-        ]);
-    }
+  const secrets = !handshake || handshake.authenticated ? await authenticate(deps, source, token, signed) : null;
+  if (handshake && !('acceptAsEvent' in handshake.answer))
+    return handshakeAnswered(deps, source, handshake, signed, secrets);
+  await checkAcceptable(deps, request, source);
+  const envelope = await envelopeOf(deps, request, source, security.dedup_key ?? preset?.dedupKey ?? null, signed);
+  return { accepted: true, ...envelope, source };
+}
+
+/**
+ * Step 5: the bearer token, then the signature, where the source takes them. The signing secrets
+ * read for it (null when the source takes no signature).
+ */
+async function authenticate(
+  deps: IngestDeps,
+  source: Source,
+  token: string | null,
+  signed: SignedRequest,
+): Promise<string[] | null> {
+  const { security } = source;
+  if (usesBearer(security) && !sameHash(source.token_hash, hashToken(token ?? ''))) {
+    throw unauthorized('The ingest token is not valid for this source');
   }
-  if (handshake && !('acceptAsEvent' in handshake.answer)) {
-    if (handshake.verifyTokenParam) {
-      const given = signed.query(handshake.verifyTokenParam);
-      const expected = security.signature?.verify_token_hash;
-      if (!given || !expected || !sameHash(expected, hashToken(given)))
-        throw unauthorized('The verify token is not this source’s', [
-          { path: handshake.verifyTokenParam, message: 'INVALID_SIGNATURE' },
-        ]);
-    }
-    const proves = Object.values('json' in handshake.answer ? handshake.answer.json : {}).some(
-      (value) => typeof value === 'object' && 'hmac' in value,
-    );
-    if (proves && secrets === null) secrets = await deps.signingSecrets(source);
-    return {
-      accepted: 'handshake',
-      answer: answerHandshake(handshake, signed, secrets?.[0] ?? null),
-      sourceId: source.source_id,
-    };
+  if (!usesSignature(security)) return null;
+  const secrets = security.signature ? await deps.signingSecrets(source) : [];
+  const failure = security.signature ? verifySignature(security.signature, secrets, signed) : 'INVALID_SIGNATURE';
+  if (failure)
+    throw unauthorized('The request signature is missing, wrong or too old', [{ path: 'signature', message: failure }]);
+  return secrets;
+}
+
+/** Step 6: a handshake's verify token (Meta), then its answer (signed with the source's secret where it proves one). */
+async function handshakeAnswered(
+  deps: IngestDeps,
+  source: Source,
+  handshake: Handshake,
+  signed: SignedRequest,
+  read: string[] | null,
+): Promise<Decision> {
+  if (handshake.verifyTokenParam) {
+    const given = signed.query(handshake.verifyTokenParam);
+    const expected = source.security.signature?.verify_token_hash;
+    if (!given || !expected || !sameHash(expected, hashToken(given)))
+      throw unauthorized('The verify token is not this source’s', [
+        { path: handshake.verifyTokenParam, message: 'INVALID_SIGNATURE' },
+      ]);
   }
+  const proves = Object.values('json' in handshake.answer ? handshake.answer.json : {}).some(
+    (value) => typeof value === 'object' && 'hmac' in value,
+  );
+  const secrets = proves && read === null ? await deps.signingSecrets(source) : read;
+  return {
+    accepted: 'handshake',
+    answer: answerHandshake(handshake, signed, secrets?.[0] ?? null),
+    sourceId: source.source_id,
+  };
+}
+
+/** Steps 7 to 10: the feed's name, the rate limit, the tenant's, source's and connection's state, the body's size. */
+async function checkAcceptable(deps: IngestDeps, request: IngestRequest, source: Source): Promise<void> {
+  const { security } = source;
   if (request.feed !== undefined && !feedPattern.test(request.feed)) {
     throw new DomainError(
       'INVALID_FEED',
@@ -339,21 +366,26 @@ async function acceptForSource(
   }
   if (request.body.length > deps.maxBodyBytes)
     throw tooLarge(`Ingest bodies are limited to ${deps.maxBodyBytes} bytes`);
+}
 
+/** The envelope of an accepted request, under its own message id or, inside a deduplication window, the first request's. */
+async function envelopeOf(
+  deps: IngestDeps,
+  request: IngestRequest,
+  source: Source,
+  dedupKey: DedupKey | null,
+  signed: SignedRequest,
+): Promise<{ envelope: EnvelopeMessage; duplicate: boolean }> {
+  const { security } = source;
   const ingestedAt = nowMicros();
   // Time-ordered (UUID version 7, of the ingest time): a lookup by id reads only what was ingested
   // since, and the files' message id statistics become narrow enough to skip files by.
   const ownId: string = uuidv7({ msecs: Number(ingestedAt / 1000n) });
   let messageId = ownId;
   if (security.dedup_window_seconds > 0) {
-    const dedupKey = dedupKeyOf(security.dedup_key ?? preset?.dedupKey ?? null, signed);
-    if (dedupKey)
-      messageId = await deps.claimDedupKey(
-        source.source_id,
-        dedupKey.slice(0, 512),
-        ownId,
-        security.dedup_window_seconds,
-      );
+    const key = dedupKeyOf(dedupKey, signed);
+    if (key)
+      messageId = await deps.claimDedupKey(source.source_id, key.slice(0, 512), ownId, security.dedup_window_seconds);
   }
   const envelope: EnvelopeMessage = {
     v: 1,
@@ -367,5 +399,5 @@ async function acceptForSource(
     payload_size: request.body.length,
     headers: envelopeHeaders(request.headers, secretHeadersOf(security.signature)),
   };
-  return { accepted: true, envelope, duplicate: messageId !== ownId, source };
+  return { envelope, duplicate: messageId !== ownId };
 }

@@ -555,25 +555,11 @@ export async function commitStagedTable(
   options: CommitOptions,
 ): Promise<TableReport> {
   const report: TableReport = { outcome: 'idle', written: 0, skipped: 0, expired: 0 };
-  let readAt = deps.now();
-  let head = await deps.records.head(tableId);
-  let pending = await deps.records.pending(tableId, head.through);
+  const readAt = deps.now();
+  const head = await deps.records.head(tableId);
+  const pending = await deps.records.pending(tableId, head.through);
   if (pending.length === 0) {
-    // Nothing staged: not listed as pending (unless a writer listed it since), and no failure to show.
-    let unlisted = false;
-    if (head.dueAt !== null || head.triggerAt !== null || head.failure !== null)
-      await settleHead(deps, tableId, head, (current, changed) => {
-        unlisted = !changed && current.dueAt !== null;
-        return { ...current, failure: null, ...(changed ? {} : { dueAt: null, triggerAt: null }) };
-      });
-    if (unlisted)
-      await relistLate(
-        deps,
-        tableId,
-        head.through,
-        new Set(),
-        async () => (await deps.freshness([tableId])).get(tableId) ?? 0,
-      );
+    await unlistEmptyTable(deps, tableId, head);
     return report;
   }
   const target = (await deps.freshness([tableId])).get(tableId) ?? 0;
@@ -581,121 +567,221 @@ export async function commitStagedTable(
   const others = othersOf(head.leases, now, null);
   const free = pending.filter((record) => !coveredBy(others, record.id));
   if (free.length === 0) return { ...report, outcome: 'busy' };
-  const rowsDue = dueOf(totalsOf(free), target, deps.sizeTarget, now);
-  const waitUntil = Math.max(options.everything ? now : rowsDue, head.failure?.nextAttemptAt ?? 0);
-  if (waitUntil > now + deps.triggers.earlyMs) {
-    const named = head.triggerAt;
-    if (named !== null && named > now && named <= waitUntil && !arrived.includes(named))
-      return { ...report, outcome: 'covered' };
-    const at = arrivalFor(deps.triggers, waitUntil, now);
-    await deps.triggers.send([{ tableId, at }]);
-    await settleHead(deps, tableId, head, (current, changed) =>
-      changed && current.triggerAt !== null && current.triggerAt > now && current.triggerAt <= at
-        ? current
-        : { ...current, dueAt: rowsDue, triggerAt: at },
-    );
-    return { ...report, outcome: 'waiting' };
-  }
+  const notDue = await waitUntilDue(deps, tableId, head, {
+    free,
+    target,
+    now,
+    arrived,
+    everything: options.everything,
+  });
+  if (notDue) return { ...report, outcome: notDue };
 
-  // Due.
-  const committed: Committed = {
-    done: new Set(),
-    failure: null,
-    progressed: false,
-    deadLettered: false,
-    written: 0,
-    skipped: 0,
-    expired: 0,
-    objects: new Set(),
-  };
-  const readFailure = head.failure;
-  let watermark = head.through;
-  const removed = new Set<string>();
-  // Done records the watermark does not pass are deleted: no commit reads them again.
-  const removeDone = async () => {
-    const ids = [...committed.done].filter((id) => (watermark === null || id > watermark) && !removed.has(id));
-    if (ids.length > 0) await deps.records.remove(tableId, ids);
-    for (const id of ids) removed.add(id);
-  };
-  const until = options.deadline - deps.recordMs;
+  const progress = startCommitting({ head, pending, readAt });
   const leased = totalsOf(pending).bytes >= deps.sizeTarget / largeTableShare || others.length > 0;
-  let mine: ChunkLease | null = null;
-  if (!leased) {
-    await commitRecords(deps, tableId, pending, head.failure, options, committed);
-    watermark = advance(watermark, pending, committed.done, readAt);
-  } else {
-    const freeDue = (records: StagedRecord[], at: number) =>
-      dueOf(totalsOf(records), target, deps.sizeTarget, at) <= at + deps.triggers.earlyMs;
-    // Records of a read that found the table due are committed whether or not they are due alone.
-    let dueThrough: string | null = null;
-    const wanted = (records: StagedRecord[], current: StagingHead, at: number) => {
-      if ((current.failure?.nextAttemptAt ?? 0) > at + deps.triggers.earlyMs) return false;
-      if (options.everything || freeDue(records, at)) dueThrough = laterOf(dueThrough, records.at(-1)?.id ?? null);
-      return dueThrough !== null && (records[0] as StagedRecord).id <= dueThrough;
-    };
-    let read: TableRead | null = { head, pending, readAt };
-    while (deps.now() + deps.tableTimeMs <= until) {
-      if (!read) {
-        const at = deps.now();
-        const current = await deps.records.head(tableId);
-        read = {
-          head: current,
-          pending: await deps.records.pending(tableId, laterOf(current.through, watermark)),
-          readAt: at,
-        };
-      }
-      const taken = await takeChunk(
-        deps,
-        tableId,
-        read,
-        { mine, watermark, done: committed.done },
-        { holder: options.holder, until: options.deadline },
-        wanted,
-        freeDue,
-      );
-      read = null;
-      if (!taken) break;
-      ({ head, pending, readAt } = taken);
-      mine = taken.lease;
-      watermark = head.through;
-      if (taken.more) await deps.triggers.send([{ tableId, at: deps.now() }]);
-      const before = committed.done.size;
-      await commitRecords(deps, tableId, taken.chunk, committed.failure ?? head.failure, options, committed);
-      watermark = advance(watermark, pending, committed.done, readAt);
-      // Before its lease goes: a run left done and not deleted would be free for another to commit again.
-      await removeDone();
-      if (committed.failure || committed.done.size - before < taken.chunk.length) break;
-    }
-    // Nothing taken while there was time: other committers hold the table's leases, or its free records.
-    if (mine === null && deps.now() + deps.tableTimeMs <= until) return { ...report, outcome: 'busy' };
-  }
-  pending = pending.filter((record) => !committed.done.has(record.id));
+  if (!leased) await commitWholeTable(deps, tableId, progress, options);
+  else if (!(await commitRuns(deps, tableId, progress, target, options))) return { ...report, outcome: 'busy' };
+  await letGoAndReadAgain(deps, tableId, progress);
+  return settleTable(deps, tableId, progress, target, options.deadline);
+}
 
-  // Let go, then read again: a trigger dropped while this committer held a run was sent for records
-  // written before it arrived, so they are among what this read finds.
-  if (mine !== null) {
-    const letGo = mine;
-    await settleHead(deps, tableId, head, (current) => ({
-      ...current,
-      through: laterOf(current.through, watermark),
-      leases: othersOf(current.leases, deps.now(), letGo),
-    }));
-    head = await deps.records.head(tableId);
-    readAt = deps.now();
-    pending = (await deps.records.pending(tableId, head.through)).filter((record) => !committed.done.has(record.id));
+/** Step 1, nothing staged: the table is no longer listed as pending (unless a writer listed it since), and shows no failure. */
+async function unlistEmptyTable(deps: CommitStagedDeps, tableId: string, head: StagingHead): Promise<void> {
+  let unlisted = false;
+  if (head.dueAt !== null || head.triggerAt !== null || head.failure !== null)
+    await settleHead(deps, tableId, head, (current, changed) => {
+      unlisted = !changed && current.dueAt !== null;
+      return { ...current, failure: null, ...(changed ? {} : { dueAt: null, triggerAt: null }) };
+    });
+  if (unlisted)
+    await relistLate(
+      deps,
+      tableId,
+      head.through,
+      new Set(),
+      async () => (await deps.freshness([tableId])).get(tableId) ?? 0,
+    );
+}
+
+/**
+ * Step 2: null when the table's free records are due. Not due: the trigger is sent again for when
+ * they are ('waiting'), unless a trigger already comes no later ('covered': this one is dropped).
+ */
+async function waitUntilDue(
+  deps: CommitStagedDeps,
+  tableId: string,
+  head: StagingHead,
+  table: { free: StagedRecord[]; target: number; now: number; arrived: readonly number[]; everything?: boolean },
+): Promise<'waiting' | 'covered' | null> {
+  const { now } = table;
+  const rowsDue = dueOf(totalsOf(table.free), table.target, deps.sizeTarget, now);
+  const waitUntil = Math.max(table.everything ? now : rowsDue, head.failure?.nextAttemptAt ?? 0);
+  if (waitUntil <= now + deps.triggers.earlyMs) return null;
+  const named = head.triggerAt;
+  if (named !== null && named > now && named <= waitUntil && !table.arrived.includes(named)) return 'covered';
+  const at = arrivalFor(deps.triggers, waitUntil, now);
+  await deps.triggers.send([{ tableId, at }]);
+  await settleHead(deps, tableId, head, (current, changed) =>
+    changed && current.triggerAt !== null && current.triggerAt > now && current.triggerAt <= at
+      ? current
+      : { ...current, dueAt: rowsDue, triggerAt: at },
+  );
+  return 'waiting';
+}
+
+/** A committer's progress through a due table: what it last read, what it did, its watermark and its lease. */
+interface Progress extends TableRead {
+  committed: Committed;
+  /** The failure the first read found: over only if no other committer met one meanwhile. */
+  readFailure: TableFailure | null;
+  watermark: string | null;
+  mine: ChunkLease | null;
+  /** Done records deleted already. */
+  removed: Set<string>;
+}
+
+function startCommitting(read: TableRead): Progress {
+  return {
+    ...read,
+    committed: {
+      done: new Set(),
+      failure: null,
+      progressed: false,
+      deadLettered: false,
+      written: 0,
+      skipped: 0,
+      expired: 0,
+      objects: new Set(),
+    },
+    readFailure: read.head.failure,
+    watermark: read.head.through,
+    mine: null,
+    removed: new Set(),
+  };
+}
+
+/** Done records the watermark does not pass are deleted: no commit reads them again. */
+async function removeDone(deps: CommitStagedDeps, tableId: string, progress: Progress): Promise<void> {
+  const { watermark, removed } = progress;
+  const ids = [...progress.committed.done].filter((id) => (watermark === null || id > watermark) && !removed.has(id));
+  if (ids.length > 0) await deps.records.remove(tableId, ids);
+  for (const id of ids) removed.add(id);
+}
+
+/** Step 4 for a small table that no other committer holds runs of: everything staged, without a lease. */
+async function commitWholeTable(
+  deps: CommitStagedDeps,
+  tableId: string,
+  progress: Progress,
+  options: CommitOptions,
+): Promise<void> {
+  await commitRecords(deps, tableId, progress.pending, progress.head.failure, options, progress.committed);
+  progress.watermark = advance(progress.watermark, progress.pending, progress.committed.done, progress.readAt);
+}
+
+/**
+ * Steps 3 and 4 for a large table: a leased run at a time, while time remains and what is free is
+ * wanted. False: nothing was taken while there was time (other committers hold the table's leases,
+ * or its free records).
+ */
+async function commitRuns(
+  deps: CommitStagedDeps,
+  tableId: string,
+  progress: Progress,
+  target: number,
+  options: CommitOptions,
+): Promise<boolean> {
+  const { committed } = progress;
+  const until = options.deadline - deps.recordMs;
+  const freeDue = (records: StagedRecord[], at: number) =>
+    dueOf(totalsOf(records), target, deps.sizeTarget, at) <= at + deps.triggers.earlyMs;
+  // Records of a read that found the table due are committed whether or not they are due alone.
+  let dueThrough: string | null = null;
+  const wanted = (records: StagedRecord[], current: StagingHead, at: number) => {
+    if ((current.failure?.nextAttemptAt ?? 0) > at + deps.triggers.earlyMs) return false;
+    if (options.everything || freeDue(records, at)) dueThrough = laterOf(dueThrough, records.at(-1)?.id ?? null);
+    return dueThrough !== null && (records[0] as StagedRecord).id <= dueThrough;
+  };
+  let read: TableRead | null = { head: progress.head, pending: progress.pending, readAt: progress.readAt };
+  while (deps.now() + deps.tableTimeMs <= until) {
+    read ??= await readTableAgain(deps, tableId, progress.watermark);
+    const taken = await takeChunk(
+      deps,
+      tableId,
+      read,
+      { mine: progress.mine, watermark: progress.watermark, done: committed.done },
+      { holder: options.holder, until: options.deadline },
+      wanted,
+      freeDue,
+    );
+    read = null;
+    if (!taken) break;
+    ({ head: progress.head, pending: progress.pending, readAt: progress.readAt } = taken);
+    progress.mine = taken.lease;
+    progress.watermark = progress.head.through;
+    if (taken.more) await deps.triggers.send([{ tableId, at: deps.now() }]);
+    const before = committed.done.size;
+    await commitRecords(deps, tableId, taken.chunk, committed.failure ?? progress.head.failure, options, committed);
+    progress.watermark = advance(progress.watermark, progress.pending, committed.done, progress.readAt);
+    // Before its lease goes: a run left done and not deleted would be free for another to commit again.
+    await removeDone(deps, tableId, progress);
+    if (committed.failure || committed.done.size - before < taken.chunk.length) break;
   }
+  return progress.mine !== null || deps.now() + deps.tableTimeMs > until;
+}
+
+/** The table's head and its records above both its watermark and this committer's. */
+async function readTableAgain(deps: CommitStagedDeps, tableId: string, watermark: string | null): Promise<TableRead> {
+  const readAt = deps.now();
+  const head = await deps.records.head(tableId);
+  return { head, pending: await deps.records.pending(tableId, laterOf(head.through, watermark)), readAt };
+}
+
+/**
+ * Step 5, first half: let go, then read again. A trigger dropped while this committer held a run
+ * was sent for records written before it arrived, so they are among what this read finds.
+ */
+async function letGoAndReadAgain(deps: CommitStagedDeps, tableId: string, progress: Progress): Promise<void> {
+  const { done } = progress.committed;
+  progress.pending = progress.pending.filter((record) => !done.has(record.id));
+  if (progress.mine === null) return;
+  const letGo = progress.mine;
+  await settleHead(deps, tableId, progress.head, (current) => ({
+    ...current,
+    through: laterOf(current.through, progress.watermark),
+    leases: othersOf(current.leases, deps.now(), letGo),
+  }));
+  progress.head = await deps.records.head(tableId);
+  progress.readAt = deps.now();
+  progress.pending = (await deps.records.pending(tableId, progress.head.through)).filter(
+    (record) => !done.has(record.id),
+  );
+}
+
+/**
+ * Step 5, second half: what remains gets a trigger for when it is due, the head takes the watermark,
+ * the failure and the listing (merged with a listing another committer wrote meanwhile), and done
+ * records and objects nobody reads again are removed.
+ */
+async function settleTable(
+  deps: CommitStagedDeps,
+  tableId: string,
+  progress: Progress,
+  target: number,
+  deadline: number,
+): Promise<TableReport> {
+  const { committed, watermark, mine } = progress;
   const failure = committed.failure;
   const later = deps.now();
   let next: { dueAt: number; triggerAt: number } | null = null;
-  if (pending.length > 0) {
-    const remainingDue = dueOf(totalsOf(pending), target, deps.sizeTarget, later);
+  if (progress.pending.length > 0) {
+    const remainingDue = dueOf(totalsOf(progress.pending), target, deps.sizeTarget, later);
     const at = arrivalFor(deps.triggers, failure ? failure.nextAttemptAt : remainingDue, later);
     await deps.triggers.send([{ tableId, at }]);
     next = { dueAt: remainingDue, triggerAt: at };
   }
   let unlisted = false;
   let through = watermark;
-  await settleHead(deps, tableId, head, (current, changed) => {
+  await settleHead(deps, tableId, progress.head, (current, changed) => {
     const listed =
       changed && current.triggerAt !== null && current.triggerAt > later
         ? { dueAt: current.dueAt, triggerAt: current.triggerAt }
@@ -710,7 +796,7 @@ export async function commitStagedTable(
     unlisted = listing.dueAt === null;
     through = laterOf(current.through, watermark);
     // A failure another committer met on another run meanwhile is not over because this one's went well.
-    const over = committed.progressed && sameFailure(current.failure, readFailure);
+    const over = committed.progressed && sameFailure(current.failure, progress.readFailure);
     return {
       ...current,
       ...listing,
@@ -719,10 +805,10 @@ export async function commitStagedTable(
       leases: othersOf(current.leases, later, mine),
     };
   });
-  await removeDone();
+  await removeDone(deps, tableId, progress);
   if (unlisted) await relistLate(deps, tableId, through, committed.done, async () => target);
   // Every done record is now past the watermark or deleted: no committer reads it again.
-  await removeObjects(deps, tableId, [...committed.objects], options.deadline);
+  await removeObjects(deps, tableId, [...committed.objects], deadline);
   return {
     outcome: failure
       ? 'failed'

@@ -418,6 +418,63 @@ const newestMaxFirst = (a: Candidate, b: Candidate) => (a.max === b.max ? 0 : a.
  */
 export async function readEvents(deps: EventReadDeps, query: EventQuery): Promise<EventPage> {
   checkQuery(query);
+  const range = await rangeOf(deps, query);
+  const matches = eventMatcher(query, deps.eventType ?? null);
+  const candidates = await candidatesOf(deps, query, range);
+  const read: EventRead = {
+    deps,
+    query,
+    range,
+    matches,
+    previewBytes: query.message_id ? lookupPreviewBytes : listPreviewBytes,
+    candidates,
+    gathered: new Gathered(query.limit),
+    stagedIds: new Set(),
+    touched: new Set(),
+    groupsRead: 0,
+    sizesRead: 0,
+    scanned: 0,
+  };
+  const { gathered } = read;
+  const clock = deps.clock ?? Date.now;
+  const started = clock();
+  while (candidates.length > 0) {
+    const candidate = candidates[0] as Candidate;
+    if (budgetSpent(read, candidate, () => clock() - started)) return certainPage(read, candidate);
+    candidates.shift();
+    if (candidate.kind === 'file') {
+      await openFile(read, candidate);
+      continue;
+    }
+    read.touched.add(candidate.source);
+    read.groupsRead++;
+    read.sizesRead += candidate.group.size;
+    await readGroup(read, candidate.group, candidate.pending);
+    if (query.message_id && gathered.events.length > 0) return page(read, gathered.events.slice(0, 1), null);
+    const next = candidates[0];
+    const kth = gathered.events[query.limit - 1];
+    if (kth && (!next || next.max < kth.ingested_at_us)) {
+      const more = Boolean(next) || gathered.overflow;
+      return page(
+        read,
+        gathered.events.slice(0, query.limit),
+        more ? { t: kth.ingested_at_us, id: kth.message_id } : null,
+      );
+    }
+  }
+  const shown = gathered.events.slice(0, query.limit);
+  const last = shown.at(-1);
+  return page(read, shown, gathered.overflow && last ? { t: last.ingested_at_us, id: last.message_id } : null);
+}
+
+/** The range a query reads: an event's key within it, and bounds (of a file, a group, a batch) that may hold one. */
+interface EventRange {
+  inRange(event: EventKey): boolean;
+  couldHold(bounds: { min: bigint; max: bigint }): boolean;
+}
+
+/** From the cursor (or `to`) back to `from`, or to the time a time-ordered message id was made. */
+async function rangeOf(deps: EventReadDeps, query: EventQuery): Promise<EventRange> {
   const upper: Position | null = query.cursor
     ? positionOf(await deps.cursors.open(query.cursor))
     : query.to
@@ -427,14 +484,20 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     query.from ? micros(query.from) : null,
     query.message_id ? idTimeMicros(query.message_id) : null,
   );
-  const inRange = (event: EventKey) =>
-    (!upper || before(event, upper)) &&
-    (lower === null || event.ingested_at_us >= lower) &&
-    (!query.message_id || event.message_id === query.message_id);
-  const couldHold = ({ min, max }: { min: bigint; max: bigint }) =>
-    (!upper || min <= upper.t) && (lower === null || max >= lower);
-  const matches = eventMatcher(query, deps.eventType ?? null);
+  return {
+    inRange: (event) =>
+      (!upper || before(event, upper)) &&
+      (lower === null || event.ingested_at_us >= lower) &&
+      (!query.message_id || event.message_id === query.message_id),
+    couldHold: ({ min, max }) => (!upper || min <= upper.t) && (lower === null || max >= lower),
+  };
+}
 
+/**
+ * Step 1: the snapshot's files and the staged batches, newest received time first, less those
+ * that cannot hold a wanted event.
+ */
+async function candidatesOf(deps: EventReadDeps, query: EventQuery, range: EventRange): Promise<Candidate[]> {
   const files: Candidate[] = (await deps.snapshotFiles())
     .filter(
       ({ stats }) => (!query.message_id || mayHoldId(stats, query.message_id)) && mayHoldText(stats, query.contains),
@@ -448,142 +511,160 @@ export async function readEvents(deps: EventReadDeps, query: EventQuery): Promis
     };
     return { kind: 'group', ...bounds, group: eventsAsGroup(bounds, () => source.read()), pending: true, source };
   });
-  const candidates = [...files, ...staged].filter(couldHold).sort(newestMaxFirst);
+  return [...files, ...staged].filter(range.couldHold).sort(newestMaxFirst);
+}
 
-  const previewBytes = query.message_id ? lookupPreviewBytes : listPreviewBytes;
-  let sizesRead = 0;
-  let scanned = 0;
-  /** Files and staged batches read from (or opened), and groups read. */
-  const touched = new Set<object>();
-  let groupsRead = 0;
-  const bytesRead = () => deps.bytesFetched?.() ?? sizesRead;
-  const filesLeft = () =>
-    new Set(candidates.map((candidate) => (candidate.kind === 'file' ? candidate.file : candidate.source))).size;
-  const page = async (events: ReadEvent[], next: Position | null): Promise<EventPage> => ({
-    events: events.map(view),
-    next_cursor: next ? await deps.cursors.seal(cursorPayload(next)) : null,
-    files_read: touched.size,
-    bytes_read: bytesRead(),
-    events_scanned: scanned,
-    files_left: next ? filesLeft() : 0,
-    scanned_back_to: next ? new Date(Number(next.t / 1000n)).toISOString() : null,
-  });
+/**
+ * The newest events read so far, at most `limit`: what falls beyond is dropped as it comes (and
+ * `overflow` says so). An envelope staged and committed at once (its commit is being recorded)
+ * shows once, as committed; one staged twice (the queue delivered it twice) shows once.
+ */
+class Gathered {
+  readonly events: ReadEvent[] = [];
+  private readonly seen = new Map<string, ReadEvent>();
+  overflow = false;
 
-  // Only the newest `limit` of what was read can be shown; what falls beyond is dropped as it comes.
-  // An envelope staged and committed at once (its commit is being recorded) shows once, as committed;
-  // one staged twice (the queue delivered it twice) shows once.
-  const collected: ReadEvent[] = [];
-  const seen = new Map<string, ReadEvent>();
-  const take = (event: ReadEvent) => {
-    const known = seen.get(event.message_id);
+  constructor(private readonly limit: number) {}
+
+  take(event: ReadEvent): void {
+    const known = this.seen.get(event.message_id);
     if (known && (event.pending || !known.pending)) return;
-    if (known) collected.splice(collected.indexOf(known), 1);
-    seen.set(event.message_id, event);
-    collected.push(event);
-  };
-  let overflow = false;
-  const trim = () => {
-    collected.sort(newestFirst);
-    if (collected.length > query.limit) {
-      for (const dropped of collected.splice(query.limit)) seen.delete(dropped.message_id);
-      overflow = true;
-    }
-  };
-  /** Whether an event of this time can still be shown: the page is not full of newer ones. */
-  const couldShow = (key: EventKey) => {
-    const kth = collected[query.limit - 1];
-    return !kth || newestFirst(key, kth) < 0;
-  };
+    if (known) this.events.splice(this.events.indexOf(known), 1);
+    this.seen.set(event.message_id, event);
+    this.events.push(event);
+  }
 
-  /**
-   * Envelopes read from staged batches: one also read from the table (its commit being recorded), or
-   * staged twice, is counted once. Staged batches sort before the files that commit them (their
-   * time bound is the later), and they are few and small.
-   */
-  const stagedIds = new Set<string>();
-  const readGroup = async (group: EventGroup, pending: boolean) => {
-    for await (const slice of group.slices()) {
-      const ranged = slice.keys.filter(inRange);
-      for (const key of ranged) {
-        if (stagedIds.has(key.message_id)) continue;
-        if (pending) stagedIds.add(key.message_id);
-        scanned++;
-      }
-      // A listing fetches only the bodies of rows that can still be shown, the newest `limit` at most.
-      let wanted = ranged;
-      if (!matches) {
-        wanted = ranged.filter(couldShow).sort(newestFirst).slice(0, query.limit);
-        if (wanted.length < ranged.length) overflow = true;
-      }
-      if (wanted.length === 0) continue;
-      const byRow = new Map(wanted.map((key) => [key.row, key]));
-      for await (const { row, payload, headers } of slice.bodies([...byRow.keys()].sort((a, b) => a - b))) {
-        if (matches && !matches({ payload, headers })) continue;
-        const body = Buffer.from(payload, 'base64');
-        take({
-          ...(byRow.get(row) as EventKey),
-          pending,
-          preview: body.length > previewBytes ? Buffer.from(body.subarray(0, previewBytes)) : body,
-          truncated: body.length > previewBytes,
-          headers,
-          event_type: eventTypeOf(deps.eventType, { body, headers }),
-        });
-      }
-      trim();
-    }
-  };
-
-  const clock = deps.clock ?? Date.now;
-  const started = clock();
-  while (candidates.length > 0) {
-    const candidate = candidates[0] as Candidate;
-    const spent =
-      groupsRead + touched.size > 0 &&
-      ((candidate.kind === 'file' && touched.size >= maxFilesPerRead) ||
-        (candidate.kind === 'group' && bytesRead() + candidate.group.size > maxBytesPerRead) ||
-        clock() - started >= maxReadMs);
-    if (spent) {
-      // Nothing unread holds anything newer than this candidate's newest event: what is newer is certain.
-      const certain = collected.filter((event) => event.ingested_at_us > candidate.max);
-      const shown = certain.slice(0, query.limit);
-      const last = shown.at(-1);
-      return page(
-        shown,
-        shown.length === query.limit && last
-          ? { t: last.ingested_at_us, id: last.message_id }
-          : { t: candidate.max + 1n, id: '' },
-      );
-    }
-    candidates.shift();
-    if (candidate.kind === 'file') {
-      touched.add(candidate.file);
-      const groups = await candidate.file.groups();
-      for (const group of groups)
-        if (groupMayHold(group, query) && couldHold(group))
-          candidates.push({
-            kind: 'group',
-            min: group.min,
-            max: group.max,
-            group,
-            pending: false,
-            source: candidate.file,
-          });
-      candidates.sort(newestMaxFirst);
-      continue;
-    }
-    touched.add(candidate.source);
-    groupsRead++;
-    sizesRead += candidate.group.size;
-    await readGroup(candidate.group, candidate.pending);
-    if (query.message_id && collected.length > 0) return page(collected.slice(0, 1), null);
-    const next = candidates[0];
-    const kth = collected[query.limit - 1];
-    if (kth && (!next || next.max < kth.ingested_at_us)) {
-      const more = Boolean(next) || overflow;
-      return page(collected.slice(0, query.limit), more ? { t: kth.ingested_at_us, id: kth.message_id } : null);
+  trim(): void {
+    this.events.sort(newestFirst);
+    if (this.events.length > this.limit) {
+      for (const dropped of this.events.splice(this.limit)) this.seen.delete(dropped.message_id);
+      this.overflow = true;
     }
   }
-  const shown = collected.slice(0, query.limit);
+
+  /** Whether an event of this time can still be shown: the page is not full of newer ones. */
+  couldShow(key: EventKey): boolean {
+    const kth = this.events[this.limit - 1];
+    return !kth || newestFirst(key, kth) < 0;
+  }
+}
+
+/** One read under way: what it looks for, what is left to read in order, what it gathered and what that cost. */
+interface EventRead {
+  deps: EventReadDeps;
+  query: EventQuery;
+  range: EventRange;
+  matches: ReturnType<typeof eventMatcher>;
+  previewBytes: number;
+  candidates: Candidate[];
+  gathered: Gathered;
+  /** Envelopes read from staged batches (readGroup). */
+  stagedIds: Set<string>;
+  /** Files and staged batches read from (or opened), and groups read. */
+  touched: Set<object>;
+  groupsRead: number;
+  sizesRead: number;
+  scanned: number;
+}
+
+const bytesRead = (read: EventRead) => read.deps.bytesFetched?.() ?? read.sizesRead;
+
+/** The answer: these events, and a cursor at `next` when more may exist. */
+async function page(read: EventRead, events: ReadEvent[], next: Position | null): Promise<EventPage> {
+  const sources = (candidate: Candidate) => (candidate.kind === 'file' ? candidate.file : candidate.source);
+  return {
+    events: events.map(view),
+    next_cursor: next ? await read.deps.cursors.seal(cursorPayload(next)) : null,
+    files_read: read.touched.size,
+    bytes_read: bytesRead(read),
+    events_scanned: read.scanned,
+    files_left: next ? new Set(read.candidates.map(sources)).size : 0,
+    scanned_back_to: next ? new Date(Number(next.t / 1000n)).toISOString() : null,
+  };
+}
+
+/** Step 2: a file opened gives its place in the order to its row groups, less those their statistics rule out. */
+async function openFile(read: EventRead, candidate: Extract<Candidate, { kind: 'file' }>): Promise<void> {
+  read.touched.add(candidate.file);
+  const groups = await candidate.file.groups();
+  for (const group of groups)
+    if (groupMayHold(group, read.query) && read.range.couldHold(group))
+      read.candidates.push({
+        kind: 'group',
+        min: group.min,
+        max: group.max,
+        group,
+        pending: false,
+        source: candidate.file,
+      });
+  read.candidates.sort(newestMaxFirst);
+}
+
+/**
+ * Step 3: one group's events, the narrow columns first, then the bodies of the rows of the range
+ * that can still be shown (a search tests each). Envelopes read from staged batches: one also read
+ * from the table (its commit being recorded), or staged twice, is counted once. Staged batches sort
+ * before the files that commit them (their time bound is the later), and they are few and small.
+ */
+async function readGroup(read: EventRead, group: EventGroup, pending: boolean): Promise<void> {
+  const { query, matches, gathered, stagedIds, previewBytes } = read;
+  for await (const slice of group.slices()) {
+    const ranged = slice.keys.filter(read.range.inRange);
+    for (const key of ranged) {
+      if (stagedIds.has(key.message_id)) continue;
+      if (pending) stagedIds.add(key.message_id);
+      read.scanned++;
+    }
+    // A listing fetches only the bodies of rows that can still be shown, the newest `limit` at most.
+    let wanted = ranged;
+    if (!matches) {
+      wanted = ranged
+        .filter((key) => gathered.couldShow(key))
+        .sort(newestFirst)
+        .slice(0, query.limit);
+      if (wanted.length < ranged.length) gathered.overflow = true;
+    }
+    if (wanted.length === 0) continue;
+    const byRow = new Map(wanted.map((key) => [key.row, key]));
+    for await (const { row, payload, headers } of slice.bodies([...byRow.keys()].sort((a, b) => a - b))) {
+      if (matches && !matches({ payload, headers })) continue;
+      const body = Buffer.from(payload, 'base64');
+      gathered.take({
+        ...(byRow.get(row) as EventKey),
+        pending,
+        preview: body.length > previewBytes ? Buffer.from(body.subarray(0, previewBytes)) : body,
+        truncated: body.length > previewBytes,
+        headers,
+        event_type: eventTypeOf(read.deps.eventType, { body, headers }),
+      });
+    }
+    gathered.trim();
+  }
+}
+
+/** Step 4: reading `candidate` would go past the budget (files, bytes, time) of a read that has read something. */
+function budgetSpent(read: EventRead, candidate: Candidate, elapsedMs: () => number): boolean {
+  return (
+    read.groupsRead + read.touched.size > 0 &&
+    ((candidate.kind === 'file' && read.touched.size >= maxFilesPerRead) ||
+      (candidate.kind === 'group' && bytesRead(read) + candidate.group.size > maxBytesPerRead) ||
+      elapsedMs() >= maxReadMs)
+  );
+}
+
+/**
+ * Step 4, the budget spent: nothing unread holds anything newer than this candidate's newest event,
+ * so what is newer is certain; the cursor resumes at the newest unread.
+ */
+function certainPage(read: EventRead, candidate: Candidate): Promise<EventPage> {
+  const certain = read.gathered.events.filter((event) => event.ingested_at_us > candidate.max);
+  const shown = certain.slice(0, read.query.limit);
   const last = shown.at(-1);
-  return page(shown, overflow && last ? { t: last.ingested_at_us, id: last.message_id } : null);
+  return page(
+    read,
+    shown,
+    shown.length === read.query.limit && last
+      ? { t: last.ingested_at_us, id: last.message_id }
+      : { t: candidate.max + 1n, id: '' },
+  );
 }
