@@ -97,7 +97,7 @@ interface Shape {
   rates: [number, number];
   /** The senders a phase needs, and which one sends the i-th request. */
   senders(rate: number, phase: number): Promise<{ senders: Sender[]; choose: (i: number) => number }>;
-  /** Sources that send within an hour at `rate` (what the counters' upkeep reads each run). */
+  /** Sources that send within an hour at `rate` (what GET /metrics reads each scrape). */
   activeWithinHour(rate: number): number;
   /** The busiest table's share of the requests. */
   busiestShare(rate: number): number;
@@ -297,11 +297,6 @@ interface Phase {
   callCounts: Map<string, number>;
   /** Commits the table committer made a second (its PUTs of a table's `_delta_log/`). */
   commits: number;
-  /**
-   * Sources that had sent in this run during the measured window, on average: every shape's so far,
-   * since a run is well within the hour and the counters' upkeep reads every source active within it.
-   */
-  activeInWindow: number;
   /** Invocations that began in the window, by entry. */
   runs: Map<string, number>;
   /** Commit triggers sent to the commits queue a second (a standard queue: no published limit). */
@@ -310,7 +305,9 @@ interface Phase {
 }
 
 const committerEntry = consumers['table-committer'].entry;
-const upkeepEntry = schedules['counter-upkeep'].entry;
+const upkeepWorkerEntry = consumers['counter-upkeep-worker'].entry;
+/** The counters' index window as deployed (COUNTER_WINDOW_SECONDS' default): a moved source is read once a window. */
+const counterWindowSeconds = 300;
 const metricsEntry = routes['GET /metrics'].entry;
 /** The most a function answers synchronously (Lambda's invocation payload quota: 6 MB). */
 const lambdaAnswerBytes = 6 * 1024 * 1024;
@@ -406,6 +403,8 @@ async function runPhase(
   const triggers = calls
     .filter(({ call }) => call.service === 'SQS' && call.entity === 'commits' && call.operation.startsWith('Send'))
     .reduce((sum, { call }) => sum + call.messages, 0);
+  // The sources that sent in this run (every shape's): what the counters' probe reads.
+  for (const answer of answers) sentSoFar.add((senders[answer.sender] as Sender).sourceId);
   return {
     rate,
     served: measured.filter((answer) => answer.status === 202).length / measuredSeconds,
@@ -418,11 +417,6 @@ async function runPhase(
     items,
     callCounts,
     commits: commits / measuredSeconds,
-    activeInWindow: activeThrough(
-      answers.map((answer) => ({ at: answer.at, sourceId: (senders[answer.sender] as Sender).sourceId })),
-      from,
-      to,
-    ),
     runs,
     triggers: triggers / measuredSeconds,
     tooLarge,
@@ -431,21 +425,6 @@ async function runPhase(
 
 /** Sources that have sent in this run, every shape's. */
 const sentSoFar = new Set<string>();
-
-/**
- * Adds a phase's sources to those that sent in this run, and answers how many had sent on average
- * over its window (from `from` to `to`): the mean of the counts at its start and at its end.
- */
-function activeThrough(answers: { at: number; sourceId: string }[], from: number, to: number): number {
-  const atEdge = (edge: number) => {
-    for (const answer of answers) if (answer.at < edge) sentSoFar.add(answer.sourceId);
-    return sentSoFar.size;
-  };
-  const atStart = atEdge(from);
-  const atEnd = atEdge(to);
-  for (const answer of answers) sentSoFar.add(answer.sourceId);
-  return (atStart + atEnd) / 2;
-}
 
 // --- What each phase put on each limit.
 
@@ -912,8 +891,8 @@ function analyse(
   const ingestLine = lineOf(served, busyLoad(phases[0], ingestEntry), busyLoad(phases[1], ingestEntry), events);
   const door = doorWrites(shape, phases, (rate) => ingestLine.at(rate), counters);
   for (const key of new Set([...first.keys(), ...second.keys(), ...door.keys()])) {
-    // The committer's and the counters' upkeep's time, read below as deployed.
-    if (key === committerEntry || key === upkeepEntry) continue;
+    // The committer's and the counters' upkeep workers' time, read below as deployed.
+    if (key === committerEntry || key === upkeepWorkerEntry) continue;
     const load = first.get(key) ??
       second.get(key) ?? { limit: key, capacity: limits.partitionWrites, parts: new Map<string, number>() };
     const timeOf = scheduleEntries.has(key) || Object.values(consumers).some((consumer) => consumer.entry === key);
@@ -954,19 +933,16 @@ function analyse(
     capacity: committers,
     ceiling: solve(committerAt, committers),
   });
-  // The counters' upkeep reads each source that sent within the hour (and each table with rows
-  // staged): its run grows with the sources active, not with the requests since its last run, and
-  // runs every five minutes as deployed where it runs every few seconds here. Its time per source
-  // (the second phase's runs over the sources that had sent in this run by then, every shape's) times
-  // the sources that send within an hour at a rate, against its deployed interval.
-  const activeHere = measured.activeInWindow;
-  const upkeepRuns = measured.runs.get(upkeepEntry) ?? 0;
-  const upkeepRun = upkeepRuns > 0 ? (measured.busy.get(upkeepEntry) ?? 0) / upkeepRuns : 0;
-  const perSource = activeHere > 0 ? upkeepRun / activeHere : 0;
-  // A run must end within its timeout (and before the next starts): the shorter of the two is its time.
-  const upkeepInterval = schedules['counter-upkeep'].everyMinutes * 60;
-  const upkeepTimeout = (deployment.functions.get(upkeepEntry) as Deployed).timeoutSeconds;
-  const upkeepWindow = Math.min(upkeepTimeout, upkeepInterval);
+  // The counters' upkeep as deployed: its planner (every five minutes) reads no source, only the
+  // kept figures, and is measured like any schedule; its workers (the upkeep queue's consumer) read
+  // each source that moved in a settled window once, and fold each settled quarter's items once. Here
+  // counts are flushed every five minutes and windows last five, so little of that work falls within
+  // a phase: it is priced from the counters' probe instead, a moved source at a source's reading (as
+  // GET /metrics reads it) and an item at an item's, against the workers' maximum concurrency.
+  const upkeepWorkers = consumers['counter-upkeep-worker'].maxConcurrency;
+  const movedAt = (rate: number) => distinctIn(shape, rate, rate * counterWindowSeconds) / counterWindowSeconds;
+  const itemsFoldedAt = (rate: number) =>
+    counterItemsPerQuarter(shape, rate, Math.max(1, ingestLine.at(rate)), counters.slots) / 900;
   // Deployed, a source's items multiply with the ingest instances that took its requests (each counts
   // in an epoch of its own): an item per instance, source and quarter not yet folded, each at the
   // probe's time. The instances at a rate are the ingest function's concurrency on its line, each
@@ -976,13 +952,12 @@ function analyse(
     return quartersUnfolded * counterItemsPerQuarter(shape, rate, instances, counters.slots);
   };
   const itemsText = `${(counters.perItem * 1e6).toFixed(1)} µs an item, a series' items a quarter one per ingest instance that counted it, at most ${counters.slots}, ${quartersUnfolded} quarters`;
-  const upkeepAt = (rate: number) =>
-    (perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) / upkeepWindow;
+  const upkeepAt = (rate: number) => counters.perSource * movedAt(rate) + counters.perItem * itemsFoldedAt(rate);
   constraints.push({
-    limit: `monitoring/counter-upkeep.ts, one run every ${upkeepInterval / 60} minutes within ${upkeepWindow} s (${(perSource * 1000).toFixed(2)} ms a source active within the hour, ${itemsText})`,
+    limit: `monitoring/counter-upkeep-worker.ts's maximum concurrency (${upkeepWorkers}): ${(counters.perSource * 1000).toFixed(2)} ms a source that moved in a ${counterWindowSeconds / 60}-minute window, ${(counters.perItem * 1e6).toFixed(1)} µs an item folded`,
     values: [upkeepAt(served[0]), upkeepAt(served[1])],
-    capacity: 1,
-    ceiling: solve(upkeepAt, 1),
+    capacity: upkeepWorkers,
+    ceiling: solve(upkeepAt, upkeepWorkers),
   });
   // GET /metrics makes the same reading each scrape (the probe's), within its timeout, and answers
   // every series of those sources within a function's 6 MB; split in shards (each a scrape target),
@@ -1063,7 +1038,7 @@ function analyse(
   // What each function keeps busy at the ceiling (Lambda's concurrency), on the same lines as its limit.
   const concurrency = new Map<string, number>();
   for (const entry of new Set([...phases[0].busy.keys(), ...phases[1].busy.keys()])) {
-    if (entry === committerEntry || entry === upkeepEntry) {
+    if (entry === committerEntry || entry === upkeepWorkerEntry) {
       const at = Number.isFinite(ceiling) ? ceiling : served[1];
       concurrency.set(entry, entry === committerEntry ? committerAt(at) : upkeepAt(at));
       continue;
