@@ -651,7 +651,7 @@ export async function benchCost(): Promise<string> {
   ];
   const windowSeconds = consumers['ingest-writer'].maxBatchingWindowSeconds;
   const { defaultCounterFlushSeconds, defaultFreshnessSeconds } = await import('#shared/config.ts');
-  const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
+  const { stagedSizeTargetBytes } = await import('#shared/domain/ingest/staging.ts');
   const rule: CommitRule = {
     freshnessSeconds: Number(process.env.BENCH_COST_FRESHNESS_SECONDS ?? defaultFreshnessSeconds),
     sizeTargetBytes: stagedSizeTargetBytes,

@@ -9,10 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../config.ts';
 import { ByteBudget } from '../domain/at-most.ts';
 import type { CommitStagedDeps, SliceReader } from '../domain/ingest/commit-staged.ts';
-import type { DeliveryFailure } from '../domain/ingest/kept-records.ts';
+import { commitMemoryBytes, committerReadLimits, FreshnessTargets } from '../domain/ingest/committer-instance.ts';
+import { countFailedAttempt, deadLetterStaged, type StagedFailureDeps } from '../domain/ingest/staged-dead-letters.ts';
 import { StagedReads } from '../domain/ingest/staged-reads.ts';
-import { freshnessKeptMs } from '../domain/ingest/staging.ts';
-import { describeFailure, failureReason } from '../domain/tenants/store-failures.ts';
+import { stagedSizeTargetBytes } from '../domain/ingest/staging.ts';
+import { describeFailure } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
 import { appendEnvelopes } from './delta-tables.ts';
 import { dependencyFailed } from './dependency-failures.ts';
@@ -30,46 +31,29 @@ import { sendToDeadLetterQueue } from './sqs/dead-letter-queue.ts';
 import { parseStagedSlice } from './staged-rows.ts';
 import { fixStorage } from './table-storage.ts';
 
-/** Staged bytes of one table that make it due whatever its freshness target. */
-export const stagedSizeTargetBytes = 64 * 1024 * 1024;
+const freshness = new FreshnessTargets({
+  read: freshnessTargets,
+  defaultMs: () => config.tableFreshnessMs(),
+  now: () => Date.now(),
+});
 
-/** Freshness targets change rarely (a table property): an instance reads each at most once a minute. */
-const targets = new Map<string, { ms: number | null; until: number }>();
-
-async function freshness(tableIds: string[]): Promise<Map<string, number>> {
-  const now = Date.now();
-  const missing = tableIds.filter((id) => (targets.get(id)?.until ?? 0) <= now);
-  if (missing.length > 0) {
-    const found = await freshnessTargets(missing);
-    if (targets.size > 100_000) targets.clear();
-    for (const id of missing) targets.set(id, { ms: found.get(id) ?? null, until: now + freshnessKeptMs });
-  }
-  return new Map(tableIds.map((id) => [id, targets.get(id)?.ms ?? config.tableFreshnessMs()]));
-}
-
-/**
- * Staged objects a warm committer keeps: those up to 1 MB (a writer batch of sparse traffic holds
- * dozens of tables' slices in a few hundred KB), 64 MB of them at most.
- */
-const reads = new StagedReads(stagingObjects, { wholeMaxBytes: 1024 * 1024, keptMaxBytes: 64 * 1024 * 1024 });
+const reads = new StagedReads(stagingObjects, committerReadLimits);
 export const readStagedSlice: SliceReader = (record) => reads.read(record);
 
-/**
- * Staged payload bytes the commits of an invocation hold at once: the function's memory less the
- * table states (a quarter, table-storage.ts), the staged objects kept (64 MB) and the code (150 MB),
- * at 3 bytes held per payload byte (a commit's rows read back, then its files encoded: the writer
- * bench peaks at 2.6). At 1,769 MB, 370 MB: five commits of a whole size target side by side, where
- * ten would run the function out of memory. Unbounded where Lambda does not say (tests, benches).
- */
-const functionMemoryMb = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0);
-export const commitMemory = new ByteBudget(
-  functionMemoryMb > 0
-    ? Math.max(stagedSizeTargetBytes, (((functionMemoryMb * 3) / 4 - 64 - 150) * 1024 * 1024) / 3)
-    : Number.POSITIVE_INFINITY,
-);
+export const commitMemory = new ByteBudget(commitMemoryBytes(Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0)));
 
 /** Who this function instance is, as the holder of a table's lease. */
 export const committerId = randomUUID();
+
+const failureDeps: StagedFailureDeps = {
+  getDataSet,
+  recordDeliveryFailures,
+  sendToDeadLetterQueue,
+  describe: describeFailure,
+  count,
+  error: (message, fields) => logger.error(message, fields),
+  now: () => Date.now(),
+};
 
 export const stagingDeps: CommitStagedDeps = {
   ...icebergSyncDeps,
@@ -77,7 +61,7 @@ export const stagingDeps: CommitStagedDeps = {
   objects: stagingObjects,
   triggers: commitTriggers,
   parse: parseStagedSlice,
-  freshness,
+  freshness: (tableIds) => freshness.of(tableIds),
   getDataSet,
   fixStorage,
   appendEnvelopes,
@@ -89,30 +73,8 @@ export const stagingDeps: CommitStagedDeps = {
   countOnce,
   info: (message, fields) => logger.info(message, fields),
   warn: (message, fields) => logger.warn(message, fields),
-  async deadLetter(tableId, messages, error, attempts) {
-    const now = new Date().toISOString();
-    const store = (await getDataSet(tableId).catch(() => null))?.storage_location ?? null;
-    const failures: DeliveryFailure[] = messages.map((message) => ({
-      message_id: message.message_id,
-      data_set_id: tableId,
-      error: describeFailure(error).slice(0, 1000),
-      store,
-      attempt: attempts,
-      at: now,
-    }));
-    await recordDeliveryFailures(failures);
-    await sendToDeadLetterQueue(messages);
-    logger.error('Staged envelopes moved to the dead-letter queue', {
-      data_set_id: tableId,
-      envelopes: messages.length,
-      attempts,
-      error: describeFailure(error),
-    });
-  },
-  failed(tableId, rows, error, attempt) {
-    logger.error('Staged commit failed', { data_set_id: tableId, envelopes: rows, attempt, error });
-    count('batchFailures', { reason: failureReason(error) }, rows);
-  },
+  deadLetter: (...failed) => deadLetterStaged(failureDeps, ...failed),
+  failed: (...failed) => countFailedAttempt(failureDeps, ...failed),
   describe: describeFailure,
   dependencyFailed,
   countReceipts: (messages) =>
