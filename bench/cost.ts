@@ -403,7 +403,7 @@ async function ageIcebergSyncs(tableIds: string[]) {
  * function here): no sync, no mark, and no due table found by the schedule's catch-up.
  */
 async function icebergOff<T>(work: () => Promise<T>): Promise<T> {
-  const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+  const { stagingDeps } = await import('#functions/ingest/wiring.ts');
   const { icebergCatchUpDeps } = await import('#shared/adapters/iceberg-tables.ts');
   const kept = {
     mirrorLatest: stagingDeps.mirrorLatest,

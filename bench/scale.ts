@@ -660,7 +660,7 @@ async function probeCommit(
   sender: Sender,
   timing: { background: number; deployment: ReturnType<typeof readDeployment> },
 ) {
-  const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+  const { stagingDeps } = await import('#functions/ingest/wiring.ts');
   const { commitTable } = await import('#shared/domain/ingest/commit-table.ts');
   const now = Date.now();
   const lines: string[] = [];
