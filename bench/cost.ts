@@ -403,7 +403,7 @@ async function ageIcebergSyncs(tableIds: string[]) {
  * function here): no sync, no mark, and no due table found by the schedule's catch-up.
  */
 async function icebergOff<T>(work: () => Promise<T>): Promise<T> {
-  const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+  const { stagingDeps } = await import('#functions/ingest/wiring.ts');
   const { icebergCatchUpDeps } = await import('#shared/adapters/iceberg-tables.ts');
   const kept = {
     mirrorLatest: stagingDeps.mirrorLatest,
@@ -651,7 +651,7 @@ export async function benchCost(): Promise<string> {
   ];
   const windowSeconds = consumers['ingest-writer'].maxBatchingWindowSeconds;
   const { defaultCounterFlushSeconds, defaultFreshnessSeconds } = await import('#shared/config.ts');
-  const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
+  const { stagedSizeTargetBytes } = await import('#shared/domain/ingest/staging.ts');
   const rule: CommitRule = {
     freshnessSeconds: Number(process.env.BENCH_COST_FRESHNESS_SECONDS ?? defaultFreshnessSeconds),
     sizeTargetBytes: stagedSizeTargetBytes,

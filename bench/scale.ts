@@ -71,7 +71,7 @@ const localFreshnessSeconds = 6;
 const scheduleSeconds = 3;
 const deployedFreshnessSeconds = 600;
 const bodyBytes = 1024;
-/** The rows of a commit at most: a size target's worth (shared/adapters/staged-commits.ts), read once local mode is set up. */
+/** The rows of a commit at most: a size target's worth (shared/domain/ingest/staging.ts), read once local mode is set up. */
 let rowsPerCommit = 0;
 /** Shards of the counters' index (shared/adapters/dynamo/counters.ts), read once local mode is set up. */
 let counterIndexShards = 1;
@@ -639,7 +639,7 @@ async function probeCommit(
   sender: Sender,
   timing: { background: number; deployment: ReturnType<typeof readDeployment> },
 ) {
-  const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+  const { stagingDeps } = await import('#functions/ingest/wiring.ts');
   const { commitTable } = await import('#shared/domain/ingest/commit-table.ts');
   const now = Date.now();
   const lines: string[] = [];
@@ -1133,7 +1133,7 @@ export async function benchScale(): Promise<string> {
     settings: { scheduleSecondsOverride: scheduleSeconds, batchWindowSeconds: 2, pollersPerConsumer: 2 },
     env: { TABLE_FRESHNESS_SECONDS: String(localFreshnessSeconds), COUNTER_FLUSH_SECONDS: '300' },
   });
-  const { stagedSizeTargetBytes } = await import('#shared/adapters/staged-commits.ts');
+  const { stagedSizeTargetBytes } = await import('#shared/domain/ingest/staging.ts');
   rowsPerCommit = Math.floor(stagedSizeTargetBytes / bodyBytes);
   counterIndexShards = (await import('#shared/adapters/dynamo/counters.ts')).indexShards;
   const out: string[] = [];

@@ -1,38 +1,10 @@
-import { sourceCache, tenantCache } from '#shared/adapters/dynamo/ingest-cache.ts';
-import { claimDedupKey, takeRateToken } from '#shared/adapters/dynamo/ingest-guards.ts';
-import { recordRejection } from '#shared/adapters/dynamo/rejections.ts';
-import { getSource } from '#shared/adapters/dynamo/sources.ts';
-import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
-import { countAccepted, countRefused, withdrawAccepted } from '#shared/adapters/metrics.ts';
-import { openSigningSecrets } from '#shared/adapters/signing-secrets.ts';
-import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
-import { intEnv } from '#shared/config.ts';
 import { acceptIngest, type IngestAnswer, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import { httpEdge, type LambdaHandler, requestIdOf } from '#shared/http/api-handler.ts';
 import { clientAddress } from '#shared/http/edge-origin.ts';
-import { statusOfCode } from '#shared/http/error-status.ts';
 import { header, publicBaseUrl, rawBody } from '#shared/http/request.ts';
 import { accepted, type HttpResult, noContent, ok, toApiGatewayResult } from '#shared/http/responses.ts';
 import { logger } from '#shared/observability/logger.ts';
-
-export const ingestDeps = {
-  // The cache is allowed INGEST_CACHE_SECONDS of staleness: an eventually consistent read is fresh enough.
-  findSource: (sourceId: string) => sourceCache.get(sourceId, () => getSource(sourceId, false)),
-  findTenant: (tenantId: string) => tenantCache.get(tenantId, () => getTenant(tenantId, false)),
-  signingSecrets: (source) => openSigningSecrets(source),
-  takeRateToken,
-  claimDedupKey,
-  enqueue: enqueueEnvelope,
-  maxBodyBytes: intEnv('INGEST_MAX_BYTES', 1024 * 1024),
-  countAccepted,
-  withdrawAccepted,
-  countRefused,
-  recordRejection: (sourceId, rejection) =>
-    recordRejection(sourceId, rejection).catch((error: Error) =>
-      logger.warn('Could not record a rejection', { source_id: sourceId, error: error.message }),
-    ),
-  statusOf: (code) => statusOfCode[code],
-} satisfies IngestDeps;
+import { ingestDeps } from './wiring-door.ts';
 
 /** The answer: 202 with the message id, or the handshake's own answer (text, JSON or no content). */
 export function ingestResult(outcome: IngestAnswer): HttpResult {

@@ -7,25 +7,19 @@
  * tables are whole while it is down. Each run also syncs the Iceberg metadata of the tables marked
  * due (shared/domain/datasets/iceberg.ts), so that it trails their Delta version by minutes at most.
  */
-import { icebergCatchUpDeps } from '#shared/adapters/iceberg-tables.ts';
-import { emitGauge } from '#shared/adapters/metrics.ts';
-import { commitMemory, committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { catchUpIceberg } from '#shared/domain/datasets/iceberg.ts';
 import { checkOverdue } from '#shared/domain/ingest/staged-overdue.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
+import { committing, scheduleDeps, stagingDeps } from './wiring.ts';
 
 export const handler = scheduledHandler(async (event, context) => {
   const stopping = (event.detail as { stopping?: unknown } | undefined)?.stopping === true;
   const report = await checkOverdue(stagingDeps, {
+    ...committing(context.getRemainingTimeInMillis(), 8),
     stopping,
-    deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
-    holder: committerId,
-    read: readStagedSlice,
-    memory: commitMemory,
-    concurrency: 8,
   });
-  emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));
+  scheduleDeps.emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));
   if (report.triggered > 0)
     logger.warn('Staged tables whose commit trigger is overdue were sent another', {
       tables: report.triggered,
@@ -40,7 +34,7 @@ export const handler = scheduledHandler(async (event, context) => {
       dead_lettered: committed.deadLettered.length,
       failed: committed.failed.length,
     });
-  const iceberg = await catchUpIceberg(icebergCatchUpDeps, {
+  const iceberg = await catchUpIceberg(scheduleDeps.icebergCatchUp, {
     deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
     concurrency: 4,
   });

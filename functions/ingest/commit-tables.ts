@@ -6,11 +6,11 @@
  */
 import type { SQSEvent } from 'aws-lambda';
 import { triggerOf } from '#shared/adapters/sqs/commit-triggers.ts';
-import { commitMemory, committerId, readStagedSlice, stagingDeps } from '#shared/adapters/staged-commits.ts';
 import { commitTriggered } from '#shared/domain/ingest/commit-staged.ts';
 import type { CommitTrigger } from '#shared/domain/ingest/staging.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { batchHandler } from '#shared/queue-handler.ts';
+import { committing, stagingDeps } from './wiring.ts';
 
 export const handler = batchHandler(async (event: SQSEvent, context) => {
   const triggers: CommitTrigger[] = [];
@@ -22,13 +22,7 @@ export const handler = batchHandler(async (event: SQSEvent, context) => {
       unreadable.push(record.messageId);
     }
   }
-  const report = await commitTriggered(stagingDeps, triggers, {
-    deadline: stagingDeps.now() + context.getRemainingTimeInMillis(),
-    holder: committerId,
-    read: readStagedSlice,
-    memory: commitMemory,
-    concurrency: 10,
-  });
+  const report = await commitTriggered(stagingDeps, triggers, committing(context.getRemainingTimeInMillis(), 10));
   if (report.committed.length + report.deadLettered.length + report.failed.length + report.retried.length > 0)
     logger.info('Staged tables committed', {
       committed: report.committed.length,

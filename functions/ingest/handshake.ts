@@ -1,5 +1,6 @@
 import { httpEdge } from '#shared/http/api-handler.ts';
-import { acceptOver, ingestDeps, ingestEdge } from './accept.ts';
+import { acceptOver, ingestEdge } from './accept.ts';
+import { ingestDeps } from './wiring-door.ts';
 
 /**
  * GET /api/ingest/{source_id}: the handshakes providers make with a GET (Meta's hub.challenge,

@@ -8,43 +8,26 @@
  * its receives (shared/domain/ingest/write-batch.ts says why the queue waits, not the invocation).
  */
 import type { SQSEvent } from 'aws-lambda';
-import { recordDeliveryFailures } from '#shared/adapters/dynamo/deliveries.ts';
-import { stagingObjects } from '#shared/adapters/s3/staging.ts';
-import { deferMessages } from '#shared/adapters/sqs/deferred-records.ts';
-import { stagingDeps } from '#shared/adapters/staged-commits.ts';
-import { config } from '#shared/config.ts';
-import { readEnvelope } from '#shared/domain/ingest/envelope.ts';
-import { type BatchWriterDeps, SentTriggers, writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
+import { writeEnvelopeBatch } from '#shared/domain/ingest/write-batch.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { batchHandler } from '#shared/queue-handler.ts';
-
-const deps: BatchWriterDeps = {
-  ...stagingDeps,
-  objects: stagingObjects,
-  parseEnvelope: readEnvelope,
-  recordFailures: recordDeliveryFailures,
-  sent: new SentTriggers(),
-  // Small tables' commits mostly wait on the store: more at once keep a batch's last table fresh.
-  concurrency: 16,
-  backoffFirstSeconds: config.writerBackoffSeconds(),
-};
+import { batchWriterDeps, deferIngestRecords } from './wiring.ts';
 
 export const handler = batchHandler(async (event: SQSEvent, context, lastly) => {
   const outcome = await writeEnvelopeBatch(
-    deps,
+    batchWriterDeps,
     event.Records.map((record) => ({
       recordId: record.messageId,
       body: record.body,
       receiveCount: Number(record.attributes.ApproximateReceiveCount ?? 1),
     })),
-    deps.now() + context.getRemainingTimeInMillis(),
+    batchWriterDeps.now() + context.getRemainingTimeInMillis(),
   );
   if (outcome.deferred.length > 0) {
     const handles = new Map(event.Records.map((record) => [record.messageId, record.receiptHandle]));
     // After everything else the invocation does (its counts written): the last act before it answers.
     lastly(async () => {
-      const refused = await deferMessages(
-        'ingest',
+      const refused = await deferIngestRecords(
         outcome.deferred.map(({ recordId, seconds }) => ({ receiptHandle: handles.get(recordId) ?? '', seconds })),
       ).catch((error: Error) => {
         logger.warn('Could not defer the records; they come back after the queue’s visibility timeout', { error });

@@ -3,7 +3,7 @@
  * one bundle built two ways: a bundle loaded alone as Lambda loads it fails when a file it reads as
  * it loads is not beside it, and when it leaves the AWS SDK to the runtime.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -59,6 +59,9 @@ describe('a bundle loaded alone, as Lambda loads it', () => {
       outfile: path.join(folder, 'index.js'),
       logLevel: 'error',
     });
+    // With the files it reads as it loads beside it: the SDK is all it lacks, whichever it loads first.
+    for (const asset of commits.settings.assets ?? [])
+      copyFileSync(path.join(root, asset), path.join(folder, path.basename(asset)));
     expect((await initialiseAlone(asDeployed(folder))).error).toMatch(
       /requires @aws-sdk\/[\w-]+ from outside its folder/,
     );

@@ -1574,7 +1574,7 @@ describe('the overdue check', () => {
 
 describe('the functions that commit staged tables', () => {
   it('have the time for a whole table commit and for recording it', async () => {
-    const { stagingDeps } = await import('#shared/adapters/staged-commits.ts');
+    const { stagingDeps } = await import('#functions/ingest/wiring.ts');
     const { consumers } = await import('#shared/topology.ts');
     const { tableTimeMs, recordMs } = stagingDeps;
     for (const name of ['ingest-writer', 'table-committer'] as const)

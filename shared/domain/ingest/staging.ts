@@ -179,6 +179,9 @@ export interface CommitTriggers {
   earlyMs: number;
 }
 
+/** Staged bytes of one table that make it due whatever its freshness target; also what one commit holds at most. */
+export const stagedSizeTargetBytes = 64 * 1024 * 1024;
+
 /** How long a committer instance keeps a table's freshness target before it reads it again. */
 export const freshnessKeptMs = 60_000;
 
