@@ -60,7 +60,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'console/test/**/*.test.ts'],
           exclude: ['test/unit/invocation-context.test.ts'],
           isolate: false,
           testTimeout: 30_000,

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { type QueueName, queues } from '#shared/topology.ts';
 import { creationOrder, type TemplateResource } from './deploy/order.ts';
 import type { GeneratedValue } from './deploy/secrets-manager.ts';
+import type { ExpiryRule } from './s3/lifecycle.ts';
 
 export const localAccount = '000000000000';
 export const localRegion = 'us-east-1';
@@ -166,6 +167,8 @@ export interface LocalDeployment {
   /** The resources whose deploy runs deployed code, in the order CloudFormation creates them. */
   deploySteps: DeployStep[];
   queueUrls: Record<QueueName, string>;
+  /** The platform bucket's enabled lifecycle rules that expire objects under a prefix (local/s3/lifecycle.ts applies them). */
+  platformBucketExpiry: ExpiryRule[];
 }
 
 const secretVariables: Record<string, LocalSecret> = {
@@ -693,6 +696,27 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
   for (const keyResource of reader.resourcesOf('AWS::KMS::Key'))
     addResourcePolicy(keyResource, reader.resolve(keyResource.resource.Properties?.KeyPolicy, keyResource.stack));
 
+  const platformBucketExpiry: ExpiryRule[] = [];
+  for (const bucket of reader.resourcesOf('AWS::S3::Bucket')) {
+    if (reader.placedAs(bucket)?.kind !== 'platformBucket') continue;
+    const lifecycle = bucket.resource.Properties?.LifecycleConfiguration as
+      | { Rules?: Record<string, Json>[] }
+      | undefined;
+    // A rule filtered otherwise than by prefix (tags, sizes) is left to S3: applied by prefix it would take too much.
+    for (const rule of lifecycle?.Rules ?? [])
+      if (
+        rule.Status === 'Enabled' &&
+        typeof rule.ExpirationInDays === 'number' &&
+        rule.TagFilters === undefined &&
+        rule.ObjectSizeGreaterThan === undefined &&
+        rule.ObjectSizeLessThan === undefined
+      )
+        platformBucketExpiry.push({
+          prefix: typeof rule.Prefix === 'string' ? rule.Prefix : '',
+          days: rule.ExpirationInDays,
+        });
+  }
+
   const secrets = new Map<string, LocalSecret>();
   for (const secret of reader.resourcesOf('AWS::SecretsManager::Secret')) {
     const placed = reader.placedAs(secret);
@@ -810,5 +834,6 @@ export function readDeployment(directory: string, placement: LocalPlacement): Lo
     generatedSecrets,
     deploySteps,
     queueUrls,
+    platformBucketExpiry,
   };
 }

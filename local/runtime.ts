@@ -46,6 +46,7 @@ import { LocalLambda, lambdaVariables } from './lambda-function.ts';
 import { installFunctionScopes } from './lambda-sandbox.ts';
 import { startThread } from './modules.ts';
 import type { QueueUrls } from './provision.ts';
+import { standInBucket, standInClient, startExpiry } from './s3/lifecycle.ts';
 import { functionSettingNames, type LocalSettings } from './settings.ts';
 import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
 
@@ -503,6 +504,14 @@ export async function startRuntime(
     ),
   ]);
 
+  // s3rver runs no lifecycle rules: local mode applies the platform bucket's itself.
+  const s3 = standInClient(endpoints.s3, localRegion, localCredentials);
+  const expiry = startExpiry({
+    bucket: standInBucket(s3, settings.platformBucket),
+    rules: deployment.platformBucketExpiry,
+    log,
+  });
+
   const consumed = [...new Set(deployment.eventSources.map((source) => source.queueUrl))];
   let deadline = Number.POSITIVE_INFINITY;
   return {
@@ -533,6 +542,8 @@ export async function startRuntime(
         )),
       );
       await front.close();
+      await expiry.stop();
+      s3.destroy();
       const undrained = await queued();
       sqs.destroy();
       const denied = [...figures.denied.values()].reduce((sum, { count }) => sum + count, 0);

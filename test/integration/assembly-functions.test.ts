@@ -43,6 +43,17 @@ describe('the cloud assembly, as local mode reads it', () => {
     ).toEqual(Object.fromEntries(deployed.filter((fn) => fn.declared).map((fn) => [fn.logicalId, settings(fn)])));
   });
 
+  it("finds the platform bucket's expiry rules, which local mode applies itself (s3rver runs none)", async () => {
+    const { directory } = await ensureAssembly({ tenantBuckets: ['demo-bucket'] });
+    // The default settings: claims 15 days, staging 8, unreadable dead letters 30, query results 7.
+    expect(readDeployment(directory, placement).platformBucketExpiry).toEqual([
+      { prefix: 'claims/', days: 15 },
+      { prefix: 'staging/', days: 8 },
+      { prefix: 'dead-letters/unreadable/', days: 30 },
+      { prefix: 'job-results/', days: 7 },
+    ]);
+  });
+
   it('finds every route, queue consumer and schedule the stack declares, with the settings it gave them', async () => {
     const { directory } = await ensureAssembly({ tenantBuckets: ['demo-bucket'] });
     const deployment = readDeployment(directory, placement);

@@ -31,7 +31,7 @@ export function connectionFigures(base: string) {
       el(
         'p',
         { class: 'muted' },
-        'Staged: accepted, kept safe and waiting for the table’s next commit (within its freshness target, below); they are listed as pending events meanwhile. Oldest staged: how long the oldest of them has waited since its 202. Only lost rows are a loss.',
+        'Staged: accepted, kept safe and waiting for the table’s next commit (within its freshness target, below); they are listed as pending events meanwhile. Oldest staged: how long the oldest of them has waited since its 202. Lost: staged, but their staged copy was gone at their commit; they never reach the table, the only figure that is a loss (failed deliveries can be redriven).',
       ),
     ),
     refresh: figures.refresh,
