@@ -84,6 +84,8 @@ function world(options: { retentionDays?: number } = {}) {
   /** The ingest dead-letter queue, as its recorder counts it: each message id once. */
   const deadLetters = new Set<string>();
   const store = { broken: false };
+  /** Claim-checked bodies in the platform bucket, by key. */
+  const claims = new Set<string>();
   const add = (figures: Map<string, number>, series: string, by: number) =>
     figures.set(series, (figures.get(series) ?? 0) + by);
 
@@ -192,9 +194,15 @@ function world(options: { retentionDays?: number } = {}) {
       );
       return { ...(await output(dataSet, rows, request)), committed };
     },
-    claimExists: async () => true,
+    claimExists: async (ref) => {
+      process.call();
+      return claims.has(ref.key);
+    },
     writtenAfterIngest: async (tableId, ids) => new Set(ids.filter((id) => rowsOf(tableId).includes(id))),
-    checkOut: async () => process.write('check out'),
+    async checkOut(keys) {
+      process.write('check out');
+      for (const key of keys) claims.delete(key);
+    },
     markMaintenanceDue: async () => process.write('maintenance due'),
     count(figure, labels, by) {
       add(held, `${figure} ${JSON.stringify(labels)}`, by);
@@ -280,6 +288,7 @@ function world(options: { retentionDays?: number } = {}) {
   return {
     clock,
     table,
+    claims,
     staging,
     store,
     deps,
@@ -320,7 +329,7 @@ function world(options: { retentionDays?: number } = {}) {
 
 type World = ReturnType<typeof world>;
 
-function envelope(w: World, n: number, dt = '2026-11-23'): QueueRecord {
+function envelope(w: World, n: number, dt = '2026-11-23', claimChecked = false): QueueRecord {
   const message: EnvelopeMessage = {
     v: 1,
     message_id: uuid(n),
@@ -331,7 +340,7 @@ function envelope(w: World, n: number, dt = '2026-11-23'): QueueRecord {
     tenant_id: TENANT,
     content_type: 'application/json',
     payload_size: 100,
-    payload: 'e30=',
+    ...(claimChecked ? { payload_ref: { bucket: 'platform', key: `claims/${n}` } } : { payload: 'e30=' }),
   };
   return { recordId: `record-${n}`, body: JSON.stringify(message), receiveCount: 1 };
 }
@@ -361,6 +370,17 @@ async function stagedWithExpired(): Promise<World> {
   w.crashAt(null);
   await writeEnvelopeBatch(w.deps, [envelope(w, 1), envelope(w, 2), envelope(w, 3, '2026-09-01')]);
   await writeEnvelopeBatch(w.deps, [envelope(w, 4), envelope(w, 5, '2026-09-02')]);
+  w.clock.now += 6 * minute;
+  return w;
+}
+
+/** Table A: 3 rows whose bodies are claim-checked; due. */
+async function stagedClaimChecked(): Promise<World> {
+  const w = world();
+  w.crashAt(null);
+  for (const n of [1, 2, 3]) w.claims.add(`claims/${n}`);
+  await writeEnvelopeBatch(w.deps, [envelope(w, 1, undefined, true), envelope(w, 2, undefined, true)]);
+  await writeEnvelopeBatch(w.deps, [envelope(w, 3, undefined, true)]);
   w.clock.now += 6 * minute;
   return w;
 }
@@ -423,6 +443,18 @@ const withLossPath = [
   'remove objects',
 ];
 const deadLettersPath = ['data file', 'dead letter', 'settle counts', 'head', 'remove objects'];
+/** Bodies are removed once their rows are counted: a retry takes a row whose body is gone as written, finding no commit to count. */
+const claimCheckedPath = [
+  'data file',
+  'hold ids',
+  'log entry',
+  'run history',
+  'count once written',
+  'check out',
+  'settle counts',
+  'head',
+  'remove objects',
+];
 /** Each write of a path, numbered from 1, as the cases of a crash at it. */
 const stepsOfPath = (path: string[]) => path.map((step, i) => [i + 1, step] as const);
 
@@ -472,6 +504,23 @@ describe('the loss account after a committer dies at any write of its path', () 
       expect(w.figures()).toEqual({ written: 0, expired: 0, lost: 0, deadLettered: 3 });
       expect(w.stagedRows()).toBe(0);
       expect(w.missing(3)).toBe(0);
+    },
+  );
+
+  it('claim-checked rows: their writes are the steps', async () => {
+    expect(await stepsOf(stagedClaimChecked)).toEqual(claimCheckedPath);
+  });
+
+  it.each(stepsOfPath(claimCheckedPath))(
+    'claim-checked rows, the process dying at write %i (%s): written 3, none missing, bodies removed',
+    async (n) => {
+      const w = await stagedClaimChecked();
+      expect(await crashThenRetry(w, n)).toBe(true);
+      expect(w.rowsOf(A)).toEqual([uuid(1), uuid(2), uuid(3)]);
+      expect(w.figures()).toEqual({ written: 3, expired: 0, lost: 0, deadLettered: 0 });
+      expect(w.stagedRows()).toBe(0);
+      expect(w.missing(3)).toBe(0);
+      expect([...w.claims]).toEqual([]);
     },
   );
 

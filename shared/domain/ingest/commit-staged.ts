@@ -7,9 +7,9 @@
 import { type ByteBudget, forEachAtMost } from '../at-most.ts';
 import {
   type CommitTableDeps,
+  type CountedCommit,
   commitTable,
-  countAllOnce,
-  type OnceCount,
+  finishCommit,
   type StagedRow,
   TableGone,
 } from './commit-table.ts';
@@ -305,7 +305,7 @@ async function commitRecords(
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
     const lost: StagedRecord[] = [];
-    let once: OnceCount[] = [];
+    let finished: Pick<CountedCommit, 'once' | 'claims'> = { once: [], claims: [] };
     // The chunk's share of the invocation's memory, given back once its commit has ended: a commit
     // this committer stopped waiting for still holds its rows and files until it sees the abort.
     const release = options.memory ? await options.memory.take(totalsOf(chunk).bytes) : () => undefined;
@@ -323,7 +323,7 @@ async function commitRecords(
         Math.min(deps.tableTimeMs, until - deps.now()),
       );
       deps.countReceipts(rows.map((row) => row.message));
-      once = result.once;
+      finished = result;
       into.written += result.written;
       into.skipped += result.skipped;
       into.expired += result.expired;
@@ -353,8 +353,9 @@ async function commitRecords(
       else release();
     }
     // The chunk is done now: what it wrote, left out and set aside is counted, each once (a count
-    // that fails fails the table's handling, and the retry finds the same to count).
-    await countAllOnce(deps, once);
+    // that fails fails the table's handling, and the retry finds the same to count), then its
+    // claim checks go.
+    await finishCommit(deps, tableId, finished);
     if (lost.length > 0) await countLost(deps, tableId, lost);
     // Within the commit's own time: the reserve after it is for recording the commit.
     await withinTime(() => deps.settleCounts(), until - deps.now()).catch(() => undefined);

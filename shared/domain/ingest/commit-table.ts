@@ -44,6 +44,12 @@ export interface OnceCount {
  */
 export interface CountedCommit extends TableCommitResult {
   once: OnceCount[];
+  /**
+   * Claim checks of the envelopes now in the table, removed once they are counted: a retry that
+   * finds a body gone takes its envelope as written without finding the commit that wrote it, so a
+   * body removed before the count would leave the count to nobody.
+   */
+  claims: string[];
 }
 
 /** Commits never succeed for this table (its data set is gone): its envelopes are dead-lettered at once. */
@@ -125,12 +131,12 @@ export interface CommitTableDeps extends MaintenanceRequests, IcebergSyncDeps {
  *     was not recorded), else dead-lettered on their own; the others go on.
  *  3. The rest are appended to the table, each message id exactly once; an envelope of a day the
  *     table's data retention no longer keeps is left out (maintenance would remove it).
- *  4. Claim checks of the envelopes now in the table are removed (a lifecycle rule is the backstop,
- *     so a failure here only warns).
- *  5. Counted: versions committed. To be counted once by the caller, whatever retries follow:
- *     envelopes written (per source), by the commit that wrote them (this one's, and an earlier one
- *     found holding rows of these, whose writer may have stopped between its commit and its count);
- *     envelopes expired (per source), by staged record and day.
+ *  4. Counted: versions committed. To be counted once by the caller (finishCommit), whatever retries
+ *     follow: envelopes written (per source), by the commit that wrote them (this one's, and an
+ *     earlier one found holding rows of these, whose writer may have stopped between its commit and
+ *     its count); envelopes expired (per source), by staged record and day.
+ *  5. The claim checks of the envelopes now in the table, for the caller to remove once they are
+ *     counted (a lifecycle rule is the backstop, so a failure there only warns).
  *  6. A maintenance run is asked for when the new version makes one due.
  *  7. The table's Iceberg metadata is synced, or marked due, to stay within its interval (it never
  *     fails the commit).
@@ -145,7 +151,7 @@ export async function commitTable(
   const found = await deps.getDataSet(tableId);
   if (!found) throw new TableGone(tableId);
   const { rows, written: before } = await withoutMissingPayloads(deps, tableId, staged);
-  if (rows.length === 0) return { written: 0, skipped: before, expired: 0, once: [] };
+  if (rows.length === 0) return { written: 0, skipped: before, expired: 0, once: [], claims: [] };
   const dataSet = await deps.fixStorage(found);
   const expired = new Set<StagedRow>();
   const result = await deps.appendEnvelopes(dataSet, rows, {
@@ -159,12 +165,6 @@ export async function commitTable(
   });
 
   const claims = rows.flatMap((row) => (row.message.payload_ref ? [row.message.payload_ref.key] : []));
-  if (claims.length > 0)
-    await deps
-      .checkOut(claims)
-      .catch((error: Error) =>
-        deps.warn('Claim check clean-up failed', { data_set_id: tableId, error: error.message }),
-      );
   const source = dataSet.origin.type === 'Webhook' ? dataSet.origin.source_id : '';
   const once = [...writtenOnce(tableId, source, result.runs), ...expiredOnce(tableId, source, [...expired])];
   if (result.committed.length > 0) deps.count('batchesCommitted', {}, result.committed.length);
@@ -173,15 +173,26 @@ export async function commitTable(
   }
   await askForMaintenance(deps, dataSet, result.committed, deps.now());
   await syncIcebergAfterCommit(deps, dataSet, result.committed);
-  return { written: result.written, skipped: result.skipped + before, expired: result.expired, once };
+  return { written: result.written, skipped: result.skipped + before, expired: result.expired, once, claims };
 }
 
 /**
- * Makes the counts, each once by its key. The first that fails rejects: the rows stay staged, and
- * the retry asks for the same counts again (those made already add nothing).
+ * After a commit's handling: makes its counts, each once by its key, then removes its claim checks.
+ * The first count that fails rejects, before any body is removed: the rows stay staged, and the
+ * retry finds the same rows in the same commit and asks for the same counts (those made add nothing).
  */
-export async function countAllOnce(deps: Pick<CommitTableDeps, 'countOnce'>, once: OnceCount[]): Promise<void> {
-  for (const { key, counts } of once) await deps.countOnce(key, counts);
+export async function finishCommit(
+  deps: Pick<CommitTableDeps, 'countOnce' | 'checkOut' | 'warn'>,
+  tableId: string,
+  commit: Pick<CountedCommit, 'once' | 'claims'>,
+): Promise<void> {
+  for (const { key, counts } of commit.once) await deps.countOnce(key, counts);
+  if (commit.claims.length > 0)
+    await deps
+      .checkOut(commit.claims)
+      .catch((error: Error) =>
+        deps.warn('Claim check clean-up failed', { data_set_id: tableId, error: error.message }),
+      );
 }
 
 /**

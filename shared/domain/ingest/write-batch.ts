@@ -8,7 +8,7 @@ import {
   removeObjects,
   withinTime,
 } from './commit-staged.ts';
-import { commitTable, countAllOnce } from './commit-table.ts';
+import { commitTable, finishCommit } from './commit-table.ts';
 import { type EnvelopeMessage, envelopeFields } from './envelope.ts';
 import type { DeliveryFailure } from './kept-records.ts';
 import {
@@ -398,7 +398,7 @@ async function commitAtOnce(
       );
       deps.countReceipts(rows.map((row) => row.message));
       // A count that fails leaves the table staged: its committer finds the rows written, and counts them.
-      await countAllOnce(deps, result.once);
+      await finishCommit(deps, tableId, result);
       await deps.settleCounts();
       addToReport(report, tableId, { outcome: 'committed', ...result });
     } catch (error) {
