@@ -21,7 +21,12 @@ import { encodeCheckpoint } from '#delta/parquet/checkpoint-writer.ts';
 import { rewriteFiles } from '#delta/parquet/compaction.ts';
 import { type CellValue, maxRowsPerFile, writeParquet } from '#delta/parquet/parquet-files.ts';
 import { config } from '../config.ts';
-import { clockMarginMs, exactlyOncePerMessage, type MessageIdRecords } from '../domain/datasets/exactly-once.ts';
+import {
+  clockMarginMs,
+  exactlyOncePerMessage,
+  type HeldRun,
+  type MessageIdRecords,
+} from '../domain/datasets/exactly-once.ts';
 import { type DataSet, envelopeSchema } from '../domain/datasets/model.ts';
 import { dayExpiresAt, oldestDay, retentionKeeps, retentionOf, retentionPlan } from '../domain/datasets/retention.ts';
 import { recordVersionFound } from '../domain/datasets/storage.ts';
@@ -104,20 +109,35 @@ export function envelopeOutput(
   options: { ids: MessageIdRecords; encode?: PartitionedFiles<StagedRow>['encode']; defaultRetentionMs: number | null },
 ) {
   const encode = options.encode ?? encodeStaged;
-  return (dataSet: DataSet, rows: StagedRow[], request: Parameters<CommitTableDeps['appendEnvelopes']>[2]) =>
-    appendToTable(deps, {
+  return async (dataSet: DataSet, rows: StagedRow[], request: Parameters<CommitTableDeps['appendEnvelopes']>[2]) => {
+    // The commits that hold these rows, each counted once per run: this one's, and those found.
+    const runs = new Map<string, number>();
+    const own: { run: HeldRun | null } = { run: null };
+    const once = exactlyOncePerMessage(
+      options.ids,
+      dataSet.data_set_id,
+      (row: StagedRow) => ({
+        messageId: row.message.message_id,
+        ingestedAt: firstIngestMs(row.message),
+        // An id that is not a UUID v7 of its first ingest carries no time: its copies' own times differ.
+        withinMs: isTimedId(row.message.message_id) ? 0 : clockMarginMs,
+      }),
+      (run) => runs.set(run.runId, run.rows),
+    );
+    const result = await appendToTable(deps, {
       tableId: dataSet.data_set_id,
       // The columns written now, whatever the data set recorded at its creation: a table made
       // before a column was added to the envelope gains it with this commit.
       metadata: { ...tableMetadataOf(dataSet), schema: envelopeSchema },
       addsColumns: true,
       rows,
-      deduplication: exactlyOncePerMessage(options.ids, dataSet.data_set_id, (row: StagedRow) => ({
-        messageId: row.message.message_id,
-        ingestedAt: firstIngestMs(row.message),
-        // An id that is not a UUID v7 of its first ingest carries no time: its copies' own times differ.
-        withinMs: isTimedId(row.message.message_id) ? 0 : clockMarginMs,
-      })),
+      deduplication: {
+        ...once,
+        async beforeCommit(chosen, runId) {
+          await once.beforeCommit(chosen, runId);
+          own.run = { runId, rows: chosen.length };
+        },
+      },
       attempt: request.attempt,
       ...(request.signal ? { signal: request.signal } : {}),
       keeps: (table) =>
@@ -133,6 +153,9 @@ export function envelopeOutput(
           encode,
         }),
     });
+    if (result.version !== null && own.run) runs.set(own.run.runId, result.written);
+    return { ...result, runs: [...runs].map(([runId, held]) => ({ runId, rows: held })) };
+  };
 }
 
 /** Staged envelopes appended to their data set's table in the tenant's store (shared/domain/ingest/commit-table.ts). */
@@ -145,7 +168,13 @@ export const appendEnvelopes: CommitTableDeps['appendEnvelopes'] = (dataSet, row
       defaultRetentionMs: config.dataRetentionMs(),
     })(dataSet, rows, request);
     if (writer.committed.length === 0 && result.skipped > 0) await recordVersionFound(table, dataSet.version);
-    return { written: result.written, skipped: result.skipped, expired: result.expired, committed: writer.committed };
+    return {
+      written: result.written,
+      skipped: result.skipped,
+      expired: result.expired,
+      committed: writer.committed,
+      runs: result.runs,
+    };
   });
 
 /** A pipeline's decoded rows as the files of its output table: one file per day and chunk. */

@@ -26,6 +26,20 @@ export const clockMarginMs = 5 * 60_000;
 /** The commitInfo field that names the ingest times (milliseconds) of an append's rows, first and last. */
 export const ingestedField = 'tributary.ingested';
 
+/**
+ * The commitInfo field of a commit whose rows are counted as written once per run (a count keyed by
+ * its run id): a later append that finds rows of its own in such a commit may count the commit again,
+ * adding nothing when it was counted. A commit without it was counted otherwise, and never again.
+ */
+export const countedField = 'tributary.counted';
+export const countedOncePerRun = 'once-per-run';
+
+/** A Tributary commit found to hold rows an append was asked to write: its run, and the rows it holds. */
+export interface HeldRun {
+  runId: string;
+  rows: number;
+}
+
 /** What Tributary keeps of the message ids its commits hold (DynamoDB, or an in-memory stand-in). */
 export interface MessageIdRecords {
   /** Before an attempt: the message ids a run's commit will hold, replacing what the run held before. */
@@ -68,25 +82,36 @@ async function idsHeldBy(
   tableId: string,
   commits: CommitSummary[],
   rows: IngestedRange,
-): Promise<Set<string>> {
+): Promise<Map<string, string[]>> {
   const runs = commits.flatMap((commit) => {
     if (commit.engine !== tributaryEngine || !commit.txnId) return [];
     const ingested = ingestedRange(commit.info[ingestedField]);
     return !ingested || (ingested.from <= rows.to && ingested.to >= rows.from) ? [commit.txnId] : [];
   });
-  if (runs.length === 0) return new Set();
-  return new Set([...(await records.idsOf(tableId, runs)).values()].flat());
+  if (runs.length === 0) return new Map();
+  return records.idsOf(tableId, runs);
 }
+
+/** The runs counted once per run among `commits`. */
+const countedRuns = (commits: CommitSummary[]) =>
+  new Set(
+    commits.flatMap((commit) =>
+      commit.txnId && commit.info[countedField] === countedOncePerRun ? [commit.txnId] : [],
+    ),
+  );
 
 /**
  * Exactly once per message id, as the Delta library's append asks it: the batch's own repeats left
  * out, rows a commit since the oldest ingest (less the clocks' margin) holds left out, each commit
- * naming its rows' ingest range, and its ids held under its run before each attempt.
+ * naming its rows' ingest range, and its ids held under its run before each attempt. `held` hears of
+ * each commit counted once per run that holds any of the rows (its run, and how many rows it holds),
+ * so that its caller can count it again where its writer stopped before counting it.
  */
 export function exactlyOncePerMessage<Row>(
   records: MessageIdRecords,
   tableId: string,
   identify: (row: Row) => MessageIdentity,
+  held?: (run: HeldRun) => void,
 ): RowDeduplication<Row> {
   const idOf = (row: Row) => identify(row).messageId;
   const rangeOf = (rows: Row[]): IngestedRange | null => {
@@ -114,12 +139,20 @@ export function exactlyOncePerMessage<Row>(
     async unwritten(rows, commits) {
       const range = rangeOf(rows);
       if (!range) return rows;
-      const written = await idsHeldBy(records, tableId, commits, range);
+      const byRun = await idsHeldBy(records, tableId, commits, range);
+      const written = new Set([...byRun.values()].flat());
+      const wanted = new Set(rows.map(idOf));
+      if (held) {
+        const counted = countedRuns(commits);
+        for (const [runId, ids] of byRun)
+          if (counted.has(runId) && ids.some((id) => wanted.has(id))) held({ runId, rows: ids.length });
+      }
       return rows.filter((row) => !written.has(idOf(row)));
     },
     commitInfo(rows) {
       const range = rangeOf(rows);
-      return range ? { [ingestedField]: [range.from, range.to] } : {};
+      if (!range) return {};
+      return { [ingestedField]: [range.from, range.to], ...(held ? { [countedField]: countedOncePerRun } : {}) };
     },
     beforeCommit: (rows, runId) => records.holdIds(tableId, runId, rows.map(idOf)),
   };

@@ -5,8 +5,14 @@
  * records it leases in the table's head, so that a hot table commits several size targets at a time.
  */
 import { type ByteBudget, forEachAtMost } from '../at-most.ts';
-import type { MetricKey } from '../observability/metric-catalogue.ts';
-import { type CommitTableDeps, commitTable, type StagedRow, TableGone } from './commit-table.ts';
+import {
+  type CommitTableDeps,
+  type CountedCommit,
+  commitTable,
+  finishCommit,
+  type StagedRow,
+  TableGone,
+} from './commit-table.ts';
 import type { EnvelopeMessage } from './envelope.ts';
 import {
   type ChunkLease,
@@ -88,22 +94,11 @@ export interface CommitStagedDeps extends CommitTableDeps {
    */
   countReceipts(messages: EnvelopeMessage[]): void;
   /**
-   * Counts once per key, at once, however often asked for the same key (a retry after a crash counts
-   * nothing twice); resolves false when the key was counted before. For what an invocation finds
-   * again on its retry: a lost record.
-   */
-  countOnce(
-    key: string,
-    counts: { metric: Extract<MetricKey, 'envelopesLost'>; labels: Record<string, string>; by: number }[],
-  ): Promise<boolean>;
-  /**
-   * Writes now the counts of the sources of what was just committed or dead-lettered (rows written
-   * and expired, the door's receipts; the dead-letter recorder counts dead letters), before the
-   * table's records are let go: an invocation that ends before it answers (a crash, its memory, a
-   * timeout) then loses none of them for the tables it committed before. A retry finds those rows in
-   * the table and skips them, so counts written only at the invocation's end were never written, and
-   * the source's figures showed its rows as missing for good. Never rejects: counts it could not
-   * write stay for the next write.
+   * Writes now the counts of the sources of what was just committed or dead-lettered (the door's
+   * receipts; rows written, expired and lost are counted once at once, and the dead-letter recorder
+   * counts dead letters), before the table's records are let go: an invocation that ends before it
+   * answers (a crash, its memory, a timeout) then loses none of them for the tables it committed
+   * before. Never rejects: counts it could not write stay for the next write.
    */
   settleCounts(): Promise<void>;
   /** How long a table whose commit failed waits before the next attempt (the ingest queue's visibility timeout). */
@@ -310,6 +305,7 @@ async function commitRecords(
     if (deps.now() + deps.tableTimeMs > until) return;
     let rows: StagedRow[] = [];
     const lost: StagedRecord[] = [];
+    let finished: Pick<CountedCommit, 'once' | 'claims'> = { once: [], claims: [] };
     // The chunk's share of the invocation's memory, given back once its commit has ended: a commit
     // this committer stopped waiting for still holds its rows and files until it sees the abort.
     const release = options.memory ? await options.memory.take(totalsOf(chunk).bytes) : () => undefined;
@@ -327,6 +323,7 @@ async function commitRecords(
         Math.min(deps.tableTimeMs, until - deps.now()),
       );
       deps.countReceipts(rows.map((row) => row.message));
+      finished = result;
       into.written += result.written;
       into.skipped += result.skipped;
       into.expired += result.expired;
@@ -355,7 +352,10 @@ async function commitRecords(
       if (commit.running) commit.running.then(release, release);
       else release();
     }
-    // Set aside with the chunk, which is done now: counted once, with the chunk's other counts.
+    // The chunk is done now: what it wrote, left out and set aside is counted, each once (a count
+    // that fails fails the table's handling, and the retry finds the same to count), then its
+    // claim checks go.
+    await finishCommit(deps, tableId, finished);
     if (lost.length > 0) await countLost(deps, tableId, lost);
     // Within the commit's own time: the reserve after it is for recording the commit.
     await withinTime(() => deps.settleCounts(), until - deps.now()).catch(() => undefined);

@@ -8,7 +8,7 @@ import {
   removeObjects,
   withinTime,
 } from './commit-staged.ts';
-import { commitTable } from './commit-table.ts';
+import { commitTable, finishCommit } from './commit-table.ts';
 import { type EnvelopeMessage, envelopeFields } from './envelope.ts';
 import type { DeliveryFailure } from './kept-records.ts';
 import {
@@ -397,6 +397,8 @@ async function commitAtOnce(
         Math.min(deps.tableTimeMs, until - deps.now()),
       );
       deps.countReceipts(rows.map((row) => row.message));
+      // A count that fails leaves the table staged: its committer finds the rows written, and counts them.
+      await finishCommit(deps, tableId, result);
       await deps.settleCounts();
       addToReport(report, tableId, { outcome: 'committed', ...result });
     } catch (error) {
