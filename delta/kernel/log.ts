@@ -153,7 +153,9 @@ export interface TableMetadata {
  * partitions it removes files from: a pipeline's ranged re-run), OPTIMIZE rearranges, DELETE removes
  * whole files (retention), SET TBLPROPERTIES changes the metadata.
  */
-export type Operation = 'WRITE' | 'OPTIMIZE' | 'DELETE' | 'SET TBLPROPERTIES';
+/** The operations a commit names (commitInfo.operation). */
+export const operations = ['WRITE', 'OPTIMIZE', 'DELETE', 'SET TBLPROPERTIES'] as const;
+export type Operation = (typeof operations)[number];
 
 export type Action =
   | { add: AddFile }
