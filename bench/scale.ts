@@ -720,6 +720,7 @@ async function probeCounters(timing: {
 }): Promise<CounterProbe> {
   const counters = await import('#shared/adapters/dynamo/counters.ts');
   const { queryAll } = await import('#shared/adapters/dynamo/table.ts');
+  const { asStored } = await import('#shared/adapters/dynamo/stored-items.ts');
   const { renderPrometheus } = await import('#shared/domain/observability/metric-catalogue.ts');
   let answerBytes = 0;
   const read = async () => {
@@ -751,9 +752,7 @@ async function probeCounters(timing: {
     probed.length * new Set(writes.slice(0, probedEpochs).map((w) => counters.storedEpoch(w.epoch).itemEpoch)).size;
   const after = await least();
   // One probed source's items, sized as DynamoDB sizes them: what is there whatever the processes, and what each total adds.
-  const sized = (
-    await queryAll<Record<string, unknown>>({ partition: counters.counterKeys.source(probed[0] as string) })
-  )
+  const sized = (await queryAll({ partition: counters.counterKeys.source(probed[0] as string) }, asStored))
     .filter((item) => Object.keys(item).some((name) => name.startsWith('t_probe')))
     .map((item) => {
       const totals = Object.entries(item).filter(([name]) => name.startsWith('t_'));

@@ -153,7 +153,9 @@ export interface TableMetadata {
  * partitions it removes files from: a pipeline's ranged re-run), OPTIMIZE rearranges, DELETE removes
  * whole files (retention), SET TBLPROPERTIES changes the metadata.
  */
-export type Operation = 'WRITE' | 'OPTIMIZE' | 'DELETE' | 'SET TBLPROPERTIES';
+/** The operations a commit names (commitInfo.operation). */
+export const operations = ['WRITE', 'OPTIMIZE', 'DELETE', 'SET TBLPROPERTIES'] as const;
+export type Operation = (typeof operations)[number];
 
 export type Action =
   | { add: AddFile }
@@ -611,108 +613,129 @@ const metadataFields = new Set([
  * metadata's, which are kept so that a metadata change written back loses none of them.
  */
 export function normaliseAction(raw: Record<string, unknown>): Action | null {
-  if (present(raw.add, 'path')) {
-    const add = raw.add;
-    const file: AddFile = {
-      path: decodeLogPath(String(add.path)),
-      partitionValues: partitionValuesOf(add),
-      size: num(add.size),
-      modificationTime: num(add.modificationTime),
-      dataChange: Boolean(add.dataChange),
-      stats: statsOf(add),
-      ...fileExtras(add),
-    };
-    const tags = mapOf(add.tags);
-    if (Object.keys(tags).length > 0) file.tags = tags;
-    if (typeof add.clusteringProvider === 'string') file.clusteringProvider = add.clusteringProvider;
-    return { add: file };
-  }
-  if (present(raw.remove, 'path')) {
-    const remove = raw.remove;
-    return {
-      remove: {
-        path: decodeLogPath(String(remove.path)),
-        deletionTimestamp: num(remove.deletionTimestamp),
-        dataChange: Boolean(remove.dataChange),
-        extendedFileMetadata: Boolean(remove.extendedFileMetadata),
-        partitionValues: partitionValuesOf(remove),
-        size: num(remove.size),
-        ...fileExtras(remove),
-      },
-    };
-  }
-  if (present(raw.txn, 'appId')) {
-    const txn = raw.txn;
-    return {
-      txn: {
-        appId: String(txn.appId),
-        version: num(txn.version),
-        lastUpdated: optionalNumber(txn.lastUpdated) ?? null,
-      },
-    };
-  }
-  if (present(raw.protocol, 'minReaderVersion')) {
-    const value = raw.protocol;
-    const result: Protocol = {
-      minReaderVersion: num(value.minReaderVersion),
-      minWriterVersion: num(value.minWriterVersion),
-    };
-    if (Array.isArray(value.readerFeatures)) result.readerFeatures = value.readerFeatures.map(String);
-    if (Array.isArray(value.writerFeatures)) result.writerFeatures = value.writerFeatures.map(String);
-    return { protocol: result };
-  }
-  if (present(raw.metaData, 'id')) {
-    const value = raw.metaData;
-    const format = isObject(value.format) ? value.format : {};
-    const otherFields = Object.fromEntries(
-      Object.entries(value).filter(([key, field]) => !metadataFields.has(key) && field !== undefined),
-    );
-    return {
-      metaData: {
-        id: String(value.id),
-        name: (value.name as string | null | undefined) ?? null,
-        description: (value.description as string | null | undefined) ?? null,
-        format: { provider: String(format.provider ?? 'parquet'), options: stringMap(format.options) },
-        schemaString: String(value.schemaString),
-        partitionColumns: [...((value.partitionColumns as string[] | null | undefined) ?? [])],
-        configuration: stringMap(value.configuration),
-        createdTime: optionalNumber(value.createdTime) ?? null,
-        ...(Object.keys(otherFields).length > 0 ? { otherFields } : {}),
-      },
-    };
-  }
-  if (present(raw.domainMetadata, 'domain')) {
-    const value = raw.domainMetadata;
-    return {
-      domainMetadata: {
-        domain: String(value.domain),
-        configuration: String(value.configuration ?? ''),
-        removed: Boolean(value.removed),
-      },
-    };
-  }
-  if (isObject(raw.commitInfo)) return { commitInfo: raw.commitInfo };
-  if (present(raw.checkpointMetadata, 'version')) {
-    const value = raw.checkpointMetadata;
-    return {
-      checkpointMetadata: {
-        version: num(value.version),
-        tags: value.tags === null || value.tags === undefined ? null : mapOf(value.tags),
-      },
-    };
-  }
-  if (present(raw.sidecar, 'path')) {
-    const value = raw.sidecar;
-    return {
-      sidecar: {
-        path: decodeLogPath(String(value.path)),
-        sizeInBytes: num(value.sizeInBytes),
-        modificationTime: num(value.modificationTime),
-      },
-    };
+  for (const { key, holds, read } of actionKinds) {
+    const value = raw[key];
+    if (isObject(value) && (holds === null || present(value, holds))) return read(value);
   }
   return null;
 }
+
+type Fields = Record<string, unknown>;
+
+function addAction(add: Fields): Action {
+  const file: AddFile = {
+    path: decodeLogPath(String(add.path)),
+    partitionValues: partitionValuesOf(add),
+    size: num(add.size),
+    modificationTime: num(add.modificationTime),
+    dataChange: Boolean(add.dataChange),
+    stats: statsOf(add),
+    ...fileExtras(add),
+  };
+  const tags = mapOf(add.tags);
+  if (Object.keys(tags).length > 0) file.tags = tags;
+  if (typeof add.clusteringProvider === 'string') file.clusteringProvider = add.clusteringProvider;
+  return { add: file };
+}
+
+function removeAction(remove: Fields): Action {
+  return {
+    remove: {
+      path: decodeLogPath(String(remove.path)),
+      deletionTimestamp: num(remove.deletionTimestamp),
+      dataChange: Boolean(remove.dataChange),
+      extendedFileMetadata: Boolean(remove.extendedFileMetadata),
+      partitionValues: partitionValuesOf(remove),
+      size: num(remove.size),
+      ...fileExtras(remove),
+    },
+  };
+}
+
+function txnAction(txn: Fields): Action {
+  return {
+    txn: {
+      appId: String(txn.appId),
+      version: num(txn.version),
+      lastUpdated: optionalNumber(txn.lastUpdated) ?? null,
+    },
+  };
+}
+
+function protocolAction(value: Fields): Action {
+  const result: Protocol = {
+    minReaderVersion: num(value.minReaderVersion),
+    minWriterVersion: num(value.minWriterVersion),
+  };
+  if (Array.isArray(value.readerFeatures)) result.readerFeatures = value.readerFeatures.map(String);
+  if (Array.isArray(value.writerFeatures)) result.writerFeatures = value.writerFeatures.map(String);
+  return { protocol: result };
+}
+
+function metaDataAction(value: Fields): Action {
+  const format = isObject(value.format) ? value.format : {};
+  const otherFields = Object.fromEntries(
+    Object.entries(value).filter(([key, field]) => !metadataFields.has(key) && field !== undefined),
+  );
+  return {
+    metaData: {
+      id: String(value.id),
+      name: (value.name as string | null | undefined) ?? null,
+      description: (value.description as string | null | undefined) ?? null,
+      format: { provider: String(format.provider ?? 'parquet'), options: stringMap(format.options) },
+      schemaString: String(value.schemaString),
+      partitionColumns: [...((value.partitionColumns as string[] | null | undefined) ?? [])],
+      configuration: stringMap(value.configuration),
+      createdTime: optionalNumber(value.createdTime) ?? null,
+      ...(Object.keys(otherFields).length > 0 ? { otherFields } : {}),
+    },
+  };
+}
+
+function domainMetadataAction(value: Fields): Action {
+  return {
+    domainMetadata: {
+      domain: String(value.domain),
+      configuration: String(value.configuration ?? ''),
+      removed: Boolean(value.removed),
+    },
+  };
+}
+
+function checkpointMetadataAction(value: Fields): Action {
+  return {
+    checkpointMetadata: {
+      version: num(value.version),
+      tags: value.tags === null || value.tags === undefined ? null : mapOf(value.tags),
+    },
+  };
+}
+
+function sidecarAction(value: Fields): Action {
+  return {
+    sidecar: {
+      path: decodeLogPath(String(value.path)),
+      sizeInBytes: num(value.sizeInBytes),
+      modificationTime: num(value.modificationTime),
+    },
+  };
+}
+
+/**
+ * The actions normaliseAction reads, in the order it tries them: the key naming each, the field it
+ * must hold to count (null: any object), and its reader.
+ */
+const actionKinds: { key: string; holds: string | null; read: (value: Fields) => Action }[] = [
+  { key: 'add', holds: 'path', read: addAction },
+  { key: 'remove', holds: 'path', read: removeAction },
+  { key: 'txn', holds: 'appId', read: txnAction },
+  { key: 'protocol', holds: 'minReaderVersion', read: protocolAction },
+  { key: 'metaData', holds: 'id', read: metaDataAction },
+  { key: 'domainMetadata', holds: 'domain', read: domainMetadataAction },
+  { key: 'commitInfo', holds: null, read: (commitInfo) => ({ commitInfo }) },
+  { key: 'checkpointMetadata', holds: 'version', read: checkpointMetadataAction },
+  { key: 'sidecar', holds: 'path', read: sidecarAction },
+];
 
 /**
  * The files a commit adds with new rows, for readers that follow the log (pipelines): not the ones

@@ -7,6 +7,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { asStored } from '#shared/adapters/dynamo/stored-items.ts';
 import type { Job, JobType } from '#shared/domain/jobs/model.ts';
 import { newJob } from '#shared/domain/jobs/new-job.ts';
 import type { Pipeline } from '#shared/domain/pipelines/model.ts';
@@ -50,7 +51,7 @@ function pipeline(pipelineId: string, createdAt: string): Pipeline {
 
 /** The ids under one index partition, in sort-key order. */
 async function underKey(partition: string, idOf: 'job_id' | 'pipeline_id') {
-  const items = await tables.queryAll({ index: 'gsi2', partition });
+  const items = await tables.queryAll({ index: 'gsi2', partition }, asStored);
   return items.map((item) => item[idOf]);
 }
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { asStored } from '#shared/adapters/dynamo/stored-items.ts';
 import { newJob } from '#shared/domain/jobs/new-job.ts';
 import { createPipelineBody, triggerBody } from '#shared/http/schemas/pipelines.ts';
 import { useOwnTable } from '../support/own-table.ts';
@@ -27,7 +28,7 @@ beforeAll(async () => {
 /** Items of about 60 KB each: 17 of them fill a page of 1 MB. */
 const filler = () => 'x'.repeat(60_000);
 const put = (items: Record<string, unknown>[]) => tables.batchWriteAll(items.map((Item) => ({ PutRequest: { Item } })));
-const itemsOf = (partition: string) => tables.queryAll({ partition });
+const itemsOf = (partition: string) => tables.queryAll({ partition }, asStored);
 
 describe('reads past the first page of 1 MB', () => {
   it('deletes every version of a pipeline', async () => {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openCursor, sealCursor } from '#shared/adapters/dynamo/cursors.ts';
+import { asStored } from '#shared/adapters/dynamo/stored-items.ts';
 import { db, queryPage } from '#shared/adapters/dynamo/table.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 
@@ -65,7 +66,8 @@ describe('list cursors', () => {
     const send = vi.spyOn(db, 'send');
     const crafted = b64({ pk: '', sk: '', gsi1pk: 'TENANTS', gsi1sk: '' });
     expect(
-      (await refusal(queryPage({ index: 'gsi1', partition: 'TENANTS' }, { limit: 10, cursor: crafted }))).code,
+      (await refusal(queryPage({ index: 'gsi1', partition: 'TENANTS' }, { limit: 10, cursor: crafted }, asStored)))
+        .code,
     ).toBe('VALIDATION_ERROR');
     expect(send).not.toHaveBeenCalled();
 
@@ -74,6 +76,7 @@ describe('list cursors', () => {
     await queryPage(
       { index: 'gsi1', partition: 'TENANTS' },
       { limit: 10, cursor: await sealCursor('gsi1|TENANTS', position) },
+      asStored,
     );
     expect(send).toHaveBeenCalledTimes(1);
     expect(send.mock.calls[0]?.[0]).toMatchObject({ input: { ExclusiveStartKey: position } });

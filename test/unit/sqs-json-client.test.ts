@@ -4,10 +4,12 @@
  * under that action's command name and with that call's input. No network: the middleware here
  * answers each call itself, as a stub of SQS.
  */
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { SqsJsonClient } from '#shared/adapters/sqs/json-client.ts';
-import { SqsCallError } from '#shared/adapters/sqs/json-protocol.ts';
+import { callSqs, SqsCallError } from '#shared/adapters/sqs/json-protocol.ts';
 
 interface Seen {
   command: string | undefined;
@@ -132,6 +134,41 @@ describe('the ingest queue client against a queue that does not answer', () => {
       expect(sqs.requests()).toBe(1);
     } finally {
       await sqs.close();
+    }
+  });
+});
+
+describe('an answer of SQS', () => {
+  it("is read by the caller's schema where it enters: another shape fails the call, not retried", async () => {
+    let requests = 0;
+    const server = createHttpServer((_, response) => {
+      requests++;
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+      response.end(requests === 1 ? '{"Successful":"none"}' : '{"Successful":[],"Failed":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const access = {
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    };
+    const answer = z.object({ Successful: z.array(z.unknown()), Failed: z.array(z.unknown()) });
+    const call = { action: 'SendMessageBatch', input: { Entries: [] }, answer };
+    try {
+      const malformed = callSqs(access, `${access.endpoint}/000000000000/ingest`, call);
+      await expect(malformed).rejects.toBeInstanceOf(SqsCallError);
+      await expect(malformed).rejects.toMatchObject({
+        retryable: false,
+        message: /200 with an unexpected body: Successful/,
+      });
+      expect(requests).toBe(1);
+      expect(await callSqs(access, `${access.endpoint}/000000000000/ingest`, call)).toEqual({
+        Successful: [],
+        Failed: [],
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -57,6 +57,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { intEnv } from '../../config.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
@@ -66,8 +67,14 @@ import {
   historyRetentionDays,
 } from '../../domain/monitoring/history.ts';
 import type { FoldState, KeptFigure, PlanSettings, UpkeepPiece } from '../../domain/observability/counter-upkeep.ts';
-import { type MetricKey, type Sample, unaccountedBySource } from '../../domain/observability/metric-catalogue.ts';
+import {
+  isMetricKey,
+  type MetricKey,
+  type Sample,
+  unaccountedBySource,
+} from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
+import { MalformedItemError, numberSet, type StoredItem, shapeReader } from './stored-items.ts';
 import {
   batchGetAll,
   db,
@@ -140,7 +147,7 @@ export const counterKeys = {
     const source = sourceOf(labels);
     return source ? counterKeys.source(source) : counterKeys.platform(shardOf(epoch, platformShards));
   },
-  sort: (metric: MetricKey, labels: Record<string, string>, epoch: string) =>
+  sort: (metric: string, labels: Record<string, string>, epoch: string) =>
     `${metric}#${canonicalLabels(labels)}#${epoch}`,
   index: (quarter: number, shard: number) => `COUNTED#${new Date(quarter).toISOString()}#${shard}`,
   /** An index entry's sort key: the window it was written in first, then its item's quarter. */
@@ -263,9 +270,7 @@ export function storedEpoch(epoch: string): { itemEpoch: string; attribute: stri
 
 /** An item's figure: the totals of the processes that counted in it (`value` in items written before slots). */
 function itemTotal(item: CounterItem): number {
-  let sum = Number(item.value ?? 0);
-  for (const [name, value] of Object.entries(item)) if (name.startsWith('t_')) sum += Number(value);
-  return sum;
+  return item.totals.reduce((sum, total) => sum + total, item.value ?? 0);
 }
 
 /**
@@ -330,19 +335,38 @@ export async function writeTotals(
   return failed;
 }
 
-interface CounterItem {
-  pk: string;
-  sk: string;
-  metric: MetricKey;
-  labels: Record<string, string>;
-  /** Each process's total, by `t_<process>`. */
-  [total: `t_${string}`]: number;
+/**
+ * A counter item as stored. Its metric is read as written: a series of a metric since taken out of
+ * the catalogue is still folded, and shows in no reading (as when nothing read it by name).
+ */
+const readCounterFields = /* @__PURE__ */ shapeReader('Counter', () => ({
+  pk: z.string(),
+  sk: z.string(),
+  metric: z.string(),
+  labels: z.record(z.string(), z.string()),
   /** One more with every write: a fold deletes the item only if nobody wrote it since it was read. */
-  version?: number;
-  /** A folded total, or an item written before slots. */
-  value?: number;
-  last_at?: string;
+  version: z.number().optional(),
+  /** A folded total, or an item written before slots (neither holds a version). */
+  value: z.number().optional(),
+  last_at: z.string().optional(),
+}));
+
+/** Attributes named by what they hold (a process's total, a history figure), each a number. */
+const numbersByName = z.record(z.string(), z.number());
+
+/** The attributes of an item whose names pass `named`, read as numbers (a MalformedItemError names one that is not). */
+function numberAttributes(entity: string, item: StoredItem, named: (name: string) => boolean): Record<string, number> {
+  const parsed = numbersByName.safeParse(Object.fromEntries(Object.entries(item).filter(([name]) => named(name))));
+  if (!parsed.success) throw new MalformedItemError(entity, item, parsed.error);
+  return parsed.data;
 }
+
+/** A counter item with the running totals of the processes that counted in it (its `t_<process>` attributes). */
+function readCounter(item: StoredItem) {
+  const totals = numberAttributes('Counter', item, (name) => name.startsWith('t_'));
+  return { ...readCounterFields(item), totals: Object.values(totals) };
+}
+type CounterItem = ReturnType<typeof readCounter>;
 
 export interface SourceSeries {
   metric: MetricKey;
@@ -355,6 +379,7 @@ export interface SourceSeries {
 function sumSeries(items: CounterItem[]): SourceSeries[] {
   const totals = new Map<string, SourceSeries>();
   for (const item of items) {
+    if (!isMetricKey(item.metric)) continue;
     const { change, ...labels } = item.labels;
     const key = `${item.metric}|${canonicalLabels(labels)}`;
     const series = totals.get(key) ?? { metric: item.metric, labels, value: 0, lastAt: null };
@@ -366,7 +391,13 @@ function sumSeries(items: CounterItem[]): SourceSeries[] {
 }
 
 const sourceItems = (sourceId: string) =>
-  queryAll<CounterItem>({ partition: counterKeys.source(sourceId), consistent: false });
+  queryAll({ partition: counterKeys.source(sourceId), consistent: false }, readCounter);
+
+/** An entry of the index of counter writes: the key of the item written. */
+const readIndexEntry = /* @__PURE__ */ shapeReader('CounterIndex', () => ({
+  item_pk: z.string(),
+  item_sk: z.string(),
+}));
 
 /** Every counter series of one source (its connection's stats), with when each last moved. */
 export async function readSourceCounters(sourceId: string): Promise<SourceSeries[]> {
@@ -391,7 +422,7 @@ async function indexedKeys(quarter: number, share = everySource): Promise<{ pk: 
   const shards = await Promise.all(
     Array.from({ length: indexShards / share.shards }, async (_, n) => {
       const partition = counterKeys.index(quarter, share.shard + n * share.shards);
-      const entries = await queryAll<{ item_pk: string; item_sk: string }>({ partition, consistent: false });
+      const entries = await queryAll({ partition, consistent: false }, readIndexEntry);
       return entries.map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk }));
     }),
   );
@@ -418,17 +449,23 @@ async function recentSources(now: number, share: SourceShare): Promise<Set<strin
 /** The shard a source's index entries and kept figure are in. */
 export const shardOfSource = (sourceId: string) => shardOf(counterKeys.source(sourceId), indexShards);
 
+/** A source's kept figure (sk: the source); one kept before shards holds no staged rows. */
+const readKeptFigure = /* @__PURE__ */ shapeReader('CounterUnaccounted', () => ({
+  sk: z.string(),
+  unaccounted: z.number(),
+  staged: z.number().default(0),
+}));
+
 /** The figures a shard keeps (and those kept before shards that belong to it). */
 export async function keptFigures(shard: number): Promise<Map<string, KeptFigure>> {
   const [kept, before] = await Promise.all([
-    queryAll<{ sk: string; unaccounted: number; staged?: number }>({ partition: counterKeys.kept(shard) }),
-    queryAll<{ sk: string; unaccounted: number }>({ partition: counterKeys.unaccounted }),
+    queryAll({ partition: counterKeys.kept(shard) }, readKeptFigure),
+    queryAll({ partition: counterKeys.unaccounted }, readKeptFigure),
   ]);
   const figures = new Map<string, KeptFigure>();
   for (const item of before)
-    if (shardOfSource(item.sk) === shard) figures.set(item.sk, { unaccounted: Number(item.unaccounted), staged: 0 });
-  for (const item of kept)
-    figures.set(item.sk, { unaccounted: Number(item.unaccounted), staged: Number(item.staged ?? 0) });
+    if (shardOfSource(item.sk) === shard) figures.set(item.sk, { unaccounted: item.unaccounted, staged: 0 });
+  for (const item of kept) figures.set(item.sk, { unaccounted: item.unaccounted, staged: item.staged });
   return figures;
 }
 
@@ -467,7 +504,7 @@ async function entryPage(partition: string, prefix: string, after: string | unde
     after === undefined ? undefined : { pk: partition, sk: after },
   );
   return {
-    keys: items.map((item) => ({ pk: String(item.item_pk), sk: String(item.item_sk) })),
+    keys: items.map(readIndexEntry).map((entry) => ({ pk: entry.item_pk, sk: entry.item_sk })),
     next: nextKey?.sk,
   };
 }
@@ -515,7 +552,7 @@ export async function readRecentCounters(now = Date.now(), share = everySource):
     share.shard === 0
       ? Promise.all(
           Array.from({ length: platformShards }, (_, shard) =>
-            queryAll<CounterItem>({ partition: counterKeys.platform(shard), consistent: false }),
+            queryAll({ partition: counterKeys.platform(shard), consistent: false }, readCounter),
           ),
         )
       : [],
@@ -536,9 +573,9 @@ export async function readRecentCounters(now = Date.now(), share = everySource):
 }
 
 /** What a series adds to its source's history: its figure, and +1 or -1 (a change=down series takes away). */
-function historyShare(metric: MetricKey, labels: Record<string, string>) {
+function historyShare(metric: string, labels: Record<string, string>) {
   const source = sourceOf(labels);
-  const figure = source ? historyFigure(metric, labels) : null;
+  const figure = source && isMetricKey(metric) ? historyFigure(metric, labels) : null;
   return source && figure ? { sourceId: source, figure, sign: labels.change === 'down' ? -1 : 1 } : null;
 }
 
@@ -565,7 +602,9 @@ function addToHistory(sourceId: string, interval: number, figures: Record<string
 
 /** Folds one series' items of one interval (at most 98: a transaction holds 100); false when one moved meanwhile. */
 async function foldGroup(items: CounterItem[], interval: number): Promise<boolean> {
-  const { pk, metric, labels } = items[0] as CounterItem;
+  const [first] = items;
+  if (!first) throw new Error('A fold group holds no counter item');
+  const { pk, metric, labels } = first;
   const sum = items.reduce((total, item) => total + itemTotal(item), 0);
   const lastAt = items.reduce((latest, item) => (item.last_at && item.last_at > latest ? item.last_at : latest), '');
   const share = historyShare(metric, labels);
@@ -653,7 +692,9 @@ export async function foldPiece(
   let after = piece.after;
   let next: UpkeepPiece | null = null;
   for (; step < steps.length; step++, after = undefined) {
-    const { partition, prefix } = steps[step] as { partition: string; prefix: string };
+    const reading = steps[step];
+    if (!reading) throw new Error(`A piece's fold reading ${step} is past the quarter's ${steps.length}`);
+    const { partition, prefix } = reading;
     const page = await entryPage(partition, prefix, after);
     keys.push(...page.keys);
     if (page.next !== undefined) next = { ...piece, step, after: page.next };
@@ -663,7 +704,7 @@ export async function foldPiece(
   if (next) await send([next]);
   const partitions = new Map<string, Map<string, CounterItem[]>>();
   const unique = new Map(keys.map((key) => [`${key.pk}#${key.sk}`, key]));
-  for (const item of (await batchGetAll([...unique.values()])) as unknown as CounterItem[]) {
+  for (const item of (await batchGetAll([...unique.values()])).map(readCounter)) {
     const epoch = epochOf(item.sk);
     if (epoch === foldedSuffix || now - epochStartMs(epoch) <= foldAfterMs) continue;
     const series = partitions.get(item.pk) ?? new Map<string, CounterItem[]>();
@@ -700,6 +741,12 @@ export async function foldPiece(
   return { folded };
 }
 
+/** A quarter's fold as the planner reads it: when it was handed out, and the shards that folded it whole (absent: none). */
+const readFold = /* @__PURE__ */ shapeReader('CounterFold', () => ({
+  sent_at: z.number().optional(),
+  done: numberSet().optional(),
+}));
+
 /** The planner's side of the upkeep's marks, in the table. */
 export const upkeepMarks = {
   async marks(): Promise<{ windowsFrom: number | null; foldedFrom: number | null }> {
@@ -715,10 +762,8 @@ export const upkeepMarks = {
     const { Item } = await db.send(
       new GetCommand({ TableName: table(), Key: counterKeys.fold(quarter), ConsistentRead: true }),
     );
-    return {
-      sentAt: Item?.sent_at === undefined ? null : Number(Item.sent_at),
-      done: new Set([...((Item?.done as Set<number> | undefined) ?? [])].map(Number)),
-    };
+    const fold = Item ? readFold(Item) : {};
+    return { sentAt: fold.sent_at ?? null, done: new Set(fold.done) };
   },
   async foldSent(quarter: number, at: number, idle: number[] = []): Promise<void> {
     await db.send(
@@ -830,6 +875,17 @@ export function upkeepSettings(): PlanSettings {
 }
 
 const historyItemAttributes = new Set(['pk', 'sk', 'entity', ttlAttribute]);
+const readHistoryKey = /* @__PURE__ */ shapeReader('CounterHistory', () => ({
+  sk: z.string(),
+  [ttlAttribute]: z.number().optional(),
+}));
+
+/** A source's history item: its interval (its sort key), when it expires, and its figures (every other attribute). */
+function readHistoryItem(item: StoredItem) {
+  const { sk, [ttlAttribute]: expiresAt } = readHistoryKey(item);
+  const figures = numberAttributes('CounterHistory', item, (name) => !historyItemAttributes.has(name));
+  return { interval: Date.parse(sk), expiresAt, figures };
+}
 
 /**
  * A source's history of the intervals starting in [from, to): its folded history items, and the
@@ -843,20 +899,22 @@ export async function readSourceHistory(
   now = Date.now(),
 ): Promise<HistoryReading[]> {
   const [kept, series] = await Promise.all([
-    queryAll<Record<string, unknown>>({
-      partition: counterKeys.history(sourceId),
-      sortBetween: [counterKeys.historySort(from), counterKeys.historySort(to - 1)],
-      consistent: false,
-    }),
+    queryAll(
+      {
+        partition: counterKeys.history(sourceId),
+        sortBetween: [counterKeys.historySort(from), counterKeys.historySort(to - 1)],
+        consistent: false,
+      },
+      readHistoryItem,
+    ),
     sourceItems(sourceId),
   ]);
   const readings: HistoryReading[] = [];
   for (const item of kept) {
     // DynamoDB deletes expired items within days, not at once.
-    if (Number(item[ttlAttribute] ?? Number.POSITIVE_INFINITY) * 1000 <= now) continue;
-    const interval = Date.parse(String(item.sk));
-    for (const [figure, value] of Object.entries(item))
-      if (!historyItemAttributes.has(figure)) readings.push({ interval, figure, value: Number(value) });
+    if ((item.expiresAt ?? Number.POSITIVE_INFINITY) * 1000 <= now) continue;
+    for (const [figure, value] of Object.entries(item.figures))
+      readings.push({ interval: item.interval, figure, value });
   }
   for (const item of series) {
     const epoch = epochOf(item.sk);

@@ -18,14 +18,14 @@
  */
 import { GetCommand, PutCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { Operation, Txn } from '#delta/kernel/log.ts';
+import { operations, type Txn } from '#delta/kernel/log.ts';
 import type { Claim, VersionClaims } from '#delta/log-store/coordinated.ts';
 import type { CommitRecords, LogEntry } from '#delta/operations/transaction.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import { clockMarginMs, type MessageIdRecords } from '../../domain/datasets/exactly-once.ts';
-import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
+import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { logger } from '../../observability/logger.ts';
-import { shapeReader } from './stored-items.ts';
+import { objectOf, orNull, shapeReader } from './stored-items.ts';
 import { batchWriteAll, db, isConditionFailure, queryPage, table } from './table.ts';
 
 /** How long a version's items are kept: the reach of the exactly-once check and of the run history. */
@@ -116,20 +116,40 @@ export function idsOfRunItems(runId: string, items: Record<string, unknown>[]): 
 
 const expiresAt = (at: number) => Math.floor((at + logEntryLifetimeMs) / 1000);
 
+/**
+ * A C# item, as stored: what items written before a field existed lack reads as it did then (a
+ * WRITE, no rows, no transaction, a first attempt).
+ */
+const readCommit = /* @__PURE__ */ shapeReader('DeltaCommit', () => ({
+  version: z.number(),
+  run_id: z.string(),
+  committed_at: z.number().default(0),
+  operation: z.enum(operations).default('WRITE'),
+  rows: z.number().default(0),
+  bytes: z.number().default(0),
+  files: z.number().default(0),
+  removes: z.number().default(0),
+  txn: orNull(objectOf<Txn>({ appId: z.string(), version: z.number(), lastUpdated: orNull(z.number()) })),
+  started_at: z.string(),
+  completed_at: orNull(z.string()),
+  attempt: z.number().default(1),
+}));
+
 function toEntry(item: Record<string, unknown>): LogEntry {
+  const commit = readCommit(item);
   return {
-    version: Number(item.version),
-    runId: String(item.run_id),
-    claimedAt: Number(item.committed_at ?? 0),
-    operation: (item.operation as Operation | undefined) ?? 'WRITE',
-    rows: Number(item.rows ?? 0),
-    bytes: Number(item.bytes ?? 0),
-    files: Number(item.files ?? 0),
-    removes: Number(item.removes ?? 0),
-    txn: (item.txn as Txn | undefined) ?? null,
-    startedAt: String(item.started_at),
-    completedAt: (item.completed_at as string | undefined) ?? null,
-    attempt: Number(item.attempt ?? 1),
+    version: commit.version,
+    runId: commit.run_id,
+    claimedAt: commit.committed_at,
+    operation: commit.operation,
+    rows: commit.rows,
+    bytes: commit.bytes,
+    files: commit.files,
+    removes: commit.removes,
+    txn: commit.txn,
+    startedAt: commit.started_at,
+    completedAt: commit.completed_at,
+    attempt: commit.attempt,
   };
 }
 
@@ -378,9 +398,9 @@ export async function deleteTableLog(tableId: string): Promise<void> {
 
 /** The commits Tributary made to a table, newest first: its run history (as far back as items are kept). */
 export async function completedEntries(tableId: string, page: PageRequest): Promise<Page<LogEntry>> {
-  const result = await queryPage<Record<string, unknown>>(
+  return queryPage(
     { partition: deltaLogKeys.partition(tableId), sortBeginsWith: 'C#', newestFirst: true },
     page,
+    toEntry,
   );
-  return mapPage(result, toEntry);
 }

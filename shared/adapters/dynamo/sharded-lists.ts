@@ -134,10 +134,12 @@ export async function queryShardedPage<T>(
     sortOf,
     newestFirst: input.newestFirst ?? false,
     read: async (source, past, limit) => {
+      const partition = partitions[source];
+      if (partition === undefined) throw new Error(`No partition ${source} in the list of ${input.base}`);
       const { items, nextKey } = await queryKeys(
         {
           index: input.index,
-          partition: partitions[source] as string,
+          partition,
           filter: input.filter,
           newestFirst: input.newestFirst,
           sortPast: past,

@@ -49,6 +49,13 @@ export const stringSet = () =>
     'Expected a set of strings',
   );
 
+/** A number set attribute (NS), as the document client reads it: a Set of numbers. */
+export const numberSet = () =>
+  z.custom<Set<number>>(
+    (value) => value instanceof Set && [...value].every((member) => typeof member === 'number'),
+    'Expected a set of numbers',
+  );
+
 /** A nullable field that items written before it existed do not hold: absent reads as null. */
 export const orNull = <T>(schema: z.ZodType<T>) => schema.nullable().default(null);
 
@@ -78,3 +85,6 @@ export const itemReader: <T>(
   entity: string,
   attributes: () => AttributesOf<T>,
 ) => (item: StoredItem) => z.output<z.ZodObject<AttributesOf<T>>> = shapeReader;
+
+/** Items as stored, every attribute unread: for tools and tests that look at the raw attributes. */
+export const asStored = (item: StoredItem): StoredItem => item;

@@ -129,14 +129,7 @@ export async function queryKeys(
  * (shared/adapters/dynamo/cursors.ts), so no crafted key ever reaches DynamoDB. Each item is read
  * by the entity's reader (shared/adapters/dynamo/stored-items.ts).
  */
-export async function queryPage<T>(input: QueryPageInput, page: PageRequest, read: ItemRead<T>): Promise<Page<T>>;
-/** Items as stored, unread: for the modules that read their items by hand (they cast; give them a reader). */
-export async function queryPage<T = StoredItem>(input: QueryPageInput, page: PageRequest): Promise<Page<T>>;
-export async function queryPage<T>(
-  input: QueryPageInput,
-  page: PageRequest,
-  read: ItemRead<T> = unread,
-): Promise<Page<T>> {
+export async function queryPage<T>(input: QueryPageInput, page: PageRequest, read: ItemRead<T>): Promise<Page<T>> {
   const list = listOf(input);
   const from = page.cursor ? tableKey(await openCursor(list, page.cursor)) : undefined;
   const { items, nextKey } = await queryKeys(input, page.limit, from);
@@ -144,10 +137,7 @@ export async function queryPage<T>(
 }
 
 /** Every item of a partition, for the service's own use (no cursor leaves the function), each read by `read`. */
-export async function queryAll<T>(input: QueryPageInput, read: ItemRead<T>): Promise<T[]>;
-/** Items as stored, unread: for the modules that read their items by hand (they cast; give them a reader). */
-export async function queryAll<T = StoredItem>(input: QueryPageInput): Promise<T[]>;
-export async function queryAll<T>(input: QueryPageInput, read: ItemRead<T> = unread): Promise<T[]> {
+export async function queryAll<T>(input: QueryPageInput, read: ItemRead<T>): Promise<T[]> {
   const all: T[] = [];
   let from: Key | undefined;
   do {
@@ -159,7 +149,6 @@ export async function queryAll<T>(input: QueryPageInput, read: ItemRead<T> = unr
 }
 
 type ItemRead<T> = (item: StoredItem) => T;
-const unread = <T>(item: StoredItem) => item as T;
 
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';

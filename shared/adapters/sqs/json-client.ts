@@ -7,6 +7,7 @@
  */
 import { Client } from '@smithy/core/client';
 import type { MetadataBearer, MiddlewareStack } from '@smithy/types';
+import * as z from 'zod';
 import { accessFromEnvironment, callSqs, type SqsAccess } from './json-protocol.ts';
 
 export interface BatchEntry {
@@ -23,6 +24,9 @@ export interface SendMessageBatchOutput extends MetadataBearer {
   Successful: { Id: string; MessageId: string }[];
   Failed: { Id: string; Code: string; Message?: string; SenderFault: boolean }[];
 }
+
+/** Any action's answer: an object of its fields, which the SDK's command types describe to their callers. */
+const anAnswer = z.record(z.string(), z.unknown());
 
 /** Where a call's input carries the time it is given up at (ms since the epoch). */
 export const answerByKey = Symbol('answerBy');
@@ -59,11 +63,10 @@ abstract class SqsAction {
       async (args: { input: Input }) => {
         const { QueueUrl, [answerByKey]: answerBy, ...rest } = args.input;
         const waitMs = Number(rest.WaitTimeSeconds ?? 0) * 1000;
-        const answer = await callSqs<Record<string, unknown>>(
+        const answer = await callSqs(
           config.access(),
           QueueUrl,
-          action,
-          rest,
+          { action, input: rest, answer: anAnswer },
           waitMs,
           answerBy,
         );

@@ -11,6 +11,7 @@
  * generic signer, the HTTP handler's per-request timers and socket options), several times the
  * call itself; and node's own HTTP client costs about as much again. Use the SDK for everything else.
  */
+import * as z from 'zod';
 import { type AwsCredentials, signJsonPost } from '../aws-signature.ts';
 import { type ConnectionError, type PostTarget, post } from '../http1-post.ts';
 
@@ -39,6 +40,21 @@ const backoffBaseMs = 50;
 const answerTimeoutMs = 3000;
 const retryableNetworkCodes = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNABORTED']);
 const throttling = /Throttl|RequestThrottled|TooManyRequests/;
+
+/** An error answer's body: its type (`<namespace>#<name>`) and message, either spelling; anything else reads as absent. */
+const errorBody = z.object({
+  __type: z.string().optional().catch(undefined),
+  message: z.string().optional().catch(undefined),
+  Message: z.string().optional().catch(undefined),
+});
+
+/** A success's body read by the caller's schema; an answer of another shape is the service's fault, not retried. */
+function answerOf<T>(text: string, answer: z.ZodType<T>): T {
+  const parsed = answer.safeParse(JSON.parse(text));
+  if (parsed.success) return parsed.data;
+  const [issue] = parsed.error.issues;
+  throw new SqsCallError(`SQS answered 200 with an unexpected body: ${issue?.path.join('.')} ${issue?.message}`, false);
+}
 
 /** As Lambda provides them: the region, and the execution role's credentials, in the environment. */
 export function accessFromEnvironment(env: NodeJS.ProcessEnv = process.env): SqsAccess {
@@ -76,11 +92,11 @@ function targetOf(access: SqsAccess, queueUrl: string): { host: string; target: 
 function attempt<T>(
   access: SqsAccess,
   queueUrl: string,
-  action: string,
-  body: string,
+  call: { action: string; body: string; answer: z.ZodType<T> },
   waitMs: number,
   timeLeftMs: number,
 ): Promise<T> {
+  const { action, body } = call;
   const { host, target } = targetOf(access, queueUrl);
   const headers = signJsonPost(
     {
@@ -96,13 +112,15 @@ function attempt<T>(
   const timeoutMs = Math.min(waitMs + answerTimeoutMs, timeLeftMs);
   return post(target, headers, body, timeoutMs).then(
     ({ status, body: text }) => {
-      if (status === 200) return JSON.parse(text) as T;
+      if (status === 200) return answerOf(text, call.answer);
       let type = '';
       let message = text.slice(0, 200);
       try {
-        const error = JSON.parse(text) as { __type?: string; message?: string; Message?: string };
-        type = (error.__type ?? '').split('#').pop() ?? '';
-        message = error.message ?? error.Message ?? message;
+        const error = errorBody.safeParse(JSON.parse(text));
+        if (error.success) {
+          type = (error.data.__type ?? '').split('#').pop() ?? '';
+          message = error.data.message ?? error.data.Message ?? message;
+        }
       } catch {
         // Not JSON: the status says enough.
       }
@@ -120,7 +138,7 @@ function attempt<T>(
 }
 
 /**
- * Calls an SQS action on a queue and answers its JSON answer. `waitMs` is how long the call itself
+ * Calls an SQS action on a queue and answers its JSON answer, read by `answer` where it enters. `waitMs` is how long the call itself
  * may take by design (a long poll), added to the time an answer is waited for. `answerBy` (ms since
  * the epoch) is when the caller must have an answer (a request's function ends): no attempt waits
  * past it and none starts after it, so the last failure is the call's, whatever attempts are left.
@@ -128,16 +146,16 @@ function attempt<T>(
 export async function callSqs<T>(
   access: SqsAccess,
   queueUrl: string,
-  action: string,
-  input: object,
+  call: { action: string; input: object; answer: z.ZodType<T> },
   waitMs = 0,
   answerBy = Number.POSITIVE_INFINITY,
 ): Promise<T> {
+  const { action, input, answer } = call;
   const body = JSON.stringify({ QueueUrl: queueUrl, ...input });
   for (let attempted = 1; ; attempted++) {
     try {
       const timeLeftMs = Math.max(1, answerBy - Date.now());
-      return await attempt<T>(access, queueUrl, action, body, waitMs, timeLeftMs);
+      return await attempt(access, queueUrl, { action, body, answer }, waitMs, timeLeftMs);
     } catch (error) {
       if (attempted >= maxAttempts || !(error instanceof SqsCallError) || !error.retryable) throw error;
       // Full jitter: a random wait up to the doubling bound.

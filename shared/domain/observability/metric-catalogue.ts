@@ -74,6 +74,9 @@ export const metricCatalogue = {
 
 export type MetricKey = keyof typeof metricCatalogue;
 
+/** Whether a metric's name (as a counter item stores it) is one the catalogue holds. */
+export const isMetricKey = (name: string): name is MetricKey => Object.hasOwn(metricCatalogue, name);
+
 /** What each metric counts, as /metrics says it (apart from the catalogue: the functions that only count never carry it). */
 export const metricHelp: Record<MetricKey, string> = {
   ingestRequests: 'Ingest requests by source, HTTP status and code (ACCEPTED or the error code)',
