@@ -3,7 +3,8 @@
  * A series lives with its source, so that its writes and reads grow with that source alone:
  *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#<quarter>.s<slot>  the running totals of the
  *                                   processes whose epoch of that quarter falls in that slot, each an
- *                                   attribute t_<process> (n < epochSlots), and version (one more a write)
+ *                                   attribute t_<process> (n < epochSlots), or t_o<hash of its key> for
+ *                                   a count made once, and version (one more a write)
  *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#folded   the totals of settled epochs, added up
  *   pk COUNTER#PLATFORM#<n>         the same for series of no source (and of source "unknown"), a shard
  *                                   per process (n < platformShards)
@@ -49,6 +50,8 @@
  * a shard of the platform's series, a shard of the current quarter's index.
  * A decrement of a gauge is a series of its own, labelled change=down, subtracted when read.
  */
+
+import { createHash } from 'node:crypto';
 import {
   DeleteCommand,
   GetCommand,
@@ -931,27 +934,38 @@ export async function readSourceHistory(
 const countedOnceDays = 31;
 
 /**
+ * Where a count made once goes: an attribute of its own (named by its key) in the series' item of the
+ * current quarter, as a process's running total is (`t_<process>`), so that the upkeep folds it into
+ * the folded total and the source's history like any other, and every reading sums it meanwhile.
+ */
+function oncePlace(key: string, metric: MetricKey, labels: Record<string, string>, now: number) {
+  const epoch = `${Math.floor(quarterOf(now) / 1000).toString(36)}.o${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  return placeOf({ metric, labels, epoch, value: 0, lastAt: new Date(now).toISOString() }, now);
+}
+
+/**
  * Adds to series once per `key`, however often it is asked: a loss counted by an invocation that
  * then ends before recording what it counted (a crash, a timeout) is counted again by its retry,
- * and a doubled figure offsets a later real loss in the unaccounted figure. One transaction puts the
- * key's item (only where none is) and adds to each series' folded total, so that the count and its
- * key are written together or not at all; a source's series adds to its history item of the interval
- * the count is made in, as folding adds an epoch's, and its folded total's index entry goes in the
- * window (the upkeep reads the source again). Answers false, adding nothing, when the key was counted.
- * A platform series (no source) goes to the folded total of one of its shards, chosen by the key.
+ * and a doubled figure offsets a later real loss in the unaccounted figure. Each series' item of the
+ * quarter is listed in the index first (as any count's is, once a window per process); then one
+ * transaction puts the key's item (only where none is) and adds to each series' attribute for that
+ * key, so that the count and its key are written together or not at all: two items for one count,
+ * where writing the folded total and the history item directly took four. Answers false, adding
+ * nothing, when the key was counted.
  */
 export async function countOnce(
   key: string,
   counts: { metric: MetricKey; labels: Record<string, string>; by: number }[],
   now = Date.now(),
 ): Promise<boolean> {
-  const at = new Date(now).toISOString();
-  const folded = new Map<string, { pk: string; sk: string }>();
-  for (const { metric, labels } of counts) {
-    const source = sourceOf(labels);
-    const key = source && { pk: counterKeys.source(source), sk: counterKeys.sort(metric, labels, foldedSuffix) };
-    if (key) folded.set(key.pk, key);
+  const places = new Map<string, { place: Place; by: number }>();
+  for (const { metric, labels, by } of counts) {
+    const place = oncePlace(key, metric, labels, now);
+    places.set(place.key, { place, by: (places.get(place.key)?.by ?? 0) + by });
   }
+  for (const { place } of places.values())
+    if (!(await indexFirst(place, windowOf(now))))
+      throw new Error('A count made once could not be listed in the index');
   return transactionHeld(
     new TransactWriteCommand({
       TransactItems: [
@@ -968,46 +982,24 @@ export async function countOnce(
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        ...counts.map(({ metric, labels, by }) => {
-          const source = sourceOf(labels);
-          return {
-            Update: {
-              TableName: table(),
-              Key: {
-                pk: source ? counterKeys.source(source) : counterKeys.platform(shardOf(key, platformShards)),
-                sk: counterKeys.sort(metric, labels, foldedSuffix),
-              },
-              UpdateExpression:
-                'ADD #value :by SET entity = :entity, labels = :labels, metric = :metric, last_at = :at',
-              ExpressionAttributeNames: { '#value': 'value' },
-              ExpressionAttributeValues: {
-                ':by': by,
-                ':entity': 'Counter',
-                ':labels': labels,
-                ':metric': metric,
-                ':at': at,
-              },
+        ...[...places.values()].map(({ place, by }) => ({
+          Update: {
+            TableName: table(),
+            Key: { pk: place.pk, sk: place.sk },
+            UpdateExpression:
+              'ADD #total :by, #version :one SET entity = :entity, labels = :labels, metric = :metric, last_at = :at',
+            ExpressionAttributeNames: { '#total': place.attribute, '#version': 'version' },
+            ExpressionAttributeValues: {
+              ':by': by,
+              ':one': 1,
+              ':entity': 'Counter',
+              ':labels': place.write.labels,
+              ':metric': place.write.metric,
+              ':at': place.write.lastAt,
             },
-          };
-        }),
-        ...historyOfCounts(counts, now),
-        ...[...folded.values()].map(({ pk, sk }) => ({
-          Put: { TableName: table(), Item: indexEntry(pk, sk, null, windowOf(now)) },
+          },
         })),
       ],
     }),
   );
-}
-
-/** What counts made once add to their sources' history items of the interval they were made in (one write per source). */
-function historyOfCounts(counts: { metric: MetricKey; labels: Record<string, string>; by: number }[], now: number) {
-  const bySource = new Map<string, Record<string, number>>();
-  for (const { metric, labels, by } of counts) {
-    const share = historyShare(metric, labels);
-    if (!share) continue;
-    const figures = bySource.get(share.sourceId) ?? {};
-    figures[share.figure] = (figures[share.figure] ?? 0) + share.sign * by;
-    bySource.set(share.sourceId, figures);
-  }
-  return [...bySource].map(([sourceId, figures]) => addToHistory(sourceId, quarterOf(now), figures));
 }
