@@ -36,7 +36,7 @@ export interface paths {
     get: operations["referenceDocs"];
   };
   "/console": {
-    /** The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script or stylesheet */
+    /** The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script, stylesheet or icon */
     get: operations["consoleServe"];
   };
   "/api/tenants": {
@@ -1353,15 +1353,15 @@ export interface operations {
       };
     };
   };
-  /** The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script or stylesheet */
+  /** The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script, stylesheet or icon */
   consoleServe: {
     parameters: {
       query?: {
-        asset?: "console.js" | "console.css";
+        asset?: "console.js" | "console.css" | "icon.svg";
       };
     };
     responses: {
-      /** @description The console page (or, with `asset`, its script or stylesheet) */
+      /** @description The console page (or, with `asset`, its script, stylesheet or icon) */
       200: {
         content: {
           "text/html; charset=utf-8": string;

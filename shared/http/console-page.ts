@@ -1,6 +1,6 @@
 /**
- * The operator console as Tributary serves it (`GET /console`): a page that loads one script and one
- * stylesheet from the same route (`?asset=`), under a Content-Security-Policy that allows nothing
+ * The operator console as Tributary serves it (`GET /console`): a page that loads one script, one
+ * stylesheet and its icon from the same route (`?asset=`), under a Content-Security-Policy that allows nothing
  * but this origin: no inline script or style, no eval, no other host, and Trusted Types with no
  * policy, so the browser itself refuses any attempt to write HTML from a string.
  *
@@ -14,6 +14,7 @@ import { notFound } from '../domain/errors.ts';
 export const consoleAssetTypes = {
   'console.js': 'text/javascript; charset=utf-8',
   'console.css': 'text/css; charset=utf-8',
+  'icon.svg': 'image/svg+xml',
 } as const;
 export type ConsoleAsset = keyof typeof consoleAssetTypes;
 
@@ -32,7 +33,7 @@ export const consoleContentSecurityPolicy = [
 
 export const consolePage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Tributary console</title><meta name="referrer" content="no-referrer">
+<title>Tributary console</title><meta name="referrer" content="no-referrer"><link rel="icon" type="image/svg+xml" href="console?asset=icon.svg">
 <link rel="stylesheet" href="console?asset=console.css"><script type="module" src="console?asset=console.js"></script>
 </head><body><div id="app"><noscript>The console needs JavaScript.</noscript></div></body></html>
 `;

@@ -8,7 +8,7 @@ export const consoleRoutes = {
     entry: 'functions/console/serve.ts',
     auth: 'public',
     summary:
-      'The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script or stylesheet',
+      'The operator console: a page that signs in with an API key (kept in the browser tab’s sessionStorage); with `asset`, its script, stylesheet or icon',
     tag: 'Console',
     query: z.strictObject({
       asset: z.enum(Object.keys(consoleAssetTypes) as [keyof typeof consoleAssetTypes]).optional(),
@@ -16,10 +16,10 @@ export const consoleRoutes = {
     responses: {
       200: {
         mediaType: 'text/html; charset=utf-8',
-        description: 'The console page (or, with `asset`, its script or stylesheet)',
+        description: 'The console page (or, with `asset`, its script, stylesheet or icon)',
       },
     },
     access: {},
-    function: { assets: ['dist/console/console.js', 'dist/console/console.css'] },
+    function: { assets: ['dist/console/console.js', 'dist/console/console.css', 'dist/console/icon.svg'] },
   },
 } as const satisfies Record<string, RouteSpec>;

@@ -159,8 +159,13 @@ describe('the operator console', () => {
     const page = await api.get('/console', { key: null });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    // No inline script, style or event handler: the page only points at its two assets.
+    // No inline script, style or event handler: the page only points at its assets.
     expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)|<style|\sstyle=|\son[a-z]+=/i);
+    // Its icon is served from the same route, so that the browser's request for one is answered.
+    expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="console?asset=icon.svg">');
+    const icon = await api.get('/console?asset=icon.svg', { key: null });
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect(icon.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
 
     await tab.page.goto(`${baseUrl}/console`);
     await tab.page.getByLabel('API key').fill('trb_key_wrongwrongwrongwrongwrongwrongwrong');
