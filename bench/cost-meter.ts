@@ -262,8 +262,8 @@ function countReturned(output: Dict): number {
 
 /**
  * DynamoDB Local reports consumed capacity as AWS does for single requests; where it does not,
- * AWS's rules fill in: transactions cost twice, a batch get charges every key (found or not), and a
- * conditional write that fails still costs its write.
+ * AWS's rules fill in: a transaction costs twice for each item it holds, a batch get charges every
+ * key (found or not), and a conditional write that fails still costs its write.
  */
 function dynamoUnits(operation: string, input: Dict, output: Dict | null, failed: boolean) {
   const read = dynamoReads.has(operation);
@@ -273,7 +273,16 @@ function dynamoUnits(operation: string, input: Dict, output: Dict | null, failed
     const unprocessed = countKeys({ RequestItems: (output.UnprocessedKeys as Dict) ?? {} }).keys;
     units += Math.max(0, keys - unprocessed - countReturned(output)) * (consistent ? 1 : 0.5);
   }
-  if (operation.startsWith('Transact')) units *= 2;
+  // DynamoDB Local reports two units for a whole transaction, whatever it holds; AWS charges two per
+  // item (each 1 KB written, each 4 KB read), an update or a check counted at its smallest.
+  if (operation.startsWith('Transact'))
+    units = Math.max(
+      units * 2,
+      requestItems(operation, input).reduce(
+        (sum, { item }) => sum + 2 * Math.max(1, Math.ceil(itemBytes(item ?? {}) / (read ? 4096 : 1024))),
+        0,
+      ),
+    );
   if (failed && !read)
     units = operation.startsWith('Transact') ? 2 * ((input.TransactItems as unknown[]) ?? []).length : 1;
   return read ? { writeUnits: 0, readUnits: units } : { writeUnits: units, readUnits: 0 };
