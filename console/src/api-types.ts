@@ -1365,6 +1365,9 @@ export interface operations {
       200: {
         content: {
           "text/html; charset=utf-8": string;
+          "text/javascript; charset=utf-8": string;
+          "text/css; charset=utf-8": string;
+          "image/svg+xml": string;
         };
       };
       /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */

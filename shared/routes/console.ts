@@ -15,8 +15,11 @@ export const consoleRoutes = {
     }),
     responses: {
       200: {
-        mediaType: 'text/html; charset=utf-8',
         description: 'The console page (or, with `asset`, its script, stylesheet or icon)',
+        content: {
+          'text/html; charset=utf-8': null,
+          ...Object.fromEntries(Object.values(consoleAssetTypes).map((type) => [type, null])),
+        },
       },
     },
     access: {},
