@@ -5,7 +5,7 @@
  * invocation is timed with its CPU, its calls and the log bytes it writes. Invocations are seen
  * through a wrapper around each function's handler (bench/cost-hooks.mjs puts it there at import).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { Client } from '@smithy/core/client';
 
 export interface MeteredCall {
@@ -58,7 +58,13 @@ export interface Invocation {
   /** performance.now() when it started. */
   startedAt: number;
   wallMs: number;
+  /** The process's CPU over the invocation's wall time: its own, and whatever else ran meanwhile. */
   cpuMicros: number;
+  /**
+   * Its own CPU alone, once `attributeCpu()` is on: the CPU of each callback that ran in its context
+   * while it was under way, whatever else ran between them (undefined while off).
+   */
+  ownCpuMicros?: number;
   calls: MeteredCall[];
   logBytes: number;
   logLines: number;
@@ -80,6 +86,57 @@ interface Context {
 const store = new AsyncLocalStorage<Context>();
 let reading: Reading = { invocations: [], outside: [] };
 let meterStarted = performance.now();
+
+// --- CPU by invocation: each callback's CPU goes to the invocation whose context it runs in.
+
+let attributing = false;
+/** The invocation the thread works for now (null: the runtime, the bench, or no invocation under way). */
+let holder: Invocation | null = null;
+let holderSince = 0;
+const holders: (Invocation | null)[] = [];
+const underWay = new WeakSet<Invocation>();
+
+const cpuNow = () => {
+  const used = process.cpuUsage();
+  return used.user + used.system;
+};
+
+/** The CPU since the last switch to the invocation that had the thread, and the thread to `next`. */
+function switchTo(next: Invocation | null): void {
+  if (holder === next) return;
+  if (holder === null && next === null) return;
+  const now = cpuNow();
+  if (holder) holder.ownCpuMicros = (holder.ownCpuMicros ?? 0) + now - holderSince;
+  holder = next;
+  holderSince = now;
+}
+
+function contextInvocation(): Invocation | null {
+  const invocation = store.getStore()?.invocation ?? null;
+  return invocation && underWay.has(invocation) ? invocation : null;
+}
+
+/**
+ * Local mode runs every function in this one thread, so the process's CPU over an invocation holds
+ * that of every invocation, poller and timer that ran beside it, more of it the longer the machine
+ * makes the invocation wait. On, each callback (a promise's continuation, a timer, an I/O answer) is
+ * charged to the invocation whose context it runs in, from the process's CPU clock read as it starts
+ * and ends: an invocation's own CPU, however busy the process or the machine. It costs a clock read a
+ * callback, so it is off unless a bench asks for it.
+ */
+export function attributeCpu(): void {
+  if (attributing) return;
+  attributing = true;
+  createHook({
+    before() {
+      holders.push(holder);
+      switchTo(contextInvocation());
+    },
+    after() {
+      switchTo(holders.pop() ?? null);
+    },
+  }).enable();
+}
 
 /** Runs the bench's own calls past the meter. */
 export function unmetered<T>(work: () => Promise<T>): Promise<T> {
@@ -116,11 +173,26 @@ export async function invoke<T>(
   invocation.startedAt = startedAt;
   const cpu = process.cpuUsage();
   try {
-    return { value: await store.run({ invocation, startedAt }, work), invocation };
+    const context = { invocation, startedAt };
+    // Its synchronous start runs inside its caller's callback: charged to it from here.
+    let answer: Promise<T>;
+    if (attributing) {
+      invocation.ownCpuMicros = 0;
+      underWay.add(invocation);
+      const caller = holder;
+      switchTo(invocation);
+      try {
+        answer = store.run(context, work);
+      } finally {
+        switchTo(caller);
+      }
+    } else answer = store.run(context, work);
+    return { value: await answer, invocation };
   } finally {
     invocation.wallMs = performance.now() - startedAt;
     const used = process.cpuUsage(cpu);
     invocation.cpuMicros = used.user + used.system;
+    underWay.delete(invocation);
     reading.invocations.push(invocation);
   }
 }

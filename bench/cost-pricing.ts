@@ -53,21 +53,28 @@ function latencyOf(call: MeteredCall): number {
   return latency[call.service] ?? 20;
 }
 
-/** How long an invocation waits on AWS: its calls at AWS's latency, overlapping as they did here. */
+/**
+ * How long an invocation waits on AWS: its calls at AWS's latency, in the order they were made here. A
+ * call waits for those that had answered here before it was made (it may depend on them) and overlaps
+ * those still in flight; the wait is the longest such chain. Only the order counts, not how long the
+ * local stand-ins took: a call made after another answered follows it at AWS's latency however fast
+ * or slow the machine answered it.
+ */
 export function waitMs(calls: MeteredCall[]): number {
-  const spans = calls.map((call) => [call.start, call.start + latencyOf(call)] as const).sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const [from, to] of spans) {
-    if (from >= end) {
-      total += to - from;
-      end = to;
-    } else if (to > end) {
-      total += to - end;
-      end = to;
-    }
+  const byStart = [...calls].sort((a, b) => a.start - b.start);
+  const byEnd = [...byStart].sort((a, b) => a.end - b.end);
+  const awsEnd = new Map<MeteredCall, number>();
+  let answered = 0;
+  let ready = 0;
+  let longest = 0;
+  for (const call of byStart) {
+    while (answered < byEnd.length && (byEnd[answered] as MeteredCall).end <= call.start)
+      ready = Math.max(ready, awsEnd.get(byEnd[answered++] as MeteredCall) ?? 0);
+    const end = ready + latencyOf(call);
+    awsEnd.set(call, end);
+    longest = Math.max(longest, end);
   }
-  return total;
+  return longest;
 }
 
 function median(values: number[]): number {
@@ -87,16 +94,20 @@ interface FunctionCost {
 }
 
 /**
- * The CPU an invocation used itself. This process runs the runtime and every function at once, so the
- * process CPU over an invocation also holds the pollers' and timers' share (measured at rest, per ms),
- * which is taken out, and that of any invocation of another function that started meanwhile (at its
- * typical CPU). The ingest handler's CPU is what it used invoked alone (replayIngest).
+ * The CPU an invocation used itself. Where the meter attributed each callback's CPU to its invocation
+ * (`attributeCpu()`, the scale bench's), that is it. Else the process CPU over an invocation: this
+ * process runs the runtime and every function at once, so that also holds the pollers' and timers'
+ * share (measured at rest, per ms), which is taken out, and that of any invocation of another function
+ * that started meanwhile (at its typical CPU); the ingest handler's CPU is what it used invoked alone
+ * (replayIngest).
  */
 export function ownCpuMs(
   everything: Invocation[],
   backgroundCpuPerMs: number,
   ingestCpuMs: number,
 ): Map<Invocation, number> {
+  if (everything.every((inv) => inv.ownCpuMicros !== undefined))
+    return new Map(everything.map((inv) => [inv, (inv.ownCpuMicros ?? 0) / 1000]));
   const raw = (inv: Invocation) =>
     inv.entry === ingestEntry ? ingestCpuMs : Math.max(0, inv.cpuMicros / 1000 - backgroundCpuPerMs * inv.wallMs);
   const byEntry = new Map<string, Invocation[]>();

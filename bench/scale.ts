@@ -4,7 +4,7 @@
  *
  * It runs local mode in this process, every function's handler metered (bench/cost-meter.ts: each
  * AWS SDK call with the partition keys it touched and the units each took, the size of each item it
- * wrote, the S3 prefix of each request; each invocation with its duration), and sends each shape
+ * wrote, the S3 prefix of each request; each invocation with its own CPU), and sends each shape
  * twice, at two local rates:
  *   - 10,000 connections at Zipf(1.0) rates (the k-th sends 1/k of the first's);
  *   - one hot table (one connection);
@@ -39,7 +39,9 @@
  *   - each queue consumer's maximum concurrency (shared/topology.ts) and one run at a time of a
  *     schedule: settings of the deployment, not AWS's, but limits all the same.
  * Account quotas AWS raises on request (API Gateway's requests a second, Lambda's concurrency) are
- * listed apart, with what each shape needs at its ceiling. Local durations stand in for AWS's.
+ * listed apart, with what each shape needs at its ceiling. A function's time is priced, not timed:
+ * its own CPU and its calls at AWS's stated latency (`awsSeconds`), so that the ceilings do not swing
+ * with the machine's load.
  */
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
@@ -49,7 +51,7 @@ import { metricsShardCounts } from '#shared/http/schemas/status.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
 import { assumptions } from './aws-prices.ts';
-import { idleCpuPerMs, type Local, startLocal } from './cost.ts';
+import { type Local, startLocal } from './cost.ts';
 import { ownCpuMs, waitMs } from './cost-pricing.ts';
 import { type Deployed, ingestEntry, readDeployment } from './deployment.ts';
 import { envelopeStream, queuedEnvelope, seededRandom } from './envelopes.ts';
@@ -315,18 +317,15 @@ const lambdaAnswerBytes = 6 * 1024 * 1024;
 const quartersUnfolded = 5;
 
 /**
- * How long an invocation would take on AWS: its own CPU (the process's, less its idle share and that
- * of invocations that ran beside it) at the vCPU share its memory buys, plus AWS's latency for the
- * calls it waited on (bench/cost.ts prices invocations the same way). Local mode runs every function
- * in this one process, so wall times here are each other's.
+ * How long an invocation would take on AWS, priced from what it does rather than timed here: its own
+ * CPU (each callback's charged to the invocation it ran for: bench/cost-meter.ts's `attributeCpu`) at
+ * the vCPU share its memory buys, plus its AWS calls at the latency bench/aws-prices.ts states for each,
+ * in the order it made them (`waitMs`; bench/cost.ts prices invocations the same way). Local mode runs
+ * every function in this one process on a shared machine, so wall times here are each other's and the
+ * machine's: they count for nothing.
  */
-function awsSeconds(invocations: Invocation[], background: number, deployment: ReturnType<typeof readDeployment>) {
-  const ingest = invocations.filter((invocation) => invocation.entry === ingestEntry);
-  // Requests overlap here: the least disturbed tenth says what one takes alone.
-  const ingestCpu = [...ingest.map((inv) => Math.max(0, inv.cpuMicros / 1000 - background * inv.wallMs))].sort(
-    (a, b) => a - b,
-  )[Math.floor(ingest.length / 10)];
-  const own = ownCpuMs(invocations, background, ingestCpu ?? 0);
+function awsSeconds(invocations: Invocation[], deployment: ReturnType<typeof readDeployment>) {
+  const own = ownCpuMs(invocations, 0, 0);
   return (invocation: Invocation) => {
     const memoryMb = (deployment.functions.get(invocation.entry) as Deployed | undefined)?.memoryMb ?? 1024;
     const scale = Math.max(1, assumptions.fullVcpuMemoryMb / memoryMb);
@@ -339,7 +338,7 @@ async function runPhase(
   shape: Shape,
   rate: number,
   phase: number,
-  timing: { background: number; deployment: ReturnType<typeof readDeployment> },
+  timing: { deployment: ReturnType<typeof readDeployment> },
 ): Promise<Phase> {
   const { senders, choose } = await shape.senders(rate, phase);
   meter.take();
@@ -352,7 +351,7 @@ async function runPhase(
   const calls: Phase['calls'] = [];
   const busy = new Map<string, number>();
   const cycleBusy = new Map<string, number>();
-  const seconds = awsSeconds(reading.invocations, timing.background, timing.deployment);
+  const seconds = awsSeconds(reading.invocations, timing.deployment);
   for (const invocation of reading.invocations) {
     // Its share of the window: a pass that began before it and ran into it counts for the part inside.
     const overlap = Math.min(to, invocation.startedAt + invocation.wallMs) - Math.max(from, invocation.startedAt);
@@ -635,10 +634,7 @@ interface Probe {
   tooLarge: number;
 }
 
-async function probeCommit(
-  sender: Sender,
-  timing: { background: number; deployment: ReturnType<typeof readDeployment> },
-) {
+async function probeCommit(sender: Sender, timing: { deployment: ReturnType<typeof readDeployment> }) {
   const { stagingDeps } = await import('#functions/ingest/wiring.ts');
   const { commitTable } = await import('#shared/domain/ingest/commit-table.ts');
   const now = Date.now();
@@ -679,7 +675,7 @@ async function probeCommit(
     if (call.itemBytes > (items.get(group) ?? 0)) items.set(group, call.itemBytes);
     if (call.itemBytes > largest.bytes) largest = { bytes: call.itemBytes, key: group };
   }
-  const seconds = awsSeconds(reading.invocations, timing.background, timing.deployment)(probe);
+  const seconds = awsSeconds(reading.invocations, timing.deployment)(probe);
   process.stderr.write(`scale: a commit of ${rowsPerCommit} rows: ${seconds.toFixed(1)} s as on AWS\n`);
   return { rows: rowsPerCommit, seconds, items, largest, tooLarge };
 }
@@ -714,10 +710,7 @@ interface CounterProbe {
  * some of them hold `probedEpochs` processes' totals more each (an instance's epoch each): a source's
  * time from the first, a further item's from the difference, each the least of three readings.
  */
-async function probeCounters(timing: {
-  background: number;
-  deployment: ReturnType<typeof readDeployment>;
-}): Promise<CounterProbe> {
+async function probeCounters(timing: { deployment: ReturnType<typeof readDeployment> }): Promise<CounterProbe> {
   const counters = await import('#shared/adapters/dynamo/counters.ts');
   const { queryAll } = await import('#shared/adapters/dynamo/table.ts');
   const { asStored } = await import('#shared/adapters/dynamo/stored-items.ts');
@@ -727,7 +720,7 @@ async function probeCounters(timing: {
     meter.take();
     const { value, invocation } = await meter.invoke(metricsEntry, () => counters.readRecentCounters());
     answerBytes = Buffer.byteLength(renderPrometheus(value.samples, value.unaccounted));
-    return awsSeconds(meter.take().invocations, timing.background, timing.deployment)(invocation);
+    return awsSeconds(meter.take().invocations, timing.deployment)(invocation);
   };
   // The least of three readings each: another process's moment (DynamoDB Local's own collector) only adds.
   const least = async () => Math.min(await read(), await read(), await read());
@@ -1128,6 +1121,7 @@ const figure = (value: number) => (value >= 100 ? Math.round(value).toLocaleStri
 
 export async function benchScale(): Promise<string> {
   const deployment = readDeployment();
+  meter.attributeCpu();
   const local = await startLocal(deployment, {
     settings: { scheduleSecondsOverride: scheduleSeconds, batchWindowSeconds: 2, pollersPerConsumer: 2 },
     env: { TABLE_FRESHNESS_SECONDS: String(localFreshnessSeconds), COUNTER_FLUSH_SECONDS: '300' },
@@ -1141,7 +1135,7 @@ export async function benchScale(): Promise<string> {
   let runtimeStopped = false;
   let probe: Probe = { rows: 0, seconds: 0, items: new Map(), largest: { bytes: 0, key: '' }, tooLarge: 0 };
   try {
-    const timing = { background: await idleCpuPerMs(), deployment };
+    const timing = { deployment };
     const hot = zipfShape(local, 'one hot table', 1, [40, 80]);
     const shapes = [
       zipfShape(
@@ -1186,6 +1180,13 @@ export async function benchScale(): Promise<string> {
       `commit from the second phase, a time per row from one commit of a size target's worth (${probe.rows.toLocaleString('en')} rows, ` +
       `${probe.seconds.toFixed(1)} s as on AWS), and the commits a second each shape makes as deployed; the items a commit writes ` +
       `measured on that commit.`,
+    '',
+    `A function's time (each limit of a concurrency, a schedule's one run at a time, a commit, a scrape) is priced, not ` +
+      `timed by the wall clock: its invocation's own CPU (each callback charged to the invocation it ran for) at the ` +
+      `share of a vCPU its memory buys, plus its AWS calls in the order it made them at a stated latency each ` +
+      `(${Object.entries(assumptions.callLatencyMs)
+        .map(([call, ms]) => `${call} ${ms} ms`)
+        .join(', ')}; bench/aws-prices.ts), as the cost bench prices them.`,
     '',
   );
   for (const result of results) {
