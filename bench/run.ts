@@ -17,11 +17,16 @@
  *   cost      what a million 1 KB events cost on AWS, counted from the calls made in local mode
  *   scale     how far each shape of traffic goes under AWS's published limits (bench/scale.ts)
  *   decode    pipelines' decoding per format (rows/s, MB/s), and how fast hostile XML is rejected
+ *   burst     the acceptance check for new connections: 10,000 connections over 10 tenants each send
+ *             their first webhook, 32 at a time, freshness target 120 s: every answer 202, every table
+ *             committed once within 15 minutes past its window, its row there once (read by DuckDB),
+ *             nothing dead-lettered, no error logged; a FAIL line and exit code 1 otherwise (bench/burst.ts)
  * Each side of a comparison runs in its own process, so peak memory is its own.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { benchBurst } from './burst.ts';
 import { benchDecode } from './decode.ts';
 import { benchFunctions } from './functions.ts';
 import { benchIngest, benchIngestFrontOnly, benchQueueJournal } from './ingest.ts';
@@ -34,6 +39,8 @@ const only = new Set(process.argv.slice(2));
 const want = (name: string) => only.size === 0 || only.has(name);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const lines: string[] = [];
+/** Set by a part that checks an acceptance condition and finds it unmet: the run exits 1. */
+let failed = false;
 const row = (...cells: (string | number)[]) => lines.push(`| ${cells.join(' | ')} |`);
 
 function runChild(script: string, ...args: string[]) {
@@ -447,5 +454,49 @@ if (want('scale')) {
   lines.push(childOutput('scale.ts').trimEnd(), '');
 }
 
+if (want('burst')) {
+  const result = await benchBurst();
+  const ms = (value: number) => Math.round(value).toLocaleString('en');
+  const count = (value: number) => value.toLocaleString('en');
+  const others = Object.entries(result.answers).filter(([answer]) => answer !== '202');
+  const depths = Object.entries(result.deadLetterDepths);
+  const depth = depths.reduce((sum, [, messages]) => sum + messages, 0);
+  const errors = Object.entries(result.errors).sort((a, b) => b[1] - a[1]);
+  const errorCount = errors.reduce((sum, [, lines]) => sum + lines, 0);
+  const sinceBurst = Object.values(result.errorsSinceBurst).reduce((sum, lines) => sum + lines, 0);
+  const window = result.freshnessSeconds + result.graceSeconds;
+  const checks: [string, boolean][] = [
+    ['every request 202', result.accepted === result.sources && others.length === 0],
+    [`every table committed within ${window} s of its 202`, result.committedInTime === result.sources],
+    ['every table committed once', result.committedOnce === result.sources],
+    ['every table holds its one row exactly once', result.exactlyOnce === result.sources],
+    ['nothing dead-lettered', depth === 0 && result.deadLettered === 0],
+    ['no error logged', errorCount === 0],
+  ];
+  const missed = checks.filter(([, met]) => !met).map(([name]) => name);
+  lines.push(
+    `### Burst: ${count(result.sources)} connections over ${result.tenants} tenants each send their first webhook, ${result.senders} senders at a time, freshness target ${result.freshnessSeconds} s (${result.batchWindowSeconds} s writer window)`,
+    '',
+    `setup (not measured): ${count(result.sources)} connections made through the API in ${result.setupSeconds.toFixed(0)} s; ` +
+      `load average ${result.loadBefore.map((load) => load.toFixed(2)).join(', ')} before the burst, ${result.loadAfterBurst.map((load) => load.toFixed(2)).join(', ')} after it`,
+    `requests: ${count(result.requests)} sent in ${result.burstSeconds.toFixed(1)} s (${ms(result.requests / result.burstSeconds)}/s); ` +
+      `${count(result.answers['202'] ?? 0)} × 202, ${others.length ? others.map(([answer, n]) => `${count(n)} × ${answer}`).join(', ') : 'no other answer'}`,
+    `latency: p50 ${ms(result.latency.p50)} ms, p99 ${ms(result.latency.p99)} ms, max ${ms(result.latency.max)} ms`,
+    Number.isNaN(result.allCommittedSeconds)
+      ? `committed: ${count(result.committed)} of ${count(result.sources)} tables when the wait ended ${result.waitedSeconds.toFixed(0)} s after the first send (15 min past the freshness window of the last 202); ${count(result.committedInTime)} within ${window} s of their 202`
+      : `committed: all ${count(result.sources)} tables, the last ${result.allCommittedSeconds.toFixed(0)} s after the first send; ${count(result.committedInTime)} within ${window} s of their 202`,
+    `from a 202 to its table's commit: p50 ${(result.commitDelay.p50 / 1000).toFixed(0)} s, max ${(result.commitDelay.max / 1000).toFixed(0)} s`,
+    `tables committed once: ${count(result.committedOnce)}, more than once: ${count(result.committedMoreThanOnce)}; ` +
+      `holding their one row exactly once (read by DuckDB, matched by message id and request id): ${count(result.exactlyOnce)} of ${count(result.sources)}; ` +
+      `tables holding another number of rows: ${count(result.tablesWithOtherRows)}`,
+    `dead-letter queues: ${depth} messages (${depths.map(([name, messages]) => `${name} ${messages}`).join(', ')}); tributary_dead_lettered_total ${result.deadLettered}`,
+    `error-level log lines from the service: ${count(errorCount)} (${count(sinceBurst)} since the burst began)`,
+    ...errors.map(([message, n]) => `  ${count(n)} × ${message}`),
+    missed.length ? `FAIL: ${missed.join('; ')}` : 'PASS: every acceptance condition met',
+    '',
+  );
+  if (missed.length) failed = true;
+}
+
 process.stdout.write(`${lines.join('\n')}\n`);
-process.exit(0);
+process.exit(failed ? 1 : 0);
