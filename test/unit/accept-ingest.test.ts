@@ -4,7 +4,7 @@
  * the wiring (the route, the queue, the rejections it records) with a few requests.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
 import type { SourceSecurity } from '#shared/domain/connections/security.ts';
 import { DomainError } from '#shared/domain/errors.ts';
@@ -370,5 +370,41 @@ describe.concurrent('acceptIngest', () => {
     expect(queueBy >= before + 4000 && queueBy <= after + 4000).toBe(true);
     expect(answerBy - queueBy).toBe(900);
     expect(withdrawn).toEqual(['5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41']);
+  });
+});
+
+describe('acceptIngest at the end of its time', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('answers its refusal by the request’s last 100 ms while the table that keeps refusals has not answered', async () => {
+    vi.useFakeTimers({ now: Date.parse('2026-12-05T12:00:00Z') });
+    const { deps, queued } = world();
+    const kept: string[] = [];
+    const stalled: IngestDeps = {
+      ...deps,
+      // The queue refuses the envelope (not handed over in time), and the table is as slow as the queue was.
+      enqueue: async () => {
+        throw new DomainError('SERVICE_UNAVAILABLE', 'not queued in time');
+      },
+      recordRejection: (sourceId) => {
+        kept.push(sourceId);
+        return new Promise<void>(() => undefined);
+      },
+    };
+    let settled: unknown = 'pending';
+    void acceptIngest(stalled, request({ timeLeftMs: 5000 })).then(
+      () => (settled = 'accepted'),
+      (error: DomainError) => (settled = error.code),
+    );
+    await vi.advanceTimersByTimeAsync(4899);
+    expect(settled).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect({ settled, kept, queued: queued.length }).toEqual({
+      settled: 'SERVICE_UNAVAILABLE',
+      kept: ['5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41'],
+      queued: 0,
+    });
   });
 });

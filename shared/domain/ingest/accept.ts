@@ -152,18 +152,18 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
   const decision = await decidedBy(decide(deps, request), queueBy);
   // A lookup that has not answered in time (DynamoDB tries a stalled call again, 5 s each): nothing
   // is queued, and the sender hears so in the contract's words rather than the gateway's timeout.
-  if (decision === null) return refuse(deps, request, notQueuedInTime(), null);
-  if (!decision.accepted) return refuse(deps, request, decision.error, decision.source);
+  if (decision === null) return refuse(deps, request, notQueuedInTime(), null, deadline);
+  if (!decision.accepted) return refuse(deps, request, decision.error, decision.source, deadline);
   if (decision.accepted === 'handshake')
     return { kind: 'handshake', answer: decision.answer, sourceId: decision.sourceId };
   const { envelope, duplicate, source } = decision;
-  if (queueBy !== undefined && Date.now() >= queueBy) return refuse(deps, request, notQueuedInTime(), source);
+  if (queueBy !== undefined && Date.now() >= queueBy) return refuse(deps, request, notQueuedInTime(), source, deadline);
   const receipt = deps.countAccepted(envelope.source_id, duplicate);
   try {
     await deps.enqueue({ ...envelope, receipt }, request.body, deadline);
   } catch (error) {
     deps.withdrawAccepted(envelope.source_id, duplicate);
-    if (error instanceof DomainError) return refuse(deps, request, error, source);
+    if (error instanceof DomainError) return refuse(deps, request, error, source, deadline);
     throw error;
   }
   return { kind: 'accepted', messageId: envelope.message_id, sourceId: envelope.source_id };
@@ -172,18 +172,23 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
 /**
  * Counts a refusal, keeps it for its source when the request was matched to one, and throws it. The
  * kept headers leave out every header the source's signature settings read (its own header too):
- * a request refused for the source's state may carry a valid signature.
+ * a request refused for the source's state may carry a valid signature. Keeping it waits at most
+ * until the request's `answerBy`: a refusal made late because the table was slow (503) would
+ * otherwise wait on the same slow table for its record and run past the function's timeout, which
+ * the sender hears as the gateway's bare 500. The count is the figure; the kept record is a sample,
+ * left to finish on its own.
  */
 async function refuse(
   deps: IngestDeps,
   request: IngestRequest,
   error: DomainError,
   source: Source | null,
+  deadline?: QueueDeadline,
 ): Promise<never> {
   const status = deps.statusOf(error.code);
   deps.countRefused(source?.source_id ?? 'unknown', status, error.code);
   if (source) {
-    await deps.recordRejection(source.source_id, {
+    const keeping = deps.recordRejection(source.source_id, {
       at: new Date().toISOString(),
       status,
       code: error.code,
@@ -191,8 +196,23 @@ async function refuse(
       payload_size: request.body.length,
       headers: safeHeaders(request.headers, secretHeadersOf(source.security.signature)),
     });
+    await (deadline === undefined ? keeping : settledBy(keeping, deadline.answerBy));
   }
   throw error;
+}
+
+/** Waits for `work` until `until` (ms since the epoch) at the latest; what it does after is its own. */
+async function settledBy(work: Promise<void>, until: number): Promise<void> {
+  work.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, until - Date.now()));
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The decision, or null when it is not made by `queueBy`: what it still does after is never queued. */
