@@ -8,7 +8,7 @@
  *    store, which Powertools keeps the logger's state in;
  *  - one error policy: an error that escapes the handler is logged once, with that context, and fails
  *    the invocation (Lambda then retries or reports it);
- *  - work deferred to the end of an invocation (counter writes) is done before it answers;
+ *  - work deferred to the end of an invocation (counter writes) is done before it answers, within its time;
  *  - when the bundle was built with SDK tracing, the tracer is ready before the first invocation.
  */
 import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
@@ -43,10 +43,44 @@ export function lastly(context: Context, work: () => Promise<void>): void {
   else lastWork.set(context, [work]);
 }
 
+/** What an invocation keeps of its time to answer once its deferred work is cut short. */
+const answerReserveMs = 250;
+
+/**
+ * The deferred work first, but no longer than the invocation's time allows (less the reserve to
+ * answer): counter writes to a slow table must not run an invocation past its timeout, which
+ * fails it (a request answered with the gateway's bare 500, a batch received again) and discards
+ * its environment with the counts it holds. Cut short, the writes go on and what they have not
+ * written stays pending for the next write, as a failed write does.
+ */
 async function settleThenLast(context: Context): Promise<void> {
-  await settle();
+  const leftMs =
+    typeof context.getRemainingTimeInMillis === 'function'
+      ? context.getRemainingTimeInMillis() - answerReserveMs
+      : Number.POSITIVE_INFINITY;
+  if (!(await settledWithin(settle(), leftMs)))
+    logger.warn(
+      'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write',
+    );
   for (const work of lastWork.get(context) ?? []) await work();
   lastWork.delete(context);
+}
+
+/** Whether `work` ended within `ms` (it goes on after if not). */
+async function settledWithin(work: Promise<void>, ms: number): Promise<boolean> {
+  if (ms === Number.POSITIVE_INFINITY) {
+    await work;
+    return true;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The last middleware an edge adds before its own: deferred work done, escaped errors logged. */

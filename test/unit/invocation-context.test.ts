@@ -101,3 +101,36 @@ describe('work an invocation does last', () => {
     });
   });
 });
+
+describe('deferred work at the end of an invocation’s time', () => {
+  it('is left to go on when it would run the invocation past its timeout: the invocation answers, its last work done', async () => {
+    const { beforeAnswering } = await import('#shared/observability/invocation.ts');
+    const { batchHandler } = await import('#shared/queue-handler.ts');
+    const order: string[] = [];
+    let stalled = false;
+    // A counter write to a table that does not answer.
+    beforeAnswering(() => (stalled ? new Promise<void>(() => undefined) : Promise.resolve()));
+    vi.useFakeTimers();
+    try {
+      const handler = batchHandler(async (_event, _context, lastly) => {
+        stalled = true;
+        lastly(async () => void order.push('last'));
+        order.push('body');
+        return { batchItemFailures: [] };
+      });
+      const ending = { ...context('ingest-write-batch', 'req-stalled'), getRemainingTimeInMillis: () => 1000 };
+      let answer: unknown = 'pending';
+      void handler({ Records: [] }, ending).then((answered) => {
+        answer = answered;
+        order.push('answered');
+      });
+      await vi.advanceTimersByTimeAsync(700);
+      expect(answer).toBe('pending');
+      await vi.advanceTimersByTimeAsync(100);
+      expect({ answer, order }).toEqual({ answer: { batchItemFailures: [] }, order: ['body', 'last', 'answered'] });
+    } finally {
+      stalled = false;
+      vi.useRealTimers();
+    }
+  });
+});
