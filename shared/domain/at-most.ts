@@ -62,3 +62,21 @@ export class ByteBudget {
     }
   }
 }
+
+/**
+ * `work`'s outcome when it settles by `until` (ms since the epoch), else `late`: waiting for it
+ * stops then, and what it still does after is its own (a rejection after is not left unhandled).
+ */
+export async function settledBy<T, L>(work: Promise<T>, until: number, late: L): Promise<T | L> {
+  if (until === Number.POSITIVE_INFINITY) return work;
+  work.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const lateness = new Promise<L>((resolve) => {
+    timer = setTimeout(() => resolve(late), Math.max(0, until - Date.now()));
+  });
+  try {
+    return await Promise.race([work, lateness]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

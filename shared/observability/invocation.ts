@@ -15,6 +15,7 @@ import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { settledBy } from '../domain/at-most.ts';
 import { logger } from './logger.ts';
 import { tracingReady } from './tracing.ts';
 
@@ -54,33 +55,22 @@ const answerReserveMs = 250;
  * written stays pending for the next write, as a failed write does.
  */
 async function settleThenLast(context: Context): Promise<void> {
-  const leftMs =
+  const answerBy =
     typeof context.getRemainingTimeInMillis === 'function'
-      ? context.getRemainingTimeInMillis() - answerReserveMs
+      ? Date.now() + context.getRemainingTimeInMillis() - answerReserveMs
       : Number.POSITIVE_INFINITY;
-  if (!(await settledWithin(settle(), leftMs)))
+  if (
+    !(await settledBy(
+      settle().then(() => true),
+      answerBy,
+      false,
+    ))
+  )
     logger.warn(
       'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write',
     );
   for (const work of lastWork.get(context) ?? []) await work();
   lastWork.delete(context);
-}
-
-/** Whether `work` ended within `ms` (it goes on after if not). */
-async function settledWithin(work: Promise<void>, ms: number): Promise<boolean> {
-  if (ms === Number.POSITIVE_INFINITY) {
-    await work;
-    return true;
-  }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, ms));
-  });
-  try {
-    return await Promise.race([work.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The last middleware an edge adds before its own: deferred work done, escaped errors logged. */

@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { settledBy } from '../at-most.ts';
 import type { Source } from '../connections/model.ts';
 import { type Handshake, presetOf } from '../connections/presets.ts';
 import { allowed, allowlistOf, type DedupKey, usesBearer, usesSignature } from '../connections/security.ts';
@@ -149,7 +150,8 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
   const deadline: QueueDeadline | undefined =
     endsAt === undefined ? undefined : { queueBy: endsAt - queueCallReserveMs, answerBy: endsAt - answerReserveMs };
   const queueBy = deadline?.queueBy;
-  const decision = await decidedBy(decide(deps, request), queueBy);
+  // Not made by `queueBy`: null, and what the decision still does after is never queued.
+  const decision = await settledBy(decide(deps, request), queueBy ?? Number.POSITIVE_INFINITY, null);
   // A lookup that has not answered in time (DynamoDB tries a stalled call again, 5 s each): nothing
   // is queued, and the sender hears so in the contract's words rather than the gateway's timeout.
   if (decision === null) return refuse(deps, request, notQueuedInTime(), null, deadline);
@@ -196,38 +198,9 @@ async function refuse(
       payload_size: request.body.length,
       headers: safeHeaders(request.headers, secretHeadersOf(source.security.signature)),
     });
-    await (deadline === undefined ? keeping : settledBy(keeping, deadline.answerBy));
+    await settledBy(keeping, deadline?.answerBy ?? Number.POSITIVE_INFINITY, undefined);
   }
   throw error;
-}
-
-/** Waits for `work` until `until` (ms since the epoch) at the latest; what it does after is its own. */
-async function settledBy(work: Promise<void>, until: number): Promise<void> {
-  work.catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, until - Date.now()));
-  });
-  try {
-    await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The decision, or null when it is not made by `queueBy`: what it still does after is never queued. */
-async function decidedBy(deciding: Promise<Decision>, queueBy: number | undefined): Promise<Decision | null> {
-  if (queueBy === undefined) return deciding;
-  deciding.catch(() => undefined);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), Math.max(0, queueBy - Date.now()));
-  });
-  try {
-    return await Promise.race([deciding, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function decide(deps: IngestDeps, request: IngestRequest): Promise<Decision> {
