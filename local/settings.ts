@@ -3,7 +3,7 @@
  * PORT 3000, DynamoDB 8000, S3 4569, SQS 9324, state under .data/.
  */
 import path from 'node:path';
-import { intEnv } from '#shared/config.ts';
+import { boolEnv, intEnv } from '#shared/config.ts';
 import { defaultAccountConcurrency } from './deploy/concurrency.ts';
 
 export interface LocalSettings {
@@ -13,6 +13,8 @@ export interface LocalSettings {
   dynamodbPort: number;
   s3Port: number;
   sqsPort: number;
+  /** DynamoDB Local keeps its tables in memory, not under DATA_DIR: nothing of the table survives a stop. */
+  dynamodbInMemory: boolean;
   buckets: string[];
   tableName: string;
   platformBucket: string;
@@ -49,6 +51,7 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
     dynamodbPort: intEnv('LOCAL_DYNAMODB_PORT', 8000, env),
     s3Port: intEnv('LOCAL_S3_PORT', 4569, env),
     sqsPort: intEnv('LOCAL_SQS_PORT', 9324, env),
+    dynamodbInMemory: boolEnv('LOCAL_DYNAMODB_IN_MEMORY', false, env),
     buckets: list(env.LOCAL_BUCKETS, ['demo-bucket']),
     tableName: env.TABLE_NAME ?? 'tributary',
     platformBucket: env.PLATFORM_BUCKET ?? 'tributary-platform',

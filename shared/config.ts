@@ -30,8 +30,8 @@ export function intEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = 
   return value;
 }
 
-export function boolEnv(name: string, fallback: boolean): boolean {
-  const raw = process.env[name];
+export function boolEnv(name: string, fallback: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   return raw === 'true' || raw === '1';
 }

@@ -123,7 +123,10 @@ export async function setup(project: TestProject): Promise<void> {
         buildLocalService(build),
       ]);
       if (assembly.built) process.stderr.write(`cloud assembly synthesised in ${assembly.seconds.toFixed(1)} s\n`);
-      standIns = await startStandIns({ dataDir: directory, ...ports });
+      // The suite's stand-ins run for one run and are never restarted: DynamoDB Local keeps the table
+      // in memory, at about half the CPU a call (the tests of what survives a stop start services of
+      // their own, on files: test/integration/local-stops*.test.ts).
+      standIns = await startStandIns({ dataDir: directory, ...ports, dynamodbInMemory: true });
       const started = [standIns.endpoints.dynamodb, standIns.endpoints.s3, standIns.endpoints.sqs];
       const expected = [
         runtimeEnv.AWS_ENDPOINT_URL_DYNAMODB,

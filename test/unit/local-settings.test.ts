@@ -14,6 +14,7 @@ describe('local settings', () => {
       LOCAL_DRAIN_TIMEOUT_SECONDS: '4',
       LOCAL_POLLERS_PER_CONSUMER: '5',
       LOCAL_SCHEDULE_SECONDS: '6',
+      LOCAL_DYNAMODB_IN_MEMORY: 'true',
     });
     expect(settings).toMatchObject({
       port: 4100,
@@ -26,10 +27,17 @@ describe('local settings', () => {
       drainTimeoutSeconds: 4,
       pollersPerConsumer: 5,
       scheduleSecondsOverride: 6,
+      dynamodbInMemory: true,
     });
   });
 
   it('default to the contract’s ports when the environment says nothing', () => {
-    expect(readLocalSettings({})).toMatchObject({ port: 3000, dynamodbPort: 8000, s3Port: 4569, sqsPort: 9324 });
+    expect(readLocalSettings({})).toMatchObject({
+      port: 3000,
+      dynamodbPort: 8000,
+      s3Port: 4569,
+      sqsPort: 9324,
+      dynamodbInMemory: false,
+    });
   });
 });
