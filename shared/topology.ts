@@ -439,8 +439,10 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     summary:
       "Hands the counters' upkeep to its workers (settled windows and quarters, a piece per shard), and reports accepted envelopes neither written, failed nor queued",
     everyMinutes: 5,
+    // It moves figures kept before shards to their shard, removing each from the one partition.
     access: {
       table: 'readWrite',
+      deletesItems: true,
       queues: { ingest: 'inspect', ingestDeadLetter: 'inspect', upkeep: 'send' },
     },
     // A run reads its marks and the shards' kept figures (a query each), looks at a key or so of

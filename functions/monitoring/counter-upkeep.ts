@@ -14,6 +14,7 @@
  */
 import {
   keptFiguresOf,
+  moveFiguresKeptBeforeShards,
   shardOfSource,
   upkeepMarks,
   upkeepProbe,
@@ -29,6 +30,7 @@ import { scheduledHandler } from '#shared/queue-handler.ts';
 
 export const handler = scheduledHandler(async () => {
   const now = Date.now();
+  await moveFiguresKeptBeforeShards();
   const [kept, queued, deadLetters] = await Promise.all([
     keptFiguresOf(),
     queueDepth('ingest'),

@@ -300,6 +300,32 @@ describe('what /metrics and the upkeep read', () => {
     expect(await accepted(lossy)).toEqual([3]);
   });
 
+  it('moves figures kept before shards to their shard once, a newer one there kept, and keeps no more in that partition', async () => {
+    const { db, table } = await import('#shared/adapters/dynamo/table.ts');
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const [old, newer] = [randomUUID(), randomUUID()];
+    for (const [source, unaccounted] of [
+      [old, 4],
+      [newer, 9],
+    ] as const)
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: { pk: 'COUNTER#UNACCOUNTED', sk: source, entity: 'CounterUnaccounted', unaccounted },
+        }),
+      );
+    await counters.keepFigure(counters.shardOfSource(newer), newer, { unaccounted: 1, staged: 0 });
+
+    expect(await counters.moveFiguresKeptBeforeShards()).toBe(2);
+    expect(await counters.moveFiguresKeptBeforeShards()).toBe(0);
+    expect(Object.fromEntries(await counters.keptFiguresOf())).toEqual({
+      [old]: { unaccounted: 4, staged: 0 },
+      [newer]: { unaccounted: 1, staged: 0 },
+    });
+    await counters.keepFigure(counters.shardOfSource(old), old, null);
+    expect(await partitionItems('COUNTER#UNACCOUNTED')).toEqual([]);
+    expect(Object.fromEntries(await counters.keptFiguresOf())).toEqual({ [newer]: { unaccounted: 1, staged: 0 } });
+  });
   it('reads a share of the sources for a scrape in shards: every source in exactly one share, the platform’s in share 0', async () => {
     const now = Date.now();
     const epoch = epochAt(now, 's');

@@ -34,7 +34,7 @@
  *                                                     while the first is above the second (a loss stays
  *                                                     visible for good); n its index shard
  *   pk COUNTER#UNACCOUNTED          sk <source_id>    the same as kept before shards (unaccounted alone),
- *                                                     moved to its shard by the first upkeep that reads it
+ *                                                     moved to its shard by the upkeep's planner
  *   pk COUNTED_ONCE#<key>           sk ONCE           a count made once per key (countOnce): what it counts
  *                                                     (a lost staged record, a dead letter), expires_at
  * A series' figure is the sum of its items. A total is written as "the larger of the stored value
@@ -459,26 +459,49 @@ const readKeptFigure = /* @__PURE__ */ shapeReader('CounterUnaccounted', () => (
   staged: z.number().default(0),
 }));
 
-/** The figures a shard keeps (and those kept before shards that belong to it). */
+/** The figures a shard keeps. */
 export async function keptFigures(shard: number): Promise<Map<string, KeptFigure>> {
-  const [kept, before] = await Promise.all([
-    queryAll({ partition: counterKeys.kept(shard) }, readKeptFigure),
-    queryAll({ partition: counterKeys.unaccounted }, readKeptFigure),
-  ]);
-  const figures = new Map<string, KeptFigure>();
-  for (const item of before)
-    if (shardOfSource(item.sk) === shard) figures.set(item.sk, { unaccounted: item.unaccounted, staged: 0 });
-  for (const item of kept) figures.set(item.sk, { unaccounted: item.unaccounted, staged: item.staged });
-  return figures;
+  const kept = await queryAll({ partition: counterKeys.kept(shard) }, readKeptFigure);
+  return new Map(kept.map((item) => [item.sk, { unaccounted: item.unaccounted, staged: item.staged }]));
 }
 
-/** Keeps a source's figure in its shard, or drops it (and any kept before shards). */
+/** Keeps a source's figure in its shard, or drops it. */
 export async function keepFigure(shard: number, sourceId: string, figure: KeptFigure | null): Promise<void> {
   const key = { pk: counterKeys.kept(shard), sk: sourceId };
   if (figure)
     await db.send(new PutCommand({ TableName: table(), Item: { ...key, entity: 'CounterUnaccounted', ...figure } }));
   else await db.send(new DeleteCommand({ TableName: table(), Key: key }));
-  await db.send(new DeleteCommand({ TableName: table(), Key: { pk: counterKeys.unaccounted, sk: sourceId } }));
+}
+
+/**
+ * Figures kept before shards (one partition for every source) moved each to its shard, unless the
+ * shard keeps a newer one of that source, and removed: the upkeep's planner does it before it reads
+ * the kept figures, so that no write of a source's figure goes to that one partition (a delete there
+ * with every figure kept had capped the whole platform's at 1,000 a second). Answers how many moved.
+ */
+export async function moveFiguresKeptBeforeShards(): Promise<number> {
+  const before = await queryAll({ partition: counterKeys.unaccounted }, readKeptFigure);
+  await forEachAtMost(before, 16, async (item) => {
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: {
+            pk: counterKeys.kept(shardOfSource(item.sk)),
+            sk: item.sk,
+            entity: 'CounterUnaccounted',
+            unaccounted: item.unaccounted,
+            staged: 0,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    await db.send(new DeleteCommand({ TableName: table(), Key: { pk: counterKeys.unaccounted, sk: item.sk } }));
+  });
+  return before.length;
 }
 
 /** Every kept figure, of the shards of a share. */
