@@ -45,6 +45,7 @@
  */
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { icebergSyncIntervalMs } from '#shared/domain/datasets/iceberg.ts';
 import { largeTableShare, maxTableCommitters } from '#shared/domain/ingest/staging.ts';
 import { defaultMaxPending } from '#shared/domain/observability/tally.ts';
 import { metricsShardCounts } from '#shared/http/schemas/status.ts';
@@ -275,6 +276,19 @@ async function settle(local: Local) {
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   await local.commitPass(600_000);
+  // A table committed more often than the Iceberg sync interval is marked due for its end (five
+  // minutes on), and the table-commits schedule syncs it then: here that falls in a later shape's
+  // phases, whose schedule runs then read as growing with that shape's traffic (one hot table read
+  // 174 requests/s, its runs syncing the Zipf shape's tables). Settled means none is left due.
+  const { catchUpIceberg, icebergSyncIntervalMs } = await import('#shared/domain/datasets/iceberg.ts');
+  const { icebergCatchUpDeps } = await import('#shared/adapters/iceberg-tables.ts');
+  await catchUpIceberg(
+    {
+      ...icebergCatchUpDeps,
+      dueIcebergSyncs: (now) => icebergCatchUpDeps.dueIcebergSyncs(new Date(now.getTime() + icebergSyncIntervalMs)),
+    },
+    { deadline: Date.now() + 600_000, concurrency: 8 },
+  );
   meter.take();
   process.stderr.write(`scale: settled in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 }
@@ -303,6 +317,8 @@ interface Phase {
   runs: Map<string, number>;
   /** Commit triggers sent to the commits queue a second (a standard queue: no published limit). */
   triggers: number;
+  /** Writes of Iceberg sync marks a second (see perSyncMark). */
+  syncMarks: number;
   tooLarge: number;
 }
 
@@ -418,6 +434,9 @@ async function runPhase(
     commits: commits / measuredSeconds,
     runs,
     triggers: triggers / measuredSeconds,
+    syncMarks:
+      calls.filter(({ call }) => call.service === 'DynamoDB' && call.partitions.some(isSyncMark)).length /
+      measuredSeconds,
     tooLarge,
   };
 }
@@ -455,6 +474,16 @@ interface Load {
 const perCommit = 'per commit';
 const perTrigger = 'per trigger';
 /**
+ * A write of a table's Iceberg sync mark (pk ICEBERG, shared/adapters/dynamo/iceberg-syncs.ts): one
+ * partition for every table marked due. Deployed, a table committed more often than the sync interval
+ * is marked once an interval and cleared once by the schedule's sync; one committed less often syncs
+ * at its commit and writes no mark. Here every table commits every few seconds, and how many of a
+ * phase's tables were marked already (a mark is written only by the commit that puts the metadata
+ * behind) depends on what the phases before synced: read per mark, at the marks as deployed.
+ */
+const perSyncMark = 'per Iceberg sync mark';
+const isSyncMark = (use: PartitionUse) => use.key === 'table ICEBERG' && use.writeUnits > 0;
+/**
  * Schedules whose work follows the commits: table maintenance is asked for by commits (a day's small
  * files, a thousand versions), and the jobs' lease sweep reads the jobs it queues.
  */
@@ -488,10 +517,18 @@ const total = (parts: Map<string, number> | undefined) => [...(parts?.values() ?
 /** Units (or requests, or seconds of work) a second on each limit: per group of keys, its busiest key. */
 function loadsOf(phase: Phase): Map<string, Load> {
   const perKey = new Map<string, Load & { group: string }>();
-  const add = (key: string, limit: string, capacity: number, entry: string | null, value: number, perCycle = false) => {
+  const add = (
+    key: string,
+    limit: string,
+    capacity: number,
+    entry: string | null,
+    value: number,
+    perCycle: boolean | typeof perSyncMark = false,
+  ) => {
     const id = `${limit}|${key}`;
     const load = perKey.get(id) ?? { limit, capacity, group: limit, parts: new Map<string, number>() };
-    const part = perCycle ? perCommit : entry && scheduleEntries.has(entry) ? entry : '';
+    const part =
+      perCycle === perSyncMark ? perSyncMark : perCycle ? perCommit : entry && scheduleEntries.has(entry) ? entry : '';
     load.parts.set(part, (load.parts.get(part) ?? 0) + value / phase.seconds);
     perKey.set(id, load);
   };
@@ -501,7 +538,14 @@ function loadsOf(phase: Phase): Map<string, Load> {
       const group = shapeOfKey(use.key);
       const cycle = perCommitCycle(use, entry);
       if (use.writeUnits > 0)
-        add(use.key, `DynamoDB writes on \`${group}\``, limits.partitionWrites, entry, use.writeUnits, cycle);
+        add(
+          use.key,
+          `DynamoDB writes on \`${group}\``,
+          limits.partitionWrites,
+          entry,
+          use.writeUnits,
+          isSyncMark(use) ? perSyncMark : cycle,
+        );
       if (use.readUnits > 0)
         add(use.key, `DynamoDB reads on \`${group}\``, limits.partitionReads, entry, use.readUnits, cycle);
     }
@@ -557,7 +601,19 @@ function eventsOf(shape: Shape, phases: [Phase, Phase]): Events {
   return new Map([
     [perCommit, { perSecond: [phases[0].commits, phases[1].commits], deployed: shape.commitsAt }],
     [perTrigger, { perSecond: [phases[0].triggers, phases[1].triggers], deployed: shape.triggersAt }],
+    [
+      perSyncMark,
+      { perSecond: [phases[0].syncMarks, phases[1].syncMarks], deployed: (rate) => syncMarksAt(shape, rate) },
+    ],
   ]);
+}
+
+/** Iceberg sync marks written a second as deployed (see perSyncMark): two an interval per table committed more often. */
+function syncMarksAt(shape: Shape, rate: number): number {
+  const interval = icebergSyncIntervalMs / 1000;
+  let often = 0;
+  for (const { share, count } of shape.sources(rate)) if (tableCommits(share * rate) > 1 / interval) often += count;
+  return (2 * often) / interval;
 }
 
 /**
