@@ -479,10 +479,13 @@ const perTrigger = 'per trigger';
  * is marked once an interval and cleared once by the schedule's sync; one committed less often syncs
  * at its commit and writes no mark. Here every table commits every few seconds, and how many of a
  * phase's tables were marked already (a mark is written only by the commit that puts the metadata
- * behind) depends on what the phases before synced: read per mark, at the marks as deployed.
+ * behind) depends on what the phases before synced: read per mark, at the marks as deployed. The
+ * schedule's reads of the partition (every table marked, each run) grow with the marks standing, so
+ * they are read per mark written too.
  */
 const perSyncMark = 'per Iceberg sync mark';
-const isSyncMark = (use: PartitionUse) => use.key === 'table ICEBERG' && use.writeUnits > 0;
+const syncMarks = 'table ICEBERG';
+const isSyncMark = (use: PartitionUse) => use.key === syncMarks && use.writeUnits > 0;
 /**
  * Schedules whose work follows the commits: table maintenance is asked for by commits (a day's small
  * files, a thousand versions), and the jobs' lease sweep reads the jobs it queues.
@@ -547,7 +550,14 @@ function loadsOf(phase: Phase): Map<string, Load> {
           isSyncMark(use) ? perSyncMark : cycle,
         );
       if (use.readUnits > 0)
-        add(use.key, `DynamoDB reads on \`${group}\``, limits.partitionReads, entry, use.readUnits, cycle);
+        add(
+          use.key,
+          `DynamoDB reads on \`${group}\``,
+          limits.partitionReads,
+          entry,
+          use.readUnits,
+          use.key === syncMarks ? perSyncMark : cycle,
+        );
     }
     if (call.service === 'S3' && call.s3Class) {
       const group = shapeOfKey(call.prefix);
