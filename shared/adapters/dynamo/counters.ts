@@ -465,12 +465,19 @@ export async function keptFigures(shard: number): Promise<Map<string, KeptFigure
   return new Map(kept.map((item) => [item.sk, { unaccounted: item.unaccounted, staged: item.staged }]));
 }
 
+/** A source's figure as its shard keeps it. */
+const keptItem = (shard: number, sourceId: string, figure: KeptFigure) => ({
+  pk: counterKeys.kept(shard),
+  sk: sourceId,
+  entity: 'CounterUnaccounted',
+  unaccounted: figure.unaccounted,
+  staged: figure.staged,
+});
+
 /** Keeps a source's figure in its shard, or drops it. */
 export async function keepFigure(shard: number, sourceId: string, figure: KeptFigure | null): Promise<void> {
-  const key = { pk: counterKeys.kept(shard), sk: sourceId };
-  if (figure)
-    await db.send(new PutCommand({ TableName: table(), Item: { ...key, entity: 'CounterUnaccounted', ...figure } }));
-  else await db.send(new DeleteCommand({ TableName: table(), Key: key }));
+  if (figure) await db.send(new PutCommand({ TableName: table(), Item: keptItem(shard, sourceId, figure) }));
+  else await db.send(new DeleteCommand({ TableName: table(), Key: { pk: counterKeys.kept(shard), sk: sourceId } }));
 }
 
 /**
@@ -486,13 +493,7 @@ export async function moveFiguresKeptBeforeShards(): Promise<number> {
       await db.send(
         new PutCommand({
           TableName: table(),
-          Item: {
-            pk: counterKeys.kept(shardOfSource(item.sk)),
-            sk: item.sk,
-            entity: 'CounterUnaccounted',
-            unaccounted: item.unaccounted,
-            staged: 0,
-          },
+          Item: keptItem(shardOfSource(item.sk), item.sk, { unaccounted: item.unaccounted, staged: 0 }),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
