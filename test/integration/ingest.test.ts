@@ -162,7 +162,12 @@ describe('round trip through the Delta table', () => {
     expect(response.status).toBe(202);
     const table = await readEnvelopeTable(await waitForRows(api, hook.dataSetId, 1));
     expect(table.rows[0]?.payload.equals(body)).toBe(true);
-    const claims = await listKeys(localS3(), 'tributary-platform', `claims/${hook.dataSetId}/`);
+    // The claim goes once the commit is counted, a few steps after its log entry that the rows are read from.
+    const claims = await pollUntil(
+      () => listKeys(localS3(), 'tributary-platform', `claims/${hook.dataSetId}/`),
+      (keys) => keys.length === 0,
+      { what: 'the claim check removed after its commit' },
+    );
     expect(claims).toEqual([]);
   });
 
