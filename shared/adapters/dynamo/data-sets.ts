@@ -11,7 +11,7 @@
  *                                          Also its Iceberg metadata (iceberg): written by each sync,
  *                                          read with the version at no extra request.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type DataSet,
@@ -138,13 +138,14 @@ export function dataSetItem(dataSet: DataSet) {
   };
 }
 
+/** The data set item and its version item, read together in one consistent BatchGetItem. */
 export async function getDataSet(dataSetId: string): Promise<DataSet | null> {
-  const [item, version] = await Promise.all(
-    [dataSetKeys.dataSet(dataSetId), dataSetKeys.version(dataSetId)].map((Key) =>
-      db.send(new GetCommand({ TableName: table(), Key, ConsistentRead: true })),
-    ),
-  );
-  return item?.Item ? toDataSet(item.Item, version?.Item) : null;
+  const items = await batchGetAll([dataSetKeys.dataSet(dataSetId), dataSetKeys.version(dataSetId)], {
+    consistent: true,
+  });
+  const item = items.find((found) => found.sk === dataSetKeys.dataSet(dataSetId).sk);
+  const version = items.find((found) => found.sk === dataSetKeys.version(dataSetId).sk);
+  return item ? toDataSet(item, version) : null;
 }
 
 /** The freshness targets tables set (milliseconds), by data set id; absent for the deployment's default. */
@@ -242,40 +243,20 @@ export async function fixDataSetStorage(
 }
 
 /**
- * Records a committed version; versions only move forward, whoever records them. The data set item
- * itself changes once, at the first commit (Pending → Active).
+ * Records a committed version; versions only move forward, whoever records them. One write: the
+ * data set reads as Active from its first recorded version on (withVersion), so its own item is
+ * not written again.
  */
 export async function recordDataSetVersion(dataSetId: string, version: number, now: Date): Promise<void> {
-  let first = false;
   try {
-    const result = await db.send(
+    await db.send(
       new UpdateCommand({
         TableName: table(),
         Key: dataSetKeys.version(dataSetId),
         UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
         ConditionExpression: 'attribute_not_exists(version) OR version < :version',
         ExpressionAttributeValues: { ':entity': 'DataSetVersion', ':version': version, ':at': now.toISOString() },
-        ReturnValues: 'UPDATED_OLD',
       }),
-    );
-    first = result.Attributes?.version === undefined;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  if (!first) return;
-  try {
-    await db.send(
-      new UpdateCommand(
-        setFieldsCommand(
-          dataSetKeys.dataSet(dataSetId),
-          { status: 'Active', updated_at: now.toISOString() },
-          {
-            expression: 'attribute_exists(pk) AND #status = :pending',
-            names: { '#status': 'status' },
-            values: { ':pending': 'Pending' },
-          },
-        ),
-      ),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
