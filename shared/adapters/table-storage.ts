@@ -24,6 +24,7 @@ import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
 import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
 import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
+import { TtlCache } from './dynamo/ingest-cache.ts';
 import { getObjectStore, recordConditionalWrites } from './dynamo/object-stores.ts';
 import { noteNewRows } from './dynamo/source-watches.ts';
 import { getTenant } from './dynamo/tenants.ts';
@@ -38,9 +39,22 @@ import { secretBox } from './secret-box.ts';
 const functionMemoryMb = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? 0);
 export const snapshots = new SnapshotCache(functionMemoryMb > 0 ? (functionMemoryMb * 1024 * 1024) / 4 : undefined);
 
+/**
+ * How long an instance uses a store's record before reading it again: a commit and the Iceberg
+ * sync after it, and the tables of one tenant committed together, read it once. A store's changed
+ * options or credentials reach commits and reads within this time; which store a data set writes to
+ * is decided at its first write from the tenant as read then (fixStorage), never from this cache.
+ */
+export const storeRecordMs = 2_000;
+const storeRecords = new TtlCache<StoredObjectStore | null>(() => storeRecordMs);
+
+/** The store's record, as read within the last storeRecordMs. */
+const storeRecord = (tenantId: string, objectStoreId: string) =>
+  storeRecords.get(`${tenantId}#${objectStoreId}`, () => getObjectStore(tenantId, objectStoreId));
+
 /** The data set with its store and location fixed (shared/domain/datasets/storage.ts), on DynamoDB. */
 export const fixStorage = (dataSet: DataSet): Promise<DataSet> =>
-  storageAtFirstWrite({ getTenant, getObjectStore, fixDataSetStorage }, dataSet);
+  storageAtFirstWrite({ getTenant, getObjectStore: storeRecord, fixDataSetStorage }, dataSet);
 
 /**
  * A data set's table opened for one run: its store looked up and connected once, and what the run
@@ -63,7 +77,7 @@ export interface OpenTable {
 /** The data set's table, its store resolved once (the data set's storage must be fixed). */
 export async function openTable(dataSet: DataSet): Promise<OpenTable> {
   const { data_set_id: tableId, tenant_id: tenantId, object_store_id: storeId, storage_location: root } = dataSet;
-  const store = storeId ? await getObjectStore(tenantId, storeId) : null;
+  const store = storeId ? await storeRecord(tenantId, storeId) : null;
   if (!store || !root) throw new Error(`Data set ${tableId} has no storage yet`);
   const connection = await connectStore({ secrets: secretBox, getTenant }, store, config.tenantStoreAccess());
   const storage = await tableLocation(connection, root);

@@ -35,4 +35,21 @@ describe('the ingest read cache', () => {
     await first;
     expect(await cache.get('source', async () => 'fresh')).toBe('fresh');
   });
+
+  it('keeps an entry for the time it is given, from when its read answered, then reads again', async () => {
+    let keepMs = 60_000;
+    const cache = new TtlCache<string>(() => keepMs);
+    const reads: string[] = [];
+    const load = (value: string) => async () => {
+      reads.push(value);
+      return value;
+    };
+    expect(await cache.get('store', load('first'))).toBe('first');
+    expect(await cache.get('store', load('second'))).toBe('first');
+    keepMs = 0;
+    expect(await cache.get('other', load('third'))).toBe('third');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await cache.get('other', load('fourth'))).toBe('fourth');
+    expect(reads).toEqual(['first', 'third', 'fourth']);
+  });
 });

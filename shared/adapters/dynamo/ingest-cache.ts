@@ -21,6 +21,9 @@ function dropOldest(map: Map<string, unknown>): void {
 export class TtlCache<T> {
   private readonly entries = new Map<string, { value: Promise<T>; expires: number }>();
 
+  /** `keepMs`: how long an entry is kept from when its read answered (INGEST_CACHE_SECONDS unless said). */
+  constructor(private readonly keepMs: () => number = ttlMs) {}
+
   /**
    * The cached value, or the one `load` gives. Requests that miss together share one load (a
    * busy source's entry expiring under many concurrent requests costs one read, not one each);
@@ -34,7 +37,7 @@ export class TtlCache<T> {
     this.entries.set(key, entry);
     entry.value.then(
       () => {
-        entry.expires = Date.now() + ttlMs();
+        entry.expires = Date.now() + this.keepMs();
       },
       () => {
         if (this.entries.get(key) === entry) this.entries.delete(key);
