@@ -313,6 +313,24 @@ async function deadLetterDepths(sqs: SQSClient): Promise<Record<string, number>>
   return depths;
 }
 
+/** Warning-level lines of the service's log, grouped by message (JSON lines at WARN). */
+export function warningLines(output: string): Record<string, number> {
+  const grouped: Record<string, number> = {};
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { level?: string; message?: string };
+      if (String(entry.level).toUpperCase() === 'WARN') {
+        const message = String(entry.message ?? line);
+        grouped[message] = (grouped[message] ?? 0) + 1;
+      }
+    } catch {
+      // Not a log entry.
+    }
+  }
+  return grouped;
+}
+
 /** Error-level lines of the service's log, grouped by message: JSON lines at ERROR or above, and any other line naming an error. */
 export function errorLines(output: string): Record<string, number> {
   const grouped: Record<string, number> = {};
@@ -441,6 +459,8 @@ export async function benchBurst() {
       deadLettered: await metric(service, 'tributary_dead_lettered_total'),
       errors: errorLines(output),
       errorsSinceBurst: errorLines(output.slice(logBeforeBurst)),
+      /** Not a condition: what the service warned of (slow dependencies, deferred writes cut short). */
+      warningsSinceBurst: warningLines(output.slice(logBeforeBurst)),
     };
   } finally {
     s3.destroy();

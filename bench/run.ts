@@ -492,6 +492,10 @@ if (want('burst')) {
     `dead-letter queues: ${depth} messages (${depths.map(([name, messages]) => `${name} ${messages}`).join(', ')}); tributary_dead_lettered_total ${result.deadLettered}`,
     `error-level log lines from the service: ${count(errorCount)} (${count(sinceBurst)} since the burst began)`,
     ...errors.map(([message, n]) => `  ${count(n)} × ${message}`),
+    `warning-level log lines since the burst began (not a condition): ${count(Object.values(result.warningsSinceBurst).reduce((sum, lines) => sum + lines, 0))}`,
+    ...Object.entries(result.warningsSinceBurst)
+      .sort((a, b) => b[1] - a[1])
+      .map(([message, n]) => `  ${count(n)} × ${message}`),
     missed.length ? `FAIL: ${missed.join('; ')}` : 'PASS: every acceptance condition met',
     '',
   );
