@@ -48,7 +48,13 @@ export function acceptOver(ports: IngestDeps): LambdaHandler {
   };
 }
 
-/** Its time limit is the use case's, which refuses only what it has not queued (timeLeftMs): the edge does not race it. */
-export const ingestEdge = { handlerKeepsTime: true };
+/**
+ * Its time limit is the use case's, which refuses only what it has not queued (timeLeftMs): the edge
+ * does not race it. Its answer waits at most a second for the instance's counter writes: senders time
+ * out within seconds (Slack at 3, Shopify at 5, GitHub at 10), and waiting gains nothing for the
+ * counts. A 202's count rides on its envelope's receipt, which the writer raises the figure to; a
+ * refusal's stays pending in the instance for its next write.
+ */
+export const ingestEdge = { handlerKeepsTime: true, deferredWithinMs: 1_000 };
 
 export const handler = httpEdge('POST /api/ingest/{source_id}', acceptOver(ingestDeps), ingestEdge);

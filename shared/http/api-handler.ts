@@ -46,7 +46,7 @@ export function requestIdOf(event: APIGatewayProxyEventV2): string {
 
 export type HttpEdgeOptions = Pick<
   EdgeOptions<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
-  'handlerKeepsTime'
+  'handlerKeepsTime' | 'deferredWithinMs'
 > & {
   /** Where the edge's origin secret is read (default: the deployment's, EDGE_ORIGIN_SECRET_ARN, if set). */
   origin?: EdgeOriginOptions;

@@ -49,16 +49,18 @@ const answerReserveMs = 250;
 
 /**
  * The deferred work first, but no longer than the invocation's time allows (less the reserve to
- * answer): counter writes to a slow table must not run an invocation past its timeout, which
- * fails it (a request answered with the gateway's bare 500, a batch received again) and discards
- * its environment with the counts it holds. Cut short, the writes go on and what they have not
- * written stays pending for the next write, as a failed write does.
+ * answer), nor than `withinMs` where the edge sets it: counter writes to a slow table must not run
+ * an invocation past its timeout, which fails it (a request answered with the gateway's bare 500, a
+ * batch received again) and discards its environment with the counts it holds. Cut short, the
+ * writes go on and what they have not written stays pending for the next write, as a failed write
+ * does (totals are written, so a write that lands late counts nothing twice).
  */
-async function settleThenLast(context: Context): Promise<void> {
-  const answerBy =
+async function settleThenLast(context: Context, withinMs: number): Promise<void> {
+  const timeLeft =
     typeof context.getRemainingTimeInMillis === 'function'
-      ? Date.now() + context.getRemainingTimeInMillis() - answerReserveMs
+      ? context.getRemainingTimeInMillis() - answerReserveMs
       : Number.POSITIVE_INFINITY;
+  const answerBy = Date.now() + Math.min(timeLeft, withinMs);
   if (
     !(await settledBy(
       settle().then(() => true),
@@ -67,20 +69,22 @@ async function settleThenLast(context: Context): Promise<void> {
     ))
   )
     logger.warn(
-      'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write',
+      withinMs < timeLeft
+        ? 'Deferred counter writes outlasted the time the answer waits for them; what they have not written is kept for the next write'
+        : 'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write',
     );
   for (const work of lastWork.get(context) ?? []) await work();
   lastWork.delete(context);
 }
 
 /** The last middleware an edge adds before its own: deferred work done, escaped errors logged. */
-const settling: MiddlewareObj = {
-  after: (request) => settleThenLast(request.context),
+const settling = (withinMs: number): MiddlewareObj => ({
+  after: (request) => settleThenLast(request.context, withinMs),
   onError: async (request) => {
-    await settleThenLast(request.context);
+    await settleThenLast(request.context, withinMs);
     if (request.response === undefined) logger.error('Invocation failed', { error: request.error as Error });
   },
-};
+});
 
 export type LambdaHandler<E, R> = (event: E, context: Context) => Promise<R>;
 
@@ -108,6 +112,12 @@ export interface EdgeOptions<E, R> {
    * keeps its own time.
    */
   handlerKeepsTime?: boolean;
+  /**
+   * The longest the answer waits for the invocation's deferred work (counter writes) after the
+   * handler's own answer; by default all the invocation's time allows. The ingest edge's senders
+   * time out within seconds, and its counts do not need the wait (see functions/ingest/accept.ts).
+   */
+  deferredWithinMs?: number;
 }
 
 /**
@@ -120,7 +130,7 @@ export function functionEdge<E, R>(
 ): LambdaHandler<E, R> {
   let chain = middy<E, R>({ timeoutEarlyInMillis: options.handlerKeepsTime ? 0 : 5 })
     .use(injectLambdaContext(logger, { resetKeys: true }) as MiddlewareObj<E, R>)
-    .use(settling as MiddlewareObj<E, R>);
+    .use(settling(options.deferredWithinMs ?? Number.POSITIVE_INFINITY) as MiddlewareObj<E, R>);
   if (options.middleware) chain = chain.use(options.middleware);
   const wrapped = chain.handler(handler) as unknown as LambdaHandler<E, R>;
   const ready = tracingReady();

@@ -134,3 +134,34 @@ describe('deferred work at the end of an invocation’s time', () => {
     }
   });
 });
+
+describe('deferred work past the time an edge lets its answer wait', () => {
+  it('is left to go on after that time, however much of the invocation’s time is left', async () => {
+    const { beforeAnswering, functionEdge } = await import('#shared/observability/invocation.ts');
+    let stalled = false;
+    // A counter write to a table that does not answer.
+    beforeAnswering(() => (stalled ? new Promise<void>(() => undefined) : Promise.resolve()));
+    vi.useFakeTimers();
+    try {
+      const handler = functionEdge(
+        async () => {
+          stalled = true;
+          return 'accepted';
+        },
+        { handlerKeepsTime: true, deferredWithinMs: 1_000 },
+      );
+      let answer: unknown = 'pending';
+      // 10 s left: by the invocation's time alone the answer would wait 9.75 s.
+      void handler({}, context('ingest', 'req-bounded')).then((answered) => {
+        answer = answered;
+      });
+      await vi.advanceTimersByTimeAsync(900);
+      expect(answer).toBe('pending');
+      await vi.advanceTimersByTimeAsync(200);
+      expect(answer).toBe('accepted');
+    } finally {
+      stalled = false;
+      vi.useRealTimers();
+    }
+  });
+});
