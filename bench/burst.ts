@@ -337,9 +337,19 @@ export function errorLines(output: string): Record<string, number> {
   for (const line of output.split('\n')) {
     let message: string | null = null;
     try {
-      const entry = JSON.parse(line) as { level?: string; message?: string };
-      if (['ERROR', 'CRITICAL', 'FATAL'].includes(String(entry.level).toUpperCase()))
-        message = String(entry.message ?? line);
+      const entry = JSON.parse(line) as {
+        level?: string;
+        message?: string;
+        function_name?: string;
+        error?: { name?: string; message?: string };
+      };
+      if (['ERROR', 'CRITICAL', 'FATAL'].includes(String(entry.level).toUpperCase())) {
+        // Which function, and what it met: an error line alone says too little to follow.
+        const where = [entry.function_name, entry.error && `${entry.error.name}: ${entry.error.message}`]
+          .filter(Boolean)
+          .join(', ');
+        message = `${String(entry.message ?? line)}${where ? ` (${where.slice(0, 300)})` : ''}`;
+      }
     } catch {
       if (/\berror\b/i.test(line)) message = line.trim().slice(0, 200);
     }
