@@ -4,7 +4,8 @@
  * request. Unknown sources are cached too, so a flood of random ids cannot turn into table reads.
  * Writes through the management API evict their entry in the instance that made them; other
  * instances see a regenerated token, a pause or a suspension within the cache time. The API key
- * path keeps only its misses (rememberingMisses).
+ * path keeps only its misses (rememberingMisses). The same TtlCache keeps stores' records for the
+ * tables' commits and reads, for a time of their own (table-storage.ts).
  */
 import type { Source } from '../../domain/connections/model.ts';
 import type { Tenant } from '../../domain/tenants/model.ts';
