@@ -200,10 +200,18 @@ async function main(): Promise<void> {
     `Starting the functions: ${deployment.eventSources.filter((source) => source.enabled).length} queue consumers and ${deployment.schedules.filter((schedule) => schedule.enabled).length} schedules, each in a thread of its own, and the HTTP front for ${deployment.routes.length} routes…`,
   );
   // The deploy is rehearsed there (local/deploy/): custom resources, rotation schedules, reservations.
-  runtime = await startRuntime(settings, env, queueUrls, { deployment, log, bootstrapKey: namedKey });
-  const adminKey = runtime.deployed.bootstrapKey;
-  if (adminKey === null) throw new Error('The deploy left no bootstrap key: the template has no secret for it');
-  keepAdminKey(settings.dataDir, adminKey, process.env.ADMIN_API_KEY);
+  // The key is kept before the front answers: a caller polling /health reads it at its first answer.
+  let adminKey = '';
+  runtime = await startRuntime(settings, env, queueUrls, {
+    deployment,
+    log,
+    bootstrapKey: namedKey,
+    onDeployed: ({ bootstrapKey }) => {
+      if (bootstrapKey === null) throw new Error('The deploy left no bootstrap key: the template has no secret for it');
+      keepAdminKey(settings.dataDir, bootstrapKey, process.env.ADMIN_API_KEY);
+      adminKey = bootstrapKey;
+    },
+  });
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   log(
     [

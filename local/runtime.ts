@@ -204,6 +204,12 @@ export interface RuntimeOptions {
    * the deploy rotates the secret to it when it holds another (local/deploy/bootstrap-key.ts).
    */
   bootstrapKey?: string | null;
+  /**
+   * Called once the deploy is done and before anything serves: what must hold by the time the front
+   * answers (`npm start` keeps the bootstrap key in DATA_DIR here, so that a caller who sees /health
+   * answer finds the key too).
+   */
+  onDeployed?: (deployed: Deployed) => void;
 }
 
 /**
@@ -463,6 +469,7 @@ export async function startRuntime(
         ...(rehearsal.notRehearsed.length > 0 ? [`Deploy, not rehearsed: ${rehearsal.notRehearsed.join('; ')}`] : []),
       ],
     };
+    options.onDeployed?.(deployed);
   } catch (error) {
     await services.close();
     throw error;
