@@ -48,6 +48,13 @@ export function lastly(context: Context, work: () => Promise<void>): void {
 const answerReserveMs = 250;
 
 /**
+ * The answers cut short since the deferred work last finished in time (a spell of a slow table),
+ * and when the first was: a spell is logged at its first cut and at its end, with how many answers
+ * it cut and for how long, rather than once per answer (a burst of new sources cut 1,600).
+ */
+let spell: { answers: number; since: number } | undefined;
+
+/**
  * The deferred work first, but no longer than the invocation's time allows (less the reserve to
  * answer), nor than `withinMs` where the edge sets it: counter writes to a slow table must not run
  * an invocation past its timeout, which fails it (a request answered with the gateway's bare 500, a
@@ -61,18 +68,26 @@ async function settleThenLast(context: Context, withinMs: number): Promise<void>
       ? context.getRemainingTimeInMillis() - answerReserveMs
       : Number.POSITIVE_INFINITY;
   const answerBy = Date.now() + Math.min(timeLeft, withinMs);
-  if (
-    !(await settledBy(
-      settle().then(() => true),
-      answerBy,
-      false,
-    ))
-  )
+  const inTime = await settledBy(
+    settle().then(() => true),
+    answerBy,
+    false,
+  );
+  if (!inTime && spell) spell.answers += 1;
+  else if (!inTime) {
+    spell = { answers: 1, since: Date.now() };
     logger.warn(
       withinMs < timeLeft
-        ? 'Deferred counter writes outlasted the time the answer waits for them; what they have not written is kept for the next write'
-        : 'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write',
+        ? 'Deferred counter writes outlasted the time the answer waits for them; what they have not written is kept for the next write (logged again when they keep up)'
+        : 'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write (logged again when they keep up)',
     );
+  } else if (spell) {
+    logger.warn('Deferred counter writes keep up again', {
+      answers_cut_short: spell.answers,
+      seconds: Math.round((Date.now() - spell.since) / 1000),
+    });
+    spell = undefined;
+  }
   for (const work of lastWork.get(context) ?? []) await work();
   lastWork.delete(context);
 }

@@ -165,3 +165,65 @@ describe('deferred work past the time an edge lets its answer wait', () => {
     }
   });
 });
+
+describe('answers cut short in a spell of slow deferred work', () => {
+  it('are logged at the first and at the end of the spell, with how many, not once each', async () => {
+    const { beforeAnswering, functionEdge } = await import('#shared/observability/invocation.ts');
+    let stalled = false;
+    beforeAnswering(() => (stalled ? new Promise<void>(() => undefined) : Promise.resolve()));
+    const handler = functionEdge(async () => 'accepted', { handlerKeepsTime: true, deferredWithinMs: 1_000 });
+    const lines: Record<string, unknown>[] = [];
+    vi.useFakeTimers();
+    // The logger writes its warnings to stderr.
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      return true;
+    });
+    /**
+     * Invokes and lets the fake clock run `ms`: the answer waits at most 1 s for the deferred work,
+     * which is in time otherwise (an earlier test's takes 50 ms).
+     */
+    const invoke = async (id: string, ms: number) => {
+      const answered = handler({}, context('ingest', id));
+      await vi.advanceTimersByTimeAsync(ms);
+      expect(await answered).toBe('accepted');
+    };
+    try {
+      // One in time first: a spell an earlier test left ends here.
+      await invoke('req-before', 100);
+      lines.length = 0;
+      stalled = true;
+      for (const id of ['req-1', 'req-2', 'req-3']) await invoke(id, 1_000);
+      stalled = false;
+      await invoke('req-after', 100);
+      await invoke('req-later', 100);
+      expect(
+        lines.map(({ message, function_request_id, answers_cut_short, seconds }) => ({
+          message,
+          function_request_id,
+          answers_cut_short,
+          seconds,
+        })),
+      ).toEqual([
+        {
+          message:
+            'Deferred counter writes outlasted the time the answer waits for them; what they have not written is kept for the next write (logged again when they keep up)',
+          function_request_id: 'req-1',
+          answers_cut_short: undefined,
+          seconds: undefined,
+        },
+        {
+          message: 'Deferred counter writes keep up again',
+          function_request_id: 'req-after',
+          answers_cut_short: 3,
+          // From the first cut (1 s into req-1) to req-after's write, 50 ms past the third cut.
+          seconds: 2,
+        },
+      ]);
+    } finally {
+      write.mockRestore();
+      stalled = false;
+      vi.useRealTimers();
+    }
+  });
+});
