@@ -73,14 +73,16 @@ async function settleThenLast(context: Context, withinMs: number): Promise<void>
     answerBy,
     false,
   );
-  if (!inTime && spell) spell.answers += 1;
-  else if (!inTime) {
-    spell = { answers: 1, since: Date.now() };
-    logger.warn(
-      withinMs < timeLeft
-        ? 'Deferred counter writes outlasted the time the answer waits for them; what they have not written is kept for the next write (logged again when they keep up)'
-        : 'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write (logged again when they keep up)',
-    );
+  if (!inTime) {
+    if (spell) spell.answers += 1;
+    else {
+      spell = { answers: 1, since: Date.now() };
+      logger.warn(
+        withinMs < timeLeft
+          ? 'Deferred counter writes outlasted the time the answer waits for them; what they have not written is kept for the next write (logged again when they keep up)'
+          : 'Deferred counter writes outlasted the invocation’s time; what they have not written is kept for the next write (logged again when they keep up)',
+      );
+    }
   } else if (spell) {
     logger.warn('Deferred counter writes keep up again', {
       answers_cut_short: spell.answers,
