@@ -23,7 +23,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { createTableInput, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
-import { issueToken, tokenPrefixes } from '#shared/domain/tokens.ts';
+import { issueToken, isWellFormedToken, tokenPrefixes } from '#shared/domain/tokens.ts';
 import { type QueueName, queues } from '#shared/topology.ts';
 import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
 
@@ -159,19 +159,25 @@ export async function ensureBuckets(endpoint: string, buckets: string[]): Promis
 }
 
 /**
+ * A bootstrap key an operator names, checked as authentication checks every key (`trb_key_` and 43
+ * base64url characters, the shape issued keys have): one of any other shape could never be used, and
+ * the deploy's rotation refuses it. `from` names where it came from.
+ */
+function wellFormedKey(key: string, from: string): string {
+  if (isWellFormedToken('apiKey', key)) return key;
+  throw new Error(
+    `${from} must be "${tokenPrefixes.apiKey}" followed by 43 characters of A-Z, a-z, 0-9, "_" and "-", as ` +
+      `node -e "console.log('${tokenPrefixes.apiKey}' + crypto.randomBytes(32).toString('base64url'))" prints one ` +
+      '(unset it to have one generated).',
+  );
+}
+
+/**
  * The bootstrap key: ADMIN_API_KEY when set, otherwise the one generated at first start and kept
  * in DATA_DIR (readable by its owner only).
  */
 export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): { key: string; generated: boolean } {
-  if (fromEnv) {
-    if (!fromEnv.startsWith(tokenPrefixes.apiKey) || fromEnv.length < tokenPrefixes.apiKey.length + 32) {
-      throw new Error(
-        `ADMIN_API_KEY must start with "${tokenPrefixes.apiKey}" followed by at least 32 characters ` +
-          '(unset it to have one generated).',
-      );
-    }
-    return { key: fromEnv, generated: false };
-  }
+  if (fromEnv) return { key: wellFormedKey(fromEnv, 'ADMIN_API_KEY'), generated: false };
   const file = path.join(dataDir, 'admin-api-key');
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: false };
   mkdirSync(dataDir, { recursive: true });
@@ -186,9 +192,9 @@ export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): {
  * deploy's own stays, as on AWS).
  */
 export function namedAdminKey(dataDir: string, fromEnv: string | undefined): string | null {
-  if (fromEnv) return resolveAdminKey(dataDir, fromEnv).key;
+  if (fromEnv) return wellFormedKey(fromEnv, 'ADMIN_API_KEY');
   const file = path.join(dataDir, 'admin-api-key');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
+  return existsSync(file) ? wellFormedKey(readFileSync(file, 'utf8').trim(), file) : null;
 }
 
 /**
