@@ -1,5 +1,6 @@
 import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { numericSettings } from '#shared/config.ts';
 import { consumers, type DeploymentSetting } from '#shared/topology.ts';
 import { buildConsole } from '../console/build.ts';
 import { StackBundles } from './bundling.ts';
@@ -113,8 +114,6 @@ export interface StatelessStackProps extends StackProps {
   /** With the edge, the version of its origin secret CloudFront sends (none: the current one). */
   edgeOriginSecretVersion?: string;
 }
-
-export const maxIngestBytes = 4 * 1024 * 1024;
 
 /**
  * The ingest route's burst unless the deployment sets one: the most webhooks API Gateway lets in at
@@ -271,9 +270,20 @@ export class StatelessStack extends Stack {
 function sharedResources(scope: Construct, props: StatelessStackProps): SharedResources {
   const { stateful } = props;
   const settings: Partial<Record<DeploymentSetting, number | undefined>> = {
-    tableFreshnessSeconds: checkedWhole('tableFreshnessSeconds', props.tableFreshnessSeconds, 0, 86_400),
+    // The bounds the functions hold their environment to (shared/config.ts).
+    tableFreshnessSeconds: checkedWhole(
+      'tableFreshnessSeconds',
+      props.tableFreshnessSeconds,
+      numericSettings.TABLE_FRESHNESS_SECONDS.min,
+      numericSettings.TABLE_FRESHNESS_SECONDS.max,
+    ),
     dataRetentionDays: checkedWhole('dataRetentionDays', props.dataRetentionDays, 1, 36_500),
-    ingestMaxBytes: checkedWhole('ingestMaxBytes', props.ingestMaxBytes, 1, maxIngestBytes),
+    ingestMaxBytes: checkedWhole(
+      'ingestMaxBytes',
+      props.ingestMaxBytes,
+      numericSettings.INGEST_MAX_BYTES.min,
+      numericSettings.INGEST_MAX_BYTES.max,
+    ),
   };
   return {
     settings: Object.fromEntries(

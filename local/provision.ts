@@ -214,9 +214,15 @@ export function keepAdminKey(dataDir: string, key: string, fromEnv: string | und
  * secrets unreadable, so it lives next to the data it protects.
  */
 export function resolveSecretsKey(dataDir: string, fromEnv: string | undefined): string {
-  if (fromEnv) return fromEnv;
+  // As the functions read key material (shared/adapters/key-material.ts): checked here, so that a short
+  // one stops the start rather than the first store or cursor sealed with it.
+  const longEnough = (key: string, from: string) => {
+    if (key.trim().length >= 32) return key;
+    throw new Error(`${from} must be at least 32 characters (unset it to have one generated and kept in DATA_DIR).`);
+  };
+  if (fromEnv) return longEnough(fromEnv, 'SECRETS_KEY');
   const file = path.join(dataDir, 'secrets-key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return longEnough(readFileSync(file, 'utf8').trim(), file);
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32).toString('base64url');
   writeFileSync(file, `${key}\n`, { mode: 0o600 });

@@ -22,11 +22,45 @@ export function requiredEnv(name: string): string {
   return value;
 }
 
-export function intEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * The numbers a setting may take: whole ones from `min` to `max` (any number between them when
+ * `fractional`), and of those only divisors of `divides` when it is set.
+ */
+export interface Bounds {
+  min: number;
+  max: number;
+  fractional?: boolean;
+  divides?: number;
+}
+
+/**
+ * A number from the environment: `fallback` when unset or empty, else a number within `bounds`. Any
+ * other value fails at once, naming the variable, what it takes and what it was given: a bare
+ * Number() read "5m" as NaN, and a schedule of NaN seconds ran back to back.
+ */
+export function numberEnv(
+  name: string,
+  fallback: number,
+  bounds: Bounds,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value)) throw new Error(`Environment variable ${name} must be a number, got "${raw}"`);
+  const whole = bounds.fractional !== true;
+  if (
+    !Number.isFinite(value) ||
+    value < bounds.min ||
+    value > bounds.max ||
+    (whole && !Number.isInteger(value)) ||
+    (bounds.divides !== undefined && bounds.divides % value !== 0)
+  ) {
+    const range = `${bounds.min.toLocaleString('en-US')} to ${bounds.max.toLocaleString('en-US')}`;
+    const divisor = bounds.divides === undefined ? '' : ` that divides ${bounds.divides.toLocaleString('en-US')}`;
+    throw new Error(
+      `Environment variable ${name} must be a ${whole ? 'whole number' : 'number'} from ${range}${divisor}, got "${raw}"`,
+    );
+  }
   return value;
 }
 
@@ -50,36 +84,56 @@ export const defaultFreshnessSeconds = 600;
 export const defaultCounterFlushSeconds = 300;
 
 /**
+ * The service's numeric settings (docs/settings.md), each with its default and what it may be: every
+ * function reads them through `setting`, and local mode checks every one set at start, so that a
+ * bad value stops the start rather than the first request that reads it.
+ */
+export const numericSettings = {
+  TABLE_FRESHNESS_SECONDS: { fallback: defaultFreshnessSeconds, min: 0, max: 86_400 },
+  DATA_RETENTION_DAYS: { fallback: 0, min: 0, max: 36_500 },
+  /** API Gateway hands Lambda a body base64-encoded within 6 MB: 4 MiB at most. */
+  INGEST_MAX_BYTES: { fallback: 1024 * 1024, min: 1, max: 4 * 1024 * 1024 },
+  /** A queue message whole (the envelope, its body base64-encoded) within SQS's 256 KiB. */
+  INGEST_INLINE_MAX_BYTES: { fallback: 240 * 1024, min: 1024, max: 256 * 1024 },
+  INGEST_CACHE_SECONDS: { fallback: 2, min: 0, max: 3600 },
+  REJECTIONS_PER_SOURCE: { fallback: 1000, min: 1, max: 100_000 },
+  /** Within a quarter hour: an epoch's counts must be written before the upkeep settles it. */
+  COUNTER_FLUSH_SECONDS: { fallback: defaultCounterFlushSeconds, min: 1, max: 900 },
+  /** The index's windows tile the quarter hour (shared/adapters/dynamo/counters.ts). */
+  COUNTER_WINDOW_SECONDS: { fallback: 300, min: 1, max: 900, divides: 900 },
+  JOB_LEASE_SECONDS: { fallback: 60, min: 1, max: 900 },
+  /** SQS's visibility timeouts: 0 to 12 hours. */
+  COMMIT_RETRY_SECONDS: { fallback: queues.commits.visibilityTimeoutSeconds, min: 0, max: 43_200 },
+  /** Eight times it must stay within SQS's 12-hour visibility timeout. */
+  WRITER_BACKOFF_SECONDS: { fallback: 30, min: 0, max: 5400 },
+  HEALTH_MAX_AGE_SECONDS: { fallback: 10, min: 0, max: 10 },
+} as const satisfies Record<string, Bounds & { fallback: number }>;
+export type NumericSetting = keyof typeof numericSettings;
+
+export function setting(name: NumericSetting, env: NodeJS.ProcessEnv = process.env): number {
+  const { fallback, ...bounds } = numericSettings[name];
+  return numberEnv(name, fallback, bounds, env);
+}
+
+/**
  * The deployment's data retention for tables that set no `tributary.dataRetention`: whole days
  * (DATA_RETENTION_DAYS, the stack's dataRetentionDays context value); unset or 0, rows are kept.
  */
 export function dataRetentionMs(env: NodeJS.ProcessEnv = process.env): number | null {
-  const days = intEnv('DATA_RETENTION_DAYS', 0, env);
-  if (!Number.isInteger(days) || days < 0 || days > 36_500)
-    throw new Error(
-      `Environment variable DATA_RETENTION_DAYS must be a whole number of days from 0 to 36500, got "${days}"`,
-    );
+  const days = setting('DATA_RETENTION_DAYS', env);
   return days === 0 ? null : days * 86_400_000;
 }
 
 export const config = {
-  tableFreshnessMs: lazy(() => intEnv('TABLE_FRESHNESS_SECONDS', defaultFreshnessSeconds) * 1000),
+  tableFreshnessMs: lazy(() => setting('TABLE_FRESHNESS_SECONDS') * 1000),
   dataRetentionMs: lazy(() => dataRetentionMs()),
   /** How long a table whose staged commit failed waits before the next attempt: the commits queue's visibility timeout. */
-  commitRetryMs: lazy(() => intEnv('COMMIT_RETRY_SECONDS', queues.commits.visibilityTimeoutSeconds) * 1000),
+  commitRetryMs: lazy(() => setting('COMMIT_RETRY_SECONDS') * 1000),
   /**
    * The first wait of a writer batch's records after it could not be staged (WRITER_BACKOFF_SECONDS,
    * default 30; it doubles with each receive up to eight times this: shared/domain/ingest/write-batch.ts).
    */
-  writerBackoffSeconds: lazy(() => {
-    const seconds = intEnv('WRITER_BACKOFF_SECONDS', 30);
-    // Eight times it must stay within SQS's 12-hour visibility timeout.
-    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 5400)
-      throw new Error(
-        `Environment variable WRITER_BACKOFF_SECONDS must be a whole number from 0 to 5400, got "${seconds}"`,
-      );
-    return seconds;
-  }),
+  writerBackoffSeconds: lazy(() => setting('WRITER_BACKOFF_SECONDS')),
   tableName: lazy(() => requiredEnv('TABLE_NAME')),
   platformBucket: lazy(() => requiredEnv('PLATFORM_BUCKET')),
   /** Path-style S3 addressing by default (S3-compatible stores such as the local one). */

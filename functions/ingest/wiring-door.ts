@@ -12,7 +12,7 @@ import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
 import { countAccepted, countRefused, withdrawAccepted } from '#shared/adapters/metrics.ts';
 import { openSigningSecrets } from '#shared/adapters/signing-secrets.ts';
 import { enqueueEnvelope } from '#shared/adapters/sqs/ingest-queue.ts';
-import { intEnv } from '#shared/config.ts';
+import { setting } from '#shared/config.ts';
 import type { IngestDeps } from '#shared/domain/ingest/accept.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -26,7 +26,7 @@ export const ingestDeps = {
   takeRateToken,
   claimDedupKey,
   enqueue: enqueueEnvelope,
-  maxBodyBytes: intEnv('INGEST_MAX_BYTES', 1024 * 1024),
+  maxBodyBytes: setting('INGEST_MAX_BYTES'),
   countAccepted,
   withdrawAccepted,
   countRefused,

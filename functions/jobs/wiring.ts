@@ -16,7 +16,7 @@ import { deleteDeadLetters } from '#shared/adapters/s3/dead-letters.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { fixStorage, tableMetadataOf } from '#shared/adapters/table-storage.ts';
-import { config, intEnv } from '#shared/config.ts';
+import { config, setting } from '#shared/config.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { recordVersionFound } from '#shared/domain/datasets/storage.ts';
 import { deletePayload, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
@@ -123,6 +123,6 @@ export const work = workOfKinds(jobKinds);
 export const runnerDeps: RunnerDeps = {
   ...runnerStore,
   dispatchJob,
-  leaseMs: intEnv('JOB_LEASE_SECONDS', 60) * 1000,
+  leaseMs: setting('JOB_LEASE_SECONDS') * 1000,
   reportError: (jobId: string, error: unknown) => logger.error('Job failed', { job_id: jobId, error: error as Error }),
 };

@@ -1,7 +1,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { intEnv } from '../config.ts';
+import { setting } from '../config.ts';
 import { logger } from '../observability/logger.ts';
 import { type QueueName, queues } from '../topology.ts';
 import { db, table } from './dynamo/table.ts';
@@ -19,7 +19,7 @@ const checkTimeoutMs = 3000;
  * How old a health result may be when it is answered (HEALTH_MAX_AGE_SECONDS, at most and by default
  * 10): the public /health makes its AWS calls no more often, however often it is asked.
  */
-export const healthResultMaxAgeMs = () => Math.min(10, Math.max(0, intEnv('HEALTH_MAX_AGE_SECONDS', 10))) * 1000;
+export const healthResultMaxAgeMs = () => setting('HEALTH_MAX_AGE_SECONDS') * 1000;
 
 /**
  * `run`, at most once per `maxAgeMs`: a call within that time of the last run's start gets its result

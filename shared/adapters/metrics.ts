@@ -14,7 +14,7 @@
  * processes, CloudWatch then reads what the shared figures read, counts a door's instance never wrote
  * itself (raised from receipts) included, none twice.
  */
-import { defaultCounterFlushSeconds, intEnv } from '../config.ts';
+import { setting } from '../config.ts';
 import type { Receipt } from '../domain/ingest/envelope.ts';
 import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
 import { type SeriesChoice, Tally, TallyWriter, type TotalWrite } from '../domain/observability/tally.ts';
@@ -22,7 +22,7 @@ import { beforeAnswering, outsideInvocations } from '../observability/invocation
 import { logger } from '../observability/logger.ts';
 import { countOnce as countOnceInTable, writeTotals } from './dynamo/counters.ts';
 
-const tally = new Tally({ maxAgeMs: intEnv('COUNTER_FLUSH_SECONDS', defaultCounterFlushSeconds) * 1000 });
+const tally = new Tally({ maxAgeMs: setting('COUNTER_FLUSH_SECONDS') * 1000 });
 
 /** Adds to a counter (a negative `by` takes from a gauge), written before the invocation answers. */
 export function count(metric: MetricKey, labels: Record<string, string>, by = 1): void {

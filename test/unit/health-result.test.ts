@@ -47,14 +47,18 @@ describe('a recent result', () => {
     expect(runs).toBe(1);
   });
 
-  it('is at most 10 s old whatever the setting says', () => {
+  it('is at most 10 s old: the setting takes 0 to 10, and refuses more rather than passing it over', () => {
     const saved = process.env.HEALTH_MAX_AGE_SECONDS;
     try {
-      const ages = ['', '3', '0', '3600'].map((value) => {
+      const ages = ['', '3', '0', '10'].map((value) => {
         process.env.HEALTH_MAX_AGE_SECONDS = value;
         return healthResultMaxAgeMs();
       });
       expect(ages).toEqual([10_000, 3_000, 0, 10_000]);
+      process.env.HEALTH_MAX_AGE_SECONDS = '3600';
+      expect(() => healthResultMaxAgeMs()).toThrow(
+        'Environment variable HEALTH_MAX_AGE_SECONDS must be a whole number from 0 to 10, got "3600"',
+      );
     } finally {
       if (saved === undefined) delete process.env.HEALTH_MAX_AGE_SECONDS;
       else process.env.HEALTH_MAX_AGE_SECONDS = saved;

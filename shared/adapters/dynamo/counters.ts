@@ -61,7 +61,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { intEnv } from '../../config.ts';
+import { setting } from '../../config.ts';
 import { forEachAtMost } from '../../domain/at-most.ts';
 import {
   type HistoryReading,
@@ -119,10 +119,7 @@ const firstLookBackMs = 3 * 60 * 60_000;
  * upkeep reads what moved a window at a time, once it is settled (`windowGraceMs` after its end).
  */
 export function windowMs(): number {
-  const seconds = intEnv('COUNTER_WINDOW_SECONDS', 300);
-  if (!(seconds > 0) || (historyIntervalMs / 1000) % seconds !== 0)
-    throw new Error(`COUNTER_WINDOW_SECONDS must divide ${historyIntervalMs / 1000}, got ${seconds}`);
-  return seconds * 1000;
+  return setting('COUNTER_WINDOW_SECONDS') * 1000;
 }
 /**
  * How long after its end a window is read: a write begun in it has landed (a call is given up after

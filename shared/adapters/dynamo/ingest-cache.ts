@@ -7,10 +7,11 @@
  * path keeps only its misses (rememberingMisses). The same TtlCache keeps stores' records for the
  * tables' commits and reads, for a time of their own (table-storage.ts).
  */
+import { setting } from '../../config.ts';
 import type { Source } from '../../domain/connections/model.ts';
 import type { Tenant } from '../../domain/tenants/model.ts';
 
-const ttlMs = () => Number(process.env.INGEST_CACHE_SECONDS ?? 2) * 1000;
+const ttlMs = () => setting('INGEST_CACHE_SECONDS') * 1000;
 const maxEntries = 10_000;
 
 /** Drops a map's oldest entry (the first inserted). */

@@ -7,7 +7,7 @@
  */
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { intEnv } from '../../config.ts';
+import { setting } from '../../config.ts';
 import type { Rejection } from '../../domain/ingest/kept-records.ts';
 import { type Page, type PageRequest, withinBytes } from '../../domain/pagination.ts';
 import { openCursor, sealCursor } from './cursors.ts';
@@ -15,7 +15,7 @@ import { type AttributesOf, shapeReader } from './stored-items.ts';
 import { db, table } from './table.ts';
 
 const lifetimeSeconds = 7 * 86400;
-const capacity = () => intEnv('REJECTIONS_PER_SOURCE', 1000);
+const capacity = () => setting('REJECTIONS_PER_SOURCE');
 
 export const rejectionKeys = {
   partition: (sourceId: string) => `SOURCE#${sourceId}#REJECTIONS`,

@@ -1,4 +1,4 @@
-import { config, intEnv } from '../../config.ts';
+import { config, setting } from '../../config.ts';
 import { notQueuedInTime } from '../../domain/errors.ts';
 import type { QueueDeadline } from '../../domain/ingest/accept.ts';
 import type { ClaimCheck, EnvelopeMessage } from '../../domain/ingest/envelope.ts';
@@ -14,7 +14,7 @@ import { SqsJsonClient } from './json-client.ts';
  * message, which is the moment the request may be answered 202. The S3 client loads with the first
  * claim check, so the ingest function's cold start does not pay for what most requests never use.
  */
-const inlineMaxBytes = intEnv('INGEST_INLINE_MAX_BYTES', 240 * 1024);
+const inlineMaxBytes = setting('INGEST_INLINE_MAX_BYTES');
 
 /**
  * Queues envelopes through a sender (and checks large bodies in): the ones below in every function,
