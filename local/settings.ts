@@ -82,8 +82,8 @@ export function readLocalSettings(env: NodeJS.ProcessEnv = process.env): LocalSe
 /**
  * The service's own settings (README, Settings) a function reads from its environment. On AWS the
  * stack sets some of them from context values; locally each one set in the environment reaches
- * every function, beside the template's variables. (COMMIT_RETRY_SECONDS is not one: local mode sets it
- * to the queues' visibility timeout, LOCAL_VISIBILITY_TIMEOUT_SECONDS, local/runtime.ts.)
+ * every function, beside the template's variables. Local mode sets COMMIT_RETRY_SECONDS itself, to the
+ * queues' visibility timeout (LOCAL_VISIBILITY_TIMEOUT_SECONDS, local/runtime.ts), and hands it on here.
  */
 export const functionSettingNames = [
   'TABLE_FRESHNESS_SECONDS',
@@ -95,6 +95,7 @@ export const functionSettingNames = [
   'COUNTER_FLUSH_SECONDS',
   'COUNTER_WINDOW_SECONDS',
   'JOB_LEASE_SECONDS',
+  'COMMIT_RETRY_SECONDS',
   'WRITER_BACKOFF_SECONDS',
   'HEALTH_MAX_AGE_SECONDS',
   'PUBLIC_BASE_URL',
