@@ -422,7 +422,8 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     entry: 'functions/maintenance/schedule.ts',
     summary: 'Queues an Optimize job (compaction, vacuum, log clean-up) for every Delta table a writer marked due',
     everyMinutes: 60,
-    access: { table: 'readWrite', queues: { jobs: 'send' } },
+    // deletesItems: it moves the due tables of the layout before the minutes (table-maintenance.ts).
+    access: { table: 'readWrite', deletesItems: true, queues: { jobs: 'send' } },
     function: { memoryMb: 256, timeoutSeconds: 60 },
   },
   'pipeline-runs-on-new-data': {

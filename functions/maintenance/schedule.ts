@@ -1,10 +1,11 @@
 /**
  * Scheduled table maintenance: every table a writer marked due (many small files in a day
  * partition, every thousand versions for the log clean-up, or tombstones whose retention ended)
- * gets one Optimize job, visible in the jobs list; the job runner does the work.
+ * gets one Optimize job, visible in the jobs list; the job runner does the work. A run reads the
+ * tables that came due since the last one (shared/adapters/dynamo/table-maintenance.ts).
  */
 import { jobs } from '#shared/adapters/dynamo/jobs.ts';
-import { dueMaintenance, takeMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
+import { dueMaintenance, readMaintenanceThrough, takeMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { scheduleOptimize } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
@@ -15,6 +16,9 @@ const deps = { createJob: jobs.createJob, moveJob: jobs.moveJob, dispatchJob, ta
 export const handler = scheduledHandler(async () => {
   const now = new Date();
   let queued = 0;
-  for (const due of await dueMaintenance(now)) if (await scheduleOptimize(deps, due, now)) queued++;
+  const reading = await dueMaintenance(now);
+  for (const due of reading.due) if (await scheduleOptimize(deps, due, now)) queued++;
+  // Only once every due table is queued: a run that fails leaves its minutes to the next.
+  await readMaintenanceThrough(reading.through);
   if (queued > 0) logger.info('Queued table maintenance', { queued });
 });
