@@ -7,6 +7,7 @@
 import { jobs } from '#shared/adapters/dynamo/jobs.ts';
 import { dueMaintenance, readMaintenanceThrough, takeMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
+import { forEachAtMost } from '#shared/domain/at-most.ts';
 import { scheduleOptimize } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
@@ -17,8 +18,11 @@ export const handler = scheduledHandler(async () => {
   const now = new Date();
   let queued = 0;
   const reading = await dueMaintenance(now);
-  for (const due of reading.due) if (await scheduleOptimize(deps, due, now)) queued++;
-  // Only once every due table is queued: a run that fails leaves its minutes to the next.
+  // Many at once: each is a few calls' wait (a run of one at a time queued some 1,500 in its minute).
+  await forEachAtMost(reading.due, 16, async (due) => {
+    if (await scheduleOptimize(deps, due, now)) queued++;
+  });
+  // Only once every due table is queued: a run that fails leaves its windows to the next.
   await readMaintenanceThrough(reading.through);
   if (queued > 0) logger.info('Queued table maintenance', { queued });
 });

@@ -42,6 +42,11 @@ const graceMs = 2 * minuteMs;
 const firstLookBackMs = 60 * minuteMs;
 /** A run reads at most a day of windows, so that one after a long stop catches up in a few. */
 const windowsPerRunAtMost = (24 * 60 * minuteMs) / windowMs;
+/**
+ * Tables a run hands on at most: once the windows read list more, it stops at the window where they
+ * passed this, and the next run reads on from there (those queued meanwhile hold their job).
+ */
+const listedPerRunAtMost = 10_000;
 /** Legacy items moved a run at most. */
 const legacyPerRun = 1000;
 /** An entry is kept a week past its window, long after any run has read it. */
@@ -134,6 +139,7 @@ export async function dueMaintenance(now: Date): Promise<DueReading> {
   const from = stored.Item ? readThrough(stored.Item).through : windowOf(now.getTime() - graceMs - firstLookBackMs);
   const last = Math.min(windowOf(now.getTime()), from + (windowsPerRunAtMost - 1) * windowMs);
   const listed = new Set<string>();
+  let readTo = last;
   for (let window = from; window <= last; window += windowMs) {
     const shards = await Promise.all(
       Array.from({ length: windowShards }, (_, shard) =>
@@ -141,13 +147,18 @@ export async function dueMaintenance(now: Date): Promise<DueReading> {
       ),
     );
     for (const dataSetId of shards.flat()) listed.add(dataSetId);
+    if (listed.size >= listedPerRunAtMost) {
+      // Enough for a run: this window is read again by the next (it begins here).
+      readTo = window - windowMs;
+      break;
+    }
   }
   const items = await batchGetAll([...listed].map((dataSetId) => maintenanceKeys.due(dataSetId)));
   const due = items
     .map(readDue)
     .filter((item) => item.job_id === undefined && item.due_at <= now.toISOString())
     .map((item) => ({ dataSetId: item.data_set_id, tenantId: item.tenant_id, dueAt: item.due_at }));
-  return { due, through: Math.max(from, Math.min(windowOf(now.getTime() - graceMs), last + windowMs)) };
+  return { due, through: Math.max(from, Math.min(windowOf(now.getTime() - graceMs), readTo + windowMs)) };
 }
 
 /** Records that a run read the windows before `through` and queued what was due in them. */
