@@ -306,6 +306,8 @@ interface Phase {
   busy: Map<string, number>;
   /** Of that, the seconds spent waiting on a table's commit cycle (its triggers, its staging head), by entry. */
   cycleBusy: Map<string, number>;
+  /** Of that, a per-commit schedule's seconds waiting on what each run reads whatever the traffic (isRunReading). */
+  restBusy: Map<string, number>;
   largestItem: { bytes: number; key: string };
   /** The largest item written per group of keys. */
   items: Map<string, number>;
@@ -367,6 +369,7 @@ async function runPhase(
   const calls: Phase['calls'] = [];
   const busy = new Map<string, number>();
   const cycleBusy = new Map<string, number>();
+  const restBusy = new Map<string, number>();
   const seconds = awsSeconds(reading.invocations, timing.deployment);
   for (const invocation of reading.invocations) {
     // Its share of the window: a pass that began before it and ran into it counts for the part inside.
@@ -377,6 +380,16 @@ async function runPhase(
       const cycle = (waitMs(invocation.calls) - waitMs(invocation.calls.filter((call) => !isCycleCall(call)))) / 1000;
       const cycleInside = Math.min(inside, cycle * Math.min(1, Math.max(0, overlap) / Math.max(1, invocation.wallMs)));
       cycleBusy.set(invocation.entry, (cycleBusy.get(invocation.entry) ?? 0) + cycleInside);
+      if (perCommitSchedules.has(invocation.entry)) {
+        // A run that only read (nothing was due) is at rest whole, its CPU too; else its readings' wait.
+        const readings = invocation.calls.filter(isRunReading);
+        const onlyRead = invocation.calls.every((call) => isRunReading(call) || isCounterWrite(call));
+        const rest = waitMs(readings) / 1000;
+        const restInside = onlyRead
+          ? inside
+          : Math.min(inside, rest * Math.min(1, Math.max(0, overlap) / Math.max(1, invocation.wallMs)));
+        restBusy.set(invocation.entry, (restBusy.get(invocation.entry) ?? 0) + restInside);
+      }
     }
     for (const call of invocation.calls) if (inWindow(call.at)) calls.push({ call, entry: invocation.entry });
   }
@@ -428,6 +441,7 @@ async function runPhase(
     calls,
     busy,
     cycleBusy,
+    restBusy,
     largestItem,
     items,
     callCounts,
@@ -488,9 +502,14 @@ const syncMarks = 'table ICEBERG';
 const isSyncMark = (use: PartitionUse) => use.key === syncMarks && use.writeUnits > 0;
 /**
  * Schedules whose work follows the commits: table maintenance is asked for by commits (a day's small
- * files, a thousand versions), and the jobs' lease sweep reads the jobs it queues.
+ * files, a thousand versions), and the jobs' lease sweep reads the jobs it queues. What each run reads
+ * whatever the traffic (the maintenance windows since its last run and its record, the leases) is its
+ * work at rest, scaled to its deployed interval like any schedule's: counted per commit, a run every
+ * few seconds here read as a commit's cost.
  */
 const perCommitSchedules = new Set([schedules['table-maintenance'].entry, schedules['job-lease-sweeper'].entry]);
+const runReadings = /^table (JOB_LEASES|MAINTENANCE|MAINTENANCE#SCHEDULE|MAINTENANCE#AT#.*)$/;
+const isRunReading = (call: MeteredCall) => call.partitions.some((use) => runReadings.test(use.key));
 /** A call of a table's commit cycle: a commit trigger sent, or a staging head read or written. */
 const isCycleCall = (call: MeteredCall) =>
   (call.service === 'SQS' && call.entity === 'commits') ||
@@ -590,7 +609,13 @@ function loadsOf(phase: Phase): Map<string, Load> {
  * trigger, as deployed), and the rest; a schedule whose work follows the commits, all per commit.
  */
 function busyParts(phase: Phase, entry: string, seconds: number): Map<string, number> {
-  if (perCommitSchedules.has(entry)) return new Map([[perCommit, seconds / phase.seconds]]);
+  if (perCommitSchedules.has(entry)) {
+    const rest = phase.restBusy.get(entry) ?? 0;
+    return new Map([
+      [entry, rest / phase.seconds],
+      [perCommit, (seconds - rest) / phase.seconds],
+    ]);
+  }
   const cycle = entry === committerEntry ? 0 : (phase.cycleBusy.get(entry) ?? 0);
   return new Map([
     [scheduleEntries.has(entry) ? entry : '', (seconds - cycle) / phase.seconds],
