@@ -4,10 +4,11 @@
  * 4 shards (sha256 of the data set id, its first four bytes modulo 4, worked out with Python's
  * hashlib: ds-later 1, ds-legacy-later 0). A schedule run reads the windows since the last run's
  * record, not every table marked: a table due in three days is found by the run three days on, and a
- * run after a long stop catches up a day a run. Items of the layout before the windows (one
- * MAINTENANCE partition) are moved by the first run.
+ * run after a long stop catches up a day a run; a run hands on a bounded number, and the next reads on
+ * from the window where it stopped. Items of the layout before the windows (one MAINTENANCE
+ * partition) are moved by the first run.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { asStored } from '#shared/adapters/dynamo/stored-items.ts';
 import { useOwnTable } from '../support/own-table.ts';
@@ -111,7 +112,7 @@ describe('tables due for maintenance', () => {
     await maintenance.finishMaintenance('ds-legacy-later', 'tenant-1', null, new Date(now + 2 * day));
   });
 
-  // Last: its runs move the record three days on.
+  // Near the end: its runs move the record three days on.
   it('due in three days, are found by a run three days on, which catches up a day a run', async () => {
     // The record is now two minutes back at most, in the window of this moment or the one before.
     expect(await run(soon())).toEqual([]);
@@ -131,5 +132,25 @@ describe('tables due for maintenance', () => {
     const found = [];
     for (let catchUp = 1; catchUp <= 4; catchUp++) found.push(await run(inThreeDays.getTime() + minute));
     expect(found).toEqual([[], [], [], ['ds-later']]);
+    expect(await maintenance.takeMaintenance('ds-later', 'job-5')).toBe(true);
+  });
+
+  it('are handed on a bounded number a run, the next run reading on from the window where it stopped', async () => {
+    // A month on, with no record: the windows of the hour before are read, and only these tables are in them.
+    await tables.db.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'MAINTENANCE#SCHEDULE', sk: 'READ' } }));
+    const base = Math.floor((Date.now() + 30 * day) / (10 * minute)) * 10 * minute;
+    for (const [i, dataSetId] of ['ds-first', 'ds-second', 'ds-third'].entries())
+      await maintenance.markMaintenanceDue(dataSetId, 'tenant-1', new Date(base + (i * 10 + 1) * minute));
+
+    // One entry a run at most (the first window a run reads is read whole).
+    const handed = [];
+    for (let runs = 1; runs <= 4; runs++) {
+      const reading = await maintenance.dueMaintenance(new Date(base + 40 * minute), 1);
+      await maintenance.readMaintenanceThrough(reading.through);
+      const ids = reading.due.map((due) => due.dataSetId);
+      handed.push(ids);
+      for (const dataSetId of ids) expect(await maintenance.takeMaintenance(dataSetId, `job-${dataSetId}`)).toBe(true);
+    }
+    expect(handed).toEqual([['ds-first'], ['ds-second'], ['ds-third'], []]);
   });
 });

@@ -43,10 +43,11 @@ const firstLookBackMs = 60 * minuteMs;
 /** A run reads at most a day of windows, so that one after a long stop catches up in a few. */
 const windowsPerRunAtMost = (24 * 60 * minuteMs) / windowMs;
 /**
- * Tables a run hands on at most: once the windows read list more, it stops at the window where they
- * passed this, and the next run reads on from there (those queued meanwhile hold their job).
+ * Entries a run reads at most: once the windows read list more, it stops after the window where they
+ * passed this (the first it reads is read whole whatever it holds), and the next run begins at that
+ * window (the tables queued meanwhile hold their job).
  */
-const listedPerRunAtMost = 10_000;
+export const listedPerRunAtMost = 10_000;
 /** Legacy items moved a run at most. */
 const legacyPerRun = 1000;
 /** An entry is kept a week past its window, long after any run has read it. */
@@ -129,11 +130,11 @@ export interface DueReading {
 
 /**
  * Tables due by `now` with no run queued for them, among those listed in the windows from the last
- * run's record (a day's at most) to the current one: each window's shards, then the listed tables'
- * own items, which decide (a table in a window read twice is queued once: its item holds the job).
- * Items of the layout before the windows are moved first, a page a run.
+ * run's record (a day's at most, `listedAtMost` entries at most) to the current one: each window's
+ * shards, then the listed tables' own items, which decide (a table in a window read twice is queued
+ * once: its item holds the job). Items of the layout before the windows are moved first, a page a run.
  */
-export async function dueMaintenance(now: Date): Promise<DueReading> {
+export async function dueMaintenance(now: Date, listedAtMost = listedPerRunAtMost): Promise<DueReading> {
   await moveLegacyItems();
   const stored = await db.send(new GetCommand({ TableName: table(), Key: maintenanceKeys.read, ConsistentRead: true }));
   const from = stored.Item ? readThrough(stored.Item).through : windowOf(now.getTime() - graceMs - firstLookBackMs);
@@ -147,8 +148,8 @@ export async function dueMaintenance(now: Date): Promise<DueReading> {
       ),
     );
     for (const dataSetId of shards.flat()) listed.add(dataSetId);
-    if (listed.size >= listedPerRunAtMost) {
-      // Enough for a run: this window is read again by the next (it begins here).
+    if (listed.size >= listedAtMost && window > from) {
+      // Enough for a run: this window is read again by the next, which begins here.
       readTo = window - windowMs;
       break;
     }
