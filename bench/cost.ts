@@ -159,7 +159,7 @@ export async function startLocal(
     ...options.env,
   };
   Object.assign(process.env, env);
-  const admin = resolveAdminKey(dataDir, undefined);
+  const admin = resolveAdminKey(dataDir);
   const { installBootstrapKey } = await import('#shared/adapters/dynamo/api-keys.ts');
   await installBootstrapKey(hashToken(admin.key), displayPrefix(admin.key));
   // Every function on this thread, from its source, where the meter sees each invocation.

@@ -23,6 +23,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { createTableInput, ttlAttribute } from '#shared/adapters/dynamo/table-schema.ts';
+import { keyMaterialMinLength } from '#shared/adapters/key-material.ts';
 import { issueToken, isWellFormedToken, tokenPrefixes } from '#shared/domain/tokens.ts';
 import { type QueueName, queues } from '#shared/topology.ts';
 import { type Endpoints, localCredentials, localRegion } from './stand-ins.ts';
@@ -173,11 +174,10 @@ function wellFormedKey(key: string, from: string): string {
 }
 
 /**
- * The bootstrap key: ADMIN_API_KEY when set, otherwise the one generated at first start and kept
- * in DATA_DIR (readable by its owner only).
+ * A bootstrap key kept in DATA_DIR (readable by its owner only), generated at first use: what the
+ * cost bench installs without a deploy.
  */
-export function resolveAdminKey(dataDir: string, fromEnv: string | undefined): { key: string; generated: boolean } {
-  if (fromEnv) return { key: wellFormedKey(fromEnv, 'ADMIN_API_KEY'), generated: false };
+export function resolveAdminKey(dataDir: string): { key: string; generated: boolean } {
   const file = path.join(dataDir, 'admin-api-key');
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), generated: false };
   mkdirSync(dataDir, { recursive: true });
@@ -217,8 +217,10 @@ export function resolveSecretsKey(dataDir: string, fromEnv: string | undefined):
   // As the functions read key material (shared/adapters/key-material.ts): checked here, so that a short
   // one stops the start rather than the first store or cursor sealed with it.
   const longEnough = (key: string, from: string) => {
-    if (key.trim().length >= 32) return key;
-    throw new Error(`${from} must be at least 32 characters (unset it to have one generated and kept in DATA_DIR).`);
+    if (key.trim().length >= keyMaterialMinLength) return key;
+    throw new Error(
+      `${from} must be at least ${keyMaterialMinLength} characters (unset it to have one generated and kept in DATA_DIR).`,
+    );
   };
   if (fromEnv) return longEnough(fromEnv, 'SECRETS_KEY');
   const file = path.join(dataDir, 'secrets-key');

@@ -5,10 +5,13 @@
  */
 import { callLimits, smallCallLimits } from './aws-http.ts';
 
-/** The key material is a random string of at least 32 characters. */
+/** The key material is a random string of at least this many characters (surrounding spaces aside). */
+export const keyMaterialMinLength = 32;
+
 function checked(value: string | undefined, name: string): string {
   const material = (value ?? '').trim();
-  if (material.length < 32) throw new Error(`The ${name} must be at least 32 characters long`);
+  if (material.length < keyMaterialMinLength)
+    throw new Error(`The ${name} must be at least ${keyMaterialMinLength} characters long`);
   return material;
 }
 

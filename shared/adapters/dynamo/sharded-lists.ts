@@ -24,9 +24,13 @@ export const shardCount = 16;
 
 const shardName = (base: string, shard: number) => `${base}#${String(shard).padStart(2, '0')}`;
 
+/** A stable shard of `id` among `count`: the first four bytes of its sha256, modulo `count`. */
+export const shardOfId = (id: string, count: number) =>
+  createHash('sha256').update(id).digest().readUInt32BE(0) % count;
+
 /** The partition an item of a platform-wide list is written under: `<base>#<nn>`, the same for its every write. */
 export function shardKey(base: string, id: string): string {
-  return shardName(base, createHash('sha256').update(id).digest().readUInt32BE(0) % shardCount);
+  return shardName(base, shardOfId(id, shardCount));
 }
 
 /** Every partition a platform-wide list reads: its 16 shards, then the legacy bare key. */

@@ -16,9 +16,9 @@
  * item, read whole every run, grew with the tables and was one partition's writes for all of them).
  * An entry is written before its item and outlives it harmlessly: the item decides.
  */
-import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { shardOfId } from './sharded-lists.ts';
 import { shapeReader } from './stored-items.ts';
 import { batchGetAll, conditionHeld, db, isConditionFailure, queryAll, queryKeys, table } from './table.ts';
 import { ttlAttribute } from './table-schema.ts';
@@ -78,8 +78,6 @@ const readEntry = /* @__PURE__ */ shapeReader('MaintenanceAt', () => ({
 }));
 const readThrough = /* @__PURE__ */ shapeReader('MaintenanceRead', () => ({ through: z.number() }));
 
-const shardOf = (dataSetId: string) => createHash('sha256').update(dataSetId).digest().readUInt32BE(0) % windowShards;
-
 /** The entry that lists a table in the window it is due in (or the current one, if that is later). */
 async function listInWindow(dataSetId: string, tenantId: string, at: Date): Promise<void> {
   const window = windowOf(Math.max(at.getTime(), Date.now()));
@@ -87,7 +85,7 @@ async function listInWindow(dataSetId: string, tenantId: string, at: Date): Prom
     new PutCommand({
       TableName: table(),
       Item: {
-        pk: maintenanceKeys.window(window, shardOf(dataSetId)),
+        pk: maintenanceKeys.window(window, shardOfId(dataSetId, windowShards)),
         sk: dataSetId,
         entity: 'MaintenanceAt',
         tenant_id: tenantId,
