@@ -1,9 +1,9 @@
-import { jobs } from '#shared/adapters/dynamo/jobs.ts';
+import { jobs, leases } from '#shared/adapters/dynamo/jobs.ts';
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { deleteDataSet } from '#shared/domain/datasets/use-cases.ts';
-import { queueDataSetDeletion } from '#shared/domain/jobs/maintenance-jobs.ts';
+import { holdTableForRequest, queueDataSetDeletion } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { accepted, noContent } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
@@ -11,6 +11,7 @@ const deps = {
   ...dataSetFileStore,
   queueDeletion: async (dataSet: Parameters<typeof queueDataSetDeletion>[1]) =>
     (await queueDataSetDeletion({ ...jobs, dispatchJob }, dataSet)).job_id,
+  holdTable: (dataSetId: string) => holdTableForRequest({ ...leases, dispatchJob }, dataSetId),
 };
 
 export const handler = apiHandler(

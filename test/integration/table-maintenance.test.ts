@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../local/lambda-context.ts';
 import { apiClient } from '../support/api.ts';
 import { listKeys, localS3, readEnvelopeTable } from '../support/delta.ts';
+import { pollUntil } from '../support/poll.ts';
 import { useServiceEnvironment } from '../support/service-env.ts';
 import { envelopeFor, sqsEvent } from '../support/sqs-event.ts';
 import { createWebhook, type Webhook } from '../support/webhooks.ts';
@@ -94,5 +95,56 @@ describe('table maintenance in the service', () => {
     expect(after.body.version).toBe(13);
     const table = await readEnvelopeTable(location);
     expect(table.rows.map((row) => row.message_id).sort()).toEqual(sent.sort());
+  });
+
+  it('deletes a table a maintenance run holds only after the run, and forgets that it was due', async () => {
+    // Prepare: a written table marked due, its maintenance partition held as a running job holds it.
+    const hook = await createWebhook(api);
+    useServiceEnvironment();
+    const { handler } = await import('../../functions/ingest/write-batch.ts');
+    const batch = batchOf(hook, 3);
+    expect((await handler(batch.event, lambdaContext('ingest-write-batch', 120))).batchItemFailures).toEqual([]);
+    const { markMaintenanceDue, maintenanceKeys } = await import('../../shared/adapters/dynamo/table-maintenance.ts');
+    const { leases } = await import('../../shared/adapters/dynamo/jobs.ts');
+    const { db, table } = await import('../../shared/adapters/dynamo/table.ts');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const dueItem = async () =>
+      (await db.send(new GetCommand({ TableName: table(), Key: maintenanceKeys.due(hook.dataSetId) }))).Item;
+    await markMaintenanceDue(hook.dataSetId, hook.tenantId, new Date(Date.now() + 86_400_000));
+    expect(await dueItem()).toMatchObject({ data_set_id: hook.dataSetId });
+    const run = `job-${randomUUID()}`;
+    const partition = `optimize:${hook.dataSetId}`;
+    expect(await leases.acquireLease(partition, run, 'a runner', 60_000, new Date())).toBe(true);
+    expect((await api.delete(`/api/connections/${hook.connectionId}`)).status).toBe(204);
+    const location = (await api.get<{ storage_location: string }>(`/api/data-sets/${hook.dataSetId}`)).body
+      .storage_location;
+    const [, bucket, root] = /^s3:\/\/([^/]+)\/(.+)$/.exec(location) as RegExpExecArray;
+    const objects = () => listKeys(localS3(), bucket as string, `${root}/`);
+
+    // Act: delete while the run holds the table.
+    const deletion = await api.delete<{ job_id: string }>(`/api/data-sets/${hook.dataSetId}`);
+
+    // Assess: a Delete job, and the table whole while the run holds it.
+    expect(deletion.status).toBe(202);
+    expect((await api.get<{ job_type: string }>(`/api/jobs/${deletion.body.job_id}`)).body).toMatchObject({
+      job_type: 'Delete',
+    });
+    expect((await objects()).length).toBeGreaterThan(0);
+    expect((await api.get(`/api/data-sets/${hook.dataSetId}`)).status).toBe(200);
+
+    // Act: the run ends and lets the table go (the job waiting behind it is offered again within 10 s).
+    await leases.releaseLease(partition, run);
+    const done = await pollUntil(
+      async () => (await api.get<{ status: string }>(`/api/jobs/${deletion.body.job_id}`)).body,
+      (job) => ['Succeeded', 'Failed'].includes(job.status),
+      { what: 'the Delete job to end', timeoutMs: 60_000, intervalMs: 250 },
+    );
+    // Assess: the table, the data set and its maintenance item gone.
+    expect(done).toMatchObject({ status: 'Succeeded' });
+    expect({
+      objects: await objects(),
+      dataSet: (await api.get(`/api/data-sets/${hook.dataSetId}`)).status,
+      due: await dueItem(),
+    }).toEqual({ objects: [], dataSet: 404, due: undefined });
   });
 });

@@ -127,6 +127,8 @@ export function memoryStore() {
   const dashboards = new Map<string, DashboardConnection>();
   const provisioningRequests: string[] = [];
   const files = new Map<string, Map<string, number>>();
+  /** Tables a job (or a request) holds: what their partition's lease would say. */
+  const heldTables = new Set<string>();
 
   const tenantRepository: TenantRepository = {
     async getTenant(tenantId) {
@@ -575,6 +577,14 @@ export function memoryStore() {
     async queueDeletion(dataSet: DataSet) {
       return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
     },
+    /** As the lease does: one holder at a time. */
+    async holdTable(dataSetId: string) {
+      if (heldTables.has(dataSetId)) return null;
+      heldTables.add(dataSetId);
+      return async () => {
+        heldTables.delete(dataSetId);
+      };
+    },
     /** The table's state after every commit so far (what a snapshot reader would build). */
     async snapshotOf(dataSet: DataSet, version?: number): Promise<TableSnapshot> {
       return snapshotView(stateOf(dataSet, version));
@@ -643,6 +653,7 @@ export function memoryStore() {
       dashboards,
       provisioningRequests,
       files,
+      heldTables,
     },
   };
 }

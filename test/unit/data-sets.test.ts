@@ -8,10 +8,11 @@ import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import { deletePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
+import { deletePayload, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
-import { readJob } from '#shared/domain/jobs/run-job.ts';
+import { JobFailure, readJob } from '#shared/domain/jobs/run-job.ts';
+import { type OptimizeDeps, runOptimize } from '#shared/domain/jobs/run-optimize.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';
 import { withDataSet } from '../support/use-case-setups.ts';
@@ -236,6 +237,85 @@ describe.concurrent('data sets', () => {
       deleted: false,
       files: 1,
     });
+  });
+
+  it('are removed by a request only while it holds the table: held by a job, the deletion is a job behind it', async () => {
+    // Prepare: a small table (removed within a request) whose maintenance run holds it.
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 3 });
+    store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
+    store.state.logs.set(dataSetId, [commit(0, [{ path: 'dt=2026-11-21/a.parquet', records: 1 }])]);
+    store.state.heldTables.add(dataSetId);
+    // Act
+    const held = await deleteDataSet(store, platformAdmin, dataSetId);
+    // Assess: nothing removed; a Delete job on the table's partition, which waits for the run.
+    if (held.deleted) throw new Error('deleted beside the run that holds the table');
+    expect({
+      files: store.state.files.get(dataSetId)?.size,
+      log: store.state.logs.has(dataSetId),
+      listed: store.state.dataSets.has(dataSetId),
+      job: store.state.jobs.get(held.jobId),
+    }).toEqual({
+      files: 1,
+      log: true,
+      listed: true,
+      job: expect.objectContaining({ job_type: 'Delete', status: 'Queued', partition_key: `optimize:${dataSetId}` }),
+    });
+
+    // Act: the run ends; deleting again removes the table within the request, and lets it go after.
+    store.state.heldTables.delete(dataSetId);
+    expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
+    expect([
+      store.state.files.get(dataSetId)?.size,
+      store.state.logs.has(dataSetId),
+      store.state.dataSets.has(dataSetId),
+      store.state.heldTables.has(dataSetId),
+    ]).toEqual([0, false, false, false]);
+  });
+
+  it('once deleted, end the schedule’s maintenance run with nothing done; one asked for through the API fails saying why', async () => {
+    const gone = { getDataSet: async () => null } as unknown as OptimizeDeps;
+    const control = { throwIfCancelled: async () => undefined, beginCommit: async () => undefined };
+    const job = (trigger: 'schedule' | 'api') =>
+      readJob(optimizePayload, {
+        job_id: 'j',
+        tenant_id: 't',
+        payload: { data_set_id: 'gone', min_files: null, trigger },
+      } as Job);
+    expect(await runOptimize(gone, job('schedule'), control)).toEqual({
+      rows_in: 0,
+      rows_out: 0,
+      rows_rejected: 0,
+      rows_filtered: 0,
+      rejection_samples: [],
+      source: { data_set_id: 'gone', trigger: 'schedule', data_set_deleted: true },
+    });
+    const asked = runOptimize(gone, job('api'), control);
+    await expect(asked).rejects.toBeInstanceOf(JobFailure);
+    await expect(asked).rejects.toThrow('The data set no longer exists');
+  });
+
+  it('let their table go when the request hands it to a job, and when the removal fails', async () => {
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 201 });
+    expect((await deleteDataSet(store, platformAdmin, dataSetId)).deleted).toBe(false);
+    expect(store.state.heldTables.has(dataSetId)).toBe(false);
+
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 1 });
+    const failing = {
+      ...store,
+      deleteLog: async () => {
+        throw new Error('the log could not be deleted');
+      },
+    };
+    await expect(deleteDataSet(failing, platformAdmin, dataSetId)).rejects.toThrow('the log could not be deleted');
+    expect([store.state.dataSets.has(dataSetId), store.state.heldTables.has(dataSetId)]).toEqual([true, false]);
   });
 
   it('read their table properties: the defaults before the first commit, then what the latest version sets', async () => {

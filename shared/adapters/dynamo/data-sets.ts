@@ -27,6 +27,7 @@ import {
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
 import { batchGetAll, db, isConditionFailure, queryAll, queryPage, setFieldsCommand, table } from './table.ts';
+import { maintenanceKeys } from './table-maintenance.ts';
 
 export const dataSetKeys = {
   dataSet: (dataSetId: string) => ({ pk: `DATA_SET#${dataSetId}`, sk: 'DATA_SET' }),
@@ -286,9 +287,10 @@ export async function recordDataSetIceberg(dataSetId: string, iceberg: DataSetIc
   }
 }
 
+/** The data set's items, its table's maintenance item included (a table gone is never due again). */
 export async function deleteDataSetItem(dataSetId: string): Promise<void> {
   await Promise.all(
-    [dataSetKeys.dataSet(dataSetId), dataSetKeys.version(dataSetId)].map((Key) =>
+    [dataSetKeys.dataSet(dataSetId), dataSetKeys.version(dataSetId), maintenanceKeys.due(dataSetId)].map((Key) =>
       db.send(new DeleteCommand({ TableName: table(), Key })),
     ),
   );

@@ -138,9 +138,16 @@ export type Deletion = { deleted: true } | { deleted: false; jobId: string };
  *     then the data set itself.
  *  3. A larger one is handed to a job that removes it page by page (removeDataSet); the data set
  *     stays listed until the job has removed everything, and a failed job is retried by deleting again.
+ *  4. The request removes a table only while it holds it against the table's jobs (a maintenance run,
+ *     a Delete job): a compaction committing beside the removal would write a new file and a log entry
+ *     into a table just deleted. When a job holds it, the deletion is a job too, which runs after it.
  */
 export async function deleteDataSet(
-  deps: DataSetDeps & { queueDeletion(dataSet: DataSet): Promise<string> },
+  deps: DataSetDeps & {
+    queueDeletion(dataSet: DataSet): Promise<string>;
+    /** Holds the table against its jobs until the answer is called; null while one of them holds it. */
+    holdTable(dataSetId: string): Promise<(() => Promise<void>) | null>;
+  },
   principal: Principal,
   dataSetId: string,
 ): Promise<Deletion> {
@@ -151,16 +158,22 @@ export async function deleteDataSet(
       `A ${dataSet.origin.type === 'Webhook' ? 'connection' : 'pipeline'} still writes to this data set; delete it first`,
     );
   }
-  if (dataSet.storage_location) {
-    const files = await deps.filesOf(dataSet);
-    const objects = await files.list('', { limit: deletedAtOnce.objects + 1 });
-    if (objects.length > deletedAtOnce.objects || (dataSet.version ?? 0) > deletedAtOnce.versions)
-      return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
-    if (objects.length > 0) await files.delete(objects.map((object) => object.key));
+  const release = await deps.holdTable(dataSetId);
+  if (!release) return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
+  try {
+    if (dataSet.storage_location) {
+      const files = await deps.filesOf(dataSet);
+      const objects = await files.list('', { limit: deletedAtOnce.objects + 1 });
+      if (objects.length > deletedAtOnce.objects || (dataSet.version ?? 0) > deletedAtOnce.versions)
+        return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
+      if (objects.length > 0) await files.delete(objects.map((object) => object.key));
+    }
+    await deps.deleteLog(dataSetId);
+    await deps.deleteDataSetItem(dataSetId);
+    return { deleted: true };
+  } finally {
+    await release();
   }
-  await deps.deleteLog(dataSetId);
-  await deps.deleteDataSetItem(dataSetId);
-  return { deleted: true };
 }
 
 /**

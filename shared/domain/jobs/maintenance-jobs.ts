@@ -2,6 +2,7 @@
  * Jobs on a data set's table: maintenance runs (compaction, vacuum, log clean-up), asked for through
  * the API or by the schedule, and the deletion of a data set too large to delete within a request.
  */
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { DataSet } from '../datasets/model.ts';
 import { notFound } from '../errors.ts';
@@ -10,6 +11,8 @@ import { tenantFor } from '../tenants/guard.ts';
 import type { Tenant } from '../tenants/model.ts';
 import type { Job } from './model.ts';
 import { enqueue, newJob, type QueueDeps } from './new-job.ts';
+import type { JobQueue } from './ports.ts';
+import type { LeaseStore } from './run-job.ts';
 
 /** A data set's maintenance runs share a partition key: they never overlap. */
 export const optimizePartitionKey = (dataSetId: string) => `optimize:${dataSetId}`;
@@ -111,4 +114,29 @@ export async function queueDataSetDeletion(
   );
   await enqueue(deps, job, now);
   return job;
+}
+
+/**
+ * How long a request holds a table at most: past any API function's time limit, so that the hold of
+ * a request that crashed lapses within a minute (a job then takes the table over, as from a runner).
+ */
+export const requestHoldMs = 60_000;
+
+/**
+ * Hold a table against its jobs (maintenance runs, deletions) while a request changes it: the lease
+ * of their partition, under a holder no job has. Null while a job holds it (or a hold that lapsed
+ * names its holder still: a job takes it over). The answer releases it, and offers again at once the
+ * jobs that waited behind the request.
+ */
+export async function holdTableForRequest(
+  deps: Pick<LeaseStore, 'acquireLease' | 'releaseLease'> & JobQueue,
+  dataSetId: string,
+  now = new Date(),
+): Promise<(() => Promise<void>) | null> {
+  const partition = optimizePartitionKey(dataSetId);
+  const holder = `request-${randomUUID()}`;
+  if (!(await deps.acquireLease(partition, holder, holder, requestHoldMs, now))) return null;
+  return async () => {
+    for (const waiting of await deps.releaseLease(partition, holder)) await deps.dispatchJob(waiting, 0);
+  };
 }
