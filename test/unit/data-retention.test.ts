@@ -248,6 +248,29 @@ describe('the retention property', () => {
     await set({ 'tributary.freshness': 'interval 2 seconds' });
     await set({ 'tributary.freshness': '' });
     expect(asked).toEqual([dataSet.data_set_id, dataSet.data_set_id]);
+
+    // Another writer's property is theirs: neither set nor removed here. Names an object inherits are names like any other.
+    current = { ...current, 'delta.columnMapping.mode': 'name', 'delta.appendOnly': 'true' };
+    const before = { ...current };
+    for (const properties of <Record<string, string>[]>[
+      { 'delta.columnMapping.mode': '' },
+      { 'delta.appendOnly': '' },
+      { bogus: '' },
+      { constructor: '1' },
+      { constructor: '' },
+      { toString: 'interval 2 days' },
+      { hasOwnProperty: '1' },
+      // As a request's JSON body holds it: an own key (a literal would set the prototype).
+      JSON.parse('{"__proto__": "1"}') as Record<string, string>,
+      { valueOf: '1', 'tributary.freshness': 'interval 5 seconds' },
+    ]) {
+      const name = Object.keys(properties).find((key) => !key.startsWith('tributary.')) as string;
+      await expect(set(properties), JSON.stringify(properties)).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [expect.objectContaining({ path: `properties.${name}` })],
+      });
+    }
+    expect(current).toEqual(before);
   });
 });
 

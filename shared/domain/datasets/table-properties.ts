@@ -63,7 +63,7 @@ export async function setTableProperties(
   const visible = await visibleDataSet(deps, principal, dataSetId);
   await tenantFor(deps, principal, visible.tenant_id, 'write');
   const removed = Object.keys(properties).filter((key) => properties[key] === '');
-  deps.rules.check(Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== '')));
+  deps.rules.check(properties);
   const dataSet = await deps.fixStorage(visible);
   const committed = await deps.commitProperties(dataSet, (current) => {
     const configuration = { ...current, ...properties };

@@ -73,11 +73,16 @@ export function tableSettings(configuration: Record<string, string>): TableSetti
   };
 }
 
-/** Throws a VALIDATION_ERROR naming every property a writer may not set: unknown names, unreadable values, values out of bounds. */
+/**
+ * Throws a VALIDATION_ERROR naming every property a writer may not set: unknown names, unreadable values, values out of
+ * bounds. A value of "" removes the property: only the name is checked (a property another writer set, such as
+ * column mapping or append-only, is theirs to remove). Names are looked up as the object's own keys, never inherited
+ * ones (`constructor` is a name like any other).
+ */
 export function checkTableProperties(properties: Record<string, string>): void {
   const issues: { path: string; message: string }[] = [];
   for (const [key, value] of Object.entries(properties)) {
-    const spec = settableProperties[key as SettableProperty];
+    const spec = Object.hasOwn(settableProperties, key) ? settableProperties[key as SettableProperty] : undefined;
     if (!spec) {
       issues.push({
         path: `properties.${key}`,
@@ -85,6 +90,7 @@ export function checkTableProperties(properties: Record<string, string>): void {
       });
       continue;
     }
+    if (value === '') continue;
     const parsed = spec.parse(value);
     if (parsed === null || parsed < spec.min || parsed > spec.max)
       issues.push({ path: `properties.${key}`, message: `Out of range or unreadable: ${value.slice(0, 64)}` });

@@ -80,7 +80,7 @@ export const dataSetFiles = z
 export const optimizeBody = z.strictObject({});
 
 export const tablePropertiesBody = z.strictObject({
-  /** Property name → value; "" removes the property (its default applies again). */
+  /** Property name → value; "" removes one of the properties Tributary sets (its default applies again): another writer's are theirs. */
   properties: z.record(z.string().min(1).max(128), z.string().max(64)),
 });
 
