@@ -186,6 +186,19 @@ describe.concurrent('acceptIngest', () => {
     expect(queued[0]?.envelope.content_type).toBeNull();
   });
 
+  it('admits no one through an allowlist entry stored before entries were checked strictly, and answers 403, not 500', async () => {
+    // "198.51.100.7/" was once read as /0 (every address): it now matches nothing, and the other entries stand.
+    const loose = world({ security: { ip_allowlist: ['198.51.100.7/'] } });
+    expect(await accept(loose.deps, request())).toMatchObject({
+      accepted: false,
+      error: { code: 'FORBIDDEN' },
+    });
+    expect(loose.queued).toEqual([]);
+    const mixed = world({ security: { ip_allowlist: ['198.51.100.7/', '198.51.100.0/24'] } });
+    expect(await accept(mixed.deps, request())).toMatchObject({ accepted: true });
+    expect(mixed.queued).toHaveLength(1);
+  });
+
   it('refuses in the documented order, each refusal naming the first thing wrong', async () => {
     const everythingWrong = {
       security: { ip_allowlist: ['192.0.2.0/24'] },

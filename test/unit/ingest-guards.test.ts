@@ -24,8 +24,27 @@ describe('the IP allowlist', () => {
   });
 
   it('refuses malformed entries', () => {
-    for (const entry of ['10.0.0.0/33', '::/129', 'example.com', '10.0.0.0/x'])
-      expect(() => allowlistOf([entry])).toThrow();
+    for (const entry of [
+      '10.0.0.0/33',
+      '::/129',
+      'example.com',
+      '10.0.0.0/x',
+      // Read as /0 (every address) or as another prefix by a loose number parse.
+      '203.0.113.7/',
+      '203.0.113.7/ 8',
+      '1.2.3.4/0x10',
+      '1.2.3.4/1e1',
+      '10.0.0.0/8/x',
+      '10.0.0.0/+8',
+      '/8',
+      '2001:db8::/',
+      '10.0.0.0/0008',
+    ])
+      expect(() => allowlistOf([entry]), entry).toThrow();
+    // The forms that stand: an address alone, a prefix of one to three digits.
+    expect(allowed(allowlistOf(['203.0.113.7']), '203.0.113.8')).toBe(false);
+    expect(allowed(allowlistOf(['0.0.0.0/0']), '203.0.113.8')).toBe(true);
+    expect(allowed(allowlistOf(['203.0.113.0/024']), '203.0.113.8')).toBe(true);
   });
 });
 

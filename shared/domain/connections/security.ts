@@ -149,15 +149,21 @@ async function signatureOf(
   };
 }
 
-/** Parses a CIDR list into a matcher; every entry must be a valid IPv4 or IPv6 address or network. */
-export function allowlistOf(entries: string[]): BlockList {
+/**
+ * Parses a CIDR list into a matcher; every entry must be a valid IPv4 or IPv6 address, or one with a prefix length of
+ * one to three decimal digits. Nothing looser: `Number()` reads "" and " 8" and "0x10" as numbers, and a trailing "/"
+ * taken as /0 would let every address in.
+ */
+export function allowlistOf(entries: string[], invalid: 'throw' | 'matches nothing' = 'throw'): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
-    const [address = '', bits] = entry.split('/');
+    const [, address = '', bits] = /^([^/]+)(?:\/(\d{1,3}))?$/.exec(entry) ?? [];
     const family = isIP(address);
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32))
-      throw new Error(entry);
+    if (!family || prefix > (family === 6 ? 128 : 32)) {
+      if (invalid === 'throw') throw new Error(entry);
+      continue;
+    }
     list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
   }
   return list;

@@ -260,7 +260,8 @@ async function acceptForSource(
   token: string | null,
 ): Promise<Decision> {
   const { security } = source;
-  if (security.ip_allowlist && !allowed(allowlistOf(security.ip_allowlist), request.sourceIp)) {
+  // An entry stored before entries were checked as strictly ("203.0.113.7/", once read as /0) admits no one.
+  if (security.ip_allowlist && !allowed(allowlistOf(security.ip_allowlist, 'matches nothing'), request.sourceIp)) {
     throw forbidden('This source does not accept requests from this address');
   }
   const signed = signedRequestOf(request, source);
