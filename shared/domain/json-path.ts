@@ -7,7 +7,13 @@
  */
 import * as z from 'zod';
 
-const pathPattern = /^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["(?:[^"\\]|\\.)*"\])|(\[\d+\]))*$/;
+/**
+ * The inside of a quoted step: a JSON string's body, which JSON.parse reads back (no raw control characters; only
+ * JSON's escapes). A looser one (a backslash before any character) passed `$["\q"]` to JSON.parse, which threw.
+ */
+const quoted = String.raw`(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*`;
+
+const pathPattern = new RegExp(String.raw`^\$((\.[A-Za-z_][A-Za-z0-9_-]*)|(\["${quoted}"\])|(\[\d+\]))*$`);
 
 /** A path as requests and definitions give it: `$` then `.key`, `["key"]` or `[index]` steps. */
 export const jsonPath = z
@@ -19,7 +25,7 @@ export type Step = string | number;
 
 export function parsePath(path: string): Step[] {
   const steps: Step[] = [];
-  const pattern = /\.([A-Za-z_][A-Za-z0-9_-]*)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g;
+  const pattern = new RegExp(String.raw`\.([A-Za-z_][A-Za-z0-9_-]*)|\["(${quoted})"\]|\[(\d+)\]`, 'g');
   for (const match of path.slice(1).matchAll(pattern)) {
     if (match[1] !== undefined) steps.push(match[1]);
     else if (match[2] !== undefined) steps.push(JSON.parse(`"${match[2]}"`) as string);
@@ -44,7 +50,9 @@ export function valueAt(document: unknown, steps: Step[]): unknown {
   return current;
 }
 
-const headerPathPattern = /^\$headers(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\["((?:[^"\\]|\\.)*)"\]|\['([^'\\]*)'\])$/;
+const headerPathPattern = new RegExp(
+  String.raw`^\$headers(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\["(${quoted})"\]|\['([^'\\]*)'\])$`,
+);
 
 /** A pipeline's path: into the decoded body (jsonPath), or to one of the headers the envelope kept. */
 export const valuePath = z

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SignatureScheme } from '#shared/domain/connections/presets.ts';
-import { parseValuePath, valuePath } from '#shared/domain/json-path.ts';
+import { jsonPath, parsePath, parseValuePath, valuePath } from '#shared/domain/json-path.ts';
 import { eventTypeField, eventTypeOf } from '#shared/domain/monitoring/events.ts';
 import { compileQuery } from '#shared/domain/pipelines/compile-query.ts';
 
@@ -25,6 +25,38 @@ describe('the header path', () => {
     // Body paths are as before, a key named headers among them.
     expect(parseValuePath('$.headers.a')).toEqual({ steps: ['headers', 'a'] });
     expect(parseValuePath('$["x"][0]')).toEqual({ steps: ['x', 0] });
+  });
+
+  it('quotes a step as a JSON string does: its escapes read back, anything else refused (never a parse that throws)', () => {
+    const read: [string, (string | number)[]][] = [
+      [String.raw`$["a\"b"]`, ['a"b']],
+      [String.raw`$["a\\b"]`, ['a\\b']],
+      [String.raw`$["\/"]`, ['/']],
+      [String.raw`$["\u00e9t\u00E9"]`, ['été']],
+      [String.raw`$["\n\t\r\b\f"]`, ['\n\t\r\b\f']],
+      [String.raw`$["a b"][0].c`, ['a b', 0, 'c']],
+    ];
+    for (const [path, steps] of read) {
+      expect(jsonPath.safeParse(path).success, path).toBe(true);
+      expect(valuePath.safeParse(path).success, path).toBe(true);
+      expect(parsePath(path), path).toEqual(steps);
+    }
+    expect(parseValuePath(String.raw`$headers["x-\u0041"]`)).toEqual({ header: 'x-a' });
+    for (const path of [
+      String.raw`$["\q"]`,
+      String.raw`$["\x41"]`,
+      String.raw`$["\u12"]`,
+      String.raw`$["\u12G4"]`,
+      String.raw`$["\"]`,
+      String.raw`$["a\"]`,
+      '$["a\tb"]',
+      '$["a\nb"]',
+      '$["\u0000"]',
+      String.raw`$headers["\q"]`,
+    ]) {
+      expect(jsonPath.safeParse(path).success, path).toBe(false);
+      expect(valuePath.safeParse(path).success, path).toBe(false);
+    }
   });
 
   it('reads a kept header into a column as text converted to its type, null where there is none', () => {
