@@ -167,8 +167,18 @@ describe('security settings', () => {
       { auth_mode: null },
       { auth_mode: 'bearer', ip_allowlist: [] },
       { auth_mode: 'bearer', rate_limit: {} },
+      // Below about one a day: 1e-200 is beyond what DynamoDB stores, 1e-13 a token interval past a safe integer.
+      ...[0, -1, 1e-200, 1e-13, 0.000009, 10_001].map((requests_per_second) => ({
+        auth_mode: 'bearer',
+        rate_limit: { requests_per_second, burst: 1 },
+      })),
     ])
       expect(putSecurityBody.safeParse(body).success, JSON.stringify(body)).toBe(false);
+    for (const requests_per_second of [0.00001, 0.5, 10_000])
+      expect(
+        putSecurityBody.safeParse({ auth_mode: 'bearer', rate_limit: { requests_per_second, burst: 1 } }).success,
+        String(requests_per_second),
+      ).toBe(true);
   });
 
   it('gives previous secrets the grace time on rotation and drops the expired ones', async () => {

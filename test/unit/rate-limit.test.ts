@@ -95,6 +95,12 @@ describe('a source rate limit held by many instances', () => {
     expect(shardsFor(5, 10)).toEqual({ count: 1, intervalMs: 200, burst: 10 });
     // A burst below the shard count: each shard still holds one token.
     expect(shardsFor(1000, 1)).toEqual({ count: 4, intervalMs: 4, burst: 1 });
+    // About one a day at the least; a lower limit stored before that was checked is held to it.
+    for (const rate of [0.00001, 1e-13]) {
+      const least = shardsFor(rate, 1);
+      expect({ count: least.count, burst: least.burst }).toEqual({ count: 1, burst: 1 });
+      expect(least.intervalMs).toBeCloseTo(100_000_000, 0);
+    }
   });
 
   for (const instances of [50, 1000])

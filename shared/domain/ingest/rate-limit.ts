@@ -59,10 +59,18 @@ export const shardsPerRequest = 2;
 export const probeGapMs = 20;
 const maxBackoffMs = 1000;
 
+/**
+ * The lowest limit a source may set: about one request a day. A token interval of days still adds to a
+ * clock reading well inside a safe integer; 1e-13 a second (once accepted) made it overflow on every request.
+ */
+export const leastRequestsPerSecond = 0.00001;
+
 /** How a limit is split: the shards, each one's token interval (ms) and burst. */
 export function shardsFor(requestsPerSecond: number, burst: number) {
-  const count = Math.min(64, Math.max(1, Math.ceil(requestsPerSecond / shardRate)));
-  return { count, intervalMs: (1000 * count) / requestsPerSecond, burst: Math.max(1, Math.ceil(burst / count)) };
+  // A limit stored before the least was checked is held to it.
+  const rate = Math.max(leastRequestsPerSecond, requestsPerSecond);
+  const count = Math.min(64, Math.max(1, Math.ceil(rate / shardRate)));
+  return { count, intervalMs: (1000 * count) / rate, burst: Math.max(1, Math.ceil(burst / count)) };
 }
 
 interface SourceState {

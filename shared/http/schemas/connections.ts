@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { connectionStatuses, sourceStatuses } from '../../domain/connections/model.ts';
 import { authModes, signatureSchemes } from '../../domain/connections/security-names.ts';
+import { leastRequestsPerSecond } from '../../domain/ingest/rate-limit.ts';
 import { id, name, nextCursor, pageQuery, timestamp } from './common.ts';
 
 export const connectionIdParams = z.strictObject({ connection_id: id });
@@ -51,7 +52,7 @@ const securitySettings = {
     .max(7 * 86400),
   rate_limit: z
     .strictObject({
-      requests_per_second: z.number().positive().max(10_000),
+      requests_per_second: z.number().min(leastRequestsPerSecond).max(10_000),
       burst: z.number().int().min(1).max(100_000),
     })
     .nullable(),
