@@ -45,6 +45,7 @@ import { DomainError } from '#shared/domain/errors.ts';
 import { acceptIngest, type IngestAnswer, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
+import { rotateSigningSecretBody } from '#shared/http/schemas/connections.ts';
 import { tenantRecord } from '../support/memory.ts';
 
 const sourceId = '5b1c0a52-8f1e-4d3a-9c7b-2e6f1a0d9e41';
@@ -1254,5 +1255,15 @@ describe('settings a preset cannot work with', () => {
       await outcome(rotateSecret(sendgridSettings, undefined, 60, seal, new Date())),
       await outcome(rotateSecret(await settingsOf('github', {}), undefined, 60, seal, new Date())),
     ]).toEqual(['VALIDATION_ERROR Required', 'rotated', 'CONFLICT', 'rotated']);
+    // A given secret holds to its scheme's least length, as PUT …/security holds it: Dropbox's are 15 characters.
+    const dropboxSettings = await settingsOf('dropbox', { secret: 'abcdefghijklmno' });
+    expect([
+      await outcome(rotateSecret(dropboxSettings, 'onmlkjihgfedcba', 60, seal, new Date())),
+      await outcome(rotateSecret(dropboxSettings, 'short', 60, seal, new Date())),
+      await outcome(rotateSecret(stripeSettings, 'whsec_fifteen__', 60, seal, new Date())),
+    ]).toEqual(['rotated', 'VALIDATION_ERROR At least 8 characters', 'VALIDATION_ERROR At least 16 characters']);
+    expect(
+      [1, 15, 16, 512, 513].map((length) => rotateSigningSecretBody.safeParse({ secret: 'x'.repeat(length) }).success),
+    ).toEqual([true, true, true, true, false]);
   });
 });

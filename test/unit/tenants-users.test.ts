@@ -215,6 +215,14 @@ describe.concurrent('object stores', () => {
       { base_url: 's3://demo-bucket', options: { role_arn: 'admin', region: 'eu-west-1' } },
       ['options.role_arn'],
     ],
+    [
+      'a role ARN longer than IAM allows (2,048 characters)',
+      {
+        base_url: 's3://demo-bucket',
+        options: { role_arn: `arn:aws:iam::123456789012:role/${'r'.repeat(2049 - 31)}`, region: 'eu-west-1' },
+      },
+      ['options.role_arn'],
+    ],
     ['a store on AWS S3 without its region', { base_url: 's3://demo-bucket', options: {} }, ['options.region']],
     [
       'half a key pair',

@@ -275,6 +275,10 @@ export async function rotateSecret(
     throw conflict('The source verifies with the provider’s public key; set a new one with PUT …/security');
   if (!preset.secretFrom && !given)
     throw invalid(`${label} issues the signing secret: give its new one`, [{ path: 'secret', message: 'Required' }]);
+  // The scheme's own least, as a PUT …/security takes it: Dropbox's app secrets are 15 characters.
+  const minLength = preset.minSecretLength ?? 16;
+  if (given !== undefined && given.length < minLength)
+    throw invalid('The signing secret is too short', [{ path: 'secret', message: `At least ${minLength} characters` }]);
   const secret = given ?? generateSecret(current.signature.scheme);
   const expiry = new Date(now.getTime() + graceSeconds * 1000).toISOString();
   const inGrace = current.signature.secrets.filter((old) => !old.expires_at || old.expires_at > now.toISOString());

@@ -174,8 +174,10 @@ export function validateOptions(options: ObjectStoreOptions, allowedEndpoints: r
   );
   check(
     'role_arn',
-    /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(options.role_arn ?? ''),
-    'Not an IAM role ARN',
+    // IAM's own bound on a role ARN is 2,048 characters: STS refuses a longer one as a store failure would read.
+    /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(options.role_arn ?? '') &&
+      (options.role_arn ?? '').length <= 2048,
+    'Not an IAM role ARN (at most 2,048 characters)',
   );
   if ((options.access_key_id === undefined) !== (options.secret_access_key === undefined)) {
     issues.push({ path: 'options', message: 'access_key_id and secret_access_key go together' });

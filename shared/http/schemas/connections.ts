@@ -121,7 +121,8 @@ export const securityView = z
   .meta({ id: 'SourceSecurity' });
 
 export const rotateSigningSecretBody = z.strictObject({
-  secret: z.string().min(16).max(512).optional(),
+  /** At least the scheme's least length (16 characters unless the provider issues shorter ones). */
+  secret: z.string().min(1).max(512).optional(),
   grace_seconds: z
     .number()
     .int()
