@@ -30,6 +30,7 @@ export const deadLetterDeps: DeadLetterDeps = {
       ? { connection_id: dataSet.origin.connection_id, source_id: dataSet.origin.source_id }
       : null;
   },
+  dataSetExists: async (dataSetId) => (await getDataSet(dataSetId)) !== null,
   resolvePayload: async (envelope) => (envelope.payload_ref ? claimedPayload(envelope.payload_ref) : null),
   async keepEnvelope(dataSetId, messageId, kept) {
     const key = deadLetterKey(dataSetId, messageId);

@@ -49,6 +49,8 @@ export const dataSetRoutes = {
       table: 'readWrite',
       deletesItems: true,
       tenantStores: 'readWrite',
+      // The data set's failed deliveries go with it: their kept envelopes first.
+      platformBucket: { deadLetters: 'readDelete' },
       secretsKey: true,
       queues: { jobs: 'send' },
     },

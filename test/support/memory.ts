@@ -129,6 +129,10 @@ export function memoryStore() {
   const files = new Map<string, Map<string, number>>();
   /** Tables a job (or a request) holds: what their partition's lease would say. */
   const heldTables = new Set<string>();
+  /** Data sets with envelopes staged for their table's commit. */
+  const stagedTables = new Set<string>();
+  /** Each data set's failed deliveries, by message id. */
+  const failedDeliveries = new Map<string, string[]>();
 
   const tenantRepository: TenantRepository = {
     async getTenant(tenantId) {
@@ -337,6 +341,12 @@ export function memoryStore() {
       return dataSet.origin.type === 'Webhook'
         ? connections.has(dataSet.origin.connection_id)
         : pipelines.has(dataSet.origin.pipeline_id);
+    },
+    /** As the lease says: a job of the pipeline's partition dispatched or running. */
+    async pipelineRunUnderWay(pipelineId) {
+      return [...jobs.values()].some(
+        (job) => job.partition_key === pipelineId && (job.status === 'Dispatched' || job.status === 'Running'),
+      );
     },
     async deleteLog(dataSetId) {
       logs.delete(dataSetId);
@@ -573,6 +583,12 @@ export function memoryStore() {
     ...wikiRepository,
     ...dashboardRepository,
     filesOf,
+    async hasStagedEnvelopes(dataSetId: string) {
+      return stagedTables.has(dataSetId);
+    },
+    async forgetFailedDeliveries(dataSetId: string) {
+      failedDeliveries.delete(dataSetId);
+    },
     /** As the data set delete function does: a Delete job, queued. */
     async queueDeletion(dataSet: DataSet) {
       return (await queueDataSetDeletion(jobRepository, dataSet)).job_id;
@@ -654,6 +670,8 @@ export function memoryStore() {
       provisioningRequests,
       files,
       heldTables,
+      stagedTables,
+      failedDeliveries,
     },
   };
 }

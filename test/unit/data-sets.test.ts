@@ -187,6 +187,7 @@ describe.concurrent('data sets', () => {
     const objects = new Map(Array.from({ length: 2500 }, (_, i) => [`dt=2026-11-21/${String(i).padStart(4, '0')}`, 1]));
     store.state.files.set(dataSetId, objects);
     store.state.logs.set(dataSetId, [commit(0, [{ path: 'dt=2026-11-21/0000', records: 1 }])]);
+    store.state.failedDeliveries.set(dataSetId, ['m-1', 'm-2']);
     // Act
     const deletion = await deleteDataSet(store, platformAdmin, dataSetId);
     // Assess: nothing removed by the request; a job of type Delete queued for the data set's table.
@@ -223,6 +224,7 @@ describe.concurrent('data sets', () => {
       },
     );
     expect(store.state.logs.has(dataSetId)).toBe(false);
+    expect(store.state.failedDeliveries.has(dataSetId)).toBe(false);
   });
 
   it('hand a table of many versions to a job too, even with few files', async () => {
@@ -296,6 +298,76 @@ describe.concurrent('data sets', () => {
     const asked = runOptimize(gone, job('api'), control);
     await expect(asked).rejects.toBeInstanceOf(JobFailure);
     await expect(asked).rejects.toThrow('The data set no longer exists');
+  });
+
+  it('are refused (409) while envelopes accepted for them wait staged, then removed with their failed deliveries', async () => {
+    // Prepare: the connection deleted, two of its envelopes still staged, one failed delivery kept.
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 0 });
+    store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
+    store.state.stagedTables.add(dataSetId);
+    store.state.failedDeliveries.set(dataSetId, ['m-1']);
+    // Act, then assess: refused, nothing removed.
+    expect(await refusal(deleteDataSet(store, platformAdmin, dataSetId))).toMatchObject({ code: 'CONFLICT' });
+    expect([
+      store.state.files.get(dataSetId)?.size,
+      store.state.dataSets.has(dataSetId),
+      store.state.failedDeliveries.has(dataSetId),
+      store.state.heldTables.has(dataSetId),
+    ]).toEqual([1, true, true, false]);
+    // Act: the staged envelopes committed, deleted again.
+    store.state.stagedTables.delete(dataSetId);
+    expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
+    expect([
+      store.state.files.get(dataSetId)?.size,
+      store.state.dataSets.has(dataSetId),
+      store.state.failedDeliveries.has(dataSetId),
+    ]).toEqual([0, false, false]);
+  });
+
+  it('are refused (409) while a run of their pipeline is under way, the pipeline deleted or not', async () => {
+    // Prepare: a pipeline's output whose pipeline is gone, one run of it still going.
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    const pipelineId = 'deleted-pipeline';
+    store.state.dataSets.set(dataSetId, {
+      ...dataSet,
+      origin: { type: 'Pipeline', pipeline_id: pipelineId, pipeline_version: 1 },
+    });
+    const run = { job_id: 'run-1', partition_key: pipelineId, status: 'Running' } as Job;
+    store.state.jobs.set(run.job_id, run);
+    // Act, then assess: refused while it runs, deleted once it has ended.
+    expect(await refusal(deleteDataSet(store, platformAdmin, dataSetId))).toMatchObject({ code: 'CONFLICT' });
+    expect(store.state.dataSets.has(dataSetId)).toBe(true);
+    store.state.jobs.set(run.job_id, { ...run, status: 'Succeeded' });
+    expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
+  });
+
+  it('are removed as they are once held: a table whose first commit fixed its storage meanwhile loses its files too', async () => {
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const unwritten = store.state.dataSets.get(dataSetId);
+    if (!unwritten) throw new Error('no data set');
+    // The request reads the data set before the commit fixes its storage and writes a file, and again once it holds it.
+    let reads = 0;
+    const racing = {
+      ...store,
+      async getDataSet(id: string) {
+        const read = await store.getDataSet(id);
+        if (++reads === 1) {
+          store.state.dataSets.set(dataSetId, { ...unwritten, storage_location: 's3://lake/datasets/x', version: 0 });
+          store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
+        }
+        return read;
+      },
+    };
+    expect(await deleteDataSet(racing, platformAdmin, dataSetId)).toEqual({ deleted: true });
+    expect([store.state.files.get(dataSetId)?.size, store.state.dataSets.has(dataSetId)]).toEqual([0, false]);
   });
 
   it('let their table go when the request hands it to a job, and when the removal fails', async () => {

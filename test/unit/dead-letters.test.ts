@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Source } from '#shared/domain/connections/model.ts';
 import { type EnvelopeMessage, readEnvelope } from '#shared/domain/ingest/envelope.ts';
 import type { DeliveryFailure, FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
 import {
@@ -30,6 +31,9 @@ function world(options: {
   committedMeanwhile?: boolean;
   /** The first count fails, as a recorder that crashed after recording would leave it. */
   crashOnCount?: boolean;
+  /** The source's connection exists (else it was deleted), and the data set. */
+  source?: boolean;
+  dataSet?: boolean;
 }) {
   /** Counts are kept once per failure, as countOnce keeps them in the table. */
   const countedFailures = new Set<string>();
@@ -43,8 +47,10 @@ function world(options: {
       return options.staged ?? false;
     },
     lastDeliveryFailure: async () => options.failure ?? null,
-    getSource: async () => null,
+    getSource: async () =>
+      options.source ? ({ source_id: 'src', connection_id: 'connection' } as unknown as Source) : null,
     originOfDataSet: async () => ({ connection_id: 'connection', source_id: 'src' }),
+    dataSetExists: async () => options.dataSet ?? true,
     resolvePayload: async () => null,
     async keepEnvelope(dataSetId, messageId, message) {
       kept.set(`dead-letters/${dataSetId}/${messageId}.json`, message);
@@ -93,6 +99,23 @@ describe('recording a dead letter', () => {
       last_error: `${failure.error} (store s3://lake/datasets/x)`,
     });
     expect(recorded).toHaveLength(1);
+  });
+
+  it('keeps nothing of an envelope whose connection and data set were deleted, and counts it once', async () => {
+    const gone = world({ failure, dataSet: false });
+    expect(await recordDeadLetter(gone.deps, envelope)).toBeNull();
+    expect(await recordDeadLetter(gone.deps, envelope)).toBeNull();
+    expect({ recorded: gone.recorded, kept: [...gone.kept.keys()], counted: gone.counted }).toEqual({
+      recorded: [],
+      kept: [],
+      counted: ['deadLettered src'],
+    });
+    // A data set whose source still exists, or that exists itself, keeps its failed delivery.
+    for (const options of [{ dataSet: false, source: true }, { dataSet: true }]) {
+      const kept = world({ failure, ...options });
+      expect(await recordDeadLetter(kept.deps, envelope), JSON.stringify(options)).not.toBeNull();
+      expect(kept.kept.size).toBe(1);
+    }
   });
 
   it('records nothing for an envelope already in its table', async () => {

@@ -3,6 +3,9 @@
 import { openSnapshot } from '#delta/kernel/snapshot.ts';
 import type { DataSetDeps, FileCursors } from '../../domain/datasets/use-cases.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
+import { allFailedDeliveries, removeFailedDeliveries } from '../dynamo/deliveries.ts';
+import { stagedRecordsOf } from '../dynamo/staged-slices.ts';
+import { deleteDeadLetters } from '../s3/dead-letters.ts';
 import { tableFiles, tableReader } from '../table-storage.ts';
 import { snapshotView } from '../table-views.ts';
 import { dataSetStore } from './data-sets.ts';
@@ -10,6 +13,12 @@ import { dataSetStore } from './data-sets.ts';
 export const dataSetFileStore: DataSetDeps = {
   ...dataSetStore,
   filesOf: tableFiles,
+  hasStagedEnvelopes: async (dataSetId) => (await stagedRecordsOf(dataSetId)).length > 0,
+  async forgetFailedDeliveries(dataSetId) {
+    const failed = await allFailedDeliveries(dataSetId);
+    await deleteDeadLetters(failed.map((one) => one.body_key));
+    await removeFailedDeliveries(failed);
+  },
   snapshotOf: async (dataSet, version) =>
     snapshotView((await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state),
 };

@@ -4,6 +4,7 @@ import type { DataSetRecords } from '../../domain/datasets/use-cases.ts';
 import { getConnection } from '../dynamo/connections.ts';
 import * as dataSets from '../dynamo/data-sets.ts';
 import { deleteTableLog } from '../dynamo/delta-log.ts';
+import { leases } from '../dynamo/jobs.ts';
 import { getPipeline } from '../dynamo/pipelines.ts';
 import { getTenant } from '../dynamo/tenants.ts';
 
@@ -13,6 +14,11 @@ export const dataSetStore: DataSetRecords = {
   async hasWriter(dataSet: DataSet) {
     if (dataSet.origin.type === 'Webhook') return (await getConnection(dataSet.origin.connection_id)) !== null;
     return (await getPipeline(dataSet.origin.pipeline_id)) !== null;
+  },
+  async pipelineRunUnderWay(pipelineId: string) {
+    // A pipeline's runs hold the lease of its partition (its id); one a stopped runner left lapses.
+    const holder = await leases.leaseHolder(pipelineId);
+    return holder !== null && holder.expiresAt.getTime() > Date.now();
   },
   deleteLog: deleteTableLog,
 };

@@ -28,6 +28,8 @@ export interface DataSetRecords {
   listAllDataSets(filters: { pipelineId?: string | undefined }, page: PageRequest): Promise<Page<DataSet>>;
   /** Whether a connection or pipeline still writes to the data set. */
   hasWriter(dataSet: DataSet): Promise<boolean>;
+  /** Whether a run of the pipeline is under way (it holds the pipeline's lease), the pipeline deleted or not. */
+  pipelineRunUnderWay(pipelineId: string): Promise<boolean>;
   deleteLog(dataSetId: string): Promise<void>;
   deleteDataSetItem(dataSetId: string): Promise<void>;
 }
@@ -35,6 +37,10 @@ export interface DataSetRecords {
 /** …and their files, in the tenant's store (only the functions that reach the store load S3). */
 export interface DataSetDeps extends DataSetRecords {
   filesOf(dataSet: DataSet): Promise<DataSetFiles>;
+  /** Whether envelopes accepted for the data set wait staged for their table's commit. */
+  hasStagedEnvelopes(dataSetId: string): Promise<boolean>;
+  /** Deletes the data set's failed deliveries, each kept envelope before its record. */
+  forgetFailedDeliveries(dataSetId: string): Promise<void>;
   /** The table's latest snapshot (its last checkpoint and the commits after it), or the one at `version`. */
   snapshotOf(dataSet: DataSet, version?: number): Promise<TableSnapshot>;
 }
@@ -141,6 +147,10 @@ export type Deletion = { deleted: true } | { deleted: false; jobId: string };
  *  4. The request removes a table only while it holds it against the table's jobs (a maintenance run,
  *     a Delete job): a compaction committing beside the removal would write a new file and a log entry
  *     into a table just deleted. When a job holds it, the deletion is a job too, which runs after it.
+ *  5. 409 while envelopes accepted for it wait staged (its connection deleted moments ago), or while a
+ *     run of its pipeline is under way (the pipeline deleted during the run): their commit would write
+ *     into the table being removed.
+ *  6. Its failed deliveries go with it: a tenant's payloads are not kept for a table it deleted.
  */
 export async function deleteDataSet(
   deps: DataSetDeps & {
@@ -158,16 +168,29 @@ export async function deleteDataSet(
       `A ${dataSet.origin.type === 'Webhook' ? 'connection' : 'pipeline'} still writes to this data set; delete it first`,
     );
   }
+  if (dataSet.origin.type === 'Pipeline' && (await deps.pipelineRunUnderWay(dataSet.origin.pipeline_id))) {
+    // A run goes on after its pipeline is deleted, and commits its rows at its end.
+    throw conflict('A run of the pipeline that writes this data set is still under way; delete it once the run ends');
+  }
+  if (dataSet.origin.type === 'Webhook' && (await deps.hasStagedEnvelopes(dataSetId))) {
+    throw conflict(
+      'Envelopes accepted for this data set wait to be committed (within its freshness target); delete it once they are',
+    );
+  }
   const release = await deps.holdTable(dataSetId);
   if (!release) return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
   try {
-    if (dataSet.storage_location) {
-      const files = await deps.filesOf(dataSet);
+    // Read again under the hold: a first commit may have fixed its storage since.
+    const held = await deps.getDataSet(dataSetId);
+    if (!held) return { deleted: true };
+    if (held.storage_location) {
+      const files = await deps.filesOf(held);
       const objects = await files.list('', { limit: deletedAtOnce.objects + 1 });
-      if (objects.length > deletedAtOnce.objects || (dataSet.version ?? 0) > deletedAtOnce.versions)
-        return { deleted: false, jobId: await deps.queueDeletion(dataSet) };
+      if (objects.length > deletedAtOnce.objects || (held.version ?? 0) > deletedAtOnce.versions)
+        return { deleted: false, jobId: await deps.queueDeletion(held) };
       if (objects.length > 0) await files.delete(objects.map((object) => object.key));
     }
+    await deps.forgetFailedDeliveries(dataSetId);
     await deps.deleteLog(dataSetId);
     await deps.deleteDataSetItem(dataSetId);
     return { deleted: true };
@@ -178,11 +201,11 @@ export async function deleteDataSet(
 
 /**
  * Remove a data set whatever its size (a Delete job): its objects a page of 1,000 at a time (calling
- * `betweenPages` after each, where a job may stop), then its log, then the data set. Answers the
+ * `betweenPages` after each, where a job may stop), then its failed deliveries, its log, then the data set. Answers the
  * number of objects removed. Repeating it after a failure goes on where it stopped.
  */
 export async function removeDataSet(
-  deps: Pick<DataSetDeps, 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>,
+  deps: Pick<DataSetDeps, 'filesOf' | 'forgetFailedDeliveries' | 'deleteLog' | 'deleteDataSetItem'>,
   dataSet: DataSet,
   betweenPages: () => Promise<void> = async () => undefined,
 ): Promise<number> {
@@ -202,6 +225,7 @@ export async function removeDataSet(
       await betweenPages();
     }
   }
+  await deps.forgetFailedDeliveries(dataSet.data_set_id);
   await deps.deleteLog(dataSet.data_set_id);
   await deps.deleteDataSetItem(dataSet.data_set_id);
   return removed;

@@ -2,7 +2,10 @@ import { type DataSetDeps, removeDataSet } from '../datasets/use-cases.ts';
 import type { DeletePayload } from './maintenance-jobs.ts';
 import type { JobOf, JobOutcome, RunControl } from './run-job.ts';
 
-export type DeleteDeps = Pick<DataSetDeps, 'getDataSet' | 'filesOf' | 'deleteLog' | 'deleteDataSetItem'>;
+export type DeleteDeps = Pick<
+  DataSetDeps,
+  'getDataSet' | 'filesOf' | 'forgetFailedDeliveries' | 'deleteLog' | 'deleteDataSetItem'
+>;
 
 /**
  * Run a Delete job: remove a data set too large to delete within a request.

@@ -38,6 +38,7 @@ export interface DeadLetterDeps {
   getSource(sourceId: string): Promise<Source | null>;
   /** The connection and source a webhook data set is fed by (null for another kind, or none). */
   originOfDataSet(dataSetId: string): Promise<{ connection_id: string; source_id: string } | null>;
+  dataSetExists(dataSetId: string): Promise<boolean>;
   /** The payload of a claim-checked envelope, when its object still exists. */
   resolvePayload(envelope: EnvelopeMessage): Promise<string | null>;
   keepEnvelope(dataSetId: string, messageId: string, kept: KeptMessage): Promise<string>;
@@ -149,6 +150,7 @@ export async function recordDeadLetterMessage(
  *  3. The failed delivery names its connection, the number of attempts and the writer's last error.
  *  4. An envelope the dead-letter queue delivers again is recorded and counted once, and a crash between
  *     the record and the count is made good by the next delivery (recordAndCount).
+ *  5. One whose connection and data set were deleted is counted, and nothing of it kept.
  */
 export async function recordDeadLetter(
   deps: DeadLetterDeps,
@@ -162,9 +164,15 @@ export async function recordDeadLetter(
   if (!failure && (await deps.isStaged(envelope))) return null;
   const written = await deps.writtenMessageIds(envelope.data_set_id, [envelope.message_id], ingestedAt);
   if (written.has(envelope.message_id)) return null;
+  const source = await deps.getSource(envelope.source_id);
+  if (!source && !(await deps.dataSetExists(envelope.data_set_id))) {
+    // The tenant deleted its connection and then its data set (once nothing waited staged for it): what the envelope
+    // was for is gone, and its payload is not kept for a table no one can redrive it to. Counted once all the same.
+    await deps.countDeadLettered(envelope.source_id, `${envelope.message_id}#data-set-deleted`);
+    return null;
+  }
   const payload = envelope.payload ?? (await deps.resolvePayload(envelope));
   const kept: EnvelopeMessage = payload === null ? envelope : { ...envelope, payload, payload_ref: undefined };
-  const source = await deps.getSource(envelope.source_id);
   const failed: FailedDelivery = {
     message_id: envelope.message_id,
     data_set_id: envelope.data_set_id,
