@@ -232,6 +232,25 @@ describe.concurrent('runPipeline', () => {
     expect(output.get('m1')?.row.cells).toEqual(['a', 1n, null]);
   });
 
+  it('makes no output and writes nothing when its pipeline is deleted while its first run reads', async () => {
+    const { commit, deps, output, deployedPipeline, trigger, store } = await world();
+    commit({ m1: { action: 'a' } });
+    const pipelineId = await deployedPipeline();
+    const job = readJob(pipelineJobPayload, await trigger(pipelineId));
+    const dataSets = store.state.dataSets.size;
+    // The run reads the pipeline at its start; it is deleted before the run would make its output.
+    let reads = 0;
+    const deleting = {
+      ...deps,
+      async getPipeline(id: string) {
+        const found = await deps.getPipeline(id);
+        return ++reads === 1 ? found : null;
+      },
+    };
+    await expect(runPipeline(deleting, job, running)).rejects.toThrow('The pipeline was deleted during the run');
+    expect({ dataSets: store.state.dataSets.size, written: output.size }).toEqual({ dataSets, written: 0 });
+  });
+
   it('writes nothing and keeps its checkpoint when cancelled before the commit', async () => {
     const { commit, deps, output, deployedPipeline, trigger, store } = await world();
     commit({ m1: { action: 'a' } });

@@ -386,6 +386,8 @@ async function createOutput(
   pipeline: Pipeline & PipelineProgress,
   snapshot: DeployedVersion,
 ): Promise<DataSet> {
+  // A pipeline deleted while its first run read makes no output: nothing would write to it again.
+  if (!(await deps.getPipeline(pipeline.pipeline_id))) throw new JobFailure('The pipeline was deleted during the run');
   const schema = outputSchema(snapshot.definition.columns);
   const tenantSlug = (await deps.getDataSet(snapshot.definition.source.data_set_id))?.tenant_slug ?? '';
   const created = newDataSet(
