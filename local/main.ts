@@ -111,10 +111,14 @@ async function main(): Promise<void> {
 
   let standIns: StandIns | null = null;
   let runtime: Runtime | null = null;
+  /** The functions' start while it is under way (a few seconds): a stop waits for it. */
+  let runtimeStart: Promise<Runtime> | null = null;
   let stopping = false;
   /**
    * Stops whatever has started so far, in order: the service first, the stand-ins last. A signal
-   * during start stops at once; a stand-in still starting then stops by itself when this exits.
+   * during start stops what is up; a stand-in still starting then stops by itself when this exits.
+   * A signal while the functions start waits for them, so that their pollers stop before the
+   * stand-ins they poll (else each would report the queue gone).
    */
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -122,7 +126,8 @@ async function main(): Promise<void> {
     log(`${signal}: stopping; new requests get 503, accepted envelopes are written first…`);
     let code = 0;
     try {
-      const undrained = runtime ? (await runtime.stop()).undrained : 0;
+      const started = runtime ?? (await runtimeStart?.catch(() => null)) ?? null;
+      const undrained = started ? (await started.stop()).undrained : 0;
       if (undrained > 0)
         log(`${undrained} queued messages are not written yet; the queue keeps them and the next start writes them.`);
     } catch (error) {
@@ -202,7 +207,7 @@ async function main(): Promise<void> {
   // The deploy is rehearsed there (local/deploy/): custom resources, rotation schedules, reservations.
   // The key is kept before the front answers: a caller polling /health reads it at its first answer.
   let adminKey = '';
-  runtime = await startRuntime(settings, env, queueUrls, {
+  runtimeStart = startRuntime(settings, env, queueUrls, {
     deployment,
     log,
     bootstrapKey: namedKey,
@@ -212,6 +217,8 @@ async function main(): Promise<void> {
       adminKey = bootstrapKey;
     },
   });
+  runtime = await runtimeStart;
+  if (stopping) return;
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
   log(
     [

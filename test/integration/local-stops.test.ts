@@ -189,4 +189,19 @@ describe('a local service stopped or killed at any moment keeps every 202', () =
       failed: false,
     });
   });
+
+  it('stops during its start with every poller stopped before the queues it polls', { timeout: 120_000 }, async () => {
+    // Act: Ctrl-C while the functions start (their pollers begin polling the SQS stand-in then).
+    const starting = await startLocalService(dataDir, ports, serviceEnv, 'Starting the functions');
+    service = starting;
+    starting.signalGroup('SIGINT');
+    const exit = await starting.exited;
+    // Assess: a clean stop, and no poller that found its queue gone.
+    const output = starting.output();
+    expect({ exit, pollers: output.match(/^poller .*$/gm) ?? [], stopped: output.includes('Stopped.') }).toEqual({
+      exit: { code: 0, signal: null },
+      pollers: [],
+      stopped: true,
+    });
+  });
 });

@@ -77,9 +77,9 @@ function spawnLogged(command: string, args: string[], env: NodeJS.ProcessEnv, ow
 }
 
 /** Ready means everything started (stand-ins, front, pollers, schedules), which the banner announces. */
-async function waitForBanner(spawned: Spawned, timeoutMs: number): Promise<void> {
+async function waitForBanner(spawned: Spawned, timeoutMs: number, line = 'Tributary is running at'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!spawned.output().includes('Tributary is running at')) {
+  while (!spawned.output().includes(line)) {
     if (spawned.child.exitCode !== null || spawned.child.signalCode !== null)
       throw new Error(`The service exited during start:\n${spawned.output()}`);
     if (Date.now() > deadline) {
@@ -193,9 +193,11 @@ export async function startLocalService(
   dataDir: string,
   ports: LocalServicePorts,
   env: Record<string, string> = {},
+  /** What it prints once it is where the caller wants it: its banner, unless a line of its start is named. */
+  readyLine?: string,
 ): Promise<LocalService> {
   const spawned = spawnMain(localServiceEnv(dataDir, ports, env), true);
-  await waitForBanner(spawned, 240_000);
+  await waitForBanner(spawned, 240_000, readyLine);
   const pid = spawned.child.pid as number;
   return {
     url: `http://127.0.0.1:${ports.port}`,
