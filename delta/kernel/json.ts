@@ -20,9 +20,18 @@ export function readJson<T>(text: string, schema: z.ZodType<T>): T | null {
   return parsed.success ? parsed.data : null;
 }
 
-/** The value of `text` read as `schema` says; throws (naming `what`) when it is not JSON or not of that shape. */
+/**
+ * The value of `text` read as `schema` says; throws (naming `what`) when it is not JSON or not of that shape. The
+ * error never quotes the text (JSON.parse's own message does): it is whatever the store served.
+ */
 export function parseJson<T>(text: string, schema: z.ZodType<T>, what: string): T {
-  const parsed = schema.safeParse(JSON.parse(text));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new SyntaxError(`${what} is not JSON`);
+  }
+  const parsed = schema.safeParse(value);
   if (!parsed.success) throw new SyntaxError(`${what} is not of the shape the Delta protocol gives it`);
   return parsed.data;
 }

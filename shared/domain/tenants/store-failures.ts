@@ -7,6 +7,7 @@
  * maps what S3 and STS answered to a category), so failed deliveries, job errors, logs and HTTP
  * answers all show the same thing.
  */
+import { DeltaError } from '#delta/errors.ts';
 import { DomainError } from '../errors.ts';
 
 const descriptions = {
@@ -40,13 +41,20 @@ export class StoreFailure extends DomainError {
   }
 }
 
+/** Tributary's own failures of a commit, whose messages say what happened in its words (its ids and keys). */
+const ownFailures = new Set(['TableGone', 'PayloadMissing', 'CommitTimedOut', 'StagedObjectGone']);
+
 /**
- * A failure as a tenant may read it (a failed delivery's last error, a job's error): a store failure
- * by its category, a refusal by its code (TABLE_PROTOCOL_UNSUPPORTED: …).
+ * A failure as a tenant may read it (a failed delivery's last error, a commit's in the connection's stats): a store
+ * failure by its category, a refusal by its code (TABLE_PROTOCOL_UNSUPPORTED: …), one of Tributary's own by its
+ * message. Anything else by its kind alone: an SDK error of the platform's own DynamoDB or S3 names its account,
+ * roles and tables, and a parser's quotes what a store served.
  */
 export function describeFailure(error: Error): string {
   if (error instanceof StoreFailure) return error.message;
-  return error instanceof DomainError ? `${error.code}: ${error.message}` : `${error.name}: ${error.message}`;
+  if (error instanceof DomainError || error instanceof DeltaError) return `${error.code}: ${error.message}`;
+  if (ownFailures.has(error.name)) return `${error.name}: ${error.message}`;
+  return `INTERNAL: the commit failed (${error.name})`;
 }
 
 /** A short label for metrics: the store failure's category, a refusal's code, or the error's name. */
