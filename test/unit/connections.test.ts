@@ -100,6 +100,9 @@ describe.concurrent('connections', () => {
       code: 'TENANT_SUSPENDED',
     });
     expect(store.state.sources.get(connection.source_id)?.connection_status).toBe('Inactive');
+    // A deletion cannot be undone: a write like any other, refused while suspended.
+    expect(await refusal(deleteConnection(store, platformAdmin, id))).toMatchObject({ code: 'TENANT_SUSPENDED' });
+    expect(store.state.connections.has(id)).toBe(true);
   });
 
   it('replace the token: the source keeps only the new one’s hash', async () => {

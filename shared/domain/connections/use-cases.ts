@@ -137,8 +137,11 @@ export async function moveConnection(
   await deps.changeConnection(connection, { [move.field]: move.to }, now);
 }
 
-/** Deleting a connection stops its ingest; its data set and everything written stay. */
+/**
+ * Deleting a connection stops its ingest; its data set and everything written stay. It cannot be undone, so a
+ * suspended tenant's is refused (422) like its other management writes: deactivating or pausing stops ingest then.
+ */
 export async function deleteConnection(deps: Deps, principal: Principal, connectionId: string): Promise<void> {
-  const connection = await visibleConnection(deps, principal, connectionId, 'restrict');
+  const connection = await visibleConnection(deps, principal, connectionId, 'write');
   await deps.deleteConnection(connection);
 }
