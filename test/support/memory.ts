@@ -549,6 +549,8 @@ export function memoryStore() {
       return connection ? copy(connection) : null;
     },
     async saveDashboardCredential(connection, credential, previousHash) {
+      // As the write's condition: the connection still holds the credential the caller read.
+      if ((dashboards.get(connection.tenant_id)?.credential?.hash ?? null) !== previousHash) return false;
       dashboards.set(connection.tenant_id, copy(connection));
       for (const [id, key] of apiKeys) if (previousHash && key.hash === previousHash) apiKeys.delete(id);
       apiKeys.set(credential.api_key_id, {
@@ -559,6 +561,7 @@ export function memoryStore() {
         name: 'dashboard',
         last_used_at: null,
       });
+      return true;
     },
     async setDashboardStatus(tenantId, status, lastError, now) {
       const connection = dashboards.get(tenantId);

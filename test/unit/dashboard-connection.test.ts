@@ -33,6 +33,24 @@ describe.concurrent('the dashboard connection', () => {
     expect(store.state.provisioningRequests).toEqual([tenantId, tenantId]);
   });
 
+  it('takes one of two rotations (or retries) made at once and refuses the other (409): no key is left valid unnamed', async () => {
+    const { store, tenantId } = await withDataSet();
+    const dashboardKeys = () =>
+      [...store.state.apiKeys.values()].filter((key) => key.user_id === `dashboard:${tenantId}`).map((key) => key.hash);
+    for (const twice of [
+      () => retryDashboardConnection(store, platformAdmin, tenantId, now),
+      () => rotateDashboardCredential(store, platformAdmin, tenantId, now),
+    ]) {
+      const outcomes = await Promise.allSettled([twice(), twice()]);
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({
+        reason: { code: 'CONFLICT' },
+      });
+      // The one key there is, is the one the connection names.
+      expect(dashboardKeys()).toEqual([store.state.dashboards.get(tenantId)?.credential?.hash]);
+    }
+  });
+
   it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
     const { store, tenantId } = await withDataSet();
     await retryDashboardConnection(store, platformAdmin, tenantId, now);

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { type DashboardConnection, type DashboardStatus, dashboardStatuses } from '../../domain/tenants/dashboard.ts';
 import { apiKeyKeys } from './api-key-items.ts';
 import { itemReader, orNull } from './stored-items.ts';
-import { db, table } from './table.ts';
+import { db, table, transactionHeld } from './table.ts';
 
 export const dashboardKeys = {
   connection: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'DASHBOARD_CONNECTION' }),
@@ -33,14 +33,26 @@ export async function saveDashboardCredential(
   connection: DashboardConnection,
   credential: { api_key_id: string; hash: string; prefix: string; created_at: string },
   previousHash: string | null,
-): Promise<void> {
-  await db.send(
+): Promise<boolean> {
+  return transactionHeld(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: table(),
             Item: { ...dashboardKeys.connection(connection.tenant_id), entity: 'DashboardConnection', ...connection },
+            // Still holding the credential the caller read (none: no item, or no credential in it).
+            ...(previousHash
+              ? {
+                  ConditionExpression: 'credential.#hash = :previous',
+                  ExpressionAttributeNames: { '#hash': 'hash' },
+                  ExpressionAttributeValues: { ':previous': previousHash },
+                }
+              : {
+                  ConditionExpression:
+                    'attribute_not_exists(pk) OR attribute_not_exists(credential) OR attribute_type(credential, :null)',
+                  ExpressionAttributeValues: { ':null': 'NULL' },
+                }),
           },
         },
         {

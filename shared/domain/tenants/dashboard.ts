@@ -27,12 +27,15 @@ export const dashboardCredentialContext = (tenantId: string) => `dashboard-crede
 
 export interface DashboardRepository {
   getDashboardConnection(tenantId: string): Promise<DashboardConnection | null>;
-  /** Stores the connection with a new credential and retires the previous credential, atomically. */
+  /**
+   * Stores the connection with a new credential and retires the previous credential, atomically, if the connection
+   * still holds `previousHash` (none: no credential); false, writing nothing, when another call changed it first.
+   */
   saveDashboardCredential(
     connection: DashboardConnection,
     credential: { api_key_id: string; hash: string; prefix: string; created_at: string },
     previousHash: string | null,
-  ): Promise<void>;
+  ): Promise<boolean>;
   setDashboardStatus(tenantId: string, status: DashboardStatus, lastError: string | null, now: Date): Promise<void>;
 }
 

@@ -300,7 +300,9 @@ async function issueDashboardCredential(
   const issued = issueToken('apiKey');
   const apiKeyId = randomUUID();
   const at = now.toISOString();
-  await deps.saveDashboardCredential(
+  // Two calls at once (a double click) both read one credential: the second would leave the first's new key valid and
+  // named by nothing, never revoked by a later rotation.
+  const saved = await deps.saveDashboardCredential(
     {
       ...(existing ?? emptyConnection(tenantId, now)),
       status: 'Pending',
@@ -316,4 +318,5 @@ async function issueDashboardCredential(
     { api_key_id: apiKeyId, hash: issued.hash, prefix: issued.displayPrefix, created_at: at },
     existing?.credential?.hash ?? null,
   );
+  if (!saved) throw conflict('The dashboard credential was changed by another call meanwhile; read it and try again');
 }
