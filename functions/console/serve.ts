@@ -12,6 +12,12 @@ const headers = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
+  // What frame-ancestors 'none' says, for browsers that read only this; no window another page opened keeps a handle.
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  // HTTPS only for a year once seen over it (a browser ignores it over local mode's HTTP). The API's host alone: its
+  // subdomains are the operator's.
+  'strict-transport-security': 'max-age=31536000',
 };
 
 export const handler = apiHandler(consoleRoutes, 'GET /console', async ({ query }) => ({

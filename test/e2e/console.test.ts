@@ -159,6 +159,11 @@ describe('the operator console', () => {
     const page = await api.get('/console', { key: null });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(
+      ['x-frame-options', 'cross-origin-opener-policy', 'strict-transport-security', 'referrer-policy'].map((name) =>
+        page.headers.get(name),
+      ),
+    ).toEqual(['DENY', 'same-origin', 'max-age=31536000', 'no-referrer']);
     // No inline script, style or event handler: the page only points at its assets.
     expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)|<style|\sstyle=|\son[a-z]+=/i);
     // Its icon is served from the same route, so that the browser's request for one is answered.

@@ -48,7 +48,12 @@ export function dataSetFiles(dataSetId: string): PolledPart {
         table<DataFile>(
           filesCaption(answer),
           [
-            { label: 'Path', header: true, cell: (f) => el('a', { href: f.url, rel: 'noreferrer' }, f.path) },
+            {
+              label: 'Path',
+              header: true,
+              // A download link only to an http(s) address: the URL is the store's, whose endpoint a tenant chose.
+              cell: (f) => (/^https?:\/\//i.test(f.url) ? el('a', { href: f.url, rel: 'noreferrer' }, f.path) : f.path),
+            },
             { label: 'Rows', cell: (f) => f.num_records },
             { label: 'Size', cell: (f) => bytes(f.size) },
           ],
