@@ -361,7 +361,7 @@ export interface paths {
      */
     get: operations["dataSetsGet"];
     /**
-     * Delete a data set and its files (409 while a connection or pipeline writes to it): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions
+     * Delete a data set and its files (409 while a connection or pipeline writes to it, its envelopes wait staged or a run of its pipeline is under way): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions, or one a maintenance run holds
      * @description Permission `data-sets.delete`, held by: PlatformAdmin, TenantAdmin.
      */
     delete: operations["dataSetsDelete"];
@@ -4609,7 +4609,7 @@ export interface operations {
     };
   };
   /**
-   * Delete a data set and its files (409 while a connection or pipeline writes to it): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions
+   * Delete a data set and its files (409 while a connection or pipeline writes to it, its envelopes wait staged or a run of its pipeline is under way): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions, or one a maintenance run holds
    * @description Permission `data-sets.delete`, held by: PlatformAdmin, TenantAdmin.
    */
   dataSetsDelete: {

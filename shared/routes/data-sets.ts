@@ -41,7 +41,7 @@ export const dataSetRoutes = {
     auth: 'apiKey',
     permission: 'data-sets.delete',
     summary:
-      'Delete a data set and its files (409 while a connection or pipeline writes to it): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions',
+      'Delete a data set and its files (409 while a connection or pipeline writes to it, its envelopes wait staged or a run of its pipeline is under way): 204 when done; 202 with the job deleting a table of over 1,000 files or 200 versions, or one a maintenance run holds',
     tag: 'Data sets',
     params: dataSetIdParams,
     responses: { 202: createJobResponse, 204: null },
