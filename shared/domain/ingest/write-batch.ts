@@ -315,8 +315,8 @@ async function stageAndCommit(
 }
 
 /**
- * Records the tables' slices, sends each a trigger for when it is due (unless one this instance sent
- * arrives in time), and lists it as pending.
+ * Lists each table as pending, records its slice, and sends it a trigger for when it is due (unless one
+ * this instance sent arrives in time).
  */
 async function stageSlices(
   deps: BatchWriterDeps,
@@ -330,13 +330,6 @@ async function stageSlices(
     dueAt,
     slice: batch.slices.get(tableId) as StagedSlice,
   }));
-  await deps.records.write(
-    staged.map(({ tableId, slice }) => ({
-      tableId,
-      record: { id: recordId(now), key: batch.key, objectSize: batch.bytes.length, ...slice },
-    })),
-    now + recordWrittenWithinMs,
-  );
   const limits = { maxDelayMs: deps.triggers.maxDelayMs, sizeTarget: deps.sizeTarget };
   const planned: { trigger: CommitTrigger; dueAt: number }[] = [];
   const covered: { tableId: string; dueAt: number }[] = [];
@@ -345,6 +338,19 @@ async function stageSlices(
     if (trigger) planned.push({ trigger, dueAt });
     else covered.push({ tableId, dueAt });
   }
+  // Listed before their records are written, so that no record is ever where nothing looks: should the trigger's
+  // send then fail at every receive (the envelopes dead-lettered, found staged, recorded as nothing), the overdue
+  // check still finds the table listed and sends it one. A listing whose records never came commits nothing.
+  await forEachAtMost(planned, 16, ({ trigger, dueAt }) =>
+    deps.records.listPending(trigger.tableId, { dueAt, triggerAt: trigger.at }, now),
+  );
+  await deps.records.write(
+    staged.map(({ tableId, slice }) => ({
+      tableId,
+      record: { id: recordId(now), key: batch.key, objectSize: batch.bytes.length, ...slice },
+    })),
+    now + recordWrittenWithinMs,
+  );
   // A table whose trigger from this instance is still on its way may have been committed and taken
   // off the index meanwhile (by another trigger that arrived first): it is listed again, due with
   // this batch, so that the overdue check and the staged figure see it. Its head is read after its
@@ -360,10 +366,8 @@ async function stageSlices(
         relisted.push({ trigger: { tableId, at }, dueAt });
     }
   }
-  if (planned.length + relisted.length === 0) return;
-  // The trigger first: a table listed as pending always has one on its way.
   if (planned.length > 0) await deps.triggers.send(planned.map(({ trigger }) => trigger));
-  await forEachAtMost([...planned, ...relisted], 16, ({ trigger, dueAt }) =>
+  await forEachAtMost(relisted, 16, ({ trigger, dueAt }) =>
     deps.records.listPending(trigger.tableId, { dueAt, triggerAt: trigger.at }, now),
   );
   for (const { trigger, dueAt } of planned) deps.sent.remember(trigger, dueAt, now);
