@@ -1024,6 +1024,36 @@ describe('staged objects', () => {
     expect(w.figures.get(`envelopesLost {"source_id":"s-${A}"}`)).toBe(2);
   });
 
+  it('that cannot be read fail four attempts and are set aside as lost at the last, counted, the rest written', async () => {
+    const w = world();
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(1)), record(w, A, uuid(2))]);
+    const [brokenKey] = objectsOf(w);
+    // The object is there, at its size, but what it holds is no envelope.
+    const stored = w.staging.stored.get(brokenKey as string) as Buffer;
+    w.staging.stored.set(brokenKey as string, Buffer.alloc(stored.length, 'x'));
+    await writeEnvelopeBatch(w.deps, [record(w, A, uuid(3))]);
+    w.clock.now += 6 * minute;
+    const attempts: string[][] = [];
+    for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
+      const report = await w.deliver();
+      attempts.push([...report.failed, ...report.committed.map((id) => `${id} committed`)]);
+      w.clock.now += 10 * minute;
+    }
+    expect(attempts).toEqual([[A], [A], [A], [A], [`${A} committed`]]);
+    expect({
+      rows: w.rowsOf(A),
+      pending: pendingRows(w, A),
+      lost: w.figures.get(`envelopesLost {"source_id":"s-${A}"}`),
+      deadLettered: w.deadLettered,
+    }).toEqual({ rows: [uuid(3)], pending: 0, lost: 2, deadLettered: [] });
+    expect(w.warnings.filter((warning) => warning.message.startsWith('Staged envelopes lost'))).toEqual([
+      {
+        message: 'Staged envelopes lost: their slice cannot be read; set aside so that the table goes on',
+        fields: { data_set_id: A, key: brokenKey, envelopes: 2, attempts: maxCommitAttempts },
+      },
+    ]);
+  });
+
   it.each([
     ['its count', 'countOnce'],
     ["its head's write", 'replaceHead'],
@@ -1504,6 +1534,30 @@ describe('the overdue check', () => {
     await w.deliver();
     expect(w.rowsOf(A)).toEqual([uuid(1)]);
     expect(await w.sweep()).toMatchObject({ overdueMs: 0, overdue: 0 });
+  });
+
+  it('leaves a table listed when its trigger cannot be sent at any receive: the overdue check sends one, the row written once', async () => {
+    const w = world();
+    const failing = {
+      ...w.deps,
+      triggers: {
+        ...w.deps.triggers,
+        send: async () => {
+          throw new Error('The commits queue refused the message');
+        },
+      },
+    };
+    // Every receive stages the envelope again and fails on its trigger: the queue then dead-letters it, and the
+    // recorder finds it staged (nothing to record).
+    for (let receive = 1; receive <= 5; receive++) {
+      expect((await writeEnvelopeBatch(failing, [record(w, A, uuid(60))])).failedRecordIds).toHaveLength(1);
+      w.clock.now += minute;
+    }
+    expect(w.staging.queue).toEqual([]);
+    w.clock.now += 5 * minute + overdueGraceMs;
+    expect(await w.sweep()).toMatchObject({ triggered: 1 });
+    await w.deliver();
+    expect({ rows: w.rowsOf(A), pending: pendingRows(w, A) }).toEqual({ rows: [uuid(60)], pending: 0 });
   });
 
   it('lists a table as pending again when its rows arrive after a commit took it off, its writer trigger still on its way', async () => {

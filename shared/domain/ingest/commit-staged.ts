@@ -204,18 +204,34 @@ async function readRows(
   lost: StagedRecord[],
 ): Promise<StagedRow[]> {
   const gone: StagedRecord[] = [];
+  const unreadable: StagedRecord[] = [];
   const slices = await Promise.all(
     // Each slice parsed as it arrives: the rows are kept, not the slice's text.
     records.map(async (record) => {
       try {
         return deps.parse(await read(record)).map((message) => ({ batch: record.id, message }));
       } catch (error) {
-        if (!(error instanceof StagedObjectGone)) throw error;
-        gone.push(record);
+        if (error instanceof StagedObjectGone) {
+          gone.push(record);
+          return [];
+        }
+        // A slice that will not read or parse (not the platform's own dependency failing, which counts no attempt)
+        // fails the attempt; at the last, it is set aside as lost, so that it does not hold the table until its
+        // record expires unseen.
+        if (attempt < maxCommitAttempts || deps.dependencyFailed(error as Error)) throw error;
+        unreadable.push(record);
         return [];
       }
     }),
   );
+  lost.push(...unreadable);
+  for (const record of unreadable)
+    deps.warn('Staged envelopes lost: their slice cannot be read; set aside so that the table goes on', {
+      data_set_id: tableId,
+      key: record.key,
+      envelopes: record.rows,
+      attempts: attempt,
+    });
   if (gone.length > 0) {
     const head = await deps.records.head(tableId);
     const pending = new Set((await deps.records.pending(tableId, head.through)).map((record) => record.id));
