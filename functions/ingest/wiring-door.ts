@@ -5,7 +5,7 @@
  * recorder in wiring-dead-letters.ts; each function's bundle loads only its own.
  */
 import { sourceCache, tenantCache } from '#shared/adapters/dynamo/ingest-cache.ts';
-import { claimDedupKey, takeRateToken } from '#shared/adapters/dynamo/ingest-guards.ts';
+import { claimDedupKey, releaseDedupKey, takeRateToken } from '#shared/adapters/dynamo/ingest-guards.ts';
 import { recordRejection } from '#shared/adapters/dynamo/rejections.ts';
 import { getSource } from '#shared/adapters/dynamo/sources.ts';
 import { getTenant } from '#shared/adapters/dynamo/tenants.ts';
@@ -25,6 +25,7 @@ export const ingestDeps = {
   signingSecrets: (source) => openSigningSecrets(source),
   takeRateToken,
   claimDedupKey,
+  releaseDedupKey,
   enqueue: enqueueEnvelope,
   maxBodyBytes: setting('INGEST_MAX_BYTES'),
   countAccepted,

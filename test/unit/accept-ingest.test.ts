@@ -7,7 +7,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
 import type { SourceSecurity } from '#shared/domain/connections/security.ts';
-import { DomainError } from '#shared/domain/errors.ts';
+import { DomainError, notQueuedInTime } from '#shared/domain/errors.ts';
 import { acceptIngest, type IngestDeps, type IngestRequest } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import type { Tenant } from '#shared/domain/tenants/model.ts';
@@ -43,6 +43,8 @@ function world(
   const rejectionsFor: string[] = [];
   const dedup = new Map<string, string>();
   let tokens = Number.POSITIVE_INFINITY;
+  /** Requests the queue does not take in time (503), from the next on. */
+  let notQueued = 0;
   const deps: IngestDeps = {
     findSource: async (sourceId) => (sourceId === source.source_id ? source : null),
     findTenant: async (tenantId) => (tenantId === tenant.tenant_id ? tenant : null),
@@ -58,7 +60,14 @@ function world(
       if (!dedup.has(claimKey)) dedup.set(claimKey, messageId);
       return dedup.get(claimKey) as string;
     },
+    releaseDedupKey: async (sourceId, key, messageId) => {
+      if (dedup.get(`${sourceId}#${key}`) === messageId) dedup.delete(`${sourceId}#${key}`);
+    },
     enqueue: async (envelope, body) => {
+      if (notQueued > 0) {
+        notQueued--;
+        throw notQueuedInTime();
+      }
       queued.push({ envelope, body });
     },
     maxBodyBytes: 16,
@@ -70,7 +79,15 @@ function world(
     },
     statusOf: (code) => statusOfCode[code],
   };
-  return { deps, queued, dedup, source };
+  return {
+    deps,
+    queued,
+    dedup,
+    source,
+    refuseQueueing: (count: number) => {
+      notQueued = count;
+    },
+  };
 }
 
 function request(overrides: Partial<IngestRequest> & { headers?: Record<string, string> } = {}): IngestRequest {
@@ -296,6 +313,45 @@ describe.concurrent('acceptIngest', () => {
     expect(again.messageId).toBe(first.messageId);
     expect(other.messageId).not.toBe(first.messageId);
     expect(queued.map((item) => item.envelope.message_id)).toEqual([first.messageId, first.messageId, other.messageId]);
+  });
+
+  it('gives a claimed key back when its request is not queued: the retry is a first request, not a duplicate of nothing', async () => {
+    const { deps, queued, dedup, source, refuseQueueing } = world({ security: { dedup_window_seconds: 60 } });
+    refuseQueueing(1);
+    const lost = await accept(deps, request({ headers: { 'webhook-id': 'evt_9' } }));
+    expect(lost).toMatchObject({ accepted: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(dedup.has(`${source.source_id}#evt_9`)).toBe(false);
+    const retry = await accept(deps, request({ headers: { 'webhook-id': 'evt_9' } }));
+    if (!retry.accepted) throw new Error('refused');
+    expect(queued.map((item) => item.envelope.message_id)).toEqual([retry.messageId]);
+    expect(dedup.get(`${source.source_id}#evt_9`)).toBe(retry.messageId);
+    // A repeat of a key another request claimed gives nothing back when it is not queued.
+    refuseQueueing(1);
+    expect(await accept(deps, request({ headers: { 'webhook-id': 'evt_9' } }))).toMatchObject({ accepted: false });
+    expect(dedup.get(`${source.source_id}#evt_9`)).toBe(retry.messageId);
+  });
+
+  it('gives back a key its decision claims after the request was refused for time', async () => {
+    const { deps, dedup, source } = world({ security: { dedup_window_seconds: 60 } });
+    let claimed = (): void => undefined;
+    const claimedLate = new Promise<void>((resolve) => {
+      claimed = resolve;
+    });
+    const slow: IngestDeps = {
+      ...deps,
+      // The claim answers after the time to queue is over (the request had 1.2 s, 1 s of it kept for the queue call).
+      claimDedupKey: async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        const id = await deps.claimDedupKey(...args);
+        setTimeout(claimed, 0);
+        return id;
+      },
+    };
+    const late = await accept(slow, request({ headers: { 'webhook-id': 'evt_late' }, timeLeftMs: 1200 }));
+    expect(late).toMatchObject({ accepted: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    await claimedLate;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(dedup.has(`${source.source_id}#evt_late`)).toBe(false);
   });
 
   it('ignores deduplication keys on a source without a window', async () => {

@@ -198,6 +198,7 @@ describe('the ingest route with the edge on', () => {
         calls.takeRateToken++;
         return { allowed: true, retryAfterSeconds: 0 };
       },
+      releaseDedupKey: async () => undefined,
       claimDedupKey: async (_, __, messageId) => messageId,
       enqueue: async () => {
         calls.enqueue++;

@@ -43,6 +43,7 @@ function memory(options: { queueFails?: boolean; firstMessageId?: string; dedup?
     signingSecrets: async () => [],
     takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
     claimDedupKey: async (_source, _key, messageId) => options.firstMessageId ?? messageId,
+    releaseDedupKey: async () => undefined,
     enqueue: async (envelope) => {
       if (options.queueFails) throw new Error('queue unavailable');
       state.queued.push(envelope);

@@ -31,6 +31,7 @@ function depsAskedFor(asked: string[]): IngestDeps {
     signingSecrets: never,
     takeRateToken: never,
     claimDedupKey: never,
+    releaseDedupKey: never,
     enqueue: never,
     maxBodyBytes: 1024,
     countAccepted: never,

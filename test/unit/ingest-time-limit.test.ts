@@ -65,6 +65,7 @@ function ingestOver(enqueue: IngestDeps['enqueue'], findSource?: IngestDeps['fin
       findTenant: async () => tenant,
       signingSecrets: async () => [],
       takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
+      releaseDedupKey: async () => undefined,
       claimDedupKey: async (_, __, messageId) => messageId,
       enqueue,
       maxBodyBytes: 1024 * 1024,

@@ -111,6 +111,7 @@ function world(source: Omit<Source, 'source_id' | 'connection_id' | 'tenant_id' 
     findTenant: async () => tenant,
     signingSecrets: async () => stored.security.signature?.secrets.map((secret) => secret.sealed) ?? [],
     takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
+    releaseDedupKey: async () => undefined,
     claimDedupKey: async (_source, _key, messageId) => messageId,
     enqueue: async () => undefined,
     maxBodyBytes: 1024,

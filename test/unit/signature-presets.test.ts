@@ -99,6 +99,7 @@ async function world(
     findTenant: async () => tenant,
     signingSecrets: async () => security.signature?.secrets.map((secret) => secret.sealed) ?? [],
     takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
+    releaseDedupKey: async () => undefined,
     claimDedupKey: async (_, key, messageId) => {
       if (!dedup.has(key)) dedup.set(key, messageId);
       return dedup.get(key) as string;

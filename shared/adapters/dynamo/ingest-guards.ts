@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimiter, type RateShardStore, type ShardReading } from '../../domain/ingest/rate-limit.ts';
-import { db, isConditionFailure, table } from './table.ts';
+import { conditionHeld, db, isConditionFailure, table } from './table.ts';
 
 export const guardKeys = {
   rateShard: (sourceId: string, shard: number) => ({ pk: `RATE#${sourceId}#${shard}`, sk: 'BUCKET' }),
@@ -113,4 +113,18 @@ export async function claimDedupKey(
     const firstId = first.Item?.message_id;
     return typeof firstId === 'string' ? firstId : messageId;
   }
+}
+
+/** Deletes a claim that still names `messageId` (another request's claim since is left as it is). */
+export async function releaseDedupKey(sourceId: string, key: string, messageId: string): Promise<void> {
+  await conditionHeld(
+    db.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: guardKeys.dedup(sourceId, key),
+        ConditionExpression: 'message_id = :id',
+        ExpressionAttributeValues: { ':id': messageId },
+      }),
+    ),
+  );
 }

@@ -36,6 +36,8 @@ export interface IngestDeps {
   ): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
   /** The message id to use for a request with this deduplication key (the first request's, inside the window). */
   claimDedupKey(sourceId: string, key: string, messageId: string, windowSeconds: number): Promise<string>;
+  /** Gives a claim back, if it still names `messageId`: its request was not queued after all. */
+  releaseDedupKey(sourceId: string, key: string, messageId: string): Promise<void>;
   /**
    * Resolves once the envelope is durably on the ingest queue. With a deadline, an envelope not
    * handed to the queue by `queueBy` never is: it rejects with a DomainError (the refusal to answer);
@@ -105,8 +107,15 @@ export type IngestAnswer =
   | { kind: 'accepted'; messageId: string; sourceId: string }
   | { kind: 'handshake'; answer: HandshakeAnswer; sourceId: string };
 
+/** A deduplication key this request claimed (its own message id the first inside the window). */
+interface Claimed {
+  sourceId: string;
+  key: string;
+  messageId: string;
+}
+
 type Decision =
-  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean; source: Source }
+  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean; source: Source; claimed: Claimed | null }
   | { accepted: 'handshake'; answer: HandshakeAnswer; sourceId: string }
   /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
   | { accepted: false; error: DomainError; source: Source | null };
@@ -151,24 +160,46 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
     endsAt === undefined ? undefined : { queueBy: endsAt - queueCallReserveMs, answerBy: endsAt - answerReserveMs };
   const queueBy = deadline?.queueBy;
   // Not made by `queueBy`: null, and what the decision still does after is never queued.
-  const decision = await settledBy(decide(deps, request), queueBy ?? Number.POSITIVE_INFINITY, null);
+  const deciding = decide(deps, request);
+  const decision = await settledBy(deciding, queueBy ?? Number.POSITIVE_INFINITY, null);
   // A lookup that has not answered in time (DynamoDB tries a stalled call again, 5 s each): nothing
-  // is queued, and the sender hears so in the contract's words rather than the gateway's timeout.
-  if (decision === null) return refuse(deps, request, notQueuedInTime(), null, deadline);
+  // is queued, and the sender hears so in the contract's words rather than the gateway's timeout. A
+  // deduplication key the decision still claims is given back once it does.
+  if (decision === null) {
+    deciding.then((late) => (late.accepted === true ? release(deps, late.claimed) : undefined)).catch(() => undefined);
+    return refuse(deps, request, notQueuedInTime(), null, deadline);
+  }
   if (!decision.accepted) return refuse(deps, request, decision.error, decision.source, deadline);
   if (decision.accepted === 'handshake')
     return { kind: 'handshake', answer: decision.answer, sourceId: decision.sourceId };
-  const { envelope, duplicate, source } = decision;
-  if (queueBy !== undefined && Date.now() >= queueBy) return refuse(deps, request, notQueuedInTime(), source, deadline);
+  const { envelope, duplicate, source, claimed } = decision;
+  if (queueBy !== undefined && Date.now() >= queueBy) {
+    await release(deps, claimed);
+    return refuse(deps, request, notQueuedInTime(), source, deadline);
+  }
   const receipt = deps.countAccepted(envelope.source_id, duplicate);
   try {
     await deps.enqueue({ ...envelope, receipt }, request.body, deadline);
   } catch (error) {
     deps.withdrawAccepted(envelope.source_id, duplicate);
-    if (error instanceof DomainError) return refuse(deps, request, error, source, deadline);
+    if (error instanceof DomainError) {
+      await release(deps, claimed);
+      return refuse(deps, request, error, source, deadline);
+    }
     throw error;
   }
   return { kind: 'accepted', messageId: envelope.message_id, sourceId: envelope.source_id };
+}
+
+/**
+ * A request that claimed its deduplication key and was not queued gives the key back: the sender's retry then
+ * claims it as a first request, rather than be counted a duplicate of a request that is nowhere, whose row it
+ * writes (the source's figure one below what it holds, which would hide a later loss). Best effort: a claim
+ * that stays lasts its window, as before.
+ */
+async function release(deps: IngestDeps, claimed: Claimed | null): Promise<void> {
+  if (!claimed) return;
+  await deps.releaseDedupKey(claimed.sourceId, claimed.key, claimed.messageId).catch(() => undefined);
 }
 
 /**
@@ -369,17 +400,20 @@ async function envelopeOf(
   source: Source,
   dedupKey: DedupKey | null,
   signed: SignedRequest,
-): Promise<{ envelope: EnvelopeMessage; duplicate: boolean }> {
+): Promise<{ envelope: EnvelopeMessage; duplicate: boolean; claimed: Claimed | null }> {
   const { security } = source;
   const ingestedAt = nowMicros();
   // Time-ordered (UUID version 7, of the ingest time): a lookup by id reads only what was ingested
   // since, and the files' message id statistics become narrow enough to skip files by.
   const ownId: string = uuidv7({ msecs: Number(ingestedAt / 1000n) });
   let messageId = ownId;
+  let claimed: Claimed | null = null;
   if (security.dedup_window_seconds > 0) {
-    const key = dedupKeyOf(dedupKey, signed);
-    if (key)
-      messageId = await deps.claimDedupKey(source.source_id, key.slice(0, 512), ownId, security.dedup_window_seconds);
+    const key = dedupKeyOf(dedupKey, signed)?.slice(0, 512);
+    if (key) {
+      messageId = await deps.claimDedupKey(source.source_id, key, ownId, security.dedup_window_seconds);
+      if (messageId === ownId) claimed = { sourceId: source.source_id, key, messageId };
+    }
   }
   const envelope: EnvelopeMessage = {
     v: 1,
@@ -393,5 +427,5 @@ async function envelopeOf(
     payload_size: request.body.length,
     headers: envelopeHeaders(request.headers, secretHeadersOf(security.signature)),
   };
-  return { envelope, duplicate: messageId !== ownId };
+  return { envelope, duplicate: messageId !== ownId, claimed };
 }
