@@ -22,6 +22,8 @@ export const ingestRoutes = {
     responses: { 200: handshakeAnswer, 202: ingestAccepted, 204: null },
     access: {
       table: 'readWrite',
+      // A deduplication key claimed by a request that was not queued is given back.
+      deletesItems: true,
       queues: { ingest: 'send' },
       platformBucket: { claims: 'readWrite' },
       secretsKey: true,
