@@ -73,6 +73,22 @@ describe('reads past the first page of 1 MB', () => {
     await put([...expired, ...Array.from({ length: 5 }, (_, i) => lease(`live-${i}`, now + 600_000))]);
     const found = await jobs.leases.expiredLeases(new Date(now));
     expect(found.map((entry) => entry.partitionKey)).toEqual(expired.map((entry) => entry.sk));
+    expect(new Set(found.map((entry) => entry.runnerId))).toEqual(new Set(['runner']));
+  });
+
+  it('keeps a lease to the runner that took it: the same job under another runner neither takes nor frees it', async () => {
+    const partition = `p-${randomUUID()}`;
+    const now = new Date();
+    const { leases } = jobs;
+    const holder = async () => (await leases.leaseHolder(partition))?.jobId ?? null;
+    expect(await leases.acquireLease(partition, 'k', 'r1', 60_000, now)).toBe(true);
+    // A second message of k, taken by another runner while r1 runs it.
+    expect(await leases.acquireLease(partition, 'k', 'r2', 60_000, now)).toBe(false);
+    expect([await leases.releaseLease(partition, 'k', 'r2'), await holder()]).toEqual([[], 'k']);
+    // r1 again (a message it repeats) keeps it, and frees it.
+    expect(await leases.acquireLease(partition, 'k', 'r1', 60_000, now)).toBe(true);
+    expect(await leases.waitBehindLease(partition, 'l')).toBe(true);
+    expect([await leases.releaseLease(partition, 'k', 'r1'), await holder()]).toEqual([['l'], null]);
   });
 });
 

@@ -133,7 +133,7 @@ describe('table maintenance in the service', () => {
     expect((await api.get(`/api/data-sets/${hook.dataSetId}`)).status).toBe(200);
 
     // Act: the run ends and lets the table go (the job waiting behind it is offered again within 10 s).
-    await leases.releaseLease(partition, run);
+    await leases.releaseLease(partition, run, 'a runner');
     const done = await pollUntil(
       async () => (await api.get<{ status: string }>(`/api/jobs/${deletion.body.job_id}`)).body,
       (job) => ['Succeeded', 'Failed'].includes(job.status),

@@ -11,7 +11,7 @@ import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/da
 import { deletePayload, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
-import { JobFailure, readJob } from '#shared/domain/jobs/run-job.ts';
+import { JobCancelled, JobFailure, readJob } from '#shared/domain/jobs/run-job.ts';
 import { type OptimizeDeps, runOptimize } from '#shared/domain/jobs/run-optimize.ts';
 import { platformAdmin, tenantPrincipal } from '../support/memory.ts';
 import { refusal } from '../support/refusal.ts';
@@ -225,6 +225,28 @@ describe.concurrent('data sets', () => {
     );
     expect(store.state.logs.has(dataSetId)).toBe(false);
     expect(store.state.failedDeliveries.has(dataSetId)).toBe(false);
+  });
+
+  it('leave a Delete job cancelled after its last page with the data set still listed, to be deleted again', async () => {
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const dataSet = store.state.dataSets.get(dataSetId);
+    if (!dataSet) throw new Error('no data set');
+    store.state.dataSets.set(dataSetId, { ...dataSet, storage_location: 's3://lake/datasets/x', version: 300 });
+    store.state.files.set(dataSetId, new Map([['dt=2026-11-21/a.parquet', 10]]));
+    const deletion = await deleteDataSet(store, platformAdmin, dataSetId);
+    if (deletion.deleted) throw new Error('deleted within the request');
+    const job = store.state.jobs.get(deletion.jobId) as Job;
+    // The cancel comes after the last page was checked: the records' removal is where it is answered.
+    const cancelled = new JobCancelled();
+    const run = runDelete(store, readJob(deletePayload, job), {
+      throwIfCancelled: async () => undefined,
+      beginCommit: async () => {
+        throw cancelled;
+      },
+    });
+    await expect(run).rejects.toBe(cancelled);
+    expect([store.state.files.get(dataSetId)?.size, store.state.dataSets.has(dataSetId)]).toEqual([0, true]);
   });
 
   it('hand a table of many versions to a job too, even with few files', async () => {

@@ -42,7 +42,7 @@ function job(status: JobStatus = 'Queued', jobId = 'j1'): Job {
 const now = new Date('2026-11-21T10:00:00.000Z');
 const at = (iso: string) => new Date(iso).getTime();
 
-type Lease = { jobId: string; expires: number; waiting: string[] };
+type Lease = { jobId: string; runner: string; expires: number; waiting: string[] };
 
 /**
  * In-memory ports; `onMove` lets a test act (e.g. cancel) between two moves of the runner. The job run is j1
@@ -60,7 +60,7 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
     jobs,
     offers: [] as [string, number][],
     lease: options.leaseHeld
-      ? ({ jobId: 'other', expires: now.getTime() + 60_000, waiting: [] } as Lease | null)
+      ? ({ jobId: 'other', runner: 'r-other', expires: now.getTime() + 60_000, waiting: [] } as Lease | null)
       : (null as Lease | null),
   };
   const deps: RunnerDeps = {
@@ -94,11 +94,12 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
     async dispatchJob(jobId, delay = 0) {
       state.offers.push([jobId, delay]);
     },
-    async acquireLease(_, jobId, _runner, ttlMs, at, replacing) {
-      const free = !state.lease || state.lease.jobId === jobId;
+    // As the table's conditions: free, or this job's under this runner; or taken over from an expired holder.
+    async acquireLease(_, jobId, runner, ttlMs, at, replacing) {
+      const free = !state.lease || (state.lease.jobId === jobId && state.lease.runner === runner);
       const takenOver = state.lease?.jobId === replacing && (state.lease?.expires ?? 0) < at.getTime();
       if (!free && !takenOver) return false;
-      state.lease = { jobId, expires: at.getTime() + ttlMs, waiting: [] };
+      state.lease = { jobId, runner, expires: at.getTime() + ttlMs, waiting: [] };
       return true;
     },
     async leaseHolder() {
@@ -112,15 +113,22 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
       state.lease.waiting.push(jobId);
       return true;
     },
-    async releaseLease(_, jobId) {
-      if (state.lease?.jobId !== jobId) return [];
+    async releaseLease(_, jobId, runner) {
+      if (state.lease?.jobId !== jobId || state.lease.runner !== runner) return [];
       const { waiting } = state.lease;
       state.lease = null;
       return waiting;
     },
     async expiredLeases(at) {
       return state.lease && state.lease.expires < at.getTime()
-        ? [{ partitionKey: 'p1', jobId: state.lease.jobId, expiresAt: new Date(state.lease.expires).toISOString() }]
+        ? [
+            {
+              partitionKey: 'p1',
+              jobId: state.lease.jobId,
+              runnerId: state.lease.runner,
+              expiresAt: new Date(state.lease.expires).toISOString(),
+            },
+          ]
         : [];
     },
   };
@@ -212,12 +220,48 @@ describe('running a job', () => {
     expect(state.offers).toEqual([['j1', 0]]);
   });
 
+  it('keeps its lease when a second message of it reaches another runner while it runs', async () => {
+    // j1 waited behind j0, so it was offered twice (once at j0's release, once after the wait): r1 and r2 both take it.
+    const { deps, state } = memory(job(), { others: [job('Queued', 'j2')] });
+    let second: Promise<string> | undefined;
+    // r2 read j1 while it was still Queued, before r1 moved it.
+    const staleRead = { ...deps, getJob: async (id: string) => (id === 'j1' ? job() : deps.getJob(id)) };
+    const outcome = await runJob(deps, 'j1', 'r1', async (running, control) => {
+      second = runJob(staleRead, 'j1', 'r2', succeeds);
+      expect(await second).toBe('partition busy');
+      // The partition is still j1's: another job of it waits rather than run beside it.
+      expect(await runJob(deps, 'j2', 'r3', succeeds)).toBe('partition busy');
+      expect(state.lease).toMatchObject({ jobId: 'j1', runner: 'r1' });
+      return succeeds(running, control);
+    });
+    expect({ outcome, status: state.job.status, j2: state.jobs.get('j2')?.status, lease: state.lease }).toEqual({
+      outcome: 'succeeded',
+      status: 'Succeeded',
+      j2: 'Queued',
+      lease: null,
+    });
+  });
+
   it('does nothing for a job that is no longer Queued (a repeated message)', async () => {
     for (const status of ['Running', 'Succeeded', 'Cancelled'] as const) {
       const { deps, state } = memory(job(status));
       expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('stale');
       expect(state.job.status).toBe(status);
     }
+  });
+
+  it('ends Cancelled, not Succeeded, when a cancel was answered while work that never commits ran', async () => {
+    const { deps, state } = memory(job());
+    // Nothing to commit (no new rows, nothing to compact); the cancel arrives before the work ends.
+    const outcome = await runJob(deps, 'j1', 'r1', async () => {
+      expect(await deps.requestCancel('j1', now)).not.toBeNull();
+      return { rows_in: 0, rows_out: 0, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
+    });
+    expect({ outcome, status: state.job.status, lease: state.lease }).toEqual({
+      outcome: 'cancelled',
+      status: 'Cancelled',
+      lease: null,
+    });
   });
 
   it('stops a job cancelled while Dispatched before it runs', async () => {
@@ -292,7 +336,7 @@ describe('running a job', () => {
 
   it('fails jobs whose lease expired and frees their partition', async () => {
     const { deps, state } = memory(job('Running'));
-    state.lease = { jobId: 'j1', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
+    state.lease = { jobId: 'j1', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
     expect(await sweepExpiredLeases(deps)).toBe(1);
     expect(state.job).toMatchObject({
       status: 'Failed',
@@ -308,7 +352,7 @@ describe('a job whose runner stopped', () => {
   it('fails before another job of its partition takes over its expired lease', async () => {
     // j0 timed out while Running; its lease lapsed at 09:59 and j1, waiting behind it, is offered again first.
     const { deps, state } = memory(job(), { others: [job('Running', 'j0')] });
-    state.lease = { jobId: 'j0', expires: at('2026-11-21T09:59:00.000Z'), waiting: ['j1'] };
+    state.lease = { jobId: 'j0', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: ['j1'] };
     expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('succeeded');
     expect(state.jobs.get('j0')).toMatchObject({
       status: 'Failed',
@@ -322,14 +366,14 @@ describe('a job whose runner stopped', () => {
 
   it('leaves a lease that has not expired to its holder', async () => {
     const { deps, state } = memory(job(), { others: [job('Running', 'j0')] });
-    state.lease = { jobId: 'j0', expires: at('2026-11-21T10:00:30.000Z'), waiting: [] };
+    state.lease = { jobId: 'j0', runner: 'r0', expires: at('2026-11-21T10:00:30.000Z'), waiting: [] };
     expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('partition busy');
-    expect([state.jobs.get('j0')?.status, state.job.status, state.lease.jobId]).toEqual(['Running', 'Queued', 'j0']);
+    expect([state.jobs.get('j0')?.status, state.job.status, state.lease?.jobId]).toEqual(['Running', 'Queued', 'j0']);
   });
 
   it('fails even when the runner taking over stops before the lease is its own: the lease still names the job', async () => {
     const { deps, state } = memory(job(), { others: [job('Dispatched', 'j0')] });
-    state.lease = { jobId: 'j0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
+    state.lease = { jobId: 'j0', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
     const stops = {
       ...deps,
       acquireLease: async (...args: Parameters<RunnerDeps['acquireLease']>) => {

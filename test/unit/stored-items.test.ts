@@ -190,11 +190,11 @@ describe('reading other entities', () => {
   });
 
   it('reads the jobs waiting behind a lease as the string set DynamoDB keeps, and fails on a list', async () => {
-    const lease = { pk: 'JOB_LEASES', sk: 'pipeline-1', entity: 'JobLease', job_id: 'j-1' };
+    const lease = { pk: 'JOB_LEASES', sk: 'pipeline-1', entity: 'JobLease', job_id: 'j-1', runner_id: 'r-1' };
     tableAnswers({ Attributes: { ...lease, waiting_job_ids: new Set(['j-3', 'j-2']) } });
-    expect((await leases.releaseLease('pipeline-1', 'j-1')).sort()).toEqual(['j-2', 'j-3']);
+    expect((await leases.releaseLease('pipeline-1', 'j-1', 'r-1')).sort()).toEqual(['j-2', 'j-3']);
     tableAnswers({ Attributes: { ...lease, waiting_job_ids: ['j-2'] } });
-    const error = await failure(leases.releaseLease('pipeline-1', 'j-1'));
+    const error = await failure(leases.releaseLease('pipeline-1', 'j-1', 'r-1'));
     expect([error.entity, error.field, error.key]).toEqual(['JobLease', 'waiting_job_ids', 'JOB_LEASES / pipeline-1']);
   });
 

@@ -56,6 +56,7 @@ const toJob = /* @__PURE__ */ itemReader<Job>('Job', () => ({
 const toLease = /* @__PURE__ */ shapeReader('JobLease', () => ({
   sk: z.string(),
   job_id: z.string(),
+  runner_id: z.string(),
   expires_at_ms: z.number(),
 }));
 /** A lease as its release hands it back: the jobs that queued behind it (a string set, absent when none). */
@@ -202,8 +203,8 @@ export const jobs: JobRepository = {
 
 export const leases: LeaseStore = {
   async acquireLease(partitionKey, jobId, runnerId, ttlMs, now, replacing) {
-    // Free, or already this job's (a redelivered message of the same job); or, when named, held by the job whose
-    // runner stopped renewing it (the runner that takes it over has ended that job first).
+    // Free, or already this job's under this runner; or, when named, held by the job whose runner stopped renewing it
+    // (the runner that takes it over has ended that job first).
     const takeOver = replacing === undefined ? '' : ' OR (job_id = :replacing AND expires_at_ms < :now)';
     return conditionHeld(
       db.send(
@@ -216,9 +217,10 @@ export const leases: LeaseStore = {
             runner_id: runnerId,
             expires_at_ms: now.getTime() + ttlMs,
           },
-          ConditionExpression: `attribute_not_exists(pk) OR job_id = :job${takeOver}`,
+          ConditionExpression: `attribute_not_exists(pk) OR (job_id = :job AND runner_id = :runner)${takeOver}`,
           ExpressionAttributeValues: {
             ':job': jobId,
+            ':runner': runnerId,
             ...(replacing === undefined ? {} : { ':replacing': replacing, ':now': now.getTime() }),
           },
         }),
@@ -263,14 +265,14 @@ export const leases: LeaseStore = {
     );
   },
 
-  async releaseLease(partitionKey, jobId) {
+  async releaseLease(partitionKey, jobId, runnerId) {
     try {
       const released = await db.send(
         new DeleteCommand({
           TableName: table(),
           Key: jobKeys.lease(partitionKey),
-          ConditionExpression: 'job_id = :job',
-          ExpressionAttributeValues: { ':job': jobId },
+          ConditionExpression: 'job_id = :job AND runner_id = :runner',
+          ExpressionAttributeValues: { ':job': jobId, ':runner': runnerId },
           ReturnValues: 'ALL_OLD',
         }),
       );
@@ -293,6 +295,7 @@ export const leases: LeaseStore = {
     return expired.map((lease) => ({
       partitionKey: lease.sk,
       jobId: lease.job_id,
+      runnerId: lease.runner_id,
       expiresAt: new Date(lease.expires_at_ms).toISOString(),
     }));
   },

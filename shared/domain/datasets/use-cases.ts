@@ -208,6 +208,8 @@ export async function removeDataSet(
   deps: Pick<DataSetDeps, 'filesOf' | 'forgetFailedDeliveries' | 'deleteLog' | 'deleteDataSetItem'>,
   dataSet: DataSet,
   betweenPages: () => Promise<void> = async () => undefined,
+  /** Called once its objects are gone, before its records go: where a job's cancel is last answered. */
+  beforeRecords: () => Promise<void> = async () => undefined,
 ): Promise<number> {
   let removed = 0;
   if (dataSet.storage_location) {
@@ -225,6 +227,7 @@ export async function removeDataSet(
       await betweenPages();
     }
   }
+  await beforeRecords();
   await deps.forgetFailedDeliveries(dataSet.data_set_id);
   await deps.deleteLog(dataSet.data_set_id);
   await deps.deleteDataSetItem(dataSet.data_set_id);

@@ -137,6 +137,6 @@ export async function holdTableForRequest(
   const holder = `request-${randomUUID()}`;
   if (!(await deps.acquireLease(partition, holder, holder, requestHoldMs, now))) return null;
   return async () => {
-    for (const waiting of await deps.releaseLease(partition, holder)) await deps.dispatchJob(waiting, 0);
+    for (const waiting of await deps.releaseLease(partition, holder, holder)) await deps.dispatchJob(waiting, 0);
   };
 }

@@ -20,7 +20,13 @@ export async function runDelete(deps: DeleteDeps, job: JobOf<DeletePayload>, con
   const dataSet = await deps.getDataSet(payload.data_set_id);
   const removed =
     dataSet && dataSet.tenant_id === job.tenant_id
-      ? await removeDataSet(deps, dataSet, () => control.throwIfCancelled())
+      ? await removeDataSet(
+          deps,
+          dataSet,
+          () => control.throwIfCancelled(),
+          // The point of no return: a cancel before it leaves the data set listed (deleting it again goes on).
+          () => control.beginCommit(),
+        )
       : 0;
   return {
     rows_in: 0,

@@ -12,8 +12,9 @@ export interface LeaseHolder {
 /** Exclusive right to run the jobs of one partition key, held while its holder keeps renewing it. */
 export interface LeaseStore {
   /**
-   * Takes the lease when it is free or already this job's; with `replacing`, also when that job holds it and it
-   * expired before `now` (the caller has ended that job first). False otherwise.
+   * Takes the lease when it is free or already this job's under this runner; with `replacing`, also when that job
+   * holds it and it expired before `now` (the caller has ended that job first). False otherwise: a second message of
+   * one job, taken by another runner while the first runs it, does not get the first's lease.
    */
   acquireLease(
     partitionKey: string,
@@ -27,9 +28,12 @@ export interface LeaseStore {
   renewLease(partitionKey: string, jobId: string, ttlMs: number, now: Date): Promise<boolean>;
   /** Notes a job waiting behind the current holder; false when the lease is no longer held. */
   waitBehindLease(partitionKey: string, jobId: string): Promise<boolean>;
-  /** Frees the partition; answers the jobs that waited behind this holder. */
-  releaseLease(partitionKey: string, jobId: string): Promise<string[]>;
-  expiredLeases(now: Date): Promise<{ partitionKey: string; jobId: string; expiresAt: string }[]>;
+  /**
+   * Frees the partition if this job holds it under this runner; answers the jobs that waited behind it. A runner that
+   * found the job already taken (a repeated message) frees nothing of the runner that has it.
+   */
+  releaseLease(partitionKey: string, jobId: string, runnerId: string): Promise<string[]>;
+  expiredLeases(now: Date): Promise<{ partitionKey: string; jobId: string; runnerId: string; expiresAt: string }[]>;
 }
 
 export class JobCancelled extends Error {
@@ -171,7 +175,7 @@ export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, 
   } finally {
     clearInterval(heartbeat);
   }
-  for (const waiting of await deps.releaseLease(job.partition_key, jobId)) await deps.dispatchJob(waiting, 0);
+  for (const waiting of await deps.releaseLease(job.partition_key, jobId, runnerId)) await deps.dispatchJob(waiting, 0);
   return outcome;
 }
 
@@ -214,6 +218,9 @@ async function runHeld(
   let outcome: string;
   try {
     const done = await work(running, control);
+    // Work that never committed (nothing new to read, nothing to compact) answers a cancel made meanwhile: the cancel
+    // was answered 204, and its job ends Cancelled, not Succeeded.
+    if (!committing) await control.beginCommit();
     final = { status: 'Succeeded', completed_at: now().toISOString(), ...done };
     outcome = 'succeeded';
   } catch (error) {
@@ -301,7 +308,7 @@ export async function sweepExpiredLeases(deps: Omit<RunnerDeps, 'leaseMs' | 'dis
   let failed = 0;
   for (const lease of await deps.expiredLeases(now)) {
     if (await endStoppedHolder(deps, { jobId: lease.jobId, expiresAt: new Date(lease.expiresAt) }, now)) failed++;
-    await deps.releaseLease(lease.partitionKey, lease.jobId);
+    await deps.releaseLease(lease.partitionKey, lease.jobId, lease.runnerId);
   }
   return failed;
 }
