@@ -251,6 +251,29 @@ describe.concurrent('runPipeline', () => {
     expect({ dataSets: store.state.dataSets.size, written: output.size }).toEqual({ dataSets, written: 0 });
   });
 
+  it('names its new output on the pipeline before it commits: a run failing after its commit is followed by one into the same output', async () => {
+    const { commit, deps, output, deployedPipeline, trigger, store } = await world();
+    commit({ m1: { action: 'a' }, m2: { action: 'b' } });
+    const pipelineId = await deployedPipeline();
+    // The checkpoint's write fails once the rows are committed (throttled, or the run's time ran out there).
+    let saves = 0;
+    const failing = {
+      ...deps,
+      async saveProgress(...args: Parameters<typeof deps.saveProgress>) {
+        if (args[2].checkpoint !== null && saves++ === 0) throw new Error('ProvisionedThroughputExceededException');
+        return deps.saveProgress(...args);
+      },
+    };
+    await expect(runPipeline(failing, readJob(pipelineJobPayload, await trigger(pipelineId)), running)).rejects.toThrow(
+      'ProvisionedThroughputExceededException',
+    );
+    await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+    const outputs = [...store.state.dataSets.values()].filter((dataSet) => dataSet.origin.type === 'Pipeline');
+    expect(outputs).toHaveLength(1);
+    expect(new Set([...output.values()].map((row) => row.dataSetId))).toEqual(new Set([outputs[0]?.data_set_id]));
+    expect(store.state.pipelines.get(pipelineId)?.output_data_set_id).toBe(outputs[0]?.data_set_id);
+  });
+
   it('writes nothing and keeps its checkpoint when cancelled before the commit', async () => {
     const { commit, deps, output, deployedPipeline, trigger, store } = await world();
     commit({ m1: { action: 'a' } });

@@ -402,6 +402,14 @@ async function createOutput(
     new Date().toISOString(),
   );
   await deps.createDataSet(created);
+  // Named on the pipeline before anything is committed to it: a run that fails between its commit and its checkpoint
+  // is followed by one that finds this output (and the commit's progress in it), not by a second output of the rows.
+  await deps.saveProgress(
+    pipeline.pipeline_id,
+    pipeline.checkpoint,
+    { output_data_set_id: created.data_set_id, checkpoint: pipeline.checkpoint },
+    new Date(),
+  );
   return created;
 }
 
