@@ -416,7 +416,8 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     summary: 'Fails jobs whose runner stopped responding (expired lease), so none stays Running forever',
     everyMinutes: 1,
     access: { table: 'readWrite', deletesItems: true },
-    function: { memoryMb: 256, timeoutSeconds: 60 },
+    // Ended before the next run: EventBridge's minute is not to the second.
+    function: { memoryMb: 256, timeoutSeconds: 50 },
   },
   'table-maintenance': {
     entry: 'functions/maintenance/schedule.ts',
@@ -433,7 +434,8 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
     everyMinutes: 1,
     // It removes the watch of a source nobody watches any more (shared/adapters/dynamo/source-watches.ts).
     access: { table: 'readWrite', deletesItems: true, queues: { jobs: 'send' } },
-    function: { memoryMb: 256, timeoutSeconds: 60 },
+    // Ended before the next run: EventBridge's minute is not to the second.
+    function: { memoryMb: 256, timeoutSeconds: 50 },
   },
   'counter-upkeep': {
     entry: 'functions/monitoring/counter-upkeep.ts',
