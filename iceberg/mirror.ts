@@ -120,7 +120,8 @@ export function unsupportedReason(state: TableState): string | null {
 /**
  * Brings the table's Iceberg metadata to `state`'s Delta version.
  *  1. A table Iceberg cannot express (unsupportedReason, a column type it does not mirror) is left as it is.
- *  2. The current metadata (the recorded location, else `version-hint.text`); at or past the version: done.
+ *  2. The current metadata (the recorded location, else `version-hint.text`, then any newer file past it, the hint
+ *     written again if it was behind); at or past the version: done.
  *  3. The snapshot: unchanged partitions keep their manifests, changed ones get a new manifest.
  *  4. Its manifest list, then `v<N+1>.metadata.json` written only if absent (two mirrors racing:
  *     the second reads the first's and starts again), then `version-hint.text`.
@@ -136,6 +137,7 @@ export async function mirrorDeltaVersion(storage: IcebergStorage, request: Mirro
   let known = request.known ?? null;
   for (let attempt = 0; ; attempt++) {
     const current = await readCurrent(storage, request.root, known);
+    if (current?.hintBehind) await storage.put(versionHintKey, String(current.n), 'text/plain');
     if (current && mirroredVersion(current.metadata) >= state.version)
       return {
         status: 'Current',
@@ -185,22 +187,37 @@ function keyOf(root: string, location: string): string {
   return location.startsWith(`${root}/`) ? location.slice(root.length + 1) : location;
 }
 
+/**
+ * The newest metadata file: from the recorded location, else from `version-hint.text` (else from none), then past it
+ * while a next one exists, as Iceberg's own file-system tables read it. A mirror that stopped after writing
+ * `v<N+1>` and before the hint left the hint at N: read from the hint alone, every later mirror would build on
+ * `v<N>`, find `v<N+1>` taken, and fail for good. `hintBehind` says the hint must be written again.
+ */
 async function readCurrent(
   storage: IcebergStorage,
   root: string,
   known: string | null,
-): Promise<{ n: number; metadata: TableMetadata } | null> {
+): Promise<{ n: number; metadata: TableMetadata; hintBehind: boolean } | null> {
   let n = known ? Number(metadataPattern.exec(known)?.[1] ?? Number.NaN) : Number.NaN;
+  let hinted: number | null = null;
   if (!Number.isSafeInteger(n)) {
     const hint = await storage.getIfExists(versionHintKey);
-    if (!hint) return null;
-    n = Number.parseInt(hint.toString('utf8').trim(), 10);
-    if (!Number.isSafeInteger(n)) return null;
+    hinted = hint ? Number.parseInt(hint.toString('utf8').trim(), 10) : 0;
+    n = Number.isSafeInteger(hinted) ? hinted : 0;
   }
-  const body = await storage.getIfExists(metadataKey(n));
-  if (!body) return known ? readCurrent(storage, root, null) : null;
+  let body = n > 0 ? await storage.getIfExists(metadataKey(n)) : null;
+  if (!body && known) return readCurrent(storage, root, null);
+  let moved = false;
+  for (;;) {
+    const newer = await storage.getIfExists(metadataKey(n + 1));
+    if (!newer) break;
+    n++;
+    body = newer;
+    moved = true;
+  }
+  if (!body) return null;
   const metadata: TableMetadata = JSON.parse(body.toString('utf8'));
-  return { n, metadata };
+  return { n, metadata, hintBehind: moved || (hinted !== null && hinted !== n) };
 }
 
 /** Where a file is, as an absolute location (Delta paths are relative to the table root, or absolute). */

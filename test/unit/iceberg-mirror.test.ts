@@ -388,6 +388,33 @@ describe('a Delta version mirrored as Iceberg v2 metadata', () => {
     expect(table.objects.size).toBe(objects);
   });
 
+  it('goes on past a metadata file whose version hint was never written, and writes the hint again', async () => {
+    // Prepare: v2 written, then the mirror stopped before its hint (left at 1); on a new table, v1 without a hint.
+    const table = memoryTable({ jitter: false });
+    const delta = deltaTable();
+    await mirror(table, delta.commit([metaData(), add('dt=2026-11-19/a.parquet', 3)], t0), t0);
+    await mirror(table, delta.commit([add('dt=2026-11-19/b.parquet', 1)], t0 + 1000), t0 + 1000);
+    const hint = table.objects.get('metadata/version-hint.text');
+    if (!hint) throw new Error('no hint');
+    table.objects.set('metadata/version-hint.text', { ...hint, bytes: Buffer.from('1') });
+
+    // Act: the next commit's mirror, with no location recorded (the record kept v1 too).
+    const third = await mirror(table, delta.commit([add('dt=2026-11-20/c.parquet', 2)], t0 + 2000), t0 + 2000);
+
+    // Assess: built on v2, not refused for good because v2 was taken; the hint names v3.
+    expect(third.metadataLocation).toBe(`${root}/metadata/v3.metadata.json`);
+    expect(currentSnapshot(third.metadata)['sequence-number']).toBe(3);
+    expect(table.objects.get('metadata/version-hint.text')?.bytes.toString()).toBe('3');
+
+    const fresh = memoryTable({ jitter: false });
+    const state = deltaTable().commit([metaData(), add('dt=2026-11-19/a.parquet', 3)], t0);
+    await mirror(fresh, state, t0);
+    fresh.objects.delete('metadata/version-hint.text');
+    const again = await mirror(fresh, state, t0 + 1000);
+    expect([again.wrote, again.metadataLocation]).toEqual([false, `${root}/metadata/v1.metadata.json`]);
+    expect(fresh.objects.get('metadata/version-hint.text')?.bytes.toString()).toBe('1');
+  });
+
   it('keeps column ids across a schema change and adds the new column with the next id', async () => {
     // Prepare
     const table = memoryTable({ jitter: false });

@@ -102,10 +102,11 @@ export async function syncIceberg(deps: IcebergSyncDeps, dataSet: DataSet): Prom
  *  1. Nothing committed: nothing to do.
  *  2. Last synced longer than the interval ago (or never): synced now; a sync that failed is marked
  *     due an interval on, for the table-commits schedule to try again.
- *  3. Already behind its Delta version before this commit: the commit that put it behind marked it
- *     due (or its sync failed, and is marked due), so nothing is written. A busy table's commits
- *     between two syncs write one mark, not one each.
- *  4. Else marked due for when the interval ends (the table-commits schedule syncs it then).
+ *  3. Else marked due for when the interval ends (the table-commits schedule syncs it then), by every
+ *     commit: a mark already as early stays as it is. (One mark for a busy table's commits between two
+ *     syncs relied on the commit that put the table behind having marked it; a commit that records a
+ *     version without syncing, or a writer that stopped between its commit and its mark, left it behind
+ *     with no mark, for as long as the table stayed quiet.)
  */
 export async function syncIcebergAfterCommit(
   deps: IcebergSyncDeps,
@@ -129,8 +130,6 @@ export async function syncIcebergAfterCommit(
     if (result?.iceberg.status === 'Failed') await markDue(now + icebergSyncIntervalMs);
     return;
   }
-  const behind = dataSet.version !== null && (dataSet.iceberg?.delta_version ?? -1) < dataSet.version;
-  if (behind) return;
   await markDue(lastSync + icebergSyncIntervalMs);
 }
 
