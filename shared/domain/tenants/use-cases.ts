@@ -253,12 +253,8 @@ export async function retryDashboardConnection(
   now = new Date(),
 ) {
   await tenantFor(deps, principal, tenantId, 'write');
-  const existing = await deps.getDashboardConnection(tenantId);
-  if (existing?.credential) {
-    await deps.setDashboardStatus(tenantId, 'Pending', null, now);
-  } else {
-    await issueDashboardCredential(deps, tenantId, existing, now);
-  }
+  const { existing, issued } = await issueDashboardCredential(deps, tenantId, now, 'unless one exists');
+  if (!issued) await deps.setDashboardStatus(tenantId, 'Pending', null, now);
   await deps.requestDashboardProvisioning(tenantId);
   return publicDashboardConnection({
     ...(existing ?? emptyConnection(tenantId, now)),
@@ -275,8 +271,7 @@ export async function rotateDashboardCredential(
   now = new Date(),
 ): Promise<void> {
   await tenantFor(deps, principal, tenantId, 'write');
-  const existing = await deps.getDashboardConnection(tenantId);
-  await issueDashboardCredential(deps, tenantId, existing, now);
+  await issueDashboardCredential(deps, tenantId, now, 'always');
   await deps.requestDashboardProvisioning(tenantId);
 }
 
@@ -291,32 +286,44 @@ function emptyConnection(tenantId: string, now: Date): DashboardConnection {
   };
 }
 
+/** Tries of a credential's write against calls made at the same moment. */
+const credentialTries = 3;
+
+/**
+ * A new dashboard credential retiring the one the connection holds, written only if the connection still holds it:
+ * two calls at once (a double click) each read one credential, and the second's write would otherwise leave the
+ * first's new key valid and named by nothing, never revoked by a later rotation. The call that finds it changed reads
+ * it again and goes on from there (a retry finding a credential now issues none); past a few tries, 409.
+ */
 async function issueDashboardCredential(
   deps: DashboardRepository & { secrets: SecretBox },
   tenantId: string,
-  existing: DashboardConnection | null,
   now: Date,
-): Promise<void> {
-  const issued = issueToken('apiKey');
-  const apiKeyId = randomUUID();
-  const at = now.toISOString();
-  // Two calls at once (a double click) both read one credential: the second would leave the first's new key valid and
-  // named by nothing, never revoked by a later rotation.
-  const saved = await deps.saveDashboardCredential(
-    {
-      ...(existing ?? emptyConnection(tenantId, now)),
-      status: 'Pending',
-      last_error: null,
-      rotated_at: at,
-      credential: {
-        api_key_id: apiKeyId,
-        hash: issued.hash,
-        sealed: await deps.secrets.seal(issued.token, dashboardCredentialContext(tenantId)),
+  when: 'always' | 'unless one exists',
+): Promise<{ existing: DashboardConnection | null; issued: boolean }> {
+  for (let attempt = 0; attempt < credentialTries; attempt++) {
+    const existing = await deps.getDashboardConnection(tenantId);
+    if (when === 'unless one exists' && existing?.credential) return { existing, issued: false };
+    const issued = issueToken('apiKey');
+    const apiKeyId = randomUUID();
+    const at = now.toISOString();
+    const saved = await deps.saveDashboardCredential(
+      {
+        ...(existing ?? emptyConnection(tenantId, now)),
+        status: 'Pending',
+        last_error: null,
+        rotated_at: at,
+        credential: {
+          api_key_id: apiKeyId,
+          hash: issued.hash,
+          sealed: await deps.secrets.seal(issued.token, dashboardCredentialContext(tenantId)),
+        },
+        updated_at: at,
       },
-      updated_at: at,
-    },
-    { api_key_id: apiKeyId, hash: issued.hash, prefix: issued.displayPrefix, created_at: at },
-    existing?.credential?.hash ?? null,
-  );
-  if (!saved) throw conflict('The dashboard credential was changed by another call meanwhile; read it and try again');
+      { api_key_id: apiKeyId, hash: issued.hash, prefix: issued.displayPrefix, created_at: at },
+      existing?.credential?.hash ?? null,
+    );
+    if (saved) return { existing, issued: true };
+  }
+  throw conflict('The dashboard credential kept being changed by other calls meanwhile; read it and try again');
 }
