@@ -8,7 +8,8 @@
  *    chunked body passes it, and the connection is closed;
  *  - a request that does not arrive in time (headers within 10 s, headers and body within 30 s):
  *    408, so a client sending a byte now and then cannot hold a connection for ever;
- *  - what Node's parser refuses: headers over 16 KB (431), a malformed request (400);
+ *  - what Node's parser refuses: headers over 10 KB (431; API Gateway's quota for an HTTP API's request line and
+ *    headers is 10,240 bytes), a malformed request (400);
  *  - anything once a stop has begun: 503 with `Connection: close`, on new and kept-alive
  *    connections alike, while the requests already in flight finish.
  *
@@ -150,6 +151,13 @@ export function rawPathOf(requestUrl: string | undefined): string {
   return path.startsWith('/') ? path : `/${path}`;
 }
 
+/** The query string exactly as sent (without its "?"), as API Gateway passes it on. */
+export function rawQueryOf(requestUrl: string | undefined): string {
+  const url = (requestUrl ?? '').split('#')[0] ?? '';
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at + 1);
+}
+
 /** Multi-valued headers and query parameters are joined with commas, as payload 2.0 does. */
 export function buildEvent(
   request: IncomingMessage,
@@ -180,7 +188,9 @@ export function buildEvent(
     version: '2.0',
     routeKey,
     rawPath,
-    rawQueryString: url ? url.search.slice(1) : '',
+    // As sent: WHATWG URL serialisation would percent-encode ' " < > and non-ASCII characters, and a scheme that
+    // signs the URL (Twilio) signs what the sender sent.
+    rawQueryString: rawQueryOf(request.url),
     cookies: cookies.length > 0 ? cookies : undefined,
     headers,
     queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
@@ -303,8 +313,8 @@ export const defaultLimits: FrontLimits = {
   requestTimeoutMs: 30_000,
 };
 
-/** Node's HTTP parser limit, which answers 431 above it. */
-const maxHeaderBytes = 16 * 1024;
+/** API Gateway's quota for an HTTP API's request line and headers (10,240 bytes), held by Node's parser (431 above it). */
+const maxHeaderBytes = 10 * 1024;
 const lingerMs = 2000;
 
 export interface HttpFront {
@@ -476,7 +486,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   // 300 quiet connections, `npm run bench zipf`).
   server.keepAliveTimeout = 65_000;
 
-  // Answers Node's parser makes itself (a bad request line, headers over 16 KB, a request that
+  // Answers Node's parser makes itself (a bad request line, headers over 10 KB, a request that
   // takes too long to arrive), in the error shape, where the connection can still carry one.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const started = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent;

@@ -66,6 +66,17 @@ describe('the local HTTP front', () => {
     ]);
   });
 
+  it('passes the query string on exactly as sent, for the schemes that sign the URL', () => {
+    const event = buildEvent(
+      request('POST', '/api/x?c=O\'Brien&d=%2F&e=a+b&f="<é>"', []),
+      Buffer.alloc(0),
+      'POST /api/x',
+      undefined,
+    );
+    expect(event.rawQueryString).toBe('c=O\'Brien&d=%2F&e=a+b&f="<é>"');
+    expect(event.queryStringParameters).toEqual({ c: "O'Brien", d: '/', e: 'a b', f: '"<é>"' });
+  });
+
   it('base64-encodes binary bodies and text bodies that are not valid UTF-8', () => {
     const binary = Buffer.from([0, 255, 128, 10]);
     const asOctets = buildEvent(
@@ -261,9 +272,9 @@ describe('the local HTTP front, facing hostile clients', () => {
     expect(handled).toBe(0);
   });
 
-  it('shapes the answers of the HTTP parser: 431 for 16 KB of headers, 400 for a bad request line', async () => {
+  it('shapes the answers of the HTTP parser: 431 past 10 KB of headers (API Gateway’s quota), 400 for a bad request line', async () => {
     const bigHeaders = new RawClient(port);
-    bigHeaders.write(`GET /live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    bigHeaders.write(`GET /live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(10 * 1024 + 1)}\r\n\r\n`);
     expectErrorShape(await bigHeaders.response(), 431, 'HEADERS_TOO_LARGE');
 
     for (const garbage of ['NOT HTTP AT ALL\r\n\r\n', 'GET /live HTTP/9.9\r\n\r\n', 'G\u0000T / HTTP/1.1\r\n\r\n']) {
