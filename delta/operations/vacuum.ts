@@ -31,8 +31,16 @@ const directoryOf = (key: string) => key.slice(0, Math.max(0, key.lastIndexOf('/
  * tombstone also names it (a DELETE removes (path, no DV) and re-adds (path, DV)); nor what an
  * unexpired tombstone names (readers of older versions), nor a file outside the table.
  */
+/**
+ * The least age of a file no version references before it is deleted, whatever the table's retention says: a writer's
+ * file is unreferenced until its commit lands, and a Spark job (or a writer waiting out a slow store) can take hours
+ * to commit. Spark refuses a VACUUM under 168 hours for the same reason.
+ */
+export const strayFileMinAgeMs = 7 * 24 * 3_600_000;
+
 export async function vacuum(deps: VacuumDeps, state: TableState, retentionMs: number): Promise<number> {
   const before = deps.now().getTime() - retentionMs;
+  const strayBefore = Math.min(before, deps.now().getTime() - strayFileMinAgeMs);
   const objectKey = (path: string) => tableObjectKey(path, deps.reader.root);
   const filesOf = (file: AddFile | RemoveFile) =>
     [file.path, file.deletionVector ? deletionVectorFile(file.deletionVector) : null]
@@ -47,7 +55,7 @@ export async function vacuum(deps: VacuumDeps, state: TableState, retentionMs: n
   }
   const doomed = new Set(expired.filter((key) => !keep.has(key) && !hidden(key)));
   // Files no version references, directly in a directory an expired file was in (not the root,
-  // which would mean listing the whole table), older than the retention.
+  // which would mean listing the whole table), older than the retention and than a week (strayFileMinAgeMs).
   for (const directory of new Set(expired.map(directoryOf))) {
     if (directory === '' || hidden(directory)) continue;
     for (const object of await deps.reader.storage.list(`${directory}/`)) {
@@ -55,7 +63,7 @@ export async function vacuum(deps: VacuumDeps, state: TableState, retentionMs: n
         directoryOf(object.key) === directory &&
         !hidden(object.key) &&
         !keep.has(object.key) &&
-        object.lastModified < before;
+        object.lastModified < strayBefore;
       if (stray) doomed.add(object.key);
     }
   }
