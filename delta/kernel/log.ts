@@ -476,7 +476,14 @@ function columnValues<T extends string | number>(
   if (!isRecord(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, T] => keeps(entry[1])));
 }
-const isBound = (value: unknown): value is string | number => typeof value === 'string' || typeof value === 'number';
+/**
+ * A min or max as JSON reads it: text, or a number that JSON.parse read exactly. A long past 2^53 (a snowflake id) is
+ * read rounded, and a bound rounded up (a min) or down (a max) would let another engine skip a file that holds the
+ * value it looks for: such a bound is left out, which only costs skipping.
+ */
+const isBound = (value: unknown): value is string | number =>
+  typeof value === 'string' ||
+  (typeof value === 'number' && !(Number.isInteger(value) && !Number.isSafeInteger(value)));
 const isCount = (value: unknown): value is number => typeof value === 'number';
 
 /** A file's statistics from the JSON text of its add; a file without them counts no records. */
@@ -530,7 +537,11 @@ function stringMap(value: unknown): Record<string, string> {
 
 /** A checkpoint's typed value as the JSON statistics hold it: longs as numbers, dates and times as text. */
 function jsonValue(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value);
+  // A long past 2^53 cannot be a JSON number exactly: left out (a bound left out only costs skipping).
+  if (typeof value === 'bigint')
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : undefined;
   if (value instanceof Date) {
     const iso = value.toISOString();
     return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { deletionVectorId } from '#delta/kernel/deletion-vectors.ts';
 import { appendedFiles, logFileName, parseCommit, parseStats, partitionDirectory } from '#delta/kernel/log.ts';
 import { openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
+import { mergeStats } from '#delta/operations/optimize.ts';
 import { commitMetadata } from '#delta/operations/set-metadata.ts';
 import { fixturesDirectory, fixtureTable, liveRows } from '../support/delta-fixtures.ts';
 import { type MemoryTable, writerOf } from '../support/memory-table.ts';
@@ -216,6 +217,22 @@ describe('the snapshot reader on logs other writers wrote', () => {
       [...opened.state.domainMetadata.values()].map((domain) => `${domain.domain}=${domain.configuration}`).sort(),
     ).toEqual(domains.map((row) => `${row.domain}=${row.configuration}`).sort());
     expect(opened.state.protocol).toEqual(JSON.parse(String(protocol?.protocol)));
+  });
+
+  it('leaves out a long bound JSON cannot hold exactly, so that no engine skips a file holding the value it seeks', () => {
+    // Another writer's stats: a snowflake id past 2^53, written exactly; JSON.parse reads it rounded (…800).
+    const stats = parseStats(
+      '{"numRecords":2,"minValues":{"id":1234567890123456789,"n":5,"x":0.25,"big":1e300,"s":"a"},"maxValues":{"id":1234567890123456790,"n":9007199254740991},"nullCount":{"id":0}}',
+    );
+    // A whole number past 2^53 cannot be told from a long: left out too (a double's bound there only costs skipping).
+    expect(stats).toEqual({
+      numRecords: 2,
+      minValues: { n: 5, x: 0.25, s: 'a' },
+      maxValues: { n: 9_007_199_254_740_991 },
+      nullCount: { id: 0 },
+    });
+    // Merged for a compaction: the id has no bound to carry.
+    expect(mergeStats([stats, stats]).minValues).toEqual({ n: 5, x: 0.25, s: 'a' });
   });
 
   it('rebuilds statistics from stats_parsed when a checkpoint has no JSON stats (Databricks, delta-1.2.1-only-struct-stats)', async () => {
