@@ -52,6 +52,14 @@ export function coordinatedArbiter(storage: TableStorage, claims: VersionClaims)
       await storage.put(tempKey, content, 'application/json');
       const claim: Claim = { version, runId, tempKey, complete: false };
       if (await claims.claim(tableId, claim)) {
+        // Claimed, but another engine (which knows nothing of the claims) may have written the version already: the
+        // version is then its commit, not this one, and this one is answered as lost to it.
+        const there = await storage.getIfExists(logFileName(version));
+        if (there && !there.equals(Buffer.from(content))) {
+          await claims.markComplete(tableId, version);
+          await storage.delete([tempKey]);
+          return false;
+        }
         await finish(tableId, claim);
         return true;
       }

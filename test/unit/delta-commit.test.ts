@@ -463,6 +463,29 @@ describe('appending through claims in DynamoDB (stores without conditional write
   });
 });
 
+describe('appending through claims in DynamoDB, beside an engine that knows nothing of them', () => {
+  it('answers a version another engine wrote as lost to it, though the claim was free, and commits after it', async () => {
+    const table = memoryTable({ conditionalWrites: 'refused' });
+    const files = new Map<string, string[]>();
+    await appendToTable(writerOf(table, {}, { coordinated: true }), request(['a'], files));
+    // Spark writes version 1 straight to the log: no claim for it.
+    await table.storage.put(
+      logFileName(1),
+      `${JSON.stringify({ commitInfo: { timestamp: 1, operation: 'WRITE', engineInfo: 'Apache-Spark' } })}\n`,
+      'application/json',
+    );
+    // A writer whose snapshot is still at version 0 claims 1 (free in the database), and must not take Spark's commit
+    // for its own.
+    const stale = writerOf(table, {}, { coordinated: true });
+    const arbiter = coordinatedArbiter(stale.storage, table.claims);
+    expect(await arbiter.write('t', 1, '{"commitInfo":{}}\n', 'run-1')).toBe(false);
+    expect(table.objects.get(logFileName(1))?.bytes.toString()).toContain('Apache-Spark');
+    const next = await appendToTable(writerOf(table, {}, { coordinated: true }), request(['b'], files));
+    expect(next.version).toBe(2);
+    expect(rowsInTable(table, files).sort()).toEqual(['a', 'b']);
+  });
+});
+
 describe('appending with a txn (pipelines)', () => {
   const txnRequest = (files: Map<string, string[]>, txn: AppendRequest<Row>['txn']): OnceRequest => {
     const { identify: _identify, ...rest } = request(['x', 'y'], files);
