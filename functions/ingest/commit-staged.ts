@@ -19,7 +19,9 @@ export const handler = scheduledHandler(async (event, context) => {
     ...committing(context.getRemainingTimeInMillis(), 8),
     stopping,
   });
-  scheduleDeps.emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));
+  if (report.overdueMs === null)
+    logger.warn('The overdue check could not read the staged tables this minute; the next run checks again', {});
+  else scheduleDeps.emitGauge('StagedOverdueSeconds', Math.max(0, Math.round(report.overdueMs / 1000)));
   if (report.triggered > 0)
     logger.warn('Staged tables whose commit trigger is overdue were sent another', {
       tables: report.triggered,

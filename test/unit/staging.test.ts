@@ -1560,6 +1560,30 @@ describe('the overdue check', () => {
     expect({ rows: w.rowsOf(A), pending: pendingRows(w, A) }).toEqual({ rows: [uuid(60)], pending: 0 });
   });
 
+  it('reports no figure, rather than fail, when the platform’s own table is slow for the overdue check; anything else fails', async () => {
+    const w = world();
+    const failing = (name: string) => ({
+      ...w.deps,
+      records: {
+        ...w.deps.records,
+        listed: async () => {
+          throw Object.assign(new Error('The index did not answer'), { name });
+        },
+      },
+    });
+    const options = { deadline: w.clock.now + minute, holder: 'h', read: async () => Buffer.alloc(0), concurrency: 1 };
+    expect(
+      await checkOverdue(failing('ProvisionedThroughputExceededException'), { ...options, stopping: false }),
+    ).toEqual({ overdueMs: null, overdue: 0, triggered: 0, committed: null });
+    await expect(checkOverdue(failing('ValidationException'), { ...options, stopping: false })).rejects.toThrow(
+      'The index did not answer',
+    );
+    // At a graceful stop, everything must be committed: a failure there is the stop's to report.
+    await expect(
+      checkOverdue(failing('ProvisionedThroughputExceededException'), { ...options, stopping: true }),
+    ).rejects.toThrow('The index did not answer');
+  });
+
   it('lists a table as pending again when its rows arrive after a commit took it off, its writer trigger still on its way', async () => {
     const w = world();
     await writeEnvelopeBatch(w.deps, [record(w, A, uuid(40))]);

@@ -21,8 +21,12 @@ import {
 export const overdueGraceMs = 60_000;
 
 export interface OverdueReport {
-  /** Milliseconds the most overdue listed table is past its due time (0 when none is past the grace). */
-  overdueMs: number;
+  /**
+   * Milliseconds the most overdue listed table is past its due time (0 when none is past the grace); null when the
+   * platform's own table or queue failed the check this run (slow, throttling): no figure, rather than a wrong one,
+   * and the next run checks again. Minutes without a figure are what the alarm watches for a check that keeps failing.
+   */
+  overdueMs: number | null;
   /** Tables listed due past the grace. */
   overdue: number;
   /** Tables sent another trigger. */
@@ -40,6 +44,10 @@ export interface OverdueReport {
  *     sent another trigger (one at once), and listed with it.
  *  3. At a graceful stop, every listed table is committed whatever its target (not one waiting
  *     after a failure), before the figure is read.
+ *  4. The platform's own table or queue failing the check (slow, throttling) ends the run without a
+ *     figure (or without the triggers, for the next run to send), not as a failed invocation: one
+ *     slow minute pages no one, and a check that keeps failing leaves the figure missing, which its
+ *     alarm takes as breaching.
  */
 export async function checkOverdue(
   deps: CommitStagedDeps,
@@ -54,7 +62,13 @@ export async function checkOverdue(
     committed = report;
   }
   const now = deps.now();
-  const overdue = await deps.records.listed(now - overdueGraceMs);
+  let overdue: Awaited<ReturnType<typeof deps.records.listed>>;
+  try {
+    overdue = await deps.records.listed(now - overdueGraceMs);
+  } catch (error) {
+    if (options.stopping || !deps.dependencyFailed(error as Error)) throw error;
+    return { overdueMs: null, overdue: 0, triggered: 0, committed };
+  }
   let overdueMs = 0;
   const lost = [];
   for (const { tableId, head } of overdue) {
@@ -64,10 +78,16 @@ export async function checkOverdue(
       lost.push({ tableId, dueAt: head.dueAt ?? now });
   }
   if (lost.length > 0) {
-    await deps.triggers.send(lost.map(({ tableId }) => ({ tableId, at: now })));
-    await forEachAtMost(lost, 16, ({ tableId, dueAt }) =>
-      deps.records.listPending(tableId, { dueAt, triggerAt: now }, now),
-    );
+    try {
+      await deps.triggers.send(lost.map(({ tableId }) => ({ tableId, at: now })));
+      await forEachAtMost(lost, 16, ({ tableId, dueAt }) =>
+        deps.records.listPending(tableId, { dueAt, triggerAt: now }, now),
+      );
+    } catch (error) {
+      // The tables stay listed with their overdue trigger: the next run sends them another.
+      if (options.stopping || !deps.dependencyFailed(error as Error)) throw error;
+      return { overdueMs, overdue: overdue.length, triggered: 0, committed };
+    }
   }
   return { overdueMs, overdue: overdue.length, triggered: lost.length, committed };
 }
