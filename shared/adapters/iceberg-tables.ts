@@ -16,6 +16,7 @@ import type { DataSet } from '../domain/datasets/model.ts';
 import { failureReason, StoreFailure, storeFailureCategories } from '../domain/tenants/store-failures.ts';
 import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
+import { dependencyFailed } from './dependency-failures.ts';
 import { getDataSet, recordDataSetIceberg } from './dynamo/data-sets.ts';
 import { clearIcebergSyncDue, dueIcebergSyncs, markIcebergSyncDue } from './dynamo/iceberg-syncs.ts';
 import { snapshots, tableReader } from './table-storage.ts';
@@ -56,6 +57,7 @@ export const icebergCatchUpDeps: IcebergCatchUpDeps = {
   dueIcebergSyncs,
   clearIcebergDue: clearIcebergSyncDue,
   getDataSet,
+  dependencyFailed,
 };
 
 /**

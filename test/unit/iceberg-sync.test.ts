@@ -87,6 +87,7 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
     async getDataSet(id) {
       return dataSets.get(id) ?? null;
     },
+    dependencyFailed: (error) => error.name === 'TimeoutError',
   };
   return { deps, clock, recorded, mirrored, due, marks, cleared, warnings, dataSets };
 }
@@ -223,10 +224,49 @@ describe('keeping a data set’s Iceberg metadata in step with its Delta commits
     const report = await catchUpIceberg(w.deps, { deadline: t0 + minute, concurrency: 2 });
 
     // Assess
-    expect(report).toEqual({ synced: 1, failed: 1 });
+    expect(report).toEqual({ synced: 1, failed: 1, interrupted: false });
     expect(w.mirrored.sort()).toEqual([2, 5]);
     expect([...w.due.keys()].sort()).toEqual(['broken', 'later']);
     expect(w.dataSets.get('behind')?.iceberg?.delta_version).toBe(5);
+  });
+
+  it('ends a catch-up early, not in a failure, when the platform’s own table is slow: what is still due stays due', async () => {
+    const w = world();
+    const at = new Date(t0).toISOString();
+    for (const id of ['a', 'b']) {
+      w.dataSets.set(id, { ...table(5), data_set_id: id });
+      w.due.set(id, at);
+    }
+    const timeout = () => Object.assign(new Error('The operation was aborted'), { name: 'TimeoutError' });
+    const slowRead = {
+      ...w.deps,
+      async getDataSet() {
+        throw timeout();
+      },
+    };
+    expect(await catchUpIceberg(slowRead, { deadline: t0 + minute, concurrency: 2 })).toEqual({
+      synced: 0,
+      failed: 0,
+      interrupted: true,
+    });
+    expect([...w.due.keys()].sort()).toEqual(['a', 'b']);
+    const slowList = {
+      ...w.deps,
+      async dueIcebergSyncs(): Promise<never> {
+        throw timeout();
+      },
+    };
+    expect(await catchUpIceberg(slowList, { deadline: t0 + minute, concurrency: 2 })).toMatchObject({
+      interrupted: true,
+    });
+    // Anything else still fails the run.
+    const broken = {
+      ...w.deps,
+      async getDataSet(): Promise<never> {
+        throw new Error('A data set item that does not read');
+      },
+    };
+    await expect(catchUpIceberg(broken, { deadline: t0 + minute, concurrency: 1 })).rejects.toThrow('does not read');
   });
 
   it('shows a table whose metadata mirrors an older version as Behind', () => {

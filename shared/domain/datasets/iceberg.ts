@@ -137,6 +137,8 @@ export interface IcebergCatchUpDeps extends IcebergSyncDeps {
   dueIcebergSyncs(now: Date): Promise<{ dataSetId: string; dueAt: string }[]>;
   clearIcebergDue(dataSetId: string, dueAt: string): Promise<void>;
   getDataSet(dataSetId: string): Promise<DataSet | null>;
+  /** Whether an error is the platform's own table slow or throttling (the next run does the rest). */
+  dependencyFailed(error: Error): boolean;
 }
 
 /**
@@ -150,22 +152,38 @@ export interface IcebergCatchUpDeps extends IcebergSyncDeps {
 export async function catchUpIceberg(
   deps: IcebergCatchUpDeps,
   options: { deadline: number; concurrency: number },
-): Promise<{ synced: number; failed: number }> {
-  const due = (await deps.dueIcebergSyncs(new Date(deps.now()))).sort((a, b) => (a.dueAt < b.dueAt ? -1 : 1));
-  const report = { synced: 0, failed: 0 };
+): Promise<{ synced: number; failed: number; interrupted: boolean }> {
+  const report = { synced: 0, failed: 0, interrupted: false };
+  // The platform's own table slow or throttling ends the run early, not in a failed invocation: what is still marked
+  // due stays due, for the next run a minute on.
+  const orInterrupted = (error: unknown) => {
+    if (!deps.dependencyFailed(error as Error)) throw error;
+    report.interrupted = true;
+  };
+  let due: { dataSetId: string; dueAt: string }[];
+  try {
+    due = (await deps.dueIcebergSyncs(new Date(deps.now()))).sort((a, b) => (a.dueAt < b.dueAt ? -1 : 1));
+  } catch (error) {
+    orInterrupted(error);
+    return report;
+  }
   const next = async (): Promise<void> => {
-    for (let item = due.shift(); item; item = due.shift()) {
+    for (let item = due.shift(); item && !report.interrupted; item = due.shift()) {
       // A sync of a large table takes seconds: none is started in the last ten.
       if (deps.now() > options.deadline - 10_000) return;
-      const dataSet = await deps.getDataSet(item.dataSetId);
-      const behind = dataSet?.version != null && (dataSet.iceberg?.delta_version ?? -1) < dataSet.version;
-      const result = dataSet && behind ? await syncIceberg(deps, dataSet) : null;
-      if (result?.iceberg.status === 'Failed') {
-        report.failed++;
-        continue;
+      try {
+        const dataSet = await deps.getDataSet(item.dataSetId);
+        const behind = dataSet?.version != null && (dataSet.iceberg?.delta_version ?? -1) < dataSet.version;
+        const result = dataSet && behind ? await syncIceberg(deps, dataSet) : null;
+        if (result?.iceberg.status === 'Failed') {
+          report.failed++;
+          continue;
+        }
+        if (result) report.synced++;
+        await deps.clearIcebergDue(item.dataSetId, item.dueAt);
+      } catch (error) {
+        orInterrupted(error);
       }
-      if (result) report.synced++;
-      await deps.clearIcebergDue(item.dataSetId, item.dueAt);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, next));
