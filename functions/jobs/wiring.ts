@@ -5,14 +5,13 @@
 import { asServiceErrors } from '#shared/adapters/delta-errors.ts';
 import { writableTable } from '#shared/adapters/delta-tables.ts';
 import { createDataSet, getDataSet } from '#shared/adapters/dynamo/data-sets.ts';
-import { allFailedDeliveries, removeFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
+import { allFailedDeliveries } from '#shared/adapters/dynamo/deliveries.ts';
 import { getDeployedVersion, getPipeline, saveProgress } from '#shared/adapters/dynamo/pipelines.ts';
 import { finishMaintenance, markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { icebergSyncDeps } from '#shared/adapters/iceberg-tables.ts';
-import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
+import { dataSetFileStore, forgetDeliveries } from '#shared/adapters/repositories/data-set-files.ts';
 import { pipelineSources as source } from '#shared/adapters/repositories/pipeline-sources.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
-import { deleteDeadLetters } from '#shared/adapters/s3/dead-letters.ts';
 import { putResult } from '#shared/adapters/s3/job-results.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { fixStorage, tableMetadataOf } from '#shared/adapters/table-storage.ts';
@@ -54,10 +53,7 @@ const optimizeDeps: OptimizeDeps = {
   maintain: maintainDataSet,
   failedDeliveries: {
     allFailedDeliveries,
-    async forgetExpired(failed) {
-      await deleteDeadLetters(failed.map((one) => one.body_key));
-      await removeFailedDeliveries(failed);
-    },
+    forgetExpired: forgetDeliveries,
   },
   defaultRetentionMs: config.dataRetentionMs(),
   ...maintenanceRequests,

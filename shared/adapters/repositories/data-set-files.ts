@@ -2,6 +2,7 @@
 
 import { openSnapshot } from '#delta/kernel/snapshot.ts';
 import type { DataSetDeps, FileCursors } from '../../domain/datasets/use-cases.ts';
+import type { FailedDelivery } from '../../domain/ingest/kept-records.ts';
 import { openCursor, sealCursor } from '../dynamo/cursors.ts';
 import { allFailedDeliveries, removeFailedDeliveries } from '../dynamo/deliveries.ts';
 import { stagedRecordsOf } from '../dynamo/staged-slices.ts';
@@ -10,15 +11,17 @@ import { tableFiles, tableReader } from '../table-storage.ts';
 import { snapshotView } from '../table-views.ts';
 import { dataSetStore } from './data-sets.ts';
 
+/** Deletes failed deliveries: each kept envelope, then its record (a record never outlives its envelope unseen). */
+export async function forgetDeliveries(failed: FailedDelivery[]): Promise<void> {
+  await deleteDeadLetters(failed.map((one) => one.body_key));
+  await removeFailedDeliveries(failed);
+}
+
 export const dataSetFileStore: DataSetDeps = {
   ...dataSetStore,
   filesOf: tableFiles,
   hasStagedEnvelopes: async (dataSetId) => (await stagedRecordsOf(dataSetId)).length > 0,
-  async forgetFailedDeliveries(dataSetId) {
-    const failed = await allFailedDeliveries(dataSetId);
-    await deleteDeadLetters(failed.map((one) => one.body_key));
-    await removeFailedDeliveries(failed);
-  },
+  forgetFailedDeliveries: async (dataSetId) => forgetDeliveries(await allFailedDeliveries(dataSetId)),
   snapshotOf: async (dataSet, version) =>
     snapshotView((await openSnapshot(await tableReader(dataSet), version === undefined ? {} : { version })).state),
 };

@@ -224,28 +224,24 @@ async function readRows(
       }
     }),
   );
-  lost.push(...unreadable);
-  for (const record of unreadable)
-    deps.warn('Staged envelopes lost: their slice cannot be read; set aside so that the table goes on', {
-      data_set_id: tableId,
-      key: record.key,
-      envelopes: record.rows,
-      attempts: attempt,
-    });
-  if (gone.length > 0) {
-    const head = await deps.records.head(tableId);
-    const pending = new Set((await deps.records.pending(tableId, head.through)).map((record) => record.id));
-    const setAside = gone.filter((record) => pending.has(record.id));
-    if (setAside.length > 0 && attempt < maxCommitAttempts)
-      throw new StagedObjectGone((setAside[0] as StagedRecord).key);
-    lost.push(...setAside);
-    for (const record of setAside)
-      deps.warn('Staged envelopes lost: their object is gone; set aside so that the table goes on', {
+  const setAside = (records: StagedRecord[], why: string) => {
+    lost.push(...records);
+    for (const record of records)
+      deps.warn(`Staged envelopes lost: ${why}; set aside so that the table goes on`, {
         data_set_id: tableId,
         key: record.key,
         envelopes: record.rows,
         attempts: attempt,
       });
+  };
+  setAside(unreadable, 'their slice cannot be read');
+  if (gone.length > 0) {
+    const head = await deps.records.head(tableId);
+    const pending = new Set((await deps.records.pending(tableId, head.through)).map((record) => record.id));
+    const stillPending = gone.filter((record) => pending.has(record.id));
+    if (stillPending.length > 0 && attempt < maxCommitAttempts)
+      throw new StagedObjectGone((stillPending[0] as StagedRecord).key);
+    setAside(stillPending, 'their object is gone');
   }
   return slices.flat();
 }

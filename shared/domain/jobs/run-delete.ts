@@ -1,6 +1,6 @@
 import { type DataSetDeps, removeDataSet } from '../datasets/use-cases.ts';
 import type { DeletePayload } from './maintenance-jobs.ts';
-import type { JobOf, JobOutcome, RunControl } from './run-job.ts';
+import { type JobOf, type JobOutcome, type RunControl, rowlessOutcome } from './run-job.ts';
 
 export type DeleteDeps = Pick<
   DataSetDeps,
@@ -28,12 +28,5 @@ export async function runDelete(deps: DeleteDeps, job: JobOf<DeletePayload>, con
           () => control.beginCommit(),
         )
       : 0;
-  return {
-    rows_in: 0,
-    rows_out: 0,
-    rows_rejected: 0,
-    rows_filtered: 0,
-    rejection_samples: [],
-    source: { data_set_id: payload.data_set_id, objects_removed: removed },
-  };
+  return rowlessOutcome({ data_set_id: payload.data_set_id, objects_removed: removed });
 }

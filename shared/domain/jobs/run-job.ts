@@ -46,6 +46,11 @@ export class JobCancelled extends Error {
  * A reason a job fails that its owner can act on (a deleted source, a definition that no longer fits): its message
  * becomes the job's `error_message`. Any other error is recorded under a stable category and logged.
  */
+/** The outcome of a job that reads and writes no rows (a deletion, a maintenance run with nothing to do): its source says what it did. */
+export function rowlessOutcome(source: Record<string, unknown>): JobOutcome {
+  return { rows_in: 0, rows_out: 0, rows_rejected: 0, rows_filtered: 0, rejection_samples: [], source };
+}
+
 export class JobFailure extends Error {}
 
 /** Messages a failed job carries for what its owner cannot act on (the logs have the error, under the job id). */

@@ -6,7 +6,7 @@ import { dayExpiresAt, firstDayKept } from '../datasets/retention.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
 import type { OptimizePayload } from './maintenance-jobs.ts';
-import { JobFailure, type JobOf, type JobOutcome, type RunControl } from './run-job.ts';
+import { JobFailure, type JobOf, type JobOutcome, type RunControl, rowlessOutcome } from './run-job.ts';
 
 /**
  * What one maintenance run of a table did: the Delta library's report, the data retention it
@@ -65,7 +65,8 @@ export async function runOptimize(
   if (!dataSet || dataSet.tenant_id !== job.tenant_id) {
     // The schedule's run of a table deleted after it came due has nothing to do: a job of the platform's
     // that fails for it would count towards the failed-jobs alarm. One asked for through the API says why.
-    if (payload.trigger === 'schedule') return nothingToMaintain(payload);
+    if (payload.trigger === 'schedule')
+      return rowlessOutcome({ data_set_id: payload.data_set_id, trigger: payload.trigger, data_set_deleted: true });
     throw new JobFailure('The data set no longer exists');
   }
   const report = await deps.maintain(dataSet, payload.min_files ?? undefined, {
@@ -114,17 +115,5 @@ export async function runOptimize(
         skipped: report?.expirySkipped ?? null,
       },
     },
-  };
-}
-
-/** The outcome of a run that found its table gone: nothing read, nothing removed. */
-function nothingToMaintain(payload: OptimizePayload): JobOutcome {
-  return {
-    rows_in: 0,
-    rows_out: 0,
-    rows_rejected: 0,
-    rows_filtered: 0,
-    rejection_samples: [],
-    source: { data_set_id: payload.data_set_id, trigger: payload.trigger, data_set_deleted: true },
   };
 }
