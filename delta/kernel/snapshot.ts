@@ -37,6 +37,7 @@ import {
   type Txn,
 } from './log.ts';
 import type { TableStorage } from './storage.ts';
+import { tableConfig } from './table-config.ts';
 
 export interface TableState {
   /** -1 before version 0. */
@@ -409,23 +410,45 @@ export const defaultSnapshotCacheBytes = 256 * 1024 * 1024;
  * they are: a quiet table's state is a few KB and a large one's many MB, and the table-commits
  * instance commits every staged table of the platform. The least recently used go first; evicted,
  * a table's next commit reads about a dozen log objects.
+ *
+ * A state is trusted for half the table's log retention (`delta.logRetentionDuration`) after it was
+ * last known to be the log's end (read to it, or committed), and read again after that. The
+ * conditional write that tells of another writer's commit works only while that commit is still
+ * there: a commit made after the state was known stays at least the log retention (the clean-up
+ * deletes only older ones), so within that time a newer version cannot have gone, while a state kept
+ * longer (a table whose retention someone set to an hour, cleaned by Spark or by our own vacuum)
+ * could see the next version's file gone and write its own there, under a later checkpoint that no
+ * reader looks past. The half leaves room for the writers' clocks.
  */
 export class SnapshotCache {
-  private readonly states = new Map<string, { state: TableState; bytes: number }>();
+  private readonly states = new Map<string, { state: TableState; bytes: number; knownAt: number }>();
   private readonly queues = new Map<string, Promise<unknown>>();
   private held = 0;
 
-  constructor(private readonly maxBytes = defaultSnapshotCacheBytes) {}
+  constructor(
+    private readonly maxBytes = defaultSnapshotCacheBytes,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The kept state while it may be trusted (see above); a state kept too long is dropped. */
+  private trusted(tableId: string): { state: TableState; bytes: number; knownAt: number } | undefined {
+    const held = this.states.get(tableId);
+    if (!held) return undefined;
+    const retentionMs = tableConfig(held.state.metadata?.configuration ?? {}).logRetentionMs;
+    if (this.now() - held.knownAt < retentionMs / 2) return held;
+    this.drop(tableId);
+    return undefined;
+  }
 
   /** Bytes of state held now (stateBytes of each). */
   get bytesHeld(): number {
     return this.held;
   }
 
-  private store(tableId: string, state: TableState): void {
+  private store(tableId: string, state: TableState, knownAt: number): void {
     this.drop(tableId);
     const bytes = stateBytes(state);
-    this.states.set(tableId, { state, bytes });
+    this.states.set(tableId, { state, bytes, knownAt });
     this.held += bytes;
     while (this.states.size > 1 && this.held > this.maxBytes) this.drop(this.states.keys().next().value as string);
   }
@@ -440,12 +463,13 @@ export class SnapshotCache {
   async open(tableId: string, reader: LogReader, version?: number): Promise<OpenedSnapshot> {
     const previous = this.queues.get(tableId) ?? Promise.resolve();
     const run = previous.then(async () => {
-      const cached = this.states.get(tableId)?.state;
+      const cached = this.trusted(tableId)?.state;
+      const readAt = this.now();
       const opened = await openSnapshot(reader, {
         ...(version === undefined ? {} : { version }),
         ...(cached ? { from: cached } : {}),
       });
-      this.store(tableId, opened.state);
+      this.store(tableId, opened.state, readAt);
       return { ...opened, state: copyState(opened.state) };
     });
     this.queues.set(
@@ -459,7 +483,7 @@ export class SnapshotCache {
   source(reader: LogReader): SnapshotSource {
     return {
       current: async (tableId: string, version?: number): Promise<TableState> => {
-        const cached = this.states.get(tableId);
+        const cached = this.trusted(tableId);
         if (cached && (version === undefined || cached.state.version === version)) {
           // Used now: the last to go.
           this.states.delete(tableId);
@@ -470,7 +494,7 @@ export class SnapshotCache {
       },
       keep: (tableId: string, state: TableState) => {
         const cached = this.states.get(tableId)?.state;
-        if (!cached || cached.version <= state.version) this.store(tableId, copyState(state));
+        if (!cached || cached.version <= state.version) this.store(tableId, copyState(state), this.now());
       },
       forget: (tableId: string) => this.forget(tableId),
     };

@@ -97,3 +97,115 @@ describe('the snapshot cache', () => {
     expect(reads.count).toBe(before);
   });
 });
+
+/**
+ * A log in memory whose objects a test replaces: commits as JSON lines, a checkpoint as JSON lines
+ * too (this reader's own decoder), `_last_checkpoint` naming it.
+ */
+function storeOf(objects: Map<string, string>, reads: { count: number }): LogReader {
+  return {
+    storage: {
+      async getIfExists(key) {
+        reads.count++;
+        const text = objects.get(key);
+        return text === undefined ? null : Buffer.from(text);
+      },
+      async list(prefix) {
+        reads.count++;
+        return [...objects.keys()]
+          .filter((key) => key.startsWith(prefix))
+          .map((key) => ({ key, size: 0, lastModified: 0 }));
+      },
+    },
+    decodeCheckpoint: async (file) =>
+      Buffer.from(file)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+  };
+}
+
+const lines = (...actions: object[]) => actions.map((action) => JSON.stringify(action)).join('\n');
+const add = (name: string) => ({
+  add: { path: name, partitionValues: {}, size: 1, modificationTime: 0, dataChange: true },
+});
+const hourRetention = {
+  metaData: {
+    id: 'table',
+    format: { provider: 'parquet', options: {} },
+    schemaString: '{"type":"struct","fields":[]}',
+    partitionColumns: [],
+    configuration: { 'delta.logRetentionDuration': 'interval 1 hour' },
+    createdTime: 0,
+  },
+};
+const protocol = { protocol: { minReaderVersion: 1, minWriterVersion: 2 } };
+const log = (version: number) => `_delta_log/${String(version).padStart(20, '0')}.json`;
+
+describe('a kept state and the log clean-up', () => {
+  it('is read again once half the log retention has passed since it was known to be the end', async () => {
+    const objects = new Map([[log(0), lines(protocol, hourRetention, add('a.parquet'))]]);
+    const reads = { count: 0 };
+    const reader = storeOf(objects, reads);
+    let now = 0;
+    const cache = new SnapshotCache(undefined, () => now);
+    expect((await cache.source(reader).current('t')).version).toBe(0);
+
+    // Another writer commits versions 1 and 2 and checkpoints at 2; the clean-up deletes 0 and 1, as
+    // Spark's does once they are older than the table's hour.
+    objects.set(log(1), lines(add('b.parquet')));
+    objects.set(log(2), lines(add('c.parquet')));
+    objects.set(
+      '_delta_log/00000000000000000002.checkpoint.parquet',
+      lines(protocol, hourRetention, add('a.parquet'), add('b.parquet'), add('c.parquet')),
+    );
+    objects.set('_delta_log/_last_checkpoint', JSON.stringify({ version: 2, size: 5 }));
+    objects.delete(log(0));
+    objects.delete(log(1));
+
+    // 29 minutes on: the kept state stands (a commit's conditional write would meet version 1 had it
+    // been made since, as it could not be cleaned up yet).
+    now = 29 * 60_000;
+    const before = reads.count;
+    expect((await cache.source(reader).current('t')).version).toBe(0);
+    expect(reads.count).toBe(before);
+
+    // 31 minutes on: read again, from the checkpoint, not a version 1 written over a deleted one.
+    now = 31 * 60_000;
+    const state = await cache.source(reader).current('t');
+    expect(state.version).toBe(2);
+    expect([...state.files.keys()].sort()).toEqual(['a.parquet', 'b.parquet', 'c.parquet']);
+  });
+
+  it('counts from the last commit it kept, and trusts a table of the default 30 days for two weeks', async () => {
+    const objects = new Map([[log(0), lines(protocol, hourRetention, add('a.parquet'))]]);
+    const reads = { count: 0 };
+    const reader = storeOf(objects, reads);
+    let now = 0;
+    const cache = new SnapshotCache(undefined, () => now);
+    const opened = await cache.source(reader).current('t');
+    // A commit of this writer at 20 minutes: known to be the end then.
+    now = 20 * 60_000;
+    cache.source(reader).keep('t', { ...opened, version: 1 });
+    now = 45 * 60_000;
+    const before = reads.count;
+    expect((await cache.source(reader).current('t')).version).toBe(1);
+    expect(reads.count).toBe(before);
+
+    const defaults = new Map([
+      [log(0), lines(protocol, { metaData: { ...hourRetention.metaData, configuration: {} } })],
+    ]);
+    const defaultReads = { count: 0 };
+    const quiet = new SnapshotCache(undefined, () => now);
+    now = 0;
+    await quiet.source(storeOf(defaults, defaultReads)).current('q');
+    now = 14 * 86_400_000;
+    const counted = defaultReads.count;
+    expect((await quiet.source(storeOf(defaults, defaultReads)).current('q')).version).toBe(0);
+    expect(defaultReads.count).toBe(counted);
+    now = 16 * 86_400_000;
+    await quiet.source(storeOf(defaults, defaultReads)).current('q');
+    expect(defaultReads.count).toBeGreaterThan(counted);
+  });
+});
