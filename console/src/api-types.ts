@@ -387,7 +387,7 @@ export interface paths {
      */
     get: operations["dataSetsGetTableProperties"];
     /**
-     * Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted
+     * Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted (409 while a maintenance run or a deletion holds the table)
      * @description Permission `data-sets.delete`, held by: PlatformAdmin, TenantAdmin.
      */
     put: operations["dataSetsPutTableProperties"];
@@ -4872,7 +4872,7 @@ export interface operations {
     };
   };
   /**
-   * Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted
+   * Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted (409 while a maintenance run or a deletion holds the table)
    * @description Permission `data-sets.delete`, held by: PlatformAdmin, TenantAdmin.
    */
   dataSetsPutTableProperties: {

@@ -1,7 +1,9 @@
 import { recordFreshnessTarget } from '#shared/adapters/dynamo/data-sets.ts';
+import { leases } from '#shared/adapters/dynamo/jobs.ts';
 import { markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { commitTriggers } from '#shared/adapters/sqs/commit-triggers.ts';
+import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { commitTableProperties, fixStorage } from '#shared/adapters/table-storage.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { config } from '#shared/config.ts';
@@ -9,6 +11,7 @@ import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { freshnessKeptMs } from '#shared/domain/ingest/staging.ts';
+import { holdTableForRequest } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
@@ -26,6 +29,7 @@ const deps = {
   defaultFreshnessMs: config.tableFreshnessMs(),
   defaultDataRetentionMs: config.dataRetentionMs(),
   markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
+  holdTable: (dataSetId: string) => holdTableForRequest({ ...leases, dispatchJob }, dataSetId),
 };
 
 export const handler = apiHandler(

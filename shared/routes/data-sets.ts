@@ -96,13 +96,20 @@ export const dataSetRoutes = {
     auth: 'apiKey',
     permission: 'data-sets.delete',
     summary:
-      "Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted",
+      "Set the table's maintenance properties (checkpoint interval, retentions, compaction target): a new Delta version; a tenant admin's, as retentions decide when files are deleted (409 while a maintenance run or a deletion holds the table)",
     tag: 'Data sets',
     params: dataSetIdParams,
     body: tablePropertiesBody,
     responses: { 200: tablePropertiesResponse },
-    // The commits queue: a freshness target set brings the table's committer.
-    access: { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true, queues: { commits: 'send' } },
+    // The commits queue: a freshness target set brings the table's committer. The table's hold is a
+    // lease item, deleted on release, and the jobs that waited behind it are offered again.
+    access: {
+      table: 'readWrite',
+      deletesItems: true,
+      tenantStores: 'readWrite',
+      secretsKey: true,
+      queues: { commits: 'send', jobs: 'send' },
+    },
   },
   'POST /api/data-sets/{data_set_id}/suggest-columns': {
     entry: 'functions/data-sets/suggest-columns.ts',

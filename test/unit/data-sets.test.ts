@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Action, type AddFile, metadataAction } from '#delta/kernel/log.ts';
 import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
-import { readTableProperties } from '#shared/domain/datasets/table-properties.ts';
+import { readTableProperties, setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
 import { deletePayload, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
@@ -469,6 +469,51 @@ describe.concurrent('data sets', () => {
     expect(
       await refusal(readTableProperties(deps, tenantPrincipal(other.tenantId, 'TenantAdmin'), dataSetId)),
     ).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('set their table properties only while the request holds the table: 409 under a job, 404 once deleted, nothing committed', async () => {
+    // Prepare: a data set whose connection is gone; a property change records every commit it makes.
+    const { store, connection, dataSetId } = await withDataSet();
+    await deleteConnection(store, platformAdmin, connection.connection_id);
+    const commits: string[] = [];
+    const holds: string[] = [];
+    const deps = {
+      ...store,
+      fixStorage: async <T>(found: T) => found,
+      commitProperties: async (dataSet: { data_set_id: string }) => {
+        commits.push(dataSet.data_set_id);
+        return { version: 1, properties: { 'delta.checkpointInterval': '20' } };
+      },
+      rules: tablePropertyRules,
+      recordFreshnessTarget: async () => undefined,
+      askCommitter: async () => undefined,
+      defaultFreshnessMs: 300_000,
+      defaultDataRetentionMs: null,
+      markMaintenanceDue: async () => undefined,
+      // The request's hold is checked out of the store's, and the order of holds kept.
+      holdTable: async (id: string) => {
+        const release = await store.holdTable(id);
+        holds.push(release ? 'held' : 'refused');
+        return release;
+      },
+    };
+    const set = () => setTableProperties(deps, platformAdmin, dataSetId, { 'delta.checkpointInterval': '20' });
+
+    // Act: a maintenance run (or a Delete job) holds the table.
+    const job = await store.holdTable(dataSetId);
+    expect(await refusal(set())).toMatchObject({ code: 'CONFLICT' });
+    await job?.();
+    // Act: free, the change is committed, and the table let go (a deletion may take it at once).
+    expect((await set()).version).toBe(1);
+    // Act: the data set is deleted between the change's first read and its hold.
+    let reads = 0;
+    const racing = { ...deps, getDataSet: async (id: string) => (reads++ === 0 ? store.getDataSet(id) : null) };
+    expect(
+      await refusal(setTableProperties(racing, platformAdmin, dataSetId, { 'delta.checkpointInterval': '30' })),
+    ).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
+
+    expect({ commits, holds }).toEqual({ commits: [dataSetId], holds: ['refused', 'held', 'held'] });
   });
 
   it('are listed to their own tenant only', async () => {

@@ -2,6 +2,7 @@
  * A data set's table properties: the Delta table's own configuration (checkpoints, retention, file
  * size, compaction, freshness, data retention), read from its log and set by committing a version.
  */
+import { conflict, notFound } from '../errors.ts';
 import type { Principal } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
 import type { DataSet } from './model.ts';
@@ -35,6 +36,8 @@ export interface TablePropertyDeps {
   defaultDataRetentionMs: number | null;
   /** Asks for a maintenance run of the table (the schedule queues it): a new retention applies at once. */
   markMaintenanceDue(dataSet: DataSet, at: Date): Promise<void>;
+  /** Holds the table against its jobs until the answer is called; null while one of them holds it. */
+  holdTable(dataSetId: string): Promise<(() => Promise<void>) | null>;
 }
 
 /**
@@ -53,6 +56,10 @@ export interface TablePropertyDeps {
  *     removed brings the table's committer (a shorter one may make its staged rows due now).
  *  5. A data retention set (or removed, leaving the deployment's) asks for a maintenance run now,
  *     which removes the days it no longer keeps.
+ *  6. The change is committed while the request holds the table against its jobs, as a deletion
+ *     does: a commit landing after a deletion removed the table would leave a table of a data set
+ *     that no longer exists in the tenant's store. 409 while a maintenance run or a deletion holds
+ *     it; the data set is read again under the hold (404 once deleted).
  */
 export async function setTableProperties(
   deps: DataSetRecords & TablePropertyDeps,
@@ -64,18 +71,28 @@ export async function setTableProperties(
   await tenantFor(deps, principal, visible.tenant_id, 'write');
   const removed = Object.keys(properties).filter((key) => properties[key] === '');
   deps.rules.check(properties);
-  const dataSet = await deps.fixStorage(visible);
-  const committed = await deps.commitProperties(dataSet, (current) => {
-    const configuration = { ...current, ...properties };
-    for (const key of removed) delete configuration[key];
-    return configuration;
-  });
-  const effective = deps.rules.inForce(committed.properties);
-  await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
-  if ('tributary.freshness' in properties) await deps.askCommitter(dataSet.data_set_id);
-  const retentionMs = effective.dataRetentionMs ?? deps.defaultDataRetentionMs;
-  if ('tributary.dataRetention' in properties && retentionMs !== null)
-    await deps.markMaintenanceDue(dataSet, new Date());
+  const release = await deps.holdTable(dataSetId);
+  if (!release)
+    throw conflict('A maintenance run or a deletion of this table is under way; set its properties once it ends');
+  let committed: { version: number; properties: Record<string, string> };
+  try {
+    const held = await deps.getDataSet(dataSetId);
+    if (!held) throw notFound('Data set');
+    const dataSet = await deps.fixStorage(held);
+    committed = await deps.commitProperties(dataSet, (current) => {
+      const configuration = { ...current, ...properties };
+      for (const key of removed) delete configuration[key];
+      return configuration;
+    });
+    const effective = deps.rules.inForce(committed.properties);
+    await deps.recordFreshnessTarget(dataSet.data_set_id, effective.freshnessMs);
+    if ('tributary.freshness' in properties) await deps.askCommitter(dataSet.data_set_id);
+    const retentionMs = effective.dataRetentionMs ?? deps.defaultDataRetentionMs;
+    if ('tributary.dataRetention' in properties && retentionMs !== null)
+      await deps.markMaintenanceDue(dataSet, new Date());
+  } finally {
+    await release();
+  }
   return {
     version: committed.version,
     properties: committed.properties,
