@@ -222,6 +222,80 @@ describe.concurrent('runPipeline', () => {
     expect([...output.keys()]).toEqual(['m1', 'm2', 'm3']);
   });
 
+  it('reads a source whose early files were compacted and cleaned up from its latest snapshot, each row once', async () => {
+    // Prepare: three commits of the source, then a compaction into one file (dataChange false); the
+    // vacuum deleted the three files and the log clean-up their commits, as a week and a month do.
+    const { commit, deps, output, deployedPipeline, trigger, store, dataSet } = await world();
+    commit({ m1: { action: 'a', number: 1 } });
+    commit({ m2: { action: 'b', number: 2 } });
+    commit({ m3: { action: 'c', number: 3 } });
+    // Version 3, the compaction (its log entry is replaced below).
+    commit({});
+    const compacted = 'dt=2026-11-21/part-compacted.parquet';
+    store.state.envelopes.set(
+      compacted,
+      ['m1', 'm2', 'm3'].flatMap(
+        (id) => store.state.envelopes.get(`dt=2026-11-21/part-${Number(id[1]) - 1}.parquet`) ?? [],
+      ),
+    );
+    for (const version of [0, 1, 2]) store.state.envelopes.delete(`dt=2026-11-21/part-${version}.parquet`);
+    store.state.logs.set(dataSet.data_set_id, [
+      {
+        version: 3,
+        actions: [
+          {
+            add: {
+              path: compacted,
+              partitionValues: { dt: '2026-11-21' },
+              size: 3,
+              modificationTime: 0,
+              dataChange: false,
+              stats: '{"numRecords":3}',
+            },
+          },
+        ],
+      },
+    ]);
+    store.state.dataSets.set(dataSet.data_set_id, {
+      ...(store.state.dataSets.get(dataSet.data_set_id) as DataSet),
+      version: 3,
+    });
+    const pipelineId = await deployedPipeline();
+
+    // Act: the first run, then one after a new commit.
+    const first = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+    commit({ m4: { action: 'd', number: 4 } });
+    const second = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+
+    // Assess: every row once; the first read ended at version 3, the next run read version 4 only.
+    expect(first).toMatchObject({ rows_in: 3, rows_out: 3, source: { from_version: 0, to_version: 3 } });
+    expect(second).toMatchObject({ rows_in: 1, rows_out: 1, source: { from_version: 4, to_version: 4 } });
+    expect([...output.keys()].sort()).toEqual(['m1', 'm2', 'm3', 'm4']);
+    expect(store.state.pipelines.get(pipelineId)?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 4 });
+  });
+
+  it('goes on with a first read where the pipeline recorded it stopped, in the same order of files', async () => {
+    // Prepare: two files on two days; the pipeline recorded one file of version 1's snapshot read.
+    const { commit, deps, output, deployedPipeline, trigger, store, dataSet } = await world();
+    commit({ m1: { action: 'a' } });
+    commit({ m2: { action: 'b' } });
+    const pipelineId = await deployedPipeline();
+    const pipeline = store.state.pipelines.get(pipelineId);
+    if (!pipeline) throw new Error('no pipeline');
+    store.state.pipelines.set(pipelineId, {
+      ...pipeline,
+      checkpoint: { data_set_id: dataSet.data_set_id, version: -1, first_read: { version: 1, files: 1 } },
+    });
+
+    // Act
+    const outcome = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+
+    // Assess: the second file of the snapshot (part-1, after part-0 by path) only, then the read is over.
+    expect(outcome).toMatchObject({ rows_in: 1, rows_out: 1, source: { snapshot_files_read: 2, snapshot_files: 2 } });
+    expect([...output.keys()]).toEqual(['m2']);
+    expect(store.state.pipelines.get(pipelineId)?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 1 });
+  });
+
   it('runs the version the job was started with, whatever the working copy says now', async () => {
     const { commit, deps, output, deployedPipeline, trigger, store, definition } = await world();
     commit({ m1: { action: 'a', number: 1 } });

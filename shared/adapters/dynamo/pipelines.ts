@@ -60,7 +60,13 @@ const toPipeline = /* @__PURE__ */ itemReader<Pipeline & PipelineProgress>('Pipe
   created_at: z.string(),
   updated_at: z.string(),
   output_data_set_id: orNull(z.string()),
-  checkpoint: orNull(z.object({ data_set_id: z.string(), version: z.number() })),
+  checkpoint: orNull(
+    z.object({
+      data_set_id: z.string(),
+      version: z.number(),
+      first_read: z.object({ version: z.number(), files: z.number() }).optional(),
+    }),
+  ),
   automatic_run: orNull(objectOf<AutomaticRun>({ job_id: z.string(), source_version: z.number(), after: z.number() })),
 }));
 
@@ -212,10 +218,22 @@ export async function saveProgress(
             ...shardOf(pipelineId),
           },
           expected
-            ? {
-                expression: 'checkpoint.version = :version AND checkpoint.data_set_id = :source',
-                values: { ':version': expected.version, ':source': expected.data_set_id },
-              }
+            ? expected.first_read
+              ? {
+                  expression:
+                    'checkpoint.version = :version AND checkpoint.data_set_id = :source AND checkpoint.first_read.version = :read AND checkpoint.first_read.files = :files',
+                  values: {
+                    ':version': expected.version,
+                    ':source': expected.data_set_id,
+                    ':read': expected.first_read.version,
+                    ':files': expected.first_read.files,
+                  },
+                }
+              : {
+                  expression:
+                    'checkpoint.version = :version AND checkpoint.data_set_id = :source AND attribute_not_exists(checkpoint.first_read)',
+                  values: { ':version': expected.version, ':source': expected.data_set_id },
+                }
             : {
                 expression:
                   'attribute_exists(pk) AND (attribute_not_exists(checkpoint) OR attribute_type(checkpoint, :null))',

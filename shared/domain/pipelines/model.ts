@@ -24,10 +24,19 @@ export interface Pipeline {
 export interface PipelineProgress {
   /** The data set the pipeline writes to, created on its first run. */
   output_data_set_id: string | null;
-  /** The last source Delta version whose rows have been written. */
-  checkpoint: { data_set_id: string; version: number } | null;
+  /**
+   * The last source Delta version whose rows have been written; -1 with `first_read` while the first
+   * read of the source (the live files of one of its snapshots, see run-pipeline.ts) is under way.
+   */
+  checkpoint: { data_set_id: string; version: number; first_read?: FirstRead } | null;
   /** The last run started by new rows in the source (on_new_data). */
   automatic_run: AutomaticRun | null;
+}
+
+/** How far a pipeline's first read of its source went: the snapshot it reads, and how many of its files are read. */
+export interface FirstRead {
+  version: number;
+  files: number;
 }
 
 /** A run started by new data: its job, the source version it was queued for, the checkpoint then. */

@@ -105,17 +105,24 @@ async function runIfNeeded(
   const last = pipeline.automatic_run;
   const lastJob = last ? await deps.getJob(last.job_id) : null;
   if (lastJob && !finishedStatuses.includes(lastJob.status)) return 'running';
-  if (last && lastJob && last.source_version >= latest && !goOn(lastJob, last, checkpoint)) return 'done';
+  const firstRead = pipeline.checkpoint?.data_set_id === dataSetId && pipeline.checkpoint.first_read !== undefined;
+  if (last && lastJob && last.source_version >= latest && !goOn(lastJob, last, checkpoint, firstRead)) return 'done';
   return queueRun(deps, pipeline, latest, checkpoint, now);
 }
 
 /**
  * After the last automatic run for these rows: go on when it succeeded and moved the checkpoint
- * but stopped short (its bound of rows per run), or when it never started (it could not be
+ * but stopped short (its bound of rows per run; a first read of the source's snapshot moves it only
+ * at its end, and each run of it reads at least a file), or when it never started (it could not be
  * queued). A run that failed or was cancelled is not repeated for the same rows.
  */
-function goOn(job: Job, run: NonNullable<PipelineProgress['automatic_run']>, checkpoint: number): boolean {
-  if (job.status === 'Succeeded') return checkpoint > run.after;
+function goOn(
+  job: Job,
+  run: NonNullable<PipelineProgress['automatic_run']>,
+  checkpoint: number,
+  firstRead: boolean,
+): boolean {
+  if (job.status === 'Succeeded') return checkpoint > run.after || firstRead;
   return job.status === 'Failed' && job.started_at === null;
 }
 

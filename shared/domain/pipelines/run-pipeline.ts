@@ -14,7 +14,7 @@ import {
 } from '../jobs/run-job.ts';
 import { type Cell, compileQuery } from './compile-query.ts';
 import type { ColumnDefinition, QuerySpecification } from './definition.ts';
-import type { DeployedVersion, Pipeline, PipelineProgress } from './model.ts';
+import type { DeployedVersion, FirstRead, Pipeline, PipelineProgress } from './model.ts';
 import { type DayRange, type PipelineJobPayload, pipelineJobSource } from './pipeline-runs.ts';
 import type { PipelineRepository } from './ports.ts';
 import type { QueryJobPayload } from './queries.ts';
@@ -218,10 +218,20 @@ export async function runPipeline(
   const outputState = existing?.storage_location ? await deps.snapshotOf(existing) : null;
   const recorded = outputState?.progress.get(appId) ?? -1;
   const checkpoint = pipeline.checkpoint?.data_set_id === source.data_set_id ? pipeline.checkpoint.version : -1;
-  const after = Math.max(checkpoint, recorded);
+  let after = Math.max(checkpoint, recorded);
   if (payload?.range) {
     const read = { pipeline, snapshot, source, existing, appId, recorded, after };
     return rerunDays(deps, read, payload.range, control, attempt);
+  }
+  if (after < 0 && source.storage_location) {
+    const first = await readFirstSnapshot(
+      deps,
+      { pipeline, snapshot, source, existing, appId, outputState },
+      control,
+      attempt,
+    );
+    if ('outcome' in first) return first.outcome;
+    after = first.version;
   }
   const commits = source.storage_location ? await deps.commitsAfter(source, after, maxCommitsPerRun) : [];
   const decoder = new Decoder(definition);
@@ -265,6 +275,108 @@ export async function runPipeline(
   await syncIcebergAfterCommit(deps.iceberg, output, written.committed);
   await saveCheckpoint(deps, pipeline, output, source, lastVersion);
   return { ...outcome, rows_out: written.written };
+}
+
+/** The order a first read takes a snapshot's files in: by day, then by path (the same at every run). */
+const readingOrder = (a: EnvelopeFile, b: EnvelopeFile) =>
+  (a.partitionValues.dt ?? '').localeCompare(b.partitionValues.dt ?? '') ||
+  (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/**
+ * How far the first read went: the output table's txn (`<appId>@<version>`, committed with the rows) or
+ * the pipeline's record (saved after the commit, and the only one of a read that found no rows), the
+ * further of the two; null before it began.
+ */
+function firstReadOf(
+  pipeline: PipelineProgress,
+  sourceId: string,
+  appId: string,
+  outputState: TableSnapshot | null,
+): FirstRead | null {
+  const saved = pipeline.checkpoint?.data_set_id === sourceId ? (pipeline.checkpoint.first_read ?? null) : null;
+  for (const [id, files] of outputState?.progress ?? []) {
+    if (!id.startsWith(`${appId}@`)) continue;
+    const version = Number(id.slice(appId.length + 1));
+    if (Number.isSafeInteger(version) && (!saved || saved.version !== version || saved.files < files))
+      return { version, files };
+  }
+  return saved;
+}
+
+/**
+ * A pipeline's first read of its source: the live files of one snapshot of it (its latest when the
+ * read begins), not its commits from version 0. Maintenance deletes what early commits added (files a
+ * compaction rewrote go after the table's deleted-file retention, 7 days; commits after its log
+ * retention, 30), so a source older than that could not be read from its start; a snapshot holds
+ * each of its rows once.
+ *  1. The files are read in a fixed order, a run's worth at a time (maxRowsPerRun), the rows committed
+ *     with a txn of their own, `<appId>@<snapshot version>` = files read: a run that fails after its
+ *     commit does not write them again, and two runs cannot both commit the same files.
+ *  2. The pipeline records how far it read (checkpoint version -1 with first_read) after the commit;
+ *     a part of the snapshot whose rows were all filtered out or rejected commits nothing and is
+ *     recorded all the same.
+ *  3. Once every file is read, the runs go on from that version's commits, as from any checkpoint.
+ * The snapshot's files must stay until the read ends: a week, at a run's worth per run.
+ */
+async function readFirstSnapshot(
+  deps: PipelineRunDeps,
+  start: Omit<RunStart, 'recorded' | 'after'> & { outputState: TableSnapshot | null },
+  control: RunControl,
+  attempt: number,
+): Promise<{ outcome: JobOutcome } | { version: number }> {
+  const { pipeline, snapshot, source, appId, outputState } = start;
+  const position = firstReadOf(pipeline, source.data_set_id, appId, outputState) ?? {
+    version: (await deps.snapshotOf(source)).version,
+    files: 0,
+  };
+  if (position.version < 0) return { version: -1 };
+  const files = (await deps.envelopeFiles(source, position.version)).sort(readingOrder);
+  if (position.files >= files.length) return { version: position.version };
+  const decoder = new Decoder(snapshot.definition);
+  let read = position.files;
+  while (read < files.length && decoder.rowsIn < maxRowsPerRun) {
+    const file = files[read] as EnvelopeFile;
+    for (const envelope of await file.readEnvelopes()) decoder.add(envelope, file.partitionValues.dt ?? '');
+    read++;
+    await control.throwIfCancelled();
+  }
+  const output = start.existing ?? (await createOutput(deps, pipeline, snapshot));
+  await control.beginCommit();
+  const written =
+    decoder.rows.length > 0
+      ? await deps.appendRows(output, snapshot.definition.columns, decoder.rows, attempt, {
+          appId: `${appId}@${position.version}`,
+          version: read,
+          after: position.files,
+          readVersion: outputState?.version ?? -1,
+        })
+      : { written: 0, committed: [] };
+  await askForMaintenance(deps, output, written.committed, Date.now());
+  await syncIcebergAfterCommit(deps.iceberg, output, written.committed);
+  const checkpoint =
+    read === files.length
+      ? { data_set_id: source.data_set_id, version: position.version }
+      : { data_set_id: source.data_set_id, version: -1, first_read: { version: position.version, files: read } };
+  await deps.saveProgress(
+    pipeline.pipeline_id,
+    pipeline.checkpoint,
+    { output_data_set_id: output.data_set_id, checkpoint },
+    new Date(),
+  );
+  return {
+    outcome: {
+      ...decoder.counts(written.written),
+      source: {
+        pipeline_id: pipeline.pipeline_id,
+        pipeline_version: snapshot.version,
+        data_set_id: source.data_set_id,
+        from_version: 0,
+        to_version: position.version,
+        snapshot_files_read: read,
+        snapshot_files: files.length,
+      },
+    },
+  };
 }
 
 /** What a run found before it reads rows: the pipeline, its deployed version, source and output, and its progress. */
