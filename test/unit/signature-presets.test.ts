@@ -44,6 +44,7 @@ import {
 import { DomainError } from '#shared/domain/errors.ts';
 import { acceptIngest, type IngestAnswer, type IngestDeps } from '#shared/domain/ingest/accept.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
+import { hashToken } from '#shared/domain/tokens.ts';
 import { statusOfCode } from '#shared/http/error-status.ts';
 import { rotateSigningSecretBody } from '#shared/http/schemas/connections.ts';
 import { tenantRecord } from '../support/memory.ts';
@@ -115,7 +116,7 @@ async function world(
     recordRejection: async () => undefined,
     statusOf: (code) => statusOfCode[code],
   };
-  return { deps, queued, counted, dedup };
+  return { deps, queued, counted, dedup, source, tenant };
 }
 
 interface Sent {
@@ -1079,6 +1080,74 @@ describe('handshakes', () => {
       ).answer,
     ).toMatchObject({ answer: { status: 200, json: { verification: challenge['x-okta-verification-challenge'] } } });
     expect((await send(okta.deps, { method: 'GET', headers: challenge, body: '' })).status).toBe(401);
+  });
+
+  it('X: its unsigned CRC signs only a token, never a body an event could be; a token-like event body is refused', async () => {
+    const secret = 'x-consumer-secret-0123456789';
+    const x = await world('x', { secret });
+    // An attacker's CRC whose token is an event: answering it would hand out that event's signature.
+    const forged = JSON.stringify({ for_user_id: '2244994945', tweet_create_events: [{ id_str: '1' }] });
+    const oracle = await send(x.deps, {
+      method: 'GET',
+      headers: {},
+      body: '',
+      query: `crc_token=${encodeURIComponent(forged)}`,
+    });
+    const signatureOf = (body: string) => `sha256=${hmac('sha256', secret, body).digest('base64')}`;
+    const event = await send(x.deps, {
+      headers: { 'x-twitter-webhooks-signature': signatureOf(forged) },
+      body: forged,
+    });
+    // A token X's CRC would sign, posted as an event with that signature (what the CRC answered).
+    const tokenBody = await send(x.deps, {
+      headers: { 'x-twitter-webhooks-signature': signatureOf('dGVzdA') },
+      body: 'dGVzdA',
+    });
+    // A real event, signed by X.
+    const real = await send(x.deps, { headers: { 'x-twitter-webhooks-signature': signatureOf(forged) }, body: forged });
+    expect([oracle.status, oracle.code, tokenBody.status, event.status, real.status]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      401,
+      202,
+      202,
+    ]);
+    expect(x.queued).toHaveLength(2);
+  });
+
+  it('unsigned handshakes still need the bearer token where the source takes one, and no suspended tenant’s or inactive connection’s source answers one', async () => {
+    const x = await world('x', { secret: 'x-consumer-secret-0123456789' }, { auth_mode: 'bearer_and_signature' });
+    x.source.token_hash = hashToken('the-ingest-token');
+    const crc = (authorization?: string) =>
+      send(x.deps, {
+        method: 'GET',
+        headers: authorization ? { authorization } : {},
+        body: '',
+        query: 'crc_token=dGVzdA',
+      });
+    const notion = await world(
+      'notion',
+      { secret: 'secret_notion_verification_token_0' },
+      { auth_mode: 'bearer_and_signature' },
+    );
+    notion.source.token_hash = hashToken('the-ingest-token');
+    const token = JSON.stringify({ verification_token: 'secret_tMrlL1qK5vuQAh1b6cZGhFChZTSYJlce98V0pYn7yBl' });
+    const statuses = [
+      (await crc('Bearer wrong')).status,
+      (await crc()).status,
+      (await crc('Bearer the-ingest-token')).status,
+      (await send(notion.deps, { headers: { authorization: 'Bearer wrong' }, body: token })).status,
+    ];
+    x.source.source_status = 'Paused';
+    statuses.push((await crc('Bearer the-ingest-token')).status);
+    x.source.source_status = 'Active';
+    x.source.connection_status = 'Inactive';
+    statuses.push((await crc('Bearer the-ingest-token')).status);
+    x.source.connection_status = 'Active';
+    x.tenant.status = 'Suspended';
+    statuses.push((await crc('Bearer the-ingest-token')).status);
+    expect(statuses).toEqual([401, 401, 200, 401, 200, 422, 422]);
+    expect(notion.queued).toEqual([]);
   });
 
   it('Twitch: a signed callback verification gets its challenge as text; Discord: a signed ping gets 204', async () => {

@@ -20,7 +20,13 @@ import type { Tenant } from '../tenants/model.ts';
 import { hashToken, sameHash } from '../tokens.ts';
 import { safeHeaders } from './credential-headers.ts';
 import { type EnvelopeMessage, envelopeHeaders, nowMicros, type Receipt, utcDate } from './envelope.ts';
-import { answerHandshake, type HandshakeAnswer, handshakeOf } from './handshakes.ts';
+import {
+  answerHandshake,
+  type HandshakeAnswer,
+  handshakeOf,
+  signsUnsignedChallenges,
+  unsignedChallengePattern,
+} from './handshakes.ts';
 import type { Rejection } from './kept-records.ts';
 import { type SignedRequest, verifySignature } from './signatures.ts';
 
@@ -305,10 +311,25 @@ async function acceptForSource(
     throw unauthorized('The request signature is missing, wrong or too old', [
       { path: 'signature', message: 'MISSING_SIGNATURE' },
     ]);
-  // Events, and the handshakes a provider signs, are authenticated as every request of the source.
+  // Events, and the handshakes a provider signs, are authenticated as every request of the source; an
+  // unsigned handshake still needs the source's bearer token where it takes one.
   const secrets = !handshake || handshake.authenticated ? await authenticate(deps, source, token, signed) : null;
-  if (handshake && !('acceptAsEvent' in handshake.answer))
+  if (handshake && !handshake.authenticated) checkBearer(source, token);
+  // A body the handshake could have signed (a token, not JSON) is not taken as a signed event.
+  if (
+    !handshake &&
+    signsUnsignedChallenges(preset?.handshake) &&
+    unsignedChallengePattern.test(signed.body.toString('latin1'))
+  )
+    throw unauthorized('The request signature is missing, wrong or too old', [
+      { path: 'signature', message: 'INVALID_SIGNATURE' },
+    ]);
+  if (handshake && !('acceptAsEvent' in handshake.answer)) {
+    // A suspended tenant's or an inactive connection's source answers no handshake (a paused one does:
+    // its provider keeps the subscription and retries the events refused meanwhile).
+    await checkState(deps, source, { paused: false });
     return handshakeAnswered(deps, source, handshake, signed, secrets);
+  }
   await checkAcceptable(deps, request, source);
   const envelope = await envelopeOf(deps, request, source, security.dedup_key ?? preset?.dedupKey ?? null, signed);
   return { accepted: true, ...envelope, source };
@@ -325,15 +346,18 @@ async function authenticate(
   signed: SignedRequest,
 ): Promise<string[] | null> {
   const { security } = source;
-  if (usesBearer(security) && !sameHash(source.token_hash, hashToken(token ?? ''))) {
-    throw unauthorized('The ingest token is not valid for this source');
-  }
+  checkBearer(source, token);
   if (!usesSignature(security)) return null;
   const secrets = security.signature ? await deps.signingSecrets(source) : [];
   const failure = security.signature ? verifySignature(security.signature, secrets, signed) : 'INVALID_SIGNATURE';
   if (failure)
     throw unauthorized('The request signature is missing, wrong or too old', [{ path: 'signature', message: failure }]);
   return secrets;
+}
+
+function checkBearer(source: Source, token: string | null): void {
+  if (usesBearer(source.security) && !sameHash(source.token_hash, hashToken(token ?? '')))
+    throw unauthorized('The ingest token is not valid for this source');
 }
 
 /** Step 6: a handshake's verify token (Meta), then its answer (signed with the source's secret where it proves one). */
@@ -381,16 +405,22 @@ async function checkAcceptable(deps: IngestDeps, request: IngestRequest, source:
     );
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
   }
-  const tenant = await deps.findTenant(source.tenant_id);
-  if (!tenant) throw notFound('Data source');
-  if (tenant.status === 'Suspended') throw refused('TENANT_SUSPENDED', 'The tenant is suspended');
-  if (source.source_status === 'Paused') throw refused('SOURCE_PAUSED', 'The data source is paused');
-  if (source.connection_status !== 'Active') throw refused('CONNECTION_NOT_ACTIVE', 'The connection is not active');
+  const tenant = await checkState(deps, source, { paused: true });
   if (!tenant.default_object_store_id) {
     throw refused('OBJECT_STORE_NOT_CONFIGURED', 'The tenant has no object store yet; register one first');
   }
   if (request.body.length > deps.maxBodyBytes)
     throw tooLarge(`Ingest bodies are limited to ${deps.maxBodyBytes} bytes`);
+}
+
+/** The tenant's, connection's and (unless `paused` is false) source's state: 422 for each that refuses requests. */
+async function checkState(deps: IngestDeps, source: Source, refuses: { paused: boolean }) {
+  const tenant = await deps.findTenant(source.tenant_id);
+  if (!tenant) throw notFound('Data source');
+  if (tenant.status === 'Suspended') throw refused('TENANT_SUSPENDED', 'The tenant is suspended');
+  if (refuses.paused && source.source_status === 'Paused') throw refused('SOURCE_PAUSED', 'The data source is paused');
+  if (source.connection_status !== 'Active') throw refused('CONNECTION_NOT_ACTIVE', 'The connection is not active');
+  return tenant;
 }
 
 /** The envelope of an accepted request, under its own message id or, inside a deduplication window, the first request's. */

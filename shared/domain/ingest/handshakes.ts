@@ -62,6 +62,20 @@ function challengeOf(handshake: Handshake, request: HandshakeRequest): string | 
   return value;
 }
 
+/**
+ * What a challenge may be when the provider sends its handshake unsigned and the answer is an HMAC of
+ * it under the signing secret (X's CRC): a token, never anything an event body could be. Anyone may
+ * send such a handshake, and X signs its events with the same key over the body alone, so an answer
+ * to a JSON challenge would be a valid signature for that JSON as an event.
+ */
+export const unsignedChallengePattern = /^[A-Za-z0-9+/=_.~-]{1,256}$/;
+
+/** Whether the handshake is sent unsigned and answered with an HMAC of its challenge (see above). */
+export function signsUnsignedChallenges(handshake: Handshake | undefined): boolean {
+  if (!handshake || handshake.authenticated || !('json' in handshake.answer)) return false;
+  return Object.values(handshake.answer.json).some((value) => typeof value === 'object' && 'hmac' in value);
+}
+
 function answerValue(value: AnswerValue, challenge: string | null, secret: string | null): unknown {
   if (value === 'challenge') return challenge;
   if ('constant' in value) return value.constant;
@@ -84,6 +98,10 @@ export function answerHandshake(
   const { answer } = handshake;
   if ('empty' in answer) return { status: 204 };
   const challenge = challengeOf(handshake, request);
+  if (signsUnsignedChallenges(handshake) && !unsignedChallengePattern.test(challenge ?? ''))
+    throw invalid('The handshake challenge is not a token', [
+      { path: 'challenge', message: 'At most 256 letters, digits and + / = _ . ~ -' },
+    ]);
   if ('text' in answer) return { status: 200, text: challenge ?? '' };
   if ('json' in answer) {
     return {
