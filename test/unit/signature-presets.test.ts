@@ -34,7 +34,7 @@ import twilio from 'twilio';
 import { describe, expect, it, vi } from 'vitest';
 import type { Source } from '#shared/domain/connections/model.ts';
 import { dedupText, handshakeText } from '#shared/domain/connections/preset-guide.ts';
-import { type Preset, presets, type SignatureScheme } from '#shared/domain/connections/presets.ts';
+import { defaultToleranceOf, type Preset, presets, type SignatureScheme } from '#shared/domain/connections/presets.ts';
 import {
   applySecurityUpdate,
   defaultSecurity,
@@ -1196,6 +1196,56 @@ describe('handshakes', () => {
 });
 
 describe('the provider’s own event id as the deduplication key', () => {
+  it('Mailgun: a captured signature carries no other event: its token is taken once, whatever the deduplication settings', async () => {
+    const secret = 'mailgun-signing-key-0123456789';
+    const { deps, queued } = await world('mailgun', { secret });
+    const at = Math.floor(Date.now() / 1000) - 120;
+    const token = 'e0b5477167110d68991efc6b9f89f0a11066af27834600e123';
+    const block = { timestamp: String(at), token, signature: hmac('sha256', secret, `${at}${token}`).digest('hex') };
+    const post = (event: object, signature = block) =>
+      send(deps, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ signature, 'event-data': event }),
+      });
+    const delivered = await post({ id: 'ev-1', event: 'delivered' });
+    // The same block with another event, as someone who read the first request would send it.
+    const forged = await post({ id: 'ev-forged', event: 'unsubscribed', recipient: 'ceo@example.com' });
+    // A block ten hours old: past the 9 hours Mailgun's retries take.
+    const old = Math.floor(Date.now() / 1000) - 10 * 3600;
+    const stale = await post(
+      { id: 'ev-2', event: 'delivered' },
+      {
+        timestamp: String(old),
+        token: 'f'.repeat(50),
+        signature: hmac('sha256', secret, `${old}${'f'.repeat(50)}`).digest('hex'),
+      },
+    );
+    const ids = [delivered, forged].map((outcome) =>
+      outcome.answer?.kind === 'accepted' ? outcome.answer.messageId : null,
+    );
+    expect([delivered.status, forged.status, stale.status, stale.detail]).toEqual([202, 202, 401, 'STALE_TIMESTAMP']);
+    // The forged event is the first one's duplicate, under its message id: the writer keeps the first row.
+    expect(ids[1]).toBe(ids[0]);
+    expect(queued.map((envelope) => envelope.message_id)).toEqual([ids[0], ids[0]]);
+  });
+
+  it('checks the time of every scheme that signs one by default: 300 s, Mailgun 9 hours (Netlify’s token may carry none)', () => {
+    const defaults = Object.fromEntries(
+      (['sendgrid', 'zendesk', 'discord', 'mailgun', 'stripe', 'netlify'] as const).map((scheme) => [
+        scheme,
+        defaultToleranceOf(scheme),
+      ]),
+    );
+    expect(defaults).toEqual({
+      sendgrid: 300,
+      zendesk: 300,
+      discord: 300,
+      mailgun: 32_400,
+      stripe: 300,
+      netlify: null,
+    });
+  });
+
   it('Stripe: an event delivered twice, signed anew, is one message id, the retry counted as a duplicate', async () => {
     const secret = 'whsec_stripe_dedup_secret_value';
     const { deps, queued, counted } = await world('stripe', { secret }, { dedup_window_seconds: 3600 });

@@ -120,6 +120,11 @@ export interface Preset {
   /** The provider's own event id: the default deduplication key (none: webhook-id, else Idempotency-Key). */
   dedupKey?: DedupKey;
   /**
+   * A nonce the signature covers where it does not cover the body (Mailgun's token): taken once for
+   * twice the timestamp's tolerance, whatever the deduplication settings (accept.ts replayClaimOf).
+   */
+  replayKey?: { json_pointer: string };
+  /**
    * Where the provider says which kind of event a request is (GitHub's `X-GitHub-Event` header,
    * Stripe's body `type`): the events view shows and filters by it. Undeclared where it is not certain.
    */
@@ -307,7 +312,7 @@ export const presets = {
       timestamp: {
         from: { header: 'x-twilio-email-event-webhook-timestamp' },
         unit: 'seconds',
-        toleranceSeconds: null,
+        toleranceSeconds: 300,
       },
     },
     secretFrom: 'public-key',
@@ -358,9 +363,12 @@ export const presets = {
       signature: { jsonPointer: '/signature/signature' },
       encoding: 'hex',
       signed: ['timestamp', { jsonPointer: '/signature/token' }],
-      timestamp: { from: { jsonPointer: '/signature/timestamp' }, unit: 'seconds', toleranceSeconds: null },
+      // Mailgun retries for 8 hours and says not to be strict with the time: 9 hours, and the token
+      // taken once (its signature does not cover the event).
+      timestamp: { from: { jsonPointer: '/signature/timestamp' }, unit: 'seconds', toleranceSeconds: 9 * 3600 },
     },
     dedupKey: { json_pointer: '/event-data/id' },
+    replayKey: { json_pointer: '/signature/token' },
   },
   dropbox: {
     verification: hexBody('x-dropbox-signature'),
@@ -390,7 +398,7 @@ export const presets = {
       timestamp: {
         from: { header: 'x-zendesk-webhook-signature-timestamp' },
         unit: 'iso8601',
-        toleranceSeconds: null,
+        toleranceSeconds: 300,
       },
     },
     dedupKey: { header: 'x-zendesk-webhook-invocation-id' },
@@ -433,7 +441,7 @@ export const presets = {
       kind: 'ed25519',
       signature: 'x-signature-ed25519',
       signed: ['timestamp', 'body'],
-      timestamp: { from: { header: 'x-signature-timestamp' }, unit: 'seconds', toleranceSeconds: null },
+      timestamp: { from: { header: 'x-signature-timestamp' }, unit: 'seconds', toleranceSeconds: 300 },
     },
     secretFrom: 'public-key',
     handshake: {

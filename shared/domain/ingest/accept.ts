@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { settledBy } from '../at-most.ts';
 import type { Source } from '../connections/model.ts';
-import { type Handshake, presetOf } from '../connections/presets.ts';
+import { defaultToleranceOf, type Handshake, type Preset, presetOf } from '../connections/presets.ts';
 import { allowed, allowlistOf, type DedupKey, usesBearer, usesSignature } from '../connections/security.ts';
 import { secretHeadersOf } from '../connections/signature-headers.ts';
 import {
@@ -121,7 +121,7 @@ interface Claimed {
 }
 
 type Decision =
-  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean; source: Source; claimed: Claimed | null }
+  | { accepted: true; envelope: EnvelopeMessage; duplicate: boolean; source: Source; claimed: Claimed[] }
   | { accepted: 'handshake'; answer: HandshakeAnswer; sourceId: string }
   /** `source` is set once the request was matched to a source: the refusal is that source's to see. */
   | { accepted: false; error: DomainError; source: Source | null };
@@ -203,9 +203,9 @@ export async function acceptIngest(deps: IngestDeps, request: IngestRequest): Pr
  * writes (the source's figure one below what it holds, which would hide a later loss). Best effort: a claim
  * that stays lasts its window, as before.
  */
-async function release(deps: IngestDeps, claimed: Claimed | null): Promise<void> {
-  if (!claimed) return;
-  await deps.releaseDedupKey(claimed.sourceId, claimed.key, claimed.messageId).catch(() => undefined);
+async function release(deps: IngestDeps, claimed: Claimed[]): Promise<void> {
+  for (const claim of claimed)
+    await deps.releaseDedupKey(claim.sourceId, claim.key, claim.messageId).catch(() => undefined);
 }
 
 /**
@@ -331,7 +331,14 @@ async function acceptForSource(
     return handshakeAnswered(deps, source, handshake, signed, secrets);
   }
   await checkAcceptable(deps, request, source);
-  const envelope = await envelopeOf(deps, request, source, security.dedup_key ?? preset?.dedupKey ?? null, signed);
+  const envelope = await envelopeOf(
+    deps,
+    request,
+    source,
+    security.dedup_key ?? preset?.dedupKey ?? null,
+    signed,
+    preset,
+  );
   return { accepted: true, ...envelope, source };
 }
 
@@ -413,6 +420,25 @@ async function checkAcceptable(deps: IngestDeps, request: IngestRequest, source:
     throw tooLarge(`Ingest bodies are limited to ${deps.maxBodyBytes} bytes`);
 }
 
+/**
+ * The claim of a signature's nonce (Mailgun's `/signature/token`), for as long as its timestamp is
+ * taken: a provider that signs a nonce and a time but not the body lets a captured signature carry
+ * any body while its time is taken, unless the nonce is taken once. A second request with it is the
+ * first one's duplicate (a retry whose answer was lost), under its message id: the writer keeps that
+ * id's first row.
+ */
+function replayClaimOf(
+  preset: Preset | null,
+  security: Source['security'],
+  signed: SignedRequest,
+): { key: string; windowSeconds: number } | null {
+  if (!preset?.replayKey || !security.signature) return null;
+  const nonce = textAtPointer(signed.json(), preset.replayKey.json_pointer);
+  const windowSeconds = security.signature.tolerance_seconds ?? defaultToleranceOf(security.signature.scheme);
+  if (!nonce || windowSeconds === null) return null;
+  return { key: `replay:${nonce.slice(0, 500)}`, windowSeconds: 2 * windowSeconds };
+}
+
 /** The tenant's, connection's and (unless `paused` is false) source's state: 422 for each that refuses requests. */
 async function checkState(deps: IngestDeps, source: Source, refuses: { paused: boolean }) {
   const tenant = await deps.findTenant(source.tenant_id);
@@ -430,20 +456,30 @@ async function envelopeOf(
   source: Source,
   dedupKey: DedupKey | null,
   signed: SignedRequest,
-): Promise<{ envelope: EnvelopeMessage; duplicate: boolean; claimed: Claimed | null }> {
+  preset: Preset | null,
+): Promise<{ envelope: EnvelopeMessage; duplicate: boolean; claimed: Claimed[] }> {
   const { security } = source;
   const ingestedAt = nowMicros();
   // Time-ordered (UUID version 7, of the ingest time): a lookup by id reads only what was ingested
   // since, and the files' message id statistics become narrow enough to skip files by.
   const ownId: string = uuidv7({ msecs: Number(ingestedAt / 1000n) });
+  const claims: { key: string; windowSeconds: number }[] = [];
+  // The signature's own nonce first, whatever the deduplication settings (see Preset.replayKey).
+  const replay = replayClaimOf(preset, security, signed);
+  if (replay) claims.push(replay);
+  const key = security.dedup_window_seconds > 0 ? dedupKeyOf(dedupKey, signed)?.slice(0, 512) : undefined;
+  if (key) claims.push({ key, windowSeconds: security.dedup_window_seconds });
   let messageId = ownId;
-  let claimed: Claimed | null = null;
-  if (security.dedup_window_seconds > 0) {
-    const key = dedupKeyOf(dedupKey, signed)?.slice(0, 512);
-    if (key) {
-      messageId = await deps.claimDedupKey(source.source_id, key, ownId, security.dedup_window_seconds);
-      if (messageId === ownId) claimed = { sourceId: source.source_id, key, messageId };
-    }
+  const claimed: Claimed[] = [];
+  for (const claim of claims) {
+    messageId = await deps.claimDedupKey(source.source_id, claim.key, ownId, claim.windowSeconds);
+    if (messageId !== ownId) break;
+    claimed.push({ sourceId: source.source_id, key: claim.key, messageId });
+  }
+  // A later key found taken: the request is that one's duplicate, and the keys it claimed first go back.
+  if (messageId !== ownId && claimed.length > 0) {
+    await release(deps, claimed);
+    claimed.length = 0;
   }
   const envelope: EnvelopeMessage = {
     v: 1,
