@@ -17,11 +17,16 @@ export function atPointer(document: unknown, pointer: string): unknown {
   return value;
 }
 
-/** A pointer's target as text: a string as is, a finite number in JSON form; anything else is absent. */
+/**
+ * A pointer's target as text: a string as is, a number in JSON form; anything else is absent. So is
+ * an integer past 2^53: JSON.parse has rounded it (12345678901234567891 reads as …7000), and the
+ * text of two such ids (an event id used as a deduplication key) would be the same.
+ */
 export function textAtPointer(document: unknown, pointer: string): string | undefined {
   const value = atPointer(document, pointer);
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)))
+    return String(value);
   return undefined;
 }
 

@@ -1273,6 +1273,24 @@ describe('the provider’s own event id as the deduplication key', () => {
     expect(queued.map((envelope) => envelope.message_id)).toEqual([ids[0], ids[0]]);
   });
 
+  it('never takes an id JSON.parse rounded as a deduplication key: two events past 2^53 are two messages', async () => {
+    const secret = 'whsec_stripe_dedup_secret_value';
+    const { deps, queued, dedup } = await world(
+      'stripe',
+      { secret },
+      { dedup_window_seconds: 3600, dedup_key: { json_pointer: '/data/id' } },
+    );
+    const delivery = (body: string) => ({
+      headers: { 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret }) },
+      body,
+    });
+    // Both read as 1850000000000000000 once parsed; 9007199254740991 (2^53 - 1) is exact.
+    for (const id of ['1850000000000000001', '1850000000000000002', '9007199254740991'])
+      expect((await send(deps, delivery(`{"type":"tweet","data":{"id":${id}}}`))).status).toBe(202);
+    expect(new Set(queued.map((envelope) => envelope.message_id)).size).toBe(3);
+    expect([...dedup.keys()]).toEqual(['9007199254740991']);
+  });
+
   it('takes the preset’s header (Shopify), or the key the source names, else webhook-id, else Idempotency-Key', async () => {
     const keysOf = async (extra: Partial<SecurityUpdate>, requests: Record<string, string>[]) => {
       const secret = 'shopify-secret-0123456789';
