@@ -25,6 +25,59 @@ function rowsOf(
 
 const text = (name: string, path: string): [string, string, 'string'] => [name, path, 'string'];
 
+describe('JSON values as typed columns', () => {
+  it('takes ISO 8601 text (UTC without an offset) and epoch numbers by size, and rejects the rest rather than guess', () => {
+    const column: [string, string, ColumnDefinition['type']][] = [['t', '$.t', 'timestamp']];
+    const at = (value: unknown) => rowsOf('json', column, JSON.stringify({ t: value }))[0];
+    // 2026-11-21T10:00:00Z is 1795255200 seconds after 1970.
+    const accepted: [unknown, bigint][] = [
+      ['2026-11-21T10:00:00Z', 1795255200000000n],
+      ['2026-11-21T10:00:00', 1795255200000000n],
+      ['2026-11-21 10:00', 1795255200000000n],
+      ['2026-11-21T12:00:00+02:00', 1795255200000000n],
+      ['2026-11-21T04:30:00.123456789-0530', 1795255200123456n],
+      ['2024-02-29', 1709164800000000n],
+      ['0001-01-01T00:00:00Z', -62135596800000000n],
+      [1795255200, 1795255200000000n],
+      [1795255200.5, 1795255200500000n],
+      [1795255200000, 1795255200000000n],
+      [1795255200000000, 1795255200000000n],
+      [1.7952552e18, 1795255200000000n],
+      [-86400, -86400000000n],
+    ];
+    for (const [value, micros] of accepted)
+      expect({ value, row: at(value) }).toEqual({ value, row: { cells: [micros] } });
+    const rejected: [unknown, string][] = [
+      ['1', '"1"'],
+      ['99', '"99"'],
+      ['Mar 7', '"Mar 7"'],
+      ['7/4/2024', '"7/4/2024"'],
+      ['2024-02-31T10:00:00Z', '"2024-02-31T10:00:00Z"'],
+      ['2023-02-29', '"2023-02-29"'],
+      ['2026-11-21T24:00:00Z', '"2026-11-21T24:00:00Z"'],
+      ['0000-01-01', '"0000-01-01"'],
+      [1e20, 'number'],
+      [true, 'boolean'],
+    ];
+    for (const [value, got] of rejected)
+      expect({ value, row: at(value) }).toEqual({
+        value,
+        row: { rejected: `column t: expected an ISO 8601 timestamp or epoch number of years 0001 to 9999, got ${got}` },
+      });
+  });
+
+  it('takes a double from a number or decimal text only, and an infinite one nowhere', () => {
+    const column: [string, string, ColumnDefinition['type']][] = [['d', '$.d', 'double']];
+    const at = (raw: string) => rowsOf('json', column, `{"d":${raw}}`)[0];
+    expect([at('1.5'), at('"-2e3"'), at('"0.25"')]).toEqual([{ cells: [1.5] }, { cells: [-2000] }, { cells: [0.25] }]);
+    for (const raw of ['1e400', '"0x1A"', '"0b101"', '" 12 "', '"Infinity"', '""'])
+      expect({ raw, row: at(raw) }).toEqual({
+        raw,
+        row: { rejected: expect.stringMatching(/^column d: expected double/) },
+      });
+  });
+});
+
 describe('XML', () => {
   it('maps the root, attributes, text beside attributes, repeated siblings and entities to paths', () => {
     const order =
@@ -98,6 +151,8 @@ describe('XML', () => {
     ]);
     const refused: [string, string][] = [
       ['<r><n>4.2</n></r>', 'column n: "4.2" is not a long'],
+      ['<r><n>+-5</n></r>', 'column n: "+-5" is not a long'],
+      ['<r><t>2026-02-30</t></r>', 'column t: "2026-02-30" is not a timestamp'],
       ['<r><n>99999999999999999999</n></r>', 'column n: "99999999999999999999" is not a long'],
       ['<r><d>1,5</d></r>', 'column d: "1,5" is not a double'],
       ['<r><d>Infinity</d></r>', 'column d: "Infinity" is not a double'],

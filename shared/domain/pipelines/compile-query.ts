@@ -20,19 +20,64 @@ export class RowRejected extends Error {}
 
 const maxLong = 9223372036854775807n;
 const minLong = -9223372036854775808n;
-/** ISO 8601 date-times as text formats carry them: a date, or a date and time with an optional offset. */
-const isoTimestamp = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+/**
+ * ISO 8601 as payloads carry it: a date, or a date and time (`T` or a space between) with seconds,
+ * a fraction and an offset optional. Nothing else: `Date.parse` also takes "1", "Mar 7" and
+ * "7/4/2024", and reads a time without an offset in the process's own time zone.
+ */
+const isoTimestamp =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/i;
+
+/** Microseconds since 1970 of years 0001 to 9999, what a timestamp column (and Parquet's statistics) holds. */
+const firstMicros = -62135596800000000n;
+const lastMicros = 253402300799999999n;
 
 function describe(value: unknown): string {
   return Array.isArray(value) ? 'array' : typeof value;
 }
 
-function timestampOfText(value: string): bigint | null {
-  const millis = Date.parse(value);
-  if (!Number.isFinite(millis)) return null;
-  const fraction = /\.(\d{4,9})/.exec(value)?.[1];
-  const extraMicros = fraction ? Number(fraction.padEnd(6, '0').slice(3, 6)) : 0;
-  return BigInt(millis) * 1000n + BigInt(extraMicros);
+/** An ISO 8601 date or date-time as microseconds since 1970, UTC where it names no offset; null for anything else. */
+export function timestampOfText(value: string): bigint | null {
+  const match = isoTimestamp.exec(value);
+  if (!match) return null;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match
+    .slice(1, 7)
+    .map((part) => Number(part ?? 0));
+  const [fraction = '', zone, sign, offsetHours = '0', offsetMinutes = '0'] = match.slice(7);
+  if (hour > 23 || minute > 59 || second > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return null;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  // A day the month does not have ("2024-02-31") rolls over into the next: not a date.
+  if (year === 0 || date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return null;
+  date.setUTCHours(hour, minute, second, 0);
+  const offsetMinutesTotal =
+    zone && sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) : 0;
+  const micros =
+    BigInt(date.getTime() - offsetMinutesTotal * 60_000) * 1000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+  return micros >= firstMicros && micros <= lastMicros ? micros : null;
+}
+
+/**
+ * An epoch number as microseconds: seconds, milliseconds, microseconds or nanoseconds, told apart by
+ * size (below 1e11, 1e14, 1e17, 1e20: each unit's dates from 1973 to 5138 in the next), as senders send
+ * them; null outside years 0001 to 9999.
+ */
+function timestampOfEpoch(value: number): bigint | null {
+  const size = Math.abs(value);
+  const micros =
+    size < 1e11
+      ? value * 1e6
+      : size < 1e14
+        ? value * 1e3
+        : size < 1e17
+          ? value
+          : size < 1e20
+            ? value / 1e3
+            : Number.NaN;
+  if (!Number.isFinite(micros)) return null;
+  const exact = BigInt(Math.round(micros));
+  return exact >= firstMicros && exact <= lastMicros ? exact : null;
 }
 
 function longOfText(value: string): bigint | null {
@@ -69,24 +114,26 @@ function convertJson(value: unknown, column: ColumnDefinition): Cell {
       return parsed;
     }
     case 'double':
-      if (typeof value === 'number') return value;
-      if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+      if (typeof value === 'number' && Number.isFinite(value)) return value;
+      if (typeof value === 'string' && decimalText.test(value) && Number.isFinite(Number(value))) return Number(value);
       throw wrongType();
     case 'boolean':
       if (typeof value === 'boolean') return value;
       throw wrongType();
     case 'timestamp': {
-      if (typeof value === 'number' && Number.isFinite(value)) {
-        // Epoch seconds (10 digits) or milliseconds (13 digits), as senders commonly send them.
-        const millis = Math.abs(value) < 1e11 ? value * 1000 : value;
-        return BigInt(Math.round(millis * 1000));
-      }
-      const parsed = typeof value === 'string' ? timestampOfText(value) : null;
-      if (parsed === null) throw wrongType();
+      const parsed =
+        typeof value === 'number' ? timestampOfEpoch(value) : typeof value === 'string' ? timestampOfText(value) : null;
+      if (parsed === null)
+        throw new RowRejected(
+          `column ${column.name}: expected an ISO 8601 timestamp or epoch number of years 0001 to 9999, got ${typeof value === 'string' ? `"${clip(value)}"` : describe(value)}`,
+        );
       return parsed;
     }
   }
 }
+
+/** A decimal number as text: digits, an optional sign, fraction and exponent (no hex, no spaces, no "Infinity"). */
+const decimalText = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
  * A value of an XML or form document (text, or an element's object, or an array of repeats) as the
@@ -105,13 +152,13 @@ function convertText(value: unknown, column: ColumnDefinition): Cell {
   const refuse = () => new RowRejected(`column ${column.name}: "${clip(text)}" is not a ${column.type}`);
   switch (column.type) {
     case 'long': {
-      const parsed = longOfText(text.replace(/^\+/, ''));
+      const parsed = /^\+\d/.test(text) ? longOfText(text.slice(1)) : longOfText(text);
       if (parsed === null) throw refuse();
       return parsed;
     }
     case 'double': {
       const parsed = Number(text);
-      if (!Number.isFinite(parsed) || !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text)) throw refuse();
+      if (!Number.isFinite(parsed) || !decimalText.test(text)) throw refuse();
       return parsed;
     }
     case 'boolean':
@@ -119,7 +166,7 @@ function convertText(value: unknown, column: ColumnDefinition): Cell {
       if (text === 'false') return false;
       throw refuse();
     case 'timestamp': {
-      const parsed = isoTimestamp.test(text) ? timestampOfText(text) : null;
+      const parsed = timestampOfText(text);
       if (parsed === null) throw refuse();
       return parsed;
     }
