@@ -1,6 +1,7 @@
 import { notFound } from '../errors.ts';
 import type { RejectionSample } from '../jobs/model.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
+import { timestampOfText } from './compile-query.ts';
 import type { DecodeFormat } from './decode-formats.ts';
 import { decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
 import { type ColumnDefinition, columnTypes } from './definition.ts';
@@ -31,7 +32,8 @@ export interface ColumnSuggestion {
 const plainKey = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const longText = /^[+-]?\d{1,18}$/;
 const numberText = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-const isoText = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+/** A date-time (not a date alone: that stays text unless a definition says otherwise). */
+const dateTimeText = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 
 function typeOf(value: unknown, textValues: boolean): ColumnType | null {
   if (value === null || value === undefined) return null;
@@ -39,7 +41,8 @@ function typeOf(value: unknown, textValues: boolean): ColumnType | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? 'long' : 'double';
   if (typeof value !== 'string') return 'string';
   const text = textValues ? value.trim() : value;
-  if (isoText.test(text) && Number.isFinite(Date.parse(text))) return 'timestamp';
+  // What the decoding reads as a timestamp (compile-query.ts), so that a suggestion never rejects its own sample.
+  if (dateTimeText.test(text) && timestampOfText(text) !== null) return 'timestamp';
   if (!textValues) return 'string';
   if (text === '') return null;
   if (text === 'true' || text === 'false') return 'boolean';
