@@ -22,6 +22,16 @@ import { acknowledgeControl, acknowledgeNagRule } from '../policy-checks.ts';
  */
 export const defaultEdgeRateLimitPerMinute = 6000;
 
+/** The common rule set's rules that count rather than block (see EdgeFirewallStack). */
+export const countedCommonRules = [
+  'SizeRestrictions_BODY',
+  'SizeRestrictions_QUERYSTRING',
+  'SizeRestrictions_URIPATH',
+  'CrossSiteScripting_BODY',
+  'GenericLFI_BODY',
+  'GenericRFI_BODY',
+] as const;
+
 export interface EdgeFirewallProps extends StackProps {
   rateLimitPerMinute?: number;
 }
@@ -30,9 +40,14 @@ export interface EdgeFirewallProps extends StackProps {
  * The AWS WAF web ACL in front of the API. One for CloudFront must live in us-east-1, so it is a stack
  * of its own there, whatever the region of the rest. Its rules, in order:
  *  1. a rate-based rule per client address;
- *  2. AWS's IP reputation list and known bad inputs (exploit patterns such as Log4j lookups);
+ *  2. AWS's IP reputation list, and known bad inputs (exploit patterns such as Log4j lookups) for
+ *     every route but ingest;
  *  3. AWS's common rule set, for every route but ingest: a webhook's body is the sender's data, which
- *     may well hold HTML or paths, and blocking it would lose it.
+ *     may well hold HTML, paths or a security tool's exploit samples, and blocking it would lose it.
+ *     Its size rules only count: they block bodies over 8 KB, query strings over 2 KB and paths over
+ *     1 KB, below what the API takes (1 MiB bodies, 256 KiB wiki pages, 4 KB cursors, wiki paths of
+ *     1,000 UTF-8 bytes), which the API limits itself; and so do the body rules a wiki page in
+ *     Markdown trips (HTML, relative paths, links).
  */
 export class EdgeFirewallStack extends Stack {
   readonly webAcl: CfnWebACL;
@@ -49,12 +64,24 @@ export class EdgeFirewallStack extends Stack {
       metricName,
       sampledRequestsEnabled: true,
     });
-    const managed = (name: string, priority: number, scopeDownStatement?: CfnWebACL.StatementProperty) => ({
+    const managed = (
+      name: string,
+      priority: number,
+      scopeDownStatement?: CfnWebACL.StatementProperty,
+      counted: readonly string[] = [],
+    ) => ({
       name: `AWS-${name}`,
       priority,
       overrideAction: { none: {} },
       statement: {
-        managedRuleGroupStatement: { vendorName: 'AWS', name, ...(scopeDownStatement ? { scopeDownStatement } : {}) },
+        managedRuleGroupStatement: {
+          vendorName: 'AWS',
+          name,
+          ...(scopeDownStatement ? { scopeDownStatement } : {}),
+          ...(counted.length > 0
+            ? { ruleActionOverrides: counted.map((rule) => ({ name: rule, actionToUse: { count: {} } })) }
+            : {}),
+        },
       },
       visibilityConfig: visibility(name),
     });
@@ -84,8 +111,8 @@ export class EdgeFirewallStack extends Stack {
           visibilityConfig: visibility('RatePerClientAddress'),
         },
         managed('AWSManagedRulesAmazonIpReputationList', 1),
-        managed('AWSManagedRulesKnownBadInputsRuleSet', 2),
-        managed('AWSManagedRulesCommonRuleSet', 3, notIngest),
+        managed('AWSManagedRulesKnownBadInputsRuleSet', 2, notIngest),
+        managed('AWSManagedRulesCommonRuleSet', 3, notIngest, countedCommonRules),
       ],
     });
   }

@@ -26,7 +26,7 @@ export class TenantBucketAccess extends Construct {
 
   constructor(scope: Construct, id: string, props: { bucketNames: string[] }) {
     super(scope, id);
-    const { partition, region } = Stack.of(this);
+    const { partition } = Stack.of(this);
     const objects = props.bucketNames.map((name) => `arn:${partition}:s3:::${name}/*`);
     const buckets = props.bucketNames.map((name) => `arn:${partition}:s3:::${name}`);
     const role = (name: string, access: 'read' | 'readWrite', actions: string[], keyActions: string[]) => {
@@ -41,12 +41,14 @@ export class TenantBucketAccess extends Construct {
       created.addToPolicy(new PolicyStatement({ actions, resources: objects }));
       created.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: buckets }));
       // A bucket encrypted with a customer managed key: S3 asks KMS with the session's credentials, so
-      // the role may use a key through S3 only (and S3 only for the objects above).
+      // the role may use a key through S3 only (and S3 only for the objects above). S3 asks from the
+      // bucket's region (kms:ViaService is s3.<that region>), which a tenant's bucket need not share
+      // with the stack: any region's S3, as the sessions' own policies say.
       created.addToPolicy(
         new PolicyStatement({
           actions: keyActions,
           resources: ['*'],
-          conditions: { StringEquals: { 'kms:ViaService': `s3.${region}.amazonaws.com` } },
+          conditions: { StringLike: { 'kms:ViaService': 's3.*.amazonaws.com' } },
         }),
       );
       Tags.of(created).add(tenantBucketRoleTag.key, tenantBucketRoleTag.value(access));

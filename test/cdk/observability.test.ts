@@ -93,7 +93,7 @@ describe('tracing', () => {
             for (const action of [statement.Action].flat())
               starred.add(
                 action.startsWith('kms:')
-                  ? `${action} ${roles.includes('TenantBucketAccess') ? 'tenant buckets' : 'other'} ${Object.keys(statement.Condition?.StringEquals ?? {}).join()}`
+                  ? `${action} ${roles.includes('TenantBucketAccess') ? 'tenant buckets' : 'other'} ${Object.keys({ ...statement.Condition?.StringEquals, ...statement.Condition?.StringLike }).join()}`
                   : action,
               );
         }
