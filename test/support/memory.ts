@@ -568,6 +568,12 @@ export function memoryStore() {
       if (connection)
         dashboards.set(tenantId, { ...connection, status, last_error: lastError, updated_at: now.toISOString() });
     },
+    async setDashboardOutcome(tenantId, credentialHash, status, lastError, now) {
+      const connection = dashboards.get(tenantId);
+      if (connection?.credential?.hash !== credentialHash) return false;
+      dashboards.set(tenantId, { ...connection, status, last_error: lastError, updated_at: now.toISOString() });
+      return true;
+    },
     async requestDashboardProvisioning(tenantId) {
       provisioningRequests.push(tenantId);
     },

@@ -54,6 +54,35 @@ describe.concurrent('the dashboard connection', () => {
     expect(dashboardKeys()).toEqual([last]);
   });
 
+  it('leaves a rotation made during a provisioning run to its own run: the new credential is the one the tool ends with', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    const delivered: string[] = [];
+    const tool = (during?: () => Promise<void>) => ({
+      deliverCredential: async (input: { api_key: string }) => {
+        delivered.push(createHash('sha256').update(input.api_key).digest('hex'));
+        await during?.();
+      },
+    });
+    // The first run hands over the first credential while a rotation replaces it.
+    await provisionDashboard(
+      { ...store, dashboardTool: tool(() => rotateDashboardCredential(store, platformAdmin, tenantId, now)) },
+      tenantId,
+      now,
+    );
+    const afterFirst = store.state.dashboards.get(tenantId)?.status;
+    // The rotation's own run.
+    await provisionDashboard({ ...store, dashboardTool: tool() }, tenantId, now);
+    const current = store.state.dashboards.get(tenantId);
+    expect({ afterFirst, deliveries: delivered.length, status: current?.status }).toEqual({
+      afterFirst: 'Pending',
+      deliveries: 2,
+      status: 'Active',
+    });
+    expect(delivered[1]).toBe(current?.credential?.hash);
+    expect(delivered[0]).not.toBe(current?.credential?.hash);
+  });
+
   it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
     const { store, tenantId } = await withDataSet();
     await retryDashboardConnection(store, platformAdmin, tenantId, now);
@@ -134,10 +163,10 @@ describe.concurrent('the dashboard connection', () => {
     const stored: (string | null)[] = [];
     const failing = {
       ...store,
-      setDashboardStatus: async (...args: Parameters<typeof store.setDashboardStatus>) => {
-        stored.push(args[2]);
-        if (args[1] === 'Active') throw new Error('ConditionalCheckFailedException: The conditional request failed');
-        return store.setDashboardStatus(...args);
+      setDashboardOutcome: async (...args: Parameters<typeof store.setDashboardOutcome>) => {
+        stored.push(args[3]);
+        if (args[2] === 'Active') throw new Error('ThrottlingException: Rate of requests exceeds the allowed throughput');
+        return store.setDashboardOutcome(...args);
       },
     };
     const delivered: string[] = [];
@@ -147,7 +176,7 @@ describe.concurrent('the dashboard connection', () => {
         tenantId,
         now,
       ),
-    ).rejects.toThrow('ConditionalCheckFailedException');
+    ).rejects.toThrow('ThrottlingException');
     expect(stored).toEqual([null]);
     expect(store.state.dashboards.get(tenantId)).toMatchObject({ status: 'Pending', last_error: null });
     await provisionDashboard(

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { type DashboardConnection, type DashboardStatus, dashboardStatuses } from '../../domain/tenants/dashboard.ts';
 import { apiKeyKeys } from './api-key-items.ts';
 import { itemReader, orNull } from './stored-items.ts';
-import { db, table, transactionHeld } from './table.ts';
+import { conditionHeld, db, table, transactionHeld } from './table.ts';
 
 export const dashboardKeys = {
   connection: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'DASHBOARD_CONNECTION' }),
@@ -95,5 +95,31 @@ export async function setDashboardStatus(
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':status': status, ':error': lastError, ':at': now.toISOString() },
     }),
+  );
+}
+
+export async function setDashboardOutcome(
+  tenantId: string,
+  credentialHash: string,
+  status: DashboardStatus,
+  lastError: string | null,
+  now: Date,
+): Promise<boolean> {
+  return conditionHeld(
+    db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: dashboardKeys.connection(tenantId),
+        UpdateExpression: 'SET #status = :status, last_error = :error, updated_at = :at',
+        ConditionExpression: 'credential.#hash = :delivered',
+        ExpressionAttributeNames: { '#status': 'status', '#hash': 'hash' },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':error': lastError,
+          ':at': now.toISOString(),
+          ':delivered': credentialHash,
+        },
+      }),
+    ),
   );
 }

@@ -37,6 +37,17 @@ export interface DashboardRepository {
     previousHash: string | null,
   ): Promise<boolean>;
   setDashboardStatus(tenantId: string, status: DashboardStatus, lastError: string | null, now: Date): Promise<void>;
+  /**
+   * A provisioning's outcome (Active or Failed), written only while the connection still holds the
+   * credential it handed over (`credentialHash`); false, writing nothing, once a rotation replaced it.
+   */
+  setDashboardOutcome(
+    tenantId: string,
+    credentialHash: string,
+    status: DashboardStatus,
+    lastError: string | null,
+    now: Date,
+  ): Promise<boolean>;
 }
 
 export interface DashboardProvisioningQueue {

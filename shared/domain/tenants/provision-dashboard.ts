@@ -18,6 +18,9 @@ import type { TenantRepository } from './ports.ts';
  *     fixed INTERNAL reason, and thrown, so that its cause is logged and never shown to the tenant.
  *  4. A failure to store the outcome is thrown: the message comes back, still Pending, and the tool
  *     receives the same credential again.
+ *  5. The outcome is stored only while the connection still holds the credential handed over: a
+ *     rotation meanwhile (a new credential, Pending, its own message queued) must not be marked
+ *     Active by this run, or its own run would find it Active and never hand the new one over.
  */
 export async function provisionDashboard(
   deps: Pick<TenantRepository, 'getTenant'> &
@@ -47,8 +50,9 @@ export async function provisionDashboard(
     });
   } catch (error) {
     const toolFailed = error instanceof DashboardToolFailure;
-    await deps.setDashboardStatus(
+    await deps.setDashboardOutcome(
       tenantId,
+      connection.credential.hash,
       'Failed',
       toolFailed ? error.message.slice(0, 500) : internalDashboardFailure,
       now,
@@ -56,5 +60,5 @@ export async function provisionDashboard(
     if (toolFailed) return;
     throw error;
   }
-  await deps.setDashboardStatus(tenantId, 'Active', null, now);
+  await deps.setDashboardOutcome(tenantId, connection.credential.hash, 'Active', null, now);
 }
