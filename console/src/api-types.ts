@@ -116,7 +116,7 @@ export interface paths {
   };
   "/api/tenants/{tenant_id}/dashboard-connection/rotate": {
     /**
-     * Replace the dashboard's read-only credential; the old one stops working at once
+     * Replace the dashboard's read-only credential; the old one stops working at once (also while the tenant is suspended, as a revocation)
      * @description Permission `dashboard.manage`, held by: PlatformAdmin, TenantAdmin.
      */
     post: operations["tenantsRotateDashboardCredential"];
@@ -2130,7 +2130,7 @@ export interface operations {
     };
   };
   /**
-   * Replace the dashboard's read-only credential; the old one stops working at once
+   * Replace the dashboard's read-only credential; the old one stops working at once (also while the tenant is suspended, as a revocation)
    * @description Permission `dashboard.manage`, held by: PlatformAdmin, TenantAdmin.
    */
   tenantsRotateDashboardCredential: {

@@ -139,7 +139,8 @@ export const tenantRoutes = {
     entry: 'functions/tenants/rotate-dashboard-credential.ts',
     auth: 'apiKey',
     permission: 'dashboard.manage',
-    summary: "Replace the dashboard's read-only credential; the old one stops working at once",
+    summary:
+      "Replace the dashboard's read-only credential; the old one stops working at once (also while the tenant is suspended, as a revocation)",
     tag: 'Tenants',
     params: tenantIdParams,
     responses: { 204: null },

@@ -83,6 +83,18 @@ describe.concurrent('the dashboard connection', () => {
     expect(delivered[0]).not.toBe(current?.credential?.hash);
   });
 
+  it('rotates while the tenant is suspended: the leaked key is revoked, as any key’s revocation is', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    const leaked = store.state.dashboards.get(tenantId)?.credential?.api_key_id as string;
+    const tenant = store.state.tenants.get(tenantId);
+    if (!tenant) throw new Error('no tenant');
+    store.state.tenants.set(tenantId, { ...tenant, status: 'Suspended' });
+    await rotateDashboardCredential(store, platformAdmin, tenantId, now);
+    expect(store.state.apiKeys.has(leaked)).toBe(false);
+    expect(store.state.dashboards.get(tenantId)?.credential?.api_key_id).not.toBe(leaked);
+  });
+
   it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
     const { store, tenantId } = await withDataSet();
     await retryDashboardConnection(store, platformAdmin, tenantId, now);
@@ -165,7 +177,8 @@ describe.concurrent('the dashboard connection', () => {
       ...store,
       setDashboardOutcome: async (...args: Parameters<typeof store.setDashboardOutcome>) => {
         stored.push(args[3]);
-        if (args[2] === 'Active') throw new Error('ThrottlingException: Rate of requests exceeds the allowed throughput');
+        if (args[2] === 'Active')
+          throw new Error('ThrottlingException: Rate of requests exceeds the allowed throughput');
         return store.setDashboardOutcome(...args);
       },
     };

@@ -263,14 +263,19 @@ export async function retryDashboardConnection(
   });
 }
 
-/** Rotate the dashboard's credential: a new key, the old one revoked at once, provisioning queued. */
+/**
+ * Rotate the dashboard's credential: a new key, the old one revoked at once, provisioning queued. It
+ * stays possible while the tenant is suspended, as a key's revocation does: a leaked dashboard key
+ * (a TenantViewer's, which reads through a suspension) is what a suspension is often for, and the
+ * new key reads no more than the old.
+ */
 export async function rotateDashboardCredential(
   deps: Pick<TenantRepository, 'getTenant'> & DashboardRepository & DashboardProvisioningQueue & { secrets: SecretBox },
   principal: Principal,
   tenantId: string,
   now = new Date(),
 ): Promise<void> {
-  await tenantFor(deps, principal, tenantId, 'write');
+  await tenantFor(deps, principal, tenantId, 'restrict');
   await issueDashboardCredential(deps, tenantId, now, 'always');
   await deps.requestDashboardProvisioning(tenantId);
 }
