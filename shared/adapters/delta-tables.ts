@@ -36,7 +36,6 @@ import type { CommitTableDeps, StagedRow } from '../domain/ingest/commit-table.t
 import { firstIngestMs, isTimedId } from '../domain/ingest/envelope.ts';
 import type { MaintenanceOutcome } from '../domain/jobs/run-optimize.ts';
 import type { ColumnDefinition } from '../domain/pipelines/definition.ts';
-import type { DayRange } from '../domain/pipelines/pipeline-runs.ts';
 import type { DecodedRow } from '../domain/pipelines/run-pipeline.ts';
 import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
@@ -221,14 +220,14 @@ export function pipelineOutput(deps: CommitDeps, metadata: TableMetadata) {
     async replace(
       columns: ColumnDefinition[],
       rows: DecodedRow[],
-      range: DayRange,
+      days: ReadonlySet<string>,
       attempt: number,
       txn: { appId: string; version: number; expected: number },
     ) {
       const files = await writeRowFiles(deps.storage, columns, rows);
       const result = await replacePartitions(deps, {
         tableId: metadata.tableId,
-        replaces: (values) => typeof values.dt === 'string' && values.dt >= range.from && values.dt <= range.to,
+        replaces: (values) => typeof values.dt === 'string' && days.has(values.dt),
         operation: 'WRITE',
         adds: files.adds,
         rows: rows.length,

@@ -112,8 +112,8 @@ async function world() {
       ...(await written(output).append(cols, rows, attempt, txn)),
       committed: [],
     }),
-    replaceRows: async (output, cols, rows, range, attempt, txn) => ({
-      ...(await written(output).replace(cols, rows, range, attempt, txn)),
+    replaceRows: async (output, cols, rows, days, attempt, txn) => ({
+      ...(await written(output).replace(cols, rows, days, attempt, txn)),
       committed: [],
     }),
     markMaintenanceDue: async () => undefined,
@@ -234,6 +234,39 @@ describe('triggering a ranged re-run', () => {
 
 // Real Parquet encoding and DuckDB: seconds on a busy machine, not milliseconds.
 describe('a ranged re-run', { timeout: 60_000 }, () => {
+  it('leaves the output’s rows of a day the source no longer holds (its retention removed it) as they were', async () => {
+    const { commit, run, tables, outputId, store, source } = await world();
+    commit('2026-11-01', [{ n: 1, type: 'push' }]);
+    commit('2026-11-02', [{ n: 2, type: 'push' }]);
+    await run();
+    // The source's retention removes 2026-11-01 (a version of removes only, as the maintenance run commits).
+    store.state.logs.set(source.data_set_id, [
+      ...(store.state.logs.get(source.data_set_id) ?? []),
+      {
+        version: 2,
+        actions: [
+          {
+            remove: {
+              path: 'dt=2026-11-01/part-0.parquet',
+              deletionTimestamp: 0,
+              dataChange: true,
+              extendedFileMetadata: true,
+              partitionValues: { dt: '2026-11-01' },
+              size: 1,
+            },
+          },
+        ],
+      },
+    ]);
+    // The next run reads that version (nothing new in it).
+    expect(await run()).toMatchObject({ rows_in: 0 });
+    // Act
+    const outcome = await run({ from: '2026-11-01', to: '2026-11-02' });
+    // Assess: 2026-11-02 rebuilt, 2026-11-01 untouched.
+    expect(outcome).toMatchObject({ rows_in: 1, rows_out: 1 });
+    expect(await outputRows(tables.get(outputId()))).toEqual(['2026-11-01 1 push', '2026-11-02 2 push']);
+  });
+
   it('replaces the days’ rows with what the deployed version makes of them, in one commit, the same however often it runs', async () => {
     const { commit, run, redeploy, definition, tables, outputId, store, pipelineId, source } = await world();
     commit('2026-11-01', [

@@ -81,15 +81,15 @@ export interface PipelineRunDeps
     txn: PipelineTxn,
   ): Promise<{ version: number | null; written: number; committed: CommittedVersion[] }>;
   /**
-   * Replaces the output's rows of the days `range` names with `rows`, in one commit (removes of
-   * the days' files, adds of the new ones) that records the pipeline's txn at `txn.version`, and
-   * fails if the table's txn is not at `txn.expected` (a run committed meanwhile).
+   * Replaces the output's rows of `days` with `rows`, in one commit (removes of the days' files,
+   * adds of the new ones) that records the pipeline's txn at `txn.version`, and fails if the
+   * table's txn is not at `txn.expected` (a run committed meanwhile).
    */
   replaceRows(
     output: DataSet,
     columns: ColumnDefinition[],
     rows: DecodedRow[],
-    range: DayRange,
+    days: ReadonlySet<string>,
     attempt: number,
     txn: { appId: string; version: number; expected: number },
   ): Promise<{
@@ -420,6 +420,8 @@ async function rerunDays(
   const files = (await deps.envelopeFiles(source, after))
     .filter((file) => inRange(file.partitionValues.dt))
     .sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1));
+  // Only the days the source still holds are rebuilt: a day its retention removed keeps the output's rows.
+  const days = new Set(files.map((file) => file.partitionValues.dt as string));
   const decoder = new Decoder(snapshot.definition, maxRowsPerRun);
   for (const file of files) {
     for (const envelope of await file.readEnvelopes()) decoder.add(envelope, file.partitionValues.dt ?? '');
@@ -431,7 +433,7 @@ async function rerunDays(
   }
   const output = start.existing ?? (await createOutput(deps, pipeline, snapshot));
   await control.beginCommit();
-  const replaced = await deps.replaceRows(output, snapshot.definition.columns, decoder.rows, range, attempt, {
+  const replaced = await deps.replaceRows(output, snapshot.definition.columns, decoder.rows, days, attempt, {
     appId,
     version: after,
     expected: start.recorded,
