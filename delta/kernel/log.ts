@@ -760,6 +760,18 @@ export function appendedFiles(actions: Action[]): AddFile[] {
   );
 }
 
+/**
+ * The files a commit removes with their rows (`dataChange: true`) and does not add back: with adds of
+ * new rows beside them, another engine's copy-on-write DELETE, UPDATE or MERGE, whose added files
+ * hold the removed files' other rows again, read before by whoever follows the log.
+ */
+export function rewrittenFiles(actions: Action[]): RemoveFile[] {
+  const added = new Set(actions.flatMap((action) => ('add' in action ? [action.add.path] : [])));
+  return actions.flatMap((action) =>
+    'remove' in action && action.remove.dataChange && !added.has(action.remove.path) ? [action.remove] : [],
+  );
+}
+
 export function parseCommit(text: string): Action[] {
   return text
     .split('\n')

@@ -5,7 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type Action, type AddFile, appendedFiles } from '#delta/kernel/log.ts';
+import { type Action, type AddFile, appendedFiles, rewrittenFiles } from '#delta/kernel/log.ts';
 import { applyActions, emptyState } from '#delta/kernel/snapshot.ts';
 import { fileView, snapshotView } from '#shared/adapters/table-views.ts';
 import type { Connection, Source } from '#shared/domain/connections/model.ts';
@@ -639,7 +639,13 @@ export function memoryStore() {
       return (logs.get(dataSet.data_set_id) ?? [])
         .filter((commit) => commit.version > version)
         .slice(0, maxCommits)
-        .map((commit) => ({ version: commit.version, added: appendedFiles(copy(commit.actions)).map(envelopeFile) }));
+        .map((commit) => ({
+          version: commit.version,
+          added: appendedFiles(copy(commit.actions)).map(envelopeFile),
+          removed: rewrittenFiles(copy(commit.actions)).map((remove) =>
+            envelopeFile({ ...remove, modificationTime: remove.deletionTimestamp, dataChange: true, stats: null }),
+          ),
+        }));
     },
     secrets: memorySecrets,
     /**

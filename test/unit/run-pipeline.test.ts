@@ -296,6 +296,57 @@ describe.concurrent('runPipeline', () => {
     expect(store.state.pipelines.get(pipelineId)?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 1 });
   });
 
+  it('reads only the new rows of another engine’s copy-on-write rewrite of the source, not the file’s other rows again', async () => {
+    // Prepare: a file of three events, read by a run.
+    const { commit, deps, appended, deployedPipeline, trigger, store, dataSet } = await world();
+    commit({ m1: { action: 'a' }, m2: { action: 'b' }, m3: { action: 'c' } });
+    const pipelineId = await deployedPipeline();
+    await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+    // Spark's MERGE (protocol 1,2: no deletion vectors): m2 deleted and m4 inserted by rewriting the file whole.
+    const rewritten = 'dt=2026-11-21/part-rewrite.parquet';
+    store.state.envelopes.set(
+      rewritten,
+      ['m1', 'm3', 'm4'].map((id) => ({
+        message_id: id,
+        content_type: null,
+        payload: Buffer.from(JSON.stringify({ action: id })),
+      })),
+    );
+    store.state.logs.set(dataSet.data_set_id, [
+      ...(store.state.logs.get(dataSet.data_set_id) ?? []),
+      {
+        version: 1,
+        actions: [
+          {
+            remove: {
+              path: 'dt=2026-11-21/part-0.parquet',
+              deletionTimestamp: 0,
+              dataChange: true,
+              extendedFileMetadata: true,
+              partitionValues: { dt: '2026-11-21' },
+              size: 1,
+            },
+          },
+          {
+            add: {
+              path: rewritten,
+              partitionValues: { dt: '2026-11-21' },
+              size: 1,
+              modificationTime: 0,
+              dataChange: true,
+              stats: '{"numRecords":3}',
+            },
+          },
+        ],
+      },
+    ]);
+    // Act
+    const outcome = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+    // Assess: m4 only; every row handed to the output once.
+    expect(outcome).toMatchObject({ rows_in: 1, rows_out: 1, source: { from_version: 1, to_version: 1 } });
+    expect(appended.map((row) => row.messageId)).toEqual(['m1', 'm2', 'm3', 'm4']);
+  });
+
   it('runs the version the job was started with, whatever the working copy says now', async () => {
     const { commit, deps, output, deployedPipeline, trigger, store, definition } = await world();
     commit({ m1: { action: 'a', number: 1 } });

@@ -7,7 +7,7 @@
  */
 import { deletedRowsOf } from '#delta/kernel/deletion-vectors.ts';
 import { readSupport } from '#delta/kernel/features.ts';
-import { type AddFile, appendedFiles } from '#delta/kernel/log.ts';
+import { type AddFile, appendedFiles, type RemoveFile, rewrittenFiles } from '#delta/kernel/log.ts';
 import { commitsAfter, openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
 import type { TableStorage } from '#delta/kernel/storage.ts';
 import { conflict } from '../../domain/errors.ts';
@@ -43,6 +43,14 @@ function envelopeFile(storage: Pick<TableStorage, 'get' | 'getIfExists'>, add: A
   };
 }
 
+/** A removed file as the add it undoes: its rows, less those its deletion vector had removed before. */
+const removedFile = (remove: RemoveFile): AddFile => ({
+  ...remove,
+  modificationTime: remove.deletionTimestamp,
+  dataChange: true,
+  stats: null,
+});
+
 export const pipelineSources: SourceReader & Pick<PipelineRunDeps, 'snapshotOf'> = {
   getDataSet,
   snapshotOf: async (dataSet) => snapshotView(readable((await openSnapshot(await tableReader(dataSet))).state)),
@@ -57,6 +65,7 @@ export const pipelineSources: SourceReader & Pick<PipelineRunDeps, 'snapshotOf'>
     return (await commitsAfter(reader, version, maxCommits)).map((commit) => ({
       version: commit.version,
       added: appendedFiles(commit.actions).map((add) => envelopeFile(reader.storage, add)),
+      removed: rewrittenFiles(commit.actions).map((remove) => envelopeFile(reader.storage, removedFile(remove))),
     }));
   },
 };

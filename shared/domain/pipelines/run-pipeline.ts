@@ -57,7 +57,7 @@ export interface SourceReader {
     dataSet: DataSet,
     version: number,
     maxCommits: number,
-  ): Promise<{ version: number; added: EnvelopeFile[] }[]>;
+  ): Promise<{ version: number; added: EnvelopeFile[]; removed: EnvelopeFile[] }[]>;
 }
 
 export interface PipelineRunDeps
@@ -237,9 +237,10 @@ export async function runPipeline(
   const decoder = new Decoder(definition);
   let lastVersion = after;
   for (const commit of commits) {
+    const seen = await rewrittenRows(commit);
     for (const file of commit.added) {
       const dt = file.partitionValues.dt ?? '';
-      for (const envelope of await file.readEnvelopes()) decoder.add(envelope, dt);
+      for (const envelope of await file.readEnvelopes()) if (!seen.has(envelope.message_id)) decoder.add(envelope, dt);
     }
     lastVersion = commit.version;
     await control.throwIfCancelled();
@@ -377,6 +378,18 @@ async function readFirstSnapshot(
       },
     },
   };
+}
+
+/**
+ * The message ids of the rows a commit removed while adding others: another engine's copy-on-write
+ * DELETE, UPDATE or MERGE writes a file's other rows again, rows the pipeline read before (a MERGE's
+ * new rows are in no removed file, and are read).
+ */
+async function rewrittenRows(commit: { added: EnvelopeFile[]; removed: EnvelopeFile[] }): Promise<Set<string>> {
+  const ids = new Set<string>();
+  if (commit.added.length === 0) return ids;
+  for (const file of commit.removed) for (const envelope of await file.readEnvelopes()) ids.add(envelope.message_id);
+  return ids;
 }
 
 /** What a run found before it reads rows: the pipeline, its deployed version, source and output, and its progress. */
