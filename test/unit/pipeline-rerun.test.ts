@@ -351,21 +351,28 @@ describe('a ranged re-run', { timeout: 60_000 }, () => {
     ]);
   });
 
-  it('fills a new output from the days asked for, and the next run appends to that output', async () => {
+  it('fills a new output from the source’s start, as a first run does, and the next run appends to that output', async () => {
     const { commit, run, redeploy, definition, tables, outputId, store } = await world();
     commit('2026-11-01', [{ n: 1, type: 'push' }]);
     commit('2026-11-02', [{ n: 2, type: 'push' }]);
     await run();
     const first = outputId();
     await redeploy(definition('events_v2'));
-    await run({ from: '2026-11-02', to: '2026-11-02' });
+    // A ranged re-run has nothing of the new output's to rebuild yet.
+    await expect(run({ from: '2026-11-02', to: '2026-11-02' })).rejects.toThrow('has not read its source yet');
+    await run();
     const second = outputId();
     expect(second).not.toBe(first);
     expect(store.state.dataSets.get(second)?.name).toBe('events_v2');
     commit('2026-11-03', [{ n: 3, type: 'push' }]);
     await run();
     expect(outputId()).toBe(second);
-    expect(await outputRows(tables.get(second))).toEqual(['2026-11-02 2 push', '2026-11-03 3 push']);
+    expect(await outputRows(tables.get(second))).toEqual([
+      '2026-11-01 1 push',
+      '2026-11-02 2 push',
+      '2026-11-03 3 push',
+    ]);
+    expect(await outputRows(tables.get(first))).toEqual(['2026-11-01 1 push', '2026-11-02 2 push']);
     expect([...store.state.dataSets.values()].filter((dataSet) => dataSet.name.startsWith('events'))).toHaveLength(2);
   });
 

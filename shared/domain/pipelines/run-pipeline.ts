@@ -204,7 +204,7 @@ export async function runPipeline(
 ): Promise<JobOutcome> {
   const { pipeline_id: pipelineId, pipeline_version: version } = readJobField(pipelineJobSource, job, 'source');
   const payload = job.payload;
-  const pipeline = await deps.getPipeline(pipelineId);
+  let pipeline = await deps.getPipeline(pipelineId);
   if (!pipeline) throw new JobFailure('The pipeline was deleted');
   if (payload?.trigger === 'on_new_data' && pipeline.status !== 'Active') throw new JobCancelled();
   const snapshot = await deps.getDeployedVersion(pipelineId, version);
@@ -214,6 +214,7 @@ export async function runPipeline(
   if (!source || source.tenant_id !== pipeline.tenant_id) throw new JobFailure('The source data set no longer exists');
 
   const existing = await existingOutput(deps, pipeline, snapshot);
+  if (!existing && pipeline.output_data_set_id !== null) pipeline = await startNewOutput(deps, pipeline);
   const appId = pipelineAppId(pipelineId, source.data_set_id);
   const outputState = existing?.storage_location ? await deps.snapshotOf(existing) : null;
   const recorded = outputState?.progress.get(appId) ?? -1;
@@ -506,6 +507,25 @@ async function existingOutput(
       `The columns of version ${snapshot.version} differ from those of output "${existing.name}"; give the output a new name`,
     );
   return existing;
+}
+
+/**
+ * A deployed version that writes another output (a new name, after a change of columns) or an output
+ * that was deleted: the new one is written from the source's start, as a first run's (its checkpoint
+ * forgotten first), not from where the old one had got: it would lack every earlier row.
+ */
+async function startNewOutput(
+  deps: PipelineRunDeps,
+  pipeline: Pipeline & PipelineProgress,
+): Promise<Pipeline & PipelineProgress> {
+  if (pipeline.checkpoint === null) return pipeline;
+  await deps.saveProgress(
+    pipeline.pipeline_id,
+    pipeline.checkpoint,
+    { output_data_set_id: pipeline.output_data_set_id, checkpoint: null },
+    new Date(),
+  );
+  return { ...pipeline, checkpoint: null };
 }
 
 async function createOutput(
