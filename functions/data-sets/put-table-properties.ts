@@ -11,7 +11,7 @@ import type { DataSet } from '#shared/domain/datasets/model.ts';
 import { setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { freshnessKeptMs } from '#shared/domain/ingest/staging.ts';
-import { holdTableForRequest } from '#shared/domain/jobs/maintenance-jobs.ts';
+import { holdTableWaiting } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { ok } from '#shared/http/responses.ts';
 import { dataSetRoutes } from '#shared/routes/data-sets.ts';
 
@@ -29,7 +29,7 @@ const deps = {
   defaultFreshnessMs: config.tableFreshnessMs(),
   defaultDataRetentionMs: config.dataRetentionMs(),
   markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
-  holdTable: (dataSetId: string) => holdTableForRequest({ ...leases, dispatchJob }, dataSetId),
+  holdTable: (dataSetId: string) => holdTableWaiting({ ...leases, dispatchJob }, dataSetId),
 };
 
 export const handler = apiHandler(

@@ -8,7 +8,7 @@ import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { readTableProperties, setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import { deletePayload, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
+import { deletePayload, holdTableWaiting, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { JobCancelled, JobFailure, readJob } from '#shared/domain/jobs/run-job.ts';
@@ -514,6 +514,33 @@ describe.concurrent('data sets', () => {
     expect(await deleteDataSet(store, platformAdmin, dataSetId)).toEqual({ deleted: true });
 
     expect({ commits, holds }).toEqual({ commits: [dataSetId], holds: ['refused', 'held', 'held'] });
+  });
+
+  it('wait a few seconds for a table another request holds, then hold it; still held at the end, null', async () => {
+    // A lease item as the table keeps it: one holder, released by it.
+    let holder: string | null = 'request-other';
+    const taken: string[] = [];
+    const leases = {
+      acquireLease: async (_: string, jobId: string) => {
+        if (holder !== null) return false;
+        holder = jobId;
+        taken.push(jobId);
+        return true;
+      },
+      releaseLease: async () => {
+        holder = null;
+        return [];
+      },
+      dispatchJob: async () => undefined,
+    };
+    const waiting = holdTableWaiting(leases, 'ds-1', { totalMs: 5_000, everyMs: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    holder = null;
+    const release = await waiting;
+    expect({ held: release !== null, taken: taken.length }).toEqual({ held: true, taken: 1 });
+    await release?.();
+    holder = 'a-maintenance-run';
+    expect(await holdTableWaiting(leases, 'ds-1', { totalMs: 30, everyMs: 5 })).toBeNull();
   });
 
   it('are listed to their own tenant only', async () => {

@@ -36,7 +36,10 @@ export interface TablePropertyDeps {
   defaultDataRetentionMs: number | null;
   /** Asks for a maintenance run of the table (the schedule queues it): a new retention applies at once. */
   markMaintenanceDue(dataSet: DataSet, at: Date): Promise<void>;
-  /** Holds the table against its jobs until the answer is called; null while one of them holds it. */
+  /**
+   * Holds the table against its jobs (and other requests) until the answer is called, waiting a few
+   * seconds for one that holds it; null while it is still held.
+   */
   holdTable(dataSetId: string): Promise<(() => Promise<void>) | null>;
 }
 
@@ -58,8 +61,8 @@ export interface TablePropertyDeps {
  *     which removes the days it no longer keeps.
  *  6. The change is committed while the request holds the table against its jobs, as a deletion
  *     does: a commit landing after a deletion removed the table would leave a table of a data set
- *     that no longer exists in the tenant's store. 409 while a maintenance run or a deletion holds
- *     it; the data set is read again under the hold (404 once deleted).
+ *     that no longer exists in the tenant's store. 409 while a maintenance run or a deletion still
+ *     holds it after a few seconds' wait; the data set is read again under the hold (404 once deleted).
  */
 export async function setTableProperties(
   deps: DataSetRecords & TablePropertyDeps,

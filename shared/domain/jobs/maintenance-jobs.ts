@@ -140,3 +140,24 @@ export async function holdTableForRequest(
     for (const waiting of await deps.releaseLease(partition, holder, holder)) await deps.dispatchJob(waiting, 0);
   };
 }
+
+/** How long a request waits for a table another request or a short job holds, and how often it asks. */
+export const holdWait = { totalMs: 10_000, everyMs: 200 };
+
+/**
+ * Hold a table as holdTableForRequest does, waiting up to `holdWait.totalMs` while someone else holds
+ * it: another request (a property change made at the same moment) or a short maintenance run lets go
+ * within a second or two, and the caller need not be answered 409 for it. Null when still held.
+ */
+export async function holdTableWaiting(
+  deps: Pick<LeaseStore, 'acquireLease' | 'releaseLease'> & JobQueue,
+  dataSetId: string,
+  wait: { totalMs: number; everyMs: number } = holdWait,
+): Promise<(() => Promise<void>) | null> {
+  const until = Date.now() + wait.totalMs;
+  for (;;) {
+    const release = await holdTableForRequest(deps, dataSetId);
+    if (release || Date.now() + wait.everyMs > until) return release;
+    await new Promise((resolve) => setTimeout(resolve, wait.everyMs));
+  }
+}
