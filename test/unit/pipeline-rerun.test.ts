@@ -351,6 +351,22 @@ describe('a ranged re-run', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it('fails a late job of a version no longer deployed rather than start an output of its own', async () => {
+    const { commit, run, redeploy, definition, outputId, store, pipelineId, deps } = await world();
+    commit('2026-11-01', [{ n: 1, type: 'push' }]);
+    await run();
+    // A job of version 1, queued before version 2 (another output) is deployed and has run.
+    const late = await triggerPipeline(store, platformAdmin, pipelineId, null);
+    await redeploy(definition('events_v2'));
+    await run();
+    const second = outputId();
+    await expect(
+      runPipeline(deps, readJob(pipelineJobPayload, (await store.getJob(late.job_id)) as Job), running),
+    ).rejects.toThrow('no longer deployed');
+    expect(outputId()).toBe(second);
+    expect([...store.state.dataSets.values()].filter((dataSet) => dataSet.name.startsWith('events'))).toHaveLength(2);
+  });
+
   it('fills a new output from the source’s start, as a first run does, and the next run appends to that output', async () => {
     const { commit, run, redeploy, definition, tables, outputId, store } = await world();
     commit('2026-11-01', [{ n: 1, type: 'push' }]);

@@ -400,7 +400,7 @@ describe.concurrent('runPipeline', () => {
   });
 
   it('writes nothing and keeps its checkpoint when cancelled before the commit', async () => {
-    const { commit, deps, output, deployedPipeline, trigger, store } = await world();
+    const { commit, deps, output, deployedPipeline, trigger, store, dataSet } = await world();
     commit({ m1: { action: 'a' } });
     const pipelineId = await deployedPipeline();
     const cancelled = new Error('cancelled');
@@ -414,7 +414,27 @@ describe.concurrent('runPipeline', () => {
       cancelled,
     );
     expect(output.size).toBe(0);
-    expect(store.state.pipelines.get(pipelineId)?.checkpoint).toBeNull();
+    // The first read's snapshot is chosen, and none of its files read.
+    expect(store.state.pipelines.get(pipelineId)?.checkpoint).toEqual({
+      data_set_id: dataSet.data_set_id,
+      version: -1,
+      first_read: { version: 0, files: 0 },
+    });
+  });
+
+  it('reads a snapshot chosen once: of two first runs started together, one reads it and the other changes nothing', async () => {
+    const { commit, deps, appended, deployedPipeline, trigger, store, dataSet } = await world();
+    commit({ m1: { action: 'a' } });
+    commit({ m2: { action: 'b' } });
+    const pipelineId = await deployedPipeline();
+    const [a, b] = [await trigger(pipelineId), await trigger(pipelineId)];
+    const outcomes = await Promise.allSettled([
+      runPipeline(deps, readJob(pipelineJobPayload, a), running),
+      runPipeline(deps, readJob(pipelineJobPayload, b), running),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(appended.map((row) => row.messageId)).toEqual(['m1', 'm2']);
+    expect(store.state.pipelines.get(pipelineId)?.checkpoint).toEqual({ data_set_id: dataSet.data_set_id, version: 1 });
   });
 
   it('refuses to write other columns under an existing output’s name', async () => {

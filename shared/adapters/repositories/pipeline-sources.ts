@@ -11,6 +11,7 @@ import { type AddFile, appendedFiles, type RemoveFile, rewrittenFiles } from '#d
 import { commitsAfter, openSnapshot, type TableState } from '#delta/kernel/snapshot.ts';
 import type { TableStorage } from '#delta/kernel/storage.ts';
 import { conflict } from '../../domain/errors.ts';
+import { JobFailure } from '../../domain/jobs/run-job.ts';
 import type { EnvelopeFile, PipelineRunDeps, SourceReader } from '../../domain/pipelines/run-pipeline.ts';
 import { getDataSet } from '../dynamo/data-sets.ts';
 import { readEnvelopeFile } from '../parquet/envelope-reader.ts';
@@ -23,12 +24,25 @@ function readable(state: TableState): TableState {
   return state;
 }
 
+/**
+ * A file the run must read that the source's maintenance deleted (a file is vacuumed a week after a
+ * compaction or another engine removed it): the pipeline fell more than a week behind its source, and
+ * no later run finds the file either. Said plainly, with the way out.
+ */
+const sourceFileGone = (path: string) =>
+  new JobFailure(
+    `The source's file ${path} was deleted by its maintenance before this pipeline read it (removed files are vacuumed after a week): the pipeline is too far behind its source. Give the output a new name and deploy: the new output is filled from the source's latest snapshot`,
+  );
+
 function envelopeFile(storage: Pick<TableStorage, 'get' | 'getIfExists'>, add: AddFile): EnvelopeFile {
   return {
     ...fileView(add),
     async readEnvelopes() {
       const [events, deleted] = await Promise.all([
-        storage.get(add.path).then(readEnvelopeFile),
+        storage.getIfExists(add.path).then((bytes) => {
+          if (!bytes) throw sourceFileGone(add.path);
+          return readEnvelopeFile(bytes);
+        }),
         deletedRowsOf(storage, add),
       ]);
       return events

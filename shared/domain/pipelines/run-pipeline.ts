@@ -214,7 +214,15 @@ export async function runPipeline(
   if (!source || source.tenant_id !== pipeline.tenant_id) throw new JobFailure('The source data set no longer exists');
 
   const existing = await existingOutput(deps, pipeline, snapshot);
-  if (!existing && pipeline.output_data_set_id !== null) pipeline = await startNewOutput(deps, pipeline);
+  if (!existing && pipeline.output_data_set_id !== null) {
+    // Only the deployed version starts a new output: a job of an older one, run late, would start one of
+    // its own from the source's start, and the next job of the deployed version another.
+    if (version !== pipeline.deployed_version)
+      throw new JobFailure(
+        `Version ${version} of the pipeline is no longer deployed and its output is not the one the pipeline writes now; trigger a run of the deployed version`,
+      );
+    pipeline = await startNewOutput(deps, pipeline);
+  }
   const appId = pipelineAppId(pipelineId, source.data_set_id);
   const outputState = existing?.storage_location ? await deps.snapshotOf(existing) : null;
   const recorded = outputState?.progress.get(appId) ?? -1;
@@ -296,13 +304,9 @@ function firstReadOf(
   outputState: TableSnapshot | null,
 ): FirstRead | null {
   const saved = pipeline.checkpoint?.data_set_id === sourceId ? (pipeline.checkpoint.first_read ?? null) : null;
-  for (const [id, files] of outputState?.progress ?? []) {
-    if (!id.startsWith(`${appId}@`)) continue;
-    const version = Number(id.slice(appId.length + 1));
-    if (Number.isSafeInteger(version) && (!saved || saved.version !== version || saved.files < files))
-      return { version, files };
-  }
-  return saved;
+  // The snapshot is chosen (and recorded) before anything of it is committed: a txn names it.
+  const committed = saved ? (outputState?.progress.get(`${appId}@${saved.version}`) ?? -1) : -1;
+  return saved && committed > saved.files ? { version: saved.version, files: committed } : saved;
 }
 
 /**
@@ -314,9 +318,10 @@ function firstReadOf(
  *  1. The files are read in a fixed order, a run's worth at a time (maxRowsPerRun), the rows committed
  *     with a txn of their own, `<appId>@<snapshot version>` = files read: a run that fails after its
  *     commit does not write them again, and two runs cannot both commit the same files.
- *  2. The pipeline records how far it read (checkpoint version -1 with first_read) after the commit;
- *     a part of the snapshot whose rows were all filtered out or rejected commits nothing and is
- *     recorded all the same.
+ *  2. The snapshot is chosen once and recorded (checkpoint version -1 with first_read) before any
+ *     of it is read; the pipeline records how far it read after each commit, and a part of the
+ *     snapshot whose rows were all filtered out or rejected commits nothing and is recorded all the
+ *     same. The output's txn, committed with the rows, is the further of the two after a crash.
  *  3. Once every file is read, the runs go on from that version's commits, as from any checkpoint.
  * The snapshot's files must stay until the read ends: a week, at a run's worth per run.
  */
@@ -326,12 +331,23 @@ async function readFirstSnapshot(
   control: RunControl,
   attempt: number,
 ): Promise<{ outcome: JobOutcome } | { version: number }> {
-  const { pipeline, snapshot, source, appId, outputState } = start;
-  const position = firstReadOf(pipeline, source.data_set_id, appId, outputState) ?? {
-    version: (await deps.snapshotOf(source)).version,
-    files: 0,
-  };
-  if (position.version < 0) return { version: -1 };
+  const { snapshot, source, appId, outputState } = start;
+  let { pipeline } = start;
+  let position = firstReadOf(pipeline, source.data_set_id, appId, outputState);
+  if (!position) {
+    position = { version: (await deps.snapshotOf(source)).version, files: 0 };
+    if (position.version < 0) return { version: -1 };
+    // Chosen once, and recorded before anything is read: a run started beside this one (a runner whose
+    // lease lapsed) reads the same snapshot under the same txn, or fails here.
+    const chosen = { data_set_id: source.data_set_id, version: -1, first_read: position };
+    await deps.saveProgress(
+      pipeline.pipeline_id,
+      pipeline.checkpoint,
+      { output_data_set_id: pipeline.output_data_set_id, checkpoint: chosen },
+      new Date(),
+    );
+    pipeline = { ...pipeline, checkpoint: chosen };
+  }
   const files = (await deps.envelopeFiles(source, position.version)).sort(readingOrder);
   if (position.files >= files.length) return { version: position.version };
   const decoder = new Decoder(snapshot.definition);
