@@ -1196,9 +1196,9 @@ describe('handshakes', () => {
 });
 
 describe('the provider’s own event id as the deduplication key', () => {
-  it('Mailgun: a captured signature carries no other event: its token is taken once, whatever the deduplication settings', async () => {
+  it('Mailgun: a captured signature carries no other event: its token is taken once, by one body, whatever the deduplication settings', async () => {
     const secret = 'mailgun-signing-key-0123456789';
-    const { deps, queued } = await world('mailgun', { secret });
+    const { deps, queued, dedup } = await world('mailgun', { secret });
     const at = Math.floor(Date.now() / 1000) - 120;
     const token = 'e0b5477167110d68991efc6b9f89f0a11066af27834600e123';
     const block = { timestamp: String(at), token, signature: hmac('sha256', secret, `${at}${token}`).digest('hex') };
@@ -1208,6 +1208,8 @@ describe('the provider’s own event id as the deduplication key', () => {
         body: JSON.stringify({ signature, 'event-data': event }),
       });
     const delivered = await post({ id: 'ev-1', event: 'delivered' });
+    // Mailgun's retry of the same request, its 202 lost on the way: the first one's duplicate.
+    const retry = await post({ id: 'ev-1', event: 'delivered' });
     // The same block with another event, as someone who read the first request would send it.
     const forged = await post({ id: 'ev-forged', event: 'unsubscribed', recipient: 'ceo@example.com' });
     // A block ten hours old: past the 9 hours Mailgun's retries take.
@@ -1220,13 +1222,21 @@ describe('the provider’s own event id as the deduplication key', () => {
         signature: hmac('sha256', secret, `${old}${'f'.repeat(50)}`).digest('hex'),
       },
     );
-    const ids = [delivered, forged].map((outcome) =>
+    const ids = [delivered, retry].map((outcome) =>
       outcome.answer?.kind === 'accepted' ? outcome.answer.messageId : null,
     );
-    expect([delivered.status, forged.status, stale.status, stale.detail]).toEqual([202, 202, 401, 'STALE_TIMESTAMP']);
-    // The forged event is the first one's duplicate, under its message id: the writer keeps the first row.
+    expect([delivered.status, retry.status, forged.status, forged.detail, stale.status, stale.detail]).toEqual([
+      202,
+      202,
+      401,
+      'INVALID_SIGNATURE',
+      401,
+      'STALE_TIMESTAMP',
+    ]);
     expect(ids[1]).toBe(ids[0]);
+    // Only the delivered event's body is queued (twice, under one message id); the token stays taken.
     expect(queued.map((envelope) => envelope.message_id)).toEqual([ids[0], ids[0]]);
+    expect([...dedup.keys()]).toEqual([`replay:${token}`]);
   });
 
   it('checks the time of every scheme that signs one by default: 300 s, Mailgun 9 hours (Netlify’s token may carry none)', () => {

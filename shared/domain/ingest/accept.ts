@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { settledBy } from '../at-most.ts';
 import type { Source } from '../connections/model.ts';
@@ -423,9 +424,9 @@ async function checkAcceptable(deps: IngestDeps, request: IngestRequest, source:
 /**
  * The claim of a signature's nonce (Mailgun's `/signature/token`), for as long as its timestamp is
  * taken: a provider that signs a nonce and a time but not the body lets a captured signature carry
- * any body while its time is taken, unless the nonce is taken once. A second request with it is the
- * first one's duplicate (a retry whose answer was lost), under its message id: the writer keeps that
- * id's first row.
+ * any body while its time is taken, unless the nonce is taken once, by one body. A second request
+ * with the same nonce and body is a retry whose answer was lost (the first one's duplicate, under its
+ * message id); with another body, refused.
  */
 function replayClaimOf(
   preset: Preset | null,
@@ -463,23 +464,34 @@ async function envelopeOf(
   // Time-ordered (UUID version 7, of the ingest time): a lookup by id reads only what was ingested
   // since, and the files' message id statistics become narrow enough to skip files by.
   const ownId: string = uuidv7({ msecs: Number(ingestedAt / 1000n) });
-  const claims: { key: string; windowSeconds: number }[] = [];
-  // The signature's own nonce first, whatever the deduplication settings (see Preset.replayKey).
-  const replay = replayClaimOf(preset, security, signed);
-  if (replay) claims.push(replay);
-  const key = security.dedup_window_seconds > 0 ? dedupKeyOf(dedupKey, signed)?.slice(0, 512) : undefined;
-  if (key) claims.push({ key, windowSeconds: security.dedup_window_seconds });
   let messageId = ownId;
   const claimed: Claimed[] = [];
-  for (const claim of claims) {
-    messageId = await deps.claimDedupKey(source.source_id, claim.key, ownId, claim.windowSeconds);
-    if (messageId !== ownId) break;
-    claimed.push({ sourceId: source.source_id, key: claim.key, messageId });
+  const key = security.dedup_window_seconds > 0 ? dedupKeyOf(dedupKey, signed)?.slice(0, 512) : undefined;
+  if (key) {
+    messageId = await deps.claimDedupKey(source.source_id, key, ownId, security.dedup_window_seconds);
+    if (messageId === ownId) claimed.push({ sourceId: source.source_id, key, messageId });
   }
-  // A later key found taken: the request is that one's duplicate, and the keys it claimed first go back.
-  if (messageId !== ownId && claimed.length > 0) {
-    await release(deps, claimed);
-    claimed.length = 0;
+  // Then the signature's own nonce, whatever the deduplication settings (see replayClaimOf): taken by
+  // this message and this body. Taken by another, the signature is a captured one: refused, and what
+  // this request claimed is given back.
+  const replay = replayClaimOf(preset, security, signed);
+  if (replay) {
+    const body = createHash('sha256').update(request.body).digest('base64url');
+    const mine = `${body} ${messageId}`;
+    const holder = await deps.claimDedupKey(source.source_id, replay.key, mine, replay.windowSeconds);
+    const [heldBody, heldId] = holder.split(' ');
+    if (holder === mine) claimed.push({ sourceId: source.source_id, key: replay.key, messageId: mine });
+    else if (heldBody === body && heldId) {
+      // The same signed request again: the first one's duplicate.
+      await release(deps, claimed);
+      claimed.length = 0;
+      messageId = heldId;
+    } else {
+      await release(deps, claimed);
+      throw unauthorized('The request signature is missing, wrong or too old', [
+        { path: 'signature', message: 'INVALID_SIGNATURE' },
+      ]);
+    }
   }
   const envelope: EnvelopeMessage = {
     v: 1,
