@@ -399,6 +399,12 @@ export function stateBytes(state: TableState): number {
   return bytes;
 }
 
+/**
+ * The longest a kept state is trusted as the log's end, whatever its table's retention says: another
+ * writer may have lowered the retention since the state was read (its metadata then still says 30 days).
+ */
+export const maxTrustMs = 3_600_000;
+
 /** The snapshot cache's bound where nothing else is said: what a function of 1 GB can spare. */
 export const defaultSnapshotCacheBytes = 256 * 1024 * 1024;
 
@@ -411,8 +417,9 @@ export const defaultSnapshotCacheBytes = 256 * 1024 * 1024;
  * instance commits every staged table of the platform. The least recently used go first; evicted,
  * a table's next commit reads about a dozen log objects.
  *
- * A state is trusted for half the table's log retention (`delta.logRetentionDuration`) after it was
- * last known to be the log's end (read to it, or committed), and read again after that. The
+ * A state is trusted for half the table's log retention (`delta.logRetentionDuration`), at most an
+ * hour (maxTrustMs), after it was last known to be the log's end (read to it, or committed), and read
+ * again after that. The
  * conditional write that tells of another writer's commit works only while that commit is still
  * there: a commit made after the state was known stays at least the log retention (the clean-up
  * deletes only older ones), so within that time a newer version cannot have gone, while a state kept
@@ -430,12 +437,12 @@ export class SnapshotCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The kept state while it may be trusted (see above); a state kept too long is dropped. */
+  /** The kept state while it may be trusted as the log's end (see above); a state kept too long is dropped. */
   private trusted(tableId: string): { state: TableState; bytes: number; knownAt: number } | undefined {
     const held = this.states.get(tableId);
     if (!held) return undefined;
     const retentionMs = tableConfig(held.state.metadata?.configuration ?? {}).logRetentionMs;
-    if (this.now() - held.knownAt < retentionMs / 2) return held;
+    if (this.now() - held.knownAt < Math.min(retentionMs / 2, maxTrustMs)) return held;
     this.drop(tableId);
     return undefined;
   }
@@ -469,7 +476,8 @@ export class SnapshotCache {
         ...(version === undefined ? {} : { version }),
         ...(cached ? { from: cached } : {}),
       });
-      this.store(tableId, opened.state, readAt);
+      // Known to be the end only when read to the end; a state read to a version is kept, not trusted as the end.
+      this.store(tableId, opened.state, version === undefined ? readAt : Number.NEGATIVE_INFINITY);
       return { ...opened, state: copyState(opened.state) };
     });
     this.queues.set(
@@ -483,7 +491,8 @@ export class SnapshotCache {
   source(reader: LogReader): SnapshotSource {
     return {
       current: async (tableId: string, version?: number): Promise<TableState> => {
-        const cached = this.trusted(tableId);
+        // A version asked for is the same whenever it was read; the end, only while the state is trusted.
+        const cached = version === undefined ? this.trusted(tableId) : this.states.get(tableId);
         if (cached && (version === undefined || cached.state.version === version)) {
           // Used now: the last to go.
           this.states.delete(tableId);

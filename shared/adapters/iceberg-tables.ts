@@ -21,13 +21,18 @@ import { getDataSet, recordDataSetIceberg } from './dynamo/data-sets.ts';
 import { clearIcebergSyncDue, dueIcebergSyncs, markIcebergSyncDue } from './dynamo/iceberg-syncs.ts';
 import { snapshots, tableReader } from './table-storage.ts';
 
-/** The data set's table at the version it records (its latest), mirrored as Iceberg metadata. */
+/**
+ * The data set's table at its latest version, mirrored as Iceberg metadata: the log read to its end
+ * (from the snapshot cache's state, the commits after it), not the version Tributary recorded, which
+ * another writer's commits (a DELETE in Spark) leave behind.
+ */
 const mirrorLatest = (dataSet: DataSet): Promise<MirrorOutcome> =>
   asServiceErrors(async () => {
     const root = dataSet.storage_location;
     if (!root) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
     const reader = await tableReader(dataSet);
-    const state = await snapshots.source(reader).current(dataSet.data_set_id, dataSet.version ?? undefined);
+    // Read forward from the kept state: a kept state is the end only to a writer, whose conditional write tells it otherwise.
+    const { state } = await snapshots.open(dataSet.data_set_id, reader);
     const result = await mirrorDeltaVersion(reader.storage, {
       root,
       state,
