@@ -502,22 +502,35 @@ async function readManifest(storage: IcebergStorage, root: string, location: str
 }
 
 /**
- * Drops snapshots and metadata-log entries older than `cutoff` (never the current snapshot) from
- * `metadata`, in place, once the oldest is a day past it; answers the objects under `metadata/`
- * older than the cutoff that nothing kept refers to (a mirror that lost a race leaves such too).
- * A manifest a kept snapshot lists was added by a kept snapshot, or is listed by the oldest kept
- * one (a manifest is only ever carried from one snapshot to the next).
+ * How many snapshots and metadata-log entries a table's metadata keeps at most, whatever their age:
+ * a busy table is synced every few minutes, and a month of its snapshots (thousands) would make the
+ * metadata file megabytes, over what a catalog's LoadTable answers (Lambda's 6 MB) and rewritten at
+ * every sync. The metadata log keeps Iceberg's own default (write.metadata.previous-versions-max).
+ */
+export const metadataLimits = { snapshots: 1000, metadataLog: 100 };
+
+/**
+ * Drops snapshots and metadata-log entries older than `cutoff` or past metadataLimits (never the
+ * current snapshot) from `metadata`, in place, once the oldest is a day past the cutoff or the
+ * snapshots a tenth past their limit; answers the objects under `metadata/` older than the oldest
+ * snapshot kept that nothing kept refers to (a mirror that lost a race leaves such too). A manifest
+ * a kept snapshot lists was added by a kept snapshot, or is listed by the oldest kept one (a
+ * manifest is only ever carried from one snapshot to the next).
  */
 async function expire(
   storage: IcebergStorage,
   root: string,
   metadata: TableMetadata,
   currentManifests: ManifestFile[],
-  { cutoff, previousMetadata }: { cutoff: number; previousMetadata: number },
+  { cutoff: ageCutoff, previousMetadata }: { cutoff: number; previousMetadata: number },
 ): Promise<string[]> {
+  metadata['metadata-log'] = metadata['metadata-log'].slice(-metadataLimits.metadataLog);
   const oldest = metadata.snapshots[0];
-  if (!oldest || oldest['timestamp-ms'] >= cutoff - dayMs) return [];
+  const tooMany = metadata.snapshots.length > metadataLimits.snapshots * 1.1;
+  if (!oldest || (!tooMany && oldest['timestamp-ms'] >= ageCutoff - dayMs)) return [];
   const current = metadata['current-snapshot-id'];
+  const byCount = metadata.snapshots.at(-metadataLimits.snapshots)?.['timestamp-ms'] ?? ageCutoff;
+  const cutoff = tooMany ? Math.max(ageCutoff, byCount) : ageCutoff;
   metadata.snapshots = metadata.snapshots.filter((s) => s['timestamp-ms'] >= cutoff || s['snapshot-id'] === current);
   const kept = new Set(metadata.snapshots.map((s) => s['snapshot-id']));
   metadata['snapshot-log'] = metadata['snapshot-log'].filter((entry) => kept.has(entry['snapshot-id']));

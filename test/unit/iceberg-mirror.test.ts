@@ -3,7 +3,7 @@ import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import type { Action, AddFile } from '#delta/kernel/log.ts';
 import { applyActions, emptyState, type TableState } from '#delta/kernel/snapshot.ts';
-import { mirrorDeltaVersion, type TableMetadata } from '#iceberg/mirror.ts';
+import { metadataLimits, mirrorDeltaVersion, type TableMetadata } from '#iceberg/mirror.ts';
 import { memoryTable } from '../support/memory-table.ts';
 
 const root = 's3://lake/datasets/5f0c6a5e-4c1e-4d6b-9b8e-0d7c2a1f3e44';
@@ -537,5 +537,37 @@ describe('a Delta version mirrored as Iceberg v2 metadata', () => {
     ]);
     expect(keys).toEqual([...expected].sort());
     expect(live[0]?.manifest).toBe(keptManifest);
+  });
+
+  it('keeps at most metadataLimits snapshots and metadata-log entries, however young, so a busy table’s metadata stays small', async () => {
+    const saved = { ...metadataLimits };
+    Object.assign(metadataLimits, { snapshots: 3, metadataLog: 2 });
+    try {
+      let now = t0;
+      const table = memoryTable({ jitter: false, clock: () => now });
+      const delta = deltaTable();
+      let last = await mirror(table, delta.commit([metaData(), add('dt=2026-11-19/a.parquet', 1)], now), now);
+      const lengths: number[] = [];
+      for (const name of ['b', 'c', 'd', 'e', 'f']) {
+        now += 60_000;
+        last = await mirror(table, delta.commit([add(`dt=2026-11-19/${name}.parquet`, 1)], now), now);
+        lengths.push(last.metadata.snapshots.length);
+      }
+      // Trimmed to 3 once there are more than 3.3, not at every sync.
+      expect(lengths).toEqual([2, 3, 3, 3, 3]);
+      expect(last.metadata['snapshot-log']).toHaveLength(3);
+      expect(last.metadata['metadata-log'].length).toBeLessThanOrEqual(2);
+      // Every row is still read from the current snapshot.
+      expect((await liveDataFiles(table, last.metadata)).map((file) => file.path.split('/').pop())).toEqual([
+        'a.parquet',
+        'b.parquet',
+        'c.parquet',
+        'd.parquet',
+        'e.parquet',
+        'f.parquet',
+      ]);
+    } finally {
+      Object.assign(metadataLimits, saved);
+    }
   });
 });
