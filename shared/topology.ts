@@ -363,7 +363,8 @@ export const consumers: Record<ConsumerName, ConsumerSpec> = {
     batchSize: 1,
     maxBatchingWindowSeconds: 0,
     maxConcurrency: 2,
-    access: { table: 'readWrite', secretsKey: true, dashboardTool: true },
+    // Its own queue: a run whose credential was replaced during its delivery asks for one more.
+    access: { table: 'readWrite', secretsKey: true, dashboardTool: true, queues: { dashboard: 'send' } },
     function: { memoryMb: 256, timeoutSeconds: 30, tracesSdkCalls: true },
   },
   'counter-upkeep-worker': {

@@ -574,8 +574,8 @@ export function memoryStore() {
       dashboards.set(tenantId, { ...connection, status, last_error: lastError, updated_at: now.toISOString() });
       return true;
     },
-    async requestDashboardProvisioning(tenantId) {
-      provisioningRequests.push(tenantId);
+    async requestDashboardProvisioning(tenantId, redeliver) {
+      provisioningRequests.push(redeliver ? `${tenantId} redeliver` : tenantId);
     },
   };
 

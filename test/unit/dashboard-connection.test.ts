@@ -95,6 +95,44 @@ describe.concurrent('the dashboard connection', () => {
     expect(store.state.dashboards.get(tenantId)?.credential?.api_key_id).not.toBe(leaked);
   });
 
+  it('hands the current credential over again when an older run’s delivery reached the tool after the newer run’s', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    // The tool keeps the last credential it received.
+    let toolHolds = '';
+    const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
+    let finishFirst: () => void = () => undefined;
+    const slow = {
+      deliverCredential: async (input: { api_key: string }) => {
+        await new Promise<void>((resolve) => {
+          finishFirst = resolve;
+        });
+        toolHolds = hashOf(input.api_key);
+      },
+    };
+    const quick = {
+      deliverCredential: async (input: { api_key: string }) => {
+        toolHolds = hashOf(input.api_key);
+      },
+    };
+    // Run 1 starts delivering the first credential; a rotation and its run 2 complete meanwhile.
+    const first = provisionDashboard({ ...store, dashboardTool: slow }, tenantId, now);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await rotateDashboardCredential(store, platformAdmin, tenantId, now);
+    await provisionDashboard({ ...store, dashboardTool: quick }, tenantId, now);
+    finishFirst();
+    await first;
+    const current = store.state.dashboards.get(tenantId)?.credential?.hash;
+    expect(toolHolds).not.toBe(current);
+    // Run 1 asked for a redelivery; it runs whatever the status.
+    expect(store.state.provisioningRequests.at(-1)).toBe(`${tenantId} redeliver`);
+    await provisionDashboard({ ...store, dashboardTool: quick }, tenantId, now, true);
+    expect({ toolHolds, status: store.state.dashboards.get(tenantId)?.status }).toEqual({
+      toolHolds: current,
+      status: 'Active',
+    });
+  });
+
   it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
     const { store, tenantId } = await withDataSet();
     await retryDashboardConnection(store, platformAdmin, tenantId, now);

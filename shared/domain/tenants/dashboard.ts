@@ -51,7 +51,8 @@ export interface DashboardRepository {
 }
 
 export interface DashboardProvisioningQueue {
-  requestDashboardProvisioning(tenantId: string): Promise<void>;
+  /** `redeliver`: hand the credential over again even if the connection is not Pending (see provisionDashboard). */
+  requestDashboardProvisioning(tenantId: string, redeliver?: boolean): Promise<void>;
 }
 
 /**

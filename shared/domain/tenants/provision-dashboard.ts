@@ -1,5 +1,6 @@
 import type { SecretBox } from '../secrets.ts';
 import {
+  type DashboardProvisioningQueue,
   type DashboardRepository,
   type DashboardTool,
   DashboardToolFailure,
@@ -20,17 +21,22 @@ import type { TenantRepository } from './ports.ts';
  *     receives the same credential again.
  *  5. The outcome is stored only while the connection still holds the credential handed over: a
  *     rotation meanwhile (a new credential, Pending, its own message queued) must not be marked
- *     Active by this run, or its own run would find it Active and never hand the new one over.
+ *     Active by this run, or its own run would find it Active and never hand the new one over. And
+ *     since this run's old credential may have reached the tool after the new run's, a run that
+ *     finds its credential replaced asks for one more run that hands the current one over whatever
+ *     the status (`redeliver`): it starts after this run's delivery, so the tool ends with it.
  */
 export async function provisionDashboard(
   deps: Pick<TenantRepository, 'getTenant'> &
-    DashboardRepository & { secrets: SecretBox; dashboardTool: DashboardTool | null },
+    DashboardRepository &
+    DashboardProvisioningQueue & { secrets: SecretBox; dashboardTool: DashboardTool | null },
   tenantId: string,
   now = new Date(),
+  redeliver = false,
 ): Promise<void> {
   const connection = await deps.getDashboardConnection(tenantId);
   const tenant = await deps.getTenant(tenantId);
-  if (!connection?.credential || connection.status !== 'Pending' || !tenant) return;
+  if (!connection?.credential || !tenant || (connection.status !== 'Pending' && !redeliver)) return;
   if (!deps.dashboardTool) {
     await deps.setDashboardStatus(
       tenantId,
@@ -60,5 +66,6 @@ export async function provisionDashboard(
     if (toolFailed) return;
     throw error;
   }
-  await deps.setDashboardOutcome(tenantId, connection.credential.hash, 'Active', null, now);
+  if (!(await deps.setDashboardOutcome(tenantId, connection.credential.hash, 'Active', null, now)))
+    await deps.requestDashboardProvisioning(tenantId, true);
 }
