@@ -30,6 +30,13 @@ export const countedCommonRules = [
   'CrossSiteScripting_BODY',
   'GenericLFI_BODY',
   'GenericRFI_BODY',
+  // A wiki page about instance metadata, and wiki paths such as ops/nginx.conf or app.log.
+  'EC2MetaDataSSRF_BODY',
+  'RestrictedExtensions_URIPATH',
+  // The events view's search (`contains=`) for "<script", "../" or a URL in the payloads.
+  'CrossSiteScripting_QUERYARGUMENTS',
+  'GenericLFI_QUERYARGUMENTS',
+  'GenericRFI_QUERYARGUMENTS',
 ] as const;
 
 export interface EdgeFirewallProps extends StackProps {
@@ -46,8 +53,8 @@ export interface EdgeFirewallProps extends StackProps {
  *     may well hold HTML, paths or a security tool's exploit samples, and blocking it would lose it.
  *     Its size rules only count: they block bodies over 8 KB, query strings over 2 KB and paths over
  *     1 KB, below what the API takes (1 MiB bodies, 256 KiB wiki pages, 4 KB cursors, wiki paths of
- *     1,000 UTF-8 bytes), which the API limits itself; and so do the body rules a wiki page in
- *     Markdown trips (HTML, relative paths, links).
+ *     1,000 UTF-8 bytes), which the API limits itself; and so do the rules a wiki page in Markdown,
+ *     a wiki path or an events search trips (HTML, relative paths, links, file extensions).
  */
 export class EdgeFirewallStack extends Stack {
   readonly webAcl: CfnWebACL;

@@ -82,6 +82,11 @@ describe('the edge setting', () => {
         'CrossSiteScripting_BODY',
         'GenericLFI_BODY',
         'GenericRFI_BODY',
+        'EC2MetaDataSSRF_BODY',
+        'RestrictedExtensions_URIPATH',
+        'CrossSiteScripting_QUERYARGUMENTS',
+        'GenericLFI_QUERYARGUMENTS',
+        'GenericRFI_QUERYARGUMENTS',
       ].map((name) => ({ Name: name, ActionToUse: { Count: {} } })),
     ]);
   });
