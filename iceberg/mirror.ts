@@ -119,7 +119,8 @@ export function unsupportedReason(state: TableState): string | null {
 
 /**
  * Brings the table's Iceberg metadata to `state`'s Delta version.
- *  1. A table Iceberg cannot express (unsupportedReason, a column type it does not mirror) is left as it is.
+ *  1. A table Iceberg cannot express (unsupportedReason, a column type it does not mirror): its version hint
+ *     withdrawn (withdrawn), the metadata left as it is.
  *  2. The current metadata (the recorded location, else `version-hint.text`, then any newer file past it, the hint
  *     written again if it was behind); at or past the version: done.
  *  3. The snapshot: unchanged partitions keep their manifests, changed ones get a new manifest.
@@ -131,9 +132,8 @@ export async function mirrorDeltaVersion(storage: IcebergStorage, request: Mirro
   const { state } = request;
   const reason = unsupportedReason(state);
   const columns = state.metadata ? deltaColumns(state.metadata.schemaString) : { unsupported: 'no table metadata' };
-  if (reason !== null) return { status: 'Unsupported', deltaVersion: state.version, reason };
-  if ('unsupported' in columns)
-    return { status: 'Unsupported', deltaVersion: state.version, reason: columns.unsupported };
+  if (reason !== null) return withdrawn(storage, state.version, reason);
+  if ('unsupported' in columns) return withdrawn(storage, state.version, columns.unsupported);
   let known = request.known ?? null;
   for (let attempt = 0; ; attempt++) {
     const current = await readCurrent(storage, request.root, known);
@@ -147,11 +147,13 @@ export async function mirrorDeltaVersion(storage: IcebergStorage, request: Mirro
         wrote: false,
       };
     const next = await nextMetadata(storage, request, columns.columns, current);
-    if ('unsupported' in next) return { status: 'Unsupported', deltaVersion: state.version, reason: next.unsupported };
+    if ('unsupported' in next) return withdrawn(storage, state.version, next.unsupported);
     const key = metadataKey((current?.n ?? 0) + 1);
     if (await putIfAbsent(storage, key, JSON.stringify(next.metadata))) {
       await storage.put(versionHintKey, String((current?.n ?? 0) + 1), 'text/plain');
-      if (next.expired.length > 0) await storage.delete(next.expired);
+      // The sync stands whether or not the expired objects go (an object-locked bucket refuses): they stay
+      // unreferenced, and the next expiry pass lists them again.
+      if (next.expired.length > 0) await storage.delete(next.expired).catch(() => undefined);
       return {
         status: 'Current',
         deltaVersion: state.version,
@@ -163,6 +165,17 @@ export async function mirrorDeltaVersion(storage: IcebergStorage, request: Mirro
     if (attempt >= 3) throw new Error(`Iceberg metadata ${key} kept being written by another writer`);
     known = null;
   }
+}
+
+/**
+ * A table Iceberg cannot express as it stands (another writer's deletion vectors, say): its version
+ * hint goes, so that a reader finding the table by its path fails rather than read the last mirrored
+ * version, which may hold rows Delta has deleted since. The metadata files stay; a later sync, once
+ * the table is expressible again, writes the next one and the hint.
+ */
+async function withdrawn(storage: IcebergStorage, deltaVersion: number, reason: string): Promise<MirrorResult> {
+  await storage.delete([versionHintKey]);
+  return { status: 'Unsupported', deltaVersion, reason };
 }
 
 async function putIfAbsent(storage: IcebergStorage, key: string, body: string): Promise<boolean> {

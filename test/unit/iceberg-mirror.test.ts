@@ -570,4 +570,37 @@ describe('a Delta version mirrored as Iceberg v2 metadata', () => {
       Object.assign(metadataLimits, saved);
     }
   });
+
+  it('withdraws the version hint of a table that became inexpressible, and writes it again once it is expressible', async () => {
+    // Prepare: a mirrored table; another writer then deletes a row of its file with a deletion vector.
+    const table = memoryTable({ jitter: false });
+    const delta = deltaTable();
+    await mirror(table, delta.commit([metaData(), add('dt=2026-11-19/a.parquet', 3)], t0), t0);
+    const deletionVector = {
+      storageType: 'i',
+      pathOrInlineDv: 'wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L',
+      offset: null,
+      sizeInBytes: 34,
+      cardinality: 1,
+    };
+    const dv = { add: { ...addFile('dt=2026-11-19/a.parquet', 3), deletionVector } } as Action;
+    const removeWithDv = {
+      remove: { ...(remove('dt=2026-11-19/a.parquet') as { remove: object }).remove, deletionVector },
+    } as Action;
+    const hinted = () => table.objects.has('metadata/version-hint.text');
+    const before = hinted();
+    // Act
+    const deleted = await mirrorDeltaVersion(table.storage, { root, state: delta.commit([dv], t0 + 1), now: t0 + 1 });
+    const during = hinted();
+    // The file rewritten without its deleted row: expressible again.
+    const again = await mirror(table, delta.commit([removeWithDv, add('dt=2026-11-19/a2.parquet', 2)], t0 + 2), t0 + 2);
+    // Assess
+    expect({ before, status: deleted.status, during, after: hinted(), again: again.status }).toEqual({
+      before: true,
+      status: 'Unsupported',
+      during: false,
+      after: true,
+      again: 'Current',
+    });
+  });
 });

@@ -65,8 +65,9 @@ export async function syncIceberg(deps: IcebergSyncDeps, dataSet: DataSet): Prom
             metadata: outcome.metadata,
           }
         : {
+            // No metadata to read: the last mirrored version may hold rows Delta deleted since.
             iceberg: {
-              metadata_location: dataSet.iceberg?.metadata_location ?? null,
+              metadata_location: null,
               delta_version: dataSet.iceberg?.delta_version ?? null,
               status: 'Unsupported',
               reason: outcome.reason,
