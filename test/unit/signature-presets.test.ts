@@ -100,7 +100,10 @@ async function world(
     findTenant: async () => tenant,
     signingSecrets: async () => security.signature?.secrets.map((secret) => secret.sealed) ?? [],
     takeRateToken: async () => ({ allowed: true, retryAfterSeconds: 0 }),
-    releaseDedupKey: async () => undefined,
+    // As the table does: a claim goes only while it still names the message that gives it back.
+    releaseDedupKey: async (_, key, messageId) => {
+      if (dedup.get(key) === messageId) dedup.delete(key);
+    },
     claimDedupKey: async (_, key, messageId) => {
       if (!dedup.has(key)) dedup.set(key, messageId);
       return dedup.get(key) as string;
@@ -1237,6 +1240,32 @@ describe('the provider’s own event id as the deduplication key', () => {
     // Only the delivered event's body is queued (twice, under one message id); the token stays taken.
     expect(queued.map((envelope) => envelope.message_id)).toEqual([ids[0], ids[0]]);
     expect([...dedup.keys()]).toEqual([`replay:${token}`]);
+  });
+
+  it('Mailgun: a duplicate refused after its token was found taken leaves the token taken', async () => {
+    const secret = 'mailgun-signing-key-0123456789';
+    const { deps } = await world('mailgun', { secret }, { dedup_window_seconds: 3600 });
+    const at = Math.floor(Date.now() / 1000) - 60;
+    const token = 'a'.repeat(50);
+    const signature = {
+      timestamp: String(at),
+      token,
+      signature: hmac('sha256', secret, `${at}${token}`).digest('hex'),
+    };
+    const body = (event: object) => JSON.stringify({ signature, 'event-data': event });
+    const post = (event: object, using = deps) =>
+      send(using, { headers: { 'content-type': 'application/json' }, body: body(event) });
+    const first = await post({ id: 'ev-1', event: 'delivered' });
+    // Mailgun's retry of it, refused on the way to the queue (503): it gives back nothing of the first's.
+    const failing: IngestDeps = {
+      ...deps,
+      enqueue: async () => {
+        throw new DomainError('SERVICE_UNAVAILABLE', 'The queue did not answer in time');
+      },
+    };
+    const retried = await post({ id: 'ev-1', event: 'delivered' }, failing);
+    const forged = await post({ id: 'ev-forged', event: 'unsubscribed' });
+    expect([first.status, retried.status, forged.status]).toEqual([202, 503, 401]);
   });
 
   it('checks the time of every scheme that signs one by default: 300 s, Mailgun 9 hours (Netlify’s token may carry none)', () => {

@@ -480,7 +480,11 @@ async function envelopeOf(
     const mine = `${body} ${messageId}`;
     const holder = await deps.claimDedupKey(source.source_id, replay.key, mine, replay.windowSeconds);
     const [heldBody, heldId] = holder.split(' ');
-    if (holder === mine) claimed.push({ sourceId: source.source_id, key: replay.key, messageId: mine });
+    // The token is this request's to give back only if this request is the first of its message: a
+    // duplicate's refusal must not free a token its first request was answered 202 with.
+    if (holder === mine) {
+      if (messageId === ownId) claimed.push({ sourceId: source.source_id, key: replay.key, messageId: mine });
+    }
     else if (heldBody === body && heldId) {
       // The same signed request again: the first one's duplicate.
       await release(deps, claimed);
