@@ -170,8 +170,9 @@ export async function mirrorDeltaVersion(storage: IcebergStorage, request: Mirro
 /**
  * A table Iceberg cannot express as it stands (another writer's deletion vectors, say): its version
  * hint goes, so that a reader finding the table by its path fails rather than read the last mirrored
- * version, which may hold rows Delta has deleted since. The metadata files stay; a later sync, once
- * the table is expressible again, writes the next one and the hint.
+ * version, which may hold rows Delta has deleted since. The metadata files stay, the last one still
+ * named by the caller's record; a later sync, once the table is expressible again, goes on from it and
+ * writes the hint again.
  */
 async function withdrawn(storage: IcebergStorage, deltaVersion: number, reason: string): Promise<MirrorResult> {
   await storage.delete([versionHintKey]);

@@ -65,9 +65,10 @@ export async function syncIceberg(deps: IcebergSyncDeps, dataSet: DataSet): Prom
             metadata: outcome.metadata,
           }
         : {
-            // No metadata to read: the last mirrored version may hold rows Delta deleted since.
+            // The last metadata stays named (where the next sync goes on from); the catalog serves none of
+            // it while the table is Unsupported, and its version hint is withdrawn for path readers.
             iceberg: {
-              metadata_location: null,
+              metadata_location: dataSet.iceberg?.metadata_location ?? null,
               delta_version: dataSet.iceberg?.delta_version ?? null,
               status: 'Unsupported',
               reason: outcome.reason,
