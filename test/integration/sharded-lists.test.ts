@@ -203,10 +203,20 @@ describe('the list of every pipeline', () => {
     const now = new Date(at(40));
     await pipelines.updatePipeline('pipe-old', 1, { name: 'renamed' }, now);
     await pipelines.updatePipeline('pipe-1', 1, { name: 'renamed' }, now);
-    await pipelines.saveProgress('pipe-2', null, { output_data_set_id: 'out', checkpoint: null }, now);
+    await pipelines.saveProgress(
+      'pipe-2',
+      { output_data_set_id: null, checkpoint: null },
+      { output_data_set_id: 'out', checkpoint: null },
+      now,
+    );
     await pipelines.recordAutomaticRun('pipe-3', null, { job_id: 'job-1', source_version: 1, after: 0 });
     await putLegacyPipeline(pipeline('pipe-progress', at(6)));
-    await pipelines.saveProgress('pipe-progress', null, { output_data_set_id: 'out', checkpoint: null }, now);
+    await pipelines.saveProgress(
+      'pipe-progress',
+      { output_data_set_id: null, checkpoint: null },
+      { output_data_set_id: 'out', checkpoint: null },
+      now,
+    );
     await putLegacyPipeline(pipeline('pipe-run', at(7)));
     expect(await pipelines.recordAutomaticRun('pipe-run', null, { job_id: 'job-1', source_version: 1, after: 0 })).toBe(
       true,

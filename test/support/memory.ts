@@ -431,7 +431,11 @@ export function memoryStore() {
     },
     async saveProgress(pipelineId, expected, progress, now) {
       const pipeline = pipelines.get(pipelineId);
-      if (!pipeline || JSON.stringify(pipeline.checkpoint) !== JSON.stringify(expected))
+      if (
+        !pipeline ||
+        JSON.stringify(pipeline.checkpoint) !== JSON.stringify(expected.checkpoint) ||
+        pipeline.output_data_set_id !== expected.output_data_set_id
+      )
         throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
       pipelines.set(pipelineId, { ...pipeline, ...copy(progress), updated_at: now.toISOString() });
     },

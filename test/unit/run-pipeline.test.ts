@@ -347,6 +347,37 @@ describe.concurrent('runPipeline', () => {
     expect(appended.map((row) => row.messageId)).toEqual(['m1', 'm2', 'm3', 'm4']);
   });
 
+  it('makes one output of two first runs that read the same chosen snapshot: the later to name its output fails', async () => {
+    const { commit, deps, appended, deployedPipeline, trigger, store } = await world();
+    commit({ m1: { action: 'a' } });
+    const pipelineId = await deployedPipeline();
+    // Run A records its snapshot, then stalls reading (its lease lapses); run B starts, adopts it and ends.
+    let resume: () => void = () => undefined;
+    const stalled = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    let reading: () => void = () => undefined;
+    const readingStarted = new Promise<void>((resolve) => {
+      reading = resolve;
+    });
+    const slow: typeof deps = {
+      ...deps,
+      envelopeFiles: async (...args) => {
+        reading();
+        await stalled;
+        return deps.envelopeFiles(...args);
+      },
+    };
+    const a = runPipeline(slow, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+    await readingStarted;
+    const b = await runPipeline(deps, readJob(pipelineJobPayload, await trigger(pipelineId)), running);
+    resume();
+    await expect(a).rejects.toThrow('progressed meanwhile');
+    expect(b).toMatchObject({ rows_out: 1 });
+    expect(appended.map((row) => row.messageId)).toEqual(['m1']);
+    expect([...store.state.dataSets.values()].filter((dataSet) => dataSet.name === 'pull_requests')).toHaveLength(1);
+  });
+
   it('runs the version the job was started with, whatever the working copy says now', async () => {
     const { commit, deps, output, deployedPipeline, trigger, store, definition } = await world();
     commit({ m1: { action: 'a', number: 1 } });

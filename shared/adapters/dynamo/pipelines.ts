@@ -202,7 +202,7 @@ export async function deletePipeline(pipelineId: string): Promise<void> {
 /** The checkpoint moves only from the value the run started from: two runs cannot both advance it. */
 export async function saveProgress(
   pipelineId: string,
-  expected: PipelineProgress['checkpoint'],
+  expected: Pick<PipelineProgress, 'output_data_set_id' | 'checkpoint'>,
   progress: Pick<PipelineProgress, 'output_data_set_id' | 'checkpoint'>,
   now: Date,
 ): Promise<void> {
@@ -217,28 +217,7 @@ export async function saveProgress(
             updated_at: now.toISOString(),
             ...shardOf(pipelineId),
           },
-          expected
-            ? expected.first_read
-              ? {
-                  expression:
-                    'checkpoint.version = :version AND checkpoint.data_set_id = :source AND checkpoint.first_read.version = :read AND checkpoint.first_read.files = :files',
-                  values: {
-                    ':version': expected.version,
-                    ':source': expected.data_set_id,
-                    ':read': expected.first_read.version,
-                    ':files': expected.first_read.files,
-                  },
-                }
-              : {
-                  expression:
-                    'checkpoint.version = :version AND checkpoint.data_set_id = :source AND attribute_not_exists(checkpoint.first_read)',
-                  values: { ':version': expected.version, ':source': expected.data_set_id },
-                }
-            : {
-                expression:
-                  'attribute_exists(pk) AND (attribute_not_exists(checkpoint) OR attribute_type(checkpoint, :null))',
-                values: { ':null': 'NULL' },
-              },
+          progressCondition(expected),
         ),
       ),
     );
@@ -247,6 +226,31 @@ export async function saveProgress(
       throw new Error('The pipeline progressed meanwhile (another run, or it was deleted)');
     throw error;
   }
+}
+
+/** The pipeline item still names the output and holds the checkpoint the run started from. */
+function progressCondition(expected: Pick<PipelineProgress, 'output_data_set_id' | 'checkpoint'>) {
+  const { checkpoint } = expected;
+  const clauses = ['attribute_exists(pk)'];
+  // DynamoDB refuses a value the expression does not use: :null only where a clause names it.
+  const values: Record<string, unknown> = {};
+  if (expected.output_data_set_id === null || checkpoint === null) values[':null'] = 'NULL';
+  if (expected.output_data_set_id === null)
+    clauses.push('(attribute_not_exists(output_data_set_id) OR attribute_type(output_data_set_id, :null))');
+  else {
+    clauses.push('output_data_set_id = :output');
+    values[':output'] = expected.output_data_set_id;
+  }
+  if (checkpoint === null) clauses.push('(attribute_not_exists(checkpoint) OR attribute_type(checkpoint, :null))');
+  else {
+    clauses.push('checkpoint.version = :version AND checkpoint.data_set_id = :source');
+    Object.assign(values, { ':version': checkpoint.version, ':source': checkpoint.data_set_id });
+    if (checkpoint.first_read) {
+      clauses.push('checkpoint.first_read.version = :read AND checkpoint.first_read.files = :files');
+      Object.assign(values, { ':read': checkpoint.first_read.version, ':files': checkpoint.first_read.files });
+    } else clauses.push('attribute_not_exists(checkpoint.first_read)');
+  }
+  return { expression: clauses.join(' AND '), values };
 }
 
 export async function recordAutomaticRun(

@@ -38,13 +38,10 @@ function envelopeFile(storage: Pick<TableStorage, 'get' | 'getIfExists'>, add: A
   return {
     ...fileView(add),
     async readEnvelopes() {
-      const [events, deleted] = await Promise.all([
-        storage.getIfExists(add.path).then((bytes) => {
-          if (!bytes) throw sourceFileGone(add.path);
-          return readEnvelopeFile(bytes);
-        }),
-        deletedRowsOf(storage, add),
-      ]);
+      // The file first: gone, its deletion vector is likely gone too, and the file is what to name.
+      const bytes = await storage.getIfExists(add.path);
+      if (!bytes) throw sourceFileGone(add.path);
+      const [events, deleted] = await Promise.all([readEnvelopeFile(bytes), deletedRowsOf(storage, add)]);
       return events
         .filter((_, row) => !deleted.has(row))
         .map((event) => ({

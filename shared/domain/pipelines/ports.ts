@@ -20,10 +20,10 @@ export interface PipelineRepository {
   deployVersion(snapshot: DeployedVersion, now: Date): Promise<void>;
   getDeployedVersion(pipelineId: string, version: number): Promise<DeployedVersion | null>;
   deletePipeline(pipelineId: string): Promise<void>;
-  /** Advances what the pipeline has processed, if nobody else advanced it meanwhile. */
+  /** Advances what the pipeline has processed, if nobody else advanced it (or named another output) meanwhile. */
   saveProgress(
     pipelineId: string,
-    expected: PipelineProgress['checkpoint'],
+    expected: Pick<PipelineProgress, 'output_data_set_id' | 'checkpoint'>,
     progress: Pick<PipelineProgress, 'output_data_set_id' | 'checkpoint'>,
     now: Date,
   ): Promise<void>;

@@ -304,9 +304,19 @@ function firstReadOf(
   outputState: TableSnapshot | null,
 ): FirstRead | null {
   const saved = pipeline.checkpoint?.data_set_id === sourceId ? (pipeline.checkpoint.first_read ?? null) : null;
-  // The snapshot is chosen (and recorded) before anything of it is committed: a txn names it.
-  const committed = saved ? (outputState?.progress.get(`${appId}@${saved.version}`) ?? -1) : -1;
-  return saved && committed > saved.files ? { version: saved.version, files: committed } : saved;
+  if (saved) {
+    // The snapshot is chosen (and recorded) before anything of it is committed: a txn names it.
+    const committed = outputState?.progress.get(`${appId}@${saved.version}`) ?? -1;
+    return committed > saved.files ? { version: saved.version, files: committed } : saved;
+  }
+  // No record of it (the pipeline read another source since, and reads this one again): the output's txns say.
+  let found: FirstRead | null = null;
+  for (const [id, files] of outputState?.progress ?? []) {
+    if (!id.startsWith(`${appId}@`)) continue;
+    const version = Number(id.slice(appId.length + 1));
+    if (Number.isSafeInteger(version) && (!found || version > found.version)) found = { version, files };
+  }
+  return found;
 }
 
 /**
@@ -342,7 +352,7 @@ async function readFirstSnapshot(
     const chosen = { data_set_id: source.data_set_id, version: -1, first_read: position };
     await deps.saveProgress(
       pipeline.pipeline_id,
-      pipeline.checkpoint,
+      pipeline,
       { output_data_set_id: pipeline.output_data_set_id, checkpoint: chosen },
       new Date(),
     );
@@ -377,7 +387,7 @@ async function readFirstSnapshot(
       : { data_set_id: source.data_set_id, version: -1, first_read: { version: position.version, files: read } };
   await deps.saveProgress(
     pipeline.pipeline_id,
-    pipeline.checkpoint,
+    pipeline,
     { output_data_set_id: output.data_set_id, checkpoint },
     new Date(),
   );
@@ -496,7 +506,7 @@ async function saveCheckpoint(
 ): Promise<void> {
   await deps.saveProgress(
     pipeline.pipeline_id,
-    pipeline.checkpoint,
+    pipeline,
     { output_data_set_id: output.data_set_id, checkpoint: { data_set_id: source.data_set_id, version } },
     new Date(),
   );
@@ -537,7 +547,7 @@ async function startNewOutput(
   if (pipeline.checkpoint === null) return pipeline;
   await deps.saveProgress(
     pipeline.pipeline_id,
-    pipeline.checkpoint,
+    pipeline,
     { output_data_set_id: pipeline.output_data_set_id, checkpoint: null },
     new Date(),
   );
@@ -549,8 +559,12 @@ async function createOutput(
   pipeline: Pipeline & PipelineProgress,
   snapshot: DeployedVersion,
 ): Promise<DataSet> {
-  // A pipeline deleted while its first run read makes no output: nothing would write to it again.
-  if (!(await deps.getPipeline(pipeline.pipeline_id))) throw new JobFailure('The pipeline was deleted during the run');
+  // A pipeline deleted while its first run read makes no output: nothing would write to it again. Nor does a run
+  // whose pipeline another run gave an output meanwhile (naming this one would fail, and leave it unnamed).
+  const current = await deps.getPipeline(pipeline.pipeline_id);
+  if (!current) throw new JobFailure('The pipeline was deleted during the run');
+  if (current.output_data_set_id !== pipeline.output_data_set_id)
+    throw new Error('The pipeline progressed meanwhile (another run named its output)');
   const schema = outputSchema(snapshot.definition.columns);
   const tenantSlug = (await deps.getDataSet(snapshot.definition.source.data_set_id))?.tenant_slug ?? '';
   const created = newDataSet(
@@ -569,10 +583,13 @@ async function createOutput(
   // is followed by one that finds this output (and the commit's progress in it), not by a second output of the rows.
   await deps.saveProgress(
     pipeline.pipeline_id,
-    pipeline.checkpoint,
+    pipeline,
     { output_data_set_id: created.data_set_id, checkpoint: pipeline.checkpoint },
     new Date(),
   );
+  // The run's own view of its pipeline follows: what it saves next expects this output (two runs that each
+  // create one cannot both name theirs).
+  pipeline.output_data_set_id = created.data_set_id;
   return created;
 }
 
