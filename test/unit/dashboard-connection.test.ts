@@ -133,6 +133,27 @@ describe.concurrent('the dashboard connection', () => {
     });
   });
 
+  it('asks for a redelivery too when its delivery timed out after the credential was replaced (it may still land)', async () => {
+    const { store, tenantId } = await withDataSet();
+    await retryDashboardConnection(store, platformAdmin, tenantId, now);
+    await provisionDashboard(
+      {
+        ...store,
+        dashboardTool: {
+          deliverCredential: async () => {
+            await rotateDashboardCredential(store, platformAdmin, tenantId, now);
+            throw new DashboardToolFailure('The dashboard tool did not answer within 10 s');
+          },
+        },
+      },
+      tenantId,
+      now,
+    );
+    expect(store.state.provisioningRequests.at(-1)).toBe(`${tenantId} redeliver`);
+    // The rotation's own state stands: Pending, for its run.
+    expect(store.state.dashboards.get(tenantId)?.status).toBe('Pending');
+  });
+
   it('fails with a reason naming DASHBOARD_URL when no dashboard tool is configured', async () => {
     const { store, tenantId } = await withDataSet();
     await retryDashboardConnection(store, platformAdmin, tenantId, now);

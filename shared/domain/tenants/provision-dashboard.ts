@@ -56,13 +56,15 @@ export async function provisionDashboard(
     });
   } catch (error) {
     const toolFailed = error instanceof DashboardToolFailure;
-    await deps.setDashboardOutcome(
+    const stored = await deps.setDashboardOutcome(
       tenantId,
       connection.credential.hash,
       'Failed',
       toolFailed ? error.message.slice(0, 500) : internalDashboardFailure,
       now,
     );
+    // A delivery that timed out may still reach the tool, after the new credential's.
+    if (!stored) await deps.requestDashboardProvisioning(tenantId, true);
     if (toolFailed) return;
     throw error;
   }
