@@ -30,13 +30,17 @@ export const countedCommonRules = [
   'CrossSiteScripting_BODY',
   'GenericLFI_BODY',
   'GenericRFI_BODY',
-  // A wiki page about instance metadata, and wiki paths such as ops/nginx.conf or app.log.
+  // A wiki page or path about instance metadata, wiki paths such as ops/nginx.conf or app.log.
   'EC2MetaDataSSRF_BODY',
+  'EC2MetaDataSSRF_URIPATH',
   'RestrictedExtensions_URIPATH',
-  // The events view's search (`contains=`) for "<script", "../" or a URL in the payloads.
+  // The events view's search (`contains=`) and the wiki's `prefix=` for "<script", "../", a URL, an
+  // address or a file name.
   'CrossSiteScripting_QUERYARGUMENTS',
   'GenericLFI_QUERYARGUMENTS',
   'GenericRFI_QUERYARGUMENTS',
+  'EC2MetaDataSSRF_QUERYARGUMENTS',
+  'RestrictedExtensions_QUERYARGUMENTS',
 ] as const;
 
 export interface EdgeFirewallProps extends StackProps {

@@ -83,10 +83,13 @@ describe('the edge setting', () => {
         'GenericLFI_BODY',
         'GenericRFI_BODY',
         'EC2MetaDataSSRF_BODY',
+        'EC2MetaDataSSRF_URIPATH',
         'RestrictedExtensions_URIPATH',
         'CrossSiteScripting_QUERYARGUMENTS',
         'GenericLFI_QUERYARGUMENTS',
         'GenericRFI_QUERYARGUMENTS',
+        'EC2MetaDataSSRF_QUERYARGUMENTS',
+        'RestrictedExtensions_QUERYARGUMENTS',
       ].map((name) => ({ Name: name, ActionToUse: { Count: {} } })),
     ]);
   });
