@@ -513,14 +513,13 @@ describe.concurrent('runQuery', () => {
       ],
       rows: [
         ['2026-11-21', 1, '2026-11-21T10:00:00.000001Z'],
-        ['2026-11-21', 4, '2026-11-18T11:06:40.000000Z'],
+        // A long beyond 2^53 is read exactly (not rounded to …992), and given as text, as JSON cannot hold it.
+        ['2026-11-21', '9007199254740993', null],
       ],
       truncated: true,
       truncated_by: 'limit',
     });
-    // A long beyond 2^53 cannot be read exactly from JSON: the row is rejected, not rounded.
-    expect(outcome).toMatchObject({ rows_in: 4, rows_out: 2, rows_rejected: 2 });
-    expect(outcome.rejection_samples.map((sample) => sample.message_id)).toEqual(['m2', 'm3']);
+    expect(outcome).toMatchObject({ rows_in: 2, rows_out: 2, rows_rejected: 0 });
   });
   it('keeps at most 16 MiB of JSON as the result, and says the size stopped it', async () => {
     const { commit, deps, store, tenant, dataSet } = await world();

@@ -2,6 +2,7 @@
  * A definition compiled into what runs on each envelope: decode the payload (decoding.ts), keep or
  * filter the row (`where`), and convert each column's value to its type, or reject the row saying why.
  */
+import { bigIntegerDigits, jsonWithBigIntegers } from './big-integers.ts';
 import type { DecodeFormat } from './decode-formats.ts';
 import { decodePayload } from './decoding.ts';
 import {
@@ -89,7 +90,7 @@ function longOfText(value: string): bigint | null {
 /** An object or array as JSON text; one nested too deeply to write (thousands of levels) rejects its row. */
 function jsonText(value: object, column: ColumnDefinition): string {
   try {
-    return JSON.stringify(value);
+    return jsonWithBigIntegers(value);
   } catch (error) {
     if (error instanceof RangeError)
       throw new RowRejected(`column ${column.name}: value nested too deeply to write as text`);
@@ -97,9 +98,39 @@ function jsonText(value: object, column: ColumnDefinition): string {
   }
 }
 
+const timestampRejected = (column: ColumnDefinition, got: string) =>
+  new RowRejected(
+    `column ${column.name}: expected an ISO 8601 timestamp or epoch number of years 0001 to 9999, got ${got}`,
+  );
+
+/** An integer past 2^53 (its digits kept, big-integers.ts) as the column's type. */
+function convertBigInteger(digits: string, column: ColumnDefinition): Cell {
+  const wrongType = () => new RowRejected(`column ${column.name}: expected ${column.type}, got number`);
+  switch (column.type) {
+    case 'string':
+      return digits;
+    case 'long': {
+      const parsed = longOfText(digits);
+      if (parsed === null) throw new RowRejected(`column ${column.name}: ${clip(digits)} is past a long’s range`);
+      return parsed;
+    }
+    case 'double':
+      return Number(digits);
+    case 'timestamp': {
+      const parsed = timestampOfEpoch(Number(digits));
+      if (parsed === null) throw timestampRejected(column, 'number');
+      return parsed;
+    }
+    case 'boolean':
+      throw wrongType();
+  }
+}
+
 /** A JSON value as the column's type. */
 function convertJson(value: unknown, column: ColumnDefinition): Cell {
   if (value === undefined || value === null) return null;
+  const digits = bigIntegerDigits(value);
+  if (digits !== null) return convertBigInteger(digits, column);
   const wrongType = () => new RowRejected(`column ${column.name}: expected ${column.type}, got ${describe(value)}`);
   switch (column.type) {
     case 'string':
@@ -124,9 +155,7 @@ function convertJson(value: unknown, column: ColumnDefinition): Cell {
       const parsed =
         typeof value === 'number' ? timestampOfEpoch(value) : typeof value === 'string' ? timestampOfText(value) : null;
       if (parsed === null)
-        throw new RowRejected(
-          `column ${column.name}: expected an ISO 8601 timestamp or epoch number of years 0001 to 9999, got ${typeof value === 'string' ? `"${clip(value)}"` : describe(value)}`,
-        );
+        throw timestampRejected(column, typeof value === 'string' ? `"${clip(value)}"` : describe(value));
       return parsed;
     }
   }
@@ -195,6 +224,9 @@ function deepEqual(a: unknown, b: unknown): boolean {
  */
 export function matchesFilter(value: unknown, equals: unknown, textValues: boolean): boolean {
   if (value === undefined) value = null;
+  const digits = bigIntegerDigits(value);
+  // The filter's own value went through JSON.parse: a long integer equals it as a number does.
+  if (digits !== null) return typeof equals === 'number' && Number(digits) === equals;
   if (textValues && typeof value === 'string') {
     const text = value.trim();
     if (typeof equals === 'number') return text !== '' && Number(text) === equals;

@@ -9,6 +9,7 @@
  * XML and form values are text: columns convert them (see compile-query.ts). Every format refuses
  * malformed text (invalid UTF-8 is never replaced).
  */
+import { tagBigIntegers } from './big-integers.ts';
 import type { DecodeFormat } from './decode-formats.ts';
 import { parseXml, XmlRejected, xmlLimits } from './xml.ts';
 
@@ -79,7 +80,8 @@ function xmlText(bytes: Uint8Array): string {
 
 function parseJson(text: string, what: string): Decoded {
   try {
-    return { value: JSON.parse(text) };
+    // Integers past 2^53 keep their digits (big-integers.ts).
+    return { value: JSON.parse(tagBigIntegers(text)) };
   } catch {
     return { rejected: `${what} is not valid JSON` };
   }

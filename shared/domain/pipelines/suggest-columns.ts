@@ -1,6 +1,7 @@
 import { notFound } from '../errors.ts';
 import type { RejectionSample } from '../jobs/model.ts';
 import { type Principal, requireTenantVisible } from '../principal.ts';
+import { bigIntegerDigits } from './big-integers.ts';
 import { timestampOfText } from './compile-query.ts';
 import type { DecodeFormat } from './decode-formats.ts';
 import { decodeLimits, decodePayload, type PayloadFormat } from './decoding.ts';
@@ -39,6 +40,9 @@ function typeOf(value: unknown, textValues: boolean): ColumnType | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isSafeInteger(value) ? 'long' : 'double';
+  // An integer past 2^53 (its digits kept): a long while it fits one, else text.
+  const digits = bigIntegerDigits(value);
+  if (digits !== null) return BigInt(digits) >= -(2n ** 63n) && BigInt(digits) < 2n ** 63n ? 'long' : 'string';
   if (typeof value !== 'string') return 'string';
   const text = textValues ? value.trim() : value;
   // What the decoding reads as a timestamp (compile-query.ts), so that a suggestion never rejects its own sample.
