@@ -5,14 +5,25 @@
  * tables that came due since the last one (shared/adapters/dynamo/table-maintenance.ts).
  */
 import { jobs } from '#shared/adapters/dynamo/jobs.ts';
-import { dueMaintenance, readMaintenanceThrough, takeMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
+import {
+  dueMaintenance,
+  finishMaintenance,
+  readMaintenanceThrough,
+  takeMaintenance,
+} from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { forEachAtMost } from '#shared/domain/at-most.ts';
 import { scheduleOptimize } from '#shared/domain/jobs/maintenance-jobs.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
 
-const deps = { createJob: jobs.createJob, moveJob: jobs.moveJob, dispatchJob, takeMaintenance };
+const deps = {
+  createJob: jobs.createJob,
+  moveJob: jobs.moveJob,
+  dispatchJob,
+  takeMaintenance,
+  retryMaintenance: finishMaintenance,
+};
 
 export const handler = scheduledHandler(async () => {
   const now = new Date();

@@ -8,7 +8,12 @@ import { deleteConnection } from '#shared/domain/connections/use-cases.ts';
 import { readTableProperties, setTableProperties } from '#shared/domain/datasets/table-properties.ts';
 import { tablePropertyRules } from '#shared/domain/datasets/table-settings.ts';
 import { deleteDataSet, listDataSetFiles, listDataSets } from '#shared/domain/datasets/use-cases.ts';
-import { deletePayload, holdTableWaiting, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
+import {
+  deletePayload,
+  holdTableWaiting,
+  optimizePayload,
+  scheduleOptimize,
+} from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { runDelete } from '#shared/domain/jobs/run-delete.ts';
 import { JobCancelled, JobFailure, readJob } from '#shared/domain/jobs/run-job.ts';
@@ -298,6 +303,53 @@ describe.concurrent('data sets', () => {
       store.state.dataSets.has(dataSetId),
       store.state.heldTables.has(dataSetId),
     ]).toEqual([0, false, false, false]);
+  });
+
+  it('leave a table whose maintenance run fails, is cancelled or cannot be queued due again in an hour, and free', async () => {
+    const { store, dataSetId } = await withDataSet();
+    const dataSet = store.state.dataSets.get(dataSetId);
+    const at = new Date('2026-11-21T10:00:00Z');
+    const finished: { next: string | null }[] = [];
+    const control = { throwIfCancelled: async () => undefined, beginCommit: async () => undefined };
+    const job = readJob(optimizePayload, {
+      job_id: 'j',
+      tenant_id: dataSet?.tenant_id,
+      payload: { data_set_id: dataSetId, min_files: null, trigger: 'schedule' },
+    } as Job);
+    for (const thrown of [new Error('STORE_UNREACHABLE: the store did not answer'), new JobCancelled()]) {
+      const deps = {
+        getDataSet: async () => dataSet,
+        maintain: async () => {
+          throw thrown;
+        },
+        finish: async (_: unknown, next: Date | null) => {
+          finished.push({ next: next?.toISOString() ?? null });
+        },
+        now: () => at,
+      } as unknown as OptimizeDeps;
+      await expect(runOptimize(deps, job, control)).rejects.toBe(thrown);
+    }
+    // The schedule took the table but could not queue its run.
+    const retried: string[] = [];
+    const scheduled = scheduleOptimize(
+      {
+        ...store,
+        takeMaintenance: async () => true,
+        dispatchJob: async () => {
+          throw new Error('SQS did not answer');
+        },
+        retryMaintenance: async (_id: string, _tenant: string, next: Date) => {
+          retried.push(next.toISOString());
+        },
+      },
+      { dataSetId, tenantId: dataSet?.tenant_id as string },
+      at,
+    );
+    await expect(scheduled).rejects.toThrow('SQS did not answer');
+    expect({ finished, retried }).toEqual({
+      finished: [{ next: '2026-11-21T11:00:00.000Z' }, { next: '2026-11-21T11:00:00.000Z' }],
+      retried: ['2026-11-21T11:00:00.000Z'],
+    });
   });
 
   it('once deleted, end the schedule’s maintenance run with nothing done; one asked for through the API fails saying why', async () => {

@@ -60,6 +60,9 @@ export async function startOptimize(
   return job;
 }
 
+/** When a maintenance run that failed, was cancelled or could not be queued is due again. */
+export const maintenanceRetryMs = 3_600_000;
+
 /**
  * A maintenance run the schedule asks for (no principal: the platform maintains its tables).
  * Only the schedule run that takes the due table queues a job; null when another took it.
@@ -67,6 +70,8 @@ export async function startOptimize(
 export async function scheduleOptimize(
   deps: QueueDeps & {
     takeMaintenance(dataSetId: string, jobId: string): Promise<boolean>;
+    /** Due again at `at`, and free for a schedule run: the run could not be queued. */
+    retryMaintenance(dataSetId: string, tenantId: string, at: Date, startedAt: Date): Promise<void>;
   },
   due: { dataSetId: string; tenantId: string },
   now = new Date(),
@@ -83,7 +88,15 @@ export async function scheduleOptimize(
     now,
   );
   if (!(await deps.takeMaintenance(due.dataSetId, job.job_id))) return null;
-  await enqueue(deps, job, now);
+  try {
+    await enqueue(deps, job, now);
+  } catch (error) {
+    // Taken, but no run will free it: due again in an hour, as after a failed run.
+    await deps
+      .retryMaintenance(due.dataSetId, due.tenantId, new Date(now.getTime() + maintenanceRetryMs), now)
+      .catch(() => undefined);
+    throw error;
+  }
   return job;
 }
 

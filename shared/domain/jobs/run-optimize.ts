@@ -5,7 +5,7 @@ import type { DataSet } from '../datasets/model.ts';
 import { dayExpiresAt, firstDayKept } from '../datasets/retention.ts';
 import type { CommittedVersion } from '../datasets/table.ts';
 import { expireFailedDeliveries, type FailedDeliveryExpiryDeps } from '../monitoring/failed-deliveries.ts';
-import type { OptimizePayload } from './maintenance-jobs.ts';
+import { maintenanceRetryMs, type OptimizePayload } from './maintenance-jobs.ts';
 import { JobFailure, type JobOf, type JobOutcome, type RunControl, rowlessOutcome } from './run-job.ts';
 
 /**
@@ -52,7 +52,8 @@ export interface OptimizeDeps extends MaintenanceRequests {
  *  2. Vacuum and clean up the log.
  *  3. Delete the failed deliveries of envelopes the retention no longer keeps (a webhook data set's).
  *  4. Record when the table next needs maintenance (its tombstones' expiry, its oldest day's), and
- *     ask for a run now when one of its own versions makes one due.
+ *     ask for a run now when one of its own versions makes one due. A run that fails or is cancelled
+ *     makes the table due again in an hour (maintenanceRetryMs).
  */
 export async function runOptimize(
   deps: OptimizeDeps,
@@ -69,10 +70,19 @@ export async function runOptimize(
       return rowlessOutcome({ data_set_id: payload.data_set_id, trigger: payload.trigger, data_set_deleted: true });
     throw new JobFailure('The data set no longer exists');
   }
-  const report = await deps.maintain(dataSet, payload.min_files ?? undefined, {
-    checkpoint: () => control.throwIfCancelled(),
-    beforeFirstCommit: () => control.beginCommit(),
-  });
+  let report: MaintenanceOutcome | null;
+  try {
+    report = await deps.maintain(dataSet, payload.min_files ?? undefined, {
+      checkpoint: () => control.throwIfCancelled(),
+      beforeFirstCommit: () => control.beginCommit(),
+    });
+  } catch (error) {
+    // A run that fails or is cancelled leaves the table due again later, and free: the schedule passed its
+    // window when it queued this run, and would otherwise never find the table again (no retention, no vacuum).
+    const retryAt = new Date((deps.now?.() ?? new Date()).getTime() + maintenanceRetryMs);
+    await deps.finish(dataSet, retryAt, startedAt).catch(() => undefined);
+    throw error;
+  }
   const retentionMs = report ? report.retentionMs : deps.defaultRetentionMs;
   const keptFrom = report?.keptFrom ?? (retentionMs === null ? null : firstDayKept(startedAt.getTime(), retentionMs));
   const due = report?.nextDueAt ? [report.nextDueAt] : [];
