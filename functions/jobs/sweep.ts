@@ -1,10 +1,19 @@
+import { finishMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
+import { maintenanceAfterStopped } from '#shared/domain/jobs/maintenance-jobs.ts';
+import type { Job } from '#shared/domain/jobs/model.ts';
 import { sweepExpiredLeases } from '#shared/domain/jobs/run-job.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
 
-/** Every minute: jobs whose runner stopped responding fail with the reason, and their partition is freed. */
+const afterStopped = (job: Job, now: Date) =>
+  maintenanceAfterStopped({ retryMaintenance: finishMaintenance }, job, now);
+
+/**
+ * Every minute: jobs whose runner stopped responding fail with the reason, their partition is freed,
+ * and a maintenance run's table is due again in an hour.
+ */
 export const handler = scheduledHandler(async () => {
-  const failed = await sweepExpiredLeases(runnerStore);
+  const failed = await sweepExpiredLeases({ ...runnerStore, afterStopped });
   if (failed > 0) logger.warn('Failed jobs whose runner stopped responding', { failed });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
+import { maintenanceAfterStopped, optimizePayload } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job, JobStatus } from '#shared/domain/jobs/model.ts';
 import {
   JobFailure,
@@ -332,6 +332,28 @@ describe('running a job', () => {
       expect(state.lease).toBeNull();
     }
     expect(reported).toEqual([throttled, throttled]);
+  });
+
+  it('hands a stopped maintenance run back to the schedule: its table due again in an hour', async () => {
+    const optimize: Job = {
+      ...job('Running'),
+      job_type: 'Optimize',
+      partition_key: 'optimize:ds-1',
+      payload: { data_set_id: 'ds-1', min_files: null, trigger: 'schedule' },
+    };
+    const { deps, state } = memory(optimize);
+    state.lease = { jobId: 'j1', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
+    const retried: string[] = [];
+    const retryMaintenance = async (dataSetId: string, tenantId: string, next: Date) => {
+      retried.push(`${dataSetId} ${tenantId} ${next.toISOString()}`);
+    };
+    const afterStopped = (stopped: Job, now: Date) => maintenanceAfterStopped({ retryMaintenance }, stopped, now);
+    expect(await sweepExpiredLeases({ ...deps, afterStopped })).toBe(1);
+    // A pipeline run stopped the same way leaves nothing to the schedule.
+    const pipeline = memory(job('Running'));
+    pipeline.state.lease = { jobId: 'j1', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
+    expect(await sweepExpiredLeases({ ...pipeline.deps, afterStopped })).toBe(1);
+    expect(retried).toEqual(['ds-1 t 2026-11-21T11:00:00.000Z']);
   });
 
   it('fails jobs whose lease expired and frees their partition', async () => {

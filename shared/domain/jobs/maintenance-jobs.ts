@@ -100,6 +100,26 @@ export async function scheduleOptimize(
   return job;
 }
 
+/**
+ * A maintenance run whose runner stopped (killed, timed out) and that the sweeper failed: its table
+ * due again in an hour and free, as after a run that failed (runOptimize).
+ */
+export async function maintenanceAfterStopped(
+  deps: { retryMaintenance(dataSetId: string, tenantId: string, at: Date, startedAt: Date): Promise<void> },
+  job: Job,
+  now: Date,
+): Promise<void> {
+  if (job.job_type !== 'Optimize') return;
+  const payload = optimizePayload.safeParse(job.payload);
+  if (!payload.success) return;
+  await deps.retryMaintenance(
+    payload.data.data_set_id,
+    job.tenant_id,
+    new Date(now.getTime() + maintenanceRetryMs),
+    now,
+  );
+}
+
 /** What a Delete job carries: the data set it removes. */
 export const deletePayload = z.object({ data_set_id: z.string() });
 export type DeletePayload = z.infer<typeof deletePayload>;

@@ -285,9 +285,9 @@ async function endStoppedHolder(
   deps: Pick<RunnerDeps, 'getJob' | 'moveJob'>,
   holder: LeaseHolder,
   now: Date,
-): Promise<boolean> {
+): Promise<Job | null> {
   const job = await deps.getJob(holder.jobId);
-  if (job?.status !== 'Dispatched' && job?.status !== 'Running') return false;
+  if (job?.status !== 'Dispatched' && job?.status !== 'Running') return null;
   const expired = holder.expiresAt.toISOString();
   const moved = await deps.moveJob(
     holder.jobId,
@@ -301,18 +301,27 @@ async function endStoppedHolder(
     },
     now,
   );
-  return moved !== null;
+  return moved;
 }
 
 /**
  * Jobs whose runner stopped (crashed, timed out, was killed) must not stay Dispatched or Running
  * forever: once their lease has expired they fail, with the reason, and the partition is free again.
  */
-export async function sweepExpiredLeases(deps: Omit<RunnerDeps, 'leaseMs' | 'dispatchJob'>): Promise<number> {
+export async function sweepExpiredLeases(
+  deps: Omit<RunnerDeps, 'leaseMs' | 'dispatchJob'> & {
+    /** What a job type leaves to do when its runner stopped (a maintenance run: its table due again). */
+    afterStopped?(job: Job, now: Date): Promise<void>;
+  },
+): Promise<number> {
   const now = deps.now?.() ?? new Date();
   let failed = 0;
   for (const lease of await deps.expiredLeases(now)) {
-    if (await endStoppedHolder(deps, { jobId: lease.jobId, expiresAt: new Date(lease.expiresAt) }, now)) failed++;
+    const ended = await endStoppedHolder(deps, { jobId: lease.jobId, expiresAt: new Date(lease.expiresAt) }, now);
+    if (ended) {
+      failed++;
+      await deps.afterStopped?.(ended, now);
+    }
     await deps.releaseLease(lease.partitionKey, lease.jobId, lease.runnerId);
   }
   return failed;
