@@ -4,8 +4,10 @@ import type { Job, JobStatus } from '#shared/domain/jobs/model.ts';
 import {
   JobFailure,
   type JobWork,
+  leaseLapsedFailure,
   type RunnerDeps,
   readJobField,
+  rowlessOutcome,
   runJob,
   sweepExpiredLeases,
 } from '#shared/domain/jobs/run-job.ts';
@@ -354,6 +356,50 @@ describe('running a job', () => {
     pipeline.state.lease = { jobId: 'j1', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
     expect(await sweepExpiredLeases({ ...pipeline.deps, afterStopped })).toBe(1);
     expect(retried).toEqual(['ds-1 t 2026-11-21T11:00:00.000Z']);
+  });
+
+  it('takes its own move whose answer was lost (the client tried it again) as made, and runs the job', async () => {
+    for (const lost of ['Dispatched', 'Running'] as JobStatus[]) {
+      const { deps, state } = memory(job());
+      // The move is applied, its answer lost; the client's second try finds the status moved and is refused.
+      let dropped = false;
+      const lossy: RunnerDeps = {
+        ...deps,
+        async moveJob(jobId, from, changes, at) {
+          const moved = await deps.moveJob(jobId, from, changes, at);
+          if (changes.status === lost && !dropped) {
+            dropped = true;
+            return null;
+          }
+          return moved;
+        },
+      };
+      expect({ lost, outcome: await runJob(lossy, 'j1', 'r1', async () => rowlessOutcome({})) }).toEqual({
+        lost,
+        outcome: 'succeeded',
+      });
+      expect(state.job.status).toBe('Succeeded');
+    }
+  });
+
+  it('fails a job whose lease lapsed under a slow runner, saying so; ends one whose cancel was answered Cancelled', async () => {
+    const { deps, state } = memory(job());
+    const lapsed: RunnerDeps = { ...deps, leaseMs: 30, renewLease: async () => false };
+    const outcome = await runJob(lapsed, 'j1', 'r1', async (_, control) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      await control.throwIfCancelled();
+      return rowlessOutcome({});
+    });
+    expect({ outcome, status: state.job.status, error: state.job.error_message }).toEqual({
+      outcome: 'failed',
+      status: 'Failed',
+      error: leaseLapsedFailure,
+    });
+    // A runner that stopped after the job's cancel was answered 204, before its commit.
+    const stopped = memory({ ...job('Running'), cancel_requested_at: '2026-11-21T09:58:00.000Z' });
+    stopped.state.lease = { jobId: 'j1', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: [] };
+    expect(await sweepExpiredLeases(stopped.deps)).toBe(1);
+    expect(stopped.state.job).toMatchObject({ status: 'Cancelled', error_message: null });
   });
 
   it('fails jobs whose lease expired and frees their partition', async () => {

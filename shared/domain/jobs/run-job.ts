@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { DomainError } from '../errors.ts';
-import type { Job, JobType, RejectionSample } from './model.ts';
+import type { Job, JobStatus, JobType, RejectionSample } from './model.ts';
 import type { JobQueue, JobRepository } from './ports.ts';
 
 /** The job holding a partition's lease, and when the lease lapses unless renewed. */
@@ -131,6 +131,10 @@ export interface RunnerDeps extends JobRepository, JobQueue, LeaseStore {
   reportError?: (jobId: string, error: unknown) => void;
 }
 
+/** Why a job fails whose runner found its lease lapsed (it renewed too late) before it committed. */
+export const leaseLapsedFailure =
+  "The job's lease lapsed while it ran (its runner did not renew it in time), so it stopped before its commit; trigger it again";
+
 /** Waits between the tries of a job's final move (a write that throttles or times out is tried again). */
 export const finalMoveRetryMs = [200, 1000];
 
@@ -193,29 +197,39 @@ async function runHeld(
   leaseLost: () => boolean,
 ): Promise<string> {
   const now = () => deps.now?.() ?? new Date();
-  const dispatched = await deps.moveJob(
-    jobId,
-    ['Queued'],
-    { status: 'Dispatched', dispatched_at: now().toISOString(), runner_id: runnerId },
-    now(),
-  );
+  // A move whose answer was lost and that DynamoDB's client tried again finds its own move made: the
+  // job in the status it moved it to, under this runner. That is the move, not another's.
+  const ownMove = async (status: JobStatus) => {
+    const job = await deps.getJob(jobId);
+    return job !== null && job.status === status && job.runner_id === runnerId ? job : null;
+  };
+  const dispatched =
+    (await deps.moveJob(
+      jobId,
+      ['Queued'],
+      { status: 'Dispatched', dispatched_at: now().toISOString(), runner_id: runnerId },
+      now(),
+    )) ?? (await ownMove('Dispatched'));
   if (!dispatched) return 'stale';
-  const running = await deps.moveJob(
-    jobId,
-    ['Dispatched'],
-    { status: 'Running', started_at: now().toISOString() },
-    now(),
-  );
+  const running =
+    (await deps.moveJob(jobId, ['Dispatched'], { status: 'Running', started_at: now().toISOString() }, now())) ??
+    (await ownMove('Running'));
   if (!running) return 'cancelled before it ran';
 
   let committing = false;
+  // A lease that lapsed under a slow runner is no cancel: the job fails, saying so.
+  const checkLease = () => {
+    if (leaseLost()) throw new JobFailure(leaseLapsedFailure);
+  };
   const control: RunControl = {
     async throwIfCancelled() {
+      checkLease();
       const current = await deps.getJob(jobId);
-      if (leaseLost() || current?.status !== 'Running' || current.cancel_requested_at) throw new JobCancelled();
+      if (current?.status !== 'Running' || current.cancel_requested_at) throw new JobCancelled();
     },
     async beginCommit() {
-      if (leaseLost() || !(await deps.beginCommit(jobId, now()))) throw new JobCancelled();
+      checkLease();
+      if (!(await deps.beginCommit(jobId, now()))) throw new JobCancelled();
       committing = true;
     },
   };
@@ -289,19 +303,19 @@ async function endStoppedHolder(
   const job = await deps.getJob(holder.jobId);
   if (job?.status !== 'Dispatched' && job?.status !== 'Running') return null;
   const expired = holder.expiresAt.toISOString();
-  const moved = await deps.moveJob(
-    holder.jobId,
-    ['Dispatched', 'Running'],
-    {
-      status: 'Failed',
-      error_message: job.committing_at
-        ? `The runner stopped responding after it began its commit at ${job.committing_at} (its lease expired at ${expired}): what it wrote may stand, and running the job again does not write it twice`
-        : `The runner stopped responding (its lease expired at ${expired}); trigger the job again`,
-      completed_at: now.toISOString(),
-    },
-    now,
-  );
-  return moved;
+  const at = now.toISOString();
+  // A cancel answered 204 before the job began its commit is what the caller was told: it ends Cancelled.
+  const ending: Partial<Job> =
+    job.cancel_requested_at && !job.committing_at
+      ? { status: 'Cancelled', cancelled_at: at, completed_at: at }
+      : {
+          status: 'Failed',
+          error_message: job.committing_at
+            ? `The runner stopped responding after it began its commit at ${job.committing_at} (its lease expired at ${expired}): what it wrote may stand, and running the job again does not write it twice`
+            : `The runner stopped responding (its lease expired at ${expired}); trigger the job again`,
+          completed_at: at,
+        };
+  return deps.moveJob(holder.jobId, ['Dispatched', 'Running'], ending, now);
 }
 
 /**
