@@ -1,6 +1,7 @@
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { eventsOf } from '#shared/adapters/repositories/events.ts';
 import { apiHandler } from '#shared/api-handler.ts';
+import { secretHeadersOf } from '#shared/domain/connections/signature-headers.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
 import { eventTypeField, readEvents } from '#shared/domain/monitoring/events.ts';
 import { ok } from '#shared/http/responses.ts';
@@ -15,6 +16,7 @@ export const handler = apiHandler(
       eventsOf(connection.data_set_id),
       connectivity.getSource(connection.source_id),
     ]);
-    return ok(await readEvents({ ...events, eventType: eventTypeField(source) }, query));
+    const secretHeaders = secretHeadersOf(source?.security.signature ?? null);
+    return ok(await readEvents({ ...events, eventType: eventTypeField(source), secretHeaders }, query));
   },
 );

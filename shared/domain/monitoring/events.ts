@@ -17,6 +17,7 @@
 import type { Source } from '../connections/model.ts';
 import { type EventField, presetOf } from '../connections/presets.ts';
 import { invalid } from '../errors.ts';
+import { safeHeaders } from '../ingest/credential-headers.ts';
 import { parsePath, valueAt } from '../json-path.ts';
 import { textAtPointer } from '../json-pointer.ts';
 
@@ -107,6 +108,12 @@ export interface EventReadDeps {
   bytesFetched?: () => number;
   /** Where the connection's provider (its signature preset) says what kind of event a request is; null: it does not. */
   eventType?: EventField | null;
+  /**
+   * The headers the source's signature settings read, as they are now (secretHeadersOf): left out of
+   * each event's kept headers again, as rejections are. A header kept while the source took no
+   * signature may be the one its signature reads since (a body and its MAC, replayable).
+   */
+  secretHeaders?: ReadonlySet<string>;
 }
 
 /** Events held in memory (a staged batch, a test's rows) as one group: one slice, bodies at hand. */
@@ -573,7 +580,11 @@ const bytesRead = (read: EventRead) => read.deps.bytesFetched?.() ?? read.sizesR
 async function page(read: EventRead, events: ReadEvent[], next: Position | null): Promise<EventPage> {
   const sources = (candidate: Candidate) => (candidate.kind === 'file' ? candidate.file : candidate.source);
   return {
-    events: events.map(view),
+    events: events.map((event) =>
+      view(
+        event.headers ? { ...event, headers: safeHeaders(event.headers, read.deps.secretHeaders ?? new Set()) } : event,
+      ),
+    ),
     next_cursor: next ? await read.deps.cursors.seal(cursorPayload(next)) : null,
     files_read: read.touched.size,
     bytes_read: bytesRead(read),
