@@ -763,6 +763,36 @@ describe('the operator console', () => {
     });
     expect(slackSigned.status).toBe(202);
 
+    // Settings the form does not show, set through the API, stay as they are when the same provider is saved again.
+    const security = (await api.get<Record<string, unknown>>(`/api/connections/${pointed.connectionId}/security`)).body;
+    expect(
+      (
+        await api.put(`/api/connections/${pointed.connectionId}/security`, {
+          json: {
+            ...security,
+            auth_mode: 'bearer_and_signature',
+            signature: { scheme: 'slack', tolerance_seconds: 3600 },
+          },
+        })
+      ).status,
+    ).toBe(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: `Connection ${pointedName}` }).waitFor();
+    await page.getByRole('button', { name: 'Use this provider' }).click();
+    await waitForText(page.locator('.notice'), /^Senders now sign as Slack \(Events API\)\.$/);
+    expect(
+      (await api.get<Record<string, unknown>>(`/api/connections/${pointed.connectionId}/security`)).body,
+    ).toMatchObject({
+      auth_mode: 'bearer_and_signature',
+      signature: { scheme: 'slack', tolerance_seconds: 3600 },
+      dedup_window_seconds: 0,
+    });
+    await api.put(`/api/connections/${pointed.connectionId}/security`, {
+      json: { ...security, auth_mode: 'signature', signature: { scheme: 'slack' } },
+    });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: `Connection ${pointedName}` }).waitFor();
+
     // GitHub takes a secret of the tenant's choosing: none given, one is generated and shown this once.
     await page.getByLabel('Provider', { exact: true }).selectOption('github');
     await page.getByRole('button', { name: 'Use this provider' }).click();

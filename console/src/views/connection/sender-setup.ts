@@ -106,7 +106,8 @@ function providerForm(
     min: 0,
     max: 604800,
     step: 1,
-    value: security.dedup_window_seconds || 86400,
+    // As set: 0 is deduplication off, and saving keeps it off.
+    value: security.dedup_window_seconds,
   });
   const secretLine = line('sender-secret', 'Signing secret', secret);
   const publicKeyLine = line('sender-public-key', 'Public key', publicKey);
@@ -135,6 +136,14 @@ function providerForm(
     showOutcome(outcome, async () => {
       const name = picked();
       const signature: SecurityBody['signature'] = name ? { scheme: name } : null;
+      // The same provider again: what this form does not show (set through the API) stays as it is,
+      // since a PUT without it would put the scheme's defaults back (another header, no tolerance).
+      const current = security.signature;
+      if (signature && current?.scheme === name) {
+        if (current.header) signature.header = current.header;
+        if (current.encoding) signature.encoding = current.encoding;
+        if (typeof current.tolerance_seconds === 'number') signature.tolerance_seconds = current.tolerance_seconds;
+      }
       for (const [field, input] of [
         ['secret', secret],
         ['public_key', publicKey],
@@ -143,7 +152,12 @@ function providerForm(
         if (signature && !input.closest('p')?.hidden && input.value.trim()) signature[field] = input.value.trim();
       }
       const body: SecurityBody = {
-        auth_mode: name ? 'signature' : 'bearer',
+        // A connection that also takes the bearer token keeps taking it.
+        auth_mode: name
+          ? security.auth_mode === 'bearer_and_signature'
+            ? 'bearer_and_signature'
+            : 'signature'
+          : 'bearer',
         signature,
         dedup_window_seconds: Number(dedupWindow.value) || 0,
         dedup_key: security.dedup_key,
