@@ -1,7 +1,7 @@
 import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
 import { count } from '#shared/adapters/metrics.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
-import { deleteDeadLetters, getDeadLetter } from '#shared/adapters/s3/dead-letters.ts';
+import { deleteDeadLetters, getDeadLetterIfExists } from '#shared/adapters/s3/dead-letters.ts';
 import { enqueueEnvelope, requeueBody } from '#shared/adapters/sqs/ingest-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
@@ -11,7 +11,10 @@ import { monitoringRoutes } from '#shared/routes/monitoring.ts';
 
 const deps = {
   allFailedDeliveries,
-  loadEnvelope: async (key: string) => keptMessage(await getDeadLetter(key)),
+  loadEnvelope: async (key: string) => {
+    const stored = await getDeadLetterIfExists(key);
+    return stored === null ? null : keptMessage(stored);
+  },
   async requeue(kept: KeptMessage) {
     if (isUnreadable(kept)) {
       await requeueBody(kept.unreadable_body);
@@ -26,10 +29,11 @@ const deps = {
     await enqueueEnvelope(rest, Buffer.from(payload, 'base64'));
   },
   async forget(failed: { body_key: string } & Parameters<typeof removeFailedDelivery>[0]) {
-    await removeFailedDelivery(failed);
+    if (!(await removeFailedDelivery(failed))) return false;
     // No longer waiting as a failed delivery: back on the queue (connection stats' unaccounted).
     count('redriven', { source_id: failed.source_id });
     await deleteDeadLetters([failed.body_key]);
+    return true;
   },
 };
 

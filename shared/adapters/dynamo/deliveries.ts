@@ -11,7 +11,7 @@ import type { DeliveryFailure, FailedDelivery } from '../../domain/ingest/kept-r
 import type { HeldFailure } from '../../domain/monitoring/failed-deliveries.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { itemReader, orNull } from './stored-items.ts';
-import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
+import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table, transactionHeld } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
 
@@ -107,15 +107,19 @@ export async function allFailedDeliveries(dataSetId: string): Promise<FailedDeli
   return queryAll({ partition: deliveryKeys.failedPartition(dataSetId) }, toFailedDelivery);
 }
 
-/** Forgets the failed delivery and its claim, so the envelope is recorded again should it fail again. */
-export async function removeFailedDelivery(failed: FailedDelivery): Promise<void> {
-  await db.send(
+/**
+ * Forgets the failed delivery and its claim, so the envelope is recorded again should it fail again;
+ * false when it was gone already (another redrive forgot it).
+ */
+export async function removeFailedDelivery(failed: FailedDelivery): Promise<boolean> {
+  return transactionHeld(
     new TransactWriteCommand({
       TransactItems: [
         {
           Delete: {
             TableName: table(),
             Key: deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+            ConditionExpression: 'attribute_exists(pk)',
           },
         },
         { Delete: { TableName: table(), Key: deliveryKeys.deadLettered(failed.message_id) } },

@@ -46,6 +46,16 @@ export async function getDeadLetter(key: string): Promise<unknown> {
   return JSON.parse((await objectBytes(object)).toString('utf8'));
 }
 
+/** A kept dead letter, or null once it is gone (a redrive beside this one deleted it). */
+export async function getDeadLetterIfExists(key: string): Promise<unknown> {
+  try {
+    return await getDeadLetter(key);
+  } catch (error) {
+    if ((error as Error).name === 'NoSuchKey') return null;
+    throw error;
+  }
+}
+
 export async function deleteDeadLetters(keys: string[]): Promise<void> {
   await deleteObjects(platformS3, platformBucket(), keys);
 }

@@ -193,13 +193,15 @@ export async function recordDeadLetter(
 
 export interface RedriveDeps {
   allFailedDeliveries(dataSetId: string): Promise<FailedDelivery[]>;
-  loadEnvelope(bodyKey: string): Promise<KeptMessage>;
+  /** The kept envelope; null once gone (another redrive of it finished first). */
+  loadEnvelope(bodyKey: string): Promise<KeptMessage | null>;
   /**
    * Puts the envelope back on the ingest queue with its message id (so it can never become a second
    * row); a body kept unread goes back as it was.
    */
   requeue(kept: KeptMessage): Promise<void>;
-  forget(failed: FailedDelivery): Promise<void>;
+  /** Forgets the failed delivery and counts it redriven; false when another redrive forgot it first (counted there). */
+  forget(failed: FailedDelivery): Promise<boolean>;
 }
 
 /** Which failed deliveries to redrive: all when empty; the fields narrow it together (AND). */
@@ -265,17 +267,24 @@ export async function redrive(
   );
   const now = selected.slice(0, limit);
   const byCategory: Record<string, number> = {};
+  let redriven = 0;
   let next = 0;
+  // Two redrives of the same deliveries at once (two tabs, two operators): each envelope is requeued by
+  // either (its message id makes it one row) but forgotten and counted by one, so `redriven` never
+  // passes what was dead-lettered.
   const worker = async () => {
     for (let failed = now[next++]; failed; failed = now[next++]) {
-      await deps.requeue(await deps.loadEnvelope(failed.body_key));
-      await deps.forget(failed);
+      const kept = await deps.loadEnvelope(failed.body_key);
+      if (!kept) continue;
+      await deps.requeue(kept);
+      if (!(await deps.forget(failed))) continue;
+      redriven++;
       const category = errorCategory(failed.last_error);
       byCategory[category] = (byCategory[category] ?? 0) + 1;
     }
   };
   await Promise.all(Array.from({ length: Math.min(redriveConcurrency, now.length) }, worker));
-  return { redriven: now.length, by_category: byCategory, remaining: selected.length - now.length };
+  return { redriven, by_category: byCategory, remaining: selected.length - now.length };
 }
 
 export interface FailedDeliveryExpiryDeps {
