@@ -18,16 +18,60 @@ function hexDump(raw: Uint8Array): string {
   return lines.join('\n');
 }
 
+/**
+ * JSON text indented by two spaces, every value spelled as sent: JSON.stringify(JSON.parse(…)) would
+ * round an id past 2^53 (12345678901234567891 shows as …7000) and respell 1.10 as 1.1. The text must
+ * be valid JSON (checked by JSON.parse first); only whitespace outside strings changes.
+ */
+export function indentJson(text: string): string {
+  let out = '';
+  let depth = 0;
+  const newline = () => `\n${'  '.repeat(depth)}`;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j] as string)) j++;
+      if (text[j] === close) {
+        out += c + close;
+        i = j;
+      } else {
+        depth++;
+        out += c + newline();
+      }
+    } else if (c === '}' || c === ']') {
+      depth--;
+      out += newline() + c;
+    } else if (c === ',') out += `,${newline()}`;
+    else if (c === ':') out += ': ';
+    else if (!/\s/.test(c)) out += c;
+  }
+  return out;
+}
+
+/** UTF-8 text of a body's first bytes, a character the cut split left out; null when it is not UTF-8. */
+function utf8Of(raw: Uint8Array, truncated: boolean): string | null {
+  for (let drop = 0; drop <= (truncated ? 3 : 0); drop++) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(raw.subarray(0, raw.length - drop));
+    } catch {
+      // The next shorter cut, or not text.
+    }
+  }
+  return null;
+}
+
 export function bodyView(
   event: Pick<Schemas['Event'], 'payload' | 'payload_size' | 'payload_truncated' | 'content_type'>,
 ): HTMLElement {
   const raw = decodeBase64(event.payload);
-  let text: string | null;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    text = null;
-  }
+  const text = utf8Of(raw, event.payload_truncated);
   let shown: string;
   let kind: string;
   if (text === null) {
@@ -35,7 +79,8 @@ export function bodyView(
     shown = hexDump(raw);
   } else {
     try {
-      shown = event.payload_truncated ? text : JSON.stringify(JSON.parse(text), null, 2);
+      if (!event.payload_truncated) JSON.parse(text);
+      shown = event.payload_truncated ? text : indentJson(text);
       kind = event.payload_truncated ? 'text' : 'JSON';
     } catch {
       shown = text;
