@@ -402,8 +402,13 @@ describe('the operator console', () => {
     );
     await checkAccessibility(page, 'pipeline-editor-preview');
 
-    await page.getByRole('button', { name: 'Save and deploy' }).click();
+    // A double click saves once: one pipeline of this name, not two.
+    await page.getByRole('button', { name: 'Save and deploy' }).dblclick();
     await waitForText(page.locator('.notice'), /^Saved and deployed\.$/);
+    const named = (
+      await api.get<{ pipelines: { name: string }[] }>(`/api/pipelines?tenant_id=${tenant.tenantId}&limit=100`)
+    ).body.pipelines.filter((pipeline) => pipeline.name === name);
+    expect(named).toHaveLength(1);
     // Saved, the page is the pipeline's: its name heads it, with its state and what to do with it.
     await page.getByRole('heading', { level: 1, name: `Pipeline ${name}` }).waitFor();
     expect(await page.getByRole('heading', { level: 1, name: 'New pipeline' }).count()).toBe(0);

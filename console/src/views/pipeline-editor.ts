@@ -110,11 +110,26 @@ export function pipelineEditorView(pipelineId: string | null): View {
     const tenantOfSource = () => sources.find((dataSet) => dataSet.data_set_id === source.value)?.tenant_id;
 
     let savedId = pipelineId;
-    const save = (deploy: boolean) =>
+    // One save at a time: a second click while the first is on its way would create a second pipeline.
+    let saving = false;
+    const save = (deploy: boolean) => {
+      if (saving) return;
+      saving = true;
+      for (const one of main.querySelectorAll<HTMLButtonElement>('form.editor button')) one.disabled = true;
+      void saveOnce(deploy).finally(() => {
+        saving = false;
+        for (const one of main.querySelectorAll<HTMLButtonElement>('form.editor button')) one.disabled = false;
+      });
+    };
+    const saveOnce = (deploy: boolean) =>
       showOutcome(outcome, async () => {
+        // The version this save makes: what is deployed is this one, or nothing (409) if another editor saved since.
+        let version = 1;
         if (savedId) {
+          const before = await api<Answer<'/api/pipelines/{pipeline_id}', 'get'>>(`api/pipelines/${savedId}`);
           const body: Body<'/api/pipelines/{pipeline_id}/update-definition', 'post'> = { definition: definition() };
           await api(`api/pipelines/${savedId}/update-definition`, { method: 'POST', body });
+          version = before.working_version + 1;
         } else {
           const body: Body<'/api/pipelines', 'post'> = {
             tenant_id: tenantOfSource(),
@@ -130,7 +145,7 @@ export function pipelineEditorView(pipelineId: string | null): View {
           name.closest('.field')?.remove();
           showState(savedId);
         }
-        if (deploy) await api(`api/pipelines/${savedId}/deploy`, { method: 'POST', body: {} });
+        if (deploy) await api(`api/pipelines/${savedId}/deploy`, { method: 'POST', body: { version } });
         await state?.load();
         return notice(deploy ? 'Saved and deployed.' : 'Saved as the working version.');
       });
