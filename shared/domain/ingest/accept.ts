@@ -484,8 +484,7 @@ async function envelopeOf(
     // duplicate's refusal must not free a token its first request was answered 202 with.
     if (holder === mine) {
       if (messageId === ownId) claimed.push({ sourceId: source.source_id, key: replay.key, messageId: mine });
-    }
-    else if (heldBody === body && heldId) {
+    } else if (heldBody === body && heldId) {
       // The same signed request again: the first one's duplicate.
       await release(deps, claimed);
       claimed.length = 0;
