@@ -24,15 +24,19 @@ import { snapshots, tableReader } from './table-storage.ts';
 /**
  * The data set's table at its latest version, mirrored as Iceberg metadata: the log read to its end
  * (from the snapshot cache's state, the commits after it), not the version Tributary recorded, which
- * another writer's commits (a DELETE in Spark) leave behind.
+ * another writer's commits (a DELETE in Spark) leave behind. Right after a commit of its own, the
+ * writer's state at that version is the end a moment ago: taken as it is, with no read (a sync a
+ * commit, and the read would be a dozen GETs each).
  */
-const mirrorLatest = (dataSet: DataSet): Promise<MirrorOutcome> =>
+const mirrorLatest = (dataSet: DataSet, justCommitted = false): Promise<MirrorOutcome> =>
   asServiceErrors(async () => {
     const root = dataSet.storage_location;
     if (!root) throw new Error(`Data set ${dataSet.data_set_id} has no storage yet`);
     const reader = await tableReader(dataSet);
-    // Read forward from the kept state: a kept state is the end only to a writer, whose conditional write tells it otherwise.
-    const { state } = await snapshots.open(dataSet.data_set_id, reader);
+    const state =
+      justCommitted && dataSet.version !== null
+        ? await snapshots.source(reader).current(dataSet.data_set_id, dataSet.version)
+        : (await snapshots.open(dataSet.data_set_id, reader)).state;
     const result = await mirrorDeltaVersion(reader.storage, {
       root,
       state,

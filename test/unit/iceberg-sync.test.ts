@@ -51,6 +51,8 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
   const clock = { now: t0 };
   const recorded: DataSetIceberg[] = [];
   const mirrored: (number | null)[] = [];
+  /** What each mirror was asked to read: the version its caller just committed (no read), or the log to its end. */
+  const asked: string[] = [];
   const due = new Map<string, string>();
   /** Every mark written, as [data set, due at]. */
   const marks: [string, string][] = [];
@@ -58,8 +60,9 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
   const warnings: Record<string, unknown>[] = [];
   const dataSets = new Map<string, DataSet>();
   const deps: IcebergCatchUpDeps = {
-    async mirrorLatest(dataSet) {
+    async mirrorLatest(dataSet, justCommitted) {
       mirrored.push(dataSet.version);
+      asked.push(justCommitted === true ? 'the version just committed' : 'the latest');
       const answer = outcome(dataSet);
       if (answer instanceof Error) throw answer;
       return answer;
@@ -89,7 +92,7 @@ function world(outcome: (dataSet: DataSet) => MirrorOutcome | Error = (dataSet) 
     },
     dependencyFailed: (error) => error.name === 'TimeoutError',
   };
-  return { deps, clock, recorded, mirrored, due, marks, cleared, warnings, dataSets };
+  return { deps, clock, recorded, mirrored, asked, due, marks, cleared, warnings, dataSets };
 }
 
 const current = (version: number): MirrorOutcome => ({
@@ -107,8 +110,9 @@ describe('keeping a data set’s Iceberg metadata in step with its Delta commits
     // Act
     await syncIcebergAfterCommit(w.deps, table(null), [committed(0)]);
 
-    // Assess
+    // Assess: right after the commit, the writer's own state is the end (no read of the log).
     expect(w.mirrored).toEqual([0]);
+    expect(w.asked).toEqual(['the version just committed']);
     expect(w.recorded).toEqual([
       {
         metadata_location: 's3://lake/datasets/ds-1/metadata/v1.metadata.json',
@@ -226,6 +230,8 @@ describe('keeping a data set’s Iceberg metadata in step with its Delta commits
     // Assess
     expect(report).toEqual({ synced: 1, failed: 1, interrupted: false });
     expect(w.mirrored.sort()).toEqual([2, 5]);
+    // A catch-up reads each log to its end: another writer may have committed since.
+    expect(w.asked).toEqual(['the latest', 'the latest']);
     expect([...w.due.keys()].sort()).toEqual(['broken', 'later']);
     expect(w.dataSets.get('behind')?.iceberg?.delta_version).toBe(5);
   });

@@ -22,7 +22,11 @@ export type MirrorOutcome =
 
 export interface IcebergSyncDeps {
   /** Opens the data set's table at its latest Delta version and brings its Iceberg metadata there. */
-  mirrorLatest(dataSet: DataSet): Promise<MirrorOutcome>;
+  /**
+   * Mirrors the table's latest version; `justCommitted`: the version the caller has just committed
+   * (dataSet.version), the end of the log a moment ago, taken as it is (no read).
+   */
+  mirrorLatest(dataSet: DataSet, justCommitted?: boolean): Promise<MirrorOutcome>;
   recordIceberg(dataSetId: string, iceberg: DataSetIceberg): Promise<void>;
   /** Due at `at`, unless due earlier already. */
   markIcebergDue(dataSet: DataSet, at: Date): Promise<void>;
@@ -46,12 +50,16 @@ export interface IcebergSyncResult {
  *  3. The outcome is recorded with the data set; a failure is recorded as Failed with its category,
  *     keeping the last metadata written, and logged: it never reaches the caller.
  */
-export async function syncIceberg(deps: IcebergSyncDeps, dataSet: DataSet): Promise<IcebergSyncResult | null> {
+export async function syncIceberg(
+  deps: IcebergSyncDeps,
+  dataSet: DataSet,
+  justCommitted = false,
+): Promise<IcebergSyncResult | null> {
   if (!dataSet.storage_location || dataSet.version === null) return null;
   const syncedAt = new Date(deps.now()).toISOString();
   let result: IcebergSyncResult;
   try {
-    const outcome = await deps.mirrorLatest(dataSet);
+    const outcome = await deps.mirrorLatest(dataSet, justCommitted);
     result =
       outcome.status === 'Current'
         ? {
@@ -128,7 +136,7 @@ export async function syncIcebergAfterCommit(
     }
   };
   if (now - lastSync >= icebergSyncIntervalMs) {
-    const result = await syncIceberg(deps, table);
+    const result = await syncIceberg(deps, table, true);
     if (result?.iceberg.status === 'Failed') await markDue(now + icebergSyncIntervalMs);
     return;
   }
