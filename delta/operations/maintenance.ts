@@ -30,7 +30,7 @@ export interface MaintenanceDeps {
   reader: LogReader;
   rewrite: FileRewriter;
   now: () => Date;
-  /** Between partitions: throws to stop (a cancelled job) before anything more is committed. */
+  /** Between partitions and before the vacuum: throws to stop (a cancelled job) before anything more is committed or deleted. */
   checkpoint?: () => Promise<void>;
   /** Called once before the first commit (the job's point of no return). */
   beforeFirstCommit?: () => Promise<void>;
@@ -237,6 +237,8 @@ export async function maintainTable(
   const remaining = await expire(run, expiry);
   await compact(run, remaining, minFiles);
   const cleanUp = { reader: deps.reader, storage: deps.commit.storage, now: deps.now };
+  // The vacuum deletes: a run stopped (cancelled) before it changes nothing, whatever it committed.
+  await deps.checkpoint?.();
   report.filesVacuumed = await vacuum(cleanUp, state, run.config.deletedFileRetentionMs);
   report.logFilesRemoved = await cleanLog(cleanUp, state, run.config.logRetentionMs);
   report.nextDueAt = nextDueAt(run, expiry, remaining);

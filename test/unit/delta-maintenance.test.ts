@@ -334,6 +334,21 @@ describe('vacuum and log clean-up', { timeout: 60_000 }, () => {
     clock.now += 6 * day;
     expect((await maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null }))).filesVacuumed).toBe(0);
     clock.now += 2 * day;
+    // A run stopped before its vacuum (a job cancelled, nothing to commit) deletes nothing.
+    const stopped = new Error('cancelled');
+    await expect(
+      maintainTable(
+        {
+          ...maintenance(),
+          checkpoint: async () => {
+            throw stopped;
+          },
+        },
+        't',
+        () => ({ minFiles: 2, expiry: null }),
+      ),
+    ).rejects.toBe(stopped);
+    expect(tombstoned.every((key) => table.objects.has(key))).toBe(true);
     const vacuumed = await maintainTable(maintenance(), 't', () => ({ minFiles: 2, expiry: null }));
     expect(vacuumed.filesVacuumed).toBe(12);
     expect(tombstoned.some((key) => table.objects.has(key))).toBe(false);

@@ -88,6 +88,8 @@ export async function runOptimize(
   const due = report?.nextDueAt ? [report.nextDueAt] : [];
   let failedExpired = 0;
   if (retentionMs !== null && keptFrom !== null && dataSet.origin.type === 'Webhook') {
+    // Deletions too: a run cancelled by now (it committed nothing) deletes no failed delivery.
+    await control.throwIfCancelled();
     const expiry = await expireFailedDeliveries(deps.failedDeliveries, dataSet.data_set_id, keptFrom);
     failedExpired = expiry.expired;
     if (expiry.oldestDay) due.push(dayExpiresAt(expiry.oldestDay, retentionMs));
