@@ -8,7 +8,7 @@ import avro from 'avsc';
 import type { IcebergSchema, PartitionSpec } from './schema.ts';
 
 /** A manifest entry's status (spec: 0 EXISTING, 1 ADDED, 2 DELETED). */
-export const entryStatus = { existing: 0, added: 1 } as const;
+export const entryStatus = { existing: 0, added: 1, deleted: 2 } as const;
 
 export interface DataFile {
   content: number;

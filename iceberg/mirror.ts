@@ -7,8 +7,9 @@
  * One manifest per partition (a day, for Tributary's tables), named by a hash of its file set: a
  * mirror after an append rewrites only the manifests of the partitions whose files changed and
  * lists the others as the previous snapshot did. A file the previous snapshot had keeps its entry
- * (EXISTING, with the snapshot and sequence numbers that added it), so readers of incremental
- * changes see only what the Delta versions changed.
+ * (EXISTING, with the snapshot and sequence numbers that added it), and a file it had that is gone
+ * is listed DELETED in that snapshot's manifest of its partition, so readers of incremental changes
+ * see exactly what the Delta versions changed, deletions included.
  *
  * Snapshots, metadata files and manifests older than the Delta table's own log retention
  * (`delta.logRetentionDuration`) are expired, in batches: once the oldest snapshot is a day past it.
@@ -336,79 +337,72 @@ async function nextMetadata(
   const counts = { addedFiles: 0, addedRecords: 0, addedSize: 0, deletedFiles: 0, deletedRecords: 0, deletedSize: 0 };
   const changedPartitions = new Set<string>();
   let allAddedQuiet = true;
-  await Promise.all(
-    [...groups.entries()].map(async ([key, group]) => {
-      const same = byHash.get(group.hash);
-      if (same && !schemaChanged) {
-        manifests.push(same);
-        return;
+  const writing: ManifestWriting = { storage, root, table, snapshotId, sequenceNumber };
+  /** The files a partition's manifests listed live in the previous snapshot, by location. */
+  const previousLive = async (key: string) => {
+    const before = new Map<string, ManifestEntry>();
+    for (const old of byPartition.get(key) ?? [])
+      for (const entry of await readManifest(storage, root, old.manifest_path))
+        if (entry.status !== entryStatus.deleted) before.set(entry.data_file.file_path, entry);
+    return before;
+  };
+  const countDeleted = (gone: Iterable<ManifestEntry>) => {
+    for (const entry of gone) {
+      counts.deletedFiles++;
+      counts.deletedRecords += entry.data_file.record_count;
+      counts.deletedSize += entry.data_file.file_size_in_bytes;
+    }
+  };
+  const changed = [...groups.entries()].map(async ([key, group]) => {
+    const same = byHash.get(group.hash);
+    if (same && !schemaChanged) {
+      manifests.push(same);
+      return;
+    }
+    const before = await previousLive(key);
+    const entries: ManifestEntry[] = group.files.map((file) => {
+      const existing = before.get(file.location);
+      before.delete(file.location);
+      if (!existing) {
+        counts.addedFiles++;
+        counts.addedRecords += file.records;
+        counts.addedSize += file.add.size;
+        if (file.add.dataChange !== false) allAddedQuiet = false;
       }
-      const before = new Map<string, ManifestEntry>();
-      for (const old of byPartition.get(key) ?? [])
-        for (const entry of await readManifest(storage, root, old.manifest_path))
-          if (entry.status !== 2) before.set(entry.data_file.file_path, entry);
-      const entries: ManifestEntry[] = group.files.map((file) => {
-        const existing = before.get(file.location);
-        before.delete(file.location);
-        if (!existing) {
-          counts.addedFiles++;
-          counts.addedRecords += file.records;
-          counts.addedSize += file.add.size;
-          if (file.add.dataChange !== false) allAddedQuiet = false;
-        }
-        return {
-          status: existing ? entryStatus.existing : entryStatus.added,
-          snapshot_id: existing?.snapshot_id ?? snapshotId,
-          sequence_number: existing?.sequence_number ?? sequenceNumber,
-          file_sequence_number: existing?.file_sequence_number ?? sequenceNumber,
-          data_file: {
-            content: 0,
-            file_path: file.location,
-            file_format: 'PARQUET',
-            partition: Object.fromEntries(spec.fields.map((field, i) => [field.name, group.values[i] ?? null])),
-            record_count: file.records,
-            file_size_in_bytes: file.add.size,
-          },
-        };
-      });
-      for (const gone of before.values()) {
-        counts.deletedFiles++;
-        counts.deletedRecords += gone.data_file.record_count;
-        counts.deletedSize += gone.data_file.file_size_in_bytes;
-      }
-      if (entries.some((entry) => entry.status === entryStatus.added) || before.size > 0) changedPartitions.add(key);
-      const path = manifestName(snapshotId, group.hash);
-      const bytes = await encodeManifest(entries, table);
-      await storage.put(path, bytes, 'application/octet-stream');
-      const added = entries.filter((entry) => entry.status === entryStatus.added);
-      const existing = entries.filter((entry) => entry.status === entryStatus.existing);
-      manifests.push({
-        manifest_path: `${root}/${path}`,
-        manifest_length: bytes.length,
-        partition_spec_id: spec['spec-id'],
-        content: 0,
-        sequence_number: sequenceNumber,
-        min_sequence_number: Math.min(...entries.map((entry) => entry.sequence_number ?? sequenceNumber)),
-        added_snapshot_id: snapshotId,
-        added_files_count: added.length,
-        existing_files_count: existing.length,
-        deleted_files_count: 0,
-        added_rows_count: added.reduce((sum, entry) => sum + entry.data_file.record_count, 0),
-        existing_rows_count: existing.reduce((sum, entry) => sum + entry.data_file.record_count, 0),
-        deleted_rows_count: 0,
-        partitions: summaryOf(group.values),
-        key_metadata: null,
-      });
-    }),
-  );
-  // Partitions with no file left (a day past the data retention): their manifests' files are gone.
-  for (const [key, old] of byPartition)
-    if (!groups.has(key))
-      for (const manifest of old) {
-        changedPartitions.add(key);
-        counts.deletedFiles += manifest.added_files_count + manifest.existing_files_count;
-        counts.deletedRecords += manifest.added_rows_count + manifest.existing_rows_count;
-      }
+      return {
+        status: existing ? entryStatus.existing : entryStatus.added,
+        snapshot_id: existing?.snapshot_id ?? snapshotId,
+        sequence_number: existing?.sequence_number ?? sequenceNumber,
+        file_sequence_number: existing?.file_sequence_number ?? sequenceNumber,
+        data_file: {
+          content: 0,
+          file_path: file.location,
+          file_format: 'PARQUET',
+          partition: Object.fromEntries(spec.fields.map((field, i) => [field.name, group.values[i] ?? null])),
+          record_count: file.records,
+          file_size_in_bytes: file.add.size,
+        },
+      };
+    });
+    countDeleted(before.values());
+    entries.push(...deletedEntries(before.values(), snapshotId));
+    if (entries.some((entry) => entry.status !== entryStatus.existing)) changedPartitions.add(key);
+    manifests.push(await writeManifest(writing, group.hash, group.values, entries));
+  });
+  // Partitions with no file left (a day past the data retention): their files listed DELETED in this snapshot's
+  // manifest of the partition, which the next snapshot drops.
+  const dropped = [...byPartition.keys()]
+    .filter((key) => !groups.has(key))
+    .map(async (key) => {
+      const gone = [...(await previousLive(key)).values()];
+      if (gone.length === 0) return;
+      changedPartitions.add(key);
+      countDeleted(gone);
+      if (key === '') return;
+      const hash = createHash('sha256').update(`deleted\u0000${key}`).digest('hex').slice(0, 16);
+      manifests.push(await writeManifest(writing, hash, JSON.parse(key), deletedEntries(gone, snapshotId)));
+    });
+  await Promise.all([...changed, ...dropped]);
   manifests.sort((a, b) => (a.manifest_path < b.manifest_path ? -1 : 1));
   const manifestList = `metadata/snap-${snapshotId}-1-${randomUUID()}.avro`;
   await storage.put(
@@ -422,14 +416,7 @@ async function nextMetadata(
   );
 
   const files = [...groups.values()].flatMap((group) => group.files);
-  const operation =
-    counts.addedFiles === 0 && counts.deletedFiles > 0
-      ? 'delete'
-      : counts.deletedFiles === 0 && counts.addedFiles > 0
-        ? 'append'
-        : counts.deletedFiles > 0 && !allAddedQuiet
-          ? 'overwrite'
-          : 'replace';
+  const operation = operationOf(counts, allAddedQuiet);
   const timestamp = Math.max(latestTimestamp(state) || request.now, (previous?.['last-updated-ms'] ?? 0) + 1);
   const snapshot: Snapshot = {
     'snapshot-id': snapshotId,
@@ -496,6 +483,72 @@ async function nextMetadata(
     previousMetadata: current?.n ?? 0,
   });
   return { metadata, expired };
+}
+
+/**
+ * A snapshot's operation (spec "Snapshots"), which incremental readers go by: `replace` (they skip it) only when
+ * every file added rewrote rows already there (Delta's `dataChange: false`, a compaction) and as many rows came as
+ * went; a sync that folds a compaction with a retention drop or another writer's delete removed rows, and is an
+ * `overwrite`.
+ */
+function operationOf(
+  counts: { addedFiles: number; addedRecords: number; deletedFiles: number; deletedRecords: number },
+  allAddedQuiet: boolean,
+): 'append' | 'delete' | 'overwrite' | 'replace' {
+  if (counts.addedFiles === 0) return counts.deletedFiles > 0 ? 'delete' : 'replace';
+  if (counts.deletedFiles === 0) return 'append';
+  return allAddedQuiet && counts.addedRecords === counts.deletedRecords ? 'replace' : 'overwrite';
+}
+
+/**
+ * Files the previous snapshot listed live and this one removes, as DELETED entries of this snapshot (spec "Manifest
+ * Entry Fields": they keep the sequence numbers of the snapshot that added them), so that a reader of incremental
+ * changes sees what went.
+ */
+function deletedEntries(gone: Iterable<ManifestEntry>, snapshotId: number): ManifestEntry[] {
+  return [...gone].map((entry) => ({ ...entry, status: entryStatus.deleted, snapshot_id: snapshotId }));
+}
+
+interface ManifestWriting {
+  storage: IcebergStorage;
+  root: string;
+  table: { schema: IcebergSchema; spec: PartitionSpec };
+  snapshotId: number;
+  sequenceNumber: number;
+}
+
+/** Writes one partition's manifest and answers its manifest-list entry, counted by entry status. */
+async function writeManifest(
+  writing: ManifestWriting,
+  hash: string,
+  values: (string | null)[],
+  entries: ManifestEntry[],
+): Promise<ManifestFile> {
+  const { storage, root, table, snapshotId, sequenceNumber } = writing;
+  const path = manifestName(snapshotId, hash);
+  const bytes = await encodeManifest(entries, table);
+  await storage.put(path, bytes, 'application/octet-stream');
+  const of = (status: number) => entries.filter((entry) => entry.status === status);
+  const rows = (list: ManifestEntry[]) => list.reduce((sum, entry) => sum + entry.data_file.record_count, 0);
+  const [added, existing, deleted] = [of(entryStatus.added), of(entryStatus.existing), of(entryStatus.deleted)];
+  const live = [...added, ...existing];
+  return {
+    manifest_path: `${root}/${path}`,
+    manifest_length: bytes.length,
+    partition_spec_id: table.spec['spec-id'],
+    content: 0,
+    sequence_number: sequenceNumber,
+    min_sequence_number: Math.min(sequenceNumber, ...live.map((entry) => entry.sequence_number ?? sequenceNumber)),
+    added_snapshot_id: snapshotId,
+    added_files_count: added.length,
+    existing_files_count: existing.length,
+    deleted_files_count: deleted.length,
+    added_rows_count: rows(added),
+    existing_rows_count: rows(existing),
+    deleted_rows_count: rows(deleted),
+    partitions: summaryOf(values),
+    key_metadata: null,
+  };
 }
 
 /** Delta's table id when it is a UUID (Iceberg's table-uuid must be one), else a new one. */

@@ -126,6 +126,24 @@ async function liveDataFiles(table: ReturnType<typeof memoryTable>, metadata: Ta
   return files.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
+/** Every entry of the current snapshot's manifests, DELETED ones included, with its manifest's list entry. */
+async function allEntries(table: ReturnType<typeof memoryTable>, metadata: TableMetadata) {
+  const list = await readAvro(objectAt(table, currentSnapshot(metadata)['manifest-list']));
+  const entries: { path: string; status: unknown; snapshot: unknown; sequence: unknown; listed: unknown[] }[] = [];
+  for (const manifest of list.records) {
+    const read = await readAvro(objectAt(table, String(manifest.manifest_path)));
+    for (const entry of read.records)
+      entries.push({
+        path: String((entry.data_file as Record<string, unknown>).file_path).slice(root.length + 1),
+        status: entry.status,
+        snapshot: entry.snapshot_id,
+        sequence: entry.sequence_number,
+        listed: [manifest.deleted_files_count, manifest.deleted_rows_count],
+      });
+  }
+  return entries.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
 async function mirror(table: ReturnType<typeof memoryTable>, state: TableState, now: number) {
   const result = await mirrorDeltaVersion(table.storage, { root, state, now });
   if (result.status !== 'Current') throw new Error(`not mirrored: ${result.reason}`);
@@ -370,6 +388,119 @@ describe('a Delta version mirrored as Iceberg v2 metadata', () => {
     expect((await liveDataFiles(table, retained.metadata)).map((f) => f.path.slice(root.length + 1))).toEqual([
       'dt=2026-11-19/new.parquet',
     ]);
+  });
+
+  it('lists the files a snapshot removes as DELETED entries of that snapshot, and the next snapshot drops them', async () => {
+    // Prepare
+    const table = memoryTable({ jitter: false });
+    const delta = deltaTable();
+    const first = await mirror(
+      table,
+      delta.commit(
+        [
+          metaData(),
+          add('dt=2026-11-18/x.parquet', 4),
+          add('dt=2026-11-19/a.parquet', 3),
+          add('dt=2026-11-19/b.parquet', 2),
+        ],
+        t0,
+      ),
+      t0,
+    );
+    const firstId = first.metadata['current-snapshot-id'];
+
+    // Act: a compaction of one day and the other day dropped (retention), then an append.
+    const compacted = await mirror(
+      table,
+      delta.commit(
+        [
+          remove('dt=2026-11-19/a.parquet'),
+          remove('dt=2026-11-19/b.parquet'),
+          add('dt=2026-11-19/ab.parquet', 5, 1500, false),
+        ],
+        t0 + 1000,
+      ),
+      t0 + 1000,
+    );
+    const retained = await mirror(table, delta.commit([remove('dt=2026-11-18/x.parquet')], t0 + 2000), t0 + 2000);
+    const appended = await mirror(table, delta.commit([add('dt=2026-11-20/c.parquet', 1)], t0 + 3000), t0 + 3000);
+
+    // Assess
+    const compactedId = compacted.metadata['current-snapshot-id'];
+    expect(await allEntries(table, compacted.metadata)).toEqual([
+      { path: 'dt=2026-11-18/x.parquet', status: 1, snapshot: firstId, sequence: 1, listed: [0, 0] },
+      { path: 'dt=2026-11-19/a.parquet', status: 2, snapshot: compactedId, sequence: 1, listed: [2, 5] },
+      { path: 'dt=2026-11-19/ab.parquet', status: 1, snapshot: compactedId, sequence: 2, listed: [2, 5] },
+      { path: 'dt=2026-11-19/b.parquet', status: 2, snapshot: compactedId, sequence: 1, listed: [2, 5] },
+    ]);
+    const retainedId = retained.metadata['current-snapshot-id'];
+    expect(await allEntries(table, retained.metadata)).toEqual([
+      { path: 'dt=2026-11-18/x.parquet', status: 2, snapshot: retainedId, sequence: 1, listed: [1, 4] },
+      { path: 'dt=2026-11-19/a.parquet', status: 2, snapshot: compactedId, sequence: 1, listed: [2, 5] },
+      { path: 'dt=2026-11-19/ab.parquet', status: 1, snapshot: compactedId, sequence: 2, listed: [2, 5] },
+      { path: 'dt=2026-11-19/b.parquet', status: 2, snapshot: compactedId, sequence: 1, listed: [2, 5] },
+    ]);
+    expect(currentSnapshot(retained.metadata).summary).toMatchObject({
+      operation: 'delete',
+      'deleted-data-files': '1',
+      'deleted-records': '4',
+      'removed-files-size': '1000',
+    });
+    const appendedId = appended.metadata['current-snapshot-id'];
+    expect(
+      (await allEntries(table, appended.metadata)).map((entry) => [entry.path, entry.status, entry.snapshot]),
+    ).toEqual([
+      ['dt=2026-11-19/a.parquet', 2, compactedId],
+      ['dt=2026-11-19/ab.parquet', 1, compactedId],
+      ['dt=2026-11-19/b.parquet', 2, compactedId],
+      ['dt=2026-11-20/c.parquet', 1, appendedId],
+    ]);
+    expect(currentSnapshot(appended.metadata).summary).toMatchObject({
+      operation: 'append',
+      'deleted-data-files': '0',
+      'changed-partition-count': '1',
+      'total-records': '6',
+    });
+  });
+
+  it('calls a compaction folded with a retention drop an overwrite, which incremental readers do not skip', async () => {
+    // Prepare
+    const table = memoryTable({ jitter: false });
+    const delta = deltaTable();
+    await mirror(
+      table,
+      delta.commit(
+        [
+          metaData(),
+          add('dt=2026-11-18/x.parquet', 4),
+          add('dt=2026-11-19/a.parquet', 3),
+          add('dt=2026-11-19/b.parquet', 2),
+        ],
+        t0,
+      ),
+      t0,
+    );
+
+    // Act: the maintenance's compaction and retention drop, two Delta versions, synced at once.
+    delta.commit(
+      [
+        remove('dt=2026-11-19/a.parquet'),
+        remove('dt=2026-11-19/b.parquet'),
+        add('dt=2026-11-19/ab.parquet', 5, 1500, false),
+      ],
+      t0 + 1000,
+    );
+    const synced = await mirror(table, delta.commit([remove('dt=2026-11-18/x.parquet')], t0 + 2000), t0 + 2000);
+
+    // Assess
+    expect(currentSnapshot(synced.metadata).summary).toMatchObject({
+      operation: 'overwrite',
+      'added-data-files': '1',
+      'added-records': '5',
+      'deleted-data-files': '3',
+      'deleted-records': '9',
+      'changed-partition-count': '2',
+    });
   });
 
   it('writes nothing when the metadata mirrors the version already', async () => {
