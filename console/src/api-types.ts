@@ -576,6 +576,13 @@ export interface paths {
      */
     head: operations["icebergTableExists"];
   };
+  "/iceberg/v1/namespaces/{namespace}/tables/{table}/credentials": {
+    /**
+     * Fresh vended credentials for a loaded table (the spec’s loadCredentials), which a client asks for before those it has expire: loading a table that vends them names this endpoint in `client.refresh-credentials-endpoint`
+     * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["icebergLoadCredentials"];
+  };
   "/iceberg/{path}": {
     /**
      * Everything else under /iceberg: a write (create, update, drop, rename, register, commit) is 403 `ForbiddenException`, the catalog being read-only; a read of anything else is 404
@@ -6892,6 +6899,70 @@ export interface operations {
       /** @description No content */
       204: {
         content: never;
+      };
+      /** @description `BadRequestException`: the path or query string does not match the schema */
+      400: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NotAuthorizedException`: no API key as `Authorization: Bearer`, or one that does not work */
+      401: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ForbiddenException`: a write (the catalog is read-only) */
+      403: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `NoSuchNamespaceException`, `NoSuchTableException`: not there, or not visible to the key’s tenant; `NotFoundException`: no such route */
+      404: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description The tenant’s object store failed (its category and S3 error code in the message) */
+      422: {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+      /** @description `ServiceFailureException`: the service failed */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["IcebergError"];
+        };
+      };
+    };
+  };
+  /**
+   * Fresh vended credentials for a loaded table (the spec’s loadCredentials), which a client asks for before those it has expire: loading a table that vends them names this endpoint in `client.refresh-credentials-endpoint`
+   * @description Permission `data-sets.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  icebergLoadCredentials: {
+    parameters: {
+      path: {
+        namespace: string;
+        table: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": {
+            /** @description Fresh short-lived read-only credentials for the table’s files, as loading the table vends them (empty where its store vends none) */
+            "storage-credentials": {
+                prefix: string;
+                config: {
+                  [key: string]: string;
+                };
+              }[];
+          };
+        };
       };
       /** @description `BadRequestException`: the path or query string does not match the schema */
       400: {

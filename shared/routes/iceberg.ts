@@ -10,6 +10,7 @@ import {
   listNamespacesResponse,
   listTablesQuery,
   listTablesResponse,
+  loadCredentialsResult,
   loadTableQuery,
   loadTableResult,
   namespaceParams,
@@ -22,9 +23,9 @@ import { type RouteSpec, table } from './spec.ts';
 
 /**
  * What loading a table touches: the catalog's records, and the tenant's store, where loading brings
- * the table's Iceberg metadata up to date before it answers (and the tenant's role vends credentials).
+ * the table's Iceberg metadata up to date before it answers (it writes to the store and records the
+ * sync), and the tenant's role vends credentials.
  */
-/** Loading a table brings its Iceberg metadata up to date: it writes to the store and records the sync. */
 const tableLoadAccess = { table: 'readWrite', tenantStores: 'readWrite', secretsKey: true } as const;
 
 export const icebergRoutes = {
@@ -117,6 +118,19 @@ export const icebergRoutes = {
     query: loadTableQuery,
     responses: { 200: loadTableResult },
     access: tableLoadAccess,
+    function: { timeoutSeconds: 29 },
+  },
+  'GET /iceberg/v1/namespaces/{namespace}/tables/{table}/credentials': {
+    entry: 'functions/iceberg/load-credentials.ts',
+    auth: 'apiKey',
+    permission: 'data-sets.read',
+    protocol: 'iceberg',
+    summary:
+      'Fresh vended credentials for a loaded table (the spec’s loadCredentials), which a client asks for before those it has expire: loading a table that vends them names this endpoint in `client.refresh-credentials-endpoint`',
+    tag: 'Iceberg catalog',
+    params: tableParams,
+    responses: { 200: loadCredentialsResult },
+    access: { table: 'read', tenantStores: 'read', secretsKey: true },
     function: { timeoutSeconds: 29 },
   },
   'HEAD /iceberg/v1/namespaces/{namespace}/tables/{table}': {

@@ -237,6 +237,17 @@ describe('the Iceberg catalog through iceberg-js', () => {
       's3.path-style-access': 'true',
       'tributary.vended-credentials': 'none: the store is read without credentials',
     });
+    // Nothing to refresh either: the refresh endpoint answers none, and only for the caller's own tables.
+    const bearer = { key: null, headers: { authorization: `Bearer ${own.tenant.users.TenantViewer.key}` } };
+    const [ownCredentials, otherCredentials] = await Promise.all([
+      api.get(`/iceberg/v1/namespaces/${own.slug}/tables/${own.hook.dataSetId}/credentials`, bearer),
+      api.get(`/iceberg/v1/namespaces/${other.slug}/tables/${other.hook.dataSetId}/credentials`, bearer),
+    ]);
+    expect([ownCredentials.status, ownCredentials.body, otherCredentials.status]).toEqual([
+      200,
+      { 'storage-credentials': [] },
+      404,
+    ]);
   });
 
   it('refuses every write in Iceberg’s error model, and changes nothing', async () => {

@@ -18,6 +18,7 @@ import {
   getNamespace,
   listNamespaces,
   listTables,
+  loadCredentials,
   loadTable,
   refuseCatalogRequest,
   requireTable,
@@ -254,6 +255,7 @@ describe('who sees what in the catalog', () => {
         'GET /v1/{prefix}/namespaces/{namespace}/tables',
         'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
         'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+        'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials',
       ],
     });
   });
@@ -292,10 +294,43 @@ describe('vended credentials', () => {
       delegated: {
         'metadata-location': `${acmeTable.storage_location}/metadata/v2.metadata.json`,
         metadata: metadataOf(acmeTable),
-        config,
+        config: {
+          ...config,
+          'client.refresh-credentials-endpoint': `v1/namespaces/acme/tables/${acmeTable.data_set_id}/credentials`,
+        },
         'storage-credentials': [{ prefix: acmeTable.storage_location, config }],
       },
     });
+  });
+
+  it('answers fresh credentials at the refresh endpoint, to callers who may load the table only', async () => {
+    const acmeViewer = callers['acme TenantViewer'] as Principal;
+    const globexAdmin = tenantPrincipal(globex.tenant_id, 'TenantAdmin');
+    const deps = catalog(vended);
+    expect(await loadCredentials(deps, acmeViewer, 'acme', acmeTable.data_set_id)).toEqual({
+      'storage-credentials': [
+        {
+          prefix: acmeTable.storage_location,
+          config: {
+            'client.region': 'eu-west-1',
+            's3.access-key-id': 'ASIAEXAMPLE',
+            's3.secret-access-key': 'secret',
+            's3.session-token': 'token',
+            's3.session-token-expires-at-ms': String(Date.parse('2026-12-04T12:15:00.000Z')),
+          },
+        },
+      ],
+    });
+    expect({
+      noneVended: await loadCredentials(catalog(noAccess), acmeViewer, 'acme', acmeTable.data_set_id),
+      otherTenant: await outcome(() => loadCredentials(deps, globexAdmin, 'acme', acmeTable.data_set_id)),
+      pending: await outcome(() => loadCredentials(deps, acmeViewer, 'acme', acmePending.data_set_id)),
+    }).toEqual({
+      noneVended: { 'storage-credentials': [] },
+      otherTenant: noSuchNamespace,
+      pending: noSuchTable,
+    });
+    expect(deps.accessAsked).toEqual([acmeTable.data_set_id]);
   });
 
   it('says why none are vended, with where the store is', () => {

@@ -20,6 +20,7 @@ export const catalogEndpoints = [
   'GET /v1/{prefix}/namespaces/{namespace}/tables',
   'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
   'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
+  'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials',
 ];
 
 /** How a client may read a table's files, as the store it lies in allows. */
@@ -150,8 +151,37 @@ export async function loadTable(
   return {
     'metadata-location': loaded.metadata_location,
     metadata: loaded.metadata,
-    config,
+    config: access?.credentials
+      ? { ...config, 'client.refresh-credentials-endpoint': credentialsEndpoint(request.namespace, request.table) }
+      : config,
     ...(access?.credentials ? { 'storage-credentials': [{ prefix: dataSet.storage_location, config }] } : {}),
+  };
+}
+
+/** Where a client asks for fresh credentials, relative to the catalog's URI (as Iceberg's clients resolve it). */
+const credentialsEndpoint = (namespace: string, table: string) =>
+  `v1/namespaces/${encodeURIComponent(namespace)}/tables/${encodeURIComponent(table)}/credentials`;
+
+/**
+ * Load a table's credentials (the spec's loadCredentials): what a client whose vended credentials near
+ * their end (15 minutes) asks for, rather than load the table again.
+ * Input: the namespace and the table. Output: `storage-credentials`, one for the table's location, or
+ * none where its store vends none.
+ *  1. The namespace must be visible to the caller, the table a data set of its tenant with a commit.
+ *  2. The store's read access for this table, as loading it vends it; the metadata is not touched.
+ */
+export async function loadCredentials(
+  deps: CatalogRecords & Pick<CatalogDeps, 'readAccess'>,
+  principal: Principal,
+  namespace: string,
+  table: string,
+) {
+  const dataSet = await tableOf(deps, principal, namespace, table);
+  const access = await deps.readAccess(dataSet);
+  return {
+    'storage-credentials': access.credentials
+      ? [{ prefix: dataSet.storage_location, config: storageConfig(access) }]
+      : [],
   };
 }
 

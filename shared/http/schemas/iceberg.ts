@@ -89,3 +89,10 @@ export const loadTableResult = z.object({
   }),
   'storage-credentials': z.array(z.object({ prefix: z.string(), config: stringMap })).optional(),
 });
+
+export const loadCredentialsResult = z.object({
+  'storage-credentials': z.array(z.object({ prefix: z.string(), config: stringMap })).meta({
+    description:
+      'Fresh short-lived read-only credentials for the table’s files, as loading the table vends them (empty where its store vends none)',
+  }),
+});
