@@ -38,6 +38,7 @@ async function decide(
   action: string,
   resource: string,
   context: Record<string, string> = {},
+  handedOut = false,
 ): Promise<string> {
   const result = await runSimulation(
     {
@@ -47,7 +48,7 @@ async function decide(
         resource: { resource, accountId: '999999999999' },
         contextVariables: context,
       },
-      sessionPolicy: storeSessionPolicy({ bucket: 'lake', prefix: 'tenants/t-abc', access }, 'aws'),
+      sessionPolicy: storeSessionPolicy({ bucket: 'lake', prefix: 'tenants/t-abc', access }, 'aws', { handedOut }),
       identityPolicies: [{ name: 'role', policy: rolePolicy }],
       serviceControlPolicies: [],
       resourceControlPolicies: [],
@@ -146,6 +147,25 @@ describe('a store’s session, for a store at s3://lake/tenants/t-abc', () => {
   ];
   it.each(cases)('%s (%s): %s', async (_, access, action, resource, context, expected) => {
     expect(await decide(access, action, resource, context)).toBe(expected);
+  });
+});
+
+describe('a session whose credentials are handed to a catalog client', () => {
+  const bucket = 'arn:aws:s3:::lake';
+  it('lists under the store only, never the whole bucket without a prefix (the platform’s own session may)', async () => {
+    expect({
+      underStore: await decide('read', 's3:ListBucket', bucket, { 's3:prefix': 'tenants/t-abc/metadata/' }, true),
+      noPrefix: await decide('read', 's3:ListBucket', bucket, {}, true),
+      above: await decide('read', 's3:ListBucket', bucket, { 's3:prefix': 'tenants/' }, true),
+      platformNoPrefix: await decide('read', 's3:ListBucket', bucket, {}, false),
+      readsObject: await decide('read', 's3:GetObject', `${bucket}/tenants/t-abc/dt=2026-12-01/a.parquet`, {}, true),
+    }).toEqual({
+      underStore: 'Allowed',
+      noPrefix: 'ImplicitlyDenied',
+      above: 'ImplicitlyDenied',
+      platformNoPrefix: 'Allowed',
+      readsObject: 'Allowed',
+    });
   });
 });
 

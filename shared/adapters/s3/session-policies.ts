@@ -31,7 +31,16 @@ export function partitionOf(region: string | undefined): string {
   return 'aws';
 }
 
-export function storeSessionPolicy(scope: StoreConnection['scope'], partition: string): PolicyDocument {
+/**
+ * `handedOut`: a session whose credentials go to a client (the catalog's vended credentials). It lists only under
+ * the prefix, never the bucket without one: a client reads files its metadata names and needs no 404 for a missing
+ * one, where the platform's own readers do (see StoreListing).
+ */
+export function storeSessionPolicy(
+  scope: StoreConnection['scope'],
+  partition: string,
+  options: { handedOut?: boolean } = {},
+): PolicyDocument {
   const bucketArn = `arn:${partition}:s3:::${scope.bucket}`;
   const writes = scope.access === 'readWrite';
   return {
@@ -49,8 +58,14 @@ export function storeSessionPolicy(scope: StoreConnection['scope'], partition: s
         Action: ['s3:ListBucket'],
         Resource: bucketArn,
         // IfExists: S3 answers a read of a missing object with 404 (not 403) when ListBucket is allowed,
-        // a question it asks without a prefix; a listing always names one under the store's.
-        ...(scope.prefix ? { Condition: { StringLikeIfExists: { 's3:prefix': [`${scope.prefix}/*`] } } } : {}),
+        // a question it asks without a prefix; the platform's listings always name one under the store's.
+        ...(scope.prefix
+          ? {
+              Condition: {
+                [options.handedOut ? 'StringLike' : 'StringLikeIfExists']: { 's3:prefix': [`${scope.prefix}/*`] },
+              },
+            }
+          : {}),
       },
       {
         // A bucket encrypted with a KMS key: S3 asks KMS with the caller's session, which this policy also bounds.

@@ -31,7 +31,9 @@ export async function tableReadAccess(dataSet: DataSet): Promise<TableReadAccess
   const vended = vendedCredentialsOf(connection.credentials);
   if (vended.kind === 'none') return { ...where, credentials: null, withoutCredentials: vended.reason };
   const { bucket, prefix } = locationParts(dataSet.storage_location);
-  const policy = storeSessionPolicy({ bucket, prefix, access: 'read' }, partitionOf(connection.region));
+  const policy = storeSessionPolicy({ bucket, prefix, access: 'read' }, partitionOf(connection.region), {
+    handedOut: true,
+  });
   const { AssumeRoleCommand, STSClient } = await import('@aws-sdk/client-sts');
   try {
     const result = await new STSClient({ requestHandler: callLimits(smallCallLimits) }).send(
