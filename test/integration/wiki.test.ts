@@ -113,6 +113,11 @@ describe('wiki documents', () => {
       `/api/wiki-documents?tenant_id=${acme.tenantId}&prefix=${prefix}/&limit=3&cursor=${page.body.next_cursor}`,
     );
     expect(rest.body.paths).toEqual([`${prefix}/c`]);
+    // A cursor is its list's: under another prefix it is refused (400), as any cursor the list did not issue.
+    const elsewhere = await api.get(
+      `/api/wiki-documents?tenant_id=${acme.tenantId}&prefix=${prefix}/a&limit=3&cursor=${page.body.next_cursor}`,
+    );
+    expect([elsewhere.status, (elsewhere.body as { code: string }).code]).toEqual([400, 'VALIDATION_ERROR']);
     const global = await api.get<{ paths: string[] }>(`/api/wiki-documents?prefix=${prefix}`);
     expect(global.body.paths).toEqual([]);
   });

@@ -58,8 +58,12 @@ export interface QueryPageInput {
   consistent?: boolean;
 }
 
-/** The list a cursor belongs to: the index and partition it pages through. */
-const listOf = (input: QueryPageInput) => `${input.index ?? 'table'}|${input.partition}`;
+/**
+ * The list a cursor belongs to: the index and partition it pages through, and the sort-key prefix (a key past
+ * another prefix's is one DynamoDB refuses as a start, so such a cursor is refused as not this list's).
+ */
+const listOf = (input: QueryPageInput) =>
+  `${input.index ?? 'table'}|${input.partition}${input.sortBeginsWith === undefined ? '' : `|${input.sortBeginsWith}`}`;
 
 /**
  * Up to `limit` items of a partition from `startKey` on, in sort-key order, and the key to continue
