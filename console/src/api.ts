@@ -88,6 +88,23 @@ export const qs = (params: Record<string, string | number | undefined | null>): 
   return text ? `?${text}` : '';
 };
 
+/**
+ * Every item of a listing, page after page (1000 a page, the API's most) until `next_cursor` is
+ * null: a view whose figures and warnings must cover the whole list never stops at its first page.
+ */
+export async function everyItem<K extends string, T>(path: string, key: K, signal?: AbortSignal): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await api<Record<K, T[]> & { next_cursor: string | null }>(`${path}${qs({ limit: 1000, cursor })}`, {
+      signal,
+    });
+    items.push(...page[key]);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return items;
+}
+
 // The shapes the console reads, as the API's OpenAPI document describes them (./api-types.ts is
 // generated from it): the console writes none of them down itself.
 /** The API's named shapes: the document's components. */

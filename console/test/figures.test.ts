@@ -1,47 +1,15 @@
 /**
  * A connection's figures as the console lays them out: each column's label beside its value, and
  * where the accepted requests are, lost rows among them (marked as a loss once there are any).
- * The console builds elements only (console/src/dom.ts); a document of a few lines stands in for
- * the browser's here.
+ * A document of a few lines stands in for the browser's (./stand-in-dom.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Stats } from '../src/api.ts';
 import { table } from '../src/dom.ts';
 import { accountOf, statsCells } from '../src/views/figures.ts';
+import { StandInElement, standInDocument } from './stand-in-dom.ts';
 
-class StandInNode {
-  readonly children: StandInNode[] = [];
-  constructor(readonly text = '') {}
-  get textContent(): string {
-    return this.text + this.children.map((child) => child.textContent).join('');
-  }
-}
-
-class StandInElement extends StandInNode {
-  readonly attributes = new Map<string, string>();
-  constructor(readonly tagName: string) {
-    super();
-  }
-  setAttribute(name: string, value: string) {
-    this.attributes.set(name, value);
-  }
-  appendChild(child: StandInNode) {
-    this.children.push(child);
-  }
-  addEventListener() {}
-  /** Every element below this one, depth first. */
-  all(): StandInElement[] {
-    return this.children.flatMap((child) => (child instanceof StandInElement ? [child, ...child.all()] : []));
-  }
-}
-
-beforeAll(() => {
-  vi.stubGlobal('Node', StandInNode);
-  vi.stubGlobal('document', {
-    createElement: (tag: string) => new StandInElement(tag),
-    createTextNode: (text: string) => new StandInNode(text),
-  });
-});
+beforeAll(standInDocument);
 afterAll(() => {
   vi.unstubAllGlobals();
 });

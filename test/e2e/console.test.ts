@@ -884,13 +884,20 @@ describe('the operator console', () => {
       await signIn(admin.page, inject('adminKey'));
       await checkAccessibility(admin.page, 'overview-platform');
       await admin.page.goto(`${baseUrl}/console#/tenants/${failing.tenantId}`);
-      await admin.page.getByRole('link', { name: failingName }).click();
+      await row(admin.page, failingName).getByRole('link', { name: failingName }).click();
       const failed = admin.page.getByRole('table', { name: /write failed/ });
       await waitForText(failed.locator('th[data-label="Message id"]').nth(1), /./, 60_000);
 
       const look = await openTab();
       await signIn(look.page, viewer.key);
-      await look.page.getByRole('link', { name: failingName }).click();
+      // The overview says so above its table, however far down the connection is listed.
+      await waitForText(
+        look.page.getByRole('alert'),
+        new RegExp(
+          `^A connection has failed deliveries or lost rows${failingName}: \\d+ failed deliver(y waits|ies wait) for a redrive\\.$`,
+        ),
+      );
+      await row(look.page, failingName).getByRole('link', { name: failingName }).click();
       await waitForText(
         look.page.getByRole('table', { name: /write failed/ }).locator('th[data-label="Message id"]'),
         /./,

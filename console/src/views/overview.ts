@@ -1,10 +1,10 @@
-import { type Answer, api, type Connection, type Health, qs, type Stats, type Tenant } from '../api.ts';
+import { type Answer, api, type Connection, everyItem, type Health, qs, type Stats, type Tenant } from '../api.ts';
 import { trafficChart } from '../chart.ts';
 import { counted, el, errorBox, replace, replaceOnChange, section, table } from '../dom.ts';
 import { every, pollMs, type View } from '../view.ts';
 import { commitAttempts, commitFailureText, statsCells } from './figures.ts';
 
-interface Row {
+export interface Row {
   connection: Connection;
   stats: Stats | null;
 }
@@ -36,6 +36,48 @@ function commitFailures(rows: Row[]): HTMLElement | null {
   );
 }
 
+/** Failed deliveries waiting for a redrive, and rows lost, in words ('' when neither). */
+function troubleText(stats: Stats): string {
+  const waiting = stats.dead_lettered - stats.redriven;
+  const parts: string[] = [];
+  if (waiting > 0)
+    parts.push(
+      `${counted(waiting, 'failed delivery', 'failed deliveries')} ${waiting === 1 ? 'waits' : 'wait'} for a redrive`,
+    );
+  if (stats.lost_rows > 0) parts.push(`${counted(stats.lost_rows, 'row')} lost`);
+  return parts.join(', ');
+}
+
+/**
+ * The connections with failed deliveries or lost rows, above their table: among many connections,
+ * a row far down the table would go unseen.
+ */
+export function deliveryTrouble(rows: Row[]): HTMLElement | null {
+  const troubled = rows.flatMap(({ connection, stats }) => {
+    const text = stats ? troubleText(stats) : '';
+    return text ? [{ connection, text }] : [];
+  });
+  if (troubled.length === 0) return null;
+  return el(
+    'div',
+    { class: 'warning', role: 'alert' },
+    el(
+      'strong',
+      {},
+      troubled.length === 1
+        ? 'A connection has failed deliveries or lost rows'
+        : `${troubled.length} connections have failed deliveries or lost rows`,
+    ),
+    el(
+      'ul',
+      {},
+      troubled.map(({ connection, text }) =>
+        el('li', {}, el('a', { href: `#/connections/${connection.connection_id}` }, connection.name), `: ${text}.`),
+      ),
+    ),
+  );
+}
+
 async function healthSection(signal: AbortSignal): Promise<HTMLElement> {
   const report = await api<Health>('health', { signal });
   return el(
@@ -57,6 +99,26 @@ async function healthSection(signal: AbortSignal): Promise<HTMLElement> {
   );
 }
 
+/**
+ * Every connection of the tenant, each with its figures: the warnings above the table and the
+ * losses in it cover the tenant's 250th connection as its first.
+ */
+export async function tenantRows(tenantId: string, signal: AbortSignal): Promise<Row[]> {
+  const connections = await everyItem<'connections', Connection>(
+    `api/tenants/${tenantId}/connections`,
+    'connections',
+    signal,
+  );
+  return Promise.all(
+    connections.map(
+      async (connection): Promise<Row> => ({
+        connection,
+        stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`, { signal }),
+      }),
+    ),
+  );
+}
+
 /** A tenant's connections with their figures, polled, and its traffic of the last day or week. */
 export function tenantView(tenantId: string): View {
   return async (main, _caller, signal) => {
@@ -74,29 +136,18 @@ export function tenantView(tenantId: string): View {
     );
     const refresh = async () => {
       try {
-        const { connections } = await api<Answer<'/api/tenants/{tenant_id}/connections'>>(
-          `api/tenants/${tenantId}/connections${qs({ limit: 100 })}`,
-          { signal },
-        );
-        const [report, rows] = await Promise.all([
-          healthSection(signal),
-          Promise.all(
-            connections.map(
-              async (connection): Promise<Row> => ({
-                connection,
-                stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`, { signal }),
-              }),
-            ),
-          ),
-        ]);
+        const [report, rows] = await Promise.all([healthSection(signal), tenantRows(tenantId, signal)]);
         replace(health, report);
         const failing = rows.filter((row) => row.stats?.commit_failure);
+        const trouble = deliveryTrouble(rows);
         replaceOnChange(
           failures,
-          JSON.stringify(
+          JSON.stringify([
             failing.map((row) => [row.connection.connection_id, row.stats?.commit_failure, row.stats?.staged_rows]),
-          ),
+            trouble?.textContent ?? null,
+          ]),
           commitFailures(rows),
+          trouble,
         );
         replace(
           figures,
