@@ -1172,8 +1172,15 @@ export interface components {
       rows: ((string | number | boolean | null)[])[];
       /** @description The query stopped before it read every row (`truncated_by` says why) */
       truncated: boolean;
-      /** @description What stopped it: its row limit, or the 16 MiB of JSON a result may hold; null when not truncated */
-      truncated_by: ("limit" | "size") | null;
+      /** @description What stopped it: its row limit, the 16 MiB of JSON a result may hold, or how much a query reads (4 GiB of the data set’s files, 10 minutes; `scanned` says how far it got); null when not truncated */
+      truncated_by: ("limit" | "size" | "scan") | null;
+      /** @description How much of the data set the query read, oldest file first: files and bytes of Parquet, of those its snapshot had; null for results stored before it was kept */
+      scanned: {
+        files: number;
+        files_total: number;
+        bytes: number;
+        bytes_total: number;
+      } | null;
       /** @description Cells of this page answered as null because their row alone would not fit a page */
       omitted_cells: number;
       /** @description Those cells: the row’s index on this page and the column’s name */

@@ -57,6 +57,15 @@ describe('a query result', () => {
     ]);
   });
 
+  it('says on every page that a query stopped at its scan bound and how far it read; a result stored before, nothing', async () => {
+    const scanned = { files: 2, files_total: 5, bytes: 3_000, bytes_total: 7_500 };
+    const ports = deps([['2026-11-21', 'row 0']]);
+    const stored = { ...(await ports.getResult()), truncated_by: 'scan', scanned };
+    const page = await queryResult({ ...ports, getResult: async () => stored }, platformAdmin, jobId, { limit: 10 });
+    expect([page.truncated, page.truncated_by, page.scanned]).toEqual([true, 'scan', scanned]);
+    expect((await queryResult(ports, platformAdmin, jobId, { limit: 10 })).scanned).toBeNull();
+  });
+
   it("keeps every page under Lambda's 6 MB however large the rows", async () => {
     // 1,000 rows of 3,000 characters of three UTF-8 bytes each: 9 MB as one answer.
     const rows = Array.from({ length: 1000 }, (_, i) => ['2026-11-21', `${i}:${'€'.repeat(3000)}`]);

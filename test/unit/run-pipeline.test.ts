@@ -42,7 +42,7 @@ async function world() {
   const appended: DecodedRow[] = [];
   let version = 0;
   /** A committed source version holding these payloads (message ids m<n>), on one day. */
-  const commit = (payloads: Record<string, unknown>, contentType: string | null = null) => {
+  const commit = (payloads: Record<string, unknown>, contentType: string | null = null, size = 1) => {
     const path = `dt=2026-11-21/part-${version}.parquet`;
     envelopes.set(
       path,
@@ -58,7 +58,7 @@ async function world() {
     const add = {
       path,
       partitionValues: { dt: '2026-11-21' },
-      size: 1,
+      size,
       modificationTime: 0,
       dataChange: true,
       stats: `{"numRecords":${Object.keys(payloads).length}}`,
@@ -518,6 +518,7 @@ describe.concurrent('runQuery', () => {
       ],
       truncated: true,
       truncated_by: 'limit',
+      scanned: { files: 1, files_total: 1, bytes: 1, bytes_total: 1 },
     });
     expect(outcome).toMatchObject({ rows_in: 2, rows_out: 2, rows_rejected: 0 });
   });
@@ -542,6 +543,82 @@ describe.concurrent('runQuery', () => {
     expect(Buffer.byteLength(JSON.stringify(outcome.result))).toBeLessThanOrEqual(16 * 1024 * 1024);
     // The rows left out are not counted as read: in = out + rejected + filtered.
     expect(outcome).toMatchObject({ rows_in: 16, rows_out: 16, rows_rejected: 0, rows_filtered: 0 });
+  });
+
+  /** A query whose `where` matches none of the rows: it reads until something stops it. */
+  const matchingNothing = (dataSetId: string) => ({
+    source: { data_set_id: dataSetId },
+    decode: { format: 'json' as const },
+    columns: [{ name: 'n', path: '$.n', type: 'long' as const }],
+    where: { path: '$.type', equals: 'never.sent' },
+  });
+
+  it('stops reading before the file that would take it past 4 GiB of the data set, and says how far it read', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    const gib = 1024 ** 3;
+    // Five files of 1.5 GiB: two are 3 GiB, a third would be 4.5.
+    for (let i = 0; i < 5; i++) commit({ [`m${i}`]: { n: i } }, null, 1.5 * gib);
+    const job = await startQuery(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      query: matchingNothing(dataSet.data_set_id),
+    });
+    const outcome = await runQuery(deps, readJob(queryJobPayload, job), running);
+    expect(outcome.result).toEqual({
+      columns: [
+        { name: 'dt', type: 'string' },
+        { name: 'n', type: 'long' },
+      ],
+      rows: [],
+      truncated: true,
+      truncated_by: 'scan',
+      scanned: { files: 2, files_total: 5, bytes: 3 * gib, bytes_total: 7.5 * gib },
+    });
+    expect(outcome).toMatchObject({ rows_in: 2, rows_out: 0, rows_rejected: 0, rows_filtered: 2 });
+  });
+
+  it('stops reading once it has read for 10 minutes, well before the runner’s 15, and says how far it read', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    for (let i = 0; i < 5; i++) commit({ [`m${i}`]: { n: i } });
+    // Each file takes 4 minutes to read: after three (12 minutes) it reads no further.
+    let clock = Date.parse('2026-11-21T10:00:00.000Z');
+    const slow = {
+      ...deps,
+      now: () => clock,
+      envelopeFiles: async (source: DataSet) =>
+        (await deps.envelopeFiles(source)).map((file) => ({
+          ...file,
+          readEnvelopes: async () => {
+            clock += 4 * 60_000;
+            return file.readEnvelopes();
+          },
+        })),
+    };
+    const job = await startQuery(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      query: matchingNothing(dataSet.data_set_id),
+    });
+    const outcome = await runQuery(slow, readJob(queryJobPayload, job), running);
+    expect([outcome.result.truncated, outcome.result.truncated_by]).toEqual([true, 'scan']);
+    expect(outcome.result.scanned).toEqual({ files: 3, files_total: 5, bytes: 3, bytes_total: 5 });
+    expect(outcome).toMatchObject({ rows_in: 3, rows_out: 0, rows_filtered: 3 });
+  });
+
+  it('reads every file of a data set within its bounds, and says it was not truncated', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    for (let i = 0; i < 5; i++) commit({ [`m${i}`]: { n: i } }, null, 0.75 * 1024 ** 3);
+    const job = await startQuery(store, platformAdmin, {
+      tenant_id: tenant.tenant_id,
+      query: matchingNothing(dataSet.data_set_id),
+    });
+    const outcome = await runQuery(deps, readJob(queryJobPayload, job), running);
+    expect([outcome.result.truncated, outcome.result.truncated_by]).toEqual([false, null]);
+    expect(outcome.result.scanned).toEqual({
+      files: 5,
+      files_total: 5,
+      bytes: 3.75 * 1024 ** 3,
+      bytes_total: 3.75 * 1024 ** 3,
+    });
+    expect(outcome).toMatchObject({ rows_in: 5, rows_out: 0, rows_filtered: 5 });
   });
 });
 

@@ -9,6 +9,7 @@ import type { PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
 import { type QuerySpecification, querySpecification } from './definition.ts';
+import type { QueryScan } from './run-pipeline.ts';
 import { type PipelineDeps, requireSourceInTenant } from './use-cases.ts';
 
 /** Query jobs return at most this many rows (default 1000). */
@@ -63,8 +64,10 @@ interface StoredResult {
   columns: { name: string; type: string }[];
   rows: ResultRow[];
   truncated: boolean;
-  /** Why the query stopped early: its row limit or the size a result may have (absent in results stored before). */
-  truncated_by?: 'limit' | 'size' | null;
+  /** Why the query stopped early: its row limit, the size a result may have, or how much a query reads (absent in results stored before). */
+  truncated_by?: 'limit' | 'size' | 'scan' | null;
+  /** How much of the data set it read (absent in results stored before). */
+  scanned?: QueryScan;
 }
 
 /** Bytes of a JSON text once it is itself a string inside the Lambda response. */
@@ -73,7 +76,7 @@ const escapedBytes = (json: string) => Buffer.byteLength(JSON.stringify(json)) -
 /**
  * A query job's result, a page at a time.
  * Input: the job, a page request. Output: the columns, the page's rows, whether and why the query stopped early
- * (`truncated`, `truncated_by`), the cursor to the next page, and the cells left out for size.
+ * (`truncated`, `truncated_by`), how much of the data set it read (`scanned`), the cursor to the next page, and the cells left out for size.
  *  1. The job must be visible, a query, and have succeeded (404 / 409).
  *  2. A page holds at most `limit` rows and at most 4 MiB as the Lambda response carries it, so an answer never
  *     reaches Lambda's 6 MB whatever the rows hold; the next page has the rest.
@@ -119,6 +122,7 @@ export async function queryResult(
     rows,
     truncated: result.truncated,
     truncated_by: truncatedBy,
+    scanned: result.scanned ?? null,
     omitted_cells: omitted.length,
     omitted,
     next_cursor: next < result.rows.length ? await deps.cursors.seal(next) : null,

@@ -600,15 +600,38 @@ async function createOutput(
 export const maxQueryResultBytes = 16 * 1024 * 1024;
 
 /**
- * The rows of a query: the same decoding over the data set's current snapshot, up to `limit` rows and
- * `maxQueryResultBytes` of JSON; the result says which one stopped it (`truncated_by`). The rows decoded past the
+ * At most this much of a data set's Parquet a query reads (its files' sizes as the table's log gives them)…
+ */
+export const maxQueryScanBytes = 4 * 1024 ** 3;
+/**
+ * …and for at most this long. A query's `limit` bounds the rows it keeps, not what it reads: a `where` that matches
+ * nothing reads the whole data set, and the runner stops at 15 minutes (Lambda's limit), so a query past these bounds
+ * ends with the rows found so far (`truncated_by: "scan"`, `scanned` saying how much it read) rather than as a runner
+ * that stopped responding. The time left is for storing the result and the job's end.
+ */
+export const queryScanBudgetMs = 10 * 60_000;
+
+/** How much of the data set a query read: files and bytes of Parquet, of those its snapshot has. */
+export interface QueryScan {
+  files: number;
+  files_total: number;
+  bytes: number;
+  bytes_total: number;
+}
+
+/**
+ * The rows of a query: the same decoding over the data set's current snapshot, oldest file first, up to `limit` rows
+ * and `maxQueryResultBytes` of JSON, reading at most `maxQueryScanBytes` of files for at most `queryScanBudgetMs`;
+ * the result says which one stopped it (`truncated_by`) and how much it read (`scanned`). The rows decoded past the
  * size are not counted in: rows_in = rows_out + rows_rejected + rows_filtered.
  */
 export async function runQuery(
-  deps: SourceReader,
+  deps: SourceReader & { now?: () => number },
   job: JobOf<QueryJobPayload>,
   control: RunControl,
 ): Promise<JobOutcome & { result: QueryResult }> {
+  const now = deps.now ?? Date.now;
+  const started = now();
   const { query, limit } = job.payload;
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
@@ -616,14 +639,30 @@ export async function runQuery(
   const files = (source.storage_location ? await deps.envelopeFiles(source) : []).sort(
     (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
   );
+  const scanned: QueryScan = {
+    files: 0,
+    files_total: files.length,
+    bytes: 0,
+    bytes_total: files.reduce((sum, file) => sum + file.size, 0),
+  };
   const columns = [
     { name: 'dt', type: 'string' },
     ...query.columns.map((column) => ({ name: column.name, type: column.type })),
   ];
   const rows: QueryResult['rows'] = [];
-  let bytes = Buffer.byteLength(JSON.stringify({ columns, rows: [], truncated: true, truncated_by: 'limit' }));
+  let bytes = Buffer.byteLength(
+    JSON.stringify({ columns, rows: [], truncated: true, truncated_by: 'limit', scanned: { ...scanned } }),
+  );
   let truncatedBy: QueryResult['truncated_by'] = null;
   outer: for (const file of files) {
+    // The first file is read whatever its size: a query reads something.
+    const overBytes = scanned.files > 0 && scanned.bytes + file.size > maxQueryScanBytes;
+    if (overBytes || now() - started >= queryScanBudgetMs) {
+      truncatedBy = 'scan';
+      break;
+    }
+    scanned.files++;
+    scanned.bytes += file.size;
     for (const envelope of await file.readEnvelopes()) {
       decoder.add(envelope, file.partitionValues.dt ?? '');
       for (const decoded of decoder.rows.slice(rows.length)) {
@@ -644,7 +683,7 @@ export async function runQuery(
     await control.throwIfCancelled();
   }
   const counts = decoder.counts(rows.length);
-  const result: QueryResult = { columns, rows, truncated: truncatedBy !== null, truncated_by: truncatedBy };
+  const result: QueryResult = { columns, rows, truncated: truncatedBy !== null, truncated_by: truncatedBy, scanned };
   return { ...counts, rows_in: counts.rows_in - (decoder.rows.length - rows.length), result };
 }
 
@@ -652,7 +691,8 @@ export interface QueryResult {
   columns: { name: string; type: string }[];
   rows: (string | number | boolean | null)[][];
   truncated: boolean;
-  truncated_by: 'limit' | 'size' | null;
+  truncated_by: 'limit' | 'size' | 'scan' | null;
+  scanned: QueryScan;
 }
 
 /** JSON has no 64-bit integers: longs beyond 2^53 travel as strings; timestamps as ISO text with microseconds. */

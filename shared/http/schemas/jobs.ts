@@ -70,9 +70,22 @@ export const jobResult = z
     truncated: z
       .boolean()
       .meta({ description: 'The query stopped before it read every row (`truncated_by` says why)' }),
-    truncated_by: z.enum(['limit', 'size']).nullable().meta({
-      description: 'What stopped it: its row limit, or the 16 MiB of JSON a result may hold; null when not truncated',
+    truncated_by: z.enum(['limit', 'size', 'scan']).nullable().meta({
+      description:
+        'What stopped it: its row limit, the 16 MiB of JSON a result may hold, or how much a query reads (4 GiB of the data set’s files, 10 minutes; `scanned` says how far it got); null when not truncated',
     }),
+    scanned: z
+      .object({
+        files: z.number().int(),
+        files_total: z.number().int(),
+        bytes: z.number().int(),
+        bytes_total: z.number().int(),
+      })
+      .nullable()
+      .meta({
+        description:
+          'How much of the data set the query read, oldest file first: files and bytes of Parquet, of those its snapshot had; null for results stored before it was kept',
+      }),
     omitted_cells: z
       .number()
       .int()

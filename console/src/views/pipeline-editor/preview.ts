@@ -3,7 +3,7 @@
  * rows and a sample of the rows it rejected.
  */
 import { type Answer, api, type Body, type Schemas } from '../../api.ts';
-import { el, errorBox, replace, table } from '../../dom.ts';
+import { counted, el, errorBox, replace, table } from '../../dom.ts';
 import { pause } from '../../view.ts';
 
 type Job = Schemas['Job'];
@@ -24,6 +24,13 @@ async function jobWhenDone(jobId: string, signal: AbortSignal): Promise<Job> {
   return job;
 }
 
+/** A query that stopped at how much it may read says how much of the data set that was. */
+function scanNote(result: Answer<'/api/jobs/{job_id}/result'>): string {
+  if (result.truncated_by !== 'scan' || !result.scanned) return '';
+  const { files, files_total: total } = result.scanned;
+  return ` The query read ${files} of the data set’s ${counted(total, 'file')} (oldest first), the most a query reads; the rows of the rest are not in it.`;
+}
+
 function jobResult(job: Job, result: Answer<'/api/jobs/{job_id}/result'>) {
   return [
     el(
@@ -31,6 +38,7 @@ function jobResult(job: Job, result: Answer<'/api/jobs/{job_id}/result'>) {
       { class: 'notice', id: 'preview-counts' },
       `Rows in ${job.rows_in}, out ${job.rows_out}, rejected ${job.rows_rejected}, filtered out ${job.rows_filtered}` +
         `${result.truncated ? ' (the first 20 shown)' : ''}.`,
+      scanNote(result),
     ),
     table<(string | number | boolean | null)[]>(
       'Preview',
