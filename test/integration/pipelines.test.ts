@@ -409,9 +409,13 @@ describe('queries', () => {
     expect(started.status).toBe(201);
     const job = await waitForJob(api, started.body.job_id);
     expect(job).toMatchObject({ status: 'Succeeded', rows_out: 3 });
-    const result = await api.get<{ columns: unknown[]; rows: unknown[][]; truncated: boolean }>(
-      `/api/jobs/${started.body.job_id}/result`,
-    );
+    const result = await api.get<{
+      columns: unknown[];
+      rows: unknown[][];
+      truncated: boolean;
+      truncated_by: string | null;
+      scanned: { files: number; files_total: number; bytes: number; bytes_total: number } | null;
+    }>(`/api/jobs/${started.body.job_id}/result`);
     expect(result.status).toBe(200);
     expect(result.body.columns).toEqual([
       { name: 'dt', type: 'string' },
@@ -425,6 +429,12 @@ describe('queries', () => {
       expect.stringMatching(/\.\d{6}Z$/),
     ]);
     expect(result.body.truncated).toBe(true);
+    // The limit stopped it, and the answer says how much of the data set it had read.
+    expect(result.body.truncated_by).toBe('limit');
+    const scanned = result.body.scanned;
+    expect(scanned?.files).toBeGreaterThanOrEqual(1);
+    expect(scanned?.files).toBeLessThanOrEqual(scanned?.files_total ?? 0);
+    expect(scanned?.bytes).toBeGreaterThan(0);
     expect(
       (await api.get<{ data_sets: unknown[] }>(`/api/data-sets?tenant_id=${hook.tenantId}`)).body.data_sets,
     ).toHaveLength(1);
