@@ -93,3 +93,14 @@ export const notQueuedInTime = (): DomainError =>
   new DomainError('SERVICE_UNAVAILABLE', 'The request could not be queued in time and was not kept; retry it', null, {
     'retry-after': '1',
   });
+
+/** A job that could not be put on the queue, and failed: nothing of it runs, and asking again is safe. */
+export const jobNotQueued = (): DomainError =>
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'The job could not be queued and will not run (it is Failed); retry it',
+    null,
+    {
+      'retry-after': '1',
+    },
+  );

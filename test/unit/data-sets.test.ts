@@ -345,7 +345,7 @@ describe.concurrent('data sets', () => {
       { dataSetId, tenantId: dataSet?.tenant_id as string },
       at,
     );
-    await expect(scheduled).rejects.toThrow('SQS did not answer');
+    await expect(scheduled).rejects.toThrow('The job could not be queued');
     expect({ finished, retried }).toEqual({
       finished: [{ next: '2026-11-21T11:00:00.000Z' }, { next: '2026-11-21T11:00:00.000Z' }],
       retried: ['2026-11-21T11:00:00.000Z'],

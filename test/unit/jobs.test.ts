@@ -51,7 +51,7 @@ describe.concurrent('jobs', () => {
     });
   });
 
-  it('fail, saying why, when the job cannot be put on the queue', async () => {
+  it('fail, saying why, when the job cannot be put on the queue: 503, and nothing of it runs', async () => {
     const { store, pipelineId } = await withPipeline();
     await deployPipeline(store, platformAdmin, pipelineId, undefined);
     const broken = {
@@ -60,7 +60,10 @@ describe.concurrent('jobs', () => {
         throw new Error('queue unreachable');
       },
     };
-    await expect(triggerPipeline(broken, platformAdmin, pipelineId, null, now)).rejects.toThrow('queue unreachable');
+    expect(await refusal(triggerPipeline(broken, platformAdmin, pipelineId, null, now))).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      paths: [],
+    });
     expect([...store.state.jobs.values()].map((job) => [job.status, job.error_message])).toEqual([
       ['Failed', 'The job could not be queued'],
     ]);

@@ -3,6 +3,7 @@
  * query, a maintenance run, a deletion, new data).
  */
 import { randomUUID } from 'node:crypto';
+import { jobNotQueued } from '../errors.ts';
 import type { Job } from './model.ts';
 import type { JobQueue, JobRepository } from './ports.ts';
 
@@ -41,18 +42,24 @@ export function newJob(
   };
 }
 
-/** A job that cannot be put on the queue must not wait there forever: it fails, saying why. */
+/**
+ * Create the job, Queued, and put it on the queue. A job that cannot be put there fails, saying why,
+ * and the caller is answered 503 (retrying is safe: nothing of it runs). Should even that write fail,
+ * the caller has the error as it came.
+ */
 export async function enqueue(deps: QueueDeps, job: Job, now: Date): Promise<void> {
   await deps.createJob(job);
   try {
     await deps.dispatchJob(job.job_id);
   } catch (error) {
-    await deps.moveJob(
-      job.job_id,
-      ['Queued'],
-      { status: 'Failed', error_message: 'The job could not be queued', completed_at: now.toISOString() },
-      now,
-    );
-    throw error;
+    const failed = await deps
+      .moveJob(
+        job.job_id,
+        ['Queued'],
+        { status: 'Failed', error_message: 'The job could not be queued', completed_at: now.toISOString() },
+        now,
+      )
+      .catch(() => null);
+    throw failed ? jobNotQueued() : error;
   }
 }
