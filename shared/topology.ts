@@ -414,9 +414,10 @@ export const schedules: Record<ScheduleName, ScheduleSpec> = {
   },
   'job-lease-sweeper': {
     entry: 'functions/jobs/sweep.ts',
-    summary: 'Fails jobs whose runner stopped responding (expired lease), so none stays Running forever',
+    summary:
+      'Fails jobs whose runner stopped responding (expired lease), so none stays Running forever, and offers again Queued jobs whose offer went unanswered',
     everyMinutes: 1,
-    access: { table: 'readWrite', deletesItems: true },
+    access: { table: 'readWrite', deletesItems: true, queues: { jobs: 'send' } },
     // Ended before the next run: EventBridge's minute is not to the second.
     function: { memoryMb: 256, timeoutSeconds: 50 },
   },

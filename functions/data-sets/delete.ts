@@ -1,4 +1,4 @@
-import { jobs, leases } from '#shared/adapters/dynamo/jobs.ts';
+import { jobs, leases, offers } from '#shared/adapters/dynamo/jobs.ts';
 import { dataSetFileStore } from '#shared/adapters/repositories/data-set-files.ts';
 import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
@@ -11,7 +11,7 @@ const deps = {
   ...dataSetFileStore,
   queueDeletion: async (dataSet: Parameters<typeof queueDataSetDeletion>[1]) =>
     (await queueDataSetDeletion({ ...jobs, dispatchJob }, dataSet)).job_id,
-  holdTable: (dataSetId: string) => holdTableForRequest({ ...leases, dispatchJob }, dataSetId),
+  holdTable: (dataSetId: string) => holdTableForRequest({ ...leases, ...offers, dispatchJob }, dataSetId),
 };
 
 export const handler = apiHandler(

@@ -1,5 +1,5 @@
 import { recordFreshnessTarget } from '#shared/adapters/dynamo/data-sets.ts';
-import { leases } from '#shared/adapters/dynamo/jobs.ts';
+import { leases, offers } from '#shared/adapters/dynamo/jobs.ts';
 import { markMaintenanceDue } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { dataSetStore } from '#shared/adapters/repositories/data-sets.ts';
 import { commitTriggers } from '#shared/adapters/sqs/commit-triggers.ts';
@@ -29,7 +29,7 @@ const deps = {
   defaultFreshnessMs: config.tableFreshnessMs(),
   defaultDataRetentionMs: config.dataRetentionMs(),
   markMaintenanceDue: (dataSet: DataSet, at: Date) => markMaintenanceDue(dataSet.data_set_id, dataSet.tenant_id, at),
-  holdTable: (dataSetId: string) => holdTableWaiting({ ...leases, dispatchJob }, dataSetId),
+  holdTable: (dataSetId: string) => holdTableWaiting({ ...leases, ...offers, dispatchJob }, dataSetId),
 };
 
 export const handler = apiHandler(

@@ -10,7 +10,10 @@ import { logger } from '#shared/observability/logger.ts';
 import { recordHandler } from '#shared/queue-handler.ts';
 import { runnerDeps, work } from './wiring.ts';
 
-export const handler = recordHandler('job', z.object({ job_id: z.uuid() }), async (message) => {
-  const outcome = await runJob(runnerDeps, message.job_id, randomUUID(), work);
-  logger.info('job', { job_id: message.job_id, outcome });
+// A message sent before offers were numbered carries none: it is the job's first offer, 0.
+const jobMessage = z.object({ job_id: z.uuid(), offer: z.number().int().nonnegative().default(0) });
+
+export const handler = recordHandler('job', jobMessage, async (message) => {
+  const outcome = await runJob(runnerDeps, { jobId: message.job_id, offer: message.offer }, randomUUID(), work);
+  logger.info('job', { job_id: message.job_id, offer: message.offer, outcome });
 });

@@ -1,7 +1,9 @@
 import { finishMaintenance } from '#shared/adapters/dynamo/table-maintenance.ts';
 import { runnerStore } from '#shared/adapters/repositories/runner.ts';
+import { dispatchJob } from '#shared/adapters/sqs/jobs-queue.ts';
 import { maintenanceAfterStopped } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
+import { offerUnansweredJobs } from '#shared/domain/jobs/offers.ts';
 import { sweepExpiredLeases } from '#shared/domain/jobs/run-job.ts';
 import { logger } from '#shared/observability/logger.ts';
 import { scheduledHandler } from '#shared/queue-handler.ts';
@@ -11,9 +13,12 @@ const afterStopped = (job: Job, now: Date) =>
 
 /**
  * Every minute: jobs whose runner stopped responding fail with the reason, their partition is freed,
- * and a maintenance run's table is due again in an hour.
+ * and a maintenance run's table is due again in an hour; Queued jobs whose latest offer went
+ * unanswered (lost, or never sent) are offered again.
  */
 export const handler = scheduledHandler(async () => {
   const failed = await sweepExpiredLeases({ ...runnerStore, afterStopped });
   if (failed > 0) logger.warn('Failed jobs whose runner stopped responding', { failed });
+  const offered = await offerUnansweredJobs({ ...runnerStore, dispatchJob }, new Date());
+  if (offered > 0) logger.warn('Offered again Queued jobs whose offer went unanswered', { offered });
 });

@@ -92,6 +92,43 @@ describe('reads past the first page of 1 MB', () => {
   });
 });
 
+describe('the offers of jobs', () => {
+  it('numbers each new offer of a Queued job, and finds the ones whose latest offer went unanswered', async () => {
+    const now = new Date();
+    const { offers, jobs: records, jobKeys } = jobs;
+    const job = (type: 'Pipeline' | 'Query') =>
+      newJob({ tenant_id: randomUUID(), job_type: type, payload: null, source: null }, now);
+    const [waiting, running] = [job('Pipeline'), job('Query')];
+    await records.createJob(waiting);
+    await records.createJob(running);
+    await records.moveJob(running.job_id, ['Queued'], { status: 'Running' }, now);
+    // A job written before offers were numbered (no offer, not listed), and a listing whose job write failed.
+    const legacy = job('Query');
+    await tables.db.send(
+      new PutCommand({ TableName: tableName, Item: { ...jobKeys.job(legacy.job_id), entity: 'Job', ...legacy } }),
+    );
+    const unwritten = randomUUID();
+    await put([{ ...jobKeys.queuedJob(unwritten), entity: 'QueuedJob', queued_at_ms: now.getTime() - 1 }]);
+
+    expect(await offers.latestOffer(waiting.job_id)).toBe(0);
+    expect(await offers.latestOffer(randomUUID())).toBeNull();
+    // A runner's delayed offer only while the offer it answered is still the latest; a release's always.
+    expect(await offers.newOffer(waiting.job_id, now, 1)).toBeNull();
+    expect(await offers.newOffer(waiting.job_id, now, 0)).toBe(1);
+    expect(await offers.newOffer(waiting.job_id, now, 0)).toBeNull();
+    expect(await offers.newOffer(waiting.job_id, now)).toBe(2);
+    expect(await offers.latestOffer(waiting.job_id)).toBe(2);
+    expect(await offers.newOffer(running.job_id, now)).toBeNull();
+    expect(await offers.newOffer(legacy.job_id, now, 0)).toBe(1);
+
+    expect(await offers.unansweredOffers(now)).toEqual([]);
+    const later = new Date(now.getTime() + 1);
+    expect(await offers.unansweredOffers(later)).toEqual([{ jobId: waiting.job_id, offer: 2 }]);
+    // The listings of the running job and of the job never written are forgotten on the way.
+    expect((await itemsOf(jobKeys.queued)).map((item) => item.sk)).toEqual([waiting.job_id]);
+  });
+});
+
 describe('the largest values the API accepts', () => {
   /** Nested `levels` arrays deep around `inner`. */
   const nested = (levels: number, inner: unknown): unknown => (levels === 0 ? inner : [nested(levels - 1, inner)]);

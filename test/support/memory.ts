@@ -20,7 +20,8 @@ import { normalizeEmail } from '#shared/domain/identity/model.ts';
 import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
 import { queueDataSetDeletion } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
-import type { JobQueue, JobRepository } from '#shared/domain/jobs/ports.ts';
+import type { JobOffers, JobQueue, JobRepository } from '#shared/domain/jobs/ports.ts';
+import type { LeaseStore } from '#shared/domain/jobs/run-job.ts';
 import type { Page, PageRequest } from '#shared/domain/pagination.ts';
 import type { DeployedVersion, Pipeline, PipelineProgress } from '#shared/domain/pipelines/model.ts';
 import type { PipelineRepository, SourceWatch } from '#shared/domain/pipelines/ports.ts';
@@ -122,7 +123,10 @@ export function memoryStore() {
   /** Watched sources: their watchers, their mark, and whether new rows wait (the sparse index). */
   const watches = new Map<string, { pipelines: Set<string>; marks: number; pending: boolean }>();
   const jobs = new Map<string, Job>();
-  const dispatched: { jobId: string; delaySeconds: number }[] = [];
+  /** The messages sent to the jobs queue, oldest first. */
+  const dispatched: { jobId: string; offer: number; delaySeconds: number }[] = [];
+  /** Each job's latest offer: its number and when it was made (the job's creation for offer 0). */
+  const offers = new Map<string, { offer: number; offeredAt: number }>();
   const documents = new Map<string, WikiDocument>();
   const dashboards = new Map<string, DashboardConnection>();
   const provisioningRequests: string[] = [];
@@ -478,9 +482,10 @@ export function memoryStore() {
   const jobMatches = (job: Job, filters: { jobType?: string | undefined; status?: string | undefined }) =>
     (!filters.jobType || job.job_type === filters.jobType) && (!filters.status || job.status === filters.status);
 
-  const jobRepository: JobRepository & JobQueue = {
+  const jobRepository: JobRepository & JobQueue & JobOffers = {
     async createJob(job) {
       jobs.set(job.job_id, copy(job));
+      offers.set(job.job_id, { offer: 0, offeredAt: Date.parse(job.created_at) });
     },
     async getJob(jobId) {
       const job = jobs.get(jobId);
@@ -515,8 +520,26 @@ export function memoryStore() {
       jobs.set(jobId, { ...job, committing_at: now.toISOString() });
       return true;
     },
-    async dispatchJob(jobId, delaySeconds = 0) {
-      dispatched.push({ jobId, delaySeconds });
+    async dispatchJob(jobId, offer, delaySeconds = 0) {
+      dispatched.push({ jobId, offer, delaySeconds });
+    },
+    async latestOffer(jobId) {
+      return jobs.has(jobId) ? (offers.get(jobId)?.offer ?? 0) : null;
+    },
+    // As the table's conditions: only a Queued job, and with `after` only while that is its latest offer.
+    async newOffer(jobId, now, after) {
+      const latest = offers.get(jobId)?.offer ?? 0;
+      if (jobs.get(jobId)?.status !== 'Queued' || (after !== undefined && after !== latest)) return null;
+      offers.set(jobId, { offer: latest + 1, offeredAt: now.getTime() });
+      return latest + 1;
+    },
+    async unansweredOffers(before) {
+      return [...jobs.values()].flatMap((job) => {
+        const latest = offers.get(job.job_id) ?? { offer: 0, offeredAt: Date.parse(job.created_at) };
+        return job.status === 'Queued' && latest.offeredAt < before.getTime()
+          ? [{ jobId: job.job_id, offer: latest.offer }]
+          : [];
+      });
     },
   };
 
@@ -593,6 +616,7 @@ export function memoryStore() {
     ...pipelineRepository,
     ...sourceWatch,
     ...jobRepository,
+    ...memoryLeases(),
     ...wikiRepository,
     ...dashboardRepository,
     filesOf,
@@ -684,6 +708,7 @@ export function memoryStore() {
       deployed,
       jobs,
       dispatched,
+      offers,
       documents,
       dashboards,
       provisioningRequests,
@@ -691,6 +716,58 @@ export function memoryStore() {
       heldTables,
       stagedTables,
       failedDeliveries,
+    },
+  };
+}
+
+/**
+ * The leases of job partitions, as the table keeps them: one holder at a time, taken over only once expired and
+ * named; the jobs that waited behind a holder handed back at its release.
+ */
+export function memoryLeases(): LeaseStore & {
+  leases: Map<string, { jobId: string; runnerId: string; expiresAt: number; waiting: Set<string> }>;
+} {
+  const leases = new Map<string, { jobId: string; runnerId: string; expiresAt: number; waiting: Set<string> }>();
+  return {
+    leases,
+    async acquireLease(partitionKey, jobId, runnerId, ttlMs, now, replacing) {
+      const held = leases.get(partitionKey);
+      const mine = held?.jobId === jobId && held.runnerId === runnerId;
+      const takenOver = replacing !== undefined && held?.jobId === replacing && held.expiresAt < now.getTime();
+      if (held && !mine && !takenOver) return false;
+      leases.set(partitionKey, { jobId, runnerId, expiresAt: now.getTime() + ttlMs, waiting: new Set() });
+      return true;
+    },
+    async leaseHolder(partitionKey) {
+      const held = leases.get(partitionKey);
+      return held ? { jobId: held.jobId, expiresAt: new Date(held.expiresAt) } : null;
+    },
+    async renewLease(partitionKey, jobId, ttlMs, now) {
+      const held = leases.get(partitionKey);
+      if (held?.jobId !== jobId || held.expiresAt < now.getTime()) return false;
+      held.expiresAt = now.getTime() + ttlMs;
+      return true;
+    },
+    async waitBehindLease(partitionKey, jobId) {
+      const held = leases.get(partitionKey);
+      held?.waiting.add(jobId);
+      return held !== undefined;
+    },
+    async releaseLease(partitionKey, jobId, runnerId) {
+      const held = leases.get(partitionKey);
+      if (held?.jobId !== jobId || held.runnerId !== runnerId) return [];
+      leases.delete(partitionKey);
+      return [...held.waiting];
+    },
+    async expiredLeases(now) {
+      return [...leases.entries()]
+        .filter(([, held]) => held.expiresAt < now.getTime())
+        .map(([partitionKey, held]) => ({
+          partitionKey,
+          jobId: held.jobId,
+          runnerId: held.runnerId,
+          expiresAt: new Date(held.expiresAt).toISOString(),
+        }));
     },
   };
 }

@@ -209,7 +209,7 @@ describe.concurrent('data sets', () => {
         payload: { data_set_id: dataSetId },
       }),
     });
-    expect(store.state.dispatched).toEqual([{ jobId: deletion.jobId, delaySeconds: 0 }]);
+    expect(store.state.dispatched).toEqual([{ jobId: deletion.jobId, offer: 0, delaySeconds: 0 }]);
 
     // Act: the job runs; a page at a time, it may stop between pages.
     let pages = 0;
@@ -584,6 +584,7 @@ describe.concurrent('data sets', () => {
         return [];
       },
       dispatchJob: async () => undefined,
+      newOffer: async () => null,
     };
     const waiting = holdTableWaiting(leases, 'ds-1', { totalMs: 5_000, everyMs: 5 });
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cancelJob, listJobs } from '#shared/domain/jobs/manage-jobs.ts';
+import { offerUnansweredJobs } from '#shared/domain/jobs/offers.ts';
 import { triggerPipeline } from '#shared/domain/pipelines/pipeline-runs.ts';
 import { startQuery } from '#shared/domain/pipelines/queries.ts';
 import { deployPipeline } from '#shared/domain/pipelines/use-cases.ts';
@@ -67,6 +68,8 @@ describe.concurrent('jobs', () => {
     expect([...store.state.jobs.values()].map((job) => [job.status, job.error_message])).toEqual([
       ['Failed', 'The job could not be queued'],
     ]);
+    // The sweep of unanswered offers leaves it: the caller was told to ask again.
+    expect(await offerUnansweredJobs(store, new Date('2026-11-22T10:00:00.000Z'))).toBe(0);
   });
 
   it('run queries over the caller’s own data sets only, and list by type and status', async () => {

@@ -43,7 +43,7 @@ describe.concurrent('pipelines', () => {
       payload: { parameters: { reason: 'test' } },
       source: { pipeline_id: pipelineId, pipeline_version: 3 },
     });
-    expect(store.state.dispatched).toEqual([{ jobId: job.job_id, delaySeconds: 0 }]);
+    expect(store.state.dispatched).toEqual([{ jobId: job.job_id, offer: 0, delaySeconds: 0 }]);
     expect(store.state.deployed.get(`${pipelineId}#3`)?.definition.output.name).toBe('v3');
   });
 

@@ -65,6 +65,8 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
       ? ({ jobId: 'other', runner: 'r-other', expires: now.getTime() + 60_000, waiting: [] } as Lease | null)
       : (null as Lease | null),
   };
+  /** Each job's latest offer number (none yet: 0, its first). */
+  const latest = new Map<string, number>();
   const deps: RunnerDeps = {
     leaseMs: 3000,
     now: () => now,
@@ -93,9 +95,19 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
       state.job.committing_at = now.toISOString();
       return true;
     },
-    async dispatchJob(jobId, delay = 0) {
+    async dispatchJob(jobId, _offer, delay = 0) {
       state.offers.push([jobId, delay]);
     },
+    async latestOffer(jobId) {
+      return jobs.has(jobId) ? (latest.get(jobId) ?? 0) : null;
+    },
+    async newOffer(jobId, _, after) {
+      const current = latest.get(jobId) ?? 0;
+      if (jobs.get(jobId)?.status !== 'Queued' || (after !== undefined && after !== current)) return null;
+      latest.set(jobId, current + 1);
+      return current + 1;
+    },
+    unansweredOffers: async () => [],
     // As the table's conditions: free, or this job's under this runner; or taken over from an expired holder.
     async acquireLease(_, jobId, runner, ttlMs, at, replacing) {
       const free = !state.lease || (state.lease.jobId === jobId && state.lease.runner === runner);
@@ -156,7 +168,7 @@ describe('running a job', () => {
             return moved;
           },
         },
-        'j1',
+        { jobId: 'j1', offer: 0 },
         'r1',
         succeeds,
       ),
@@ -184,7 +196,7 @@ describe('running a job', () => {
       clock = new Date('2026-11-21T10:00:09.000Z');
       return { rows_in: 2, rows_out: 2, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
     };
-    expect(await runJob(ticking, 'j1', 'r1', work)).toBe('succeeded');
+    expect(await runJob(ticking, { jobId: 'j1', offer: 0 }, 'r1', work)).toBe('succeeded');
     expect(state.job).toMatchObject({
       started_at: '2026-11-21T10:00:00.000Z',
       committing_at: '2026-11-21T10:00:05.000Z',
@@ -194,20 +206,20 @@ describe('running a job', () => {
 
   it('waits behind another job of its partition, offered again later should that one never release', async () => {
     const { deps, state } = memory(job(), { leaseHeld: true });
-    expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('partition busy');
+    expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('partition busy');
     expect(state.job.status).toBe('Queued');
     expect(state.lease?.waiting).toEqual(['j1']);
     expect(state.offers).toEqual([['j1', 10]]);
   });
 
   it('offers the jobs that waited behind it at once when it ends', async () => {
-    const { deps, state } = memory(job());
+    const { deps, state } = memory(job(), { others: [job('Queued', 'j2'), job('Queued', 'j3')] });
     const work: JobWork = async (running, control) => {
       await deps.waitBehindLease(running.partition_key, 'j2');
       await deps.waitBehindLease(running.partition_key, 'j3');
       return succeeds(running, control);
     };
-    expect(await runJob(deps, 'j1', 'r1', work)).toBe('succeeded');
+    expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', work)).toBe('succeeded');
     expect(state.offers).toEqual([
       ['j2', 0],
       ['j3', 0],
@@ -218,7 +230,7 @@ describe('running a job', () => {
   it('is offered again at once when the holder released between its try and its wait', async () => {
     const { deps, state } = memory(job(), { leaseHeld: true });
     const released = { ...deps, waitBehindLease: async () => false };
-    expect(await runJob(released, 'j1', 'r1', succeeds)).toBe('partition busy');
+    expect(await runJob(released, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('partition busy');
     expect(state.offers).toEqual([['j1', 0]]);
   });
 
@@ -228,11 +240,11 @@ describe('running a job', () => {
     let second: Promise<string> | undefined;
     // r2 read j1 while it was still Queued, before r1 moved it.
     const staleRead = { ...deps, getJob: async (id: string) => (id === 'j1' ? job() : deps.getJob(id)) };
-    const outcome = await runJob(deps, 'j1', 'r1', async (running, control) => {
-      second = runJob(staleRead, 'j1', 'r2', succeeds);
+    const outcome = await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', async (running, control) => {
+      second = runJob(staleRead, { jobId: 'j1', offer: 0 }, 'r2', succeeds);
       expect(await second).toBe('partition busy');
       // The partition is still j1's: another job of it waits rather than run beside it.
-      expect(await runJob(deps, 'j2', 'r3', succeeds)).toBe('partition busy');
+      expect(await runJob(deps, { jobId: 'j2', offer: 0 }, 'r3', succeeds)).toBe('partition busy');
       expect(state.lease).toMatchObject({ jobId: 'j1', runner: 'r1' });
       return succeeds(running, control);
     });
@@ -247,7 +259,7 @@ describe('running a job', () => {
   it('does nothing for a job that is no longer Queued (a repeated message)', async () => {
     for (const status of ['Running', 'Succeeded', 'Cancelled'] as const) {
       const { deps, state } = memory(job(status));
-      expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('stale');
+      expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('stale');
       expect(state.job.status).toBe(status);
     }
   });
@@ -255,7 +267,7 @@ describe('running a job', () => {
   it('ends Cancelled, not Succeeded, when a cancel was answered while work that never commits ran', async () => {
     const { deps, state } = memory(job());
     // Nothing to commit (no new rows, nothing to compact); the cancel arrives before the work ends.
-    const outcome = await runJob(deps, 'j1', 'r1', async () => {
+    const outcome = await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', async () => {
       expect(await deps.requestCancel('j1', now)).not.toBeNull();
       return { rows_in: 0, rows_out: 0, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
     });
@@ -276,7 +288,7 @@ describe('running a job', () => {
     holder.state = state;
     let ran = false;
     expect(
-      await runJob(deps, 'j1', 'r1', async () => {
+      await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', async () => {
         ran = true;
         return { rows_in: 0, rows_out: 0, rows_rejected: 0, rows_filtered: 0, rejection_samples: [] };
       }),
@@ -293,14 +305,14 @@ describe('running a job', () => {
       await control.beginCommit();
       throw new Error('unreachable');
     };
-    expect(await runJob(deps, 'j1', 'r1', work)).toBe('cancelled');
+    expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', work)).toBe('cancelled');
     expect(state.job).toMatchObject({ status: 'Cancelled', committing_at: null });
   });
 
   it('records a failure its owner can act on with its reason', async () => {
     const { deps, state } = memory(job());
     expect(
-      await runJob(deps, 'j1', 'r1', async () => {
+      await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', async () => {
         throw new JobFailure('The source data set no longer exists');
       }),
     ).toBe('failed');
@@ -329,7 +341,7 @@ describe('running a job', () => {
     ] as [JobWork, string][]) {
       const { deps, state } = memory(job());
       const report = { ...deps, reportError: (_: string, error: unknown) => reported.push(error) };
-      expect(await runJob(report, 'j1', 'r1', work)).toBe('failed');
+      expect(await runJob(report, { jobId: 'j1', offer: 0 }, 'r1', work)).toBe('failed');
       expect(state.job).toMatchObject({ status: 'Failed', error_message: message });
       expect(state.lease).toBeNull();
     }
@@ -374,7 +386,10 @@ describe('running a job', () => {
           return moved;
         },
       };
-      expect({ lost, outcome: await runJob(lossy, 'j1', 'r1', async () => rowlessOutcome({})) }).toEqual({
+      expect({
+        lost,
+        outcome: await runJob(lossy, { jobId: 'j1', offer: 0 }, 'r1', async () => rowlessOutcome({})),
+      }).toEqual({
         lost,
         outcome: 'succeeded',
       });
@@ -385,7 +400,7 @@ describe('running a job', () => {
   it('fails a job whose lease lapsed under a slow runner, saying so; ends one whose cancel was answered Cancelled', async () => {
     const { deps, state } = memory(job());
     const lapsed: RunnerDeps = { ...deps, leaseMs: 30, renewLease: async () => false };
-    const outcome = await runJob(lapsed, 'j1', 'r1', async (_, control) => {
+    const outcome = await runJob(lapsed, { jobId: 'j1', offer: 0 }, 'r1', async (_, control) => {
       await new Promise((resolve) => setTimeout(resolve, 60));
       await control.throwIfCancelled();
       return rowlessOutcome({});
@@ -421,7 +436,7 @@ describe('a job whose runner stopped', () => {
     // j0 timed out while Running; its lease lapsed at 09:59 and j1, waiting behind it, is offered again first.
     const { deps, state } = memory(job(), { others: [job('Running', 'j0')] });
     state.lease = { jobId: 'j0', runner: 'r0', expires: at('2026-11-21T09:59:00.000Z'), waiting: ['j1'] };
-    expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('succeeded');
+    expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('succeeded');
     expect(state.jobs.get('j0')).toMatchObject({
       status: 'Failed',
       error_message:
@@ -435,7 +450,7 @@ describe('a job whose runner stopped', () => {
   it('leaves a lease that has not expired to its holder', async () => {
     const { deps, state } = memory(job(), { others: [job('Running', 'j0')] });
     state.lease = { jobId: 'j0', runner: 'r0', expires: at('2026-11-21T10:00:30.000Z'), waiting: [] };
-    expect(await runJob(deps, 'j1', 'r1', succeeds)).toBe('partition busy');
+    expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('partition busy');
     expect([state.jobs.get('j0')?.status, state.job.status, state.lease?.jobId]).toEqual(['Running', 'Queued', 'j0']);
   });
 
@@ -449,11 +464,11 @@ describe('a job whose runner stopped', () => {
         return deps.acquireLease(...args);
       },
     };
-    await expect(runJob(stops, 'j1', 'r1', succeeds)).rejects.toThrow('the runner was stopped');
+    await expect(runJob(stops, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).rejects.toThrow('the runner was stopped');
     expect(state.jobs.get('j0')?.status).toBe('Failed');
     expect(state.lease).toMatchObject({ jobId: 'j0' });
     // Offered again, j1 takes the lease and runs.
-    expect(await runJob(deps, 'j1', 'r2', succeeds)).toBe('succeeded');
+    expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r2', succeeds)).toBe('succeeded');
   });
 
   it('tries its final move again when the write fails after the work committed', async () => {
@@ -466,7 +481,7 @@ describe('a job whose runner stopped', () => {
         return deps.moveJob(...args);
       },
     };
-    expect(await runJob(flaky, 'j1', 'r1', succeeds)).toBe('succeeded');
+    expect(await runJob(flaky, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('succeeded');
     expect(state.job).toMatchObject({ status: 'Succeeded', rows_out: 2, error_message: null });
     expect(state.lease).toBeNull();
   });
@@ -480,7 +495,7 @@ describe('a job whose runner stopped', () => {
         return deps.moveJob(...args);
       },
     };
-    await expect(runJob(down, 'j1', 'r1', succeeds)).rejects.toThrow('ThrottlingException');
+    await expect(runJob(down, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).rejects.toThrow('ThrottlingException');
     // The job is still Running and the lease still its own: it lapses at 10:00:03, and the sweeper sees it.
     expect(state.job).toMatchObject({ status: 'Running', committing_at: '2026-11-21T10:00:00.000Z' });
     expect(state.lease).toMatchObject({ jobId: 'j1', expires: at('2026-11-21T10:00:03.000Z') });

@@ -3,17 +3,30 @@
  *   pk JOB#<job_id>   sk JOB                 the job
  *     gsi1pk TENANT#<tenant_id>#JOBS  gsi1sk <created_at>#<job_id>
  *     gsi2pk JOBS#<nn>                gsi2sk <created_at>#<job_id>   nn: the job's shard, 00-15 (sharded-lists.ts)
+ *     offer, offered_at_ms: the number of its latest offer to the runners and when it was made (offers.ts)
  *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
+ *   pk QUEUED_JOBS    sk <job_id>            a job written Queued, for the sweep of unanswered offers; the sweep
+ *                                            forgets it once the job has left Queued
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type Job, type JobStatus, jobStatuses, jobTypes, type RejectionSample } from '../../domain/jobs/model.ts';
-import type { JobFilters, JobRepository } from '../../domain/jobs/ports.ts';
+import type { JobFilters, JobOffers, JobRepository } from '../../domain/jobs/ports.ts';
 import type { LeaseStore } from '../../domain/jobs/run-job.ts';
 import { countQuietly } from '../metrics.ts';
 import { queryShardedPage, shardKey } from './sharded-lists.ts';
 import { itemReader, objectOf, orNull, shapeReader, stringSet } from './stored-items.ts';
-import { conditionHeld, db, isConditionFailure, queryAll, queryPage, setFieldsCommand, table } from './table.ts';
+import {
+  batchGetAll,
+  batchWriteAll,
+  conditionHeld,
+  db,
+  isConditionFailure,
+  queryAll,
+  queryPage,
+  setFieldsCommand,
+  table,
+} from './table.ts';
 
 export const jobKeys = {
   job: (jobId: string) => ({ pk: `JOB#${jobId}`, sk: 'JOB' }),
@@ -23,6 +36,8 @@ export const jobKeys = {
   shard: (jobId: string) => shardKey(jobKeys.all, jobId),
   leases: 'JOB_LEASES',
   lease: (partitionKey: string) => ({ pk: jobKeys.leases, sk: partitionKey }),
+  queued: 'QUEUED_JOBS',
+  queuedJob: (jobId: string) => ({ pk: jobKeys.queued, sk: jobId }),
 };
 
 const toJob = /* @__PURE__ */ itemReader<Job>('Job', () => ({
@@ -59,6 +74,16 @@ const toLease = /* @__PURE__ */ shapeReader('JobLease', () => ({
   runner_id: z.string(),
   expires_at_ms: z.number(),
 }));
+/** A job as the sweep of unanswered offers reads it: its status and its latest offer (none: offer 0, at creation). */
+const toOffered = /* @__PURE__ */ shapeReader('Job', () => ({
+  job_id: z.string(),
+  status: z.enum(jobStatuses),
+  created_at: z.string(),
+  offer: z.number().optional(),
+  offered_at_ms: z.number().optional(),
+}));
+const toQueuedEntry = /* @__PURE__ */ shapeReader('QueuedJob', () => ({ sk: z.string(), queued_at_ms: z.number() }));
+
 /** A lease as its release hands it back: the jobs that queued behind it (a string set, absent when none). */
 const toReleasedLease = /* @__PURE__ */ shapeReader('JobLease', () => ({ waiting_job_ids: stringSet().optional() }));
 
@@ -85,6 +110,15 @@ const shardOf = (jobId: string) => ({ gsi2pk: jobKeys.shard(jobId) });
 export const jobs: JobRepository = {
   async createJob(job) {
     const order = `${job.created_at}#${job.job_id}`;
+    const createdMs = Date.parse(job.created_at);
+    // Listed for the sweep first: a Queued job whose first offer is never sent is offered again (offers.ts).
+    if (job.status === 'Queued')
+      await db.send(
+        new PutCommand({
+          TableName: table(),
+          Item: { ...jobKeys.queuedJob(job.job_id), entity: 'QueuedJob', queued_at_ms: createdMs },
+        }),
+      );
     await db.send(
       new PutCommand({
         TableName: table(),
@@ -96,6 +130,8 @@ export const jobs: JobRepository = {
           gsi2pk: jobKeys.shard(job.job_id),
           gsi2sk: order,
           ...job,
+          offer: 0,
+          offered_at_ms: createdMs,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -198,6 +234,85 @@ export const jobs: JobRepository = {
         ),
       ),
     );
+  },
+};
+
+export const offers: JobOffers = {
+  async latestOffer(jobId) {
+    const result = await db.send(
+      new GetCommand({
+        TableName: table(),
+        Key: jobKeys.job(jobId),
+        ConsistentRead: true,
+        ProjectionExpression: 'pk, offer',
+      }),
+    );
+    if (!result.Item) return null;
+    return typeof result.Item.offer === 'number' ? result.Item.offer : 0;
+  },
+
+  async newOffer(jobId, now, after) {
+    // A job written before offers were numbered has none: its offer is 0.
+    const latest =
+      after === undefined
+        ? ''
+        : after === 0
+          ? ' AND (offer = :after OR attribute_not_exists(offer))'
+          : ' AND offer = :after';
+    try {
+      const result = await db.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: jobKeys.job(jobId),
+          UpdateExpression: 'SET offer = if_not_exists(offer, :zero) + :one, offered_at_ms = :now',
+          ConditionExpression: `#status = :queued${latest}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':zero': 0,
+            ':one': 1,
+            ':now': now.getTime(),
+            ':queued': 'Queued' satisfies JobStatus,
+            ...(after === undefined ? {} : { ':after': after }),
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return z.number().parse(result.Attributes?.offer);
+    } catch (error) {
+      if (isConditionFailure(error)) return null;
+      throw error;
+    }
+  },
+
+  async unansweredOffers(before) {
+    const entries = await queryAll(
+      {
+        partition: jobKeys.queued,
+        filter: { expression: 'queued_at_ms < :before', values: { ':before': before.getTime() } },
+      },
+      toQueuedEntry,
+    );
+    const found = new Map(
+      (
+        await batchGetAll(
+          entries.map((entry) => jobKeys.job(entry.sk)),
+          { consistent: true },
+        )
+      )
+        .map(toOffered)
+        .map((job) => [job.job_id, job]),
+    );
+    const unanswered: { jobId: string; offer: number }[] = [];
+    const left: string[] = [];
+    for (const { sk: jobId } of entries) {
+      const job = found.get(jobId);
+      // No job past the bound: its write failed after its entry's. A job that left Queued never returns to it.
+      if (job?.status !== 'Queued') left.push(jobId);
+      else if ((job.offered_at_ms ?? Date.parse(job.created_at)) < before.getTime())
+        unanswered.push({ jobId, offer: job.offer ?? 0 });
+    }
+    await batchWriteAll(left.map((jobId) => ({ DeleteRequest: { Key: jobKeys.queuedJob(jobId) } })));
+    return unanswered;
   },
 };
 

@@ -1,4 +1,4 @@
-/** What running jobs needs: job records and their leases. (Re-dispatch onto the jobs queue: sqs/jobs-queue.ts.) */
-import { jobs, leases } from '../dynamo/jobs.ts';
+/** What running jobs needs: job records, their offers and their leases. (Re-dispatch onto the jobs queue: sqs/jobs-queue.ts.) */
+import { jobs, leases, offers } from '../dynamo/jobs.ts';
 
-export const runnerStore = { ...jobs, ...leases };
+export const runnerStore = { ...jobs, ...offers, ...leases };

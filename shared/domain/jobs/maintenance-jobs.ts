@@ -11,7 +11,7 @@ import { tenantFor } from '../tenants/guard.ts';
 import type { Tenant } from '../tenants/model.ts';
 import type { Job } from './model.ts';
 import { enqueue, newJob, type QueueDeps } from './new-job.ts';
-import type { JobQueue } from './ports.ts';
+import { type OfferDeps, offerAgain } from './offers.ts';
 import type { LeaseStore } from './run-job.ts';
 
 /** A data set's maintenance runs share a partition key: they never overlap. */
@@ -162,7 +162,7 @@ export const requestHoldMs = 60_000;
  * jobs that waited behind the request.
  */
 export async function holdTableForRequest(
-  deps: Pick<LeaseStore, 'acquireLease' | 'releaseLease'> & JobQueue,
+  deps: Pick<LeaseStore, 'acquireLease' | 'releaseLease'> & OfferDeps,
   dataSetId: string,
   now = new Date(),
 ): Promise<(() => Promise<void>) | null> {
@@ -170,7 +170,8 @@ export async function holdTableForRequest(
   const holder = `request-${randomUUID()}`;
   if (!(await deps.acquireLease(partition, holder, holder, requestHoldMs, now))) return null;
   return async () => {
-    for (const waiting of await deps.releaseLease(partition, holder, holder)) await deps.dispatchJob(waiting, 0);
+    for (const waiting of await deps.releaseLease(partition, holder, holder))
+      await offerAgain(deps, waiting, new Date());
   };
 }
 
@@ -183,7 +184,7 @@ export const holdWait = { totalMs: 10_000, everyMs: 200 };
  * within a second or two, and the caller need not be answered 409 for it. Null when still held.
  */
 export async function holdTableWaiting(
-  deps: Pick<LeaseStore, 'acquireLease' | 'releaseLease'> & JobQueue,
+  deps: Pick<LeaseStore, 'acquireLease' | 'releaseLease'> & OfferDeps,
   dataSetId: string,
   wait: { totalMs: number; everyMs: number } = holdWait,
 ): Promise<(() => Promise<void>) | null> {

@@ -43,14 +43,15 @@ export function newJob(
 }
 
 /**
- * Create the job, Queued, and put it on the queue. A job that cannot be put there fails, saying why,
- * and the caller is answered 503 (retrying is safe: nothing of it runs). Should even that write fail,
- * the caller has the error as it came.
+ * Create the job, Queued, and make its first offer (offer 0, recorded as the job is created).
+ * A job whose offer cannot be sent fails, saying why, and the caller is answered 503 (retrying is
+ * safe: nothing of it runs). Should even that write fail, the job stays Queued with its offer never
+ * sent, and the sweep offers it again (offers.ts): the caller then has the error as it came.
  */
 export async function enqueue(deps: QueueDeps, job: Job, now: Date): Promise<void> {
   await deps.createJob(job);
   try {
-    await deps.dispatchJob(job.job_id);
+    await deps.dispatchJob(job.job_id, 0);
   } catch (error) {
     const failed = await deps
       .moveJob(

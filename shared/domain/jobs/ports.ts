@@ -21,7 +21,25 @@ export interface JobRepository {
 }
 
 export interface JobQueue {
-  dispatchJob(jobId: string, delaySeconds?: number): Promise<void>;
+  /** Sends offer number `offer` of a job to the runners, now or after a delay. */
+  dispatchJob(jobId: string, offer: number, delaySeconds?: number): Promise<void>;
+}
+
+/**
+ * The offers of a Queued job to the runners. Each job keeps the number of its latest offer (0: the one made as it was
+ * created); a runner drops a message that carries another number, so however often a job is offered again, at most
+ * one message of it is live.
+ */
+export interface JobOffers {
+  /** The number of the job's latest offer; null when there is no such job. */
+  latestOffer(jobId: string): Promise<number | null>;
+  /**
+   * A new offer of a Queued job: its number (the latest plus one), made now. With `after`, only while the latest is
+   * still that one (another offer made meanwhile is the live one). Null when no new offer was made.
+   */
+  newOffer(jobId: string, now: Date, after?: number): Promise<number | null>;
+  /** Queued jobs whose latest offer was made before `before`: it was lost, or never sent. */
+  unansweredOffers(before: Date): Promise<{ jobId: string; offer: number }[]>;
 }
 
 export interface JobResults {

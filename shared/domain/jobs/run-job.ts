@@ -1,7 +1,8 @@
 import type * as z from 'zod';
 import { DomainError } from '../errors.ts';
 import type { Job, JobStatus, JobType, RejectionSample } from './model.ts';
-import type { JobQueue, JobRepository } from './ports.ts';
+import { offerAgain } from './offers.ts';
+import type { JobOffers, JobQueue, JobRepository } from './ports.ts';
 
 /** The job holding a partition's lease, and when the lease lapses unless renewed. */
 export interface LeaseHolder {
@@ -123,7 +124,7 @@ export function workOfKinds(kinds: Record<JobType, JobKind<unknown>>): JobWork {
   };
 }
 
-export interface RunnerDeps extends JobRepository, JobQueue, LeaseStore {
+export interface RunnerDeps extends JobRepository, JobQueue, JobOffers, LeaseStore {
   /** How long a lease lasts without renewal; the runner renews it at a third of that. */
   leaseMs: number;
   now?: () => Date;
@@ -140,16 +141,19 @@ export const finalMoveRetryMs = [200, 1000];
 
 /**
  * Seconds before a job whose partition is busy is offered to a runner again, should the holder
- * stop without releasing its lease (a holder that releases offers its waiters again at once).
+ * stop without releasing its lease (a holder that releases offers its waiters again at once; that
+ * offer replaces this one).
  */
 export const busyPartitionRetrySeconds = 10;
 
 /**
  * Run one job.
- * Input: the job id from the jobs queue. Output: what happened, for the log.
- *  1. Only a Queued job is taken (a stale or repeated message changes nothing).
+ * Input: the job id and offer number from the jobs queue. Output: what happened, for the log.
+ *  1. Only a Queued job is taken, and only by its latest offer (a stale or repeated message changes
+ *     nothing: offers.ts).
  *  2. Its partition's lease is acquired, or the job waits behind the holder, which offers it again
- *     when it releases the lease (and a delayed offer covers a holder that stops without releasing):
+ *     when it releases the lease (and a delayed offer covers a holder that stops without releasing;
+ *     it is made only while this offer is still the latest, so the job keeps one live offer):
  *     jobs of one pipeline never run at the same time. A lease whose holder stopped renewing it is
  *     taken over only once that holder's job has failed (see endStoppedHolder).
  *  3. Queued → Dispatched → Running, each move conditional, so a cancel in between wins.
@@ -160,13 +164,21 @@ export const busyPartitionRetrySeconds = 10;
  *     write keep failing, the lease lapses and the sweeper ends the job, saying whether it had begun
  *     its commit.
  */
-export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, work: JobWork): Promise<string> {
+export async function runJob(
+  deps: RunnerDeps,
+  message: { jobId: string; offer: number },
+  runnerId: string,
+  work: JobWork,
+): Promise<string> {
+  const { jobId } = message;
   const now = () => deps.now?.() ?? new Date();
   const job = await deps.getJob(jobId);
   if (job?.status !== 'Queued') return 'stale';
+  if ((await deps.latestOffer(jobId)) !== message.offer) return 'stale offer';
   if (!(await takeLease(deps, job, runnerId, now()))) {
     const waiting = await deps.waitBehindLease(job.partition_key, jobId);
-    await deps.dispatchJob(jobId, waiting ? busyPartitionRetrySeconds : 0);
+    const delaySeconds = waiting ? busyPartitionRetrySeconds : 0;
+    await offerAgain(deps, jobId, now(), { delaySeconds, after: message.offer });
     return 'partition busy';
   }
   let leaseLost = false;
@@ -184,7 +196,8 @@ export async function runJob(deps: RunnerDeps, jobId: string, runnerId: string, 
   } finally {
     clearInterval(heartbeat);
   }
-  for (const waiting of await deps.releaseLease(job.partition_key, jobId, runnerId)) await deps.dispatchJob(waiting, 0);
+  for (const waiting of await deps.releaseLease(job.partition_key, jobId, runnerId))
+    await offerAgain(deps, waiting, now());
   return outcome;
 }
 
@@ -323,7 +336,7 @@ async function endStoppedHolder(
  * forever: once their lease has expired they fail, with the reason, and the partition is free again.
  */
 export async function sweepExpiredLeases(
-  deps: Omit<RunnerDeps, 'leaseMs' | 'dispatchJob'> & {
+  deps: Omit<RunnerDeps, 'leaseMs' | 'dispatchJob' | keyof JobOffers> & {
     /** What a job type leaves to do when its runner stopped (a maintenance run: its table due again). */
     afterStopped?(job: Job, now: Date): Promise<void>;
   },
