@@ -119,6 +119,7 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   // The fixture's data set has no commit yet, so it is no table (test/integration/iceberg-catalog.test.ts loads one).
   'GET /iceberg/v1/namespaces/{namespace}/tables/{table}': [404, 404, 404, 404],
   'HEAD /iceberg/v1/namespaces/{namespace}/tables/{table}': [404, 404, 404, 404],
+  'GET /iceberg/v1/namespaces/{namespace}/tables/{table}/credentials': [404, 404, 404, 404],
   // The catalog is read-only: every write is refused, whatever the role.
   'ANY /iceberg/{path+}': [403, 403, 403, 403],
 };

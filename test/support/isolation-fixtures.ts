@@ -495,6 +495,12 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
       path: `/iceberg/v1/namespaces/${await slugOf(context)}/tables/${(await readConnection(context)).data_set_id}`,
     }),
   },
+  'GET /iceberg/v1/namespaces/{namespace}/tables/{table}/credentials': {
+    scope: 'tenant',
+    build: async (context) => ({
+      path: `/iceberg/v1/namespaces/${await slugOf(context)}/tables/${(await readConnection(context)).data_set_id}/credentials`,
+    }),
+  },
   'ANY /iceberg/{path+}': {
     scope: 'tenant',
     build: async (context) => ({

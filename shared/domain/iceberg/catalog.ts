@@ -177,6 +177,7 @@ export async function loadCredentials(
   table: string,
 ) {
   const dataSet = await tableOf(deps, principal, namespace, table);
+  if (dataSet.iceberg?.status === 'Unsupported') throw noSuchTable(namespace, table);
   const access = await deps.readAccess(dataSet);
   return {
     'storage-credentials': access.credentials
