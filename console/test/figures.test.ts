@@ -21,8 +21,9 @@ const stats = (lost: number): Stats => ({
   written_rows: 8,
   expired_rows: 1,
   lost_rows: lost,
-  dead_lettered: 2,
+  dead_lettered: 3,
   redriven: 1,
+  deleted_dead_letters: 1,
   unaccounted: 1,
   last_ingest_at: '2026-01-01T00:00:02.000Z',
   last_write_at: '2026-01-01T00:00:03.000Z',
@@ -55,7 +56,7 @@ describe("a connection's figures in the console", () => {
       Rejected: ['PAYLOAD_TOO_LARGE 2', null],
       Written: ['8', null],
       'Staged (awaiting commit)': ['1', null],
-      'Dead-lettered': ['2', null],
+      'Dead-lettered': ['3', null],
       Lost: ['0', null],
       'Last ingest': ['2026-01-01 00:00:02 UTC', null],
       'Last write': ['2026-01-01 00:00:03 UTC', null],
@@ -71,5 +72,13 @@ describe("a connection's figures in the console", () => {
     };
     expect(lost(0)).toEqual(['Lost (staged, but the staged copy was gone at its commit)', 0]);
     expect(lost(3)).toEqual(['Lost (staged, but the staged copy was gone at its commit)', ['3', 'bad']]);
+  });
+
+  it('count as waiting for a redrive only the failed deliveries neither redriven nor deleted', () => {
+    const [term, value] = accountOf(stats(0)).find(([, , id]) => id === 'account-failed') ?? [];
+    expect([term, value]).toEqual([
+      'Failed deliveries waiting for a redrive',
+      '1 (3 dead-lettered, 1 redriven, 1 deleted past the data retention)',
+    ]);
   });
 });

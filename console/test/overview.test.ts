@@ -35,6 +35,7 @@ const quiet: Stats = {
   lost_rows: 0,
   dead_lettered: 0,
   redriven: 0,
+  deleted_dead_letters: 0,
   unaccounted: 0,
   last_ingest_at: '2026-01-01T00:00:02.000Z',
   last_write_at: '2026-01-01T00:00:03.000Z',

@@ -1,10 +1,11 @@
-import { allFailedDeliveries, removeFailedDelivery } from '#shared/adapters/dynamo/deliveries.ts';
-import { count } from '#shared/adapters/metrics.ts';
+import { allFailedDeliveries, failedDeliveryRemoval } from '#shared/adapters/dynamo/deliveries.ts';
+import { countOnce } from '#shared/adapters/metrics.ts';
 import { connectivity } from '#shared/adapters/repositories/connectivity.ts';
 import { deleteDeadLetters, getDeadLetterIfExists } from '#shared/adapters/s3/dead-letters.ts';
 import { enqueueEnvelope, requeueBody } from '#shared/adapters/sqs/ingest-queue.ts';
 import { apiHandler } from '#shared/api-handler.ts';
 import { visibleConnection } from '#shared/domain/connections/use-cases.ts';
+import type { FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
 import { isUnreadable, type KeptMessage, keptMessage, redrive } from '#shared/domain/monitoring/failed-deliveries.ts';
 import { ok } from '#shared/http/responses.ts';
 import { monitoringRoutes } from '#shared/routes/monitoring.ts';
@@ -28,10 +29,16 @@ const deps = {
     const { payload, ...rest } = envelope;
     await enqueueEnvelope(rest, Buffer.from(payload, 'base64'));
   },
-  async forget(failed: { body_key: string } & Parameters<typeof removeFailedDelivery>[0]) {
-    if (!(await removeFailedDelivery(failed))) return false;
-    // No longer waiting as a failed delivery: back on the queue (connection stats' unaccounted).
-    count('redriven', { source_id: failed.source_id });
+  async forget(failed: FailedDelivery) {
+    // No longer waiting as a failed delivery: back on the queue (connection stats' unaccounted). The
+    // record goes and the count grows in one transaction, so a crash between them cannot leave the
+    // envelope counted dead-lettered and written both.
+    const forgotten = await countOnce(
+      `redriven#${failed.message_id}#${failed.failed_at}`,
+      [{ metric: 'redriven', labels: { source_id: failed.source_id }, by: 1 }],
+      failedDeliveryRemoval(failed),
+    );
+    if (!forgotten) return false;
     await deleteDeadLetters([failed.body_key]);
     return true;
   },

@@ -109,15 +109,17 @@ const service = () => process.env.POWERTOOLS_SERVICE_NAME ?? 'tributary';
 
 /**
  * Counts once per key, at once (not at the invocation's end): false when the key was counted before.
+ * `alongside` is written in the same transaction (see dynamo/counters.ts countOnce).
  * What it adds goes to CloudWatch too, once, like any growth of the shared figures.
  */
 export async function countOnce(
   key: string,
   counts: { metric: MetricKey; labels: Record<string, string>; by: number }[],
+  alongside?: Parameters<typeof countOnceInTable>[3],
 ): Promise<boolean> {
   const positive = counts.filter((entry) => entry.by > 0);
   if (positive.length === 0) return false;
-  const counted = await countOnceInTable(key, positive);
+  const counted = await countOnceInTable(key, positive, Date.now(), alongside);
   if (counted)
     emitEmf(
       positive.map(({ metric, labels, by }) => ({

@@ -575,4 +575,66 @@ describe('traffic history from the counters', () => {
       [new Date(interval).toISOString()]: { dead_lettered: 2 },
     });
   });
+
+  it('forgets a redriven failed delivery and counts it in one write: once, and not at all when it was gone', async () => {
+    // Prepare: a failed delivery recorded for a source; a second redrive of it, and one of a delivery never recorded.
+    const { recordFailedDelivery, failedDeliveryRemoval, allFailedDeliveries } = await import(
+      '#shared/adapters/dynamo/deliveries.ts'
+    );
+    const source = randomUUID();
+    const dataSetId = randomUUID();
+    const failed = {
+      message_id: 'm1',
+      data_set_id: dataSetId,
+      connection_id: null,
+      source_id: source,
+      failed_at: '2026-12-04T10:00:00.000Z',
+      attempts: 5,
+      last_error: 'STORE_UNREACHABLE: the store did not answer',
+      body_key: `dead-letters/${dataSetId}/m1.json`,
+    };
+    await recordFailedDelivery(failed);
+    const never = { ...failed, message_id: 'm2' };
+    const counts = [{ metric: 'redriven' as const, labels: { source_id: source }, by: 1 }];
+    const redrive = (one: typeof failed) =>
+      counters.countOnce(`redriven#${one.message_id}#${one.failed_at}`, counts, Date.now(), failedDeliveryRemoval(one));
+    // Act
+    const answers = [await redrive(failed), await redrive(failed), await redrive(never)];
+    // Assess: one count, the record and its claim gone; the delivery never recorded counted nothing.
+    expect(answers).toEqual([true, false, false]);
+    expect((await counters.readSourceCounters(source)).map((s) => [s.metric, s.value])).toEqual([['redriven', 1]]);
+    expect({
+      records: await allFailedDeliveries(dataSetId),
+      claim: await partitionItems('DELIVERY_FAILURE#m1'),
+      keys: (await partitionItems('COUNTED_ONCE#redriven#m2#2026-12-04T10:00:00.000Z')).length,
+    }).toEqual({ records: [], claim: [], keys: 0 });
+  });
+
+  it('counts failed deliveries deleted past the data retention once each, however often the deletion runs', async () => {
+    // Prepare: two failed deliveries of a source, their kept envelopes long gone (deleting none is no error).
+    const { recordFailedDelivery, allFailedDeliveries } = await import('#shared/adapters/dynamo/deliveries.ts');
+    const { forgetDeliveries } = await import('#shared/adapters/repositories/data-set-files.ts');
+    const source = randomUUID();
+    const dataSetId = randomUUID();
+    const failed = ['m1', 'm2'].map((messageId) => ({
+      message_id: messageId,
+      data_set_id: dataSetId,
+      connection_id: null,
+      source_id: source,
+      failed_at: '2026-11-01T10:00:00.000Z',
+      attempts: 5,
+      last_error: 'STORE_UNREACHABLE: the store did not answer',
+      body_key: `dead-letters/${dataSetId}/${messageId}.json`,
+      dt: '2026-11-01',
+    }));
+    for (const one of failed) await recordFailedDelivery(one);
+    // Act: the retention's run, then a run that read the same records before the first removed them.
+    await forgetDeliveries(failed);
+    await forgetDeliveries(failed);
+    // Assess
+    expect({
+      counted: (await counters.readSourceCounters(source)).map((s) => [s.metric, s.value]),
+      left: await allFailedDeliveries(dataSetId),
+    }).toEqual({ counted: [['deadLettersDeleted', 2]], left: [] });
+  });
 });

@@ -190,6 +190,7 @@ describe('/metrics and connection stats', () => {
       written_rows: 7,
       dead_lettered: 0,
       redriven: 0,
+      deleted_dead_letters: 0,
       expired_rows: 0,
       lost_rows: 0,
       unaccounted: 0,

@@ -18,6 +18,7 @@ describe('/metrics', () => {
       'tributary_dead_lettered_total 0',
       'tributary_unreadable_dead_letters_total 0',
       'tributary_redriven_total 0',
+      'tributary_dead_letters_deleted_total 0',
       'tributary_envelopes_unaccounted 0',
     ]);
   });
@@ -143,6 +144,7 @@ describe('connection stats', () => {
         { metric: 'envelopesLost', labels: { source_id: 'a' }, value: 1, lastAt: null },
         { metric: 'deadLettered', labels: { source_id: 'a' }, value: 2, lastAt: null },
         { metric: 'redriven', labels: { source_id: 'a' }, value: 1, lastAt: null },
+        { metric: 'deadLettersDeleted', labels: { source_id: 'a' }, value: 1, lastAt: null },
       ],
       {
         rows: 1,
@@ -160,6 +162,8 @@ describe('connection stats', () => {
       lost_rows: 1,
       dead_lettered: 2,
       redriven: 1,
+      // Deleted past the data retention: still dead-lettered, never a loss.
+      deleted_dead_letters: 1,
       // 13 accepted − 1 duplicate − 8 written − 1 expired − 1 lost − (2 dead-lettered − 1 redriven): the one staged
       unaccounted: 1,
       last_ingest_at: '2026-01-01T00:00:02.000Z',

@@ -58,7 +58,7 @@ export function commitFailureText(stats: Stats & { commit_failure: NonNullable<S
  * `unaccounted` is what is staged plus what is still on the ingest queue). Only `lost` is a loss.
  */
 export function accountOf(stats: Stats): [term: string, value: Child, id: string][] {
-  const waitingFailed = stats.dead_lettered - stats.redriven;
+  const waitingFailed = stats.dead_lettered - stats.redriven - stats.deleted_dead_letters;
   const onQueue = stats.unaccounted - stats.staged_rows;
   return [
     ['Accepted (answered 202)', stats.accepted, 'account-accepted'],
@@ -72,7 +72,7 @@ export function accountOf(stats: Stats): [term: string, value: Child, id: string
     ],
     [
       'Failed deliveries waiting for a redrive',
-      `${waitingFailed} (${stats.dead_lettered} dead-lettered, ${stats.redriven} redriven)`,
+      `${waitingFailed} (${stats.dead_lettered} dead-lettered, ${stats.redriven} redriven${stats.deleted_dead_letters > 0 ? `, ${stats.deleted_dead_letters} deleted past the data retention` : ''})`,
       'account-failed',
     ],
     ['Expired (their day was past the table’s data retention)', stats.expired_rows, 'account-expired'],

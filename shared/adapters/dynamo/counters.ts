@@ -58,6 +58,7 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -971,13 +972,16 @@ function oncePlace(key: string, metric: MetricKey, labels: Record<string, string
  * quarter is listed in the index first (as any count's is, once a window per process); then one
  * transaction puts the key's item (only where none is) and adds to each series' attribute for that
  * key, so that the count and its key are written together or not at all: two items for one count,
- * where writing the folded total and the history item directly took four. Answers false, adding
- * nothing, when the key was counted.
+ * where writing the folded total and the history item directly took four. Writes `alongside` (what
+ * the count is of: a record removed, say) in the same transaction, so the change and its count are
+ * made together or not at all. Answers false, adding and changing nothing, when the key was counted
+ * or a condition of `alongside` does not hold.
  */
 export async function countOnce(
   key: string,
   counts: { metric: MetricKey; labels: Record<string, string>; by: number }[],
   now = Date.now(),
+  alongside: NonNullable<TransactWriteCommandInput['TransactItems']> = [],
 ): Promise<boolean> {
   const places = new Map<string, { place: Place; by: number }>();
   for (const { metric, labels, by } of counts) {
@@ -1003,6 +1007,7 @@ export async function countOnce(
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
+        ...alongside,
         ...[...places.values()].map(({ place, by }) => ({
           Update: {
             TableName: table(),

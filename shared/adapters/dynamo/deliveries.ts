@@ -5,13 +5,13 @@
  *   pk DELIVERY_FAILURE#<message_id>   sk DEAD_LETTERED the claim that records each failed delivery once,
  *                                                      failed_at: the failed delivery it holds
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { DeliveryFailure, FailedDelivery } from '../../domain/ingest/kept-records.ts';
 import type { HeldFailure } from '../../domain/monitoring/failed-deliveries.ts';
 import { mapPage, type Page, type PageRequest } from '../../domain/pagination.ts';
 import { itemReader, orNull } from './stored-items.ts';
-import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table, transactionHeld } from './table.ts';
+import { batchWriteAll, db, putWithUniqueClaim, queryAll, queryPage, table } from './table.ts';
 
 const failureLifetimeSeconds = 15 * 86400;
 
@@ -108,32 +108,19 @@ export async function allFailedDeliveries(dataSetId: string): Promise<FailedDeli
 }
 
 /**
- * Forgets the failed delivery and its claim, so the envelope is recorded again should it fail again;
- * false when it was gone already (another redrive forgot it).
+ * What forgets a failed delivery and its claim (so the envelope is recorded again should it fail
+ * again), as transaction items for the write that counts it redriven: that write fails when the
+ * record is gone already (another redrive forgot it and counted it).
  */
-export async function removeFailedDelivery(failed: FailedDelivery): Promise<boolean> {
-  return transactionHeld(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Delete: {
-            TableName: table(),
-            Key: deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-        { Delete: { TableName: table(), Key: deliveryKeys.deadLettered(failed.message_id) } },
-      ],
-    }),
-  );
-}
-
-/** Forgets failed deliveries and their claims, in batches (the data retention deleted their envelopes). */
-export async function removeFailedDeliveries(failed: FailedDelivery[]): Promise<void> {
-  await batchWriteAll(
-    failed.flatMap((one) => [
-      { DeleteRequest: { Key: deliveryKeys.failed(one.data_set_id, one.failed_at, one.message_id) } },
-      { DeleteRequest: { Key: deliveryKeys.deadLettered(one.message_id) } },
-    ]),
-  );
+export function failedDeliveryRemoval(failed: FailedDelivery) {
+  return [
+    {
+      Delete: {
+        TableName: table(),
+        Key: deliveryKeys.failed(failed.data_set_id, failed.failed_at, failed.message_id),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    { Delete: { TableName: table(), Key: deliveryKeys.deadLettered(failed.message_id) } },
+  ];
 }

@@ -20,6 +20,8 @@ export interface ConnectionStats {
   lost_rows: number;
   dead_lettered: number;
   redriven: number;
+  /** Failed deliveries deleted without a redrive (past the data retention): no longer waiting, never written. */
+  deleted_dead_letters: number;
   /** Accepted envelopes neither written, waiting as failed deliveries, nor known lost (metric-catalogue.ts). */
   unaccounted: number;
   last_ingest_at: string | null;
@@ -62,6 +64,7 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
     lost_rows: 0,
     dead_lettered: 0,
     redriven: 0,
+    deleted_dead_letters: 0,
     unaccounted: 0,
     last_ingest_at: null,
     last_write_at: null,
@@ -95,6 +98,8 @@ export function statsFrom(series: SeriesReading[], staged: StagedReading, now = 
       stats.dead_lettered += reading.value;
     } else if (reading.metric === 'redriven') {
       stats.redriven += reading.value;
+    } else if (reading.metric === 'deadLettersDeleted') {
+      stats.deleted_dead_letters += reading.value;
     }
   }
   const accountedFor =

@@ -65,6 +65,11 @@ export const metricCatalogue = {
     type: 'counter',
     exported: [],
   },
+  deadLettersDeleted: {
+    name: 'tributary_dead_letters_deleted_total',
+    type: 'counter',
+    exported: [],
+  },
   jobs: {
     name: 'tributary_jobs',
     type: 'gauge',
@@ -93,6 +98,8 @@ export const metricHelp: Record<MetricKey, string> = {
   unreadableDeadLetters:
     'Messages of the ingest dead-letter queue that named no envelope, kept as they were under dead-letters/unreadable/ in the platform bucket',
   redriven: 'Failed deliveries put back on the ingest queue',
+  deadLettersDeleted:
+    'Failed deliveries deleted without a redrive: their day was past the data retention, or their data set was deleted',
   jobs: 'Jobs by status (every job counted in its current status)',
 };
 

@@ -75,6 +75,10 @@ export const connectionStats = z
     }),
     dead_lettered: z.number().int().meta({ description: 'Envelopes that exhausted their deliveries, ever' }),
     redriven: z.number().int().meta({ description: 'Failed deliveries put back on the ingest queue, ever' }),
+    deleted_dead_letters: z.number().int().meta({
+      description:
+        'Failed deliveries deleted without a redrive, ever: their day was past the data retention (or their data set was deleted). They stay counted in dead_lettered; those waiting for a redrive are dead_lettered − redriven − deleted_dead_letters',
+    }),
     unaccounted: z.number().int().meta({
       description:
         'accepted − duplicates − written_rows − expired_rows − lost_rows − (dead_lettered − redriven): envelopes on the ingest queue or staged (staged_rows) while they wait for their commit; a figure above staged_rows once the queue is idle means envelopes went missing',
