@@ -417,7 +417,12 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       }
       return result;
     } catch (error) {
-      if (error instanceof IntegrationTimeout) return apiGateway.serviceUnavailable;
+      if (error instanceof IntegrationTimeout) {
+        process.stderr.write(
+          `${routeKey}: the integration timed out after ${limits.integrationTimeoutMs / 1000} s: answered 503\n`,
+        );
+        return apiGateway.serviceUnavailable;
+      }
       // The function's own failure (it logs its errors; a timeout is logged by the runtime).
       if ((error as Error).name !== 'Sandbox.Timedout')
         process.stderr.write(`${routeKey}: the function failed: ${(error as Error).stack ?? error}\n`);

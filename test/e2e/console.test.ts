@@ -60,9 +60,13 @@ async function openTab(): Promise<Tab> {
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
     // A refused request (the wrong key at sign-in, a run of a pipeline not deployed) is logged by the
-    // browser as a failed resource load.
-    if (message.type() === 'error' && !/status of 4[0-9]{2}/.test(message.text()))
+    // browser as a failed resource load; a failed one is reported below with its address.
+    if (message.type() === 'error' && !/status of [45][0-9]{2}/.test(message.text()))
       problems.push(`console: ${message.text()}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 500)
+      problems.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
   });
   return { context, page, problems };
 }
