@@ -154,9 +154,12 @@ export function trafficChart(path: string, title: string, signal: AbortSignal) {
 
   /** The range whose whole history was read: until it is, a poll reads the whole range again (not only its end). */
   let loaded: Range | null = null;
+  /** Reads not answered yet: a poll asks nothing while one waits (a slow API is not asked again and again). */
+  let waiting = 0;
   /** Reads from `from` on in the range's step; an answer for a range no longer shown is dropped. */
   const read = async (from: number, whole: boolean) => {
     const asked = range;
+    waiting++;
     try {
       const history = await api<TrafficHistory>(
         `${path}${qs({ step: ranges[asked].step, from: new Date(from).toISOString() })}`,
@@ -171,13 +174,21 @@ export function trafficChart(path: string, title: string, signal: AbortSignal) {
       draw();
     } catch (error) {
       if (!signal.aborted) replace(body, errorBox(error));
+    } finally {
+      waiting--;
     }
   };
 
   /** The whole range, at once. */
   const load = () => read(Date.now() - ranges[range].slots * ranges[range].stepMs, true);
-  /** The current and the previous interval, which may still move; or the whole range, if its first read failed. */
-  const follow = () => (loaded === range ? read(Date.now() - ranges[range].stepMs, false) : load());
+  /**
+   * The current and the previous interval, which may still move; or the whole range, if its first
+   * read failed. Nothing while a read waits: polls of a slow answer would pile up behind it.
+   */
+  const follow = async () => {
+    if (waiting > 0) return;
+    await (loaded === range ? read(Date.now() - ranges[range].stepMs, false) : load());
+  };
 
   return { element, load, follow };
 }

@@ -23,6 +23,9 @@ export class StandInElement extends StandInNode {
   appendChild(child: StandInNode) {
     this.children.push(child);
   }
+  replaceChildren(...children: StandInNode[]) {
+    this.children.splice(0, this.children.length, ...children);
+  }
   addEventListener() {}
   /** Every element below this one, depth first. */
   all(): StandInElement[] {

@@ -171,7 +171,15 @@ export function tenantView(tenantId: string): View {
       }
     };
     await Promise.all([refresh(), traffic.load()]);
-    every(signal, pollMs, () => void Promise.all([refresh(), traffic.follow()]));
+    // A poll waits for the last one's answers: a slow API is not asked again and again meanwhile.
+    let polling = false;
+    every(signal, pollMs, () => {
+      if (polling) return;
+      polling = true;
+      void Promise.all([refresh(), traffic.follow()]).finally(() => {
+        polling = false;
+      });
+    });
     return undefined;
   };
 }
