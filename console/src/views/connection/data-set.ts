@@ -87,7 +87,8 @@ export function lakeSnippets(coordinates: {
       [
         'INSTALL iceberg; LOAD iceberg; INSTALL httpfs; LOAD httpfs;',
         'CREATE SECRET lake (TYPE s3, PROVIDER credential_chain);',
-        `SELECT dt, count(*) FROM iceberg_scan('${metadata}') GROUP BY dt ORDER BY dt;`,
+        // A SQL string literal: a quote in the store's prefix is doubled, so the snippet runs as shown.
+        `SELECT dt, count(*) FROM iceberg_scan('${metadata.replaceAll("'", "''")}') GROUP BY dt ORDER BY dt;`,
       ].join('\n'),
     ],
     [
