@@ -9,7 +9,6 @@ import type { PageRequest } from '../pagination.ts';
 import { effectiveTenantId, type Principal } from '../principal.ts';
 import { tenantFor } from '../tenants/guard.ts';
 import { type QuerySpecification, querySpecification } from './definition.ts';
-import type { QueryScan } from './run-pipeline.ts';
 import { type PipelineDeps, requireSourceInTenant } from './use-cases.ts';
 
 /** Query jobs return at most this many rows (default 1000). */
@@ -51,6 +50,14 @@ export const resultPageRows = 1000;
  * (6,291,556 bytes); this leaves room for the response's other fields whatever the rows hold.
  */
 export const resultPageBytes = 4 * 1024 * 1024;
+
+/** How much of the data set a query read: files and bytes of Parquet, of those its snapshot has. */
+export interface QueryScan {
+  files: number;
+  files_total: number;
+  bytes: number;
+  bytes_total: number;
+}
 
 /** A cell answered as null because its row alone would not fit a page: the row's index on the page, the column's name. */
 export interface OmittedCell {

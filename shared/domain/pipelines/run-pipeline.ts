@@ -17,7 +17,7 @@ import type { ColumnDefinition, QuerySpecification } from './definition.ts';
 import type { DeployedVersion, FirstRead, Pipeline, PipelineProgress } from './model.ts';
 import { type DayRange, type PipelineJobPayload, pipelineJobSource } from './pipeline-runs.ts';
 import type { PipelineRepository } from './ports.ts';
-import type { QueryJobPayload } from './queries.ts';
+import type { QueryJobPayload, QueryScan } from './queries.ts';
 
 /** An envelope as read back from a webhook data set's Parquet file. */
 export interface StoredEnvelope {
@@ -610,14 +610,6 @@ export const maxQueryScanBytes = 4 * 1024 ** 3;
  * that stopped responding. The time left is for storing the result and the job's end.
  */
 export const queryScanBudgetMs = 10 * 60_000;
-
-/** How much of the data set a query read: files and bytes of Parquet, of those its snapshot has. */
-export interface QueryScan {
-  files: number;
-  files_total: number;
-  bytes: number;
-  bytes_total: number;
-}
 
 /**
  * The rows of a query: the same decoding over the data set's current snapshot, oldest file first, up to `limit` rows
