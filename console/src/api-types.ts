@@ -95,7 +95,7 @@ export interface paths {
   };
   "/api/tenants/{tenant_id}/update-object-store-options": {
     /**
-     * Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409)
+     * Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409). Its endpoint, region and force_path_style may not change while a data set has its table in the store (409, naming them); its credentials may
      * @description Permission `object-stores.manage`, held by: PlatformAdmin, TenantAdmin.
      */
     post: operations["tenantsUpdateObjectStoreOptions"];
@@ -1947,7 +1947,7 @@ export interface operations {
     };
   };
   /**
-   * Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409)
+   * Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409). Its endpoint, region and force_path_style may not change while a data set has its table in the store (409, naming them); its credentials may
    * @description Permission `object-stores.manage`, held by: PlatformAdmin, TenantAdmin.
    */
   tenantsUpdateObjectStoreOptions: {

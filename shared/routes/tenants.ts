@@ -108,7 +108,7 @@ export const tenantRoutes = {
     auth: 'apiKey',
     permission: 'object-stores.manage',
     summary:
-      "Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409)",
+      "Replace an object store's options (credentials, endpoint, role); options that make it reached with shared credentials may not overlap another tenant's store (409). Its endpoint, region and force_path_style may not change while a data set has its table in the store (409, naming them); its credentials may",
     tag: 'Tenants',
     params: tenantIdParams,
     body: updateObjectStoreOptionsBody,

@@ -200,6 +200,12 @@ export function memoryStore() {
       if (!tenant || stores.get(objectStoreId)?.tenant_id !== tenantId) throw notFound('Object store');
       tenants.set(tenantId, { ...tenant, default_object_store_id: objectStoreId, updated_at: now.toISOString() });
     },
+    async dataSetsInStore(tenantId, objectStoreId, limit) {
+      return [...dataSets.values()]
+        .filter((dataSet) => dataSet.tenant_id === tenantId && dataSet.object_store_id === objectStoreId)
+        .map((dataSet) => dataSet.data_set_id)
+        .slice(0, limit);
+    },
     async replaceObjectStoreOptions(tenantId, objectStoreId, optionKeys, sealed, now, claims) {
       const store = stores.get(objectStoreId);
       if (store?.tenant_id !== tenantId) throw notFound('Object store');

@@ -66,6 +66,7 @@ function tenancy(allowed: string[]) {
         return true;
       },
       setDefaultObjectStore: async () => {},
+      dataSetsInStore: async () => [],
       replaceObjectStoreOptions: async () => true,
       secrets: secretBox,
       allowedStoreEndpoints: () => allowed,

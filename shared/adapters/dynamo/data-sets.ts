@@ -26,7 +26,16 @@ import {
 } from '../../domain/datasets/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
-import { batchGetAll, db, isConditionFailure, queryAll, queryPage, setFieldsCommand, table } from './table.ts';
+import {
+  batchGetAll,
+  db,
+  isConditionFailure,
+  queryAll,
+  queryKeys,
+  queryPage,
+  setFieldsCommand,
+  table,
+} from './table.ts';
 import { maintenanceKeys } from './table-maintenance.ts';
 
 export const dataSetKeys = {
@@ -198,6 +207,33 @@ export async function listDataSetsByTenant(
 /** Every data set of a tenant, with its latest version (the Iceberg catalog's tables of a namespace). */
 export async function everyDataSetOfTenant(tenantId: string): Promise<DataSet[]> {
   return withVersions(await queryAll({ index: 'gsi1', partition: dataSetKeys.byTenant(tenantId) }, readDataSet));
+}
+
+/**
+ * The data sets of a tenant whose tables are in this store (object_store_id, fixed at their first
+ * write), at most `limit`: whether a store's place may still change (updateObjectStoreOptions).
+ */
+export async function dataSetsInStore(tenantId: string, objectStoreId: string, limit: number): Promise<string[]> {
+  const found: string[] = [];
+  let from: Parameters<typeof queryKeys>[2];
+  do {
+    const page = await queryKeys(
+      {
+        index: 'gsi1',
+        partition: dataSetKeys.byTenant(tenantId),
+        filter: {
+          expression: '#store = :store',
+          names: { '#store': 'object_store_id' },
+          values: { ':store': objectStoreId },
+        },
+      },
+      1000,
+      from,
+    );
+    found.push(...page.items.map((item) => readDataSet(item).data_set_id));
+    from = page.nextKey;
+  } while (from && found.length < limit);
+  return found.slice(0, limit);
 }
 
 export async function listAllDataSets(filters: DataSetFilters, page: PageRequest): Promise<Page<DataSet>> {

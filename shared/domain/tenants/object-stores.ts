@@ -18,6 +18,32 @@ export const objectStoreOptionKeys = [
 export type ObjectStoreOptionKey = (typeof objectStoreOptionKeys)[number];
 export type ObjectStoreOptions = Partial<Record<ObjectStoreOptionKey, string>>;
 
+/**
+ * The options that decide where a store's data is: which server answers (`endpoint`), which region's
+ * S3 (`region`), and how a bucket is addressed there (`force_path_style`). The others only decide
+ * with which credentials it is reached. A table fixed in a store (its storage_location) stays where
+ * these said at its first write, so they change only while no data set has its table in the store.
+ */
+export const placeOptionKeys = [
+  'endpoint',
+  'region',
+  'force_path_style',
+] as const satisfies readonly ObjectStoreOptionKey[];
+
+/** The place options whose values differ between two option sets (an endpoint compared as a URL). */
+export function changedPlaceOptions(before: ObjectStoreOptions, after: ObjectStoreOptions): ObjectStoreOptionKey[] {
+  const same = (key: ObjectStoreOptionKey) => {
+    const [a, b] = [before[key], after[key]];
+    if (a === undefined || b === undefined || key !== 'endpoint') return a === b;
+    try {
+      return new URL(a).href === new URL(b).href;
+    } catch {
+      return a === b;
+    }
+  };
+  return placeOptionKeys.filter((key) => !same(key));
+}
+
 export interface ObjectStore {
   object_store_id: string;
   tenant_id: string;

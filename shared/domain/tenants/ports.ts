@@ -26,6 +26,11 @@ export interface ObjectStoreRepository {
   createObjectStore(store: StoredObjectStore, claims: StorePathClaim[]): Promise<boolean>;
   /** NOT_FOUND when the store does not exist. */
   setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void>;
+  /**
+   * The data sets whose tables are in this store (their object_store_id, fixed at their first
+   * write), at most `limit` of them: none while the store holds no table.
+   */
+  dataSetsInStore(tenantId: string, objectStoreId: string, limit: number): Promise<string[]>;
   /** NOT_FOUND when the store does not exist; with claims, as createObjectStore (false when one moved). */
   replaceObjectStoreOptions(
     tenantId: string,

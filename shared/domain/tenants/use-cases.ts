@@ -14,6 +14,7 @@ import {
 import { tenantFor } from './guard.ts';
 import { slugOf, type Tenant } from './model.ts';
 import {
+  changedPlaceOptions,
   checkStoreRole,
   newExternalId,
   normalizeBaseUrl,
@@ -26,7 +27,7 @@ import {
   validateOptions,
 } from './object-stores.ts';
 import type { ObjectStoreRepository, TenantRepository } from './ports.ts';
-import { optionsContext } from './store-access.ts';
+import { openObjectStoreOptions, optionsContext } from './store-access.ts';
 import { claimedPaths, claimStorePath, type StorePathClaim, sharesCredentials } from './store-claims.ts';
 
 /**
@@ -211,14 +212,23 @@ export async function selectDefaultObjectStore(
   await deps.setDefaultObjectStore(tenantId, objectStoreId, now);
 }
 
+/** How many of the data sets that keep a store's place a refusal names. */
+const namedDataSets = 3;
+
 /**
  * Replaces the whole set of options (a key left out is removed), checked and sealed as at
  * registration; options that make the store reached with shared credentials claim its place (409
  * when it overlaps another tenant's store, and nothing changes).
+ * Its place (endpoint, region, force_path_style: placeOptionKeys) changes only while no data set
+ * has its table in the store: those tables stay where they were written, and the store would no
+ * longer reach them (409 naming them, and nothing changes). Its credentials may always change.
  */
 export async function updateObjectStoreOptions(
   deps: Pick<TenantRepository, 'getTenant'> &
-    Pick<ObjectStoreRepository, 'getObjectStore' | 'getStorePathClaims' | 'replaceObjectStoreOptions'> &
+    Pick<
+      ObjectStoreRepository,
+      'getObjectStore' | 'getStorePathClaims' | 'replaceObjectStoreOptions' | 'dataSetsInStore'
+    > &
     StoreOptionDeps,
   principal: Principal,
   tenantId: string,
@@ -229,6 +239,16 @@ export async function updateObjectStoreOptions(
   validateOptions(input.options, deps.allowedStoreEndpoints());
   const store = await deps.getObjectStore(tenantId, input.object_store_id);
   if (!store) throw notFound('Object store');
+  const moved = changedPlaceOptions(await openObjectStoreOptions(deps.secrets, store), input.options);
+  if (moved.length > 0) {
+    const tables = await deps.dataSetsInStore(tenantId, store.object_store_id, namedDataSets + 1);
+    if (tables.length > 0) {
+      const named = tables.slice(0, namedDataSets).join(', ') + (tables.length > namedDataSets ? ', …' : '');
+      throw conflict(
+        `Data sets have their tables in this object store (${named}): its ${moved.join(', ')} cannot change, as they decide where those tables are; register a new store for another place (credentials may change)`,
+      );
+    }
+  }
   await checkStoreRole(deps.roles, tenantId, input.options);
   const sealed = await deps.secrets.seal(
     JSON.stringify(input.options),
