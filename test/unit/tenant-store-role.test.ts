@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientConfig } from '#shared/adapters/s3/tenant-stores.ts';
 import { tenantRoleChecks } from '#shared/adapters/tenant-roles.ts';
 import type { StoreConnection } from '#shared/domain/tenants/store-access.ts';
+import { StoreFailure } from '#shared/domain/tenants/store-failures.ts';
 
 /** A store connection as the domain describes it (shared/domain/tenants/store-access.ts). */
 function connection(
@@ -150,8 +151,25 @@ describe('a tenant store registered with a role', () => {
     }
   });
 
-  it('uses the platform’s own credentials for a store registered with neither keys nor a role, where no role of its own is set', () => {
-    expect(clientConfig(connection({ kind: 'platform' })).credentials).toBeUndefined();
+  it('never reaches a store for the platform’s role with the function’s own credentials where no role for tenant buckets is set: ACCESS_DENIED, and nothing sent', async () => {
+    // Arrange: no TENANT_BUCKET_ROLE_ARN; the function's own credentials (AKIAPLATFORM00000001) are in the environment.
+    const endpoint = `http://127.0.0.1:${(s3.server.address() as AddressInfo).port}`;
+    const settings = clientConfig(connection({ kind: 'platform' }, { endpoint, cacheKey: 'store-6' }));
+    const client = new S3Client(settings);
+    const before = { s3: s3.seen.length, sts: sts.seen.length };
+    const categoryOf = (error: unknown) => (error instanceof StoreFailure ? error.category : String(error));
+    // Act
+    const listing = await client
+      .send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: 'tenants/acme/' }))
+      .then(() => 'sent', categoryOf);
+    const download = await getSignedUrl(client, new GetObjectCommand({ Bucket: 'lake', Key: 'tenants/acme/a' })).then(
+      (url) => url,
+      categoryOf,
+    );
+    // Assert
+    expect(settings.credentials).not.toBeUndefined();
+    expect({ listing, download }).toEqual({ listing: 'ACCESS_DENIED', download: 'ACCESS_DENIED' });
+    expect({ s3: s3.seen.length, sts: sts.seen.length }).toEqual(before);
   });
 
   it('reaches a tenant bucket through the platform’s own role, scoped by a session policy to the store', async () => {

@@ -1,8 +1,11 @@
 /**
  * Tenants' own object stores: an S3 client per store connection, as the domain decided it
  * (shared/domain/tenants/store-access.ts): the tenant's keys, the tenant's role assumed with its
- * external id, the platform's own role for tenant buckets (TENANT_BUCKET_ROLE_ARN, set by the stack;
- * where none is set, as in local mode, the platform's own credentials), or no credentials at all.
+ * external id, the platform's own role for tenant buckets (TENANT_BUCKET_ROLE_ARN, set by the stack for
+ * the functions that reach stores, and in local mode from the same template), or no credentials at all.
+ * A store for the platform's role is never reached with the function's own credentials (the default
+ * chain: its execution role, which reaches the platform bucket and every tenant's staged envelopes):
+ * where no role for tenant buckets is set, every request to it fails as ACCESS_DENIED.
  * Every assumed session carries a session policy that scopes it to the store (session-policies.ts).
  * A custom endpoint (any S3-compatible store) implies path-style addressing unless the options say
  * otherwise; it is reached only while the deployment accepts it (ALLOWED_STORE_ENDPOINTS, checked at
@@ -93,6 +96,11 @@ function assumedRole(session: RoleSession): () => Promise<AwsCredentialIdentity>
   };
 }
 
+/** The credentials of a store for the platform's role where this function has none: a store failure, not its own role. */
+const noPlatformRole = async (): Promise<AwsCredentialIdentity> => {
+  throw new StoreFailure('ACCESS_DENIED');
+};
+
 export function clientConfig(connection: StoreConnection): S3ClientConfig {
   const region = connection.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const settings: S3ClientConfig = {
@@ -119,13 +127,10 @@ export function clientConfig(connection: StoreConnection): S3ClientConfig {
     settings.credentials = assumedRole({ ...credentials, sessionName: connection.sessionName, policy });
   } else if (credentials.kind === 'platform') {
     const roleArn = config.tenantBucketRole();
-    if (roleArn)
-      settings.credentials = assumedRole({
-        roleArn,
-        externalId: tenantBucketsExternalId,
-        sessionName: connection.sessionName,
-        policy,
-      });
+    settings.credentials = roleArn
+      ? assumedRole({ roleArn, externalId: tenantBucketsExternalId, sessionName: connection.sessionName, policy })
+      : // Never undefined: the SDK would resolve the default chain, the function's own role.
+        noPlatformRole;
   } else {
     // Empty credentials, so the default chain (the platform's own) is never resolved, and no signature.
     settings.credentials = { accessKeyId: '', secretAccessKey: '' };
