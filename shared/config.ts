@@ -150,6 +150,17 @@ export const config = {
   /** The platform's own role for tenant buckets (the stack's, for this function's access); unset locally. */
   tenantBucketRole: () => process.env.TENANT_BUCKET_ROLE_ARN || undefined,
   /**
+   * The buckets the platform reaches with its own role for tenants' stores (TENANT_BUCKETS: the
+   * deployment's tenantBuckets, set by the stack for the functions that register stores; in local
+   * mode the template's, from LOCAL_BUCKETS). A store without keys or a role must sit in one of them.
+   * Read at every use: none when unset.
+   */
+  tenantBuckets: () =>
+    (process.env.TENANT_BUCKETS ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  /**
    * Custom object store endpoints the deployment accepts (host patterns, see endpointAllowed in
    * shared/domain/tenants/object-stores.ts). Read at every use: none when unset.
    */

@@ -1792,7 +1792,7 @@ export interface operations {
           base_url: string;
           name: string;
           /**
-           * @description Every value is a secret: never returned, only its key (option_keys). No external_id: the platform passes the tenant's aws_external_id (an external_id here is 400). A store without keys or a role is reached with the platform's own access (a bucket listed in tenantBuckets) or, at a custom endpoint, anonymously.
+           * @description Every value is a secret: never returned, only its key (option_keys). No external_id: the platform passes the tenant's aws_external_id (an external_id here is 400). A store without keys or a role is reached with the platform's own access, only in a bucket the deployment lists in tenantBuckets (elsewhere 400 on options.role_arn), or, at a custom endpoint, anonymously.
            * @default {}
            */
           options?: {
@@ -1961,7 +1961,7 @@ export interface operations {
         "application/json": {
           /** Format: uuid */
           object_store_id: string;
-          /** @description Every value is a secret: never returned, only its key (option_keys). No external_id: the platform passes the tenant's aws_external_id (an external_id here is 400). A store without keys or a role is reached with the platform's own access (a bucket listed in tenantBuckets) or, at a custom endpoint, anonymously. */
+          /** @description Every value is a secret: never returned, only its key (option_keys). No external_id: the platform passes the tenant's aws_external_id (an external_id here is 400). A store without keys or a role is reached with the platform's own access, only in a bucket the deployment lists in tenantBuckets (elsewhere 400 on options.role_arn), or, at a custom endpoint, anonymously. */
           options: {
             [key: string]: string;
           };

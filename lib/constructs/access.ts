@@ -216,6 +216,9 @@ export function bindAccess(
   }
   if (access.checksTenantRoles) {
     fn.addEnvironment('PLATFORM_ACCOUNT_ID', stack.account);
+    // A store without keys or a role is registered only in these buckets: elsewhere the platform has no role for it.
+    if (resources.tenantStores.bucketNames.length > 0)
+      fn.addEnvironment('TENANT_BUCKETS', resources.tenantStores.bucketNames.join(','));
     if (resources.tenantStores.allowPlatformAccountRoles) fn.addEnvironment('ALLOW_PLATFORM_ACCOUNT_ROLES', 'true');
   }
 }

@@ -462,6 +462,22 @@ describe('the platform’s own account, and its partition', () => {
       'POST /api/tenants/{tenant_id}/update-object-store-options',
     ]);
   });
+
+  it('tells the functions that register stores which buckets are tenant buckets, and no other function', async () => {
+    // configuredProps: tenantBuckets ['acme-lake'].
+    const told = (await synthesizedConfiguredApp()).nestedTemplates.flatMap((template) =>
+      Object.values(template.findResources('AWS::Lambda::Function'))
+        .filter((fn) => 'TENANT_BUCKETS' in (fn.Properties.Environment?.Variables ?? {}))
+        .map((fn) => [
+          String(fn.Properties.Description).split(':')[0],
+          fn.Properties.Environment.Variables.TENANT_BUCKETS,
+        ]),
+    );
+    expect(told.sort()).toEqual([
+      ['POST /api/tenants/{tenant_id}/register-object-store', 'acme-lake'],
+      ['POST /api/tenants/{tenant_id}/update-object-store-options', 'acme-lake'],
+    ]);
+  });
 });
 
 describe('the dashboard tool', () => {

@@ -4,15 +4,45 @@
  * /metrics and logged. Here the platform reaches a tenant store with its own credentials (no keys,
  * no role, no endpoint) in a bucket the deployment never listed in tenantBuckets: its role allows no
  * such bucket, so the store is refused, and the tenant sees the store's ACCESS_DENIED category.
+ * Registering such a store is refused (400); the store here is one kept from before that rule, or from
+ * before its bucket left tenantBuckets, written straight into the table.
  *
  * The suite fails on any denial it did not ask for (test/support/global-setup.ts): the buckets
  * here are named `not-granted-…`, the one name it expects refused.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api.ts';
-import { createTenant, registerStore, unique } from '../support/fixtures.ts';
+import { createTenant, unique } from '../support/fixtures.ts';
 import { pollUntil } from '../support/poll.ts';
+import { useServiceEnvironment } from '../support/service-env.ts';
 import { createWebhook, ingest } from '../support/webhooks.ts';
+
+/** A store for the platform's own role at `baseUrl`, kept as a registration before the bucket rule would have. */
+async function keptStore(tenantId: string, baseUrl: string, options: Record<string, string>): Promise<void> {
+  useServiceEnvironment();
+  const { createObjectStore } = await import('#shared/adapters/dynamo/object-stores.ts');
+  const { secretBox } = await import('#shared/adapters/secret-box.ts');
+  const objectStoreId = randomUUID();
+  const at = new Date().toISOString();
+  const written = await createObjectStore(
+    {
+      object_store_id: objectStoreId,
+      tenant_id: tenantId,
+      name: unique('kept'),
+      base_url: baseUrl,
+      option_keys: Object.keys(options).sort(),
+      options_sealed: await secretBox.seal(
+        JSON.stringify(options),
+        `object-store-options:${tenantId}:${objectStoreId}`,
+      ),
+      created_at: at,
+      updated_at: at,
+    },
+    [],
+  );
+  expect(written).toBe(true);
+}
 
 const api = apiClient();
 
@@ -20,7 +50,16 @@ describe('IAM, as local mode enforces it', () => {
   it('refuses a call the function’s role does not allow as AccessDenied, and counts it at /metrics', async () => {
     const bucket = unique('not-granted');
     const tenantId = await createTenant(api);
-    await registerStore(api, tenantId, { region: 'us-east-1' }, `s3://${bucket}/lake`);
+    const registration = await api.post<{ code: string; details: { path: string }[] }>(
+      `/api/tenants/${tenantId}/register-object-store`,
+      { json: { base_url: `s3://${bucket}/lake`, name: 'lake', options: { region: 'us-east-1' } } },
+    );
+    expect([registration.status, registration.body.code, registration.body.details.map((d) => d.path)]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      ['options.role_arn'],
+    ]);
+    await keptStore(tenantId, `s3://${bucket}/lake`, { region: 'us-east-1' });
     const hook = await createWebhook(api, { tenantId, store: null });
     expect((await ingest(api, hook, JSON.stringify({ hello: 'iam' }))).status).toBe(202);
 

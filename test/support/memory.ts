@@ -95,6 +95,8 @@ export function memoryStore() {
   const roleTrust = new Map<string, 'anything' | 'anyExternalId' | { externalId: string }>();
   /** Path claims by `bucket/path`. */
   const pathClaims = new Map<string, StorePathClaim>();
+  /** The deployment's tenantBuckets: where a store without keys or a role may be registered. */
+  const tenantBuckets = new Set<string>(['demo-bucket', 'lake', 'lake-two']);
   const tenants = new Map<string, Tenant>();
   const slugs = new Set<string>();
   const stores = new Map<string, StoredObjectStore>();
@@ -697,10 +699,13 @@ export function memoryStore() {
     },
     /** As local mode allows: loopback endpoints only. */
     allowedStoreEndpoints: () => ['loopback'],
+    /** The buckets the platform reaches with its own role (the deployment's tenantBuckets), as state.tenantBuckets says. */
+    tenantBuckets: () => [...tenantBuckets],
     /** What the repositories hold, for assertions. */
     state: {
       roleTrust,
       pathClaims,
+      tenantBuckets,
       tenants,
       stores,
       users,

@@ -70,6 +70,7 @@ function tenancy(allowed: string[]) {
       replaceObjectStoreOptions: async () => true,
       secrets: secretBox,
       allowedStoreEndpoints: () => allowed,
+      tenantBuckets: () => [],
       roles: tenantRoleChecks,
     },
   };

@@ -102,7 +102,7 @@ describe.concurrent('tenants', () => {
     expect(
       await refusal(
         registerObjectStore(store, asAdmin, tenantId, {
-          base_url: 's3://bucket-one',
+          base_url: 's3://lake/one',
           name: 's',
           options: { region: 'eu-west-1' },
         }),
@@ -114,7 +114,7 @@ describe.concurrent('tenants', () => {
     await reactivateTenant(store, platformAdmin, tenantId, later);
     expect(await refusal(reactivateTenant(store, platformAdmin, tenantId))).toMatchObject({ code: 'CONFLICT' });
     await registerObjectStore(store, asAdmin, tenantId, {
-      base_url: 's3://bucket-one',
+      base_url: 's3://lake/one',
       name: 's',
       options: { region: 'eu-west-1' },
     });
@@ -130,7 +130,7 @@ describe.concurrent('tenants', () => {
     expect(
       await refusal(
         registerObjectStore(store, caller, tenantId, {
-          base_url: 's3://bucket-one',
+          base_url: 's3://lake/one',
           name: 's',
           options: { region: 'eu-west-1' },
         }),
@@ -287,14 +287,14 @@ describe.concurrent('object stores', () => {
     const { store, tenantId } = await withTenant();
     for (let i = 0; i < 20; i++)
       await registerObjectStore(store, platformAdmin, tenantId, {
-        base_url: `s3://bucket-${i}`,
+        base_url: `s3://lake/store-${i}`,
         name: 's',
         options: { region: 'eu-west-1' },
       });
     expect(
       await refusal(
         registerObjectStore(store, platformAdmin, tenantId, {
-          base_url: 's3://one-more',
+          base_url: 's3://lake/one-more',
           name: 's',
           options: { region: 'eu-west-1' },
         }),

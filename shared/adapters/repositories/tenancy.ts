@@ -13,4 +13,5 @@ export const tenancy = {
   dataSetsInStore,
   secrets: secretBox,
   allowedStoreEndpoints: config.allowedStoreEndpoints,
+  tenantBuckets: config.tenantBuckets,
 };

@@ -10,6 +10,7 @@
  * buckets) is narrowed by a session policy to the store's bucket and prefix, and to reading where
  * the function only reads: whatever a bug asks for, STS's credentials reach nothing else.
  */
+import { invalid } from '../errors.ts';
 import type { SecretBox } from '../secrets.ts';
 import type { Tenant } from './model.ts';
 import { locationParts, type ObjectStoreOptions, type StoredObjectStore, storeSessionName } from './object-stores.ts';
@@ -58,6 +59,25 @@ export function credentialsOf(options: ObjectStoreOptions, externalId: string): 
     };
   if (options.role_arn !== undefined) return { kind: 'tenantRole', roleArn: options.role_arn, externalId };
   return options.endpoint === undefined ? { kind: 'platform' } : { kind: 'anonymous' };
+}
+
+/**
+ * A store reached with the platform's own access (neither keys nor a role, on AWS S3) must sit in a
+ * bucket the deployment lists in `tenantBuckets`: only there does the platform have a role of its own
+ * for tenants' stores, scoped to each store by a session policy. Anywhere else it would be reached with
+ * whatever the function itself may do (the platform bucket holds every tenant's staged envelopes), so
+ * such a store names a role or keys of its own. The message names the option, never the deployment's buckets.
+ */
+export function checkPlatformAccess(baseUrl: string, options: ObjectStoreOptions, tenantBuckets: readonly string[]) {
+  if (credentialsOf(options, '').kind !== 'platform') return;
+  if (tenantBuckets.includes(locationParts(baseUrl).bucket)) return;
+  throw invalid('The object store options are not valid', [
+    {
+      path: 'options.role_arn',
+      message:
+        "Required for a bucket that is not one of the deployment's tenant buckets (tenantBuckets): without a role_arn or keys, a store is reached with the platform's own access, which only those buckets have",
+    },
+  ]);
 }
 
 /**

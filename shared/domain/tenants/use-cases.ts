@@ -27,7 +27,7 @@ import {
   validateOptions,
 } from './object-stores.ts';
 import type { ObjectStoreRepository, TenantRepository } from './ports.ts';
-import { openObjectStoreOptions, optionsContext } from './store-access.ts';
+import { checkPlatformAccess, openObjectStoreOptions, optionsContext } from './store-access.ts';
 import { claimedPaths, claimStorePath, type StorePathClaim, sharesCredentials } from './store-claims.ts';
 
 /**
@@ -144,6 +144,8 @@ export interface StoreOptionDeps {
   secrets: SecretBox;
   /** The custom endpoints the deployment accepts now (host patterns). */
   allowedStoreEndpoints(): readonly string[];
+  /** The buckets the platform reaches with its own role for tenants' stores (the deployment's tenantBuckets). */
+  tenantBuckets(): readonly string[];
   /** Checks the role a store names (checkStoreRole). */
   roles: TenantRoleChecks;
 }
@@ -153,7 +155,8 @@ export interface StoreOptionDeps {
  * Input: base_url, name, options. Output: the new store.
  *  1. The tenant must be visible and writable; at most 20 stores per tenant.
  *  2. base_url is s3://bucket[/prefix]; options are from the allowed set and consistent (a store on AWS
- *     S3 names its region), and a custom endpoint is one the deployment accepts.
+ *     S3 names its region), and a custom endpoint is one the deployment accepts. A store without keys
+ *     or a role on AWS S3 is in one of the deployment's tenant buckets (checkPlatformAccess).
  *  3. A role is checked with STS: not the platform's own, not assumable without the tenant's external
  *     id nor with another.
  *  4. Option values are sealed before they are stored; the first store becomes the default.
@@ -170,6 +173,7 @@ export async function registerObjectStore(
   await tenantFor(deps, principal, tenantId, 'write');
   const baseUrl = normalizeBaseUrl(input.base_url);
   validateOptions(input.options, deps.allowedStoreEndpoints());
+  checkPlatformAccess(baseUrl, input.options, deps.tenantBuckets());
   if ((await deps.countObjectStores(tenantId)) >= maxObjectStoresPerTenant) {
     throw conflict(`A tenant registers at most ${maxObjectStoresPerTenant} object stores`);
   }
@@ -217,8 +221,8 @@ const namedDataSets = 3;
 
 /**
  * Replaces the whole set of options (a key left out is removed), checked and sealed as at
- * registration; options that make the store reached with shared credentials claim its place (409
- * when it overlaps another tenant's store, and nothing changes).
+ * registration (without keys or a role, only in a tenant bucket); options that make the store reached
+ * with shared credentials claim its place (409 when it overlaps another tenant's store, and nothing changes).
  * Its place (endpoint, region, force_path_style: placeOptionKeys) changes only while no data set
  * has its table in the store: those tables stay where they were written, and the store would no
  * longer reach them (409 naming them, and nothing changes). Its credentials may always change.
@@ -239,6 +243,7 @@ export async function updateObjectStoreOptions(
   validateOptions(input.options, deps.allowedStoreEndpoints());
   const store = await deps.getObjectStore(tenantId, input.object_store_id);
   if (!store) throw notFound('Object store');
+  checkPlatformAccess(store.base_url, input.options, deps.tenantBuckets());
   const moved = changedPlaceOptions(await openObjectStoreOptions(deps.secrets, store), input.options);
   if (moved.length > 0) {
     const tables = await deps.dataSetsInStore(tenantId, store.object_store_id, namedDataSets + 1);

@@ -5,7 +5,7 @@ import { id, name, nextCursor, pageQuery, timestamp } from './common.ts';
 
 const optionValues = z.partialRecord(z.enum(objectStoreOptionKeys), z.string().min(1).max(4096)).meta({
   description:
-    "Every value is a secret: never returned, only its key (option_keys). No external_id: the platform passes the tenant's aws_external_id (an external_id here is 400). A store without keys or a role is reached with the platform's own access (a bucket listed in tenantBuckets) or, at a custom endpoint, anonymously.",
+    "Every value is a secret: never returned, only its key (option_keys). No external_id: the platform passes the tenant's aws_external_id (an external_id here is 400). A store without keys or a role is reached with the platform's own access, only in a bucket the deployment lists in tenantBuckets (elsewhere 400 on options.role_arn), or, at a custom endpoint, anonymously.",
 });
 
 export const objectStore = z
