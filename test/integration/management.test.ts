@@ -17,6 +17,7 @@ import {
   unique,
 } from '../support/fixtures.ts';
 import { pollUntil } from '../support/poll.ts';
+import { createWebhook, ingest, waitForRows } from '../support/webhooks.ts';
 
 const api = apiClient();
 
@@ -168,6 +169,29 @@ describe('object stores', () => {
     expect(
       after.body.object_stores.find((store) => store.object_store_id === first)?.configuration.option_keys,
     ).toEqual(['region']);
+  });
+
+  it('keeps the place of a store that holds a table: another endpoint is 409 naming the data set, and nothing changes', async () => {
+    // Arrange: a webhook's data set with a committed table in the tenant's store.
+    const hook = await createWebhook(api);
+    expect((await ingest(api, hook, JSON.stringify({ hello: 'place' }))).status).toBe(202);
+    await waitForRows(api, hook.dataSetId, 1);
+    const stores = await api.get<z.infer<typeof listObjectStoresResponse>>(
+      `/api/tenants/${hook.tenantId}/object-stores`,
+    );
+    const [store] = stores.body.object_stores;
+    // Act
+    const moved = await api.post<{ code: string; message: string }>(
+      `/api/tenants/${hook.tenantId}/update-object-store-options`,
+      { json: { object_store_id: store?.object_store_id, options: { endpoint: 'http://127.0.0.1:9' } } },
+    );
+    // Assert
+    expect([moved.status, moved.body.code]).toEqual([409, 'CONFLICT']);
+    expect(moved.body.message).toContain(hook.dataSetId);
+    const after = await api.get<z.infer<typeof listObjectStoresResponse>>(
+      `/api/tenants/${hook.tenantId}/object-stores`,
+    );
+    expect(after.body.object_stores).toEqual(stores.body.object_stores);
   });
 
   // The other refusals of the validation rules are unit tests (test/unit/tenants-users.test.ts).
