@@ -105,6 +105,14 @@ describe('which endpoints a deployment accepts', () => {
     ['https://minio.example.com', ['minio.example.com'], true],
     ['https://minio.example.com.', ['minio.example.com'], false],
     ['not a url', ['loopback'], false],
+    // Beyond loopback, https unless the operator's entry names http itself.
+    ['http://minio.example.com:9000', ['minio.example.com:9000'], false],
+    ['http://minio.example.com', ['*.example.com', 'minio.example.com'], false],
+    ['http://minio.example.com:9000', ['http://minio.example.com:9000'], true],
+    ['https://minio.example.com:9000', ['http://minio.example.com:9000'], true],
+    ['http://minio.example.com:9001', ['http://minio.example.com:9000'], false],
+    ['http://acct.r2.cloudflarestorage.com', ['http://*.r2.cloudflarestorage.com'], true],
+    ['ftp://minio.example.com', ['minio.example.com'], false],
   ];
   it.each(cases)('%s with %j → %s', (url, allowed, expected) => {
     expect(endpointAllowed(url, allowed)).toBe(expected);

@@ -141,6 +141,9 @@ export function normalizeBaseUrl(baseUrl: string): string {
  * or `minio.internal:9000` (that host, on any port or that one), `*.r2.cloudflarestorage.com` (its
  * subdomains), and `loopback` (localhost, 127.0.0.0/8, ::1: local mode's stand-ins). Hosts compare as
  * the URL parser normalises them, so `http://0x7f.1` is 127.0.0.1 and `HTTP://MinIO` is minio.
+ * Beyond loopback an endpoint is https: over http the tenant's data, and the signed requests that
+ * carry it, would cross the network in clear. A pattern that starts `http://` (`http://minio.internal:9000`)
+ * accepts plain http to that host, for an operator whose store sits on a network of its own.
  * Nothing is accepted when the list is empty, which it is on AWS unless the operator says otherwise.
  */
 export function endpointAllowed(endpoint: string, allowed: readonly string[]): boolean {
@@ -150,13 +153,17 @@ export function endpointAllowed(endpoint: string, allowed: readonly string[]): b
   } catch {
     return false;
   }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
   const host = url.hostname.toLowerCase();
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const loopback = host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
   return allowed.some((pattern) => {
-    const entry = pattern.trim().toLowerCase();
+    let entry = pattern.trim().toLowerCase();
     if (entry === 'loopback') return loopback;
-    const match = /^(\*\.)?([^:*\s]+|\[[0-9a-f:.]+\])(?::(\d+))?$/.exec(entry);
+    const plainHttp = entry.startsWith('http://');
+    if (plainHttp) entry = entry.slice('http://'.length);
+    if (url.protocol === 'http:' && !plainHttp) return false;
+    const match = /^(\*\.)?([^:*\s/]+|\[[0-9a-f:.]+\])(?::(\d+))?$/.exec(entry);
     if (!match) return false;
     const [, wildcard, name = '', wantedPort] = match;
     if (wantedPort && wantedPort !== port) return false;
