@@ -204,7 +204,10 @@ export function memoryStore() {
     },
     async dataSetsInStore(tenantId, objectStoreId, limit) {
       return [...dataSets.values()]
-        .filter((dataSet) => dataSet.tenant_id === tenantId && dataSet.object_store_id === objectStoreId)
+        .filter(
+          (dataSet) =>
+            dataSet.tenant_id === tenantId && dataSet.object_store_id === objectStoreId && dataSet.version !== null,
+        )
         .map((dataSet) => dataSet.data_set_id)
         .slice(0, limit);
     },

@@ -15,8 +15,11 @@ const registered = new Date('2026-11-21T10:00:00.000Z');
 const updated = new Date('2026-11-21T11:00:00.000Z');
 const dataSetId = '3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b';
 
-/** A tenant with one store at `options`, and, when `withTable`, a data set whose table was written there. */
-async function storeHolding(options: ObjectStoreOptions, withTable: boolean) {
+/**
+ * A tenant with one store at `options`, and a data set whose table was committed there (`committed`),
+ * or whose first write fixed it there and then failed (`never committed`), or none.
+ */
+async function storeHolding(options: ObjectStoreOptions, table: 'committed' | 'never committed' | null) {
   const store = memoryStore();
   const tenant = await createTenant(store, { name: 'Acme' }, registered);
   const kept = await registerObjectStore(
@@ -26,7 +29,7 @@ async function storeHolding(options: ObjectStoreOptions, withTable: boolean) {
     { base_url: 's3://lake/acme', name: 'lake', options },
     registered,
   );
-  if (withTable) {
+  if (table) {
     await store.createDataSet({
       ...newDataSet(
         {
@@ -45,8 +48,7 @@ async function storeHolding(options: ObjectStoreOptions, withTable: boolean) {
       ),
       object_store_id: kept.object_store_id,
       storage_location: `s3://lake/acme/datasets/${dataSetId}`,
-      status: 'Active',
-      version: 0,
+      ...(table === 'committed' ? { status: 'Active' as const, version: 0 } : {}),
     });
   }
   const update = (next: ObjectStoreOptions) =>
@@ -101,7 +103,7 @@ describe('changing the place of a store that holds a table', () => {
     'is refused with 409 for %s, naming the data set, and changes nothing',
     async ([, before, after, keys]) => {
       // Arrange
-      const { update, openOptions } = await storeHolding(before, true);
+      const { update, openOptions } = await storeHolding(before, 'committed');
       // Act
       const outcome = await outcomeOf(update(after));
       // Assert
@@ -126,7 +128,7 @@ describe('changes a store that holds a table still takes', () => {
   ];
   it.for(cases)('%s', async ([, before, after]) => {
     // Arrange
-    const { update, openOptions } = await storeHolding(before, true);
+    const { update, openOptions } = await storeHolding(before, 'committed');
     // Act
     const outcome = await outcomeOf(update(after));
     // Assert
@@ -138,7 +140,7 @@ describe('changes a store that holds a table still takes', () => {
 describe('changing the place of a store that holds no table', () => {
   it('is allowed: no table is left behind', async () => {
     // Arrange
-    const { update, openOptions } = await storeHolding(minio, false);
+    const { update, openOptions } = await storeHolding(minio, null);
     // Act
     const outcome = await outcomeOf(update({ endpoint: 'http://127.0.0.1:9000' }));
     // Assert
@@ -146,6 +148,19 @@ describe('changing the place of a store that holds no table', () => {
     expect(await openOptions()).toEqual({
       updated_at: '2026-11-21T11:00:00.000Z',
       options: { endpoint: 'http://127.0.0.1:9000' },
+    });
+  });
+
+  it('is allowed while its data sets were never committed: a mistyped endpoint can be fixed, and the failed writes redriven', async () => {
+    // Arrange: the first write fixed the data set in the store, and failed (the store did not answer).
+    const { update, openOptions } = await storeHolding(minio, 'never committed');
+    // Act
+    const outcome = await outcomeOf(update({ endpoint: 'http://127.0.0.1:9000', force_path_style: 'true' }));
+    // Assert
+    expect(outcome).toBe('changed');
+    expect(await openOptions()).toEqual({
+      updated_at: '2026-11-21T11:00:00.000Z',
+      options: { endpoint: 'http://127.0.0.1:9000', force_path_style: 'true' },
     });
   });
 });

@@ -210,8 +210,10 @@ export async function everyDataSetOfTenant(tenantId: string): Promise<DataSet[]>
 }
 
 /**
- * The data sets of a tenant whose tables are in this store (object_store_id, fixed at their first
- * write), at most `limit`: whether a store's place may still change (updateObjectStoreOptions).
+ * The data sets of a tenant with a committed table in this store (object_store_id, fixed at their
+ * first write, and a version), at most `limit`: whether a store's place may still change
+ * (updateObjectStoreOptions). One whose writes all failed has no table there yet: its store may
+ * still be fixed, and its failed deliveries redriven to the new place.
  */
 export async function dataSetsInStore(tenantId: string, objectStoreId: string, limit: number): Promise<string[]> {
   const found: string[] = [];
@@ -230,7 +232,8 @@ export async function dataSetsInStore(tenantId: string, objectStoreId: string, l
       1000,
       from,
     );
-    found.push(...page.items.map((item) => readDataSet(item).data_set_id));
+    const inStore = await withVersions(page.items.map((item) => readDataSet(item)));
+    found.push(...inStore.filter((dataSet) => dataSet.version !== null).map((dataSet) => dataSet.data_set_id));
     from = page.nextKey;
   } while (from && found.length < limit);
   return found.slice(0, limit);

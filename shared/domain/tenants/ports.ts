@@ -27,8 +27,8 @@ export interface ObjectStoreRepository {
   /** NOT_FOUND when the store does not exist. */
   setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void>;
   /**
-   * The data sets whose tables are in this store (their object_store_id, fixed at their first
-   * write), at most `limit` of them: none while the store holds no table.
+   * The data sets with a committed table in this store (their object_store_id, fixed at their first
+   * write, and a version), at most `limit` of them: none while the store holds no table.
    */
   dataSetsInStore(tenantId: string, objectStoreId: string, limit: number): Promise<string[]>;
   /** NOT_FOUND when the store does not exist; with claims, as createObjectStore (false when one moved). */
