@@ -104,3 +104,15 @@ export const jobNotQueued = (): DomainError =>
       'retry-after': '1',
     },
   );
+
+/**
+ * The ingest queue refused a redrive's send: what went back before it stays redriven (and counted), the
+ * rest stays failed deliveries, so calling again is safe.
+ */
+export const redriveNotQueued = (redriven: number): DomainError =>
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    `The ingest queue did not take every failed delivery: ${redriven} went back on it, the rest still wait; retry`,
+    null,
+    { 'retry-after': '1' },
+  );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DomainError } from '#shared/domain/errors.ts';
 import type { EnvelopeMessage } from '#shared/domain/ingest/envelope.ts';
 import type { FailedDelivery } from '#shared/domain/ingest/kept-records.ts';
 import {
@@ -58,6 +59,39 @@ describe('redriving failed deliveries', () => {
       rest: { redriven: 2, by_category: { OTHER: 2 }, remaining: 0 },
       requeued: ['b', 'a', 'c'],
       left: [],
+    });
+  });
+
+  it('answers 503 when the queue refuses a send, keeping every delivery it did not take, and a retry finishes', async () => {
+    // Prepare: a queue that refuses its second send (b's: the three sends are in flight together).
+    const { deps, state } = memory([record('a', '10:00:01'), record('b', '10:00:02'), record('c', '10:00:03')]);
+    let sends = 0;
+    const requeue = deps.requeue;
+    const refusing: RedriveDeps = {
+      ...deps,
+      requeue: async (kept) => {
+        if (++sends === 2) throw new Error('ServiceUnavailable');
+        await requeue(kept);
+      },
+    };
+    // Act
+    const refused = await redrive(refusing, 'ds', {}).catch((error: DomainError) => ({
+      code: error.code,
+      message: error.message,
+      headers: error.headers,
+    }));
+    const left = state.records.map((failed) => failed.message_id);
+    const retried = await redrive(deps, 'ds', {});
+    // Assess
+    expect({ refused, left, retried, records: state.records }).toEqual({
+      refused: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The ingest queue did not take every failed delivery: 2 went back on it, the rest still wait; retry',
+        headers: { 'retry-after': '1' },
+      },
+      left: ['b'],
+      retried: { redriven: 1, by_category: { OTHER: 1 }, remaining: 0 },
+      records: [],
     });
   });
 

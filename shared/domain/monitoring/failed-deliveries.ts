@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Source } from '../connections/model.ts';
-import { invalid, notFound } from '../errors.ts';
+import { invalid, notFound, redriveNotQueued } from '../errors.ts';
 import { type EnvelopeMessage, envelopeFields, envelopeMessage } from '../ingest/envelope.ts';
 import type { DeliveryFailure, FailedDelivery } from '../ingest/kept-records.ts';
 
@@ -240,7 +240,8 @@ const redriveConcurrency = 8;
  * error; at most `limit` per call, oldest first, `remaining` saying how many of the selection still
  * wait. Each goes back on the ingest queue before its record is removed, so a redrive interrupted
  * half-way loses nothing and repeats nothing twice in the table. Each message has one record (the
- * dead-letter recorder claims it once). The answer counts what was redriven, by category.
+ * dead-letter recorder claims it once). The answer counts what was redriven, by category. Should the
+ * queue refuse a send, the call stops and answers 503 SERVICE_UNAVAILABLE saying how many went back.
  */
 export async function redrive(
   deps: RedriveDeps,
@@ -269,14 +270,21 @@ export async function redrive(
   const byCategory: Record<string, number> = {};
   let redriven = 0;
   let next = 0;
+  let queueFailed = false;
   // Two redrives of the same deliveries at once (two tabs, two operators): each envelope is requeued by
   // either (its message id makes it one row) but forgotten and counted by one, so `redriven` never
   // passes what was dead-lettered.
   const worker = async () => {
-    for (let failed = now[next++]; failed; failed = now[next++]) {
+    for (let failed = now[next++]; failed && !queueFailed; failed = now[next++]) {
       const kept = await deps.loadEnvelope(failed.body_key);
       if (!kept) continue;
-      await deps.requeue(kept);
+      try {
+        await deps.requeue(kept);
+      } catch {
+        // The queue did not take it: it stays a failed delivery, and the call stops here.
+        queueFailed = true;
+        return;
+      }
       if (!(await deps.forget(failed))) continue;
       redriven++;
       const category = errorCategory(failed.last_error);
@@ -284,6 +292,7 @@ export async function redrive(
     }
   };
   await Promise.all(Array.from({ length: Math.min(redriveConcurrency, now.length) }, worker));
+  if (queueFailed) throw redriveNotQueued(redriven);
   return { redriven, by_category: byCategory, remaining: selected.length - now.length };
 }
 
