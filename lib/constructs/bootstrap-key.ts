@@ -54,8 +54,11 @@ export class BootstrapKey extends Construct {
     acknowledgeControl(provider, 'lambda_inside_vpc_check', outsideVpc);
     this.installation = new CustomResource(this, 'Installation', {
       serviceToken: provider.serviceToken,
-      // Installs the key at the first deploy; rotating it is the rotation function's.
-      properties: { SecretArn: props.secret.secretArn },
+      // Installs the key at the first deploy; rotating it is the rotation function's. KeyRecord names
+      // the form of the key's record: a new value makes the next deploy (and local start) install the
+      // same key again, in that form (2: the record names its role, PlatformAdmin, which authentication
+      // requires of a key without a user; shared/adapters/dynamo/api-keys.ts installBootstrapKey).
+      properties: { SecretArn: props.secret.secretArn, KeyRecord: '2' },
     });
 
     this.rotation = new ServiceFunction(this, 'Rotation', bootstrapKeyFunctions.rotation, props.context);

@@ -14,7 +14,7 @@ import type { ApiKeyRecord } from '../../domain/identity/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
 import { apiKeyKeys } from './api-key-items.ts';
 import { itemReader, orNull, shapeReader } from './stored-items.ts';
-import { db, isConditionFailure, queryAll, queryPage, table, writeOrRefuse } from './table.ts';
+import { conditionHeld, db, isConditionFailure, queryAll, queryPage, table, writeOrRefuse } from './table.ts';
 
 type StoredKey = ApiKeyRecord & { pk: string; sk: string; entity: string };
 
@@ -121,18 +121,31 @@ export async function revokeApiKey(userId: string, apiKeyId: string): Promise<vo
 }
 
 /**
- * Makes `hash` the bootstrap key's hash, retiring a previous bootstrap key. Idempotent: the local
- * runtime calls it at every start and the stack's custom resource at every deploy.
+ * Makes `hash` the bootstrap key's hash, retiring a previous bootstrap key. Idempotent: the installer's
+ * custom resource calls it when the stack's resource is created or its properties change (at a
+ * deploy, or a local start: lib/constructs/bootstrap-key.ts), the rotation function when a key is
+ * rotated in.
+ *
+ * The record names its role, PlatformAdmin: authentication takes a key without a user for a
+ * PlatformAdmin only when it says so (shared/domain/identity/authenticate.ts). A bootstrap key
+ * installed by an earlier version has no role; installing the same key again gives it one. Until
+ * then (a deployment not yet deployed, or a local store not yet started, with this version) such a
+ * key is refused, 401; the installation's properties name the record's form so that the first
+ * deploy or start of this version installs the key again.
  */
 export async function installBootstrapKey(hash: string, prefix: string, now = new Date()): Promise<void> {
   const pointer = await db.send(
     new GetCommand({ TableName: table(), Key: apiKeyKeys.bootstrapPointer, ConsistentRead: true }),
   );
   const previous = pointer.Item ? toBootstrapPointer(pointer.Item).hash : undefined;
-  if (previous === hash) return;
+  if (previous === hash) {
+    await giveBootstrapRole(hash);
+    return;
+  }
   const record: ApiKeyRecord = {
     api_key_id: randomUUID(),
     user_id: null,
+    role: 'PlatformAdmin',
     name: 'bootstrap',
     prefix,
     hash,
@@ -152,5 +165,27 @@ export async function installBootstrapKey(hash: string, prefix: string, now = ne
         ...(previous ? [{ Delete: { TableName: table(), Key: apiKeyKeys.lookup(previous) } }] : []),
       ],
     }),
+  );
+}
+
+/**
+ * The installed bootstrap key's record, written by an earlier version without a role, is given its
+ * role. Only a record without a user or a tenant is changed (the bootstrap key's form), and only
+ * while it has no role: nothing else is made a PlatformAdmin, and a record already right is not written.
+ */
+async function giveBootstrapRole(hash: string): Promise<void> {
+  await conditionHeld(
+    db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: apiKeyKeys.lookup(hash),
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(#role) OR attribute_type(#role, :null)) AND ' +
+          '(attribute_not_exists(tenant_id) OR attribute_type(tenant_id, :null)) AND attribute_type(user_id, :null)',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': 'PlatformAdmin', ':null': 'NULL' },
+      }),
+    ),
   );
 }

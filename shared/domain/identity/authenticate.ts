@@ -19,9 +19,10 @@ const touchIntervalMs = 60_000;
  *  1. A missing or malformed key (not trb_key_ and 43 base64url characters) is refused without a lookup.
  *  2. The key's SHA-256 is looked up (strongly consistent, no cache: a revoked key or a deactivated
  *     user stops working on the very next request).
- *  3. The bootstrap key (no user, no tenant) is a PlatformAdmin; a service credential (no user, one
- *     tenant) has its fixed role; a user's key acts with the user's current role and tenant, and
- *     only while that user is Active.
+ *  3. The bootstrap key (no user, no tenant, role PlatformAdmin) is a PlatformAdmin; a service
+ *     credential (no user, one tenant, a tenant role) has its fixed role; any other key without a
+ *     user is refused (401). A user's key acts with the user's current role and tenant, and only
+ *     while that user is Active.
  */
 export async function authenticate(
   deps: CredentialLookup,
@@ -34,10 +35,16 @@ export async function authenticate(
   if (!key || !sameHash(key.hash, hash)) throw unauthorized();
 
   let principal: Principal;
-  if (key.user_id === null && key.tenant_id && key.role && key.role !== 'PlatformAdmin') {
-    principal = { kind: 'tenant', role: key.role, userId: null, tenantId: key.tenant_id, apiKeyId: key.api_key_id };
-  } else if (key.user_id === null) {
-    principal = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: key.api_key_id };
+  if (key.user_id === null) {
+    // Fails closed: a key without a user says what it is, and anything else is refused, so that a
+    // record written without its tenant or role (by a bug anywhere) is no PlatformAdmin.
+    if (key.role === 'PlatformAdmin' && !key.tenant_id) {
+      principal = { kind: 'platform', role: 'PlatformAdmin', userId: null, apiKeyId: key.api_key_id };
+    } else if (key.tenant_id && key.role && key.role !== 'PlatformAdmin') {
+      principal = { kind: 'tenant', role: key.role, userId: null, tenantId: key.tenant_id, apiKeyId: key.api_key_id };
+    } else {
+      throw unauthorized();
+    }
   } else {
     const user = await deps.getUser(key.user_id);
     if (user?.status !== 'Active') throw unauthorized();

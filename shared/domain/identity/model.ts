@@ -21,15 +21,15 @@ export interface User {
 
 /**
  * An API key as stored: only its hash is kept. A user's key acts with the user's current role; a
- * key without a user is either the bootstrap key (no tenant: PlatformAdmin) or a service credential
- * of one tenant with a fixed role (the dashboard connection's read-only key).
+ * key without a user is either the bootstrap key (no tenant, role PlatformAdmin) or a service
+ * credential of one tenant with a fixed tenant role (the dashboard connection's read-only key).
  */
 export interface ApiKeyRecord {
   api_key_id: string;
   user_id: string | null;
   /** Service credentials only. */
   tenant_id?: string | null;
-  /** Service credentials only. */
+  /** Service credentials and the bootstrap key (PlatformAdmin) only. */
   role?: Role | null;
   name: string;
   prefix: string;
