@@ -307,6 +307,45 @@ describe('users', () => {
     expect(fromTenantKey.body.users).toHaveLength(4);
   });
 
+  it('keeps a tenant one active TenantAdmin: of two admins demoting (or deactivating) each other at once, one is refused 409', async () => {
+    const t = await createTenantWithUsers(api);
+    const first = t.users.TenantAdmin;
+    const second = await createUser(api, t.tenantId, 'TenantAdmin');
+    const activeAdmins = async (...users: { userId: string }[]) => {
+      const read = await Promise.all(
+        users.map((user) => api.get<{ role: string; status: string }>(`/api/users/${user.userId}`)),
+      );
+      return read.filter((user) => user.body.role === 'TenantAdmin' && user.body.status === 'Active').length;
+    };
+
+    const demotions = await Promise.all([
+      api.post(`/api/users/${second.userId}/change-role`, { key: first.key, json: { role: 'TenantViewer' } }),
+      api.post(`/api/users/${first.userId}/change-role`, { key: second.key, json: { role: 'TenantViewer' } }),
+    ]);
+    expect(demotions.map((answer) => answer.status).sort()).toEqual([204, 409]);
+    expect(demotions.find((answer) => answer.status === 409)?.body).toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('at least one active TenantAdmin'),
+    });
+    expect(await activeAdmins(first, second)).toBe(1);
+
+    // The one left, even for a PlatformAdmin, neither demoted nor deactivated.
+    const left = demotions[0]?.status === 204 ? first : second;
+    expect((await api.post(`/api/users/${left.userId}/change-role`, { json: { role: 'TenantEditor' } })).status).toBe(
+      409,
+    );
+    expect((await api.post(`/api/users/${left.userId}/deactivate`)).status).toBe(409);
+
+    // Deactivating each other at once, likewise.
+    const third = await createUser(api, t.tenantId, 'TenantAdmin');
+    const deactivations = await Promise.all([
+      api.post(`/api/users/${third.userId}/deactivate`, { key: left.key }),
+      api.post(`/api/users/${left.userId}/deactivate`, { key: third.key }),
+    ]);
+    expect(deactivations.map((answer) => answer.status).sort()).toEqual([204, 409]);
+    expect(await activeAdmins(left, third)).toBe(1);
+  });
+
   it('stops the key of a deactivated user on the very next request, and restores it on reactivation', async () => {
     const target = await createUser(api, acme.tenantId, 'TenantViewer');
     expect((await api.get('/api/tenants', { key: target.key })).status).toBe(200);

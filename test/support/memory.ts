@@ -16,7 +16,7 @@ import type { TableSnapshot } from '#shared/domain/datasets/table.ts';
 import type { DataSetFiles, DataSetRecords } from '#shared/domain/datasets/use-cases.ts';
 import { conflict, invalid, notFound } from '#shared/domain/errors.ts';
 import type { ApiKeyRecord, User } from '#shared/domain/identity/model.ts';
-import { normalizeEmail } from '#shared/domain/identity/model.ts';
+import { isActiveTenantAdmin, lastTenantAdmin, normalizeEmail } from '#shared/domain/identity/model.ts';
 import type { ApiKeyRepository, UserRepository } from '#shared/domain/identity/ports.ts';
 import { queueDataSetDeletion } from '#shared/domain/jobs/maintenance-jobs.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
@@ -255,6 +255,11 @@ export function memoryStore() {
       const user = users.get(userId);
       if (!user) throw notFound('User');
       const updated = { ...user, ...changes, updated_at: now.toISOString() };
+      // As the table's write: an active TenantAdmin loses the role or the status only beside another.
+      const anotherAdmin = [...users.values()].some(
+        (other) => other.user_id !== userId && other.tenant_id === user.tenant_id && isActiveTenantAdmin(other),
+      );
+      if (isActiveTenantAdmin(user) && !isActiveTenantAdmin(updated) && !anotherAdmin) throw lastTenantAdmin();
       users.set(userId, updated);
       return copy(updated);
     },

@@ -4,6 +4,7 @@
  */
 import { createHash, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { DomainError } from '#shared/domain/errors.ts';
 import { issueApiKey, revokeApiKey } from '#shared/domain/identity/api-keys.ts';
 import {
   changeRole,
@@ -421,6 +422,61 @@ describe.concurrent('users', () => {
     expect(await refusal(deactivateUser(store, asAdmin, target.user_id))).toMatchObject({ code: 'CONFLICT' });
     await reactivateUser(store, asAdmin, target.user_id);
     expect(await refusal(reactivateUser(store, asAdmin, target.user_id))).toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('leave a tenant at least one active TenantAdmin: demoting or deactivating the last is 409, changing nothing', async () => {
+    const { store, tenantId, admin, target } = await withAdminAndViewer();
+    const asPlatform = platformAdmin;
+    const refusedLast = { code: 'CONFLICT', paths: [] };
+    expect(await refusal(changeRole(store, asPlatform, admin.user_id, 'TenantEditor'))).toEqual(refusedLast);
+    expect(await refusal(deactivateUser(store, asPlatform, admin.user_id))).toEqual(refusedLast);
+    expect(store.state.users.get(admin.user_id)).toMatchObject({ role: 'TenantAdmin', status: 'Active' });
+
+    // A second admin, made by creation: either may go, not both.
+    const second = await createUser(store, asPlatform, {
+      email: 'second@acme.example',
+      password,
+      role: 'TenantAdmin',
+      tenant_id: tenantId,
+    });
+    await deactivateUser(store, asPlatform, admin.user_id);
+    expect(await refusal(deactivateUser(store, asPlatform, second.user_id))).toEqual(refusedLast);
+    expect(await refusal(changeRole(store, asPlatform, second.user_id, 'TenantViewer'))).toEqual(refusedLast);
+    // A deactivated admin is no active one: its role may change.
+    await changeRole(store, asPlatform, admin.user_id, 'TenantEditor');
+    // Reactivating and promoting add admins again.
+    await reactivateUser(store, asPlatform, admin.user_id);
+    await changeRole(store, asPlatform, admin.user_id, 'TenantAdmin');
+    await changeRole(store, asPlatform, target.user_id, 'TenantAdmin');
+    await deactivateUser(store, asPlatform, second.user_id);
+    await changeRole(store, asPlatform, target.user_id, 'TenantViewer');
+    expect(await refusal(changeRole(store, asPlatform, admin.user_id, 'TenantViewer'))).toEqual(refusedLast);
+  });
+
+  it('of two admins demoting each other at once, one is demoted and the other refused (409)', async () => {
+    const { store, tenantId, admin } = await withAdminAndViewer();
+    const other = await createUser(store, platformAdmin, {
+      email: 'other@acme.example',
+      password,
+      role: 'TenantAdmin',
+      tenant_id: tenantId,
+    });
+    const asOther = tenantPrincipal(tenantId, 'TenantAdmin', other.user_id);
+    const asAdmin = tenantPrincipal(tenantId, 'TenantAdmin', admin.user_id);
+    const outcome = (attempt: Promise<unknown>) =>
+      attempt.then(
+        () => 'demoted',
+        (error: unknown) => (error instanceof DomainError ? error.code : String(error)),
+      );
+    const outcomes = await Promise.all([
+      outcome(changeRole(store, asAdmin, other.user_id, 'TenantViewer')),
+      outcome(changeRole(store, asOther, admin.user_id, 'TenantViewer')),
+    ]);
+    expect(outcomes.sort()).toEqual(['CONFLICT', 'demoted']);
+    const admins = [...store.state.users.values()].filter(
+      (user) => user.tenant_id === tenantId && user.role === 'TenantAdmin' && user.status === 'Active',
+    );
+    expect(admins).toHaveLength(1);
   });
 
   it('are listed by tenant, role and status; a tenant caller naming another tenant gets 404', async () => {

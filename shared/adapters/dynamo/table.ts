@@ -198,16 +198,29 @@ export async function writeOrRefuse<T>(write: Promise<T>, refused: () => Error |
  */
 export async function transactionHeld(
   command: TransactWriteCommand,
+  send?: (command: TransactWriteCommand) => Promise<unknown>,
+  pause?: (ms: number) => Promise<void>,
+): Promise<boolean> {
+  return (await transactionRefusal(command, send, pause)) === null;
+}
+
+/**
+ * As transactionHeld, for a caller that needs to know which condition failed: null when written,
+ * else the code of each item of the transaction, in order (`ConditionalCheckFailed` for each whose
+ * condition did not hold, `None` for the others).
+ */
+export async function transactionRefusal(
+  command: TransactWriteCommand,
   send: (command: TransactWriteCommand) => Promise<unknown> = (sent) => db.send(sent),
   pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-): Promise<boolean> {
+): Promise<string[] | null> {
   for (let attempt = 1; ; attempt++) {
     try {
       await send(command);
-      return true;
+      return null;
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (codes.includes('ConditionalCheckFailed')) return false;
+      if (codes.includes('ConditionalCheckFailed')) return codes;
       if (!codes.includes('TransactionConflict') || attempt >= claimAttempts) throw error;
       await pause(Math.random() * 25 * 2 ** attempt);
     }

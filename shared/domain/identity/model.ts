@@ -1,4 +1,5 @@
 import type { Role } from '../authorization.ts';
+import { conflict } from '../errors.ts';
 
 export const userStatuses = ['Active', 'Deactivated'] as const;
 export type UserStatus = (typeof userStatuses)[number];
@@ -42,3 +43,20 @@ export interface ApiKeyRecord {
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
+
+/** The changes a user's role and status may undergo (updateUser's). */
+export type UserChanges = Partial<Pick<User, 'role' | 'status' | 'external_id'>>;
+
+export const isActiveTenantAdmin = (user: Pick<User, 'role' | 'status'>) =>
+  user.role === 'TenantAdmin' && user.status === 'Active';
+
+/** Whether `changes` may take from a user the TenantAdmin role or the Active status (depending on what it is now). */
+export const mayRemoveTenantAdmin = (changes: UserChanges) =>
+  (changes.role !== undefined && changes.role !== 'TenantAdmin') || changes.status === 'Deactivated';
+
+/**
+ * The refusal of a change that would leave a tenant without an active TenantAdmin: nobody would be
+ * left to manage its users and keys but a PlatformAdmin.
+ */
+export const lastTenantAdmin = () =>
+  conflict('A tenant keeps at least one active TenantAdmin: make another user TenantAdmin first');

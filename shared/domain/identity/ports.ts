@@ -1,6 +1,6 @@
 import type { Role } from '../authorization.ts';
 import type { Page, PageRequest } from '../pagination.ts';
-import type { ApiKeyRecord, User, UserStatus } from './model.ts';
+import type { ApiKeyRecord, User, UserChanges, UserStatus } from './model.ts';
 
 export interface UserFilters {
   role?: Role | undefined;
@@ -15,8 +15,13 @@ export interface UserRepository {
   listAllUsers(filters: UserFilters, page: PageRequest): Promise<Page<User>>;
   /** Fails with CONFLICT when the email is taken, whatever its case. */
   createUser(user: User): Promise<void>;
-  /** Fails with NOT_FOUND when the user does not exist. */
-  updateUser(userId: string, changes: Partial<Pick<User, 'role' | 'status' | 'external_id'>>, now: Date): Promise<User>;
+  /**
+   * Fails with NOT_FOUND when the user does not exist, and with CONFLICT (lastTenantAdmin), changing
+   * nothing, when the user is an active TenantAdmin and the change (a role other than TenantAdmin,
+   * or Deactivated) would leave no other active TenantAdmin in its tenant: checked in the same write,
+   * so that two admins demoting each other at once leave one.
+   */
+  updateUser(userId: string, changes: UserChanges, now: Date): Promise<User>;
 }
 
 export interface ApiKeyRepository {

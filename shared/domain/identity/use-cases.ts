@@ -113,10 +113,11 @@ async function changeUser(
 }
 
 /**
- * Change a user's role. Nobody changes their own role (403), so that the last administrator cannot
- * lock a tenant out by accident, and only a PlatformAdmin gives the PlatformAdmin role (403). A
- * tenant user keeps a tenant role and a PlatformAdmin stays one (the role cannot move a user in or
- * out of a tenant: 400).
+ * Change a user's role. Nobody changes their own role (403), and only a PlatformAdmin gives the
+ * PlatformAdmin role (403). A tenant user keeps a tenant role and a PlatformAdmin stays one (the role
+ * cannot move a user in or out of a tenant: 400). A tenant keeps at least one active TenantAdmin:
+ * demoting the last is 409, checked by the store in the write itself (UserRepository.updateUser), so
+ * that two admins demoting each other at once leave one.
  */
 export function changeRole(
   deps: Deps,
@@ -146,6 +147,10 @@ export function changeRole(
   );
 }
 
+/**
+ * Deactivate a user: never oneself, and never a tenant's last active TenantAdmin (409, checked by the
+ * store in the write, as for changeRole).
+ */
 export function deactivateUser(deps: Deps, principal: Principal, userId: string, now = new Date()): Promise<User> {
   return changeUser(
     deps,
