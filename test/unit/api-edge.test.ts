@@ -28,7 +28,7 @@ const keyRecord = async (key: string, extra: Partial<ApiKeyRecord>): Promise<Api
 
 const tenantId = randomUUID();
 const keys = Promise.all([
-  keyRecord(adminKey, {}),
+  keyRecord(adminKey, { role: 'PlatformAdmin' }),
   keyRecord(viewerKey, { tenant_id: tenantId, role: 'TenantViewer' }),
 ]);
 const apiHandler = apiEdge(async () => ({

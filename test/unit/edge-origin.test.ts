@@ -90,6 +90,7 @@ describe('a management route with the edge on', () => {
             ? {
                 api_key_id: randomUUID(),
                 user_id: null,
+                role: 'PlatformAdmin',
                 name: 'admin',
                 prefix: adminKey.slice(0, 12),
                 hash,
