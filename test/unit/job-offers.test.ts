@@ -108,4 +108,39 @@ describe('offering jobs', () => {
     for (const message of store.state.dispatched) await runJob(runner, message, 'r1', succeeds);
     expect([...store.state.jobs.values()].map((job) => job.status)).toEqual(['Succeeded', 'Succeeded']);
   });
+
+  it('wakes every job waiting behind a release though the queue refuses one wake-up, and the run still succeeds', async () => {
+    // Arrange: three runs of one pipeline; the first runs while the other two find the partition busy.
+    const { store, runner, pipelineId } = await deployed();
+    for (let i = 0; i < 3; i++) await triggerPipeline(store, platformAdmin, pipelineId, null, now);
+    const sent = store.state.dispatched.splice(0);
+    const [first, second, third] = [0, 1, 2].map((n) => sent[n] as Message) as [Message, Message, Message];
+    let refuseNext = false;
+    const flaky: RunnerDeps = {
+      ...runner,
+      dispatchJob: async (jobId, offer, delaySeconds) => {
+        if (refuseNext) {
+          refuseNext = false;
+          throw new Error('SQS did not answer');
+        }
+        await store.dispatchJob(jobId, offer, delaySeconds);
+      },
+    };
+    const work: JobWork = async (job, control) => {
+      const waiting = [await runJob(flaky, second, 'r2', succeeds), await runJob(flaky, third, 'r3', succeeds)];
+      expect(waiting).toEqual(['partition busy', 'partition busy']);
+      store.state.dispatched.splice(0);
+      refuseNext = true;
+      return succeeds(job, control);
+    };
+    // Act: the first run ends; its release wakes the second (refused) and the third.
+    const outcome = await runJob(flaky, first, 'r1', work);
+    // Assert
+    expect({ outcome, woken: store.state.dispatched }).toEqual({
+      outcome: 'succeeded',
+      woken: [{ jobId: third.jobId, offer: 2, delaySeconds: 0 }],
+    });
+  });
 });
+
+type Message = { jobId: string; offer: number };

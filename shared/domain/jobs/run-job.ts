@@ -196,8 +196,10 @@ export async function runJob(
   } finally {
     clearInterval(heartbeat);
   }
+  // Each job waiting behind it is offered again at once. A wake-up the queue refuses leaves that job to the
+  // sweep (offerUnansweredJobs) and wakes the others all the same: the job that ran has ended either way.
   for (const waiting of await deps.releaseLease(job.partition_key, jobId, runnerId))
-    await offerAgain(deps, waiting, now());
+    await offerAgain(deps, waiting, now()).catch(() => false);
   return outcome;
 }
 
