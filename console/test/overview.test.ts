@@ -50,6 +50,7 @@ const troubled: Stats = { ...quiet, accepted: 9, dead_lettered: 3, redriven: 1, 
 function standInApi(count: number) {
   const connections = Array.from({ length: count }, (_, i) => connectionOf(i + 1));
   const asked: string[] = [];
+  const inFlight = { now: 0, most: 0 };
   const answer = (status: number, body: unknown) => ({
     ok: status < 300,
     status,
@@ -68,10 +69,15 @@ function standInApi(count: number) {
       return answer(200, { connections: page, next_cursor: next });
     }
     const stats = url.pathname.match(/^\/api\/connections\/([^/]+)\/stats$/);
-    if (stats) return answer(200, stats[1] === idOf(180) ? troubled : quiet);
+    if (stats) {
+      inFlight.most = Math.max(inFlight.most, ++inFlight.now);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      inFlight.now--;
+      return answer(200, stats[1] === idOf(180) ? troubled : quiet);
+    }
     return answer(404, { code: 'NOT_FOUND', message: 'Not found' });
   };
-  return { fetch, asked };
+  return { fetch, asked, inFlight };
 }
 
 let stub: ReturnType<typeof standInApi>;
@@ -93,6 +99,9 @@ describe("a tenant's overview", () => {
     const far = rows.find((row) => row.connection.name === 'hook-180');
     expect(far?.stats).toMatchObject({ dead_lettered: 3, redriven: 1, lost_rows: 2 });
     expect(rows.find((row) => row.connection.name === 'hook-250')?.stats).toMatchObject({ accepted: 4 });
+    // In the order listed, and at most 8 figures asked for at once.
+    expect(rows.map((row) => row.connection.name).slice(0, 3)).toEqual(['hook-1', 'hook-2', 'hook-3']);
+    expect(stub.inFlight.most).toBe(8);
   });
 
   it('warns above the table of the failed deliveries and lost rows of connection 180, and of no other', async () => {
@@ -109,6 +118,9 @@ describe("a tenant's overview", () => {
   it('shows no warning while every failed delivery was redriven and nothing was lost', () => {
     const redriven = { ...quiet, dead_lettered: 2, redriven: 2 };
     expect(deliveryTrouble([{ connection: connectionOf(1), stats: redriven }])).toBeNull();
+    // Deleted past the data retention: none waits for a redrive either.
+    const deleted = { ...quiet, dead_lettered: 3, redriven: 1, deleted_dead_letters: 2 };
+    expect(deliveryTrouble([{ connection: connectionOf(1), stats: deleted }])).toBeNull();
     expect(deliveryTrouble([{ connection: connectionOf(2), stats: null }])).toBeNull();
   });
 });

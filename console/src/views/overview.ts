@@ -38,7 +38,7 @@ function commitFailures(rows: Row[]): HTMLElement | null {
 
 /** Failed deliveries waiting for a redrive, and rows lost, in words ('' when neither). */
 function troubleText(stats: Stats): string {
-  const waiting = stats.dead_lettered - stats.redriven;
+  const waiting = stats.dead_lettered - stats.redriven - stats.deleted_dead_letters;
   const parts: string[] = [];
   if (waiting > 0)
     parts.push(
@@ -109,15 +109,24 @@ export async function tenantRows(tenantId: string, signal: AbortSignal): Promise
     'connections',
     signal,
   );
-  return Promise.all(
-    connections.map(
-      async (connection): Promise<Row> => ({
+  // A few at a time: a tenant of hundreds of connections is not hundreds of invocations at once.
+  const rows: Row[] = new Array(connections.length);
+  let next = 0;
+  const lane = async () => {
+    for (let index = next++; index < connections.length; index = next++) {
+      const connection = connections[index] as Connection;
+      rows[index] = {
         connection,
         stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`, { signal }),
-      }),
-    ),
-  );
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(statsAtOnce, connections.length) }, lane));
+  return rows;
 }
+
+/** The connections whose figures the overview asks for at the same time. */
+export const statsAtOnce = 8;
 
 /** A tenant's connections with their figures, polled, and its traffic of the last day or week. */
 export function tenantView(tenantId: string): View {
