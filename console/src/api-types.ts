@@ -5911,6 +5911,10 @@ export interface operations {
               })[];
           };
           limit?: number;
+          /** @description The first day (dt, UTC) the query reads; from the oldest when absent */
+          from?: string;
+          /** @description The last day (dt, UTC) the query reads, inclusive; to the newest when absent */
+          to?: string;
         }]>;
       };
     };

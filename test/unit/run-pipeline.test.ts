@@ -3,9 +3,11 @@
  * log and envelopes in Maps, the output rows collected as they are appended. The running service
  * checks the wiring (Parquet in the tenant's store, read back by DuckDB).
  */
+
 import { describe, expect, it } from 'vitest';
 import { createConnection } from '#shared/domain/connections/use-cases.ts';
 import type { DataSet } from '#shared/domain/datasets/model.ts';
+import type { DomainError } from '#shared/domain/errors.ts';
 import type { Job } from '#shared/domain/jobs/model.ts';
 import { JobCancelled, type RunControl, readJob } from '#shared/domain/jobs/run-job.ts';
 import type { PipelineDefinition } from '#shared/domain/pipelines/definition.ts';
@@ -42,8 +44,13 @@ async function world() {
   const appended: DecodedRow[] = [];
   let version = 0;
   /** A committed source version holding these payloads (message ids m<n>), on one day. */
-  const commit = (payloads: Record<string, unknown>, contentType: string | null = null, size = 1) => {
-    const path = `dt=2026-11-21/part-${version}.parquet`;
+  const commit = (
+    payloads: Record<string, unknown>,
+    contentType: string | null = null,
+    size = 1,
+    day = '2026-11-21',
+  ) => {
+    const path = `dt=${day}/part-${version}.parquet`;
     envelopes.set(
       path,
       Object.entries(payloads).map(([id, payload]) => ({
@@ -57,7 +64,7 @@ async function world() {
     );
     const add = {
       path,
-      partitionValues: { dt: '2026-11-21' },
+      partitionValues: { dt: day },
       size,
       modificationTime: 0,
       dataChange: true,
@@ -574,6 +581,64 @@ describe.concurrent('runQuery', () => {
       scanned: { files: 2, files_total: 5, bytes: 3 * gib, bytes_total: 7.5 * gib },
     });
     expect(outcome).toMatchObject({ rows_in: 2, rows_out: 0, rows_rejected: 0, rows_filtered: 2 });
+  });
+
+  it('reads only the days asked for, both ends included, and counts its scan against them', async () => {
+    const { commit, deps, store, tenant, dataSet } = await world();
+    // One file a day, 19 to 22 November, each of one event named by its day.
+    for (const day of ['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'])
+      commit({ [`m${day}`]: { n: Number(day.slice(8)) } }, null, 10, day);
+    const query = {
+      source: { data_set_id: dataSet.data_set_id },
+      decode: { format: 'json' as const },
+      columns: [{ name: 'n', path: '$.n', type: 'long' as const }],
+    };
+    const run = async (days: { from?: string; to?: string }) =>
+      (
+        await runQuery(
+          deps,
+          readJob(
+            queryJobPayload,
+            await startQuery(store, platformAdmin, { tenant_id: tenant.tenant_id, query, ...days }),
+          ),
+          running,
+        )
+      ).result;
+    const between = await run({ from: '2026-11-20', to: '2026-11-21' });
+    expect({ rows: between.rows, scanned: between.scanned }).toEqual({
+      rows: [
+        ['2026-11-20', 20],
+        ['2026-11-21', 21],
+      ],
+      scanned: { files: 2, files_total: 2, bytes: 20, bytes_total: 20 },
+    });
+    expect((await run({ from: '2026-11-22' })).rows).toEqual([['2026-11-22', 22]]);
+    expect((await run({ to: '2026-11-19' })).rows).toEqual([['2026-11-19', 19]]);
+    expect((await run({})).rows).toHaveLength(4);
+  });
+
+  it('refuses days that are not dates, or a from after its to, and queues nothing', async () => {
+    const { store, tenant, dataSet } = await world();
+    const query = {
+      source: { data_set_id: dataSet.data_set_id },
+      decode: { format: 'json' as const },
+      columns: [{ name: 'n', path: '$.n', type: 'long' as const }],
+    };
+    const refusal = (days: { from?: string; to?: string }) =>
+      startQuery(store, platformAdmin, { tenant_id: tenant.tenant_id, query, ...days }).then(
+        () => 'queued',
+        (error: DomainError) => [error.code, error.details],
+      );
+    expect([
+      await refusal({ from: '2026-02-30' }),
+      await refusal({ to: '2026-13-01' }),
+      await refusal({ from: '2026-11-22', to: '2026-11-21' }),
+    ]).toEqual([
+      ['VALIDATION_ERROR', [{ path: 'from', message: 'Must be a date (UTC): YYYY-MM-DD' }]],
+      ['VALIDATION_ERROR', [{ path: 'to', message: 'Must be a date (UTC): YYYY-MM-DD' }]],
+      ['VALIDATION_ERROR', [{ path: 'from', message: 'Must not be after to' }]],
+    ]);
+    expect(store.state.jobs.size).toBe(0);
   });
 
   it('stops reading once it has read for 10 minutes, well before the runner’s 15, and says how far it read', async () => {

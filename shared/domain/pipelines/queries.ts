@@ -14,26 +14,49 @@ import { type PipelineDeps, requireSourceInTenant } from './use-cases.ts';
 /** Query jobs return at most this many rows (default 1000). */
 export const maxQueryRows = 10_000;
 
-/** What a query job carries: the query, and how many rows its result keeps. */
-export const queryJobPayload = z.object({ query: querySpecification, limit: z.number().int().positive() });
+/** What a query job carries: the query, how many rows its result keeps, and the days (dt) it reads (all when absent). */
+export const queryJobPayload = z.object({
+  query: querySpecification,
+  limit: z.number().int().positive(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+});
 export type QueryJobPayload = z.infer<typeof queryJobPayload>;
 
 /** A query over a data set: the pipeline decoding, without writing a table; the rows are the job's result. */
 export async function startQuery(
   deps: Pick<PipelineDeps, 'getTenant' | 'getDataSet'> & QueueDeps,
   principal: Principal,
-  input: { tenant_id?: string | undefined; query: QuerySpecification; limit?: number | undefined },
+  input: {
+    tenant_id?: string | undefined;
+    query: QuerySpecification;
+    limit?: number | undefined;
+    from?: string | undefined;
+    to?: string | undefined;
+  },
   now = new Date(),
 ): Promise<Job> {
   const tenantId = effectiveTenantId(principal, input.tenant_id);
   if (!tenantId) throw invalid('A query runs in a tenant', [{ path: 'tenant_id', message: 'Required' }]);
+  for (const key of ['from', 'to'] as const) {
+    const day = input[key];
+    if (day !== undefined && !isDay(day))
+      throw invalid('The days are not valid', [{ path: key, message: 'Must be a date (UTC): YYYY-MM-DD' }]);
+  }
+  if (input.from && input.to && input.from > input.to)
+    throw invalid('The days are not valid', [{ path: 'from', message: 'Must not be after to' }]);
   await tenantFor(deps, principal, tenantId, 'write');
   await requireSourceInTenant(deps, input.query, tenantId, 'query');
   const job = newJob(
     {
       tenant_id: tenantId,
       job_type: 'Query',
-      payload: { query: input.query, limit: input.limit ?? 1000 },
+      payload: {
+        query: input.query,
+        limit: input.limit ?? 1000,
+        ...(input.from ? { from: input.from } : {}),
+        ...(input.to ? { to: input.to } : {}),
+      },
       source: { data_set_id: input.query.source.data_set_id },
     },
     now,
@@ -41,6 +64,12 @@ export async function startQuery(
   await enqueue(deps, job, now);
   return job;
 }
+
+/** Whether a text is a calendar day: YYYY-MM-DD, and a date that exists (not 2026-02-30). */
+const isDay = (text: string) => {
+  const at = Date.parse(`${text}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(at) && new Date(at).toISOString().slice(0, 10) === text;
+};
 
 /** A page of a query's result: at most this many rows (the contract's list conventions)… */
 export const resultPageRows = 1000;

@@ -624,13 +624,17 @@ export async function runQuery(
 ): Promise<JobOutcome & { result: QueryResult }> {
   const now = deps.now ?? Date.now;
   const started = now();
-  const { query, limit } = job.payload;
+  const { query, limit, from, to } = job.payload;
+  // The days asked for (dt, inclusive); a file of no day is read only when no day is asked for.
+  const inDays = (dt: string | null | undefined) =>
+    (from === undefined && to === undefined) ||
+    (typeof dt === 'string' && (from === undefined || dt >= from) && (to === undefined || dt <= to));
   const source = await deps.getDataSet(query.source.data_set_id);
   if (!source || source.tenant_id !== job.tenant_id) throw new JobFailure('The data set no longer exists');
   const decoder = new Decoder(query, limit);
-  const files = (source.storage_location ? await deps.envelopeFiles(source) : []).sort(
-    (a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1),
-  );
+  const files = (source.storage_location ? await deps.envelopeFiles(source) : [])
+    .filter((file) => inDays(file.partitionValues.dt))
+    .sort((a, b) => a.modificationTime - b.modificationTime || (a.path < b.path ? -1 : 1));
   const scanned: QueryScan = {
     files: 0,
     files_total: files.length,

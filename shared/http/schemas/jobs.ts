@@ -42,6 +42,9 @@ export const listJobsQuery = z.strictObject({
 });
 export const listJobsResponse = z.object({ jobs: z.array(job), next_cursor: nextCursor });
 
+/** A day partition of the data set a query reads (its dt: a UTC date). */
+const queryDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A date: YYYY-MM-DD');
+
 export const createJobBody = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('pipeline'),
@@ -55,6 +58,12 @@ export const createJobBody = z.discriminatedUnion('type', [
     tenant_id: id.optional(),
     query: querySpecificationInput,
     limit: z.number().int().min(1).max(maxQueryRows).optional(),
+    from: queryDay
+      .optional()
+      .meta({ description: 'The first day (dt, UTC) the query reads; from the oldest when absent' }),
+    to: queryDay
+      .optional()
+      .meta({ description: 'The last day (dt, UTC) the query reads, inclusive; to the newest when absent' }),
   }),
 ]);
 export const createJobResponse = z.object({ job_id: id });
