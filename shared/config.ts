@@ -124,6 +124,14 @@ export function dataRetentionMs(env: NodeJS.ProcessEnv = process.env): number | 
   return days === 0 ? null : days * 86_400_000;
 }
 
+/** A comma-separated setting's entries, trimmed; none when unset. */
+function listSetting(name: string): string[] {
+  return (process.env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 export const config = {
   tableFreshnessMs: lazy(() => setting('TABLE_FRESHNESS_SECONDS') * 1000),
   dataRetentionMs: lazy(() => dataRetentionMs()),
@@ -155,18 +163,10 @@ export const config = {
    * mode the template's, from LOCAL_BUCKETS). A store without keys or a role must sit in one of them.
    * Read at every use: none when unset.
    */
-  tenantBuckets: () =>
-    (process.env.TENANT_BUCKETS ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
+  tenantBuckets: () => listSetting('TENANT_BUCKETS'),
   /**
    * Custom object store endpoints the deployment accepts (host patterns, see endpointAllowed in
    * shared/domain/tenants/object-stores.ts). Read at every use: none when unset.
    */
-  allowedStoreEndpoints: () =>
-    (process.env.ALLOWED_STORE_ENDPOINTS ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
+  allowedStoreEndpoints: () => listSetting('ALLOWED_STORE_ENDPOINTS'),
 };

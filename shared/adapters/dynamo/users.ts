@@ -145,7 +145,7 @@ export async function updateUser(userId: string, changes: UserChanges, now: Date
   for (let attempt = 1; attempt <= 5; attempt++) {
     const user = await getUser(userId);
     if (!user) throw notFound('User');
-    if (!isActiveTenantAdmin(user) || isActiveTenantAdmin({ ...user, ...changes })) {
+    if (!isActiveTenantAdmin(user)) {
       const written = await setUser(userId, fields, {
         expression: 'attribute_exists(pk) AND NOT (#role = :admin AND #status = :active)',
         ...adminCondition,
