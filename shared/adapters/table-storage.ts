@@ -22,7 +22,12 @@ import type { StoredObjectStore } from '../domain/tenants/object-stores.ts';
 import { connectStore } from '../domain/tenants/store-access.ts';
 import { logger } from '../observability/logger.ts';
 import { asServiceErrors } from './delta-errors.ts';
-import { fixDataSetStorage, recordDataSetVersion } from './dynamo/data-sets.ts';
+import {
+  fixDataSetStorage,
+  recordDataSetVersion,
+  recordFirstDataSetVersion,
+  StorePlaceMoved,
+} from './dynamo/data-sets.ts';
 import { commitRecords, versionClaims } from './dynamo/delta-log.ts';
 import { TtlCache } from './dynamo/ingest-cache.ts';
 import { getObjectStore, recordConditionalWrites } from './dynamo/object-stores.ts';
@@ -74,14 +79,22 @@ export interface OpenTable {
   latestVersion(): Promise<number>;
 }
 
-/** The data set's table, its store resolved once (the data set's storage must be fixed). */
-export async function openTable(dataSet: DataSet): Promise<OpenTable> {
+/** Where a data set's table is: its store read (as within storeRecordMs) and connected (its storage must be fixed). */
+async function tableStorage(dataSet: DataSet) {
   const { data_set_id: tableId, tenant_id: tenantId, object_store_id: storeId, storage_location: root } = dataSet;
   const store = storeId ? await storeRecord(tenantId, storeId) : null;
   if (!store || !root) throw new Error(`Data set ${tableId} has no storage yet`);
   const connection = await connectStore({ secrets: secretBox, getTenant }, store, config.tenantStoreAccess());
-  const storage = await tableLocation(connection, root);
+  return { store, root, storage: await tableLocation(connection, root) };
+}
+
+/** The data set's table, its store resolved once (the data set's storage must be fixed). */
+export async function openTable(dataSet: DataSet): Promise<OpenTable> {
+  const { data_set_id: tableId, tenant_id: tenantId } = dataSet;
+  const { store, root, storage } = await tableStorage(dataSet);
   const states = snapshots.source({ storage, decodeCheckpoint });
+  /** Whether the data set has a version recorded (after its first commit, recordFirstDataSetVersion). */
+  let recorded = dataSet.version !== null;
   const committer = async () => ({
     storage,
     arbiter: await arbiterFor(store, storage),
@@ -94,18 +107,40 @@ export async function openTable(dataSet: DataSet): Promise<OpenTable> {
     storage,
     reader: { storage, decodeCheckpoint, root },
     committer,
-    recordVersion: (version) => recordTableVersion(tableId, version),
+    async recordVersion(version) {
+      if (recorded) return recordTableVersion(tableId, version);
+      // Its first commit: recorded only while the store is still where this run wrote it.
+      try {
+        await recordFirstDataSetVersion(
+          { ...dataSet, object_store_id: store.object_store_id },
+          store.place_version ?? 0,
+          version,
+          new Date(),
+        );
+      } catch (error) {
+        // The next run reads where the store is now, and the table there: not this run's state of the old place.
+        if (error instanceof StorePlaceMoved) {
+          storeRecords.forget(`${tenantId}#${store.object_store_id}`);
+          states.forget(tableId);
+        }
+        throw error;
+      }
+      recorded = true;
+      await noteNewRows(tableId);
+    },
     latestVersion: async () => (await states.current(tableId)).version,
   };
 }
 
+/** The data set's table files (a reader's: a function that only reads carries none of committing's code). */
 export async function tableFiles(dataSet: DataSet): Promise<TableLocation> {
-  return (await openTable(dataSet)).storage;
+  return (await tableStorage(dataSet)).storage;
 }
 
 /** What opening a snapshot of the data set's table needs. */
 export async function tableReader(dataSet: DataSet): Promise<LogReader & { storage: TableLocation }> {
-  return (await openTable(dataSet)).reader;
+  const { storage, root } = await tableStorage(dataSet);
+  return { storage, decodeCheckpoint, root };
 }
 
 /** What probes found, per store and options version, so an instance asks DynamoDB (or the store) once. */

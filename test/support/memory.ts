@@ -211,17 +211,19 @@ export function memoryStore() {
         .map((dataSet) => dataSet.data_set_id)
         .slice(0, limit);
     },
-    async replaceObjectStoreOptions(tenantId, objectStoreId, optionKeys, sealed, now, claims) {
+    async replaceObjectStoreOptions(tenantId, objectStoreId, optionKeys, sealed, now, claims, moving) {
       const store = stores.get(objectStoreId);
       if (store?.tenant_id !== tenantId) throw notFound('Object store');
-      if (!claimsAt(claims)) return false;
+      if (moving && (store.first_commits ?? 0) !== moving.firstCommits) return 'tableCommitted';
+      if (!claimsAt(claims)) return 'claimMoved';
       stores.set(objectStoreId, {
         ...store,
         option_keys: optionKeys,
         options_sealed: sealed,
         updated_at: now.toISOString(),
+        ...(moving ? { place_version: (store.place_version ?? 0) + 1 } : {}),
       });
-      return true;
+      return 'replaced';
     },
   };
 

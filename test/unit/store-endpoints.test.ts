@@ -67,7 +67,7 @@ function tenancy(allowed: string[]) {
       },
       setDefaultObjectStore: async () => {},
       dataSetsInStore: async () => [],
-      replaceObjectStoreOptions: async () => true,
+      replaceObjectStoreOptions: async () => 'replaced' as const,
       secrets: secretBox,
       allowedStoreEndpoints: () => allowed,
       tenantBuckets: () => [],

@@ -71,7 +71,7 @@ async function storeHolding(options: ObjectStoreOptions, table: 'committed' | 'n
       ),
     };
   };
-  return { update, openOptions };
+  return { update, openOptions, store, objectStoreId: kept.object_store_id };
 }
 
 async function outcomeOf(attempt: Promise<unknown>): Promise<{ code: string; message: string } | 'changed'> {
@@ -162,5 +162,35 @@ describe('changing the place of a store that holds no table', () => {
       updated_at: '2026-11-21T11:00:00.000Z',
       options: { endpoint: 'http://127.0.0.1:9000', force_path_style: 'true' },
     });
+  });
+});
+
+describe('a first commit recorded while the place changes', () => {
+  it('holds the place: the change checked before that commit was recorded is refused with 409, and changes nothing', async () => {
+    // Arrange: the data set's first write fixed it in the store; its commit is recorded just after
+    // the change found no committed table (as the commit's transaction raises the store's first_commits).
+    const { update, openOptions, store, objectStoreId } = await storeHolding(minio, 'never committed');
+    const checked = store.dataSetsInStore.bind(store);
+    let checks = 0;
+    store.dataSetsInStore = async (...args) => {
+      const found = await checked(...args);
+      if (checks++ === 0) {
+        const dataSet = store.state.dataSets.get(dataSetId);
+        const kept = store.state.stores.get(objectStoreId);
+        if (!dataSet || !kept) throw new Error('fixture missing');
+        store.state.dataSets.set(dataSetId, { ...dataSet, version: 0, status: 'Active' });
+        store.state.stores.set(objectStoreId, { ...kept, first_commits: 1 });
+      }
+      return found;
+    };
+    // Act
+    const outcome = await outcomeOf(update({ endpoint: 'http://127.0.0.1:9000', force_path_style: 'true' }));
+    // Assert
+    expect(outcome).toEqual({
+      code: 'CONFLICT',
+      message: `Data sets have their tables in this object store (${dataSetId}): its endpoint cannot change, as they decide where those tables are; register a new store for another place (credentials may change)`,
+    });
+    expect(await openOptions()).toEqual({ updated_at: '2026-11-21T10:00:00.000Z', options: minio });
+    expect(store.state.stores.get(objectStoreId)?.place_version).toBeUndefined();
   });
 });

@@ -11,7 +11,7 @@
  *                                          Also its Iceberg metadata (iceberg): written by each sync,
  *                                          read with the version at no extra request.
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import {
   type DataSet,
@@ -25,11 +25,14 @@ import {
   icebergStatuses,
 } from '../../domain/datasets/model.ts';
 import type { Page, PageRequest } from '../../domain/pagination.ts';
+import { objectStoreKeys } from './object-stores.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
 import {
   batchGetAll,
+  cancellationCodes,
   db,
   isConditionFailure,
+  isTransactionConflict,
   queryAll,
   queryKeys,
   queryPage,
@@ -300,6 +303,71 @@ export async function recordDataSetVersion(dataSetId: string, version: number, n
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** The store moved since the commit read where to write: the commit is not recorded, and is to be made again. */
+export class StorePlaceMoved extends Error {
+  constructor(dataSetId: string) {
+    super(
+      `The object store of data set ${dataSetId} moved (endpoint, region or addressing) while its first commit was made: that commit is left unrecorded at the old place and is made again at the new one`,
+    );
+    this.name = 'StorePlaceMoved';
+  }
+}
+
+/**
+ * Records a data set's first committed version (as recordDataSetVersion), in one transaction with its
+ * store's first_commits raised, and only while the store's place_version is still the one the commit
+ * read (StorePlaceMoved otherwise, and nothing is recorded). A change of the store's place made at the
+ * same moment is refused by first_commits having moved (replaceObjectStoreOptions); so a store never
+ * moves away from a table it holds, whichever of the two lands first.
+ */
+export async function recordFirstDataSetVersion(
+  dataSet: { data_set_id: string; tenant_id: string; object_store_id: string },
+  placeVersion: number,
+  version: number,
+  now: Date,
+): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: table(),
+              Key: dataSetKeys.version(dataSet.data_set_id),
+              UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
+              ConditionExpression: 'attribute_not_exists(version) OR version < :version',
+              ExpressionAttributeValues: {
+                ':entity': 'DataSetVersion',
+                ':version': version,
+                ':at': now.toISOString(),
+              },
+            },
+          },
+          {
+            Update: {
+              TableName: table(),
+              Key: objectStoreKeys.store(dataSet.tenant_id, dataSet.object_store_id),
+              UpdateExpression: 'ADD first_commits :one',
+              ConditionExpression:
+                placeVersion === 0
+                  ? 'attribute_exists(pk) AND (attribute_not_exists(place_version) OR place_version = :place)'
+                  : 'attribute_exists(pk) AND place_version = :place',
+              ExpressionAttributeValues: { ':one': 1, ':place': placeVersion },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!isTransactionConflict(error)) throw error;
+    const [versionCheck, placeCheck] = cancellationCodes(error);
+    if (placeCheck === 'ConditionalCheckFailed') throw new StorePlaceMoved(dataSet.data_set_id);
+    // A version as late was recorded already, and the store is where this commit wrote.
+    if (versionCheck === 'ConditionalCheckFailed') return;
+    throw error;
   }
 }
 

@@ -3,7 +3,9 @@
  * reached with shared credentials hold (shared/domain/tenants/store-claims.ts).
  *   pk TENANT#<tenant_id>                 sk OBJECT_STORE#<object_store_id>
  *   pk STORE_PATH#<bucket>/<path>         sk STORE_PATH        owner, beneath, version
- * Option values are held only sealed (options_sealed); option_keys lists their names.
+ * Option values are held only sealed (options_sealed); option_keys lists their names. place_version
+ * counts changes of its place and first_commits its data sets' first recorded commits, so that the
+ * two never race past each other (replaceObjectStoreOptions, data-sets.ts recordFirstDataSetVersion).
  */
 import {
   GetCommand,
@@ -50,6 +52,8 @@ const toStore = /* @__PURE__ */ itemReader<StoredObjectStore>('ObjectStore', () 
   option_keys: z.array(z.string()).default(() => []),
   options_sealed: z.string(),
   conditional_writes: z.object({ updated_at: z.string(), supported: z.boolean() }).optional(),
+  place_version: z.number().optional(),
+  first_commits: z.number().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 }));
@@ -225,6 +229,11 @@ export async function setDefaultObjectStore(tenantId: string, objectStoreId: str
   );
 }
 
+/**
+ * Replaces a store's options. When its place moves (`moving`), the store's place_version goes up, and
+ * only while no data set's first commit was recorded in it since the caller checked for committed
+ * tables (its first_commits still `moving.firstCommits`): else 'tableCommitted', and nothing changes.
+ */
 export async function replaceObjectStoreOptions(
   tenantId: string,
   objectStoreId: string,
@@ -232,25 +241,39 @@ export async function replaceObjectStoreOptions(
   sealed: string,
   now: Date,
   claims: StorePathClaim[],
-): Promise<boolean> {
+  moving?: { firstCommits: number },
+): Promise<'replaced' | 'claimMoved' | 'tableCommitted'> {
   const update = {
     TableName: table(),
     Key: objectStoreKeys.store(tenantId, objectStoreId),
-    UpdateExpression: 'SET option_keys = :keys, options_sealed = :sealed, updated_at = :at',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':keys': optionKeys, ':sealed': sealed, ':at': now.toISOString() },
+    UpdateExpression: `SET option_keys = :keys, options_sealed = :sealed, updated_at = :at${moving ? ', place_version = if_not_exists(place_version, :zero) + :one' : ''}`,
+    ConditionExpression: moving
+      ? 'attribute_exists(pk) AND (attribute_not_exists(first_commits) OR first_commits = :seen)'
+      : 'attribute_exists(pk)',
+    ExpressionAttributeValues: {
+      ':keys': optionKeys,
+      ':sealed': sealed,
+      ':at': now.toISOString(),
+      ...(moving ? { ':zero': 0, ':one': 1, ':seen': moving.firstCommits } : {}),
+    },
   };
-  if (claims.length === 0) {
-    await writeOrRefuse(db.send(new UpdateCommand(update)), () => notFound('Object store'));
-    return true;
-  }
+  // The store's own condition failed: it is gone, or a first commit was recorded since the check.
+  const refused = async () => {
+    if (!moving || !(await getObjectStore(tenantId, objectStoreId))) throw notFound('Object store');
+    return 'tableCommitted' as const;
+  };
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...claimWrites(claims)] }));
-    return true;
+    if (claims.length === 0) await db.send(new UpdateCommand(update));
+    else await db.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...claimWrites(claims)] }));
+    return 'replaced';
   } catch (error) {
+    if (claims.length === 0) {
+      if (!isConditionFailure(error)) throw error;
+      return refused();
+    }
     if (!isTransactionConflict(error)) throw error;
-    // The store's own condition failing means it is gone; a claim's, that it moved (decide again).
-    if (cancellationCodes(error)[0] === 'ConditionalCheckFailed') throw notFound('Object store');
-    return false;
+    // A claim's condition failing means it moved (decide again).
+    if (cancellationCodes(error)[0] === 'ConditionalCheckFailed') return refused();
+    return 'claimMoved';
   }
 }

@@ -62,6 +62,16 @@ export interface StoredObjectStore extends ObjectStore {
    * store's options of `updated_at`; absent until the first commit to it asks.
    */
   conditional_writes?: { updated_at: string; supported: boolean } | undefined;
+  /**
+   * How often its place (endpoint, region, force_path_style) changed: a data set's first commit is
+   * recorded only while the store is still where that commit wrote (absent: never changed).
+   */
+  place_version?: number | undefined;
+  /**
+   * Raised by each data set's first recorded commit in the store: a change of place is made only if
+   * none was recorded since the change checked for committed tables (absent: none yet).
+   */
+  first_commits?: number | undefined;
 }
 
 /** The API view: configuration with option keys only, and whether it is the tenant's default. */

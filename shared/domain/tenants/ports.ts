@@ -31,7 +31,12 @@ export interface ObjectStoreRepository {
    * write, and a version), at most `limit` of them: none while the store holds no table.
    */
   dataSetsInStore(tenantId: string, objectStoreId: string, limit: number): Promise<string[]>;
-  /** NOT_FOUND when the store does not exist; with claims, as createObjectStore (false when one moved). */
+  /**
+   * NOT_FOUND when the store does not exist; with claims, as createObjectStore ('claimMoved' when one
+   * moved). `moving`: its place changes, which raises its place_version, and only while its
+   * first_commits is still the one given ('tableCommitted' when a data set's first commit was recorded
+   * since, and nothing changes).
+   */
   replaceObjectStoreOptions(
     tenantId: string,
     objectStoreId: string,
@@ -39,5 +44,6 @@ export interface ObjectStoreRepository {
     sealed: string,
     now: Date,
     claims: StorePathClaim[],
-  ): Promise<boolean>;
+    moving?: { firstCommits: number },
+  ): Promise<'replaced' | 'claimMoved' | 'tableCommitted'>;
 }

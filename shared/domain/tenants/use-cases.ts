@@ -245,23 +245,36 @@ export async function updateObjectStoreOptions(
   if (!store) throw notFound('Object store');
   checkPlatformAccess(store.base_url, input.options, deps.tenantBuckets());
   const moved = changedPlaceOptions(await openObjectStoreOptions(deps.secrets, store), input.options);
-  if (moved.length > 0) {
+  const placeHeld = async () => {
     const tables = await deps.dataSetsInStore(tenantId, store.object_store_id, namedDataSets + 1);
-    if (tables.length > 0) {
-      const named = tables.slice(0, namedDataSets).join(', ') + (tables.length > namedDataSets ? ', …' : '');
-      throw conflict(
-        `Data sets have their tables in this object store (${named}): its ${moved.join(', ')} cannot change, as they decide where those tables are; register a new store for another place (credentials may change)`,
-      );
-    }
-  }
+    const named = tables.slice(0, namedDataSets).join(', ') + (tables.length > namedDataSets ? ', …' : '');
+    return conflict(
+      `Data sets have their tables in this object store (${named || 'one committed just now'}): its ${moved.join(', ')} cannot change, as they decide where those tables are; register a new store for another place (credentials may change)`,
+    );
+  };
+  if (moved.length > 0 && (await deps.dataSetsInStore(tenantId, store.object_store_id, 1)).length > 0)
+    throw await placeHeld();
   await checkStoreRole(deps.roles, tenantId, input.options);
   const sealed = await deps.secrets.seal(
     JSON.stringify(input.options),
     optionsContext(tenantId, input.object_store_id),
   );
-  await withStoreClaims(deps, tenantId, store.base_url, input.options, (claims) =>
-    deps.replaceObjectStoreOptions(tenantId, input.object_store_id, sortedKeys(input.options), sealed, now, claims),
-  );
+  // A first commit recorded between the check above and this write holds the place too (the commit
+  // itself is recorded only while the store has not moved since it read where to write).
+  const moving = moved.length > 0 ? { firstCommits: store.first_commits ?? 0 } : undefined;
+  await withStoreClaims(deps, tenantId, store.base_url, input.options, async (claims) => {
+    const outcome = await deps.replaceObjectStoreOptions(
+      tenantId,
+      input.object_store_id,
+      sortedKeys(input.options),
+      sealed,
+      now,
+      claims,
+      moving,
+    );
+    if (outcome === 'tableCommitted') throw await placeHeld();
+    return outcome === 'replaced';
+  });
 }
 
 /**
