@@ -15,12 +15,15 @@ import { createWebhook } from '../support/webhooks.ts';
 
 const api = apiClient();
 
-/** A webhook's data set, its storage fixed in the tenant's store (as its first write does), never committed. */
-async function dataSetInStore() {
+/**
+ * A webhook's data set, its storage fixed in the tenant's store (as its first write does), never
+ * committed; in a new tenant, or in `tenantId`'s store.
+ */
+async function dataSetInStore(tenantId?: string) {
   useServiceEnvironment();
   const { getDataSet } = await import('../../shared/adapters/dynamo/data-sets.ts');
   const { fixStorage } = await import('../../shared/adapters/table-storage.ts');
-  const hook = await createWebhook(api);
+  const hook = await createWebhook(api, tenantId ? { tenantId, store: null } : {});
   const found = await getDataSet(hook.dataSetId);
   if (!found) throw new Error(`no data set ${hook.dataSetId}`);
   const dataSet = await fixStorage(found);
@@ -87,6 +90,27 @@ describe('a data set’s first commit while its store moves', () => {
     expect(after?.updated_at).toBe(before.updated_at);
     expect(after?.place_version).toBeUndefined();
     expect(after?.first_commits).toBe(1);
+  });
+});
+
+describe('first commits in one store at the same moment', () => {
+  it('are each recorded and counted on the store, none refused', async () => {
+    // Arrange: eight data sets of one tenant, fixed in its store, each opened by a run of its own.
+    const first = await dataSetInStore();
+    const others = await Promise.all(Array.from({ length: 7 }, () => dataSetInStore(first.hook.tenantId)));
+    const { getDataSet } = await import('../../shared/adapters/dynamo/data-sets.ts');
+    const { getObjectStore } = await import('../../shared/adapters/dynamo/object-stores.ts');
+    const { openTable } = await import('../../shared/adapters/table-storage.ts');
+    const all = [first, ...others];
+    expect(new Set(all.map((one) => one.objectStoreId)).size).toBe(1);
+    const tables = await Promise.all(all.map((one) => openTable(one.dataSet)));
+    // Act
+    const recorded = await Promise.allSettled(tables.map((table) => table.recordVersion(0)));
+    // Assert
+    expect(recorded.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    const versions = await Promise.all(all.map(async (one) => (await getDataSet(one.hook.dataSetId))?.version));
+    expect(versions).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(await getObjectStore(first.hook.tenantId, first.objectStoreId)).toMatchObject({ first_commits: 8 });
   });
 });
 

@@ -29,15 +29,14 @@ import { objectStoreKeys } from './object-stores.ts';
 import { itemReader, objectOf, orNull, type StoredItem, shapeReader } from './stored-items.ts';
 import {
   batchGetAll,
-  cancellationCodes,
   db,
   isConditionFailure,
-  isTransactionConflict,
   queryAll,
   queryKeys,
   queryPage,
   setFieldsCommand,
   table,
+  transactionRefusal,
 } from './table.ts';
 import { maintenanceKeys } from './table-maintenance.ts';
 
@@ -329,46 +328,40 @@ export async function recordFirstDataSetVersion(
   version: number,
   now: Date,
 ): Promise<void> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: table(),
-              Key: dataSetKeys.version(dataSet.data_set_id),
-              UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
-              ConditionExpression: 'attribute_not_exists(version) OR version < :version',
-              ExpressionAttributeValues: {
-                ':entity': 'DataSetVersion',
-                ':version': version,
-                ':at': now.toISOString(),
-              },
+  // Every first commit in a store writes its item: those at the same moment take turns (transactionRefusal).
+  const refusal = await transactionRefusal(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: table(),
+            Key: dataSetKeys.version(dataSet.data_set_id),
+            UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
+            ConditionExpression: 'attribute_not_exists(version) OR version < :version',
+            ExpressionAttributeValues: {
+              ':entity': 'DataSetVersion',
+              ':version': version,
+              ':at': now.toISOString(),
             },
           },
-          {
-            Update: {
-              TableName: table(),
-              Key: objectStoreKeys.store(dataSet.tenant_id, dataSet.object_store_id),
-              UpdateExpression: 'ADD first_commits :one',
-              ConditionExpression:
-                placeVersion === 0
-                  ? 'attribute_exists(pk) AND (attribute_not_exists(place_version) OR place_version = :place)'
-                  : 'attribute_exists(pk) AND place_version = :place',
-              ExpressionAttributeValues: { ':one': 1, ':place': placeVersion },
-            },
+        },
+        {
+          Update: {
+            TableName: table(),
+            Key: objectStoreKeys.store(dataSet.tenant_id, dataSet.object_store_id),
+            UpdateExpression: 'ADD first_commits :one',
+            ConditionExpression:
+              placeVersion === 0
+                ? 'attribute_exists(pk) AND (attribute_not_exists(place_version) OR place_version = :place)'
+                : 'attribute_exists(pk) AND place_version = :place',
+            ExpressionAttributeValues: { ':one': 1, ':place': placeVersion },
           },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!isTransactionConflict(error)) throw error;
-    const [versionCheck, placeCheck] = cancellationCodes(error);
-    if (placeCheck === 'ConditionalCheckFailed') throw new StorePlaceMoved(dataSet.data_set_id);
-    // A version as late was recorded already, and the store is where this commit wrote.
-    if (versionCheck === 'ConditionalCheckFailed') return;
-    throw error;
-  }
+        },
+      ],
+    }),
+  );
+  // Else written, or a version as late was recorded already (the store still where this commit wrote).
+  if (refusal?.[1] === 'ConditionalCheckFailed') throw new StorePlaceMoved(dataSet.data_set_id);
 }
 
 /** Records how the data set's Iceberg metadata stands after a sync; a sync of an older version never wins. */
