@@ -98,10 +98,14 @@ describe('offering jobs', () => {
     const queued = [...store.state.jobs.values()].map((job) => [job.job_id, job.status]);
     expect(queued.map(([, status]) => status)).toEqual(['Queued', 'Queued']);
 
-    const sweep = (at: string) => offerUnansweredJobs(store, new Date(at));
+    const counted: number[] = [];
+    const countOfferedAgain = (jobs: number) => counted.push(jobs);
+    const sweep = (at: string) => offerUnansweredJobs({ ...store, countOfferedAgain }, new Date(at));
     expect(await sweep('2026-11-21T10:14:59.000Z')).toBe(0);
     expect(await sweep('2026-11-21T10:16:00.000Z')).toBe(2);
     expect(await sweep('2026-11-21T10:17:00.000Z')).toBe(0);
+    // The offers lost, counted once, when they were offered again.
+    expect(counted).toEqual([2]);
     expect(store.state.dispatched).toEqual(
       queued.map(([jobId]) => ({ jobId: jobId as string, offer: 1, delaySeconds: 0 })),
     );

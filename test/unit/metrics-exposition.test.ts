@@ -19,6 +19,7 @@ describe('/metrics', () => {
       'tributary_unreadable_dead_letters_total 0',
       'tributary_redriven_total 0',
       'tributary_dead_letters_deleted_total 0',
+      'tributary_jobs_offered_again_total 0',
       'tributary_envelopes_unaccounted 0',
     ]);
   });

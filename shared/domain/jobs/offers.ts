@@ -32,13 +32,17 @@ export async function offerAgain(
  */
 export const lostOfferMs = 15 * 60_000;
 
-/** The sweep: every Queued job whose latest offer went unanswered past lostOfferMs is offered again. */
+/**
+ * The sweep: every Queued job whose latest offer went unanswered past lostOfferMs is offered again,
+ * and counted (`countOfferedAgain`): an offer lost on the queue leaves a figure the operator sees.
+ */
 export async function offerUnansweredJobs(
-  deps: Pick<JobOffers, 'unansweredOffers'> & OfferDeps,
+  deps: Pick<JobOffers, 'unansweredOffers'> & OfferDeps & { countOfferedAgain(jobs: number): void },
   now: Date,
 ): Promise<number> {
   let offered = 0;
   for (const { jobId, offer } of await deps.unansweredOffers(new Date(now.getTime() - lostOfferMs)))
     if (await offerAgain(deps, jobId, now, { after: offer })) offered++;
+  if (offered > 0) deps.countOfferedAgain(offered);
   return offered;
 }

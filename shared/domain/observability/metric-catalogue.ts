@@ -70,6 +70,12 @@ export const metricCatalogue = {
     type: 'counter',
     exported: [],
   },
+  jobsOfferedAgain: {
+    name: 'tributary_jobs_offered_again_total',
+    type: 'counter',
+    exported: [],
+    cloudWatch: { name: 'JobsOfferedAgain', dimensions: [] },
+  },
   jobs: {
     name: 'tributary_jobs',
     type: 'gauge',
@@ -100,6 +106,8 @@ export const metricHelp: Record<MetricKey, string> = {
   redriven: 'Failed deliveries put back on the ingest queue',
   deadLettersDeleted:
     'Failed deliveries deleted without a redrive: their day was past the data retention, or their data set was deleted',
+  jobsOfferedAgain:
+    'Queued jobs the sweep offered again because their latest offer went unanswered for 15 minutes (lost on the jobs queue, or never sent)',
   jobs: 'Jobs by status (every job counted in its current status)',
 };
 
