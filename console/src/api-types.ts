@@ -314,6 +314,13 @@ export interface paths {
      */
     get: operations["monitoringStatsHistory"];
   };
+  "/api/tenants/{tenant_id}/stats": {
+    /**
+     * The tenant’s connections, a page at a time (at most 100), each with its figures as its connection’s stats: one request for an overview instead of one per connection
+     * @description Permission `connections.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+     */
+    get: operations["monitoringTenantStats"];
+  };
   "/api/tenants/{tenant_id}/stats/history": {
     /**
      * The traffic history of all the tenant’s connections added up, as a connection’s
@@ -882,6 +889,13 @@ export interface components {
       written_rows: number;
       dead_lettered: number;
       redriven: number;
+    };
+    TenantConnectionStats: {
+      connections: {
+          connection: components["schemas"]["Connection"];
+          stats: components["schemas"]["ConnectionStats"];
+        }[];
+      next_cursor: string | null;
     };
     TenantTrafficHistory: {
       /**
@@ -4109,6 +4123,65 @@ export interface operations {
       200: {
         content: {
           "application/json": components["schemas"]["TrafficHistory"];
+        };
+      };
+      /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description No API key, or one that is unknown, revoked or expired. Codes: `UNAUTHORIZED` */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The key’s role does not hold the route’s permission. Codes: `FORBIDDEN` */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A resource named in the path, query or body does not exist or is not visible to the caller’s tenant. Codes: `NOT_FOUND` */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The tenant, connection, pipeline or job is not in a state that allows this, or the tenant’s object store failed (`details` gives its category and S3 error code). Codes: `SOURCE_PAUSED`, `CONNECTION_NOT_ACTIVE`, `OBJECT_STORE_NOT_CONFIGURED`, `OBJECT_STORE_FAILED`, `TENANT_SUSPENDED`, `PIPELINE_DISABLED`, `PIPELINE_NOT_DEPLOYED`, `JOB_NOT_CANCELLABLE`, `TABLE_PROTOCOL_UNSUPPORTED`, `TABLE_SCHEMA_INCOMPATIBLE` */
+      422: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      "5XX": {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * The tenant’s connections, a page at a time (at most 100), each with its figures as its connection’s stats: one request for an overview instead of one per connection
+   * @description Permission `connections.read`, held by: PlatformAdmin, TenantAdmin, TenantEditor, TenantViewer.
+   */
+  monitoringTenantStats: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      path: {
+        tenant_id: string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        content: {
+          "application/json": components["schemas"]["TenantConnectionStats"];
         };
       };
       /** @description The path, query string or body does not match the schema (`details` says where). Codes: `VALIDATION_ERROR`, `INVALID_FEED`, `INVALID_JSON` */

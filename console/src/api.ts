@@ -92,11 +92,16 @@ export const qs = (params: Record<string, string | number | undefined | null>): 
  * Every item of a listing, page after page (1000 a page, the API's most) until `next_cursor` is
  * null: a view whose figures and warnings must cover the whole list never stops at its first page.
  */
-export async function everyItem<K extends string, T>(path: string, key: K, signal?: AbortSignal): Promise<T[]> {
+export async function everyItem<K extends string, T>(
+  path: string,
+  key: K,
+  signal?: AbortSignal,
+  limit = 1000,
+): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await api<Record<K, T[]> & { next_cursor: string | null }>(`${path}${qs({ limit: 1000, cursor })}`, {
+    const page = await api<Record<K, T[]> & { next_cursor: string | null }>(`${path}${qs({ limit, cursor })}`, {
       signal,
     });
     items.push(...page[key]);

@@ -1,8 +1,8 @@
 /**
  * A tenant's overview covers every connection of the tenant, however many: the figures and the
  * warnings of its 180th connection are shown as its first's. A stand-in API answers the console's
- * requests as Tributary does: connections a page at a time (100 unless asked for up to 1000, then
- * `next_cursor`), and each connection's figures.
+ * requests as Tributary does: the tenant's connections with their figures a page at a time (at most
+ * 100, then `next_cursor`; more is a 400).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Connection, Stats } from '../src/api.ts';
@@ -60,20 +60,19 @@ function standInApi(count: number) {
   const fetch = async (path: string) => {
     asked.push(path);
     const url = new URL(path, 'http://console.test/');
-    if (url.pathname === `/api/tenants/${tenantId}/connections`) {
-      const limit = Number(url.searchParams.get('limit') ?? 100);
-      if (limit < 1 || limit > 1000) return answer(400, { code: 'VALIDATION_ERROR', message: 'limit' });
-      const from = Number(url.searchParams.get('cursor') ?? 0);
-      const page = connections.slice(from, from + limit);
-      const next = from + limit < connections.length ? String(from + limit) : null;
-      return answer(200, { connections: page, next_cursor: next });
-    }
-    const stats = url.pathname.match(/^\/api\/connections\/([^/]+)\/stats$/);
-    if (stats) {
+    if (url.pathname === `/api/tenants/${tenantId}/stats`) {
       inFlight.most = Math.max(inFlight.most, ++inFlight.now);
       await new Promise((resolve) => setTimeout(resolve, 0));
       inFlight.now--;
-      return answer(200, stats[1] === idOf(180) ? troubled : quiet);
+      const limit = Number(url.searchParams.get('limit') ?? 100);
+      if (limit < 1 || limit > 100) return answer(400, { code: 'VALIDATION_ERROR', message: 'limit' });
+      const from = Number(url.searchParams.get('cursor') ?? 0);
+      const page = connections.slice(from, from + limit).map((connection) => ({
+        connection,
+        stats: connection.connection_id === idOf(180) ? troubled : quiet,
+      }));
+      const next = from + limit < connections.length ? String(from + limit) : null;
+      return answer(200, { connections: page, next_cursor: next });
     }
     return answer(404, { code: 'NOT_FOUND', message: 'Not found' });
   };
@@ -99,9 +98,14 @@ describe("a tenant's overview", () => {
     const far = rows.find((row) => row.connection.name === 'hook-180');
     expect(far?.stats).toMatchObject({ dead_lettered: 3, redriven: 1, lost_rows: 2 });
     expect(rows.find((row) => row.connection.name === 'hook-250')?.stats).toMatchObject({ accepted: 4 });
-    // In the order listed, and at most 8 figures asked for at once.
+    // In the order listed, in three requests of a hundred, one after the other (not one per connection).
     expect(rows.map((row) => row.connection.name).slice(0, 3)).toEqual(['hook-1', 'hook-2', 'hook-3']);
-    expect(stub.inFlight.most).toBe(8);
+    expect(stub.asked).toEqual([
+      `api/tenants/${tenantId}/stats?limit=100`,
+      `api/tenants/${tenantId}/stats?limit=100&cursor=100`,
+      `api/tenants/${tenantId}/stats?limit=100&cursor=200`,
+    ]);
+    expect(stub.inFlight.most).toBe(1);
   });
 
   it('warns above the table of the failed deliveries and lost rows of connection 180, and of no other', async () => {

@@ -14,6 +14,8 @@ import {
   redriveBody,
   redriveResponse,
   tenantHistoryResponse,
+  tenantStatsQuery,
+  tenantStatsResponse,
 } from '../http/schemas/monitoring.ts';
 import { tenantIdParams } from '../http/schemas/tenants.ts';
 import { listing, type RouteSpec, table } from './spec.ts';
@@ -81,6 +83,19 @@ export const monitoringRoutes = {
     query: historyQuery,
     responses: { 200: historyResponse },
     access: table,
+  },
+  'GET /api/tenants/{tenant_id}/stats': {
+    entry: 'functions/monitoring/tenant-stats.ts',
+    auth: 'apiKey',
+    permission: 'connections.read',
+    summary:
+      'The tenant’s connections, a page at a time (at most 100), each with its figures as its connection’s stats: one request for an overview instead of one per connection',
+    tag: 'Monitoring',
+    params: tenantIdParams,
+    query: tenantStatsQuery,
+    responses: { 200: tenantStatsResponse },
+    access: listing,
+    function: { timeoutSeconds: 29 },
   },
   'GET /api/tenants/{tenant_id}/stats/history': {
     entry: 'functions/monitoring/tenant-stats-history.ts',

@@ -76,6 +76,7 @@ const matrix: Record<string, readonly [number, number, number, number]> = {
   'GET /api/connections/{connection_id}/stats': [200, 200, 200, 200],
   'GET /api/connections/{connection_id}/events': [200, 200, 200, 200],
   'GET /api/connections/{connection_id}/stats/history': [200, 200, 200, 200],
+  'GET /api/tenants/{tenant_id}/stats': [200, 200, 200, 200],
   'GET /api/tenants/{tenant_id}/stats/history': [200, 200, 200, 200],
   'GET /api/me': [200, 200, 200, 200],
   'GET /api/data-sets': [200, 200, 200, 200],

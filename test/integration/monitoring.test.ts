@@ -201,6 +201,15 @@ describe('/metrics and connection stats', () => {
       last_write_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     expect(stats.body.last_write_at >= stats.body.last_ingest_at).toBe(true);
+    // The tenant's page of connections with their figures: the same figures, the connection beside them.
+    const tenantStats = await api.get<{ connections: { connection: { connection_id: string }; stats: unknown }[] }>(
+      `/api/tenants/${hook.tenantId}/stats`,
+    );
+    expect(tenantStats.status).toBe(200);
+    expect(tenantStats.body).toEqual({
+      connections: [{ connection: expect.objectContaining({ connection_id: hook.connectionId }), stats: stats.body }],
+      next_cursor: null,
+    });
   });
 
   it('serves the traffic of the last day per interval, for a connection and added up for its tenant', async () => {

@@ -165,6 +165,10 @@ export const isolationFixtures: Record<string, IsolationFixture> = {
   'GET /api/connections/{connection_id}/stats': connectionRead('stats'),
   'GET /api/connections/{connection_id}/events': connectionRead('events'),
   'GET /api/connections/{connection_id}/stats/history': connectionRead('stats/history'),
+  'GET /api/tenants/{tenant_id}/stats': {
+    scope: 'tenant',
+    build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/stats` }),
+  },
   'GET /api/tenants/{tenant_id}/stats/history': {
     scope: 'tenant',
     build: async ({ world }) => ({ path: `/api/tenants/${world.tenant.tenantId}/stats/history` }),

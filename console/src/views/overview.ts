@@ -101,32 +101,15 @@ async function healthSection(signal: AbortSignal): Promise<HTMLElement> {
 
 /**
  * Every connection of the tenant, each with its figures: the warnings above the table and the
- * losses in it cover the tenant's 250th connection as its first.
+ * losses in it cover the tenant's 250th connection as its first. One request per hundred connections
+ * (GET /api/tenants/{id}/stats), not one per connection.
  */
 export async function tenantRows(tenantId: string, signal: AbortSignal): Promise<Row[]> {
-  const connections = await everyItem<'connections', Connection>(
-    `api/tenants/${tenantId}/connections`,
-    'connections',
-    signal,
-  );
-  // A few at a time: a tenant of hundreds of connections is not hundreds of invocations at once.
-  const rows: Row[] = new Array(connections.length);
-  let next = 0;
-  const lane = async () => {
-    for (let index = next++; index < connections.length; index = next++) {
-      const connection = connections[index] as Connection;
-      rows[index] = {
-        connection,
-        stats: await api<Stats>(`api/connections/${connection.connection_id}/stats`, { signal }),
-      };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(statsAtOnce, connections.length) }, lane));
-  return rows;
+  return everyItem<'connections', Row>(`api/tenants/${tenantId}/stats`, 'connections', signal, statsPage);
 }
 
-/** The connections whose figures the overview asks for at the same time. */
-export const statsAtOnce = 8;
+/** Connections a page of the tenant's figures holds (the most the API gives at once). */
+export const statsPage = 100;
 
 /** A tenant's connections with their figures, polled, and its traffic of the last day or week. */
 export function tenantView(tenantId: string): View {

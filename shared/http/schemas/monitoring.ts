@@ -4,6 +4,7 @@ import { maxSearchBytes } from '../../domain/monitoring/events.ts';
 import { redriveBatchLimit } from '../../domain/monitoring/failed-deliveries.ts';
 import { historyRetentionDays, historySteps } from '../../domain/monitoring/history.ts';
 import { id, nextCursor, nullableTimestamp, pageQuery, timestamp } from './common.ts';
+import { connection } from './connections.ts';
 
 export const monitoringPageQuery = z.strictObject({ ...pageQuery });
 
@@ -130,6 +131,18 @@ export const historyResponse = z
 export const tenantHistoryResponse = historyResponse
   .extend({ connections: z.number().int().meta({ description: 'Connections whose traffic is added up' }) })
   .meta({ id: 'TenantTrafficHistory' });
+
+/** A page of a tenant's connections with their figures: at most a hundred, each read as a connection's stats. */
+export const tenantStatsQuery = z.strictObject({
+  ...pageQuery,
+  limit: z.coerce.number().int().min(1).max(100).default(100),
+});
+export const tenantStatsResponse = z
+  .object({
+    connections: z.array(z.object({ connection, stats: connectionStats })),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: 'TenantConnectionStats' });
 
 export const run = z
   .object({
