@@ -619,13 +619,13 @@ describe('the operator console', () => {
   it('ends a view’s requests when the operator leaves it, even one left while it still loads', async () => {
     const { page } = tab;
     const connectionPath = `/api/connections/${hook.connectionId}`;
-    // Asked only by the connection's own page (the overview asks for its stats, not its rejections).
+    // Asked only by the connection's own page (the overview asks for the tenant's figures, not its rejections).
     const ofConnectionView: string[] = [];
     const overviewPolls: string[] = [];
     const listen = (request: Request) => {
       const { pathname } = new URL(request.url());
       if (pathname === `${connectionPath}/rejections`) ofConnectionView.push(pathname);
-      if (pathname === `/api/tenants/${tenant.tenantId}/connections`) overviewPolls.push(pathname);
+      if (pathname === `/api/tenants/${tenant.tenantId}/stats`) overviewPolls.push(pathname);
     };
     let release = () => {};
     const held = new Promise<void>((resolve) => {
