@@ -210,14 +210,21 @@ export const tableMetadataOf = (dataSet: DataSet): TableMetadata => ({
  */
 export const commitTableProperties: PropertiesCommitter = (dataSet, change) =>
   asServiceErrors(async () => {
-    const table = await openTable(dataSet);
-    const committed = await commitMetadata(
-      { ...(await table.committer()), hooks: { onCompleted: (entry) => table.recordVersion(entry.version) } },
-      dataSet.data_set_id,
-      async (current) => {
-        const base = current ?? metadataAction(tableMetadataOf(dataSet));
-        return { ...base, configuration: change(base.configuration) };
-      },
-    );
+    const commit = async () => {
+      const table = await openTable(dataSet);
+      return commitMetadata(
+        { ...(await table.committer()), hooks: { onCompleted: (entry) => table.recordVersion(entry.version) } },
+        dataSet.data_set_id,
+        async (current) => {
+          const base = current ?? metadataAction(tableMetadataOf(dataSet));
+          return { ...base, configuration: change(base.configuration) };
+        },
+      );
+    };
+    // The table's first version, made as its store moved: made again where the store is now.
+    const committed = await commit().catch((error: unknown) => {
+      if (error instanceof StorePlaceMoved) return commit();
+      throw error;
+    });
     return { version: committed.version, properties: committed.metadata.configuration };
   });

@@ -64,6 +64,26 @@ describe('a data set’s first commit while its store moves', () => {
     expect([again.status, again.body.code]).toEqual([409, 'CONFLICT']);
   });
 
+  it('sets table properties of a table never committed while its store moves: made again where the store is now', async () => {
+    // Arrange: this instance read the store (a run opened the table), then the store moved.
+    const { hook, dataSet, objectStoreId } = await dataSetInStore();
+    const { getDataSet } = await import('../../shared/adapters/dynamo/data-sets.ts');
+    const { getObjectStore } = await import('../../shared/adapters/dynamo/object-stores.ts');
+    const { commitTableProperties, openTable } = await import('../../shared/adapters/table-storage.ts');
+    await openTable(dataSet);
+    const moved = await moveStore(hook.tenantId, objectStoreId, `http://localhost:${new URL(useEndpoint()).port}`);
+    expect(moved.status, moved.text).toBe(204);
+    // Act
+    const committed = await commitTableProperties(dataSet, (properties) => ({
+      ...properties,
+      'tributary.freshness': 'interval 30 seconds',
+    }));
+    // Assert: no error; the properties committed and the version recorded against the store's new place.
+    expect(committed.properties['tributary.freshness']).toBe('interval 30 seconds');
+    expect((await getDataSet(hook.dataSetId))?.version).toBe(committed.version);
+    expect(await getObjectStore(hook.tenantId, objectStoreId)).toMatchObject({ place_version: 1, first_commits: 1 });
+  });
+
   it('refuses a change of place checked before a first commit was recorded, and changes nothing', async () => {
     // Arrange: the change found no committed table (it read first_commits 0); then the first commit was recorded.
     const { hook, dataSet, objectStoreId } = await dataSetInStore();
