@@ -4,10 +4,10 @@
  * held the item at that moment: nobody may have won) is tried again. The answers are DynamoDB's
  * documented shape: TransactionCanceledException with one CancellationReason per item.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { putWithUniqueClaim, transactionHeld } from '#shared/adapters/dynamo/table.ts';
+import { besideTransactions, putWithUniqueClaim, transactionHeld } from '#shared/adapters/dynamo/table.ts';
 
 const noPause = async () => undefined;
 
@@ -99,6 +99,39 @@ describe('transactionHeld (a count made once, a store path claimed)', () => {
       conflictThenCondition: { answer: 'false', attempts: 2 },
       conflictEveryTime: { answer: 'TransactionCanceledException', attempts: 6 },
       throttled: { answer: 'TransactionCanceledException', attempts: 1 },
+    });
+  });
+});
+
+describe('besideTransactions (a plain write of an item that transactions also write: a store’s)', () => {
+  const inTransaction = () =>
+    new TransactionConflictException({
+      message: 'Transaction is ongoing for the item',
+      $metadata: { httpStatusCode: 400 },
+    });
+  const outcome = async (answers: (Error | 'ok')[]) => {
+    const dynamo = answering(answers);
+    const answer = await besideTransactions(dynamo.send, noPause).then(
+      () => 'written',
+      (thrown: Error) => thrown.name,
+    );
+    return { answer, attempts: dynamo.attempts() };
+  };
+
+  it('waits out a transaction holding the item, and throws anything else at once', async () => {
+    const refused = Object.assign(new Error('The conditional request failed'), {
+      name: 'ConditionalCheckFailedException',
+    });
+    expect({
+      written: await outcome(['ok']),
+      afterTwoTransactions: await outcome([inTransaction(), inTransaction(), 'ok']),
+      transactionsEveryTime: await outcome(Array.from({ length: 10 }, inTransaction)),
+      condition: await outcome([refused]),
+    }).toEqual({
+      written: { answer: 'written', attempts: 1 },
+      afterTwoTransactions: { answer: 'written', attempts: 3 },
+      transactionsEveryTime: { answer: 'TransactionConflictException', attempts: 6 },
+      condition: { answer: 'ConditionalCheckFailedException', attempts: 1 },
     });
   });
 });

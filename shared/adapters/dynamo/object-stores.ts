@@ -22,6 +22,7 @@ import type { StorePathClaim } from '../../domain/tenants/store-claims.ts';
 import { tenantCache } from './ingest-cache.ts';
 import { itemReader, orNull, shapeReader } from './stored-items.ts';
 import {
+  besideTransactions,
   cancellationCodes,
   db,
   isConditionFailure,
@@ -29,7 +30,6 @@ import {
   queryPage,
   table,
   transactionHeld,
-  writeOrRefuse,
 } from './table.ts';
 import { tenantKeys } from './tenants.ts';
 
@@ -112,18 +112,17 @@ export async function getObjectStore(tenantId: string, objectStoreId: string): P
 /** Records what a probe found about the store's conditional writes, for the options it was made with. */
 export async function recordConditionalWrites(store: StoredObjectStore, supported: boolean): Promise<void> {
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: objectStoreKeys.store(store.tenant_id, store.object_store_id),
-        UpdateExpression: 'SET conditional_writes = :found',
-        ConditionExpression: 'updated_at = :updated',
-        ExpressionAttributeValues: {
-          ':found': { updated_at: store.updated_at, supported },
-          ':updated': store.updated_at,
-        },
-      }),
-    );
+    const record = new UpdateCommand({
+      TableName: table(),
+      Key: objectStoreKeys.store(store.tenant_id, store.object_store_id),
+      UpdateExpression: 'SET conditional_writes = :found',
+      ConditionExpression: 'updated_at = :updated',
+      ExpressionAttributeValues: {
+        ':found': { updated_at: store.updated_at, supported },
+        ':updated': store.updated_at,
+      },
+    });
+    await besideTransactions(() => db.send(record));
   } catch (error) {
     // The options changed meanwhile: the next commit probes the store as it is now.
     if (!isConditionFailure(error)) throw error;
@@ -202,31 +201,30 @@ export async function createObjectStore(store: StoredObjectStore, claims: StoreP
 }
 
 export async function setDefaultObjectStore(tenantId: string, objectStoreId: string, now: Date): Promise<void> {
-  await writeOrRefuse(
-    db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: table(),
-              Key: objectStoreKeys.store(tenantId, objectStoreId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
+  // A first commit's transaction on the store's item at that moment is waited out, not answered 404.
+  const held = await transactionHeld(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          ConditionCheck: {
+            TableName: table(),
+            Key: objectStoreKeys.store(tenantId, objectStoreId),
+            ConditionExpression: 'attribute_exists(pk)',
           },
-          {
-            Update: {
-              TableName: table(),
-              Key: tenantKeys.tenant(tenantId),
-              UpdateExpression: 'SET default_object_store_id = :id, updated_at = :at',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':id': objectStoreId, ':at': now.toISOString() },
-            },
+        },
+        {
+          Update: {
+            TableName: table(),
+            Key: tenantKeys.tenant(tenantId),
+            UpdateExpression: 'SET default_object_store_id = :id, updated_at = :at',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':id': objectStoreId, ':at': now.toISOString() },
           },
-        ],
-      }),
-    ),
-    () => notFound('Object store'),
+        },
+      ],
+    }),
   );
+  if (!held) throw notFound('Object store');
 }
 
 /**
@@ -263,7 +261,7 @@ export async function replaceObjectStoreOptions(
     return 'tableCommitted' as const;
   };
   try {
-    if (claims.length === 0) await db.send(new UpdateCommand(update));
+    if (claims.length === 0) await besideTransactions(() => db.send(new UpdateCommand(update)));
     else await db.send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...claimWrites(claims)] }));
     return 'replaced';
   } catch (error) {

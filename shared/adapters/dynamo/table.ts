@@ -228,6 +228,27 @@ export async function transactionRefusal(
 }
 
 /**
+ * A write of one item that met a transaction holding that item (DynamoDB's
+ * TransactionConflictException, which the SDK does not retry: it is no throttle) is tried again, with
+ * jitter, `claimAttempts` in all: an item some transactions write (a store's, which every first commit
+ * in it raises) takes plain writes beside them. Any other error is thrown as it came.
+ */
+export async function besideTransactions<T>(
+  write: () => Promise<T>,
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'TransactionConflictException') || attempt >= claimAttempts)
+        throw error;
+      await pause(Math.random() * 25 * 2 ** attempt);
+    }
+  }
+}
+
+/**
  * Puts `item` together with `claim`, an item keyed by a value that must be unique (a slug, an
  * email, a message id), in one transaction: of two writers of one value, exactly one wins.
  * Answers false, writing nothing, when the value is taken (or the item exists); a conflict with
