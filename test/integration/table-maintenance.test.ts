@@ -83,6 +83,18 @@ describe('table maintenance in the service', () => {
         await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(job).toMatchObject({ status: 'Succeeded', job_type: 'Optimize', rows_in: 36, error_message: null });
+    // Out of Queued, it is off the sweep's list of Queued jobs at once (the sweep reads only the jobs still Queued).
+    useServiceEnvironment();
+    const { db, table: tableName } = await import('../../shared/adapters/dynamo/table.ts');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const queuedEntry = await db.send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: { pk: 'QUEUED_JOBS', sk: started.body.job_id },
+        ConsistentRead: true,
+      }),
+    );
+    expect(queuedEntry.Item).toBeUndefined();
     const listed = await api.get<{ jobs: { job_id: string }[] }>(
       `/api/jobs?tenant_id=${hook.tenantId}&job_type=Optimize`,
     );

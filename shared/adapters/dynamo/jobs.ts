@@ -5,8 +5,8 @@
  *     gsi2pk JOBS#<nn>                gsi2sk <created_at>#<job_id>   nn: the job's shard, 00-15 (sharded-lists.ts)
  *     offer, offered_at_ms: the number of its latest offer to the runners and when it was made (offers.ts)
  *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
- *   pk QUEUED_JOBS    sk <job_id>            a job written Queued, for the sweep of unanswered offers; the sweep
- *                                            forgets it once the job has left Queued
+ *   pk QUEUED_JOBS    sk <job_id>            a job written Queued, for the sweep of unanswered offers; forgotten
+ *                                            when the job leaves Queued (or by the sweep, if that delete failed)
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -107,6 +107,11 @@ function filterOf(filters: JobFilters) {
 /** Every write of a job sets its shard: a job written before the shards leaves the legacy `JOBS` key on its next move. */
 const shardOf = (jobId: string) => ({ gsi2pk: jobKeys.shard(jobId) });
 
+/** A job's entry in the sweep's list removed, as the sweep would remove it; a failure leaves it to the sweep. */
+async function forgetQueued(jobId: string): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: table(), Key: jobKeys.queuedJob(jobId) })).catch(() => undefined);
+}
+
 export const jobs: JobRepository = {
   async createJob(job) {
     const order = `${job.created_at}#${job.job_id}`;
@@ -184,6 +189,9 @@ export const jobs: JobRepository = {
         await Promise.all([
           countQuietly('jobs', { status: before.status }, -1),
           countQuietly('jobs', { status: after.status }),
+          // Out of Queued for good: the sweep's list forgets it now, so that each sweep reads the jobs
+          // still Queued rather than every job of the last 15 minutes (a leftover is forgotten by the sweep).
+          before.status === 'Queued' ? forgetQueued(jobId) : undefined,
         ]);
       }
       return after;
