@@ -129,6 +129,8 @@ export function memoryStore() {
   const dispatched: { jobId: string; offer: number; delaySeconds: number }[] = [];
   /** Each job's latest offer: its number and when it was made (the job's creation for offer 0). */
   const offers = new Map<string, { offer: number; offeredAt: number }>();
+  /** Jobs a runner took off the sweep's list of Queued jobs (forgetQueued), in order. */
+  const forgottenQueued: string[] = [];
   const documents = new Map<string, WikiDocument>();
   const dashboards = new Map<string, DashboardConnection>();
   const provisioningRequests: string[] = [];
@@ -551,6 +553,9 @@ export function memoryStore() {
       offers.set(jobId, { offer: latest + 1, offeredAt: now.getTime() });
       return latest + 1;
     },
+    async forgetQueued(jobId) {
+      forgottenQueued.push(jobId);
+    },
     async unansweredOffers(before) {
       return [...jobs.values()].flatMap((job) => {
         const latest = offers.get(job.job_id) ?? { offer: 0, offeredAt: Date.parse(job.created_at) };
@@ -730,6 +735,7 @@ export function memoryStore() {
       jobs,
       dispatched,
       offers,
+      forgottenQueued,
       documents,
       dashboards,
       provisioningRequests,

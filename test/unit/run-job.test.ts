@@ -61,6 +61,8 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
     },
     jobs,
     offers: [] as [string, number][],
+    /** Jobs taken off the sweep's list of Queued jobs, in order. */
+    forgotten: [] as string[],
     lease: options.leaseHeld
       ? ({ jobId: 'other', runner: 'r-other', expires: now.getTime() + 60_000, waiting: [] } as Lease | null)
       : (null as Lease | null),
@@ -108,6 +110,9 @@ function memory(initial: Job, options: { leaseHeld?: boolean; onMove?: (to: JobS
       return current + 1;
     },
     unansweredOffers: async () => [],
+    async forgetQueued(jobId) {
+      state.forgotten.push(jobId);
+    },
     // As the table's conditions: free, or this job's under this runner; or taken over from an expired holder.
     async acquireLease(_, jobId, runner, ttlMs, at, replacing) {
       const free = !state.lease || (state.lease.jobId === jobId && state.lease.runner === runner);
@@ -176,6 +181,8 @@ describe('running a job', () => {
     expect(seen).toEqual(['Dispatched', 'Running', 'Succeeded']);
     expect(state.job).toMatchObject({ status: 'Succeeded', runner_id: 'r1', rows_out: 2 });
     expect(state.lease).toBeNull();
+    // Out of Queued, off the sweep's list: a sweep reads the jobs still Queued.
+    expect(state.forgotten).toEqual(['j1']);
   });
 
   it('records completed_at when its work has ended, after its commit began', async () => {
@@ -208,6 +215,8 @@ describe('running a job', () => {
     const { deps, state } = memory(job(), { leaseHeld: true });
     expect(await runJob(deps, { jobId: 'j1', offer: 0 }, 'r1', succeeds)).toBe('partition busy');
     expect(state.job.status).toBe('Queued');
+    // Still Queued: still on the sweep's list, should its next offer be lost.
+    expect(state.forgotten).toEqual([]);
     expect(state.lease?.waiting).toEqual(['j1']);
     expect(state.offers).toEqual([['j1', 10]]);
   });

@@ -6,7 +6,7 @@
  *     offer, offered_at_ms: the number of its latest offer to the runners and when it was made (offers.ts)
  *   pk JOB_LEASES     sk <partition_key>     the lease of a partition (job id, runner, expiry, jobs waiting behind it)
  *   pk QUEUED_JOBS    sk <job_id>            a job written Queued, for the sweep of unanswered offers; forgotten
- *                                            when the job leaves Queued (or by the sweep, if that delete failed)
+ *                                            by the runner that takes it out of Queued, else by the sweep
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -107,11 +107,6 @@ function filterOf(filters: JobFilters) {
 /** Every write of a job sets its shard: a job written before the shards leaves the legacy `JOBS` key on its next move. */
 const shardOf = (jobId: string) => ({ gsi2pk: jobKeys.shard(jobId) });
 
-/** A job's entry in the sweep's list removed, as the sweep would remove it; a failure leaves it to the sweep. */
-async function forgetQueued(jobId: string): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: table(), Key: jobKeys.queuedJob(jobId) })).catch(() => undefined);
-}
-
 export const jobs: JobRepository = {
   async createJob(job) {
     const order = `${job.created_at}#${job.job_id}`;
@@ -189,9 +184,6 @@ export const jobs: JobRepository = {
         await Promise.all([
           countQuietly('jobs', { status: before.status }, -1),
           countQuietly('jobs', { status: after.status }),
-          // Out of Queued for good: the sweep's list forgets it now, so that each sweep reads the jobs
-          // still Queued rather than every job of the last 15 minutes (a leftover is forgotten by the sweep).
-          before.status === 'Queued' ? forgetQueued(jobId) : undefined,
         ]);
       }
       return after;
@@ -290,6 +282,11 @@ export const offers: JobOffers = {
       if (isConditionFailure(error)) return null;
       throw error;
     }
+  },
+
+  async forgetQueued(jobId) {
+    // A failure leaves the entry to the sweep, which forgets every entry whose job has left Queued.
+    await db.send(new DeleteCommand({ TableName: table(), Key: jobKeys.queuedJob(jobId) })).catch(() => undefined);
   },
 
   async unansweredOffers(before) {

@@ -40,6 +40,11 @@ export interface JobOffers {
   newOffer(jobId: string, now: Date, after?: number): Promise<number | null>;
   /** Queued jobs whose latest offer was made before `before`: it was lost, or never sent. */
   unansweredOffers(before: Date): Promise<{ jobId: string; offer: number }[]>;
+  /**
+   * The job has left Queued: off the list the sweep reads (best effort; the sweep forgets what is left), so that a
+   * sweep reads the jobs still Queued rather than every job queued since the last 15 minutes.
+   */
+  forgetQueued(jobId: string): Promise<void>;
 }
 
 export interface JobResults {

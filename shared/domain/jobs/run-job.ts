@@ -226,6 +226,7 @@ async function runHeld(
       now(),
     )) ?? (await ownMove('Dispatched'));
   if (!dispatched) return 'stale';
+  await deps.forgetQueued(jobId);
   const running =
     (await deps.moveJob(jobId, ['Dispatched'], { status: 'Running', started_at: now().toISOString() }, now())) ??
     (await ownMove('Running'));
