@@ -284,6 +284,15 @@ export async function fixDataSetStorage(
   }
 }
 
+/** The write of a committed version to the data set's version item: only ever forward. */
+const versionWrite = (dataSetId: string, version: number, now: Date) => ({
+  TableName: table(),
+  Key: dataSetKeys.version(dataSetId),
+  UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
+  ConditionExpression: 'attribute_not_exists(version) OR version < :version',
+  ExpressionAttributeValues: { ':entity': 'DataSetVersion', ':version': version, ':at': now.toISOString() },
+});
+
 /**
  * Records a committed version; versions only move forward, whoever records them. One write: the
  * data set reads as Active from its first recorded version on (withVersion), so its own item is
@@ -291,15 +300,7 @@ export async function fixDataSetStorage(
  */
 export async function recordDataSetVersion(dataSetId: string, version: number, now: Date): Promise<void> {
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: dataSetKeys.version(dataSetId),
-        UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
-        ConditionExpression: 'attribute_not_exists(version) OR version < :version',
-        ExpressionAttributeValues: { ':entity': 'DataSetVersion', ':version': version, ':at': now.toISOString() },
-      }),
-    );
+    await db.send(new UpdateCommand(versionWrite(dataSetId, version, now)));
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
@@ -332,19 +333,7 @@ export async function recordFirstDataSetVersion(
   const refusal = await transactionRefusal(
     new TransactWriteCommand({
       TransactItems: [
-        {
-          Update: {
-            TableName: table(),
-            Key: dataSetKeys.version(dataSet.data_set_id),
-            UpdateExpression: 'SET entity = :entity, version = :version, updated_at = :at',
-            ConditionExpression: 'attribute_not_exists(version) OR version < :version',
-            ExpressionAttributeValues: {
-              ':entity': 'DataSetVersion',
-              ':version': version,
-              ':at': now.toISOString(),
-            },
-          },
-        },
+        { Update: versionWrite(dataSet.data_set_id, version, now) },
         {
           Update: {
             TableName: table(),

@@ -2,6 +2,7 @@
  * A tenant's connections with their figures, a page at a time: what an overview of the tenant shows,
  * in one request per page instead of one per connection.
  */
+import { forEachAtMost } from '../at-most.ts';
 import type { Connection } from '../connections/model.ts';
 import type { Deps as ConnectionDeps } from '../connections/use-cases.ts';
 import type { Page, PageRequest } from '../pagination.ts';
@@ -37,18 +38,16 @@ export async function tenantConnectionStats(
 ): Promise<Page<{ connection: Connection; stats: ConnectionStats }>> {
   await tenantFor(deps, principal, tenantId, 'read');
   const connections = await deps.listConnectionsByTenant(tenantId, page);
-  const items: { connection: Connection; stats: ConnectionStats }[] = new Array(connections.items.length);
-  let next = 0;
-  const lane = async () => {
-    for (let index = next++; index < connections.items.length; index = next++) {
-      const connection = connections.items[index] as Connection;
-      const [series, staged] = await Promise.all([
-        deps.readSourceCounters(connection.source_id),
-        deps.stagedFor(connection.data_set_id),
-      ]);
-      items[index] = { connection, stats: statsFrom(series, staged, now) };
-    }
+  const stats = new Map<Connection, ConnectionStats>();
+  await forEachAtMost(connections.items, statsReadAtOnce, async (connection) => {
+    const [series, staged] = await Promise.all([
+      deps.readSourceCounters(connection.source_id),
+      deps.stagedFor(connection.data_set_id),
+    ]);
+    stats.set(connection, statsFrom(series, staged, now));
+  });
+  return {
+    items: connections.items.map((connection) => ({ connection, stats: stats.get(connection) as ConnectionStats })),
+    nextCursor: connections.nextCursor,
   };
-  await Promise.all(Array.from({ length: Math.min(statsReadAtOnce, connections.items.length) }, lane));
-  return { items, nextCursor: connections.nextCursor };
 }

@@ -245,15 +245,17 @@ export async function updateObjectStoreOptions(
   if (!store) throw notFound('Object store');
   checkPlatformAccess(store.base_url, input.options, deps.tenantBuckets());
   const moved = changedPlaceOptions(await openObjectStoreOptions(deps.secrets, store), input.options);
+  /** The 409 naming the data sets with a table in the store; null while there is none. */
   const placeHeld = async () => {
     const tables = await deps.dataSetsInStore(tenantId, store.object_store_id, namedDataSets + 1);
+    if (tables.length === 0) return null;
     const named = tables.slice(0, namedDataSets).join(', ') + (tables.length > namedDataSets ? ', …' : '');
     return conflict(
-      `Data sets have their tables in this object store (${named || 'one committed just now'}): its ${moved.join(', ')} cannot change, as they decide where those tables are; register a new store for another place (credentials may change)`,
+      `Data sets have their tables in this object store (${named}): its ${moved.join(', ')} cannot change, as they decide where those tables are; register a new store for another place (credentials may change)`,
     );
   };
-  if (moved.length > 0 && (await deps.dataSetsInStore(tenantId, store.object_store_id, 1)).length > 0)
-    throw await placeHeld();
+  const held = moved.length > 0 ? await placeHeld() : null;
+  if (held) throw held;
   await checkStoreRole(deps.roles, tenantId, input.options);
   const sealed = await deps.secrets.seal(
     JSON.stringify(input.options),
@@ -272,7 +274,13 @@ export async function updateObjectStoreOptions(
       claims,
       moving,
     );
-    if (outcome === 'tableCommitted') throw await placeHeld();
+    if (outcome === 'tableCommitted')
+      throw (
+        (await placeHeld()) ??
+        conflict(
+          `A data set's first commit to this object store was recorded just now: its ${moved.join(', ')} cannot change; register a new store for another place (credentials may change)`,
+        )
+      );
     return outcome === 'replaced';
   });
 }
