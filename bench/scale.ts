@@ -778,6 +778,11 @@ const probedEpochs = 100;
 interface CounterProbe {
   /** Seconds as on AWS the counters' reading takes a source active within the hour (its partition read whole). */
   perSource: number;
+  /**
+   * GET /metrics (no shards): seconds as on AWS to read the platform's partitions as the run left them,
+   * and the series they hold.
+   */
+  platform: { seconds: number; series: number };
   /** Seconds as on AWS a further counter item takes it (read in the index and in its source's partition). */
   perItem: number;
   /** Bytes of GET /metrics' answer a source adds (its series). */
@@ -810,11 +815,19 @@ async function probeCounters(timing: { deployment: ReturnType<typeof readDeploym
   const read = async () => {
     meter.take();
     const { value, invocation } = await meter.invoke(metricsEntry, () => counters.readRecentCounters());
-    answerBytes = Buffer.byteLength(renderPrometheus(value.samples, value.unaccounted));
+    answerBytes = Buffer.byteLength(renderPrometheus(value.samples, 0));
+    return awsSeconds(meter.take().invocations, timing.deployment)(invocation);
+  };
+  let platformSeries = 0;
+  const readPlatform = async () => {
+    meter.take();
+    const { value, invocation } = await meter.invoke(metricsEntry, () => counters.readPlatformCounters());
+    platformSeries = [...value.samples.values()].reduce((sum, samples) => sum + samples.length, 0);
     return awsSeconds(meter.take().invocations, timing.deployment)(invocation);
   };
   // The least of three readings each: another process's moment (DynamoDB Local's own collector) only adds.
   const least = async () => Math.min(await read(), await read(), await read());
+  const platformSeconds = Math.min(await readPlatform(), await readPlatform(), await readPlatform());
   const before = await least();
   const bytesPerSource = answerBytes / sentSoFar.size;
   const now = Date.now();
@@ -848,8 +861,12 @@ async function probeCounters(timing: { deployment: ReturnType<typeof readDeploym
   process.stderr.write(
     `scale: the counters of ${sentSoFar.size} sources read in ${before.toFixed(2)} s as on AWS, with ${writes.length} totals more (${items} items) in ${after.toFixed(2)} s; an item ${itemBaseBytes} bytes but its totals, ${bytesPerTotal.toFixed(1)} bytes a total\n`,
   );
+  process.stderr.write(
+    `scale: GET /metrics read the platform's partitions (${platformSeries} series) in ${platformSeconds.toFixed(3)} s as on AWS\n`,
+  );
   return {
     perSource: before / sentSoFar.size,
+    platform: { seconds: platformSeconds, series: platformSeries },
     perItem: Math.max(0, (after - before) / items),
     bytesPerSource,
     slots: counters.epochSlots,
@@ -1034,7 +1051,6 @@ function analyse(
     const instances = Math.max(1, ingestLine.at(rate));
     return quartersUnfolded * counterItemsPerQuarter(shape, rate, instances, counters.slots);
   };
-  const itemsText = `${(counters.perItem * 1e6).toFixed(1)} µs an item, a series' items a quarter one per ingest instance that counted it, at most ${counters.slots}, ${quartersUnfolded} quarters`;
   const upkeepAt = (rate: number) => counters.perSource * movedAt(rate) + counters.perItem * itemsFoldedAt(rate);
   constraints.push({
     limit: `monitoring/counter-upkeep-worker.ts's maximum concurrency (${upkeepWorkers}): ${(counters.perSource * 1000).toFixed(2)} ms a source that moved in a ${counterWindowSeconds / 60}-minute window, ${(counters.perItem * 1e6).toFixed(1)} µs an item folded`,
@@ -1042,11 +1058,24 @@ function analyse(
     capacity: upkeepWorkers,
     ceiling: solve(upkeepAt, upkeepWorkers),
   });
-  // GET /metrics makes the same reading each scrape (the probe's), within its timeout, and answers
-  // every series of those sources within a function's 6 MB; split in shards (each a scrape target),
-  // a scrape reads and answers for its share. A limit at the most shards; the shards a shape needs
-  // at its ceiling are listed with the quotas.
+  // GET /metrics reads the platform's partitions: the platform's series and those of all sources,
+  // each as many items as the processes' slots of each quarter not folded yet (at most), whatever the
+  // traffic. Its time as read, and each series at its most items: no line that grows with the rate.
   const metricsTimeout = (deployment.functions.get(metricsEntry) as Deployed).timeoutSeconds;
+  const platformScrape =
+    (counters.platform.seconds + counters.perItem * counters.platform.series * counters.slots * quartersUnfolded) /
+    metricsTimeout;
+  constraints.push({
+    limit: `GET /metrics within ${metricsTimeout} s (the platform's partitions: ${counters.platform.series} series, each at most ${counters.slots} items a quarter, ${quartersUnfolded} quarters)`,
+    values: [platformScrape, platformScrape],
+    capacity: 1,
+    ceiling: platformScrape < 1 ? Number.POSITIVE_INFINITY : 0,
+  });
+  // GET /metrics?shards= makes the same reading as the upkeep each scrape (the probe's), within its
+  // timeout, and answers every series of those sources within a function's 6 MB; each shard a scrape
+  // target. Not a limit (the series of all sources hold every figure): the shards it needs at a
+  // shape's ceiling are listed with the quotas, more than 64 when a deployment that busy reads each
+  // source's figures from its connection's stats instead.
   const scrapeAt = (rate: number, shards: number) =>
     Math.max(
       (counters.perSource * shape.activeWithinHour(rate) + counters.perItem * counterItemsAt(rate)) /
@@ -1054,13 +1083,6 @@ function analyse(
         metricsTimeout,
       (counters.bytesPerSource * shape.activeWithinHour(rate)) / shards / lambdaAnswerBytes,
     );
-  const mostShards = metricsShardCounts[metricsShardCounts.length - 1] as number;
-  constraints.push({
-    limit: `GET /metrics in ${mostShards} shards, a scrape within ${metricsTimeout} s and 6 MB (${(counters.perSource * 1000).toFixed(2)} ms and ${Math.round(counters.bytesPerSource)} bytes a source active within the hour, ${itemsText})`,
-    values: [scrapeAt(served[0], mostShards), scrapeAt(served[1], mostShards)],
-    capacity: 1,
-    ceiling: solve((rate) => scrapeAt(rate, mostShards), 1),
-  });
   const scrapeShards = (rate: number) =>
     metricsShardCounts.find((shards) => scrapeAt(rate, shards) <= 1) ?? Number.POSITIVE_INFINITY;
   // A large table is committed by at most `maxTableCommitters` at once (each on a run it leases).
@@ -1318,7 +1340,7 @@ export async function benchScale(): Promise<string> {
     out.push(`ceiling, ${result.shape.name}: ${whole(result.ceiling)} requests/s (limited by ${result.limitedBy})`);
   out.push(
     '',
-    'Account quotas AWS raises on request, and the scrape targets GET /metrics needs, at each shape’s ceiling:',
+    'Account quotas AWS raises on request, and the scrape targets each source’s series need, at each shape’s ceiling:',
   );
   for (const result of results) {
     const lambda = [...result.concurrency].filter(([, value]) => value >= 0.05);
@@ -1326,7 +1348,9 @@ export async function benchScale(): Promise<string> {
     out.push(
       `- ${result.shape.name}: API Gateway ${whole(result.ceiling)} requests/s; Lambda concurrency ${whole(total)} ` +
         `(${lambda.map(([entry, value]) => `${entry.replace(/^functions\//, '').replace(/\.ts$/, '')} ${figure(value)}`).join(', ')}); ` +
-        `GET /metrics in ${whole(result.scrapeShards)} shard${result.scrapeShards === 1 ? '' : 's'} (\`?shards=\`, a scrape target each)`,
+        (Number.isFinite(result.scrapeShards)
+          ? `each source's series at GET /metrics?shards= in ${whole(result.scrapeShards)} shard${result.scrapeShards === 1 ? '' : 's'} (a scrape target each)`
+          : `each source's series beyond GET /metrics?shards= (more than ${metricsShardCounts.at(-1)} shards; from the connections' stats instead)`),
     );
   }
   const largest = [...results.flatMap((result) => result.phases.map((phase) => phase.largestItem)), probe.largest].sort(

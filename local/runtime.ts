@@ -496,8 +496,14 @@ export async function startRuntime(
           const result = (await lambda.invoke(event, {
             requestId: context.awsRequestId,
           })) as APIGatewayProxyStructuredResultV2;
-          // Local mode's own figures follow the service's, where an operator scrapes them.
-          if (event.routeKey === 'GET /metrics' && result.statusCode === 200 && !result.isBase64Encoded)
+          // Local mode's own figures follow the platform's, where an operator scrapes them (not each
+          // shard of the sources' series: a figure in one scrape target only).
+          if (
+            event.routeKey === 'GET /metrics' &&
+            event.queryStringParameters?.shards === undefined &&
+            result.statusCode === 200 &&
+            !result.isBase64Encoded
+          )
             return { ...result, body: `${result.body ?? ''}${figures.exposition()}` };
           return result;
         };

@@ -22,7 +22,7 @@ export interface paths {
   };
   "/metrics": {
     /**
-     * Prometheus metrics (text format 0.0.4), whole or in shards of the sources
+     * Prometheus metrics (text format 0.0.4): the platform's and all sources' series, or each source's in shards
      * @description Permission `platform.metrics`, held by: PlatformAdmin.
      */
     get: operations["statusMetrics"];
@@ -1282,7 +1282,7 @@ export interface operations {
     };
   };
   /**
-   * Prometheus metrics (text format 0.0.4), whole or in shards of the sources
+   * Prometheus metrics (text format 0.0.4): the platform's and all sources' series, or each source's in shards
    * @description Permission `platform.metrics`, held by: PlatformAdmin.
    */
   statusMetrics: {

@@ -9,6 +9,8 @@
  *    and the door's series is raised to the receipts as the envelopes are committed (one write per
  *    commit and connection, not per writer batch and connection): the figure is exact once they are
  *    in their table, whether or not the door's instance ever writes its own counts.
+ * Each count of a source also goes to the series of all sources (its labels but source_id), in the
+ * same epoch and write, its total on the receipt beside the source's: GET /metrics reads those.
  * Each write also emits how much it grew the shared figures, in CloudWatch Embedded Metric Format
  * (one line per metric and dimension set; only low-cardinality labels become dimensions): summed over
  * processes, CloudWatch then reads what the shared figures read, counts a door's instance never wrote
@@ -16,13 +18,20 @@
  */
 import { setting } from '../config.ts';
 import type { Receipt } from '../domain/ingest/envelope.ts';
-import { type MetricKey, type MetricSpec, metricCatalogue } from '../domain/observability/metric-catalogue.ts';
+import {
+  allSourcesLabels,
+  isAllSources,
+  type MetricKey,
+  type MetricSpec,
+  metricCatalogue,
+} from '../domain/observability/metric-catalogue.ts';
 import { type SeriesChoice, Tally, TallyWriter, type TotalWrite } from '../domain/observability/tally.ts';
 import { beforeAnswering, outsideInvocations } from '../observability/invocation.ts';
 import { logger } from '../observability/logger.ts';
 import { countOnce as countOnceInTable, writeTotals } from './dynamo/counters.ts';
 
-const tally = new Tally({ maxAgeMs: setting('COUNTER_FLUSH_SECONDS') * 1000 });
+/** Each count of a source also goes to the series of all sources, which GET /metrics reads. */
+const tally = new Tally({ maxAgeMs: setting('COUNTER_FLUSH_SECONDS') * 1000, alsoCounts: allSourcesLabels });
 
 /** Adds to a counter (a negative `by` takes from a gauge), written before the invocation answers. */
 export function count(metric: MetricKey, labels: Record<string, string>, by = 1): void {
@@ -51,14 +60,28 @@ function sourceLabels(sourceId: string) {
 }
 const acceptedLabels = (sourceId: string) => sourceLabels(sourceId).accepted;
 
+/** The door's labels of all sources (made once, as a source's are). */
+const allAccepted = allSourcesLabels('ingestRequests', acceptedLabels('-')) as Record<string, string>;
+const allDuplicates = allSourcesLabels('ingestDuplicates', { source_id: '-' }) as Record<string, string>;
+
 /** The ingest door: a 202 about to be answered for this source; the receipt its envelope carries. */
 export function countAccepted(sourceId: string, duplicate: boolean): Receipt {
   const accepted = tally.add('ingestRequests', acceptedLabels(sourceId), 1, { deferred: true });
   const { duplicates: duplicateLabels } = sourceLabels(sourceId);
+  const { epoch } = accepted;
   const duplicates = duplicate
-    ? tally.add('ingestDuplicates', duplicateLabels, 1, { deferred: true }).total
-    : tally.total('ingestDuplicates', duplicateLabels);
-  return { epoch: accepted.epoch, accepted: accepted.total, duplicates };
+    ? tally.add('ingestDuplicates', duplicateLabels, 1, { deferred: true })
+    : {
+        total: tally.total('ingestDuplicates', duplicateLabels, epoch),
+        alsoTotal: tally.total('ingestDuplicates', allDuplicates, epoch),
+      };
+  return {
+    epoch,
+    accepted: accepted.total,
+    duplicates: duplicates.total,
+    all_accepted: accepted.alsoTotal ?? tally.total('ingestRequests', allAccepted, epoch),
+    all_duplicates: duplicates.alsoTotal ?? 0,
+  };
 }
 
 /**
@@ -80,9 +103,17 @@ export function withdrawAccepted(sourceId: string, duplicate: boolean): void {
 export function countReceipts(envelopes: { source_id: string; ingested_at: string; receipt?: Receipt }[]): void {
   for (const { source_id, ingested_at, receipt } of envelopes) {
     if (!receipt) continue;
-    tally.raise('ingestRequests', acceptedLabels(source_id), receipt.epoch, receipt.accepted, ingested_at);
+    const { epoch } = receipt;
+    tally.raise(
+      'ingestRequests',
+      acceptedLabels(source_id),
+      epoch,
+      receipt.accepted,
+      ingested_at,
+      receipt.all_accepted,
+    );
     if (receipt.duplicates > 0)
-      tally.raise('ingestDuplicates', { source_id }, receipt.epoch, receipt.duplicates, ingested_at);
+      tally.raise('ingestDuplicates', { source_id }, epoch, receipt.duplicates, ingested_at, receipt.all_duplicates);
   }
 }
 
@@ -117,7 +148,12 @@ export async function countOnce(
   counts: { metric: MetricKey; labels: Record<string, string>; by: number }[],
   alongside?: Parameters<typeof countOnceInTable>[3],
 ): Promise<boolean> {
-  const positive = counts.filter((entry) => entry.by > 0);
+  const positive = counts
+    .filter((entry) => entry.by > 0)
+    .flatMap((entry) => {
+      const all = allSourcesLabels(entry.metric, entry.labels);
+      return all ? [entry, { ...entry, labels: all }] : [entry];
+    });
   if (positive.length === 0) return false;
   const counted = await countOnceInTable(key, positive, Date.now(), alongside);
   if (counted)
@@ -145,7 +181,8 @@ function emitEmf(grown: Growth[]): void {
   const lines = new Map<string, { name: string; dimensions: Record<string, string>; value: number }>();
   for (const { write, by } of grown) {
     const spec = (metricCatalogue[write.metric] as MetricSpec).cloudWatch;
-    if (!spec) continue;
+    // CloudWatch adds up the sources' growth itself: that of all sources would count it twice.
+    if (!spec || isAllSources(write.metric, write.labels)) continue;
     const dimensions: Record<string, string> = { service: service() };
     for (const dimension of spec.dimensions) dimensions[dimension] = write.labels[dimension] ?? 'none';
     const sign = write.labels.change === 'down' ? -1 : 1;
@@ -176,9 +213,14 @@ const writer = new TallyWriter(
 );
 const flush = () => writer.flush();
 
-/** A source's counts due before the invocation answers (a committer's, not the door's deferred ones). */
+/**
+ * A source's counts due before the invocation answers (a committer's, not the door's deferred ones),
+ * and those of all sources beside them.
+ */
 const urgentOfSources: SeriesChoice = (series) =>
-  series.urgent && Boolean(series.labels.source_id) && series.labels.source_id !== 'unknown';
+  series.urgent &&
+  ((Boolean(series.labels.source_id) && series.labels.source_id !== 'unknown') ||
+    isAllSources(series.metric, series.labels));
 
 /**
  * Writes now the pending totals of the sources' series due before answering (what a committer counted

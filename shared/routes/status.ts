@@ -28,14 +28,16 @@ export const statusRoutes = {
     entry: 'functions/status/metrics.ts',
     auth: 'apiKey',
     permission: 'platform.metrics',
-    summary: 'Prometheus metrics (text format 0.0.4), whole or in shards of the sources',
+    summary:
+      "Prometheus metrics (text format 0.0.4): the platform's and all sources' series, or each source's in shards",
     tag: 'Status',
     query: metricsQuery,
     responses: {
       200: { mediaType: 'text/plain; version=0.0.4', description: 'Counters and gauges in the Prometheus text format' },
     },
     access: table,
-    // A scrape reads every source of its shard that moved within the hour, a query each: CPU-bound,
+    // A scrape reads the platform's partitions (eight queries). One in shards (?shards=) reads every
+    // source of its shard that moved within the hour, a query each: CPU-bound,
     // 0.41 to 0.46 ms a source on a full vCPU (10,000 sources: 4.1 to 4.6 s), and each of their items
     // (npm run bench scale). At the routes' 512 MB and 10 s it ended at its timeout past some 6,000
     // sources; past what a full vCPU reads in API Gateway's 29 s, a scrape is split in shards.

@@ -144,7 +144,7 @@ describe('shared counters', () => {
       ],
       now,
     );
-    const jobs = (await counters.readRecentCounters()).samples.get('jobs') ?? [];
+    const jobs = (await counters.readPlatformCounters()).samples.get('jobs') ?? [];
     expect(jobs.filter((sample) => sample.labels.status === status)).toEqual([{ labels: { status }, value: 1 }]);
   });
 
@@ -326,7 +326,7 @@ describe('what /metrics and the upkeep read', () => {
     expect(await partitionItems('COUNTER#UNACCOUNTED')).toEqual([]);
     expect(Object.fromEntries(await counters.keptFiguresOf())).toEqual({ [newer]: { unaccounted: 1, staged: 0 } });
   });
-  it('reads a share of the sources for a scrape in shards: every source in exactly one share, the platform’s in share 0', async () => {
+  it('reads a share of the sources for a scrape in shards: every source in exactly one share, the platform’s in none', async () => {
     const now = Date.now();
     const epoch = epochAt(now, 's');
     const sources: string[] = Array.from({ length: 64 }, () => randomUUID());
@@ -344,11 +344,53 @@ describe('what /metrics and the upkeep read', () => {
     const read = shares.map((share) => sourcesIn(share).filter((source) => sources.includes(source as string)));
     expect(read.flat().sort()).toEqual([...sources].sort());
     expect(read.every((share) => share.length > 0)).toBe(true);
-    const withJob = shares.map((share) =>
-      (share.samples.get('jobs') ?? []).some((sample) => sample.labels.status === status),
-    );
-    expect(withJob).toEqual([true, false, false, false]);
+    expect(shares.map((share) => share.samples.get('jobs') ?? [])).toEqual([[], [], [], []]);
     await expect(counters.readRecentCounters(now, { shard: 0, shards: 3 })).rejects.toThrow(/shards divide 64/);
+  });
+
+  it('read for GET /metrics: the platform’s series and those of all sources, no source’s own', async () => {
+    const now = Date.now();
+    const [a, b] = [randomUUID(), randomUUID()];
+    const door = epochAt(now, 'door');
+    const all = { status: '202', code: 'ACCEPTED' };
+    await counters.writeTotals(
+      [
+        total(a, door, 4),
+        total(b, door, 2),
+        { metric: 'ingestRequests', labels: all, epoch: door, value: 6, lastAt: '' },
+        { metric: 'ingestRequests', labels: all, epoch: epochAt(now, 'other'), value: 3, lastAt: '' },
+        // A refusal of no known source: in the series of all sources too.
+        {
+          metric: 'ingestRequests',
+          labels: { source_id: 'unknown', status: '401', code: 'UNAUTHORIZED' },
+          epoch: door,
+          value: 5,
+          lastAt: '',
+        },
+        {
+          metric: 'ingestRequests',
+          labels: { status: '401', code: 'UNAUTHORIZED' },
+          epoch: door,
+          value: 5,
+          lastAt: '',
+        },
+        { metric: 'envelopesWritten', labels: {}, epoch: epochAt(now, 'committer'), value: 7, lastAt: '' },
+        { metric: 'batchesCommitted', labels: {}, epoch: epochAt(now, 'committer'), value: 2, lastAt: '' },
+      ],
+      now,
+    );
+    const reading = await counters.readPlatformCounters();
+    expect(Object.fromEntries(reading.samples)).toEqual({
+      ingestRequests: expect.arrayContaining([
+        { labels: all, value: 9 },
+        { labels: { status: '401', code: 'UNAUTHORIZED' }, value: 5 },
+      ]),
+      envelopesWritten: [{ labels: {}, value: 7 }],
+      batchesCommitted: [{ labels: {}, value: 2 }],
+    });
+    expect(reading.samples.get('ingestRequests')).toHaveLength(2);
+    // 9 accepted − 7 written.
+    expect(reading.unaccounted).toBe(2);
   });
 
   it('spreads the writes of many sources over partitions: a source’s own, and shards of the index', async () => {
@@ -636,5 +678,60 @@ describe('traffic history from the counters', () => {
       counted: (await counters.readSourceCounters(source)).map((s) => [s.metric, s.value]),
       left: await allFailedDeliveries(dataSetId),
     }).toEqual({ counted: [['deadLettersDeleted', 2]], left: [] });
+  });
+});
+
+describe('the series of all sources, counted with each source’s', () => {
+  it('hold every 202 of a door that never wrote its counts, raised from its envelopes’ receipts, and each count made once', async () => {
+    // Prepare: the ingest door, a process that counts three 202s (the third a duplicate) and is then
+    // gone (Lambda reclaimed it), its counts never written.
+    vi.resetModules();
+    const door = await import('#shared/adapters/metrics.ts');
+    const [a, b] = [randomUUID(), randomUUID()];
+    const receipts = [door.countAccepted(a, false), door.countAccepted(b, false), door.countAccepted(a, true)];
+    expect(receipts.map(({ epoch: _epoch, ...counts }) => counts)).toEqual([
+      { accepted: 1, duplicates: 0, all_accepted: 1, all_duplicates: 0 },
+      { accepted: 1, duplicates: 0, all_accepted: 2, all_duplicates: 0 },
+      { accepted: 2, duplicates: 1, all_accepted: 3, all_duplicates: 1 },
+    ]);
+
+    // Act: a committer (another process) commits the envelopes of b and of a's third, raising the
+    // door's counts to their receipts, and counts the rows it wrote (a's duplicate adds none) once,
+    // asked twice (a retry).
+    vi.resetModules();
+    const committer = await import('#shared/adapters/metrics.ts');
+    const at = new Date().toISOString();
+    committer.countReceipts([
+      { source_id: b, ingested_at: at, receipt: receipts[1] },
+      { source_id: a, ingested_at: at, receipt: receipts[2] },
+    ]);
+    await committer.settleSourceCounts();
+    const written = [
+      { metric: 'envelopesWritten' as const, labels: { source_id: a }, by: 1 },
+      { metric: 'envelopesWritten' as const, labels: { source_id: b }, by: 1 },
+    ];
+    expect(await committer.countOnce(`written#${a}`, written)).toBe(true);
+    expect(await committer.countOnce(`written#${a}`, written)).toBe(false);
+
+    // Assess: what GET /metrics reads, and each source's own figures.
+    const read = await import('#shared/adapters/dynamo/counters.ts');
+    const reading = await read.readPlatformCounters();
+    expect({
+      accepted: reading.samples.get('ingestRequests'),
+      duplicates: reading.samples.get('ingestDuplicates'),
+      written: reading.samples.get('envelopesWritten'),
+      unaccounted: reading.unaccounted,
+    }).toEqual({
+      accepted: [{ labels: { code: 'ACCEPTED', status: '202' }, value: 3 }],
+      duplicates: [{ labels: {}, value: 1 }],
+      written: [{ labels: {}, value: 2 }],
+      unaccounted: 0,
+    });
+    const figures = async (source: string) =>
+      Object.fromEntries((await read.readSourceCounters(source)).map((series) => [series.metric, series.value]));
+    expect({ a: await figures(a), b: await figures(b) }).toEqual({
+      a: { ingestRequests: 2, ingestDuplicates: 1, envelopesWritten: 1 },
+      b: { ingestRequests: 1, envelopesWritten: 1 },
+    });
   });
 });

@@ -45,11 +45,12 @@ describe('status routes', () => {
     expect(admin.text).toContain('# TYPE tributary_ingest_requests_total counter');
   });
 
-  it('serves /metrics in shards of the sources, and refuses a shard that is not one', async () => {
+  it('serves each source’s series in shards apart from the platform’s, and refuses a shard that is not one', async () => {
     for (const [query, path] of [
       ['shards=3', 'shards'],
       ['shards=4&shard=4', 'shard'],
       ['shard=-1', 'shard'],
+      ['shard=1', 'shard'],
       ['shards=two', 'shards'],
       ['shards=2&extra=1', ''],
     ] as const) {
@@ -58,13 +59,18 @@ describe('status routes', () => {
       expect(refused.body, query).toEqual({ ...errorShape, code: 'VALIDATION_ERROR' });
       if (path) expect((refused.body as { details: { path: string }[] }).details.map((d) => d.path)).toContain(path);
     }
-    // The platform's own series (jobs by status) only with shard 0.
-    const first = await api.get('/metrics?shards=2&shard=0');
-    const second = await api.get('/metrics?shards=2&shard=1');
-    expect([first.status, second.status]).toEqual([200, 200]);
-    expect(first.text).toContain('# TYPE tributary_ingest_requests_total counter');
-    expect(second.text).toContain('# TYPE tributary_ingest_requests_total counter');
-    expect(second.text).not.toMatch(/^tributary_jobs\{/m);
+    // The platform's own series (jobs by status, local mode's figures) at GET /metrics only.
+    const [platform, first, second] = await Promise.all(
+      ['/metrics', '/metrics?shards=2&shard=0', '/metrics?shards=2&shard=1'].map((path) => api.get(path)),
+    );
+    expect([platform?.status, first?.status, second?.status]).toEqual([200, 200, 200]);
+    for (const response of [platform, first, second])
+      expect(response?.text).toContain('# TYPE tributary_ingest_requests_total counter');
+    expect(platform?.text).toMatch(/^# TYPE tributary_local_access_denied_total counter$/m);
+    for (const shard of [first, second]) {
+      expect(shard?.text).not.toMatch(/^tributary_jobs\{/m);
+      expect(shard?.text).not.toContain('tributary_local_access_denied_total');
+    }
   });
 });
 

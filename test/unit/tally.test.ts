@@ -63,8 +63,16 @@ describe('a tally of counts', () => {
 
   it('writes running totals of its epoch, each change once', () => {
     const { tally } = tallyAt();
-    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85s00.p1', total: 1 });
-    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85s00.p1', total: 2 });
+    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({
+      epoch: 't85s00.p1',
+      total: 1,
+      alsoTotal: null,
+    });
+    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({
+      epoch: 't85s00.p1',
+      total: 2,
+      alsoTotal: null,
+    });
     tally.add('envelopesWritten', { source_id: 's1' }, 7);
     expect(tally.drain()).toEqual([
       {
@@ -91,7 +99,11 @@ describe('a tally of counts', () => {
     const { tally, clock } = tallyAt();
     tally.add('ingestRequests', accepted, 4, { deferred: true });
     clock.now += 15 * 60_000;
-    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({ epoch: 't85sp0.p2', total: 1 });
+    expect(tally.add('ingestRequests', accepted, 1, { deferred: true })).toEqual({
+      epoch: 't85sp0.p2',
+      total: 1,
+      alsoTotal: null,
+    });
     expect(epochStartMs('t85sp0.p2')).toBe(Date.parse('2026-01-01T00:15:00.000Z'));
     expect(tally.drain().map((write) => [write.epoch, write.value])).toEqual([
       ['t85s00.p1', 4],
@@ -157,6 +169,45 @@ describe('a tally of counts', () => {
     tally.raise('ingestRequests', accepted, epoch, 1, '2026-01-01T00:00:00.000Z');
     expect(tally.due()).toBe(true);
     expect(tally.drain()).toMatchObject([{ epoch, value: 1 }]);
+  });
+
+  it('counts a source’s series in that of all sources too, in the same epoch, and raises both from a receipt', () => {
+    const clock = { now: Date.parse('2026-01-01T00:14:59.999Z') };
+    const tally = new Tally({
+      now: () => clock.now,
+      random: () => 'door',
+      alsoCounts: (_metric, { source_id: _source, ...rest }) => (_source ? rest : null),
+    });
+    const all = { status: '202', code: 'ACCEPTED' };
+    expect(tally.add('ingestRequests', { ...accepted, source_id: 's1' }, 1, { deferred: true })).toEqual({
+      epoch: 't85s00.door',
+      total: 1,
+      alsoTotal: 1,
+    });
+    expect(tally.add('ingestRequests', { ...accepted, source_id: 's2' }, 2, { deferred: true })).toEqual({
+      epoch: 't85s00.door',
+      total: 2,
+      alsoTotal: 3,
+    });
+    // A series of no source goes nowhere else.
+    expect(tally.add('batchesCommitted', {}, 1).alsoTotal).toBeNull();
+    expect(tally.drain().map(({ labels, value, epoch }) => ({ labels, value, epoch }))).toEqual([
+      { labels: { ...accepted, source_id: 's1' }, value: 1, epoch: 't85s00.door' },
+      { labels: all, value: 3, epoch: 't85s00.door' },
+      { labels: { ...accepted, source_id: 's2' }, value: 2, epoch: 't85s00.door' },
+      { labels: {}, value: 1, epoch: 't85s00.door' },
+    ]);
+
+    // Another process's receipt: the source's series to its total, that of all sources to its own.
+    tally.raise('ingestRequests', accepted, 't85s00.gone', 4, '2026-01-01T00:00:00.000Z', 9);
+    // An envelope queued before receipts carried the total of all sources raises its source's alone.
+    tally.raise('ingestRequests', { ...accepted, source_id: 's3' }, 't85s00.old', 2, '2026-01-01T00:00:00.000Z');
+    expect(tally.due({ urgentOnly: true })).toBe(true);
+    expect(tally.drain().map(({ labels, value, epoch }) => ({ labels, value, epoch }))).toEqual([
+      { labels: accepted, value: 4, epoch: 't85s00.gone' },
+      { labels: all, value: 9, epoch: 't85s00.gone' },
+      { labels: { ...accepted, source_id: 's3' }, value: 2, epoch: 't85s00.old' },
+    ]);
   });
 });
 

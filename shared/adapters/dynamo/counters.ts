@@ -6,7 +6,9 @@
  *                                   attribute t_<process> (n < epochSlots), or t_o<hash of its key> for
  *                                   a count made once, and version (one more a write)
  *   pk COUNTER#<source_id>          sk <metric>#<labels as JSON>#folded   the totals of settled epochs, added up
- *   pk COUNTER#PLATFORM#<n>         the same for series of no source (and of source "unknown"), a shard
+ *   pk COUNTER#PLATFORM#<n>         the same for series of no source: the platform's own, those of all
+ *                                   sources (a source's counts counted again without its source_id,
+ *                                   what GET /metrics reads), and refusals of source "unknown"; a shard
  *                                   per process (n < platformShards)
  *   labels, metric, last_at (when the series last moved), entity Counter; value: a folded total (and
  *   the one process's total of an item written before slots)
@@ -76,6 +78,7 @@ import {
   type MetricKey,
   type Sample,
   unaccountedBySource,
+  unaccountedOfAllSources,
 } from '../../domain/observability/metric-catalogue.ts';
 import { canonicalLabels, epochStartMs, type TotalWrite } from '../../domain/observability/tally.ts';
 import { MalformedItemError, numberSet, type StoredItem, shapeReader } from './stored-items.ts';
@@ -556,43 +559,46 @@ function samplesOf(series: SourceSeries[], into = new Map<MetricKey, Sample[]>()
 }
 
 export interface CounterReading {
-  /** Every series of the platform and of the sources that moved recently, by metric. */
+  /** Every series of the sources read, by metric. */
   samples: Map<MetricKey, Sample[]>;
   /** Each source's figure unaccounted for (not 0): the recent ones read now, settled ones as kept. */
   unaccounted: Map<string, number>;
 }
 
 /**
- * What /metrics reads: the platform's series, and the series of the sources that moved since the
- * last epochs were folded (an hour or so), each source read whole; other sources are represented by
- * their figure unaccounted for alone, as the upkeep keeps it. Work grows with the sources that moved
- * within the hour (its answer lists each one's series), never with every source there is. A share
- * reads its sources only (and the platform's series with share 0): GET /metrics in shards, each a
- * scrape target of its own.
+ * What GET /metrics reads: the platform's own series and the series of all sources (each count of a
+ * source also went to one of these: metric-catalogue.ts `allSourcesLabels`), in the platform's
+ * partitions; series of one source (refusals of none known, a pipeline's rows) are left out, the
+ * series of all sources hold them. A few items per series, however many sources there are: a series
+ * holds an item per slot of each quarter not yet folded, and its folded total.
+ */
+export async function readPlatformCounters(): Promise<{ samples: Map<MetricKey, Sample[]>; unaccounted: number }> {
+  const items = await Promise.all(
+    Array.from({ length: platformShards }, (_, shard) =>
+      queryAll({ partition: counterKeys.platform(shard), consistent: false }, readCounter),
+    ),
+  );
+  const samples = samplesOf(sumSeries(items.flat()).filter((series) => series.labels.source_id === undefined));
+  return { samples, unaccounted: unaccountedOfAllSources(samples) };
+}
+
+/**
+ * What GET /metrics?shards= reads: the series of the sources that moved since the last epochs were
+ * folded (an hour or so), each source read whole; other sources are represented by their figure
+ * unaccounted for alone, as the upkeep keeps it. Work grows with the sources that moved within the
+ * hour (its answer lists each one's series), never with every source there is. A share reads its
+ * sources only: GET /metrics?shards=N&shard=K, each a scrape target of its own.
  */
 export async function readRecentCounters(now = Date.now(), share = everySource): Promise<CounterReading> {
   if (indexShards % share.shards !== 0 || share.shard < 0 || share.shard >= share.shards)
     throw new Error(`No share ${share.shard} of ${share.shards}: shards divide ${indexShards}`);
-  const [platform, sources, settled] = await Promise.all([
-    share.shard === 0
-      ? Promise.all(
-          Array.from({ length: platformShards }, (_, shard) =>
-            queryAll({ partition: counterKeys.platform(shard), consistent: false }, readCounter),
-          ),
-        )
-      : [],
-    recentSources(now, share),
-    keptFiguresOf(share),
-  ]);
-  const samples = samplesOf(sumSeries(platform.flat()));
-  const recent = new Map<MetricKey, Sample[]>();
+  const [sources, settled] = await Promise.all([recentSources(now, share), keptFiguresOf(share)]);
+  const samples = new Map<MetricKey, Sample[]>();
   // Each source a small query of its own partition: many at once (100,000 quiet sources are 100,000 queries).
   await forEachAtMost([...sources], 32, async (source) => {
-    const series = sumSeries(await sourceItems(source));
-    samplesOf(series, samples);
-    samplesOf(series, recent);
+    samplesOf(sumSeries(await sourceItems(source)), samples);
   });
-  const unaccounted = unaccountedBySource(recent);
+  const unaccounted = unaccountedBySource(samples);
   for (const [source, figure] of settled) if (!sources.has(source)) unaccounted.set(source, figure.unaccounted);
   return { samples, unaccounted };
 }

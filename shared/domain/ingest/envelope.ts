@@ -3,14 +3,17 @@ import { isCredentialHeader } from './credential-headers.ts';
 
 /**
  * The ingest door's count of 202s for the envelope's source, as of this envelope (included): the
- * counting process's epoch and its running totals there (shared/domain/observability/tally.ts). The
- * shared counters are raised to them as the envelope leaves staging, so a door that never writes its
- * own counts loses none that reached its table.
+ * counting process's epoch and its running totals there (shared/domain/observability/tally.ts), and
+ * its totals of all sources (absent on envelopes queued before they were counted). The shared
+ * counters are raised to them as the envelope leaves staging, so a door that never writes its own
+ * counts loses none that reached its table.
  */
 export const receipt = z.strictObject({
   epoch: z.string().min(1).max(64),
   accepted: z.number().int().positive(),
   duplicates: z.number().int().nonnegative(),
+  all_accepted: z.number().int().positive().optional(),
+  all_duplicates: z.number().int().nonnegative().optional(),
 });
 
 export type Receipt = z.infer<typeof receipt>;

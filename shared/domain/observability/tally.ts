@@ -9,7 +9,9 @@
  *  - a series can be raised to a total seen elsewhere: the ingest door's count of accepted envelopes
  *    travels with each envelope as a receipt (epoch and running total for its source), and the
  *    door's series is raised to it as the envelope is committed. An instance that never writes its
- *    own counts (Lambda reclaims an idle one) so loses nothing that reached its table.
+ *    own counts (Lambda reclaims an idle one) so loses nothing that reached its table;
+ *  - a count can go to a second series as well (`alsoCounts`: a source's to that of all sources), in
+ *    the same epoch, its total travelling on the receipt beside the first's.
  * Urgent counts are written at the end of the invocation that made them; deferred ones (the door's,
  * once per request) when the oldest has waited `maxAgeMs` or `maxPending` have gathered. Coalesced
  * ones (the door's refusals) are urgent unless this process wrote their series less than
@@ -49,6 +51,11 @@ export interface TallyOptions {
   maxPending?: number;
   coalesceMs?: number;
   random?: () => string;
+  /**
+   * A series each count of a series also goes to, in the same epoch (null: none): the counters of all
+   * sources beside each source's (metric-catalogue.ts `allSourcesLabels`).
+   */
+  alsoCounts?: (metric: MetricKey, labels: Record<string, string>) => Record<string, string> | null;
 }
 
 /** Deferred changes that make a write due, unless `maxPending` says otherwise: the ingest door writes its counts per thousand requests. */
@@ -80,6 +87,7 @@ export class Tally {
   private readonly maxPending: number;
   private readonly coalesceMs: number;
   private readonly random: () => string;
+  private readonly alsoCounts: NonNullable<TallyOptions['alsoCounts']>;
   private current: { epoch: string; startedAt: number } | null = null;
   private deferredChanges = 0;
   /**
@@ -99,6 +107,7 @@ export class Tally {
     this.maxPending = options.maxPending ?? defaultMaxPending;
     this.coalesceMs = options.coalesceMs ?? 1000;
     this.random = options.random ?? (() => Math.random().toString(36).slice(2, 10));
+    this.alsoCounts = options.alsoCounts ?? (() => null);
   }
 
   /** This process's current epoch: one per epochMs of the clock, named by when that period started. */
@@ -145,14 +154,32 @@ export class Tally {
       this.oldestPendingAt = Math.min(this.oldestPendingAt ?? series.pendingSince, series.pendingSince);
   }
 
-  /** Adds to a series in this process's epoch; answers the epoch and the series' new total there. */
+  /**
+   * Adds to a series in this process's epoch, and to the series `alsoCounts` names for it; answers the
+   * epoch and the series' new total there (and the other's, or null).
+   */
   add(
     metric: MetricKey,
     labels: Record<string, string>,
     by = 1,
     options: { deferred?: boolean; coalesced?: boolean } = {},
-  ): { epoch: string; total: number } {
+  ): { epoch: string; total: number; alsoTotal: number | null } {
     const epoch = this.epoch();
+    const also = this.alsoCounts(metric, labels);
+    return {
+      epoch,
+      total: this.addIn(epoch, metric, labels, by, options),
+      alsoTotal: also ? this.addIn(epoch, metric, also, by, options) : null,
+    };
+  }
+
+  private addIn(
+    epoch: string,
+    metric: MetricKey,
+    labels: Record<string, string>,
+    by: number,
+    options: { deferred?: boolean; coalesced?: boolean },
+  ): number {
     const now = this.now();
     const key = `${metric}|${canonicalLabels(labels)}|${epoch}`;
     const writtenAt = this.series.get(key)?.writtenAt ?? null;
@@ -166,20 +193,34 @@ export class Tally {
     }
     this.touch(series, urgent || Boolean(held), new Date(now).toISOString());
     this.noteChange(series);
-    return { epoch, total: series.value };
+    return series.value;
   }
 
   /** A series' total in this process's current epoch. */
-  total(metric: MetricKey, labels: Record<string, string>): number {
-    return this.series.get(`${metric}|${canonicalLabels(labels)}|${this.epoch()}`)?.value ?? 0;
+  total(metric: MetricKey, labels: Record<string, string>, epoch = this.epoch()): number {
+    return this.series.get(`${metric}|${canonicalLabels(labels)}|${epoch}`)?.value ?? 0;
   }
 
   /**
-   * Raises a series of any epoch to a total seen elsewhere (never lowers it). A series raised, or
-   * already counted here and not yet written, is then urgent: the counts it carries have reached the
-   * writer and are due in the shared figure.
+   * Raises a series of any epoch to a total seen elsewhere (never lowers it), and the series
+   * `alsoCounts` names for it to `alsoTotal` when one is given. A series raised, or already counted
+   * here and not yet written, is then urgent: the counts it carries have reached the writer and are
+   * due in the shared figure.
    */
-  raise(metric: MetricKey, labels: Record<string, string>, epoch: string, total: number, at: string): void {
+  raise(
+    metric: MetricKey,
+    labels: Record<string, string>,
+    epoch: string,
+    total: number,
+    at: string,
+    alsoTotal?: number,
+  ): void {
+    this.raiseIn(metric, labels, epoch, total, at);
+    const also = alsoTotal === undefined ? null : this.alsoCounts(metric, labels);
+    if (also) this.raiseIn(metric, also, epoch, alsoTotal as number, at);
+  }
+
+  private raiseIn(metric: MetricKey, labels: Record<string, string>, epoch: string, total: number, at: string): void {
     const series = this.entry(metric, labels, epoch, false);
     if (total > series.value) {
       series.value = total;

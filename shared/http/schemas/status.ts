@@ -8,9 +8,10 @@ export const healthReport = z
   .meta({ id: 'HealthReport' });
 
 /**
- * GET /metrics in shards: each answers for the sources of its shard (and shard 0 for the platform's
- * own series too), so that a scrape's reading and answer stay within a function's time and 6 MB
- * however many sources move. Each shard is a scrape target of its own. The counts divide the
+ * GET /metrics answers the platform's series and those of all sources, a few items to read however
+ * many sources there are. With `shards`, it answers instead the series of each source that moved
+ * within the hour, those of shard `shard` of the sources, so that a scrape's reading and answer stay
+ * within a function's time and 6 MB; each shard is a scrape target of its own. The counts divide the
  * counters' 64 index shards (shared/adapters/dynamo/counters.ts).
  */
 export const metricsShardCounts = [1, 2, 4, 8, 16, 32, 64] as const;
@@ -23,10 +24,16 @@ export const metricsQuery = z
       .refine((shards) => (metricsShardCounts as readonly number[]).includes(shards), {
         message: `shards must be one of ${metricsShardCounts.join(', ')}`,
       })
-      .default(1)
-      .meta({ description: 'How many shards the scrape is split in (1, 2, 4, 8, 16, 32 or 64)' }),
-    shard: z.coerce.number().int().min(0).default(0).meta({
-      description: 'Which shard this scrape answers for, from 0 to shards - 1; shard 0 adds the platform series',
+      .optional()
+      .meta({
+        description:
+          "Answer the series of each source that moved within the hour instead, split in this many shards (1, 2, 4, 8, 16, 32 or 64); without it, the platform's series and those of all sources",
+      }),
+    shard: z.coerce.number().int().min(0).optional().meta({
+      description: 'Which shard of the sources this scrape answers for, from 0 to shards - 1 (0 by default)',
     }),
   })
-  .refine((query) => query.shard < query.shards, { message: 'shard must be below shards', path: ['shard'] });
+  .refine((query) => (query.shard ?? 0) < (query.shards ?? 1), {
+    message: 'shard must be below shards',
+    path: ['shard'],
+  });
