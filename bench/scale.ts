@@ -397,10 +397,15 @@ async function runPhase(
   // run that straddles an edge, counted by when each was made, made one run look like more work.
   // Counter writes are not a function's own work here: every function shares one tally, and an
   // invocation about to answer writes whatever any of them counted (a run of a schedule that makes one
-  // query a run read as eight, and as growing with the traffic).
+  // query a run read as eight, and as growing with the traffic). Nor are a per-commit schedule's
+  // readings at rest: the maintenance schedule reads one ten-minute window a run, or two in the two
+  // minutes of a window's grace, by the clock (a phase that fell in a grace read 7 → 11 calls a run,
+  // as growing with the traffic, and put the quiet shape at 963).
   const callCounts = new Map<string, number>();
   for (const invocation of reading.invocations) {
-    const own = invocation.calls.filter((call) => !isCounterWrite(call));
+    const own = invocation.calls.filter(
+      (call) => !isCounterWrite(call) && !(perCommitSchedules.has(invocation.entry) && isRunReading(call)),
+    );
     const counted = scheduleEntries.has(invocation.entry)
       ? inWindow(invocation.startedAt)
         ? own.length
