@@ -24,7 +24,7 @@ import { batchGetAll, conditionHeld, db, isConditionFailure, queryAll, queryKeys
 import { ttlAttribute } from './table-schema.ts';
 
 const minuteMs = 60_000;
-/** The entries' windows: an hourly run reads seven (the last read again), a day's catch-up 144. */
+/** The entries' windows: a run every five minutes reads one or two (the last read again), a day's catch-up 144. */
 const windowMs = 10 * minuteMs;
 const windowOf = (ms: number) => Math.floor(ms / windowMs) * windowMs;
 /**
@@ -47,7 +47,7 @@ const windowsPerRunAtMost = (24 * 60 * minuteMs) / windowMs;
  * passed this (the first it reads is read whole whatever it holds), and the next run begins at that
  * window (the tables queued meanwhile hold their job).
  */
-export const listedPerRunAtMost = 10_000;
+export const listedPerRunAtMost = 20_000;
 /** Legacy items moved a run at most. */
 const legacyPerRun = 1000;
 /** An entry is kept a week past its window, long after any run has read it. */
