@@ -333,6 +333,8 @@ const metricsEntry = routes['GET /metrics'].entry;
 const lambdaAnswerBytes = 6 * 1024 * 1024;
 /** Quarters of counter epochs the counters' reading finds unfolded at most: folded once over an hour old. */
 const quartersUnfolded = 5;
+/** The platform's series GET /metrics reads at most, as priced: every status and code, failure reason and job status. */
+const platformSeriesAtMost = 100;
 
 /**
  * How long an invocation would take on AWS, priced from what it does rather than timed here: its own
@@ -1092,11 +1094,13 @@ function analyse(
   // each as many items as the processes' slots of each quarter not folded yet (at most), whatever the
   // traffic. Its time as read, and each series at its most items: no line that grows with the rate.
   const metricsTimeout = (deployment.functions.get(metricsEntry) as Deployed).timeoutSeconds;
+  // A run holds a few series; a deployment, one per status and code, failure reason and job status.
+  const platformSeries = Math.max(platformSeriesAtMost, counters.platform.series);
   const platformScrape =
-    (counters.platform.seconds + counters.perItem * counters.platform.series * counters.slots * quartersUnfolded) /
+    (counters.platform.seconds + counters.perItem * platformSeries * counters.slots * quartersUnfolded) /
     metricsTimeout;
   constraints.push({
-    limit: `GET /metrics within ${metricsTimeout} s (the platform's partitions: ${counters.platform.series} series, each at most ${counters.slots} items a quarter, ${quartersUnfolded} quarters)`,
+    limit: `GET /metrics within ${metricsTimeout} s (the platform's partitions: ${platformSeries} series, each at most ${counters.slots} items a quarter, ${quartersUnfolded} quarters)`,
     values: [platformScrape, platformScrape],
     capacity: 1,
     ceiling: platformScrape < 1 ? Number.POSITIVE_INFINITY : 0,
