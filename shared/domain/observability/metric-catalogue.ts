@@ -99,16 +99,36 @@ export const metricCatalogue = {
 
 export type MetricKey = keyof typeof metricCatalogue;
 
+/** allSourcesLabels' answers by metric and labels object, and one labels object per content. */
+const allSourcesMade = new Map<MetricKey, WeakMap<Record<string, string>, Record<string, string> | null>>();
+const allSourcesShared = new Map<string, Record<string, string>>();
+
 /**
  * The series of all sources a count of one source also goes to: its labels but `source_id` (null for
  * a metric not counted by source, and for a count of no source). GET /metrics reads these; a source's
- * own series serve its connection's stats, the loss figure and GET /metrics?shards=.
+ * own series serve its connection's stats, the loss figure and GET /metrics?shards=. Asked once per
+ * count (a receipt raised per envelope), so made once per labels object (the door's are made once per
+ * source), and the same object for the same labels, whose series key a tally then makes once.
  */
 export function allSourcesLabels(metric: MetricKey, labels: Record<string, string>): Record<string, string> | null {
+  let made = allSourcesMade.get(metric);
+  if (!made) {
+    made = new WeakMap();
+    allSourcesMade.set(metric, made);
+  }
+  const known = made.get(labels);
+  if (known !== undefined) return known;
+  let all: Record<string, string> | null = null;
   // A pipeline's rows (source "") are no source's envelopes.
-  if (!(metricCatalogue[metric] as MetricSpec).bySource || !labels.source_id) return null;
-  const { source_id: _source, ...rest } = labels;
-  return rest;
+  if ((metricCatalogue[metric] as MetricSpec).bySource && labels.source_id) {
+    const { source_id: _source, ...rest } = labels;
+    const key = `${metric}|${JSON.stringify(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)))}`;
+    if (allSourcesShared.size >= 10_000) allSourcesShared.clear();
+    all = allSourcesShared.get(key) ?? rest;
+    allSourcesShared.set(key, all);
+  }
+  made.set(labels, all);
+  return all;
 }
 
 /** Whether a series is one of all sources (a metric counted by source, without `source_id`). */
