@@ -289,16 +289,6 @@ async function settle(local: Local) {
     },
     { deadline: Date.now() + 600_000, concurrency: 8 },
   );
-  // Tables a shape's commits marked due for maintenance (a checkpoint that found a day of small
-  // files) are queued by the schedule's next runs: here those fell in the next shape's phases, and the
-  // quiet shape, whose tables commit once each and mark none, read the schedule's queuing of the
-  // shapes' before it as its own commits' work (567 to 1,319 requests/s by how many they left).
-  // Settled means none is left due.
-  const { dueMaintenance } = await import('#shared/adapters/dynamo/table-maintenance.ts');
-  while ((await meter.unmetered(() => dueMaintenance(new Date()))).due.length > 0) {
-    if (Date.now() > deadline) throw new Error('Tables due for maintenance were not queued in 10 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
   meter.take();
   process.stderr.write(`scale: settled in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 }
