@@ -60,27 +60,20 @@ function sourceLabels(sourceId: string) {
 }
 const acceptedLabels = (sourceId: string) => sourceLabels(sourceId).accepted;
 
-/** The door's labels of all sources (made once, as a source's are). */
-const allAccepted = allSourcesLabels('ingestRequests', acceptedLabels('-')) as Record<string, string>;
-const allDuplicates = allSourcesLabels('ingestDuplicates', { source_id: '-' }) as Record<string, string>;
-
 /** The ingest door: a 202 about to be answered for this source; the receipt its envelope carries. */
 export function countAccepted(sourceId: string, duplicate: boolean): Receipt {
   const accepted = tally.add('ingestRequests', acceptedLabels(sourceId), 1, { deferred: true });
-  const { duplicates: duplicateLabels } = sourceLabels(sourceId);
   const { epoch } = accepted;
+  const { duplicates: duplicateLabels } = sourceLabels(sourceId);
   const duplicates = duplicate
     ? tally.add('ingestDuplicates', duplicateLabels, 1, { deferred: true })
-    : {
-        total: tally.total('ingestDuplicates', duplicateLabels, epoch),
-        alsoTotal: tally.total('ingestDuplicates', allDuplicates, epoch),
-      };
+    : tally.totals('ingestDuplicates', duplicateLabels, epoch);
   return {
     epoch,
     accepted: accepted.total,
     duplicates: duplicates.total,
-    all_accepted: accepted.alsoTotal ?? tally.total('ingestRequests', allAccepted, epoch),
-    all_duplicates: duplicates.alsoTotal ?? 0,
+    all_accepted: accepted.alsoTotal ?? undefined,
+    all_duplicates: duplicates.alsoTotal ?? undefined,
   };
 }
 

@@ -196,9 +196,19 @@ export class Tally {
     return series.value;
   }
 
-  /** A series' total in this process's current epoch. */
+  /** A series' total in an epoch (this process's current one by default). */
   total(metric: MetricKey, labels: Record<string, string>, epoch = this.epoch()): number {
     return this.series.get(`${metric}|${canonicalLabels(labels)}|${epoch}`)?.value ?? 0;
+  }
+
+  /** A series' total in an epoch, as `add` answers it: and that of the series `alsoCounts` names for it (or null). */
+  totals(
+    metric: MetricKey,
+    labels: Record<string, string>,
+    epoch = this.epoch(),
+  ): { total: number; alsoTotal: number | null } {
+    const also = this.alsoCounts(metric, labels);
+    return { total: this.total(metric, labels, epoch), alsoTotal: also ? this.total(metric, also, epoch) : null };
   }
 
   /**
