@@ -65,7 +65,10 @@ async function openTab(): Promise<Tab> {
       problems.push(`console: ${message.text()}`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 500)
+    // GET /health answers 503 with its report when a check took over 3 s, as on a machine the whole
+    // suite keeps busy: the overview shows it as a figure (its failing checks), not as an error.
+    const health = response.status() === 503 && new URL(response.url()).pathname === '/health';
+    if (response.status() >= 500 && !health)
       problems.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
   });
   return { context, page, problems };
