@@ -514,6 +514,20 @@ describe('staging a batch', () => {
     expect(w.rowsOf(NOW)).toHaveLength(3);
   });
 
+  it('never writes twice a deduplicated request stamped before the first one claimed the key (it lost the race to claim)', async () => {
+    const w = world({ freshness: { [NOW]: 0 } });
+    const claimedAt = w.clock.now;
+    const first = uuidv7({ msecs: claimedAt });
+    // The copy that lost: its ingest time taken 1 ms before the winner's, its claim answered with the winner's id.
+    const lost = record(w, NOW, first, { ingestedAt: claimedAt - 1 });
+    await writeEnvelopeBatch(w.deps, [record(w, NOW, first)]);
+    // Committed on its own a moment later: its rows' ingest times are its own alone.
+    w.clock.now += 5_000;
+    const outcome = await writeEnvelopeBatch(w.deps, [lost]);
+    expect(outcome.committed).toMatchObject({ written: 0, skipped: 1 });
+    expect(w.rowsOf(NOW)).toEqual([first]);
+  });
+
   it("holds back only a failing store's own table, tries it again later, and dead-letters it after the last attempt", async () => {
     const w = world();
     w.failing.add(BROKEN);

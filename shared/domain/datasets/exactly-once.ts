@@ -50,7 +50,8 @@ export interface MessageIdRecords {
 
 /**
  * A row's message id and when it was ingested (milliseconds): the same for every copy of a message
- * id (the earliest any copy can have been ingested), or differing from another copy's by at most
+ * id, whichever copy a commit holds (a range that met one copy's time and not another's would let
+ * the second be written again), or differing from another copy's by at most
  * `withinMs` (an id that does not carry its first copy's time): the commits whose rows' times come
  * that near are read too.
  */

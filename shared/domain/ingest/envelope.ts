@@ -90,20 +90,23 @@ export function envelopeFields(
   return { message_id, data_set_id, ...(source_id ? { source_id } : {}), ...(dt ? { dt } : {}) };
 }
 
-/**
- * The earliest a copy of the envelope's message can have been ingested (milliseconds): every copy of
- * a message id says the same. A deduplicated request carries the first request's message id, a UUID
- * version 7 of that request's ingest time, with its own (later) ingest time: the id's time is the
- * first copy's. Other ids (before ids were time-ordered) only ever travel with their own envelope.
- */
 /** Whether a message id is a UUID v7, which carries the time its first copy was ingested. */
 export const isTimedId = (messageId: string) => messageId[14] === '7';
 
+/**
+ * The ingest time (milliseconds) every copy of the envelope's message says the same of: the time its
+ * id carries. A deduplicated request carries the message id of the request that claimed the key
+ * first, a UUID version 7 of that request's ingest time, beside its own ingest time, which may be
+ * later or earlier (it was taken before its claim, and its claim lost the race). Each copy's own time
+ * would give a commit of one copy alone a range of times another copy's commit does not meet, and
+ * the exactly-once check would not read it. Other ids (before ids were time-ordered) only ever
+ * travel with their own envelope: their own time.
+ */
 export function firstIngestMs(message: Pick<EnvelopeMessage, 'message_id' | 'ingested_at_us'>): number {
   const own = Number(BigInt(message.ingested_at_us) / 1000n);
   if (!isTimedId(message.message_id)) return own;
   const idTime = Number.parseInt(message.message_id.slice(0, 8) + message.message_id.slice(9, 13), 16);
-  return Number.isFinite(idTime) ? Math.min(idTime, own) : own;
+  return Number.isFinite(idTime) ? idTime : own;
 }
 
 /**
