@@ -171,25 +171,34 @@ describe('reading events back from the table', () => {
     expect(read).toHaveLength(1);
   });
 
-  it('looks a time-ordered id up only in what was ingested since it was made (a file older is not read)', async () => {
-    // UUID version 7 ids: 48 bits of milliseconds first, made of the ingest time.
-    const v7 = (second: number, n: number) =>
-      `${(base + second * 1000)
-        .toString(16)
-        .padStart(12, '0')
-        .replace(/^(.{8})/, '$1-')}-7000-8000-${String(n).padStart(12, '0')}`;
-    const at = (n: number, second: number) => ({ ...event(n, second), message_id: v7(second, n) });
-    // File 0 is older than the ids looked up, its id range wide (a random id in it); file 1 is newer.
+  // UUID version 7 ids: 48 bits of milliseconds first, made of the ingest time.
+  const v7 = (second: number, n: number) =>
+    `${(base + second * 1000)
+      .toString(16)
+      .padStart(12, '0')
+      .replace(/^(.{8})/, '$1-')}-7000-8000-${String(n).padStart(12, '0')}`;
+  const at = (n: number, second: number) => ({ ...event(n, second), message_id: v7(second, n) });
+
+  it('looks a time-ordered id up only in what was ingested since a minute before it was made (a file older is not read)', async () => {
+    // File 0 is two minutes older than the ids looked up, its id range wide (a random id in it); file 1 is newer.
     const { deps, read } = table([
       [at(1, 1), { ...at(5, 2), message_id: 'ffffffff-ffff-4fff-bfff-ffffffffffff' }],
-      [at(2, 30), at(3, 31)],
+      [at(2, 130), at(3, 131)],
     ]);
-    const found = await readEvents(deps, { limit: 20, message_id: v7(30, 2) });
-    expect(found.events.map((e) => e.message_id)).toEqual([v7(30, 2)]);
-    // An id made at second 30 that no file holds: only the newer file could, by time and by id range.
-    const missing = await readEvents(deps, { limit: 20, message_id: v7(30, 9) });
+    const found = await readEvents(deps, { limit: 20, message_id: v7(130, 2) });
+    expect(found.events.map((e) => e.message_id)).toEqual([v7(130, 2)]);
+    // An id made at second 130 that no file holds: only the newer file could, by time and by id range.
+    const missing = await readEvents(deps, { limit: 20, message_id: v7(130, 9) });
     expect(missing.events).toEqual([]);
     expect(read).toEqual(['dt=2026-11-21/part-1.zstd.parquet', 'dt=2026-11-21/part-1.zstd.parquet']);
+  });
+
+  it('finds the copy that lost the race to claim its key, ingested before its id was made', async () => {
+    // Two copies of one request: the one written took its time at second 19, 1 s before the copy
+    // that claimed the key first (whose id, made at second 20, both carry).
+    const { deps } = table([[at(1, 1)], [{ ...event(2, 19), message_id: v7(20, 2) }]]);
+    const found = await readEvents(deps, { limit: 20, message_id: v7(20, 2) });
+    expect(found.events.map((e) => [e.message_id, e.received_at])).toEqual([[v7(20, 2), '2026-11-21T10:00:19.000Z']]);
   });
 
   it('stops at its file budget with only events no unread file can precede, and the cursor goes on', async () => {

@@ -294,15 +294,22 @@ export function eventTypeOf(
 }
 
 /**
- * When a message id was made, for a time-ordered one (UUID version 7, made of the ingest time): its
- * event was ingested then, or later for a duplicate that was given the first request's id. Null for
- * a random id (version 4, made before ids were time-ordered): it says nothing of its event's time.
+ * When a message id was made, for a time-ordered one (UUID version 7, made of the ingest time of the
+ * request that claimed its deduplication key first). A copy given that id took its own ingest time
+ * before it claimed the key: later, or earlier when it lost the race to claim (by at most the door's
+ * timeout, 10 s, and what the clocks of its instances differ by). Null for a random id (version 4,
+ * made before ids were time-ordered): it says nothing of its event's time.
  */
 export function idTimeMicros(messageId: string): bigint | null {
   if (messageId[14] !== '7') return null;
   const ms = Number.parseInt(messageId.slice(0, 8) + messageId.slice(9, 13), 16);
   return Number.isFinite(ms) ? BigInt(ms) * 1000n : null;
 }
+
+/** How much earlier than its id's time a copy of a message may have been ingested (see idTimeMicros). */
+const copyBeforeIdUs = 60_000_000n;
+
+const minus = (a: bigint | null, b: bigint) => (a === null ? null : a - b);
 
 const laterOf = (a: bigint | null, b: bigint | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
@@ -489,7 +496,7 @@ async function rangeOf(deps: EventReadDeps, query: EventQuery): Promise<EventRan
       : null;
   const lower = laterOf(
     query.from ? micros(query.from) : null,
-    query.message_id ? idTimeMicros(query.message_id) : null,
+    query.message_id ? minus(idTimeMicros(query.message_id), copyBeforeIdUs) : null,
   );
   return {
     inRange: (event) =>
