@@ -93,6 +93,13 @@ export function envelopeFields(
 /** Whether a message id is a UUID v7, which carries the time its first copy was ingested. */
 export const isTimedId = (messageId: string) => messageId[14] === '7';
 
+/** The time (milliseconds) a UUID v7 message id carries; null for any other id. */
+export function idTimeMs(messageId: string): number | null {
+  if (!isTimedId(messageId)) return null;
+  const ms = Number.parseInt(messageId.slice(0, 8) + messageId.slice(9, 13), 16);
+  return Number.isFinite(ms) ? ms : null;
+}
+
 /**
  * The ingest time (milliseconds) every copy of the envelope's message says the same of: the time its
  * id carries. A deduplicated request carries the message id of the request that claimed the key
@@ -103,10 +110,7 @@ export const isTimedId = (messageId: string) => messageId[14] === '7';
  * travel with their own envelope: their own time.
  */
 export function firstIngestMs(message: Pick<EnvelopeMessage, 'message_id' | 'ingested_at_us'>): number {
-  const own = Number(BigInt(message.ingested_at_us) / 1000n);
-  if (!isTimedId(message.message_id)) return own;
-  const idTime = Number.parseInt(message.message_id.slice(0, 8) + message.message_id.slice(9, 13), 16);
-  return Number.isFinite(idTime) ? idTime : own;
+  return idTimeMs(message.message_id) ?? Number(BigInt(message.ingested_at_us) / 1000n);
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Source } from '../connections/model.ts';
 import { type EventField, presetOf } from '../connections/presets.ts';
 import { invalid } from '../errors.ts';
 import { safeHeaders } from '../ingest/credential-headers.ts';
+import { idTimeMs } from '../ingest/envelope.ts';
 import { parsePath, valueAt } from '../json-path.ts';
 import { textAtPointer } from '../json-pointer.ts';
 
@@ -300,16 +301,19 @@ export function eventTypeOf(
  * timeout, 10 s, and what the clocks of its instances differ by). Null for a random id (version 4,
  * made before ids were time-ordered): it says nothing of its event's time.
  */
-export function idTimeMicros(messageId: string): bigint | null {
-  if (messageId[14] !== '7') return null;
-  const ms = Number.parseInt(messageId.slice(0, 8) + messageId.slice(9, 13), 16);
-  return Number.isFinite(ms) ? BigInt(ms) * 1000n : null;
+function idTimeMicros(messageId: string): bigint | null {
+  const ms = idTimeMs(messageId);
+  return ms === null ? null : BigInt(ms) * 1000n;
 }
 
 /** How much earlier than its id's time a copy of a message may have been ingested (see idTimeMicros). */
 const copyBeforeIdUs = 60_000_000n;
 
-const minus = (a: bigint | null, b: bigint) => (a === null ? null : a - b);
+/** The earliest a copy of the message with this id can have been ingested; null for an id that carries no time. */
+function earliestCopyMicros(messageId: string): bigint | null {
+  const idTime = idTimeMicros(messageId);
+  return idTime === null ? null : idTime - copyBeforeIdUs;
+}
 
 const laterOf = (a: bigint | null, b: bigint | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
@@ -496,7 +500,7 @@ async function rangeOf(deps: EventReadDeps, query: EventQuery): Promise<EventRan
       : null;
   const lower = laterOf(
     query.from ? micros(query.from) : null,
-    query.message_id ? minus(idTimeMicros(query.message_id), copyBeforeIdUs) : null,
+    query.message_id ? earliestCopyMicros(query.message_id) : null,
   );
   return {
     inRange: (event) =>
