@@ -260,7 +260,9 @@ describe('/metrics and connection stats', () => {
     const tenant = await pollUntil(
       () =>
         api.get<{ connections: number; intervals: Interval[] }>(`/api/tenants/${hook.tenantId}/stats/history?step=1h`),
-      (response) => totalOf(response.body.intervals).written === 5,
+      // The door's count of accepted requests and the writer's of written rows are separate writes:
+      // both figures must have arrived before the totals are read.
+      (response) => totalOf(response.body.intervals).accepted === 5 && totalOf(response.body.intervals).written === 5,
     );
 
     // Assess

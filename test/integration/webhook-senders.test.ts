@@ -429,7 +429,8 @@ describe('provider presets through the running service', () => {
           )
         ).body,
       // Until the commit lets its staged records go, a read may find them written and still staged.
-      (body) => body.duplicates === 1 && body.written_rows === 1 && body.staged_rows === 0,
+      // accepted too: the door's count and the writer's arrive in separate writes.
+      (body) => body.accepted === 2 && body.duplicates === 1 && body.written_rows === 1 && body.staged_rows === 0,
       // As long as a commit may wait beside the whole suite (waitForRows): once, the rows were in the
       // table and the written count 30 s behind them.
       { what: 'the stats to count the retry as a duplicate', timeoutMs: 60_000 },

@@ -125,7 +125,12 @@ describe('a slow table and a throttling bucket for two minutes', () => {
         ).body,
       }),
       // staged_rows 0: the last commit has let its records go (until then they read written and staged).
-      (state) => state.queued === 0 && state.stats.written_rows === accepted.length && state.stats.staged_rows === 0,
+      // accepted too: the door's count and the writer's arrive in separate writes.
+      (state) =>
+        state.queued === 0 &&
+        state.stats.accepted === accepted.length &&
+        state.stats.written_rows === accepted.length &&
+        state.stats.staged_rows === 0,
       { what: 'the ingest queue to drain and the stats to count every row', timeoutMs: 120_000 },
     );
     expect({ deadLetters: settled.deadLetters, stats: settled.stats }).toMatchObject({
