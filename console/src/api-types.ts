@@ -1244,7 +1244,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1273,7 +1273,7 @@ export interface operations {
           "application/json": components["schemas"]["HealthReport"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1329,7 +1329,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1352,7 +1352,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1375,7 +1375,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1406,7 +1406,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1465,7 +1465,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1546,7 +1546,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1601,7 +1601,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1660,7 +1660,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1719,7 +1719,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1781,7 +1781,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1873,7 +1873,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1952,7 +1952,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2035,7 +2035,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2090,7 +2090,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2151,7 +2151,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2210,7 +2210,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2260,7 +2260,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2322,7 +2322,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2406,7 +2406,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2461,7 +2461,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2516,7 +2516,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2595,7 +2595,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2654,7 +2654,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2713,7 +2713,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2791,7 +2791,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2853,7 +2853,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2940,7 +2940,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3000,7 +3000,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3062,7 +3062,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3152,7 +3152,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3207,7 +3207,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3266,7 +3266,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3329,7 +3329,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3388,7 +3388,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3447,7 +3447,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3506,7 +3506,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3565,7 +3565,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3620,7 +3620,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3731,7 +3731,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3814,7 +3814,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3876,7 +3876,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3938,7 +3938,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4040,7 +4040,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4095,7 +4095,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4155,7 +4155,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4214,7 +4214,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4274,7 +4274,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4353,7 +4353,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4415,7 +4415,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4486,7 +4486,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4573,7 +4573,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4634,7 +4634,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4689,7 +4689,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4757,7 +4757,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4816,7 +4816,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4897,7 +4897,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4952,7 +4952,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5034,7 +5034,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5120,7 +5120,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5180,7 +5180,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5285,7 +5285,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5340,7 +5340,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5399,7 +5399,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5501,7 +5501,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5579,7 +5579,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5638,7 +5638,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5697,7 +5697,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5775,7 +5775,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5865,7 +5865,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5927,7 +5927,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6049,7 +6049,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6104,7 +6104,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6163,7 +6163,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6222,7 +6222,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6283,7 +6283,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6342,7 +6342,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6432,7 +6432,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6495,7 +6495,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The service failed (`INTERNAL`); the request id identifies the failure in the logs */
+      /** @description The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry) */
       "5XX": {
         content: {
           "application/json": components["schemas"]["Error"];

@@ -33,9 +33,24 @@ export function whenUnauthorized(handler: (message: string) => void): void {
   onUnauthorized = handler;
 }
 
+/** A reading answered 503 with Retry-After (the service busy for a moment) is asked again this many times. */
+const busyRetries = 2;
+
+/** Waits `seconds` (at most 5), or until the view is left. */
+function pause(seconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.min(5, Math.max(0, seconds)) * 1000);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /**
  * Paths are relative ("api/…", "health"), so the console works under any base path the API has.
- * `signal`: the view's (view.ts), so that a request of a view the operator left is abandoned.
+ * `signal`: the view's (view.ts), so that a request of a view the operator left is abandoned. A GET
+ * the service answers 503 with Retry-After is asked again after that wait, twice at most.
  */
 export async function api<T>(
   path: string,
@@ -43,18 +58,26 @@ export async function api<T>(
 ): Promise<T> {
   const headers: Record<string, string> = { 'x-api-key': session.key() ?? '' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const method = init.method ?? 'GET';
   let response: Response;
-  try {
-    response = await fetch(path, {
-      method: init.method ?? 'GET',
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      cache: 'no-store',
-      signal: init.signal,
-    });
-  } catch (error) {
-    if (init.signal?.aborted) throw error;
-    throw new ApiError(0, 'NETWORK', 'Tributary could not be reached', null);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        cache: 'no-store',
+        signal: init.signal,
+      });
+    } catch (error) {
+      if (init.signal?.aborted) throw error;
+      throw new ApiError(0, 'NETWORK', 'Tributary could not be reached', null);
+    }
+    const retryAfter = Number(response.headers.get('retry-after'));
+    const busy = response.status === 503 && path !== 'health' && Number.isFinite(retryAfter) && retryAfter > 0;
+    if (!(busy && method === 'GET' && attempt < busyRetries)) break;
+    await response.body?.cancel();
+    await pause(retryAfter, init.signal);
   }
   const text = await response.text();
   let body: unknown = null;

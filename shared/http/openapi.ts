@@ -198,7 +198,10 @@ function errorResponses(spec: RouteSpec, method: string): Record<string, unknown
     add(422, 'The source is paused or not active');
     add(429, 'The source’s rate limit is exceeded; retry after `Retry-After` seconds');
   }
-  add('5XX', 'The service failed (`INTERNAL`); the request id identifies the failure in the logs');
+  add(
+    '5XX',
+    'The service failed (500 `INTERNAL`; the request id identifies the failure in the logs), or one of its own dependencies stayed slow or busy past its retries (503 `SERVICE_UNAVAILABLE`, `Retry-After` set: retry)',
+  );
   return responses;
 }
 

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ZodError } from 'zod';
+import { dependencyFailed } from '../adapters/dependency-failures.ts';
 import { DomainError, type ErrorDetail } from '../domain/errors.ts';
 import { logger } from '../observability/logger.ts';
 import { statusOfCode } from './error-status.ts';
@@ -47,11 +48,22 @@ export function zodDetails(error: ZodError): ErrorDetail[] {
   });
 }
 
-/** A failure as the domain error it is, or says it is: anything else is logged and becomes INTERNAL. */
+/**
+ * A failure as the domain error it is, or says it is. One of the platform's own AWS dependencies
+ * slow, throttling or failing past the SDK's retries (DynamoDB, SQS, the platform bucket) is the
+ * service busy for a moment: 503 SERVICE_UNAVAILABLE with Retry-After, which callers retry. Anything
+ * else is logged and becomes INTERNAL.
+ */
 export function domainErrorOf(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   if (error instanceof ZodError)
     return new DomainError('VALIDATION_ERROR', 'The request is not valid', zodDetails(error));
+  if (error instanceof Error && dependencyFailed(error)) {
+    logger.warn('A dependency was slow or busy past its retries; answered 503', { error });
+    return new DomainError('SERVICE_UNAVAILABLE', 'The service is busy; retry the request', null, {
+      'retry-after': '1',
+    });
+  }
   logger.error('Unhandled error', { error: error as Error });
   return new DomainError('INTERNAL', 'Internal error; the request id identifies it in the logs');
 }

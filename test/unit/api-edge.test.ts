@@ -398,4 +398,41 @@ describe.concurrent('the API edge', () => {
     expect(result.statusCode).toBe(201);
     expect(seen).toEqual([{ role: 'PlatformAdmin', body: { name: 'Acme' } }]);
   });
+
+  it('answers a dependency slow or throttled past its retries 503 with Retry-After, and anything else 500', async () => {
+    const key = 'GET /api/tenants';
+    // Errors shaped as the AWS SDK throws them once its own retries are spent.
+    const sdkError = (name: string, fields: Record<string, unknown>) =>
+      Object.assign(new Error(name), { name, ...fields });
+    const failures: Record<string, Error> = {
+      throttled: sdkError('ProvisionedThroughputExceededException', {
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+      timedOut: sdkError('TimeoutError', {}),
+      reset: sdkError('Error', { code: 'ECONNRESET' }),
+      awsFault: sdkError('InternalServerError', { $fault: 'server', $metadata: { httpStatusCode: 500 } }),
+      refused: sdkError('ValidationException', { $fault: 'client', $metadata: { httpStatusCode: 400 } }),
+      bug: new TypeError("Cannot read properties of undefined (reading 'x')"),
+    };
+    const answers: Record<string, unknown> = {};
+    for (const [name, failure] of Object.entries(failures)) {
+      const handler = apiHandler({ [key]: routes[key] }, key, async () => {
+        throw failure;
+      });
+      const result = await handler(eventFor(key, { apiKey: adminKey }), { functionName: 'test' } as Context);
+      const body = JSON.parse(result.body ?? '{}');
+      answers[name] = [result.statusCode, body.code, result.headers?.['retry-after'] ?? null, body.message];
+    }
+    const busy = [503, 'SERVICE_UNAVAILABLE', '1', 'The service is busy; retry the request'];
+    const failed = [500, 'INTERNAL', null, 'Internal error; the request id identifies it in the logs'];
+    expect(answers).toEqual({
+      throttled: busy,
+      timedOut: busy,
+      reset: busy,
+      awsFault: busy,
+      refused: failed,
+      bug: failed,
+    });
+  });
 });
