@@ -97,7 +97,9 @@ export async function setup(project: TestProject): Promise<void> {
     // Tables commit as each batch arrives unless a test sets a table's tributary.freshness: most tests
     // check what reaches the table; the staging tests look at what waits.
     TABLE_FRESHNESS_SECONDS: '0',
-    JOB_LEASE_SECONDS: '4',
+    // A runner renews its lease every third of it: 10 s leaves a renewal 6 s to land while the
+    // suite keeps two cores busy (at 4 s, a run was failed as abandoned while its runner was alive).
+    JOB_LEASE_SECONDS: '10',
     // A small ring, so that a test can overflow it with a few bad requests.
     REJECTIONS_PER_SOURCE: '10',
     // Each function runs apart, as on AWS: the ingest function learns of a pause, a suspension or a
