@@ -73,9 +73,9 @@ export async function api<T>(
       if (init.signal?.aborted) throw error;
       throw new ApiError(0, 'NETWORK', 'Tributary could not be reached', null);
     }
+    if (!(response.status === 503 && path !== 'health' && method === 'GET' && attempt < busyRetries)) break;
     const retryAfter = Number(response.headers.get('retry-after'));
-    const busy = response.status === 503 && path !== 'health' && Number.isFinite(retryAfter) && retryAfter > 0;
-    if (!(busy && method === 'GET' && attempt < busyRetries)) break;
+    if (!(retryAfter > 0)) break;
     await response.body?.cancel();
     await pause(retryAfter, init.signal);
   }

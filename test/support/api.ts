@@ -20,6 +20,11 @@ export interface RequestOptions {
   /** A JSON value, or raw bytes/text sent as is. */
   json?: unknown;
   raw?: string | Uint8Array;
+  /**
+   * Ask again, up to three times, when answered 503 with Retry-After (the service busy for a moment),
+   * as a client should: for setup calls, whose answers are not what a test checks.
+   */
+  retryBusy?: boolean;
 }
 
 /** Every response body the suite sees, so that a test can scan them all for secrets. */
@@ -54,7 +59,14 @@ export function apiClient(baseUrl = inject('baseUrl'), defaultKey: string | null
     } else if (options.raw !== undefined) {
       body = options.raw;
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    let response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    for (let retried = 0; options.retryBusy && retried < 3 && response.status === 503; retried++) {
+      const seconds = Number(response.headers.get('retry-after'));
+      if (!(seconds > 0)) break;
+      await response.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    }
     const text = await response.text();
     seenBodies.push(text);
     let parsed: unknown = text;

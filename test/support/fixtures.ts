@@ -15,7 +15,7 @@ export const neverShown = new Set<string>();
 export const issuedKeys: string[] = [];
 
 export async function createTenant(api: ApiClient, name = unique('tenant')): Promise<string> {
-  const response = await api.post<{ tenant_id: string }>('/api/tenants', { json: { name } });
+  const response = await api.post<{ tenant_id: string }>('/api/tenants', { json: { name }, retryBusy: true });
   expect(response.status, response.text).toBe(201);
   return response.body.tenant_id;
 }
@@ -38,10 +38,12 @@ export async function createUser(
   const created = await api.post<{ user_id: string }>('/api/users', {
     json: { email, password: secret, role, ...(tenantId ? { tenant_id: tenantId } : {}) },
     key,
+    retryBusy: true,
   });
   expect(created.status, created.text).toBe(201);
   const issued = await api.post<{ api_key: string }>(`/api/users/${created.body.user_id}/api-keys`, {
     json: { name: 'test' },
+    retryBusy: true,
   });
   expect(issued.status, issued.text).toBe(201);
   issuedKeys.push(issued.body.api_key);
@@ -72,6 +74,7 @@ export async function registerStore(
   }
   const response = await api.post<{ object_store_id: string }>(`/api/tenants/${tenantId}/register-object-store`, {
     json: { base_url: baseUrl, name: unique('store'), options },
+    retryBusy: true,
   });
   expect(response.status, response.text).toBe(201);
   return response.body.object_store_id;

@@ -34,7 +34,7 @@ export async function createWebhook(
     data_set_id: string;
     ingest_token: string;
     ingest_url: string;
-  }>(`/api/tenants/${tenantId}/connections`, { json: { type: 'Webhook', name: unique('hook') } });
+  }>(`/api/tenants/${tenantId}/connections`, { json: { type: 'Webhook', name: unique('hook') }, retryBusy: true });
   expect(created.status, created.text).toBe(201);
   return {
     tenantId,
@@ -108,7 +108,9 @@ export async function waitForRows(
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const files = await api.get<{ files: { num_records: number }[] }>(`/api/data-sets/${dataSetId}/files`);
+    const files = await api.get<{ files: { num_records: number }[] }>(`/api/data-sets/${dataSetId}/files`, {
+      retryBusy: true,
+    });
     const rows = (files.body.files ?? []).reduce((sum, file) => sum + file.num_records, 0);
     if (rows >= count || Date.now() > deadline) {
       const dataSet = await api.get<{ storage_location: string; version: number | null; status: string }>(
