@@ -51,6 +51,7 @@ import { defaultMaxPending } from '#shared/domain/observability/tally.ts';
 import { metricsShardCounts } from '#shared/http/schemas/status.ts';
 import { routes } from '#shared/routes.ts';
 import { consumers, schedules } from '#shared/topology.ts';
+import { functionNameOf, lambdaContext } from '../local/lambda-context.ts';
 import { assumptions } from './aws-prices.ts';
 import { type Local, startLocal } from './cost.ts';
 import { ownCpuMs, waitMs } from './cost-pricing.ts';
@@ -345,13 +346,25 @@ const platformSeriesAtMost = 100;
  * machine's: they count for nothing.
  */
 function awsSeconds(invocations: Invocation[], deployment: ReturnType<typeof readDeployment>) {
+  const parts = awsParts(invocations, deployment);
+  return (invocation: Invocation) => {
+    const { cpuSeconds, waitSeconds } = parts(invocation);
+    return cpuSeconds + waitSeconds;
+  };
+}
+
+/** The two parts of awsSeconds: an invocation's CPU at its memory's vCPU share, and its wait on AWS's calls. */
+function awsParts(invocations: Invocation[], deployment: ReturnType<typeof readDeployment>) {
   const own = ownCpuMs(invocations, 0, 0);
   return (invocation: Invocation) => {
     const memoryMb = (deployment.functions.get(invocation.entry) as Deployed | undefined)?.memoryMb ?? 1024;
     const scale = Math.max(1, assumptions.fullVcpuMemoryMb / memoryMb);
-    return ((own.get(invocation) ?? 0) * scale + waitMs(invocation.calls)) / 1000;
+    return { cpuSeconds: ((own.get(invocation) ?? 0) * scale) / 1000, waitSeconds: waitMs(invocation.calls) / 1000 };
   };
 }
+
+/** A Delta commit: a PUT to a table's `_delta_log/`. */
+const isCommitPut = (call: MeteredCall) => call.s3Class === 'put' && call.prefix.endsWith('/_delta_log/');
 
 async function runPhase(
   local: Local,
@@ -432,9 +445,7 @@ async function runPhase(
   const runs = new Map<string, number>();
   for (const invocation of reading.invocations)
     if (inWindow(invocation.startedAt)) runs.set(invocation.entry, (runs.get(invocation.entry) ?? 0) + 1);
-  const commits = calls.filter(
-    ({ call, entry }) => entry === committerEntry && call.s3Class === 'put' && call.prefix.endsWith('/_delta_log/'),
-  ).length;
+  const commits = calls.filter(({ call, entry }) => entry === committerEntry && isCommitPut(call)).length;
   const triggers = calls
     .filter(({ call }) => call.service === 'SQS' && call.entity === 'commits' && call.operation.startsWith('Send'))
     .reduce((sum, { call }) => sum + call.messages, 0);
@@ -510,12 +521,12 @@ const isSyncMark = (use: PartitionUse) => use.key === syncMarks && use.writeUnit
 /**
  * Schedules whose work follows the commits: table maintenance is asked for by commits (a day's small
  * files, a thousand versions), and the jobs' lease sweep reads the jobs it queues. What each run reads
- * whatever the traffic (the maintenance windows since its last run and its record, the leases) is its
- * work at rest, scaled to its deployed interval like any schedule's: counted per commit, a run every
- * few seconds here read as a commit's cost.
+ * whatever the traffic (the maintenance windows since its last run and its record, the leases, the
+ * jobs still Queued) is its work at rest, scaled to its deployed interval like any schedule's: counted
+ * per commit, a run every few seconds here read as a commit's cost.
  */
 const perCommitSchedules = new Set([schedules['table-maintenance'].entry, schedules['job-lease-sweeper'].entry]);
-const runReadings = /^table (JOB_LEASES|MAINTENANCE|MAINTENANCE#SCHEDULE|MAINTENANCE#AT#.*)$/;
+const runReadings = /^table (JOB_LEASES|QUEUED_JOBS|MAINTENANCE|MAINTENANCE#SCHEDULE|MAINTENANCE#AT#.*)$/;
 /**
  * The items of the tables a maintenance run's windows list, queued or not, which every run reads while
  * it reads their window: deployed, a run every five minutes reads each two or three times (a
@@ -537,6 +548,14 @@ const isCycleCall = (call: MeteredCall) =>
 const perCommitCycle = (use: PartitionUse, entry: string | null) =>
   (use.sortKey === 'HEAD' && (use.key.startsWith('table STAGE#') || use.key.startsWith('gsi1 PENDING#'))) ||
   (entry === committerEntry && (use.key.startsWith('table COUNTER#') || use.key.startsWith('table COUNTED#')));
+
+/**
+ * Items whose size is bounded by design, not by what waits for a commit: read at their largest
+ * measured, with no line. `COUNTER#UPKEEP`: the upkeep's marks, a quarter's lists the index shards that
+ * folded it (64 at most), 1 KB; one written in the second phase and not the first read as growing with
+ * the traffic and put the Zipf shape at 160.
+ */
+const boundedItems = new Set(['table COUNTER#UPKEEP']);
 
 /** A write of a counter's total, or of its item's index entry (shared/adapters/dynamo/counters.ts). */
 const isCounterWrite = (call: MeteredCall) =>
@@ -801,6 +820,74 @@ async function probeCommit(sender: Sender, timing: { deployment: ReturnType<type
   return { rows: rowsPerCommit, seconds, items, largest, tooLarge };
 }
 
+/**
+ * A full batch of the table committer at quiet traffic: one row staged by the writer for each of
+ * `batchSize` quiet sources' tables (each committed before, as a source that sends once an hour finds
+ * its table), then those tables committed side by side in one committer invocation, through the
+ * committer's edge (its counts written before it answers), as a full batch of triggers is when the
+ * commits queue backs up. Each table is taken as due (`everything`: here it is staged a moment
+ * before). Answers the invocation's time as on AWS.
+ */
+async function probeFullBatch(senders: Sender[], timing: { deployment: ReturnType<typeof readDeployment> }) {
+  const batch = consumers['table-committer'].batchSize;
+  if (senders.length < batch) throw new Error(`The committer's probe needs ${batch} quiet sources`);
+  const tables = senders.slice(0, batch);
+  const writer = (await import('#functions/ingest/write-batch.ts')).handler as unknown as LambdaHandler;
+  const { committing, stagingDeps } = await import('#functions/ingest/wiring.ts');
+  const { commitTriggered } = await import('#shared/domain/ingest/commit-staged.ts');
+  const { batchHandler } = await import('#shared/queue-handler.ts');
+  // Each invocation with its deployed time limit: a commit starts only with a table's time budget left.
+  const timeoutOf = (entry: string) => (timing.deployment.functions.get(entry) as Deployed).timeoutSeconds;
+  const now = Date.now();
+  const envelopes = [...envelopeStream(batch, 11)];
+  await writer(
+    {
+      Records: tables.map((sender, i) => ({
+        messageId: `probe-${now}-${i}`,
+        receiptHandle: `probe-${now}-${i}`,
+        body: queuedEnvelope(
+          {
+            ...(envelopes[i] as (typeof envelopes)[number]),
+            data_set_id: sender.dataSetId,
+            tenant_id: sender.tenantId,
+            source_id: sender.sourceId,
+            dt: new Date(now).toISOString().slice(0, 10),
+            ingested_at_us: BigInt(now) * 1000n,
+          },
+          i + 1,
+        ),
+        attributes: { ApproximateReceiveCount: '1' },
+      })),
+    },
+    lambdaContext(functionNameOf(consumers['ingest-writer'].entry), timeoutOf(consumers['ingest-writer'].entry)),
+  );
+  meter.take();
+  let committed = 0;
+  const committer = batchHandler(async (_event, context) => {
+    const report = await commitTriggered(
+      stagingDeps,
+      tables.map((sender) => ({ tableId: sender.dataSetId, at: Date.now() })),
+      { ...committing(context.getRemainingTimeInMillis(), batch), everything: true },
+    );
+    committed = report.committed.length;
+    return { batchItemFailures: [] };
+  });
+  const { invocation } = await meter.invoke(committerEntry, () =>
+    committer({ Records: [] }, lambdaContext(functionNameOf(committerEntry), timeoutOf(committerEntry))),
+  );
+  const reading = meter.take();
+  const commits = invocation.calls.filter(isCommitPut).length;
+  if (committed !== batch || commits !== batch)
+    throw new Error(`The committer's probe committed ${committed} tables (${commits} commits) of ${batch}`);
+  const { cpuSeconds, waitSeconds } = awsParts(reading.invocations, timing.deployment)(invocation);
+  process.stderr.write(
+    `scale: a committer batch of ${batch} quiet tables: ${(cpuSeconds + waitSeconds).toFixed(3)} s as on AWS (CPU ${cpuSeconds.toFixed(3)} s)\n`,
+  );
+  return { triggers: batch, seconds: cpuSeconds + waitSeconds, cpuSeconds, waitSeconds };
+}
+type LambdaHandler = (event: unknown, context: unknown) => Promise<unknown>;
+type FullBatch = Awaited<ReturnType<typeof probeFullBatch>>;
+
 /** Items written for the counters' probe: this many of the run's sources, each this many epochs more. */
 const probedSources = 500;
 const probedEpochs = 100;
@@ -1001,6 +1088,7 @@ function analyse(
   shape: Shape,
   phases: [Phase, Phase],
   probe: Probe,
+  fullBatch: FullBatch,
   counters: CounterProbe,
   deployment: ReturnType<typeof readDeployment>,
 ): ShapeResult {
@@ -1072,11 +1160,27 @@ function analyse(
   const perCommit = measured.commits > 0 ? Math.max(0, committerBusy - measured.served * perRow) / measured.commits : 0;
   const committerAt = (rate: number) => shape.commitsAt(rate) * perCommit + rate * perRow;
   const committers = consumers['table-committer'].maxConcurrency;
+  // That is its time in the batches it got here, of a trigger or a few. At its ceiling its queue backs
+  // up and each invocation takes a full batch, whose tables it commits side by side
+  // (functions/ingest/commit-tables.ts): priced from the probe's full batch of one-row commits, each
+  // trigger a commit (most are: a quiet table's trigger finds its row due), the rows' time beside.
+  // A shape whose commits hold more than a row each keeps the time per commit read here. A full batch
+  // takes no more of an instance's time than its commits in the batches here: its calls' wait is
+  // chained by the order they answered locally, ten commits interleaved on a loaded machine.
+  const quietCommits = shape.commitsAt(served[1]) >= 0.5 * served[1];
+  const inFullBatches = (rate: number) =>
+    (shape.triggersAt(rate) / fullBatch.triggers) * fullBatch.seconds + rate * perRow;
+  const committerLimit = (rate: number) =>
+    quietCommits ? Math.min(committerAt(rate), inFullBatches(rate)) : committerAt(rate);
   constraints.push({
-    limit: `ingest/commit-tables.ts's maximum concurrency (${committers}): ${perCommit.toFixed(2)} s a commit, ${(perRow * 1000).toFixed(3)} ms a row`,
+    limit:
+      `ingest/commit-tables.ts's maximum concurrency (${committers}): ${perCommit.toFixed(3)} s a commit in the batches here, ${(perRow * 1000).toFixed(3)} ms a row` +
+      (quietCommits
+        ? `; at its ceiling a full batch an invocation, ${fullBatch.triggers} one-row commits in ${fullBatch.seconds.toFixed(3)} s`
+        : ''),
     values: [committerAt(served[0]), committerAt(served[1])],
     capacity: committers,
-    ceiling: solve(committerAt, committers),
+    ceiling: solve(committerLimit, committers),
   });
   // The counters' upkeep as deployed: its planner (every five minutes) reads no source, only the
   // kept figures, and is measured like any schedule; its workers (the upkeep queue's consumer) read
@@ -1155,6 +1259,10 @@ function analyse(
   const lines: { key: string; sizeAt: (rate: number) => number }[] = [];
   for (const key of new Set([...phases[0].items.keys(), ...phases[1].items.keys()])) {
     const bytes: [number, number] = [phases[0].items.get(key) ?? 0, phases[1].items.get(key) ?? 0];
+    if (boundedItems.has(key)) {
+      lines.push({ key, sizeAt: () => Math.max(...bytes) });
+      continue;
+    }
     // Items a commit writes are measured at their largest, on the probe's commit of a size target's
     // worth of rows (the most a commit holds, however long the target): no line for them.
     const probed = probe.items.get(key);
@@ -1192,7 +1300,11 @@ function analyse(
   for (const entry of new Set([...phases[0].busy.keys(), ...phases[1].busy.keys()])) {
     if (entry === committerEntry || entry === upkeepWorkerEntry) {
       const at = Number.isFinite(ceiling) ? ceiling : served[1];
-      concurrency.set(entry, entry === committerEntry ? committerAt(at) : upkeepAt(at));
+      // The committer's queue backs up only as far as its instances need: at most all of them.
+      concurrency.set(
+        entry,
+        entry === committerEntry ? Math.min(committerAt(at), Math.max(committers, committerLimit(at))) : upkeepAt(at),
+      );
       continue;
     }
     const [low, high] = [busyLoad(phases[0], entry), busyLoad(phases[1], entry)];
@@ -1255,14 +1367,19 @@ function zipfShape(
   };
 }
 
-function quietShape(local: Local, rates: [number, number]): Shape {
+function quietShape(local: Local, rates: [number, number]): Shape & { readonly last: Sender[] } {
+  let last: Sender[] = [];
   return {
     name: `${quietSources.toLocaleString('en')} quiet sources at one event an hour`,
     rates,
     // Each request from a source of its own that has sent nothing for an hour.
     async senders(rate) {
       const senders = await createSenders(local, Math.round(rate * (warmUpSeconds + measuredSeconds)) + 1);
+      last = senders;
       return { senders, choose: (i) => i };
+    },
+    get last() {
+      return last;
     },
     // Each source its own table, sending once an hour.
     busiestShare: (rate) => 1 / (rate * 3600),
@@ -1297,6 +1414,7 @@ export async function benchScale(): Promise<string> {
   try {
     const timing = { deployment };
     const hot = zipfShape(local, 'one hot table', 1, [40, 80]);
+    const quiet = quietShape(local, [Math.round(quietRate / 2), Math.round(quietRate)]);
     const shapes = [
       zipfShape(
         local,
@@ -1305,7 +1423,7 @@ export async function benchScale(): Promise<string> {
         [40, 80],
       ),
       hot,
-      quietShape(local, [Math.round(quietRate / 2), Math.round(quietRate)]),
+      quiet,
     ];
     const measured: [Shape, [Phase, Phase]][] = [];
     for (const shape of shapes) {
@@ -1323,8 +1441,10 @@ export async function benchScale(): Promise<string> {
     await local.stopRuntime();
     runtimeStopped = true;
     probe = await probeCommit(hot.first as Sender, timing);
+    const fullBatch = await probeFullBatch(quiet.last, timing);
     const counters = await probeCounters(timing);
-    for (const [shape, phases] of measured) results.push(analyse(shape, phases, probe, counters, deployment));
+    for (const [shape, phases] of measured)
+      results.push(analyse(shape, phases, probe, fullBatch, counters, deployment));
   } finally {
     if (!runtimeStopped) await local.stopRuntime();
     await local.stop();
