@@ -94,6 +94,10 @@ export const notQueuedInTime = (): DomainError =>
     'retry-after': '1',
   });
 
+/** One of the platform's own dependencies slow, throttling or failing past its retries: the service busy for a moment. */
+export const serviceBusy = (): DomainError =>
+  new DomainError('SERVICE_UNAVAILABLE', 'The service is busy; retry the request', null, { 'retry-after': '1' });
+
 /** A job that could not be put on the queue, and failed: nothing of it runs, and asking again is safe. */
 export const jobNotQueued = (): DomainError =>
   new DomainError(

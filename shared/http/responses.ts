@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ZodError } from 'zod';
 import { dependencyFailed } from '../adapters/dependency-failures.ts';
-import { DomainError, type ErrorDetail } from '../domain/errors.ts';
+import { DomainError, type ErrorDetail, serviceBusy } from '../domain/errors.ts';
 import { logger } from '../observability/logger.ts';
 import { statusOfCode } from './error-status.ts';
 
@@ -60,9 +60,7 @@ export function domainErrorOf(error: unknown): DomainError {
     return new DomainError('VALIDATION_ERROR', 'The request is not valid', zodDetails(error));
   if (error instanceof Error && dependencyFailed(error)) {
     logger.warn('A dependency was slow or busy past its retries; answered 503', { error });
-    return new DomainError('SERVICE_UNAVAILABLE', 'The service is busy; retry the request', null, {
-      'retry-after': '1',
-    });
+    return serviceBusy();
   }
   logger.error('Unhandled error', { error: error as Error });
   return new DomainError('INTERNAL', 'Internal error; the request id identifies it in the logs');
