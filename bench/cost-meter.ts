@@ -514,7 +514,6 @@ function requestItems(operation: string, input: Dict): { item: Dict | undefined;
  */
 function partitionUses(operation: string, input: Dict, output: Dict | null, call: MeteredCall): PartitionUse[] {
   const units = call.writeUnits + call.readUnits;
-  if (units === 0) return [];
   const read = call.readUnits > 0;
   const use = (key: string, share: number, sortKey?: unknown): PartitionUse => ({
     key,
@@ -523,9 +522,12 @@ function partitionUses(operation: string, input: Dict, output: Dict | null, call
     ...(typeof sortKey === 'string' ? { sortKey } : {}),
   });
   if (operation === 'Query' || operation === 'Scan') {
+    // Its partition even when it found nothing (DynamoDB Local reports no units for that): which
+    // partition a call read is what tells a schedule's run readings from its work.
     const key = queryKey(input);
     return key ? [use(key, units)] : [];
   }
+  if (units === 0) return [];
   const items = requestItems(operation, input);
   if (items.length === 0) return [];
   // What the indexes took, from the consumed capacity's breakdown, goes to the index keys.

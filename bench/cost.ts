@@ -387,7 +387,7 @@ const icebergEntityCalls = (reading: Reading) =>
   reading.invocations.flatMap((inv) => inv.calls).filter((call) => call.entity === 'ICEBERG').length;
 
 /** Sets the tables' last Iceberg sync one sync interval and a second back, as a quiet table's commit finds it. */
-async function ageIcebergSyncs(tableIds: string[]) {
+export async function ageIcebergSyncs(tableIds: string[]) {
   const { getDataSet, recordDataSetIceberg } = await import('#shared/adapters/dynamo/data-sets.ts');
   const { icebergSyncIntervalMs } = await import('#shared/domain/datasets/iceberg.ts');
   const long = new Date(Date.now() - icebergSyncIntervalMs - 1000).toISOString();
