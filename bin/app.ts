@@ -19,6 +19,7 @@ tributary(app, {
   ingestMaxBytes: number('ingestMaxBytes'),
   writerBatchingWindowSeconds: number('writerBatchingWindowSeconds'),
   reservedConcurrency: number('reservedConcurrency'),
+  committerConcurrency: number('committerConcurrency'),
   tableFreshnessSeconds: number('tableFreshnessSeconds'),
   dataRetentionDays: number('dataRetentionDays'),
   unreadableDeadLetterDays: number('unreadableDeadLetterDays'),

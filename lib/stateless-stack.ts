@@ -75,6 +75,14 @@ export interface StatelessStackProps extends StackProps {
    */
   reservedConcurrency?: number;
   /**
+   * How many table committers run at once at most (2–1,000; default the topology's, 50): the table
+   * commits a second the deployment can make. A quiet source's row is a commit of its own (one
+   * commit of 10 one-row tables takes some 0.6 s), so 50 commit some 900 quiet sources' requests
+   * a second; many sources that each send now and then need more (`npm run bench scale`). A
+   * reservation (`reservedConcurrency`) must be at least this.
+   */
+  committerConcurrency?: number;
+  /**
    * How long staged envelopes wait at most before their table commits them (0–86,400 s; default
    * 600), unless the table sets `tributary.freshness`: longer means fewer commits and larger files
    * per event (the cost bench shows the figures), and rows that reach the table later.
@@ -165,6 +173,7 @@ export class StatelessStack extends Stack {
         props.ingestThrottleBurst ?? Math.min(throttle.burstLimit, defaultIngestBurst),
       ),
     });
+    const committerConcurrency = checkedWhole('committerConcurrency', props.committerConcurrency, 2, 1000);
     this.ingest = new IngestPipeline(this, 'Ingest', {
       queues: stateful.queues,
       context,
@@ -174,7 +183,8 @@ export class StatelessStack extends Stack {
         0,
         300,
       ),
-      reservedConcurrency: checkedReservation(props.reservedConcurrency),
+      reservedConcurrency: checkedReservation(props.reservedConcurrency, committerConcurrency),
+      committerConcurrency,
     });
     if (!props.reservedConcurrency)
       Annotations.of(this).addWarningV2(
@@ -319,8 +329,11 @@ function checkedWhole(name: string, value: number | undefined, min: number, max:
  * The writer's and committer's reservation: none (0), or at least their event sources' maximum
  * concurrency (a batch handed to a function at its reserved limit is throttled, and counts a receive).
  */
-function checkedReservation(value: number | undefined): number | undefined {
-  const least = Math.max(consumers['ingest-writer'].maxConcurrency, consumers['table-committer'].maxConcurrency);
+function checkedReservation(value: number | undefined, committerConcurrency: number | undefined): number | undefined {
+  const least = Math.max(
+    consumers['ingest-writer'].maxConcurrency,
+    committerConcurrency ?? consumers['table-committer'].maxConcurrency,
+  );
   if (value !== undefined && !(Number.isInteger(value) && (value === 0 || (value >= least && value <= 10_000))))
     throw new Error(
       `reservedConcurrency must be 0 (none) or a whole number from ${least} (the writer's and committer's maximum concurrency) to 10000, got ${value}`,

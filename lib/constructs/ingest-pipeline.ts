@@ -12,6 +12,8 @@ export interface IngestPipelineProps {
   writerBatchingWindowSeconds?: number;
   /** Concurrency reserved for the writer and for the committer, each (default: the topology's; 0: none). */
   reservedConcurrency?: number;
+  /** The committer's event source's maximum concurrency (default: the topology's). */
+  committerConcurrency?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export class IngestPipeline extends Construct {
       queue: props.queues.commits,
       context: props.context,
       reservedConcurrency: props.reservedConcurrency,
+      maxConcurrency: props.committerConcurrency,
     });
     this.deadLetterRecorder = new QueueConsumer(this, 'DeadLetterRecorder', {
       consumer: 'dead-letter-recorder',

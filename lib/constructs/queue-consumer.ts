@@ -14,6 +14,8 @@ export interface QueueConsumerProps {
   batchingWindowSeconds?: number;
   /** The deployment's concurrency reserved for this consumer (default: the topology's; 0: none). */
   reservedConcurrency?: number;
+  /** The deployment's maximum concurrency of this consumer's event source (default: the topology's). */
+  maxConcurrency?: number;
 }
 
 /**
@@ -32,7 +34,11 @@ export class QueueConsumer extends Construct {
       props.reservedConcurrency === undefined
         ? declared.function.reservedConcurrency
         : props.reservedConcurrency || undefined;
-    const spec = { ...declared, function: { ...declared.function, reservedConcurrency } };
+    const spec = {
+      ...declared,
+      maxConcurrency: props.maxConcurrency ?? declared.maxConcurrency,
+      function: { ...declared.function, reservedConcurrency },
+    };
     this.queue = props.queue;
     const declaration = consumerFunction(props.consumer);
     this.function = new ServiceFunction(

@@ -39,7 +39,7 @@ export type SynthesizedApp = ReturnType<typeof synthesizeApp>;
 /**
  * Every setting a deployment can change, in one app: tenant buckets and roles, custom store
  * endpoints, alarm thresholds and email, tracing, the ingest limit, the writer's batching window,
- * the writer's and committer's reserved concurrency, the API's throttles, the dashboard tool and its token. The tests of each setting read it (one synthesis
+ * the writer's and committer's reserved concurrency, the committers at once, the API's throttles, the dashboard tool and its token. The tests of each setting read it (one synthesis
  * rather than one per setting); the default app shows what a deployment gets without them.
  */
 export const configuredProps: TributaryProps = {
@@ -58,6 +58,8 @@ export const configuredProps: TributaryProps = {
   writerBatchingWindowSeconds: 0,
   // The writer's and the committer's maximum concurrency, reserved (an account with a quota of at least 200).
   reservedConcurrency: 50,
+  // Fewer committers than the topology's 50 (a reservation must cover the most that run at once).
+  committerConcurrency: 40,
   throttleRatePerSecond: 300,
   throttleBurst: 600,
   ingestThrottleRatePerSecond: 5000,

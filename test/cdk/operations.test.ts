@@ -286,15 +286,24 @@ describe('alarms', () => {
         (fn) => fn.Properties.ReservedConcurrentExecutions !== undefined,
       ),
     ).toEqual([]);
-    // configuredProps: reservedConcurrency 50, for an account with a quota of at least 200.
+    // configuredProps: reservedConcurrency 50, for an account with a quota of at least 200, and
+    // committerConcurrency 40.
     expect(await concurrency(synthesizedConfiguredApp())).toEqual({
       'ingest-writer': { reserved: 50, maxConcurrency: 50 },
-      'table-committer': { reserved: 50, maxConcurrency: 50 },
+      'table-committer': { reserved: 50, maxConcurrency: 40 },
     });
     const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     // Below the event sources' maximum concurrency, batches would be throttled.
     expect(() => tributary(app(), { reservedConcurrency: 20 })).toThrow(/reservedConcurrency must be 0 \(none\)/);
     expect(() => tributary(app(), { reservedConcurrency: -1 })).toThrow(/reservedConcurrency/);
+    // More committers at once than a reservation covers; and outside what Lambda accepts.
+    expect(() => tributary(app(), { committerConcurrency: 300, reservedConcurrency: 50 })).toThrow(
+      /reservedConcurrency must be 0 \(none\) or a whole number from 300 /,
+    );
+    expect(() => tributary(app(), { committerConcurrency: 1001 })).toThrow(
+      /committerConcurrency must be a whole number from 2 to 1000, got 1001/,
+    );
+    expect(() => tributary(app(), { committerConcurrency: 1 })).toThrow(/committerConcurrency must be a whole number/);
   });
 
   it('says at synth what it left out without a reservation, and what keeps an ingest flood off the consumers', async () => {
