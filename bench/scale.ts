@@ -38,7 +38,9 @@
  *     group counting;
  *   - S3: 3,500 PUT/COPY/POST/DELETE/LIST and 5,500 GET a second per prefix;
  *   - each queue consumer's maximum concurrency (shared/topology.ts) and one run at a time of a
- *     schedule: settings of the deployment, not AWS's, but limits all the same.
+ *     schedule: settings of the deployment, not AWS's, but limits all the same. Where the table
+ *     committers' bind, the report adds the ceiling with as many as the shape needs at its next
+ *     limit (the deployment's `committerConcurrency`, at most Lambda's 1,000).
  * Account quotas AWS raises on request (API Gateway's requests a second, Lambda's concurrency) are
  * listed apart, with what each shape needs at its ceiling. A function's time is priced, not timed:
  * its own CPU and its calls at AWS's stated latency (`awsSeconds`), so that the ceilings do not swing
