@@ -77,7 +77,7 @@ export interface StatelessStackProps extends StackProps {
   /**
    * How many table committers run at once at most (2–1,000; default the topology's, 50): the table
    * commits a second the deployment can make. A quiet source's row is a commit of its own (ten
-   * one-row commits take 0.50 to 0.72 s), so 50 commit 700 to 900 quiet sources' requests a
+   * one-row commits take 0.50 to 0.72 s), so 50 commit 700 to 1,000 quiet sources' requests a
    * second; many sources that each send now and then need more (`npm run bench scale`). A
    * reservation (`reservedConcurrency`) must be at least this.
    */
