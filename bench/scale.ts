@@ -1353,22 +1353,25 @@ function analyse(
       itemCeiling = { ceiling, key, bytes };
   }
   const sizeAt = (rate: number) => Math.max(0, ...lines.map((line) => line.sizeAt(rate)));
-  const binding = [...constraints].sort((a, b) => a.ceiling - b.ceiling)[0];
-  let ceiling = binding?.ceiling ?? Number.POSITIVE_INFINITY;
-  let limitedBy = binding ? binding.limit : 'nothing measured';
-  if (itemCeiling.ceiling < ceiling) {
-    ceiling = itemCeiling.ceiling;
-    limitedBy = `an item of \`${itemCeiling.key}\` reaching 400 KB at the deployed freshness target`;
-  }
+  // The first limit the traffic reaches among `limits`, or the largest item's.
+  const firstOf = (limits: typeof constraints) => {
+    const first = [...limits].sort((a, b) => a.ceiling - b.ceiling)[0];
+    return itemCeiling.ceiling < (first?.ceiling ?? Number.POSITIVE_INFINITY)
+      ? {
+          ceiling: itemCeiling.ceiling,
+          limitedBy: `an item of \`${itemCeiling.key}\` reaching 400 KB at the deployed freshness target`,
+          binding: undefined,
+        }
+      : {
+          ceiling: first?.ceiling ?? Number.POSITIVE_INFINITY,
+          limitedBy: first ? first.limit : 'nothing measured',
+          binding: first,
+        };
+  };
+  const { ceiling, limitedBy, binding } = firstOf(constraints);
   let withCommitters: ShapeResult['withCommitters'] = null;
   if (binding?.limit.startsWith('ingest/commit-tables.ts')) {
-    const next = [...constraints].filter((one) => one !== binding).sort((a, b) => a.ceiling - b.ceiling)[0];
-    let at = next?.ceiling ?? Number.POSITIVE_INFINITY;
-    let nextBy = next?.limit ?? 'nothing measured';
-    if (itemCeiling.ceiling < at) {
-      at = itemCeiling.ceiling;
-      nextBy = `an item of \`${itemCeiling.key}\` reaching 400 KB at the deployed freshness target`;
-    }
+    const { ceiling: at, limitedBy: nextBy } = firstOf(constraints.filter((one) => one !== binding));
     const most = 1000;
     if (Number.isFinite(at) && committerLimit(at) <= most)
       withCommitters = { committers: Math.ceil(committerLimit(at) / 10) * 10, ceiling: at, limitedBy: nextBy };
